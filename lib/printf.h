@@ -1,0 +1,21 @@
+/* Formatted output: a freestanding vsnprintf engine and the kernel log (kprintf) built on it. */
+#ifndef LIB_PRINTF_H
+#define LIB_PRINTF_H
+
+#include <stdarg.h>
+#include "lib/types.h"
+
+/* Supports %d %i %u %x %X %p %s %c %% with flags '-', '0', width, and l/ll/z/h/hh. */
+int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int fmt_snprintf(char *buf, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* Log levels for kprintf filtering (Umbra's log= option). */
+enum log_level { LOG_QUIET = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
+extern int log_level;
+
+/* Implemented by the kernel (serial console) and by host test harnesses (stdout). */
+void kprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+#define kdebug(...) do { if (log_level >= LOG_DEBUG) kprintf(__VA_ARGS__); } while (0)
+#define kinfo(...) do { if (log_level >= LOG_INFO) kprintf(__VA_ARGS__); } while (0)
+
+#endif
