@@ -9,6 +9,9 @@
 int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
+/* Streams each output character to out(c, arg); returns the number of characters produced. */
+int fmt_vcbprintf(void (*out)(char c, void *arg), void *arg, const char *fmt, va_list ap);
+
 /* Log levels for kprintf filtering (Umbra's log= option). */
 enum log_level { LOG_QUIET = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
 extern int log_level;

@@ -1,0 +1,39 @@
+/* ACPI: RSDP, RSDT/XSDT and MADT parsing to find the local APIC IDs of usable CPUs. */
+#ifndef ARCH_X86_ACPI_H
+#define ARCH_X86_ACPI_H
+
+#include "lib/types.h"
+
+#define ACPI_MAX_CPUS 64
+#define MAX_CPUS ACPI_MAX_CPUS
+/* Tables larger than this are treated as corrupt rather than mapped. */
+#define ACPI_MAX_TABLE_LEN (1u << 20)
+
+#define ACPI_ERR_RSDP    (-1)   /* RSDP missing, short, bad signature or checksum */
+#define ACPI_ERR_MAP     (-2)   /* map() refused a range */
+#define ACPI_ERR_ROOT    (-3)   /* RSDT/XSDT header, length or checksum */
+#define ACPI_ERR_NO_MADT (-4)
+#define ACPI_ERR_MADT    (-5)   /* MADT length, checksum or an entry */
+
+struct acpi_cpus {
+	u64 lapic_base;         /* MADT field, or its type 5 override */
+	u32 count;              /* IDs in apic_id[] */
+	u32 apic_id[ACPI_MAX_CPUS];
+	u32 dropped;            /* usable CPUs beyond ACPI_MAX_CPUS, ignored */
+	u32 disabled;           /* entries neither enabled nor online-capable */
+	u32 madt_flags;         /* bit 0: PC-AT compatible dual 8259 PICs present */
+	bool used_xsdt;
+	const char *error;      /* first problem found, NULL on success */
+	char errbuf[112];
+};
+
+/*
+ * rsdp points to a copy of the RSDP (e.g. from the multiboot2 tag) of rsdp_len
+ * bytes; map(pa, len, ctx) returns a readable pointer to physical [pa, pa+len)
+ * or NULL. Returns 0, or an ACPI_ERR_* value with out->error set.
+ */
+int acpi_find_cpus(const void *rsdp, size_t rsdp_len,
+		   const void *(*map)(u64 pa, size_t len, void *ctx), void *ctx,
+		   struct acpi_cpus *out);
+
+#endif
