@@ -35,21 +35,44 @@ KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
 .PHONY: all iso run test clean deps bench
 all: $(BUILD)/umbra.elf
 
+# V=1 shows the full command lines.
+Q := $(if $(V),,@)
+
 $(BUILD)/k/%.c.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KCFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/k/%.S.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) $(KASFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(KASFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/umbra.elf: $(KOBJ) linker.ld
-	$(CC) $(KLDFLAGS) -o $@ $(KOBJ) -lgcc
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(KLDFLAGS) -o $@ $(KOBJ) -lgcc
 	@if command -v grub-file >/dev/null; then \
 	  grub-file --is-x86-multiboot2 $@ || { echo "error: $@ is not multiboot2"; rm -f $@; exit 1; }; \
 	else echo "warning: grub-file missing, multiboot2 header not checked (run: make deps)"; fi
 
 -include $(KOBJ:.o=.d)
+
+QEMU := qemu-system-x86_64
+QEMU_FLAGS := -accel tcg -machine q35 -cpu max -smp 4 -m 256M -boot d -display none \
+              -serial stdio -monitor none -no-reboot \
+              -device isa-debug-exit,iobase=0xf4,iosize=0x04
+
+iso: $(BUILD)/umbra.iso
+$(BUILD)/umbra.iso: $(BUILD)/umbra.elf boot/grub.cfg boot/mkiso.sh
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ boot/grub.cfg $(BUILD)/umbra.elf
+
+# QEMU exits 33 when Umbra reports pass, 35 on fail (README: exit statuses).
+run: deps $(BUILD)/umbra.iso
+	@timeout 300 $(QEMU) $(QEMU_FLAGS) -cdrom $(BUILD)/umbra.iso; rc=$$?; \
+	  case $$rc in 33) echo "umbra: pass (qemu exit 33)";; \
+	  35) echo "umbra: fail (qemu exit 35)"; exit 1;; \
+	  *) echo "umbra: qemu exit $$rc"; exit 1;; esac
 
 # Every suite fragment appends its target to SUITES and defines it.
 SUITES :=

@@ -1,0 +1,54 @@
+/* Local APIC driver (xAPIC MMIO): enough to identify CPUs and send INIT and SIPI. */
+#include "arch/x86/lapic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/delay.h"
+
+enum { LAPIC_ID = 0x20, LAPIC_SVR = 0xf0, LAPIC_ESR = 0x280, LAPIC_ICR_LO = 0x300,
+       LAPIC_ICR_HI = 0x310 };
+#define ICR_PENDING (1u << 12)
+#define ICR_INIT 0x500u
+#define ICR_STARTUP 0x600u
+#define ICR_ASSERT (1u << 14)
+#define ICR_LEVEL (1u << 15)
+
+static volatile u8 *lapic = (volatile u8 *)0xfee00000ull;
+
+static u32 rd(u32 reg) { return *(volatile u32 *)(lapic + reg); }
+static void wr(u32 reg, u32 v) { *(volatile u32 *)(lapic + reg) = v; }
+
+void lapic_init(u64 base)
+{
+	lapic = (volatile u8 *)(uintptr_t)base;
+}
+
+void lapic_enable(void)
+{
+	/* Software-enable with spurious vector 0xff; APIC_BASE's global enable is left as found. */
+	wr(LAPIC_SVR, 0x100 | 0xff);
+}
+
+u32 lapic_id(void)
+{
+	return rd(LAPIC_ID) >> 24;
+}
+
+static void send_ipi(u32 apic_id, u32 cmd)
+{
+	wr(LAPIC_ESR, 0);
+	wr(LAPIC_ICR_HI, apic_id << 24);
+	wr(LAPIC_ICR_LO, cmd);
+	for (int i = 0; i < 1000 && (rd(LAPIC_ICR_LO) & ICR_PENDING); i++)
+		udelay(10);
+}
+
+void lapic_send_init(u32 apic_id)
+{
+	send_ipi(apic_id, ICR_INIT | ICR_ASSERT | ICR_LEVEL);
+	udelay(200);
+	send_ipi(apic_id, ICR_INIT | ICR_LEVEL); /* de-assert, as older APICs need */
+}
+
+void lapic_send_sipi(u32 apic_id, u8 vector_page)
+{
+	send_ipi(apic_id, ICR_STARTUP | vector_page);
+}

@@ -1,0 +1,12 @@
+/* Physical memory set-up from the multiboot2 memory map. */
+#ifndef ARCH_X86_MEMORY_H
+#define ARCH_X86_MEMORY_H
+
+#include "lib/types.h"
+
+struct boot_info;
+
+/* Feeds usable RAM to the page allocator, minus the kernel, boot info, modules and low 1 MiB. */
+void memory_init(const struct boot_info *bi, u64 info_pa);
+
+#endif

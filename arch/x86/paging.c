@@ -1,0 +1,61 @@
+/* Builds Umbra's final page tables, replacing the all-writable early map from boot/entry.S. */
+#include "arch/x86/paging.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/smp.h"
+#include "lib/printf.h"
+
+static u64 pml4[512] __attribute__((aligned(4096)));
+static u64 pdpt[512] __attribute__((aligned(4096)));
+static u64 pd[4][512] __attribute__((aligned(4096)));
+#define LOW_PTS 4
+static u64 pt_low[LOW_PTS][512] __attribute__((aligned(4096))); /* first 8 MiB by 4 KiB page */
+
+extern char __kernel_start[], __text_end[], __rodata_end[], __kernel_end[];
+
+#define LAPIC_REGION 0xfee00000ull
+
+static u64 low_page_flags(u64 pa)
+{
+	if (pa == 0)
+		return 0; /* NULL dereferences fault instead of reading the IVT */
+	if (pa >= (u64)__kernel_start && pa < (u64)__text_end)
+		return PTE_P; /* text: read-only, executable */
+	if (pa >= (u64)__text_end && pa < (u64)__rodata_end)
+		return PTE_P | PTE_NX;
+	if (pa == AP_TRAMPOLINE_BASE)
+		return PTE_P | PTE_W; /* the AP trampoline runs from here until it jumps to text */
+	return PTE_P | PTE_W | PTE_NX;
+}
+
+void paging_init(void)
+{
+	/* NX must be on before any entry uses it, on this CPU and (via the trampoline) on APs. */
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
+
+	for (u64 i = 0; i < LOW_PTS * 512; i++)
+		pt_low[i / 512][i % 512] = (i << PAGE_SHIFT) | low_page_flags(i << PAGE_SHIFT);
+	for (u64 i = 0; i < 4; i++) {
+		pdpt[i] = virt_to_phys(pd[i]) | PTE_P | PTE_W;
+		for (u64 j = 0; j < 512; j++) {
+			u64 pa = (i << 30) | (j << 21);
+			u64 f = PTE_P | PTE_W | PTE_PS | PTE_NX;
+			if (pa >= (LAPIC_REGION & ~0x1fffffull) && pa < LAPIC_REGION + 0x200000)
+				f |= PTE_PCD | PTE_PWT;
+			pd[i][j] = pa | f;
+		}
+	}
+	for (int i = 0; i < LOW_PTS; i++)
+		pd[0][i] = virt_to_phys(pt_low[i]) | PTE_P | PTE_W;
+	pml4[0] = virt_to_phys(pdpt) | PTE_P | PTE_W;
+
+	/* The kernel must fit in the 4 KiB-mapped low region for its W^X split to hold. */
+	if ((u64)__kernel_end > LOW_PTS * 0x200000ull)
+		kprintf("warning: kernel ends at 0x%lx, beyond the 4 KiB-mapped region\n",
+			(u64)__kernel_end);
+	write_cr3(virt_to_phys(pml4));
+}
+
+u64 paging_host_cr3(void)
+{
+	return virt_to_phys(pml4);
+}

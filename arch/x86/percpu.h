@@ -1,0 +1,58 @@
+/* Per-CPU data: descriptors, stacks, identity and virtualization state, reached through GS. */
+#ifndef ARCH_X86_PERCPU_H
+#define ARCH_X86_PERCPU_H
+
+#include "lib/types.h"
+
+#define NR_CPUS 64
+#define KSTACK_SIZE (16 * 1024)
+#define IST_STACK_SIZE (8 * 1024)
+
+struct tss {
+	u32 reserved0;
+	u64 rsp[3];
+	u64 reserved1;
+	u64 ist[7];
+	u64 reserved2;
+	u16 reserved3;
+	u16 iomap_base;
+} PACKED;
+
+enum { IST_DOUBLE_FAULT = 1, IST_NMI = 2, IST_MACHINE_CHECK = 3 };
+
+#define GDT_KCODE 0x08
+#define GDT_KDATA 0x10
+#define GDT_TSS 0x18
+#define GDT_ENTRIES 5
+
+struct percpu {
+	struct percpu *self; /* gs:0, so this_cpu() is one load */
+	u32 index;
+	u32 apic_id;
+	volatile bool online;
+	bool bsp;
+	u64 gdt[GDT_ENTRIES];
+	struct tss tss;
+	u8 *kstack;         /* KSTACK_SIZE bytes */
+	u8 *ist[3];         /* IST_STACK_SIZE bytes each */
+	void *virt;         /* the backend's per-CPU state */
+	char virt_info[160];/* what enabling virtualization found, for the log */
+	const char *virt_error;
+};
+
+extern struct percpu percpus[NR_CPUS];
+extern u32 cpus_online;
+
+static inline struct percpu *this_cpu(void)
+{
+	struct percpu *p;
+	__asm__ volatile("movq %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+void percpu_init(struct percpu *pc, u32 index, u32 apic_id);
+void percpu_load(struct percpu *pc);
+/* This CPU's index; 0 before per-CPU data is loaded. */
+int this_cpu_index(void);
+
+#endif

@@ -1,0 +1,97 @@
+/* Architectural register bits, MSR numbers and paging-entry bits (usable from C and assembly). */
+#ifndef ARCH_X86_REGS_H
+#define ARCH_X86_REGS_H
+
+#ifdef __ASSEMBLY__
+#define _B(n) (1 << (n))
+#define _BL(n) (1 << (n))
+#else
+#define _B(n) (1u << (n))
+#define _BL(n) (1ull << (n))
+#endif
+
+#define CR0_PE _B(0)
+#define CR0_MP _B(1)
+#define CR0_EM _B(2)
+#define CR0_TS _B(3)
+#define CR0_ET _B(4)
+#define CR0_NE _B(5)
+#define CR0_WP _B(16)
+#define CR0_AM _B(18)
+#define CR0_NW _B(29)
+#define CR0_CD _B(30)
+#define CR0_PG _B(31)
+
+#define CR4_VME _B(0)
+#define CR4_PVI _B(1)
+#define CR4_TSD _B(2)
+#define CR4_DE _B(3)
+#define CR4_PSE _B(4)
+#define CR4_PAE _B(5)
+#define CR4_MCE _B(6)
+#define CR4_PGE _B(7)
+#define CR4_PCE _B(8)
+#define CR4_OSFXSR _B(9)
+#define CR4_OSXMMEXCPT _B(10)
+#define CR4_VMXE _B(13)
+#define CR4_SMXE _B(14)
+#define CR4_PCIDE _B(17)
+#define CR4_OSXSAVE _B(18)
+#define CR4_SMEP _B(20)
+#define CR4_SMAP _B(21)
+
+#define MSR_EFER 0xc0000080
+#define EFER_SCE _B(0)
+#define EFER_LME _B(8)
+#define EFER_LMA _B(10)
+#define EFER_NXE _B(11)
+#define EFER_SVME _B(12)
+
+#define MSR_APIC_BASE 0x1b
+#define MSR_FEATURE_CONTROL 0x3a
+#define MSR_TSC_AUX 0xc0000103
+#define MSR_FS_BASE 0xc0000100
+#define MSR_GS_BASE 0xc0000101
+#define MSR_KERNEL_GS_BASE 0xc0000102
+#define MSR_PAT 0x277
+
+/* Intel VMX capability MSRs. */
+#define MSR_VMX_BASIC 0x480
+#define MSR_VMX_PINBASED_CTLS 0x481
+#define MSR_VMX_PROCBASED_CTLS 0x482
+#define MSR_VMX_EXIT_CTLS 0x483
+#define MSR_VMX_ENTRY_CTLS 0x484
+#define MSR_VMX_MISC 0x485
+#define MSR_VMX_CR0_FIXED0 0x486
+#define MSR_VMX_CR0_FIXED1 0x487
+#define MSR_VMX_CR4_FIXED0 0x488
+#define MSR_VMX_CR4_FIXED1 0x489
+#define MSR_VMX_PROCBASED_CTLS2 0x48b
+#define MSR_VMX_EPT_VPID_CAP 0x48c
+#define MSR_VMX_TRUE_PINBASED_CTLS 0x48d
+#define MSR_VMX_TRUE_PROCBASED_CTLS 0x48e
+#define MSR_VMX_TRUE_EXIT_CTLS 0x48f
+#define MSR_VMX_TRUE_ENTRY_CTLS 0x490
+
+/* AMD SVM MSRs. */
+#define MSR_VM_CR 0xc0010114
+#define VM_CR_SVMDIS _B(4)
+#define MSR_VM_HSAVE_PA 0xc0010117
+
+#define RFLAGS_CF _B(0)
+#define RFLAGS_IF _B(9)
+#define RFLAGS_DF _B(10)
+
+/* Page-table entry bits (all formats). */
+#define PTE_P _B(0)
+#define PTE_W _B(1)
+#define PTE_U _B(2)
+#define PTE_PWT _B(3)
+#define PTE_PCD _B(4)
+#define PTE_A _B(5)
+#define PTE_D _B(6)
+#define PTE_PS _B(7)
+#define PTE_G _B(8)
+#define PTE_NX _BL(63)
+
+#endif

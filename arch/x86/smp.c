@@ -1,0 +1,97 @@
+/* Starts the APs one by one and hands each its stacks and per-CPU data. */
+#include "arch/x86/smp.h"
+#include "arch/x86/acpi.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/delay.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/percpu.h"
+#include "lib/palloc.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+extern char ap_tramp_start[], ap_tramp_end[];
+extern u64 ap_tramp_cr3, ap_tramp_stack, ap_tramp_arg, ap_tramp_entry;
+
+/* The trampoline's variables, as seen in its copy below 1 MiB. */
+#define TVAR(sym) (*(volatile u64 *)phys_to_virt(AP_TRAMPOLINE_BASE + \
+		((char *)&(sym) - ap_tramp_start)))
+
+static void (*ap_setup)(void);
+static void (*ap_run)(void);
+
+static NORETURN void ap_main(struct percpu *pc)
+{
+	percpu_load(pc);
+	lapic_enable();
+	ap_setup();
+	__atomic_add_fetch(&cpus_online, 1, __ATOMIC_SEQ_CST);
+	pc->online = true;
+	ap_run();
+	halt_forever();
+}
+
+static bool alloc_stacks(struct percpu *pc)
+{
+	u64 k = palloc_alloc_contig(KSTACK_SIZE / PAGE_SIZE, 1);
+	if (!k)
+		return false;
+	pc->kstack = phys_to_virt(k);
+	for (int i = 0; i < 3; i++) {
+		u64 s = palloc_alloc_contig(IST_STACK_SIZE / PAGE_SIZE, 1);
+		if (!s)
+			return false;
+		pc->ist[i] = phys_to_virt(s);
+	}
+	return true;
+}
+
+static bool start_one(struct percpu *pc)
+{
+	TVAR(ap_tramp_cr3) = paging_host_cr3();
+	TVAR(ap_tramp_stack) = (u64)pc->kstack + KSTACK_SIZE;
+	TVAR(ap_tramp_arg) = (u64)pc;
+	TVAR(ap_tramp_entry) = (u64)ap_main;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+
+	lapic_send_init(pc->apic_id);
+	mdelay(10);
+	for (int sipi = 0; sipi < 2; sipi++) {
+		lapic_send_sipi(pc->apic_id, AP_TRAMPOLINE_BASE >> PAGE_SHIFT);
+		for (int i = 0; i < 200 && !pc->online; i++)
+			udelay(sipi ? 5000 : 100);
+		if (pc->online)
+			return true;
+	}
+	return false;
+}
+
+void smp_boot_aps(const struct acpi_cpus *cpus, u32 max_cpus, void (*setup)(void),
+		  void (*run)(void))
+{
+	u32 bsp = lapic_id();
+	u32 next = 1;
+
+	ap_setup = setup;
+	ap_run = run;
+
+	memcpy(phys_to_virt(AP_TRAMPOLINE_BASE), ap_tramp_start,
+	       (size_t)(ap_tramp_end - ap_tramp_start));
+
+	for (u32 i = 0; i < cpus->count && next < max_cpus && next < NR_CPUS; i++) {
+		struct percpu *pc = &percpus[next];
+
+		if (cpus->apic_id[i] == bsp)
+			continue;
+		if (!pc->kstack && !alloc_stacks(pc)) {
+			kprintf("smp: out of memory for CPU stacks; stopping at %u CPUs\n", next);
+			return;
+		}
+		percpu_init(pc, next, cpus->apic_id[i]);
+		if (!start_one(pc)) {
+			kprintf("smp: CPU with APIC ID %u did not start\n", cpus->apic_id[i]);
+			continue;
+		}
+		next++;
+	}
+}

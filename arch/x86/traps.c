@@ -1,0 +1,79 @@
+/* IDT setup and the exception dump: vector, error code, RIP, CR2, registers, backtrace. */
+#include "arch/x86/traps.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
+#include "lib/printf.h"
+#include "lib/assert.h"
+
+struct idt_gate {
+	u16 off_lo, sel;
+	u8 ist, type;
+	u16 off_mid;
+	u32 off_hi, zero;
+} PACKED;
+
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+extern const u64 trap_stubs[32];
+extern char __kernel_start[], __text_end[];
+
+static const char *const vector_names[32] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP",
+	"#SS", "#GP", "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "?22", "?23",
+	"?24", "?25", "?26", "?27", "#HV", "#VC", "#SX", "?31",
+};
+
+static void set_gate(int v, u64 handler, int ist)
+{
+	idt[v] = (struct idt_gate){
+		.off_lo = handler & 0xffff, .sel = GDT_KCODE, .ist = (u8)ist, .type = 0x8e,
+		.off_mid = (handler >> 16) & 0xffff, .off_hi = handler >> 32,
+	};
+}
+
+void idt_init(void)
+{
+	for (int v = 0; v < 32; v++) {
+		int ist = v == 8 ? IST_DOUBLE_FAULT : v == 2 ? IST_NMI : v == 18 ? IST_MACHINE_CHECK : 0;
+		set_gate(v, trap_stubs[v], ist);
+	}
+}
+
+void idt_load(void)
+{
+	struct { u16 limit; u64 base; } PACKED idtr = { sizeof(idt) - 1, (u64)idt };
+	__asm__ volatile("lidt %0" ::"m"(idtr));
+}
+
+static bool is_text(u64 a) { return a >= (u64)__kernel_start && a < (u64)__text_end; }
+
+void backtrace_from(u64 rbp)
+{
+	kprintf("backtrace:");
+	/* Stacks live in the identity-mapped low 4 GiB; stop at anything that is not a frame. */
+	for (int depth = 0; depth < 16 && rbp && !(rbp & 7) && rbp < (4ull << 30); depth++) {
+		u64 ret = ((u64 *)rbp)[1];
+		if (!is_text(ret))
+			break;
+		kprintf(" 0x%lx", ret);
+		rbp = ((u64 *)rbp)[0];
+	}
+	kprintf("\n");
+}
+
+void trap_handler(struct trap_frame *f)
+{
+	const char *name = f->vector < 32 ? vector_names[f->vector] : "?";
+
+	kprintf("UMBRA EXCEPTION: cpu=%d vector=%lu %s error=0x%lx rip=0x%lx cr2=0x%lx\n",
+		this_cpu_index(), f->vector, name, f->error_code, f->rip, read_cr2());
+	kprintf("  rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n", f->rax, f->rbx, f->rcx, f->rdx);
+	kprintf("  rsi=%016lx rdi=%016lx rbp=%016lx rsp=%016lx\n", f->rsi, f->rdi, f->rbp, f->rsp);
+	kprintf("  r8 =%016lx r9 =%016lx r10=%016lx r11=%016lx\n", f->r8, f->r9, f->r10, f->r11);
+	kprintf("  r12=%016lx r13=%016lx r14=%016lx r15=%016lx\n", f->r12, f->r13, f->r14, f->r15);
+	kprintf("  cs=0x%lx ss=0x%lx rflags=0x%lx cr0=0x%lx cr3=0x%lx cr4=0x%lx\n", f->cs, f->ss,
+		f->rflags, read_cr0(), read_cr3(), read_cr4());
+	if (is_text(f->rip))
+		kprintf("  at rip 0x%lx (kernel text)\n", f->rip);
+	backtrace_from(f->rbp);
+	panic("unexpected exception %s on cpu %d", name, this_cpu_index());
+}

@@ -1,0 +1,71 @@
+/* Parses Umbra's command line; every word not understood is reported, none silently ignored. */
+#include "vmm/options.h"
+#include "lib/cmdline.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+struct umbra_options options;
+
+static bool parse_log(const char *v)
+{
+	static const char *const names[] = { "quiet", "info", "debug" };
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(v, names[i])) {
+			log_level = i;
+			return true;
+		}
+	return false;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "1") || !strcmp(v, "on") || !strcmp(v, "yes") || !*v) {
+		*out = true;
+		return true;
+	}
+	if (!strcmp(v, "0") || !strcmp(v, "off") || !strcmp(v, "no")) {
+		*out = false;
+		return true;
+	}
+	return false;
+}
+
+static bool apply(const char *key, const char *val)
+{
+	u64 n;
+
+	if (!strcmp(key, "log"))
+		return parse_log(val);
+	if (!strcmp(key, "cpus")) {
+		if (!parse_u64(val, &n) || n == 0 || n > 0xffffffffu)
+			return false;
+		options.max_cpus = (u32)n;
+		return true;
+	}
+	if (!strcmp(key, "audit"))
+		return parse_bool(val, &options.audit);
+	return false;
+}
+
+void options_parse(const char *cmdline)
+{
+	char key[32], val[64];
+	const char *cur = cmdline;
+
+	if (!cmdline)
+		return;
+	while (cmdline_next(&cur, key, sizeof(key), val, sizeof(val))) {
+		/* GRUB passes the kernel's path as the first word. */
+		if (key[0] == '/' && !val[0])
+			continue;
+		if (!apply(key, val)) {
+			options.unknown++;
+			kprintf("umbra: unknown or invalid option '%s%s%s' (ignored)\n", key,
+				val[0] ? "=" : "", val);
+		}
+	}
+	if (*cur) {
+		options.unknown++;
+		kprintf("umbra: option too long at '%.24s' (rest of the command line ignored)\n", cur);
+	}
+}

@@ -1,0 +1,17 @@
+/* Umbra's own command line (from GRUB): log level, CPU limit, debugging switches. */
+#ifndef VMM_OPTIONS_H
+#define VMM_OPTIONS_H
+
+#include "lib/types.h"
+
+struct umbra_options {
+	u32 max_cpus; /* cpus=N: bring up at most N CPUs (0: all) */
+	bool audit;   /* audit=1: run the MMU audit after every fault */
+	u32 unknown;  /* how many words were not understood (each is reported) */
+};
+
+extern struct umbra_options options;
+
+void options_parse(const char *cmdline);
+
+#endif

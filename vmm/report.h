@@ -1,0 +1,10 @@
+/* The end of a run: the one UMBRA SUMMARY line every test reads, then the emulator exit. */
+#ifndef VMM_REPORT_H
+#define VMM_REPORT_H
+
+#include "lib/types.h"
+
+/* Prints the summary (once, whichever CPU gets here first) and ends the run. */
+NORETURN void umbra_finish(bool pass, const char *why);
+
+#endif
