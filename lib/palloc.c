@@ -123,10 +123,11 @@ void palloc_finalize(void)
 	pa.nbits = (size_t)((hi - lo) >> PAGE_SHIFT);
 	u64 map_bytes = ALIGN_UP((u64)BITMAP_WORDS(pa.nbits) * 8, PAGE_SIZE);
 
-	/* Carve the bitmap from the top of the first range large enough for it. */
+	/* Carve the bitmap from the highest range that holds it: low memory is the scarcer kind. */
 	struct range *home = NULL;
-	for (size_t i = 0; i < pa.nranges && !home; i++)
-		if (pa.ranges[i].end - pa.ranges[i].start >= map_bytes)
+	for (size_t i = 0; i < pa.nranges; i++)
+		if (pa.ranges[i].end - pa.ranges[i].start >= map_bytes &&
+		    (!home || pa.ranges[i].end > home->end))
 			home = &pa.ranges[i];
 	if (!home)
 		panic("palloc: no free range holds the %llu-byte page bitmap",

@@ -78,12 +78,14 @@ int fmt_vcbprintf(void (*out)(char c, void *arg), void *arg, const char *fmt, va
 			continue;
 		}
 		fmt++;
-		bool left = false, zero = false;
+		bool left = false, zero = false, alt = false;
 		for (;; fmt++) {
 			if (*fmt == '-')
 				left = true;
 			else if (*fmt == '0')
 				zero = true;
+			else if (*fmt == '#')
+				alt = true;
 			else
 				break;
 		}
@@ -143,6 +145,8 @@ int fmt_vcbprintf(void (*out)(char c, void *arg), void *arg, const char *fmt, va
 		case 'x':
 			base = 16;
 			v = arg_unsigned(&args, m);
+			if (alt && v)
+				prefix = upper ? "0X" : "0x";
 			goto number;
 		case 'p':
 			base = 16;
@@ -179,7 +183,8 @@ int fmt_vcbprintf(void (*out)(char c, void *arg), void *arg, const char *fmt, va
 			put(&o, '%');
 			break;
 		case '\0':
-			/* A lone '%' at the end: stop rather than read past the terminator. */
+			/* A lone '%' at the end: show it, and stop before the terminator. */
+			put(&o, '%');
 			fmt--;
 			break;
 		default:

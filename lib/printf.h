@@ -5,7 +5,8 @@
 #include <stdarg.h>
 #include "lib/types.h"
 
-/* Supports %d %i %u %x %X %p %s %c %% with flags '-', '0', width, and l/ll/z/h/hh. */
+/* Supports %d %i %u %x %X %p %s %c %% with flags '-', '0', '#', width (or *), .precision
+ * for %s, and l/ll/z/h/hh. Returns the length the full output has (like snprintf). */
 int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4);
 

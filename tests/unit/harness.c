@@ -1,0 +1,31 @@
+/* Host stand-ins for what the kernel provides to lib/: panic, kprintf and log_level. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/harness.h"
+#include "lib/assert.h"
+#include "lib/printf.h"
+
+int log_level = LOG_INFO;
+jmp_buf *harness_panic_jmp;
+char harness_panic_msg[256];
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fmt_vsnprintf(harness_panic_msg, sizeof(harness_panic_msg), fmt, ap);
+	va_end(ap);
+	if (harness_panic_jmp)
+		longjmp(*harness_panic_jmp, 1);
+	fprintf(stderr, "panic: %s\n", harness_panic_msg);
+	abort();
+}
+
+void kprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,28 @@
+# Host unit tests for lib/, the multiboot2 parser and the ACPI parser (cmocka, ASan+UBSan).
+UNIT_OUT := $(BUILD)/host/unit
+UNIT_TESTS := printf string list_bitmap cmdline palloc
+UNIT_COMMON := tests/unit/harness.c lib/printf.c
+
+# Per-test extra sources and flags.
+unit_src_string := lib/string.c
+unit_src_cmdline := lib/cmdline.c
+unit_src_palloc := lib/palloc.c
+unit_src_mb2 := boot/mb2.c
+unit_src_acpi := arch/x86/acpi.c
+# lib/string.c would clash with libc's names: build it (and its users here) under renames.
+unit_cflags_string := -fno-builtin $(foreach f,memset memcpy memmove memcmp strlen strnlen strcmp strncmp strchr,-D$(f)=lib_$(f))
+unit_libs_palloc := -pthread
+
+define unit_rule
+$(UNIT_OUT)/test_$(1): tests/unit/test_$(1).c $(UNIT_COMMON) $(unit_src_$(1)) $(wildcard tests/unit/*.h lib/*.h boot/*.h arch/x86/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(HOSTCC) $$(HOSTCFLAGS) $(unit_cflags_$(1)) -o $$@ $$< $(UNIT_COMMON) $(unit_src_$(1)) $$(HOSTLDLIBS) $(unit_libs_$(1)) -lcmocka
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_rule,$(t))))
+
+UNIT_BINS := $(patsubst %,$(UNIT_OUT)/test_%,$(UNIT_TESTS))
+
+.PHONY: check-unit
+SUITES += check-unit
+check-unit: $(UNIT_BINS)
+	@tests/cmocka-run.sh unit $(UNIT_BINS)
