@@ -17,6 +17,29 @@ static inline void wrmsr(u32 msr, u64 v)
 	__asm__ volatile("wrmsr" ::"c"(msr), "a"((u32)v), "d"((u32)(v >> 32)) : "memory");
 }
 
+/* An instruction that may fault records (its address, where to resume) in the exception
+ * table; the trap handler resumes there instead of dumping (see traps.c). */
+#define EXTABLE_ENTRY(insn, fixup) \
+	".pushsection .ex_table, \"a\"\n\t.balign 8\n\t.quad " #insn ", " #fixup "\n\t.popsection\n\t"
+
+/* rdmsr that reports a #GP (an MSR this CPU or emulator does not implement) as false. */
+static inline bool rdmsr_safe(u32 msr, u64 *v)
+{
+	u32 lo = 0, hi = 0;
+	bool ok = true;
+	__asm__ volatile("1: rdmsr\n\t"
+			 "2:\n\t"
+			 ".pushsection .text.fixup, \"ax\"\n\t"
+			 "3: movb $0, %2\n\t"
+			 "jmp 2b\n\t"
+			 ".popsection\n\t"
+			 EXTABLE_ENTRY(1b, 3b)
+			 : "=a"(lo), "=d"(hi), "+qm"(ok)
+			 : "c"(msr));
+	*v = ((u64)hi << 32) | lo;
+	return ok;
+}
+
 struct cpuid_regs { u32 eax, ebx, ecx, edx; };
 
 static inline struct cpuid_regs cpuid(u32 leaf, u32 subleaf)

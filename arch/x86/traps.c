@@ -16,6 +16,19 @@ static struct idt_gate idt[256] __attribute__((aligned(16)));
 extern const u64 trap_stubs[32];
 extern char __kernel_start[], __text_end[];
 
+struct extable_entry { u64 insn, fixup; };
+extern const struct extable_entry __ex_table_start[], __ex_table_end[];
+
+static bool apply_fixup(struct trap_frame *f)
+{
+	for (const struct extable_entry *e = __ex_table_start; e < __ex_table_end; e++)
+		if (e->insn == f->rip) {
+			f->rip = e->fixup;
+			return true;
+		}
+	return false;
+}
+
 static const char *const vector_names[32] = {
 	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP",
 	"#SS", "#GP", "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "?22", "?23",
@@ -63,6 +76,9 @@ void backtrace_from(u64 rbp)
 void trap_handler(struct trap_frame *f)
 {
 	const char *name = f->vector < 32 ? vector_names[f->vector] : "?";
+
+	if (f->vector == 13 && apply_fixup(f))
+		return;
 
 	kprintf("UMBRA EXCEPTION: cpu=%d vector=%lu %s error=0x%lx rip=0x%lx cr2=0x%lx\n",
 		this_cpu_index(), f->vector, name, f->error_code, f->rip, read_cr2());

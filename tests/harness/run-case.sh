@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Boots one Umbra configuration in QEMU or Bochs and judges it from the exit status and summary.
+#
+# run-case.sh [options] NAME
+#   --emu qemu|bochs      emulator (default qemu)
+#   --cpu MODEL           qemu: max|qemu64|...; bochs: corei7_haswell_4770|ryzen|...
+#   --smp N               CPUs (default 1)
+#   --elf PATH            Umbra image (default build/umbra.elf)
+#   --cmdline "ARGS"      Umbra's command line
+#   --module "FILE ARGS"  a guest module with its command line (repeatable)
+#   --expect key=value    a key the summary line must carry (repeatable)
+#   --expect-log REGEX    a line the serial log must contain (repeatable)
+#   --expect-fail         the run must be judged failed (harness self-tests)
+#   --timeout S           wall-clock limit (default 60)
+# Prints "PASS NAME" or "FAIL NAME: why" followed by the serial log; exits 0 or 1.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+emu=qemu cpu="" smp=1 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0
+modules=() expects=() expect_logs=()
+while [ $# -gt 1 ]; do
+  case $1 in
+    --emu) emu=$2; shift 2;;
+    --cpu) cpu=$2; shift 2;;
+    --smp) smp=$2; shift 2;;
+    --elf) elf=$2; shift 2;;
+    --cmdline) cmdline=$2; shift 2;;
+    --module) modules+=("$2"); shift 2;;
+    --expect) expects+=("$2"); shift 2;;
+    --expect-log) expect_logs+=("$2"); shift 2;;
+    --expect-fail) expect_fail=1; shift;;
+    --timeout) timeout_s=$2; shift 2;;
+    *) echo "run-case.sh: unknown option $1"; exit 2;;
+  esac
+done
+name=$1
+work="$root/build/harness/$name"
+rm -rf "$work"; mkdir -p "$work"
+log="$work/serial.txt"
+
+{
+  echo "set timeout=0"
+  echo "set default=0"
+  echo 'menuentry "umbra-test" {'
+  echo "  multiboot2 /boot/umbra.elf $cmdline"
+  files=()
+  for m in "${modules[@]+"${modules[@]}"}"; do
+    f=${m%% *}; args=""; [ "$f" != "$m" ] && args=${m#* }
+    files+=("$f")
+    echo "  module2 /boot/$(basename "$f") $args"
+  done
+  echo "  boot"
+  echo "}"
+} > "$work/grub.cfg"
+"$root/boot/mkiso.sh" "$work/umbra.iso" "$work/grub.cfg" "$elf" "${files[@]+"${files[@]}"}" || {
+  echo "FAIL $name: could not build the ISO"; exit 1; }
+
+start=$(date +%s%N)
+case $emu in
+  qemu)
+    timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine q35 -cpu "${cpu:-max}" \
+      -smp "$smp" -m 256M -cdrom "$work/umbra.iso" -boot d -display none \
+      -serial "file:$log" -monitor none -no-reboot \
+      -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$work/emu.txt" 2>&1
+    rc=$?
+    case $rc in 33) status=pass;; 35) status=fail;; 124) status=timeout;; *) status="exit$rc";; esac
+    ;;
+  bochs)
+    cat > "$work/bochsrc" <<BX
+megs: 256
+cpu: model=${cpu:-corei7_haswell_4770}, count=$smp, ips=50000000, reset_on_triple_fault=0, ignore_bad_msrs=0
+clock: sync=none
+romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
+vgaromimage: file=/usr/share/vgabios/vgabios.bin
+ata0-master: type=cdrom, path=$work/umbra.iso, status=inserted
+boot: cdrom
+com1: enabled=1, mode=file, dev=$log
+display_library: term
+magic_break: enabled=1
+port_e9_hack: enabled=1
+sound: driver=dummy
+panic: action=fatal
+error: action=report
+log: $work/bochs.log
+BX
+    printf 'c\nquit\n' > "$work/cmds"
+    # Bochs wants a terminal for its display; script gives it one without a network listener.
+    (cd "$work" && timeout "$timeout_s" script -qec "bochs-bin -q -f bochsrc -rc cmds" /dev/null \
+      </dev/null >"$work/emu.txt" 2>&1)
+    rc=$?
+    # The magic break quits with 0 (pass); the shutdown port makes Bochs exit 1 (fail).
+    case $rc in 0) status=pass;; 1) status=fail;; 124) status=timeout;; *) status="exit$rc";; esac
+    ;;
+  *) echo "FAIL $name: unknown emulator $emu"; exit 1;;
+esac
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+
+summary=$(tr -d '\r' < "$log" 2>/dev/null | grep -a '^UMBRA SUMMARY:' | tail -n 1)
+why=""
+nsum=$(tr -d '\r' < "$log" 2>/dev/null | grep -ac '^UMBRA SUMMARY:')
+if [ "$expect_fail" = 1 ]; then
+  case "$status/$summary" in
+    pass/*|*/*result=pass*) why="expected a failed run, got status=$status";;
+  esac
+else
+  [ "$status" = pass ] || why="emulator status $status"
+  [ -z "$why" ] && [ "$nsum" != 1 ] && why="expected exactly one summary line, got $nsum"
+  [ -z "$why" ] && ! grep -q 'result=pass' <<<"$summary" && why="summary does not say result=pass"
+fi
+for e in "${expects[@]+"${expects[@]}"}"; do
+  [ -n "$why" ] && break
+  grep -qE "(^| )$e( |$)" <<<"$summary" || why="summary lacks $e"
+done
+for r in "${expect_logs[@]+"${expect_logs[@]}"}"; do
+  [ -n "$why" ] && break
+  tr -d '\r' < "$log" | grep -aqE "$r" || why="serial log lacks /$r/"
+done
+
+if [ -z "$why" ]; then
+  echo "PASS $name (${ms} ms) $summary"
+  exit 0
+fi
+echo "FAIL $name: $why"
+echo "---- serial log of $name ----"
+tr -d '\r' < "$log" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g'
+echo "---- end of $name ----"
+exit 1

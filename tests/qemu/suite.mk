@@ -1,0 +1,11 @@
+# check-qemu: Umbra on QEMU TCG (SVM), plus the harness self-test with a faulting build.
+SUITES += check-qemu
+.PHONY: check-qemu
+
+# The self-test image: the same kernel built to take a #PF right after paging is set up.
+$(BUILD)/fault/umbra.elf: $(KSRC) linker.ld
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fault EXTRA_KCFLAGS=-DUMBRA_TEST_FAULT \
+	  $(BUILD)/fault/umbra.elf
+
+check-qemu: $(BUILD)/umbra.elf $(BUILD)/fault/umbra.elf
+	@tests/qemu/cases.sh $(BUILD)/fault/umbra.elf
