@@ -1,0 +1,197 @@
+/* x86 instruction decoder: guest-state view, prefixes, opcode maps, ModRM/SIB, lengths, exit-handler operands. */
+#ifndef ARCH_X86_DECODE_H
+#define ARCH_X86_DECODE_H
+
+#include "lib/types.h"
+
+enum x86_gpr {
+	X86_RAX, X86_RCX, X86_RDX, X86_RBX, X86_RSP, X86_RBP, X86_RSI, X86_RDI,
+	X86_R8, X86_R9, X86_R10, X86_R11, X86_R12, X86_R13, X86_R14, X86_R15,
+	X86_NR_GPRS
+};
+
+enum x86_sreg { X86_ES, X86_CS, X86_SS, X86_DS, X86_FS, X86_GS, X86_NR_SREGS };
+
+/*
+ * Segment attributes in the descriptor's own bit order (descriptor bits 40-47, then 52-55), the
+ * layout both vendors' saved segment state converts to without loss. Only L and D/B are needed
+ * to pick the mode; S/type (expand-down) refine the limit check.
+ */
+#define X86_SEG_TYPE_EXPDOWN BIT(2) /* with type bit 3 clear: data segment */
+#define X86_SEG_TYPE_CODE BIT(3)
+#define X86_SEG_S BIT(4)
+#define X86_SEG_P BIT(7)
+#define X86_SEG_L BIT(9)
+#define X86_SEG_DB BIT(10)
+#define X86_SEG_G BIT(11)
+
+struct x86_seg {
+	u64 base;
+	u32 limit; /* byte granular, already scaled by G */
+	u16 sel;
+	u16 attr;
+};
+
+#define X86_FL_CF BIT(0)
+#define X86_FL_PF BIT(2)
+#define X86_FL_AF BIT(4)
+#define X86_FL_ZF BIT(6)
+#define X86_FL_SF BIT(7)
+#define X86_FL_TF BIT(8)
+#define X86_FL_DF BIT(10)
+#define X86_FL_OF BIT(11)
+#define X86_FL_RF BIT(16)
+#define X86_FL_VM BIT(17)
+#define X86_FL_ARITH (X86_FL_CF | X86_FL_PF | X86_FL_AF | X86_FL_ZF | X86_FL_SF | X86_FL_OF)
+
+#define X86_CR0_PE BIT(0)
+#define X86_CR4_LA57 BIT(12)
+#define X86_EFER_LMA BIT(10)
+
+#define X86_MAX_INSN_LEN 15
+
+/* The value is the default address size in bytes, which is how the decoder uses it. */
+enum x86_mode { X86_MODE_16 = 2, X86_MODE_32 = 4, X86_MODE_64 = 8 };
+
+/* Guest state as the caller captured it at the exit; the emulator updates gpr, rip and rflags. */
+struct x86_emu_ctx {
+	u64 gpr[X86_NR_GPRS];
+	u64 rip;
+	u64 rflags;
+	u64 cr0, cr2, cr3, cr4, efer;
+	struct x86_seg seg[X86_NR_SREGS];
+	int cpl;
+	u32 max_reps; /* string iterations per x86_emulate call; 0 = X86_EMU_DEFAULT_REPS */
+	void *opaque; /* the caller's (e.g. its vCPU); never touched here */
+};
+
+/* An exception for the caller to inject. */
+struct x86_fault {
+	u8 vector;
+	bool has_error;
+	u32 error_code;
+	u64 addr; /* #PF: the linear address (CR2) */
+};
+
+#define X86_VEC_UD 6
+#define X86_VEC_SS 12
+#define X86_VEC_GP 13
+#define X86_VEC_PF 14
+
+#define X86_PF_P BIT(0)
+#define X86_PF_W BIT(1)
+#define X86_PF_U BIT(2)
+#define X86_PF_I BIT(4)
+
+/* What a memory callback returns. */
+enum x86_acc {
+	X86_ACC_OK = 0,
+	X86_ACC_FAULT,     /* *fault says what to inject; it arrives pre-filled as a #PF at the address */
+	X86_ACC_UNHANDLED, /* the caller cannot perform this access (e.g. no device there) */
+};
+
+/*
+ * Guest memory, by linear address: the caller walks the guest page tables. Accesses are never
+ * split here: one call covers the whole operand even when it crosses a page, and the caller
+ * splits it (and reports the fault address of the part that failed).
+ * cmpxchg: atomically, if memory equals *expected store *desired, else copy memory into
+ * *expected; the emulator learns which happened by comparing *expected afterwards.
+ */
+struct x86_emu_ops {
+	int (*fetch)(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsigned len,
+		     struct x86_fault *fault);
+	int (*read)(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsigned len,
+		    struct x86_fault *fault);
+	int (*write)(const struct x86_emu_ctx *ctx, u64 linear, const void *buf, unsigned len,
+		     struct x86_fault *fault);
+	int (*cmpxchg)(const struct x86_emu_ctx *ctx, u64 linear, void *expected,
+		       const void *desired, unsigned len, struct x86_fault *fault);
+};
+
+/* What an exit handler needs to know without emulating; X86_K_OTHER for everything else. */
+enum x86_kind {
+	X86_K_OTHER,
+	X86_K_MOV_FROM_CR, /* gpr <- CR[cr] */
+	X86_K_MOV_TO_CR,   /* CR[cr] <- gpr */
+	X86_K_CLTS,
+	X86_K_LMSW,        /* source: the r/m operand, 16 bits (x86_read_rm) */
+	X86_K_INVLPG,      /* mem.linear */
+	X86_K_VMCALL,
+	X86_K_VMMCALL,
+	X86_K_CPUID,
+	X86_K_RDMSR,
+	X86_K_WRMSR,
+	X86_K_RDTSC,
+	X86_K_RDTSCP,
+	X86_K_HLT,
+	X86_K_IN,          /* port, port_dx, io_size */
+	X86_K_OUT,
+	X86_K_INS,         /* io_size, rep; ES:rDI, addrsize */
+	X86_K_OUTS,        /* io_size, rep; seg:rSI */
+};
+
+#define X86_REG_NONE 0xff
+
+struct x86_mem {
+	u8 seg;            /* enum x86_sreg after overrides */
+	u8 base, index;    /* X86_REG_NONE when absent */
+	u8 scale;          /* 1, 2, 4, 8 */
+	bool rip_rel;
+	s64 disp;
+	u64 ea;            /* effective address, wrapped to the address size */
+	u64 linear;        /* segment base + ea (no limit check; 32-bit wrap outside long mode) */
+};
+
+struct x86_insn {
+	u8 len;
+	u8 bytes[X86_MAX_INSN_LEN];
+	u8 mode;           /* enum x86_mode */
+	u8 opsize;         /* 2, 4, 8 (byte forms are the opcode's business) */
+	u8 addrsize;       /* 2, 4, 8 */
+	u8 map;            /* 0: one byte, 1: 0F, 2: 0F 38, 3: 0F 3A */
+	u8 opcode;
+	u8 rex;            /* 0 when absent or cancelled by a later legacy prefix */
+	u8 seg_override;   /* enum x86_sreg or X86_REG_NONE */
+	u8 rep;            /* 0, 0xf2 or 0xf3: the last one seen */
+	bool lock, opsize_prefix, addrsize_prefix;
+	bool has_modrm;
+	u8 modrm, mod;
+	u8 reg;            /* ModRM.reg with REX.R */
+	u8 sub;            /* ModRM.reg without REX: the group selector */
+	u8 rm;             /* ModRM.rm with REX.B when it names a register */
+	bool has_sib;
+	u8 sib;
+	bool has_mem;      /* ModRM memory operand or moffs */
+	struct x86_mem mem;
+	u8 imm_len;
+	s64 imm;           /* first immediate, sign-extended (moffs and far pointers: zero-extended) */
+	s64 imm2;          /* ENTER's second immediate */
+	u8 kind;           /* enum x86_kind */
+	u8 cr;             /* MOV CR: control register number */
+	u8 gpr;            /* MOV CR: general register */
+	u8 io_size;        /* IN/OUT/INS/OUTS: 1, 2, 4 */
+	bool port_dx;
+	u16 port;          /* immediate port (port_dx false) */
+};
+
+enum x86_dec_status {
+	X86_DEC_OK = 0,
+	X86_DEC_UNHANDLED, /* unknown, unsupported or truncated: len may be 0 */
+	X86_DEC_FAULT,     /* *fault: fetch fault, #GP for > 15 bytes, #UD for a bad LOCK or CR */
+};
+
+/* The code size the CPU uses for ctx (real and virtual-8086 mode give X86_MODE_16). */
+enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx);
+
+/* Decodes the instruction at CS:RIP, fetching through ops->fetch. */
+int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+	       struct x86_insn *insn, struct x86_fault *fault);
+
+/* Decodes from bytes the caller already has (decode assists, tests); never fetches. */
+int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
+		     struct x86_insn *insn, struct x86_fault *fault);
+
+/* RIP after insn (wrapped to the code size). */
+u64 x86_next_rip(const struct x86_emu_ctx *ctx, const struct x86_insn *insn);
+
+#endif

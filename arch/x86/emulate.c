@@ -1,0 +1,751 @@
+/* x86 instruction emulator: MOV, ALU, XCHG, CMPXCHG, BTx and string forms on guest memory, with exact flags. */
+#include "arch/x86/emulate.h"
+#include "lib/string.h"
+
+/*
+ * The emulator works on a copy of the guest state and commits it only when the instruction
+ * completes (or, for string instructions, after each finished iteration), so a fault or an
+ * unhandled case leaves the guest exactly as it was.
+ */
+struct emu {
+	const struct x86_emu_ctx *orig; /* handed to the callbacks */
+	struct x86_emu_ctx w;
+	const struct x86_emu_ops *ops;
+	const struct x86_insn *in;
+	struct x86_emu_result *res;
+};
+
+enum { OPND_REG, OPND_MEM, OPND_IMM };
+
+struct opnd {
+	u8 type;
+	u8 width;
+	u8 reg;
+	u8 seg;
+	u64 ea;
+	u64 val;
+};
+
+static u64 mask(unsigned w)
+{
+	return w >= 8 ? ~0ull : BIT(w * 8) - 1;
+}
+
+static u64 sext(u64 v, unsigned w)
+{
+	unsigned s = 64 - 8 * w;
+
+	return w >= 8 ? v : (u64)((s64)(v << s) >> s);
+}
+
+static bool msb(u64 v, unsigned w)
+{
+	return (v >> (w * 8 - 1)) & 1;
+}
+
+static bool rex(const struct emu *e)
+{
+	return e->in->rex != 0;
+}
+
+u64 x86_get_reg(const struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex)
+{
+	reg &= 15;
+	if (width == 1 && !rex && reg >= 4 && reg < 8)
+		return (ctx->gpr[reg - 4] >> 8) & 0xff;
+	return ctx->gpr[reg] & mask(width);
+}
+
+void x86_set_reg(struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex, u64 val)
+{
+	u64 *r;
+
+	reg &= 15;
+	r = &ctx->gpr[reg];
+	if (width == 1 && !rex && reg >= 4 && reg < 8) {
+		r = &ctx->gpr[reg - 4];
+		*r = (*r & ~0xff00ull) | ((val & 0xff) << 8);
+	} else if (width < 4) {
+		*r = (*r & ~mask(width)) | (val & mask(width));
+	} else {
+		/* 32-bit writes zero-extend. */
+		*r = val & mask(width);
+	}
+}
+
+/* ---- memory ---- */
+
+static int seg_fault(struct emu *e, u8 seg)
+{
+	struct x86_fault *f = &e->res->fault;
+
+	f->vector = seg == X86_SS ? X86_VEC_SS : X86_VEC_GP;
+	f->has_error = true;
+	f->error_code = 0;
+	f->addr = 0;
+	return X86_EMU_FAULT;
+}
+
+static bool canonical(const struct emu *e, u64 a)
+{
+	unsigned s = (e->w.cr4 & X86_CR4_LA57) ? 7 : 16;
+
+	return (u64)((s64)(a << s) >> s) == a;
+}
+
+static bool in_limit(const struct x86_seg *s, u64 ea, unsigned len)
+{
+	u64 last = ea + len - 1;
+
+	if ((s->attr & (X86_SEG_S | X86_SEG_TYPE_CODE | X86_SEG_TYPE_EXPDOWN)) ==
+	    (X86_SEG_S | X86_SEG_TYPE_EXPDOWN))
+		return ea > s->limit && last <= ((s->attr & X86_SEG_DB) ? 0xffffffffull : 0xffffull);
+	return last <= s->limit;
+}
+
+static int linearize(struct emu *e, u8 seg, u64 ea, unsigned len, u64 *lin)
+{
+	const struct x86_seg *s = &e->w.seg[seg];
+
+	if (e->in->mode == X86_MODE_64) {
+		*lin = ea + (seg >= X86_FS ? s->base : 0);
+		if (!canonical(e, *lin) || !canonical(e, *lin + len - 1))
+			return seg_fault(e, seg);
+		return X86_EMU_OK;
+	}
+	if (!in_limit(s, ea, len))
+		return seg_fault(e, seg);
+	*lin = (s->base + ea) & 0xffffffffull;
+	return X86_EMU_OK;
+}
+
+enum access { ACC_READ, ACC_WRITE, ACC_CMPXCHG };
+
+/* Every guest memory access: segmentation, the default #PF, then the caller's callback. */
+static int access(struct emu *e, enum access kind, u8 seg, u64 ea, void *buf,
+		  const void *desired, unsigned len)
+{
+	struct x86_emu_result *res = e->res;
+	struct x86_fault *f = &res->fault;
+	u64 lin;
+	int rc = linearize(e, seg, ea, len, &lin);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (!res->width) {
+		res->linear = lin;
+		res->width = len;
+	}
+	f->vector = X86_VEC_PF;
+	f->has_error = true;
+	f->error_code = (kind != ACC_READ ? X86_PF_W : 0) | (e->w.cpl == 3 ? X86_PF_U : 0);
+	f->addr = lin;
+	switch (kind) {
+	case ACC_READ:
+		rc = e->ops->read ? e->ops->read(e->orig, lin, buf, len, f) : X86_ACC_UNHANDLED;
+		break;
+	case ACC_WRITE:
+		rc = e->ops->write ? e->ops->write(e->orig, lin, buf, len, f) : X86_ACC_UNHANDLED;
+		break;
+	default:
+		rc = e->ops->cmpxchg ? e->ops->cmpxchg(e->orig, lin, buf, desired, len, f)
+				     : X86_ACC_UNHANDLED;
+		break;
+	}
+	if (rc == X86_ACC_OK) {
+		res->wrote |= kind != ACC_READ;
+		return X86_EMU_OK;
+	}
+	return rc == X86_ACC_FAULT ? X86_EMU_FAULT : X86_EMU_UNHANDLED;
+}
+
+/* Compare-exchange of up to 16 bytes; *swapped says whether memory took `desired`. */
+static int cmpxchg(struct emu *e, u8 seg, u64 ea, void *expected, const void *desired,
+		   unsigned len, bool *swapped)
+{
+	u8 before[16];
+	int rc;
+
+	memcpy(before, expected, len);
+	rc = access(e, ACC_CMPXCHG, seg, ea, expected, desired, len);
+	*swapped = memcmp(before, expected, len) == 0;
+	return rc;
+}
+
+/* ---- operands ---- */
+
+static struct opnd reg_op(const struct emu *e, u8 reg, unsigned w)
+{
+	(void)e;
+	return (struct opnd){ .type = OPND_REG, .width = (u8)w, .reg = reg };
+}
+
+static struct opnd rm_op(const struct emu *e, unsigned w)
+{
+	const struct x86_insn *in = e->in;
+
+	if (!in->has_mem)
+		return reg_op(e, in->rm, w);
+	return (struct opnd){ .type = OPND_MEM, .width = (u8)w, .seg = in->mem.seg, .ea = in->mem.ea };
+}
+
+static struct opnd imm_op(const struct emu *e, unsigned w)
+{
+	return (struct opnd){ .type = OPND_IMM, .width = (u8)w, .val = (u64)e->in->imm & mask(w) };
+}
+
+static int load(struct emu *e, const struct opnd *o, u64 *v)
+{
+	*v = 0;
+	switch (o->type) {
+	case OPND_REG:
+		*v = x86_get_reg(&e->w, o->reg, o->width, rex(e));
+		return X86_EMU_OK;
+	case OPND_IMM:
+		*v = o->val;
+		return X86_EMU_OK;
+	}
+	return access(e, ACC_READ, o->seg, o->ea, v, NULL, o->width);
+}
+
+static int store(struct emu *e, const struct opnd *o, u64 v)
+{
+	if (o->type == OPND_REG) {
+		x86_set_reg(&e->w, o->reg, o->width, rex(e), v);
+		return X86_EMU_OK;
+	}
+	return access(e, ACC_WRITE, o->seg, o->ea, &v, NULL, o->width);
+}
+
+/* Writes back a read-modify-write; LOCKed (or implicitly locked) ones must not lose a race. */
+static int update(struct emu *e, const struct opnd *o, u64 old, u64 new, bool atomic)
+{
+	bool swapped;
+	int rc;
+
+	if (o->type != OPND_MEM || !atomic)
+		return store(e, o, new);
+	rc = cmpxchg(e, o->seg, o->ea, &old, &new, o->width, &swapped);
+	if (rc == X86_EMU_OK && !swapped)
+		return X86_EMU_RETRY;
+	return rc;
+}
+
+/* ---- arithmetic ---- */
+
+enum alu_op {
+	ALU_ADD, ALU_OR, ALU_ADC, ALU_SBB, ALU_AND, ALU_SUB, ALU_XOR, ALU_CMP, /* the ModRM /n order */
+	ALU_TEST, ALU_INC, ALU_DEC, ALU_NEG, ALU_NOT,
+};
+
+enum { CLS_ADD, CLS_SUB, CLS_AND, CLS_OR, CLS_XOR, CLS_NOT };
+
+static const struct alu_desc {
+	u8 cls;
+	bool carry_in;
+	bool writes;
+	bool keep_cf;
+} alu_tab[] = {
+	[ALU_ADD] = { CLS_ADD, false, true, false },
+	[ALU_OR] = { CLS_OR, false, true, false },
+	[ALU_ADC] = { CLS_ADD, true, true, false },
+	[ALU_SBB] = { CLS_SUB, true, true, false },
+	[ALU_AND] = { CLS_AND, false, true, false },
+	[ALU_SUB] = { CLS_SUB, false, true, false },
+	[ALU_XOR] = { CLS_XOR, false, true, false },
+	[ALU_CMP] = { CLS_SUB, false, false, false },
+	[ALU_TEST] = { CLS_AND, false, false, false },
+	[ALU_INC] = { CLS_ADD, false, true, true },
+	[ALU_DEC] = { CLS_SUB, false, true, true },
+	[ALU_NEG] = { CLS_SUB, false, true, false }, /* as 0 - b */
+	[ALU_NOT] = { CLS_NOT, false, true, false },
+};
+
+static bool parity_even(u64 v)
+{
+	v &= 0xff;
+	v ^= v >> 4;
+	v ^= v >> 2;
+	v ^= v >> 1;
+	return !(v & 1);
+}
+
+/* Computes a op b at width w and the flags the CPU would leave in *fl. */
+static u64 alu(enum alu_op op, u64 a, u64 b, unsigned w, u64 *fl)
+{
+	const struct alu_desc *d = &alu_tab[op];
+	u64 m = mask(w), cin = d->carry_in && (*fl & X86_FL_CF), r, f = 0, c;
+
+	a &= m;
+	b &= m;
+	switch (d->cls) {
+	case CLS_ADD:
+		r = (a + b + cin) & m;
+		c = (a & b) | ((a ^ b) & ~r);
+		f |= msb(c, w) ? X86_FL_CF : 0;
+		f |= msb((a ^ r) & (b ^ r), w) ? X86_FL_OF : 0;
+		f |= (a ^ b ^ r) & X86_FL_AF;
+		break;
+	case CLS_SUB:
+		r = (a - b - cin) & m;
+		c = (~a & b) | (~(a ^ b) & r);
+		f |= msb(c, w) ? X86_FL_CF : 0;
+		f |= msb((a ^ b) & (a ^ r), w) ? X86_FL_OF : 0;
+		f |= (a ^ b ^ r) & X86_FL_AF;
+		break;
+	case CLS_AND: r = a & b; break;
+	case CLS_OR: r = a | b; break;
+	case CLS_XOR: r = a ^ b; break;
+	default: return ~a & m; /* NOT leaves the flags alone */
+	}
+	f |= r == 0 ? X86_FL_ZF : 0;
+	f |= msb(r, w) ? X86_FL_SF : 0;
+	f |= parity_even(r) ? X86_FL_PF : 0;
+	if (d->keep_cf)
+		f = (f & ~X86_FL_CF) | (*fl & X86_FL_CF);
+	*fl = (*fl & ~X86_FL_ARITH) | f;
+	return r;
+}
+
+/* dst = dst op src, with the flags; the one path for every ALU form, register or memory. */
+static int do_alu(struct emu *e, enum alu_op op, const struct opnd *dst, const struct opnd *src)
+{
+	u64 a, b, r, fl = e->w.rflags;
+	int rc = load(e, dst, &a);
+
+	if (rc == X86_EMU_OK)
+		rc = load(e, src, &b);
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (op == ALU_NEG) {
+		b = a;
+		a = 0;
+	}
+	r = alu(op, a, b, dst->width, &fl);
+	if (alu_tab[op].writes) {
+		u64 old = op == ALU_NEG ? b : a;
+
+		rc = update(e, dst, old, r, e->in->lock);
+		if (rc != X86_EMU_OK)
+			return rc;
+	}
+	e->w.rflags = fl;
+	return X86_EMU_OK;
+}
+
+/* ---- instruction families ---- */
+
+static unsigned opw(const struct emu *e)
+{
+	return (e->in->opcode & 1) ? e->in->opsize : 1;
+}
+
+/* 00-3D: the ALU op is opcode bits 5:3, the operand form bits 2:0. */
+static int alu_family(struct emu *e)
+{
+	u8 op = e->in->opcode;
+	unsigned w = opw(e);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e, e->in->reg, w);
+	struct opnd acc = reg_op(e, X86_RAX, w), imm = imm_op(e, w);
+
+	switch (op & 7) {
+	case 0: case 1: return do_alu(e, op >> 3, &rm, &reg);
+	case 2: case 3: return do_alu(e, op >> 3, &reg, &rm);
+	default: return do_alu(e, op >> 3, &acc, &imm);
+	}
+}
+
+/* 80-83 (ALU r/m, imm), F6/F7 (TEST/NOT/NEG), FE/FF (INC/DEC), 84/85 and A8/A9 (TEST). */
+static int alu_group(struct emu *e)
+{
+	static const u8 grp3[4] = { ALU_TEST, ALU_TEST, ALU_NOT, ALU_NEG };
+	const struct x86_insn *in = e->in;
+	unsigned w = opw(e);
+	struct opnd rm = rm_op(e, w), imm = imm_op(e, w), one = { .type = OPND_IMM, .width = (u8)w, .val = 1 };
+	struct opnd reg = reg_op(e, in->reg, w), acc = reg_op(e, X86_RAX, w);
+
+	switch (in->opcode) {
+	case 0x80 ... 0x83: return do_alu(e, in->sub, &rm, &imm);
+	case 0x84: case 0x85: return do_alu(e, ALU_TEST, &rm, &reg);
+	case 0xa8: case 0xa9: return do_alu(e, ALU_TEST, &acc, &imm);
+	case 0xf6: case 0xf7:
+		if (in->sub >= 4)
+			return X86_EMU_UNHANDLED;
+		return do_alu(e, grp3[in->sub], &rm, &imm);
+	default: /* FE/FF */
+		if (in->sub >= 2)
+			return X86_EMU_UNHANDLED;
+		return do_alu(e, in->sub ? ALU_DEC : ALU_INC, &rm, &one);
+	}
+}
+
+/* 40-4F outside 64-bit mode. */
+static int inc_dec_reg(struct emu *e)
+{
+	u8 op = e->in->opcode;
+	struct opnd r = reg_op(e, op & 7, e->in->opsize);
+	struct opnd one = { .type = OPND_IMM, .width = e->in->opsize, .val = 1 };
+
+	return do_alu(e, op & 8 ? ALU_DEC : ALU_INC, &r, &one);
+}
+
+static int move(struct emu *e, const struct opnd *dst, const struct opnd *src, bool sign)
+{
+	u64 v;
+	int rc = load(e, src, &v);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (sign)
+		v = sext(v, src->width);
+	return store(e, dst, v);
+}
+
+/* 88-8B, A0-A3 (the decoder turns moffs into the memory operand), C6/C7 /0. */
+static int mov(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = opw(e);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e, in->reg, w), acc = reg_op(e, X86_RAX, w);
+	struct opnd imm = imm_op(e, w);
+
+	switch (in->opcode) {
+	case 0x88: case 0x89: return move(e, &rm, &reg, false);
+	case 0x8a: case 0x8b: return move(e, &reg, &rm, false);
+	case 0xa0: case 0xa1: return move(e, &acc, &rm, false);
+	case 0xa2: case 0xa3: return move(e, &rm, &acc, false);
+	default:
+		if (in->sub != 0)
+			return X86_EMU_UNHANDLED;
+		return move(e, &rm, &imm, false);
+	}
+}
+
+/* 0F B6/B7/BE/BF and 63 (MOVSXD, 64-bit mode only). */
+static int movx(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned sw;
+	bool sign;
+
+	if (in->map == 0) {
+		if (in->mode != X86_MODE_64)
+			return X86_EMU_UNHANDLED; /* ARPL */
+		sw = in->opsize < 4 ? in->opsize : 4;
+		sign = true;
+	} else {
+		sw = (in->opcode & 1) ? 2 : 1;
+		sign = in->opcode >= 0xbe;
+	}
+	struct opnd src = rm_op(e, sw), dst = reg_op(e, in->reg, in->opsize);
+
+	return move(e, &dst, &src, sign);
+}
+
+/* 86/87: with memory the exchange is locked whatever the prefixes say. */
+static int xchg(struct emu *e)
+{
+	unsigned w = opw(e);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e, e->in->reg, w);
+	u64 a, b;
+	int rc = load(e, &rm, &a);
+
+	if (rc == X86_EMU_OK)
+		rc = load(e, &reg, &b);
+	if (rc == X86_EMU_OK)
+		rc = update(e, &rm, a, b, true);
+	if (rc != X86_EMU_OK)
+		return rc;
+	return store(e, &reg, a);
+}
+
+/* 0F C0/C1 */
+static int xadd(struct emu *e)
+{
+	unsigned w = opw(e);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e, e->in->reg, w);
+	u64 a, b, r, fl = e->w.rflags;
+	int rc = load(e, &rm, &a);
+
+	if (rc == X86_EMU_OK)
+		rc = load(e, &reg, &b);
+	if (rc != X86_EMU_OK)
+		return rc;
+	r = alu(ALU_ADD, a, b, w, &fl);
+	rc = update(e, &rm, a, r, e->in->lock);
+	if (rc != X86_EMU_OK)
+		return rc;
+	e->w.rflags = fl;
+	return store(e, &reg, a);
+}
+
+/* 0F B0/B1: memory goes through one cmpxchg call, which also tells us the current value. */
+static int cmpxchg_insn(struct emu *e)
+{
+	unsigned w = opw(e);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e, e->in->reg, w), acc = reg_op(e, X86_RAX, w);
+	u64 expect, src, cur, fl = e->w.rflags;
+	bool swapped;
+	int rc = load(e, &acc, &expect);
+
+	if (rc == X86_EMU_OK)
+		rc = load(e, &reg, &src);
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (rm.type == OPND_MEM) {
+		cur = expect;
+		rc = cmpxchg(e, rm.seg, rm.ea, &cur, &src, w, &swapped);
+		if (rc != X86_EMU_OK)
+			return rc;
+	} else {
+		cur = x86_get_reg(&e->w, rm.reg, w, rex(e));
+		swapped = cur == expect;
+		if (swapped)
+			store(e, &rm, src);
+	}
+	alu(ALU_CMP, expect, cur, w, &fl);
+	e->w.rflags = fl;
+	if (!swapped)
+		store(e, &acc, cur);
+	return X86_EMU_OK;
+}
+
+/* 0F C7 /1: CMPXCHG8B, or CMPXCHG16B with REX.W (which needs a 16-byte aligned operand). */
+static int cmpxchg_double(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned half = in->opsize == 8 ? 8 : 4;
+	u64 expect[2], desired[2];
+	bool swapped;
+	int rc;
+
+	if (in->sub != 1)
+		return X86_EMU_UNHANDLED;
+	if (!in->has_mem) {
+		e->res->fault = (struct x86_fault){ .vector = X86_VEC_UD };
+		return X86_EMU_FAULT;
+	}
+	if (half == 8 && (in->mem.linear & 15))
+		return seg_fault(e, X86_DS);
+	expect[0] = x86_get_reg(&e->w, X86_RAX, half, true);
+	expect[1] = x86_get_reg(&e->w, X86_RDX, half, true);
+	desired[0] = x86_get_reg(&e->w, X86_RBX, half, true);
+	desired[1] = x86_get_reg(&e->w, X86_RCX, half, true);
+	if (half == 4) {
+		/* Pack the 32-bit halves next to each other, as they lie in memory. */
+		expect[0] |= expect[1] << 32;
+		desired[0] |= desired[1] << 32;
+	}
+	rc = cmpxchg(e, in->mem.seg, in->mem.ea, expect, desired, 2 * half, &swapped);
+	if (rc != X86_EMU_OK)
+		return rc;
+	e->w.rflags = (e->w.rflags & ~X86_FL_ZF) | (swapped ? X86_FL_ZF : 0);
+	if (!swapped) {
+		if (half == 4)
+			expect[1] = expect[0] >> 32;
+		x86_set_reg(&e->w, X86_RAX, half, true, expect[0]);
+		x86_set_reg(&e->w, X86_RDX, half, true, expect[1]);
+	}
+	return X86_EMU_OK;
+}
+
+enum { BT_TEST, BT_SET, BT_RESET, BT_COMPLEMENT };
+
+/* 0F A3/AB/B3/BB (bit offset in a register: may reach outside the operand) and 0F BA /4-/7. */
+static int bit_test(struct emu *e)
+{
+	static const u8 reg_forms[4] = { BT_TEST, BT_SET, BT_RESET, BT_COMPLEMENT }; /* A3 AB B3 BB */
+	const struct x86_insn *in = e->in;
+	unsigned w = in->opsize, bits = w * 8, action;
+	struct opnd o = rm_op(e, w);
+	u64 off, v, nv, bit;
+	int rc;
+
+	if (in->opcode == 0xba) {
+		if (in->sub < 4)
+			return X86_EMU_UNHANDLED;
+		action = in->sub - 4;
+		off = (u64)in->imm & (bits - 1);
+	} else {
+		action = reg_forms[(in->opcode >> 3) & 3];
+		off = sext(x86_get_reg(&e->w, in->reg, w, rex(e)), w);
+		if (o.type == OPND_MEM) {
+			/* Arithmetic shift: negative offsets address below the operand. */
+			s64 words = (s64)off >> (w == 2 ? 4 : w == 4 ? 5 : 6);
+
+			o.ea = (o.ea + (u64)words * w) & mask(in->addrsize);
+		}
+		off &= bits - 1;
+	}
+	rc = load(e, &o, &v);
+	if (rc != X86_EMU_OK)
+		return rc;
+	bit = BIT(off);
+	switch (action) {
+	case BT_SET: nv = v | bit; break;
+	case BT_RESET: nv = v & ~bit; break;
+	case BT_COMPLEMENT: nv = v ^ bit; break;
+	default: nv = v; break;
+	}
+	if (action != BT_TEST) {
+		rc = update(e, &o, v, nv, in->lock);
+		if (rc != X86_EMU_OK)
+			return rc;
+	}
+	e->w.rflags = (e->w.rflags & ~X86_FL_CF) | ((v & bit) ? X86_FL_CF : 0);
+	return X86_EMU_OK;
+}
+
+static void commit(struct emu *e, struct x86_emu_ctx *ctx)
+{
+	memcpy(ctx->gpr, e->w.gpr, sizeof(ctx->gpr));
+	ctx->rflags = e->w.rflags;
+}
+
+/* One iteration of MOVS (A4/A5), STOS (AA/AB) or LODS (AC/AD). */
+static int string_step(struct emu *e, unsigned w, unsigned asz)
+{
+	const struct x86_insn *in = e->in;
+	u8 src_seg = in->seg_override == X86_REG_NONE ? X86_DS : in->seg_override;
+	u64 si = e->w.gpr[X86_RSI] & mask(asz), di = e->w.gpr[X86_RDI] & mask(asz);
+	u64 step = (e->w.rflags & X86_FL_DF) ? (u64)-(s64)w : w, v = 0;
+	int rc = X86_EMU_OK;
+
+	if (in->opcode != 0xaa && in->opcode != 0xab)
+		rc = access(e, ACC_READ, src_seg, si, &v, NULL, w);
+	else
+		v = x86_get_reg(&e->w, X86_RAX, w, true);
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (in->opcode >= 0xac) {
+		x86_set_reg(&e->w, X86_RAX, w, true, v);
+	} else {
+		rc = access(e, ACC_WRITE, X86_ES, di, &v, NULL, w);
+		if (rc != X86_EMU_OK)
+			return rc;
+		x86_set_reg(&e->w, X86_RDI, asz, true, di + step);
+	}
+	if (in->opcode != 0xaa && in->opcode != 0xab)
+		x86_set_reg(&e->w, X86_RSI, asz, true, si + step);
+	return X86_EMU_OK;
+}
+
+/*
+ * REP (F3, and F2, which these instructions treat alike) runs at most max_reps iterations per
+ * call; when some remain, RIP stays so that the guest re-executes the instruction, exactly as
+ * the CPU does when it takes an interrupt mid-string.
+ */
+static int string(struct emu *e, struct x86_emu_ctx *ctx)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = opw(e), asz = in->addrsize;
+	u64 budget = ctx->max_reps ? ctx->max_reps : X86_EMU_DEFAULT_REPS;
+	u64 count = e->w.gpr[X86_RCX] & mask(asz);
+	int rc = X86_EMU_OK;
+
+	if (!in->rep) {
+		rc = string_step(e, w, asz);
+		e->res->reps = rc == X86_EMU_OK;
+		return rc;
+	}
+	while (count && e->res->reps < budget) {
+		rc = string_step(e, w, asz);
+		if (rc != X86_EMU_OK)
+			break;
+		x86_set_reg(&e->w, X86_RCX, asz, true, --count);
+		e->res->reps++;
+	}
+	e->res->rep_incomplete = count != 0;
+	if (rc != X86_EMU_OK || count)
+		commit(e, ctx); /* finished iterations stand; RIP stays on the instruction */
+	return rc;
+}
+
+static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
+{
+	const struct x86_insn *in = e->in;
+	u8 op = in->opcode;
+
+	if (in->map == 1) {
+		switch (op) {
+		case 0xa3: case 0xab: case 0xb3: case 0xbb: case 0xba: return bit_test(e);
+		case 0xb0: case 0xb1: return cmpxchg_insn(e);
+		case 0xb6: case 0xb7: case 0xbe: case 0xbf: return movx(e);
+		case 0xc0: case 0xc1: return xadd(e);
+		case 0xc7: return cmpxchg_double(e);
+		}
+		return X86_EMU_UNHANDLED;
+	}
+	if (in->map != 0)
+		return X86_EMU_UNHANDLED;
+	if (op < 0x40 && (op & 7) < 6)
+		return alu_family(e);
+	switch (op) {
+	case 0x40 ... 0x4f: return inc_dec_reg(e); /* REX prefixes in 64-bit mode */
+	case 0x63: return movx(e);
+	case 0x80 ... 0x85: case 0xa8: case 0xa9: case 0xf6: case 0xf7: case 0xfe: case 0xff:
+		return alu_group(e);
+	case 0x86: case 0x87: return xchg(e);
+	case 0x88 ... 0x8b: case 0xa0 ... 0xa3: case 0xc6: case 0xc7: return mov(e);
+	case 0xa4: case 0xa5: case 0xaa ... 0xad: return string(e, ctx);
+	}
+	return X86_EMU_UNHANDLED;
+}
+
+static void init(struct emu *e, const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		 const struct x86_insn *insn, struct x86_emu_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	e->orig = ctx;
+	e->w = *ctx;
+	e->ops = ops;
+	e->in = insn;
+	e->res = res;
+}
+
+int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		const struct x86_insn *insn, struct x86_emu_result *res)
+{
+	struct emu e;
+	int rc;
+
+	init(&e, ctx, ops, insn, res);
+	if (insn->len == 0 || insn->len > X86_MAX_INSN_LEN || insn->mode != x86_ctx_mode(ctx))
+		return res->status = X86_EMU_UNHANDLED;
+	rc = dispatch(&e, ctx);
+	res->status = rc;
+	if (rc != X86_EMU_FAULT)
+		res->fault = (struct x86_fault){ 0 };
+	if (rc != X86_EMU_OK || res->rep_incomplete)
+		return rc;
+	commit(&e, ctx);
+	ctx->rflags &= ~X86_FL_RF;
+	ctx->rip = x86_next_rip(ctx, insn);
+	return rc;
+}
+
+int x86_emulate_at_rip(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		       struct x86_insn *insn, struct x86_emu_result *res)
+{
+	struct x86_fault f;
+	int rc = x86_decode(ctx, ops, insn, &f);
+
+	if (rc == X86_DEC_OK)
+		return x86_emulate(ctx, ops, insn, res);
+	memset(res, 0, sizeof(*res));
+	res->fault = f;
+	return res->status = rc == X86_DEC_FAULT ? X86_EMU_FAULT : X86_EMU_UNHANDLED;
+}
+
+int x86_read_rm(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		const struct x86_insn *insn, unsigned width, u64 *val, struct x86_emu_result *res)
+{
+	struct emu e;
+	struct opnd o;
+
+	init(&e, ctx, ops, insn, res);
+	if (width == 0 || width > 8)
+		return res->status = X86_EMU_UNHANDLED;
+	o = rm_op(&e, width);
+	return res->status = load(&e, &o, val);
+}

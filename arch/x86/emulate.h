@@ -1,0 +1,47 @@
+/* x86 instruction emulator: the memory-writing and MMIO-touching instructions, on a decoded x86_insn. */
+#ifndef ARCH_X86_EMULATE_H
+#define ARCH_X86_EMULATE_H
+
+#include "arch/x86/decode.h"
+
+/* String iterations per call when ctx->max_reps is 0: bounds the time a guest can hold us. */
+#define X86_EMU_DEFAULT_REPS 256
+
+enum x86_emu_status {
+	X86_EMU_OK = 0,    /* registers, flags and RIP updated in ctx */
+	X86_EMU_UNHANDLED, /* nothing changed: the caller unshadows the frame and retries natively */
+	X86_EMU_FAULT,     /* res->fault to inject; RIP unchanged (string ops keep finished iterations) */
+	X86_EMU_RETRY,     /* a LOCKed update lost a race: nothing changed, resume the guest as is */
+};
+
+struct x86_emu_result {
+	int status;
+	struct x86_fault fault;
+	u64 linear;        /* the first memory operand touched, and its size */
+	u8 width;
+	bool wrote;        /* memory was written */
+	u64 reps;          /* string iterations run by this call */
+	bool rep_incomplete; /* iterations remain: RIP left on the instruction so the guest re-runs it */
+};
+
+/*
+ * Emulates insn (from x86_decode on the same ctx) against ctx and guest memory. Writes and
+ * read-modify-writes reach ops->write once per operand with its full width, even across pages.
+ * LOCKed read-modify-writes and XCHG with memory go through ops->cmpxchg.
+ */
+int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		const struct x86_insn *insn, struct x86_emu_result *res);
+
+/* x86_decode then x86_emulate; a decode fault is reported as X86_EMU_FAULT. */
+int x86_emulate_at_rip(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		       struct x86_insn *insn, struct x86_emu_result *res);
+
+/* Reads insn's r/m operand with `width` bytes (LMSW's source, MOV to CR's register). */
+int x86_read_rm(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		const struct x86_insn *insn, unsigned width, u64 *val, struct x86_emu_result *res);
+
+/* General register access with x86 partial-register rules (rex selects SPL.. over AH..). */
+u64 x86_get_reg(const struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex);
+void x86_set_reg(struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex, u64 val);
+
+#endif
