@@ -1,0 +1,408 @@
+/* Unit tests for boot/mb2.c on hand-built multiboot2 information images, valid and malformed. */
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/harness.h"
+#include "boot/mb2.h"
+
+/* Image builder: tags appended 8-aligned after the 8-byte header. */
+struct img {
+	_Alignas(8) u8 buf[8192];
+	u32 off;
+};
+
+static struct img *img_new(void)
+{
+	struct img *m = calloc(1, sizeof(*m));
+	m->off = 8;
+	return m;
+}
+
+static u8 *tag(struct img *m, u32 type, const void *payload, u32 len)
+{
+	u8 *t = m->buf + m->off;
+	u32 hdr[2] = { type, 8 + len };
+	memcpy(t, hdr, 8);
+	if (payload)
+		memcpy(t + 8, payload, len);
+	m->off += (8 + len + 7) & ~7u;
+	return t;
+}
+
+static u32 finish(struct img *m)
+{
+	tag(m, MB2_TAG_END, NULL, 0);
+	u32 hdr[2] = { m->off, 0 };
+	memcpy(m->buf, hdr, 8);
+	return m->off;
+}
+
+static void set_u32(u8 *p, u32 v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void tag_string(struct img *m, u32 type, const char *s)
+{
+	tag(m, type, s, (u32)strlen(s) + 1);
+}
+
+struct raw_mmap {
+	u64 base, len;
+	u32 type, reserved;
+};
+
+static void tag_mmap(struct img *m, const struct raw_mmap *e, u32 n, u32 esz)
+{
+	u8 p[4096] = { 0 };
+	u32 hdr[2] = { esz, 0 };
+	memcpy(p, hdr, 8);
+	for (u32 i = 0; i < n; i++)
+		memcpy(p + 8 + i * esz, &e[i], sizeof(e[i]));
+	tag(m, MB2_TAG_MMAP, p, 8 + n * esz);
+}
+
+static void tag_module(struct img *m, u32 start, u32 end, const char *cmd)
+{
+	u8 p[256];
+	memcpy(p, &start, 4);
+	memcpy(p + 4, &end, 4);
+	strcpy((char *)p + 8, cmd);
+	tag(m, MB2_TAG_MODULE, p, 8 + (u32)strlen(cmd) + 1);
+}
+
+static u8 rsdp_old[20] = "RSD PTR ";
+static u8 rsdp_new[36] = "RSD PTR ";
+
+static struct boot_info bi;
+
+static void test_full(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag_string(m, MB2_TAG_CMDLINE, "log=debug cpus=2");
+	tag_string(m, MB2_TAG_LOADER_NAME, "GRUB 2.06");
+	u32 meminfo[2] = { 639, 130048 };
+	tag(m, MB2_TAG_MEMINFO, meminfo, 8);
+	tag(m, 99, "future", 6);   /* unknown tags are skipped */
+	struct raw_mmap e[3] = {
+		{ 0, 0x9fc00, MB2_MMAP_AVAILABLE, 0 },
+		{ 0xf0000, 0x10000, MB2_MMAP_RESERVED, 0 },
+		{ 0x100000, 0x7ee0000, MB2_MMAP_AVAILABLE, 0 },
+	};
+	tag_mmap(m, e, 3, 24);
+	tag_module(m, 0x200000, 0x201000, "guest.bin");
+	tag_module(m, 0x300000, 0x300000, "");
+	tag(m, MB2_TAG_ACPI_OLD, rsdp_old, sizeof(rsdp_old));
+	tag(m, MB2_TAG_ACPI_NEW, rsdp_new, sizeof(rsdp_new));
+	u32 total = finish(m);
+
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_null(bi.error);
+	assert_int_equal(bi.total_size, total);
+	assert_string_equal(bi.cmdline, "log=debug cpus=2");
+	assert_string_equal(bi.loader_name, "GRUB 2.06");
+	assert_true(bi.has_meminfo);
+	assert_int_equal(bi.mem_lower_kb, 639);
+	assert_int_equal(bi.mem_upper_kb, 130048);
+	assert_int_equal(bi.nmmap, 3);
+	assert_int_equal(bi.mmap[2].base, 0x100000);
+	assert_int_equal(bi.mmap[2].len, 0x7ee0000);
+	assert_int_equal(bi.mmap[1].type, MB2_MMAP_RESERVED);
+	assert_int_equal(bi.nmodules, 2);
+	assert_int_equal(bi.modules[0].start, 0x200000);
+	assert_int_equal(bi.modules[0].end, 0x201000);
+	assert_string_equal(bi.modules[0].cmdline, "guest.bin");
+	assert_string_equal(bi.modules[1].cmdline, "");
+	assert_int_equal(bi.rsdp_old_len, 20);
+	assert_memory_equal(bi.rsdp_old, "RSD PTR ", 8);
+	assert_int_equal(bi.rsdp_new_len, 36);
+	/* Pointers point into the image. */
+	assert_true((const u8 *)bi.cmdline > m->buf && (const u8 *)bi.cmdline < m->buf + total);
+	/* avail exactly total_size is enough. */
+	assert_int_equal(mb2_parse(m->buf, total, &bi), 0);
+	free(m);
+}
+
+static void test_minimal(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, 16, &bi), 0);
+	assert_null(bi.cmdline);
+	assert_null(bi.rsdp_old);
+	assert_null(bi.rsdp_new);
+	assert_int_equal(bi.nmmap, 0);
+	free(m);
+}
+
+static void test_header_errors(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	u32 total = finish(m);
+	assert_int_equal(mb2_parse(m->buf, 7, &bi), MB2_ERR_HEADER);
+	assert_error_has(bi.error, "only 7 bytes");
+	assert_int_equal(mb2_parse(m->buf, total - 1, &bi), MB2_ERR_HEADER);
+	assert_error_has(bi.error, "total_size 16 outside [16, 15]");
+	assert_int_equal(mb2_parse(m->buf + 4, 64, &bi), MB2_ERR_HEADER);
+	assert_error_has(bi.error, "not 8-byte aligned");
+	set_u32(m->buf, 8);
+	assert_int_equal(mb2_parse(m->buf, 64, &bi), MB2_ERR_HEADER);
+	assert_error_has(bi.error, "total_size 8");
+	set_u32(m->buf, 16);
+	set_u32(m->buf + 4, 1);
+	assert_int_equal(mb2_parse(m->buf, 64, &bi), MB2_ERR_HEADER);
+	assert_error_has(bi.error, "reserved field");
+	free(m);
+}
+
+static void test_no_end_tag(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag_string(m, MB2_TAG_CMDLINE, "x");
+	set_u32(m->buf, m->off);   /* total_size ends right after the cmdline tag */
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_NO_END);
+	assert_error_has(bi.error, "no end tag");
+	/* total_size not a multiple of 8, leaving 4 bytes after a tag: still no end tag. */
+	set_u32(m->buf, m->off + 4);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_NO_END);
+	free(m);
+}
+
+static void test_truncated_tag(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	u8 *t = tag(m, 42, NULL, 24);
+	u32 total = finish(m);
+	set_u32(t + 4, total);      /* runs past total_size */
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_TAG);
+	assert_error_has(bi.error, "tag type 42 at offset 8: size 48 outside [8, 40]");
+	set_u32(t + 4, 4);          /* smaller than a tag header */
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_TAG);
+	assert_error_has(bi.error, "size 4 outside");
+	set_u32(t + 4, 0xfffffff9); /* would wrap the offset arithmetic */
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_TAG);
+	free(m);
+}
+
+static void test_bad_end_tag(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag(m, MB2_TAG_END, NULL, 8);
+	set_u32(m->buf, m->off);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_TAG);
+	assert_error_has(bi.error, "end tag at offset 8: size 16, not 8");
+	free(m);
+}
+
+static void test_mmap_errors(void **state)
+{
+	(void)state;
+	struct raw_mmap e[2] = { { 0x1000, 0x2000, 1, 0 }, { 0x100000, 0x100000, 1, 0 } };
+	struct img *m = img_new();
+	tag_mmap(m, e, 2, 16);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "entry_size 16 < 24");
+	free(m);
+
+	m = img_new();
+	tag(m, MB2_TAG_MMAP, "\x18\0\0\0", 4);  /* header cut short */
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "mmap tag at offset 8: size 12 < 16");
+	free(m);
+
+	/* Larger entries are stepped over by entry_size; a partial entry at the end is ignored. */
+	m = img_new();
+	u8 p[8 + 2 * 32 + 20] = { 32 };
+	memcpy(p + 8, &e[0], 24);
+	memcpy(p + 40, &e[1], 24);
+	tag(m, MB2_TAG_MMAP, p, sizeof(p));
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_int_equal(bi.nmmap, 2);
+	assert_int_equal(bi.mmap[1].base, 0x100000);
+	free(m);
+}
+
+static void test_mmap_overflow(void **state)
+{
+	(void)state;
+	struct raw_mmap e[MB2_MAX_MMAP + 5];
+	for (u32 i = 0; i < MB2_MAX_MMAP + 5; i++)
+		e[i] = (struct raw_mmap){ i * 0x10000ull, 0x1000, 1, 0 };
+	struct img *m = img_new();
+	tag_mmap(m, e, MB2_MAX_MMAP + 5, 24);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_int_equal(bi.nmmap, MB2_MAX_MMAP);
+	assert_int_equal(bi.mmap_dropped, 5);
+	assert_int_equal(bi.mmap[MB2_MAX_MMAP - 1].base, (MB2_MAX_MMAP - 1) * 0x10000ull);
+	free(m);
+}
+
+static void test_module_errors(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag_module(m, 0x2000, 0x1000, "backwards");
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "start 0x2000 > end 0x1000");
+	free(m);
+
+	m = img_new();
+	tag(m, MB2_TAG_MODULE, "\0\0\x10\0\0\0\x20\0abc", 11);  /* string lacks its NUL */
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "not NUL-terminated");
+	free(m);
+
+	m = img_new();
+	tag(m, MB2_TAG_MODULE, "\0\0\x10\0", 4);  /* no room for start/end */
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	free(m);
+
+	m = img_new();
+	for (u32 i = 0; i < MB2_MAX_MODULES + 2; i++)
+		tag_module(m, i << 20, (i << 20) + 0x1000, "m");
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_int_equal(bi.nmodules, MB2_MAX_MODULES);
+	assert_int_equal(bi.modules_dropped, 2);
+	free(m);
+}
+
+static void test_string_errors(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag(m, MB2_TAG_CMDLINE, "log=debug", 9);  /* no NUL inside the tag */
+	tag(m, 77, "\0\0\0\0\0\0\0", 7);         /* a NUL just after it must not count */
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "tag type 1 at offset 8: string not NUL-terminated");
+	free(m);
+
+	m = img_new();
+	tag(m, MB2_TAG_LOADER_NAME, NULL, 0);     /* empty payload: no string at all */
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	free(m);
+
+	/* The first of two cmdline tags is kept. */
+	m = img_new();
+	tag_string(m, MB2_TAG_CMDLINE, "first");
+	tag_string(m, MB2_TAG_CMDLINE, "second");
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_string_equal(bi.cmdline, "first");
+	free(m);
+}
+
+static void test_acpi_tags(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag(m, MB2_TAG_ACPI_OLD, rsdp_old, 10);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "ACPI tag type 14 at offset 8: 10 bytes < 20");
+	free(m);
+
+	m = img_new();
+	tag(m, MB2_TAG_ACPI_NEW, rsdp_new, 20);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "20 bytes < 36");
+	free(m);
+
+	m = img_new();
+	tag(m, MB2_TAG_MEMINFO, "\1\0\0\0", 4);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "meminfo");
+	free(m);
+}
+
+/* A valid image copied into an exactly sized heap buffer, so ASan sees any overread. */
+static u8 *exact_copy(const struct img *m, u32 len)
+{
+	u8 *p = aligned_alloc(8, (len + 7) & ~7u);
+	memcpy(p, m->buf, len);
+	return p;
+}
+
+static void test_every_truncation(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag_string(m, MB2_TAG_CMDLINE, "cpus=4");
+	struct raw_mmap e[2] = { { 0, 0x9fc00, 1, 0 }, { 0x100000, 0x1000000, 1, 0 } };
+	tag_mmap(m, e, 2, 24);
+	tag_module(m, 0x200000, 0x300000, "mod");
+	tag(m, MB2_TAG_ACPI_NEW, rsdp_new, sizeof(rsdp_new));
+	u32 total = finish(m);
+	/* Shrinking total_size (and the buffer with it) must give a clean error every time. */
+	for (u32 len = 8; len < total; len++) {
+		u8 *p = exact_copy(m, len);
+		set_u32(p, len);
+		int r = mb2_parse(p, len, &bi);
+		if (r == 0 || !bi.error)
+			fail_msg("truncation to %u accepted", len);
+		free(p);
+	}
+	free(m);
+}
+
+static void test_random_corruption(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag_string(m, MB2_TAG_CMDLINE, "log=info");
+	struct raw_mmap e[3] = { { 0, 0x9fc00, 1, 0 }, { 0x100000, 0x1000000, 1, 0 },
+				 { 0xfee00000, 0x1000, 2, 0 } };
+	tag_mmap(m, e, 3, 24);
+	tag_module(m, 0x200000, 0x300000, "guest");
+	tag(m, MB2_TAG_ACPI_OLD, rsdp_old, sizeof(rsdp_old));
+	u32 total = finish(m);
+	srand(12345);
+	for (int iter = 0; iter < 20000; iter++) {
+		u8 *p = exact_copy(m, total);
+		for (int k = rand() % 4 + 1; k; k--)
+			p[rand() % total] = (u8)rand();
+		int r = mb2_parse(p, total, &bi);
+		if (r != 0 && !bi.error)
+			fail_msg("error %d without a message", r);
+		if (r == 0)
+			assert_null(bi.error);
+		free(p);
+	}
+	free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_header_errors),
+		cmocka_unit_test(test_no_end_tag),
+		cmocka_unit_test(test_truncated_tag),
+		cmocka_unit_test(test_bad_end_tag),
+		cmocka_unit_test(test_mmap_errors),
+		cmocka_unit_test(test_mmap_overflow),
+		cmocka_unit_test(test_module_errors),
+		cmocka_unit_test(test_string_errors),
+		cmocka_unit_test(test_acpi_tags),
+		cmocka_unit_test(test_every_truncation),
+		cmocka_unit_test(test_random_corruption),
+	};
+	return cmocka_run_group_tests_name("mb2", tests, NULL, NULL);
+}
