@@ -1,6 +1,6 @@
 # Host unit tests for lib/, the multiboot2 parser and the ACPI parser (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
-UNIT_TESTS := printf string list_bitmap cmdline palloc mb2
+UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 acpi
 UNIT_COMMON := tests/unit/harness.c lib/printf.c
 
 # Per-test extra sources and flags.
