@@ -112,6 +112,8 @@ void palloc_finalize(void)
 {
 	spin_lock(&pa.lock);
 	check_booting("palloc_finalize");
+	if (!pa.p2v)
+		panic("palloc: palloc_init was not called");
 	if (!pa.nranges)
 		panic("palloc: no free memory");
 	u64 lo = ~0ull, hi = 0;

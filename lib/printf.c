@@ -39,6 +39,12 @@ static void emit(struct fmt_out *o, const char *prefix, const char *body, int le
 		pad(o, ' ', fill);
 }
 
+/* Width and precision saturate instead of overflowing int on a silly format. */
+static int digit_into(int v, char c)
+{
+	return v >= 100000 ? v : v * 10 + (c - '0');
+}
+
 enum len_mod { LEN_HH, LEN_H, LEN_INT, LEN_L, LEN_LL, LEN_Z };
 
 static u64 arg_unsigned(va_list *ap, enum len_mod m)
@@ -99,7 +105,7 @@ int fmt_vcbprintf(void (*out)(char c, void *arg), void *arg, const char *fmt, va
 			fmt++;
 		}
 		for (; *fmt >= '0' && *fmt <= '9'; fmt++)
-			width = width * 10 + (*fmt - '0');
+			width = digit_into(width, *fmt);
 		if (*fmt == '.') {
 			prec = 0;
 			fmt++;
@@ -108,7 +114,7 @@ int fmt_vcbprintf(void (*out)(char c, void *arg), void *arg, const char *fmt, va
 				fmt++;
 			}
 			for (; *fmt >= '0' && *fmt <= '9'; fmt++)
-				prec = prec * 10 + (*fmt - '0');
+				prec = digit_into(prec, *fmt);
 		}
 		enum len_mod m = LEN_INT;
 		if (*fmt == 'h') {

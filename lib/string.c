@@ -24,17 +24,22 @@ void *memcpy(void *dst, const void *src, size_t n)
 	return dst;
 }
 
+/*
+ * The overlapping case copies backwards in C rather than with std/rep movsb:
+ * an NMI arriving while DF=1 would run C code against the ABI. The attribute
+ * stops gcc from turning the loop into a call to memmove itself.
+ */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
 void *memmove(void *dst, const void *src, size_t n)
 {
 	if ((uintptr_t)dst <= (uintptr_t)src || (uintptr_t)dst >= (uintptr_t)src + n)
 		return memcpy(dst, src, n);
-	/* Overlap with dst above src: copy backwards with the direction flag set. */
-	void *d = (char *)dst + n - 1;
-	const void *s = (const char *)src + n - 1;
-	__asm__ volatile("std; rep movsb; cld" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+	u8 *d = dst;
+	const u8 *s = src;
+	while (n--)
+		d[n] = s[n];
 	return dst;
 }
-
 
 int memcmp(const void *a, const void *b, size_t n)
 {

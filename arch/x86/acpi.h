@@ -5,7 +5,9 @@
 #include "lib/types.h"
 
 #define ACPI_MAX_CPUS 64
+#ifndef MAX_CPUS
 #define MAX_CPUS ACPI_MAX_CPUS
+#endif
 /* Tables larger than this are treated as corrupt rather than mapped. */
 #define ACPI_MAX_TABLE_LEN (1u << 20)
 

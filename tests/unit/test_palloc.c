@@ -183,6 +183,9 @@ static void test_misuse_panics(void **state)
 	(void)state;
 	u64 b = mem_base;
 	EXPECT_PANIC(palloc_alloc(), "before palloc_finalize");
+	palloc_init(NULL);
+	palloc_add_free(b, b + MEM_SIZE);
+	EXPECT_PANIC(palloc_finalize(), "palloc_init was not called");
 	palloc_init(p2v);
 	EXPECT_PANIC(palloc_finalize(), "no free memory");
 	palloc_init(p2v);

@@ -72,6 +72,10 @@ static void test_unknown_and_trailing_percent(void **state)
 	(void)state;
 	CHECK("%q", "%q");
 	CHECK("a%", "a%");
+	char b[8];
+	/* An absurd width saturates instead of overflowing int (UBSan would catch that). */
+	assert_true(fmt_snprintf(b, sizeof(b), "%99999999999d", 1) > 1000);
+	assert_string_equal(b, "       ");
 }
 
 static void test_matches_libc(void **state)
