@@ -30,18 +30,6 @@ struct mb2_tag_meminfo {
 #define RSDP_V1_LEN 20
 #define RSDP_V2_LEN 36
 
-static int fail(struct boot_info *out, int err, const char *fmt, ...) PRINTF_LIKE(3, 4);
-
-static int fail(struct boot_info *out, int err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(out->errbuf, sizeof(out->errbuf), fmt, ap);
-	va_end(ap);
-	out->error = out->errbuf;
-	return err;
-}
-
 /* A string payload from off to the end of the tag, or NULL when it lacks a NUL. */
 static const char *tag_string(const struct mb2_tag *t, u32 off)
 {
@@ -55,11 +43,11 @@ static int parse_mmap(const struct mb2_tag *t, u32 off, struct boot_info *out)
 {
 	const struct mb2_tag_mmap *m = (const void *)t;
 	if (t->size < sizeof(*m))
-		return fail(out, MB2_ERR_CONTENT, "mb2: mmap tag at offset %u: size %u < %zu",
-			    off, t->size, sizeof(*m));
+		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: mmap tag at offset %u: size %u < %zu",
+			         off, t->size, sizeof(*m));
 	if (m->entry_size < sizeof(struct mb2_raw_mmap_entry))
-		return fail(out, MB2_ERR_CONTENT, "mb2: mmap tag at offset %u: entry_size %u < %zu",
-			    off, m->entry_size, sizeof(struct mb2_raw_mmap_entry));
+		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: mmap tag at offset %u: entry_size %u < %zu",
+			         off, m->entry_size, sizeof(struct mb2_raw_mmap_entry));
 	/* Whole entries only: a partial trailing entry is ignored like the spec's padding. */
 	for (u32 pos = sizeof(*m); t->size - pos >= m->entry_size; pos += m->entry_size) {
 		const struct mb2_raw_mmap_entry *e = (const void *)((const u8 *)t + pos);
@@ -77,12 +65,12 @@ static int parse_module(const struct mb2_tag *t, u32 off, struct boot_info *out)
 	const struct mb2_tag_module *m = (const void *)t;
 	const char *cmd = tag_string(t, sizeof(*m));
 	if (!cmd)
-		return fail(out, MB2_ERR_CONTENT,
-			    "mb2: module tag at offset %u: size %u, string not NUL-terminated",
-			    off, t->size);
+		return FMT_ERROR(out, MB2_ERR_CONTENT,
+			         "mb2: module tag at offset %u: size %u, string not NUL-terminated",
+			         off, t->size);
 	if (m->start > m->end)
-		return fail(out, MB2_ERR_CONTENT, "mb2: module tag at offset %u: start 0x%x > end 0x%x",
-			    off, m->start, m->end);
+		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: module tag at offset %u: start 0x%x > end 0x%x",
+			         off, m->start, m->end);
 	if (out->nmodules == MB2_MAX_MODULES) {
 		out->modules_dropped++;
 		return 0;
@@ -96,8 +84,8 @@ static int parse_string(const struct mb2_tag *t, u32 off, const char **dst,
 {
 	const char *s = tag_string(t, sizeof(*t));
 	if (!s)
-		return fail(out, MB2_ERR_CONTENT,
-			    "mb2: tag type %u at offset %u: string not NUL-terminated", t->type, off);
+		return FMT_ERROR(out, MB2_ERR_CONTENT,
+			         "mb2: tag type %u at offset %u: string not NUL-terminated", t->type, off);
 	if (!*dst)
 		*dst = s;
 	return 0;
@@ -107,8 +95,8 @@ static int parse_rsdp(const struct mb2_tag *t, u32 off, u32 min, const void **pt
 		      size_t *len, struct boot_info *out)
 {
 	if (t->size - sizeof(*t) < min)
-		return fail(out, MB2_ERR_CONTENT, "mb2: ACPI tag type %u at offset %u: %zu bytes < %u",
-			    t->type, off, t->size - sizeof(*t), min);
+		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: ACPI tag type %u at offset %u: %zu bytes < %u",
+			         t->type, off, t->size - sizeof(*t), min);
 	if (!*ptr) {
 		*ptr = t + 1;
 		*len = t->size - sizeof(*t);
@@ -128,8 +116,8 @@ static int parse_tag(const struct mb2_tag *t, u32 off, struct boot_info *out)
 	case MB2_TAG_MEMINFO: {
 		const struct mb2_tag_meminfo *m = (const void *)t;
 		if (t->size < sizeof(*m))
-			return fail(out, MB2_ERR_CONTENT, "mb2: meminfo tag at offset %u: size %u < %zu",
-				    off, t->size, sizeof(*m));
+			return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: meminfo tag at offset %u: size %u < %zu",
+				         off, t->size, sizeof(*m));
 		out->has_meminfo = true;
 		out->mem_lower_kb = m->lower;
 		out->mem_upper_kb = m->upper;
@@ -150,28 +138,28 @@ int mb2_parse(const void *info, size_t avail, struct boot_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	if ((uintptr_t)info & 7)
-		return fail(out, MB2_ERR_HEADER, "mb2: info at %p is not 8-byte aligned", info);
+		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: info at %p is not 8-byte aligned", info);
 	if (avail < 8)
-		return fail(out, MB2_ERR_HEADER, "mb2: only %zu bytes available, header needs 8", avail);
+		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: only %zu bytes available, header needs 8", avail);
 	const u32 *hdr = info;
 	u32 total = hdr[0];
 	if (total < 16 || total > avail)
-		return fail(out, MB2_ERR_HEADER, "mb2: total_size %u outside [16, %zu]", total, avail);
+		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: total_size %u outside [16, %zu]", total, avail);
 	if (hdr[1] != 0)
-		return fail(out, MB2_ERR_HEADER, "mb2: reserved field is 0x%x, not 0", hdr[1]);
+		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: reserved field is 0x%x, not 0", hdr[1]);
 	out->total_size = total;
 
 	/* Offsets stay multiples of 8, so total - off >= 8 means a tag header fits. */
 	for (u32 off = 8; total - off >= sizeof(struct mb2_tag);) {
 		const struct mb2_tag *t = (const void *)((const u8 *)info + off);
 		if (t->size < sizeof(*t) || t->size > total - off)
-			return fail(out, MB2_ERR_TAG,
-				    "mb2: tag type %u at offset %u: size %u outside [8, %u]",
-				    t->type, off, t->size, total - off);
+			return FMT_ERROR(out, MB2_ERR_TAG,
+				         "mb2: tag type %u at offset %u: size %u outside [8, %u]",
+				         t->type, off, t->size, total - off);
 		if (t->type == MB2_TAG_END) {
 			if (t->size != sizeof(*t))
-				return fail(out, MB2_ERR_TAG, "mb2: end tag at offset %u: size %u, not 8",
-					    off, t->size);
+				return FMT_ERROR(out, MB2_ERR_TAG, "mb2: end tag at offset %u: size %u, not 8",
+					         off, t->size);
 			return 0;
 		}
 		int err = parse_tag(t, off, out);
@@ -182,5 +170,5 @@ int mb2_parse(const void *info, size_t avail, struct boot_info *out)
 			break;
 		off += (u32)next;
 	}
-	return fail(out, MB2_ERR_NO_END, "mb2: no end tag within total_size %u", total);
+	return FMT_ERROR(out, MB2_ERR_NO_END, "mb2: no end tag within total_size %u", total);
 }

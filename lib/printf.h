@@ -13,6 +13,14 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...) PRINTF_LIKE(3, 4)
 /* Streams each output character to out(c, arg); returns the number of characters produced. */
 int fmt_vcbprintf(void (*out)(char c, void *arg), void *arg, const char *fmt, va_list ap);
 
+/*
+ * For parsers that report into a result struct with `const char *error` and
+ * `char errbuf[]`: formats the message there and evaluates to code.
+ */
+#define FMT_ERROR(res, code, ...) \
+	(fmt_snprintf((res)->errbuf, sizeof((res)->errbuf), __VA_ARGS__), \
+	 (res)->error = (res)->errbuf, (code))
+
 /* Log levels for kprintf filtering (Umbra's log= option). */
 enum log_level { LOG_QUIET = 0, LOG_INFO = 1, LOG_DEBUG = 2 };
 extern int log_level;

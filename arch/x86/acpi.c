@@ -69,18 +69,6 @@ struct walk {
 	struct acpi_cpus *out;
 };
 
-static int fail(struct acpi_cpus *out, int err, const char *fmt, ...) PRINTF_LIKE(3, 4);
-
-static int fail(struct acpi_cpus *out, int err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fmt_vsnprintf(out->errbuf, sizeof(out->errbuf), fmt, ap);
-	va_end(ap);
-	out->error = out->errbuf;
-	return err;
-}
-
 static u8 checksum(const void *p, size_t len)
 {
 	const u8 *b = p;
@@ -99,22 +87,22 @@ static int map_table(struct walk *w, u64 pa, const char *sig, int err,
 {
 	const struct acpi_header *h = w->map(pa, sizeof(*h), w->ctx);
 	if (!h)
-		return fail(w->out, ACPI_ERR_MAP, "acpi: cannot map %s header at 0x%llx",
-			    sig, (unsigned long long)pa);
+		return FMT_ERROR(w->out, ACPI_ERR_MAP, "acpi: cannot map %s header at 0x%llx",
+			         sig, (unsigned long long)pa);
 	if (memcmp(h->signature, sig, 4))
-		return fail(w->out, err, "acpi: table at 0x%llx has signature \"%.4s\", expected %s",
-			    (unsigned long long)pa, h->signature, sig);
+		return FMT_ERROR(w->out, err, "acpi: table at 0x%llx has signature \"%.4s\", expected %s",
+			         (unsigned long long)pa, h->signature, sig);
 	u32 len = h->length;
 	if (len < sizeof(*h) || len > ACPI_MAX_TABLE_LEN)
-		return fail(w->out, err, "acpi: %s at 0x%llx: length %u outside [%zu, %u]",
-			    sig, (unsigned long long)pa, len, sizeof(*h), ACPI_MAX_TABLE_LEN);
+		return FMT_ERROR(w->out, err, "acpi: %s at 0x%llx: length %u outside [%zu, %u]",
+			         sig, (unsigned long long)pa, len, sizeof(*h), ACPI_MAX_TABLE_LEN);
 	h = w->map(pa, len, w->ctx);
 	if (!h)
-		return fail(w->out, ACPI_ERR_MAP, "acpi: cannot map %s at 0x%llx (%u bytes)",
-			    sig, (unsigned long long)pa, len);
+		return FMT_ERROR(w->out, ACPI_ERR_MAP, "acpi: cannot map %s at 0x%llx (%u bytes)",
+			         sig, (unsigned long long)pa, len);
 	if (checksum(h, len))
-		return fail(w->out, err, "acpi: %s at 0x%llx: bad checksum", sig,
-			    (unsigned long long)pa);
+		return FMT_ERROR(w->out, err, "acpi: %s at 0x%llx: bad checksum", sig,
+			         (unsigned long long)pa);
 	*tbl = h;
 	return 0;
 }
@@ -139,33 +127,33 @@ static int parse_madt(const struct acpi_madt *madt, u64 pa, struct acpi_cpus *ou
 {
 	u32 len = madt->hdr.length;
 	if (len < sizeof(*madt))
-		return fail(out, ACPI_ERR_MADT, "acpi: MADT at 0x%llx: length %u < %zu",
-			    (unsigned long long)pa, len, sizeof(*madt));
+		return FMT_ERROR(out, ACPI_ERR_MADT, "acpi: MADT at 0x%llx: length %u < %zu",
+			         (unsigned long long)pa, len, sizeof(*madt));
 	out->lapic_base = madt->lapic_addr;
 	out->madt_flags = madt->flags;
 	const u8 *base = (const u8 *)madt;
 	for (u32 off = sizeof(*madt); off < len;) {
 		const struct madt_entry *e = (const void *)(base + off);
 		if (len - off < sizeof(*e))
-			return fail(out, ACPI_ERR_MADT,
-				    "acpi: MADT: stray byte at offset %u, too short for an entry",
-				    off);
+			return FMT_ERROR(out, ACPI_ERR_MADT,
+				         "acpi: MADT: stray byte at offset %u, too short for an entry",
+				         off);
 		if (e->length < sizeof(*e))
-			return fail(out, ACPI_ERR_MADT,
-				    "acpi: MADT entry type %u at offset %u: length %u < 2",
-				    e->type, off, e->length);
+			return FMT_ERROR(out, ACPI_ERR_MADT,
+				         "acpi: MADT entry type %u at offset %u: length %u < 2",
+				         e->type, off, e->length);
 		if (e->length > len - off)
-			return fail(out, ACPI_ERR_MADT,
-				    "acpi: MADT entry type %u at offset %u: length %u runs past the end (%u left)",
-				    e->type, off, e->length, len - off);
+			return FMT_ERROR(out, ACPI_ERR_MADT,
+				         "acpi: MADT entry type %u at offset %u: length %u runs past the end (%u left)",
+				         e->type, off, e->length, len - off);
 		u32 need = e->type == MADT_LAPIC ? sizeof(struct madt_lapic)
 			 : e->type == MADT_X2APIC ? sizeof(struct madt_x2apic)
 			 : e->type == MADT_LAPIC_OVERRIDE ? sizeof(struct madt_lapic_override)
 			 : sizeof(*e);
 		if (e->length < need)
-			return fail(out, ACPI_ERR_MADT,
-				    "acpi: MADT entry type %u at offset %u: length %u < %u",
-				    e->type, off, e->length, need);
+			return FMT_ERROR(out, ACPI_ERR_MADT,
+				         "acpi: MADT entry type %u at offset %u: length %u < %u",
+				         e->type, off, e->length, need);
 		if (e->type == MADT_LAPIC) {
 			const struct madt_lapic *l = (const void *)e;
 			add_cpu(out, l->apic_id, l->flags);
@@ -178,28 +166,28 @@ static int parse_madt(const struct acpi_madt *madt, u64 pa, struct acpi_cpus *ou
 		off += e->length;
 	}
 	if (!out->count)
-		return fail(out, ACPI_ERR_MADT, "acpi: MADT at 0x%llx lists no usable CPU",
-			    (unsigned long long)pa);
+		return FMT_ERROR(out, ACPI_ERR_MADT, "acpi: MADT at 0x%llx lists no usable CPU",
+			         (unsigned long long)pa);
 	return 0;
 }
 
 static int check_rsdp(const struct acpi_rsdp *r, size_t len, struct acpi_cpus *out)
 {
 	if (!r || len < RSDP_V1_LEN)
-		return fail(out, ACPI_ERR_RSDP, "acpi: RSDP missing or %zu bytes < %u",
-			    r ? len : 0, RSDP_V1_LEN);
+		return FMT_ERROR(out, ACPI_ERR_RSDP, "acpi: RSDP missing or %zu bytes < %u",
+			         r ? len : 0, RSDP_V1_LEN);
 	if (memcmp(r->signature, "RSD PTR ", 8))
-		return fail(out, ACPI_ERR_RSDP, "acpi: RSDP signature is not \"RSD PTR \"");
+		return FMT_ERROR(out, ACPI_ERR_RSDP, "acpi: RSDP signature is not \"RSD PTR \"");
 	if (checksum(r, RSDP_V1_LEN))
-		return fail(out, ACPI_ERR_RSDP, "acpi: RSDP checksum (first 20 bytes) is bad");
+		return FMT_ERROR(out, ACPI_ERR_RSDP, "acpi: RSDP checksum (first 20 bytes) is bad");
 	out->used_xsdt = r->revision >= 2 && len >= sizeof(*r);
 	if (!out->used_xsdt)
 		return 0;
 	if (r->length < sizeof(*r) || r->length > len)
-		return fail(out, ACPI_ERR_RSDP, "acpi: RSDP length %u outside [%zu, %zu]",
-			    r->length, sizeof(*r), len);
+		return FMT_ERROR(out, ACPI_ERR_RSDP, "acpi: RSDP length %u outside [%zu, %zu]",
+			         r->length, sizeof(*r), len);
 	if (checksum(r, r->length))
-		return fail(out, ACPI_ERR_RSDP, "acpi: RSDP extended checksum is bad");
+		return FMT_ERROR(out, ACPI_ERR_RSDP, "acpi: RSDP extended checksum is bad");
 	/* Some firmware sets revision 2 but leaves the XSDT out: the RSDT still works. */
 	out->used_xsdt = r->xsdt != 0;
 	return 0;
@@ -231,8 +219,8 @@ int acpi_find_cpus(const void *rsdp, size_t rsdp_len,
 		memcpy(&pa, entries + i * esz, esz);  /* little-endian, possibly unaligned */
 		const struct acpi_header *h = map(pa, sizeof(*h), ctx);
 		if (!h)
-			return fail(out, ACPI_ERR_MAP, "acpi: cannot map table header at 0x%llx (%s entry %zu)",
-				    (unsigned long long)pa, root_sig, i);
+			return FMT_ERROR(out, ACPI_ERR_MAP, "acpi: cannot map table header at 0x%llx (%s entry %zu)",
+				         (unsigned long long)pa, root_sig, i);
 		if (memcmp(h->signature, "APIC", 4))
 			continue;
 		err = map_table(&w, pa, "APIC", ACPI_ERR_MADT, &h);
@@ -240,6 +228,6 @@ int acpi_find_cpus(const void *rsdp, size_t rsdp_len,
 			return err;
 		return parse_madt((const struct acpi_madt *)h, pa, out);
 	}
-	return fail(out, ACPI_ERR_NO_MADT, "acpi: no MADT (\"APIC\") among %zu %s entries",
-		    n, root_sig);
+	return FMT_ERROR(out, ACPI_ERR_NO_MADT, "acpi: no MADT (\"APIC\") among %zu %s entries",
+		         n, root_sig);
 }

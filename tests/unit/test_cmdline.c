@@ -3,26 +3,24 @@
 #include "tests/unit/harness.h"
 #include "lib/cmdline.h"
 
+static void expect_word(const char **c, const char *key, const char *val)
+{
+	char k[16], v[16];
+	assert_true(cmdline_next(c, k, sizeof(k), v, sizeof(v)));
+	assert_string_equal(k, key);
+	assert_string_equal(v, val);
+}
+
 static void test_iterate(void **state)
 {
 	(void)state;
 	const char *c = "  log=debug\tcpus=4  nosmp a=b=c x= \n";
 	char k[16], v[16];
-	assert_true(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
-	assert_string_equal(k, "log");
-	assert_string_equal(v, "debug");
-	assert_true(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
-	assert_string_equal(k, "cpus");
-	assert_string_equal(v, "4");
-	assert_true(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
-	assert_string_equal(k, "nosmp");
-	assert_string_equal(v, "");
-	assert_true(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
-	assert_string_equal(k, "a");
-	assert_string_equal(v, "b=c");
-	assert_true(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
-	assert_string_equal(k, "x");
-	assert_string_equal(v, "");
+	expect_word(&c, "log", "debug");
+	expect_word(&c, "cpus", "4");
+	expect_word(&c, "nosmp", "");
+	expect_word(&c, "a", "b=c");
+	expect_word(&c, "x", "");
 	assert_false(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
 	assert_int_equal(*c, '\0');
 	assert_false(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
