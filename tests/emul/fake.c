@@ -1,0 +1,153 @@
+/* Fake guest for the emulator tests: memory, callbacks and the panic/kprintf the kernel headers expect. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/emul/fake.h"
+#include "lib/assert.h"
+#include "lib/printf.h"
+
+struct fake fake;
+int log_level;
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	abort();
+}
+
+void kprintf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+u8 fake_pattern(u64 addr)
+{
+	return (u8)(addr * 37 + (addr >> 8) * 11 + 5);
+}
+
+void fake_reset(void)
+{
+	memset(&fake, 0, sizeof(fake));
+	for (u32 i = 0; i < FAKE_SIZE; i++)
+		fake.mem[i] = fake_pattern(i);
+}
+
+void fake_code(const void *bytes, size_t n)
+{
+	memcpy(fake.mem + FAKE_CODE, bytes, n);
+}
+
+void fake_ctx(struct x86_emu_ctx *ctx, enum x86_mode mode)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->rip = FAKE_CODE;
+	ctx->rflags = 2;
+	for (int s = 0; s < X86_NR_SREGS; s++) {
+		ctx->seg[s].limit = mode == X86_MODE_16 ? 0xffff : 0xffffffff;
+		ctx->seg[s].attr = X86_SEG_P | X86_SEG_S | 0x3 | (mode == X86_MODE_32 ? X86_SEG_DB : 0);
+	}
+	ctx->seg[X86_CS].attr = X86_SEG_P | X86_SEG_S | 0xb;
+	if (mode == X86_MODE_16)
+		return;
+	ctx->cr0 = X86_CR0_PE | BIT(31);
+	if (mode == X86_MODE_32) {
+		ctx->seg[X86_CS].attr |= X86_SEG_DB;
+		return;
+	}
+	ctx->cr4 = BIT(5);
+	ctx->efer = BIT(8) | X86_EFER_LMA;
+	ctx->seg[X86_CS].attr |= X86_SEG_L;
+}
+
+/* Checks an access against the fake address space; fills the fault the way a walker would. */
+static int check(u64 lin, unsigned len, bool write, struct x86_fault *f)
+{
+	if (lin >= FAKE_SIZE || len > FAKE_SIZE - lin) {
+		f->addr = lin >= FAKE_SIZE ? lin : FAKE_SIZE;
+		return X86_ACC_FAULT;
+	}
+	for (u64 a = lin; a < lin + len; a = (a | 0xfff) + 1) {
+		u64 page = a & ~0xfffull;
+
+		if (page == FAKE_HOLE || (write && page == FAKE_RO)) {
+			f->addr = a;
+			f->error_code |= page == FAKE_RO ? X86_PF_P : 0;
+			return X86_ACC_FAULT;
+		}
+	}
+	return X86_ACC_OK;
+}
+
+static int f_fetch(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned len, struct x86_fault *f)
+{
+	(void)ctx;
+	fake.fetches++;
+	assert_true(len >= 1 && len <= 15);
+	/* Fetches must never cross a page: the decoder stops at the page end. */
+	assert_true((lin & 0xfff) + len <= 0x1000);
+	if (check(lin, len, false, f))
+		return X86_ACC_FAULT;
+	memcpy(buf, fake.mem + lin, len);
+	return X86_ACC_OK;
+}
+
+static int f_read(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned len, struct x86_fault *f)
+{
+	(void)ctx;
+	fake.reads++;
+	assert_true(len >= 1 && len <= 16);
+	if (fake.unhandled_reads)
+		return X86_ACC_UNHANDLED;
+	if (check(lin, len, false, f))
+		return X86_ACC_FAULT;
+	memcpy(buf, fake.mem + lin, len);
+	return X86_ACC_OK;
+}
+
+static int f_write(const struct x86_emu_ctx *ctx, u64 lin, const void *buf, unsigned len,
+		   struct x86_fault *f)
+{
+	(void)ctx;
+	fake.writes++;
+	fake.last_lin = lin;
+	fake.last_len = len;
+	assert_true(len >= 1 && len <= 16);
+	if (check(lin, len, true, f))
+		return X86_ACC_FAULT;
+	memcpy(fake.mem + lin, buf, len);
+	return X86_ACC_OK;
+}
+
+static int f_cmpxchg(const struct x86_emu_ctx *ctx, u64 lin, void *expected, const void *desired,
+		     unsigned len, struct x86_fault *f)
+{
+	(void)ctx;
+	fake.cmpxchgs++;
+	fake.last_lin = lin;
+	fake.last_len = len;
+	assert_true(len >= 1 && len <= 16);
+	if (check(lin, len, true, f))
+		return X86_ACC_FAULT;
+	if (fake.race > 0) {
+		fake.race--;
+		fake.mem[lin] ^= 0x40;
+	}
+	if (memcmp(fake.mem + lin, expected, len) == 0)
+		memcpy(fake.mem + lin, desired, len);
+	else
+		memcpy(expected, fake.mem + lin, len);
+	return X86_ACC_OK;
+}
+
+const struct x86_emu_ops fake_ops = {
+	.fetch = f_fetch, .read = f_read, .write = f_write, .cmpxchg = f_cmpxchg,
+};

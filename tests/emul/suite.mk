@@ -1,0 +1,14 @@
+# Host tests of the x86 decoder and emulator (cmocka, ASan+UBSan): tables, host-CPU flag checks, fuzz.
+EMUL_OUT := $(BUILD)/host/emul
+EMUL_TESTS := decode
+EMUL_COMMON := tests/emul/fake.c arch/x86/decode.c arch/x86/emulate.c
+EMUL_BINS := $(patsubst %,$(EMUL_OUT)/test_%,$(EMUL_TESTS))
+
+$(EMUL_OUT)/test_%: tests/emul/test_%.c $(EMUL_COMMON) tests/emul/fake.h arch/x86/decode.h arch/x86/emulate.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< $(EMUL_COMMON) $(HOSTLDLIBS) -lcmocka
+
+.PHONY: check-emul
+SUITES += check-emul
+check-emul: $(EMUL_BINS)
+	@tests/cmocka-run.sh emul $(EMUL_BINS)
