@@ -1,0 +1,115 @@
+/* The shadow page fault: walk the guest, then fill the shadow path or report what must happen. */
+#include "mmu/walk.h"
+
+/* The shadow table that a level-`level` shadow entry must point to for this walk. */
+static void child_key(const struct mmu_vcpu *vcpu, const struct mmu_walk *w, u64 gva,
+		      unsigned level, u64 *gfn, union mmu_role *role)
+{
+	*role = vcpu->base_role;
+	role->level = level;
+	if (level < w->level) {
+		/* Under a guest large page (or paging off): the frames it covers, its rights. */
+		role->direct = 1;
+		role->access = leaf_access(w->acc[w->level], w->dirty, role->cr0_wp);
+		*gfn = w->gfn & ~(BIT(9 * level) - 1);
+		return;
+	}
+	role->access = w->acc[level + 1];
+	if (role->glevels == GLEVELS_32)
+		role->quadrant = (gva >> (PAGE_SHIFT + 9 * level)) & (BIT(level) - 1);
+	*gfn = w->table_gfn[level];
+}
+
+static u64 make_leaf(u64 hpa, unsigned acc)
+{
+	u64 spte = hpa | PTE_P | PTE_A;
+
+	if (acc & ACC_W)
+		spte |= PTE_W | PTE_D;
+	if (acc & ACC_U)
+		spte |= PTE_U;
+	if (!(acc & ACC_X))
+		spte |= PTE_NX;
+	return spte;
+}
+
+/* Link (or find linked) every table down to the leaf table for gva. */
+static struct mmu_page *fill_path(struct mmu_vcpu *vcpu, const struct mmu_walk *w, u64 gva)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	struct mmu_page *sp = vcpu_top_sp(vcpu, gva), *child;
+	union mmu_role role;
+	bool created;
+	u64 gfn, *sptep;
+
+	sp_touch(vm, sp);
+	while (sp->role.level > 1) {
+		unsigned idx = spt_index(gva, sp->role.level);
+
+		sptep = &sp->spt[idx];
+		child_key(vcpu, w, gva, sp->role.level - 1, &gfn, &role);
+		if (*sptep & PTE_P) {
+			child = sp_from_hpa(vm, *sptep & PTE_ADDR);
+			if (child->gfn == gfn && child->role.word == role.word) {
+				sp_touch(vm, child);
+				sp = child;
+				continue;
+			}
+			/* Stale link (e.g. the context changed under a cached table): replace it. */
+			sp_drop_spte(vm, sp, idx);
+			mmu_flush_all(vm);
+		}
+		child = sp_get(vcpu, gfn, role, &created);
+		sp_link(vcpu, sptep, child);
+		sp = child;
+	}
+	return sp;
+}
+
+int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_outcome *out)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	u32 access = error_code & (PFERR_W | PFERR_U | PFERR_I | MMU_ACCESS_AC);
+	const struct mmu_slot *slot;
+	struct mmu_walk w;
+	struct mmu_page *sp;
+	unsigned acc, idx;
+	u64 spte;
+
+	if (!vcpu_caches_ready(vcpu) || (!vcpu->root_valid && vcpu_load_root(vcpu)))
+		return MMU_ENOMEM;
+	memset(out, 0, sizeof(*out));
+	if (!mmu_walk(vcpu, gva, access, &w)) {
+		out->kind = MMU_INJECT;
+		out->error_code = w.error_code;
+		out->cr2 = gva;
+		vm->stats.faults_guest++;
+		return MMU_OK;
+	}
+	out->gpa = (w.gfn << PAGE_SHIFT) | (gva & (PAGE_SIZE - 1));
+	slot = vm->ops->gfn_to_slot(vm->ctx, w.gfn);
+	if (!slot) {
+		out->kind = MMU_EMULATE;
+		out->mmio = true;
+		vm->stats.faults_emulate++;
+		return MMU_OK;
+	}
+
+	sp = fill_path(vcpu, &w, gva);
+	idx = spt_index(gva, 1);
+	acc = leaf_access(w.acc[w.level], w.dirty, vcpu->base_role.cr0_wp);
+	if (slot->frames[w.gfn - slot->base_gfn].shadowed)
+		acc &= ~ACC_W;
+	spte = make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, w.gfn), acc);
+	if (sp->spt[idx] != spte || (!sp->role.direct && sp->gfns[idx] != w.gfn))
+		spte_set_leaf(vcpu, sp, idx, w.gfn, spte);
+
+	if ((access & PFERR_W) && !(acc & ACC_W)) {
+		out->kind = MMU_EMULATE;
+		vm->stats.faults_emulate++;
+	} else {
+		out->kind = MMU_FIXED;
+		vm->stats.faults_fixed++;
+	}
+	return MMU_OK;
+}

@@ -1,0 +1,132 @@
+/* Definitions shared by the files of mmu/ only: shadow pages, entry bits, internal calls. */
+#ifndef MMU_INTERNAL_H
+#define MMU_INTERNAL_H
+
+#include "lib/types.h"
+#include "lib/assert.h"
+#include "lib/string.h"
+#include "mmu/mmu.h"
+
+/* Paging-structure entry bits (guest and shadow). */
+#define PTE_P BIT(0)
+#define PTE_W BIT(1)
+#define PTE_U BIT(2)
+#define PTE_A BIT(5)
+#define PTE_D BIT(6)
+#define PTE_PS BIT(7)
+#define PTE_NX BIT(63)
+#define PTE_ADDR 0x000ffffffffff000ull
+
+#define SPT_ENTRIES 512
+#define HASH_BUCKETS 512	/* one page of pointers */
+
+/* Control register bits the MMU looks at. */
+#define CR0_WP BIT(16)
+#define CR0_PG BIT(31)
+#define CR4_PSE BIT(4)
+#define CR4_PAE BIT(5)
+#define CR4_SMEP BIT(20)
+#define CR4_SMAP BIT(21)
+#define EFER_NXE BIT(11)
+#define EFER_LMA BIT(10)
+
+struct mmu_page {
+	struct mmu_page *gfn_next;	/* gfn hash chain */
+	struct mmu_page *hpa_next;	/* hpa hash chain */
+	struct mmu_list lru;
+	u64 gfn;		/* guest table frame, or first frame covered when direct */
+	u64 hpa;
+	u64 *spt;		/* the shadow table, 512 entries */
+	u32 *gfns;		/* non-direct leaf tables: gfn mapped by each entry */
+	u64 gfns_hpa;
+	uintptr_t parents;	/* pset of shadow entries pointing at this page */
+	union mmu_role role;
+	u32 root_count;		/* vCPUs using it as (part of) their root */
+	bool invalid;		/* zapped while a root: emptied, out of the hash */
+	u32 audit_links, audit_roots;	/* scratch for mmu_audit */
+};
+
+/* Guest walk result (walk_tmpl.h fills it). Levels are numbered like the shadow's: 1 = PTE. */
+struct mmu_walk {
+	unsigned level;		/* level of the leaf entry: 1 (4 KiB), 2 (2/4 MiB), 3 (1 GiB) */
+	unsigned top;		/* highest guest level walked */
+	u64 gfn;		/* 4 KiB frame of the access */
+	u64 table_gfn[5];	/* table holding the level-l entry */
+	u64 pte[5];
+	u8 acc[6];		/* ACC_* combined over levels >= l (acc[top + 1] = all) */
+	bool dirty;		/* leaf D bit (after this access) */
+	u32 error_code;		/* when the walk faults */
+};
+
+/* pset.c: a set of u64 * (none / one pointer / tagged chain of small descriptors). */
+void pset_add(uintptr_t *set, u64 *p, struct mmu_objcache *cache, struct mmu_slab *slab);
+void pset_remove(uintptr_t *set, u64 *p, struct mmu_slab *slab);
+bool pset_contains(uintptr_t set, const u64 *p);
+unsigned pset_count(uintptr_t set);
+/* Call fn on each member then empty the set. */
+void pset_drain(uintptr_t *set, struct mmu_slab *slab, void (*fn)(void *arg, u64 *p), void *arg);
+#define PSET_FOR_EACH(set, it, p) \
+	for (struct pset_iter it = pset_iter_start(set); ((p) = pset_iter_next(&it)) != NULL;)
+struct pset_iter {
+	uintptr_t single;
+	const struct pset_desc *d;
+	unsigned i;
+};
+struct pset_iter pset_iter_start(uintptr_t set);
+u64 *pset_iter_next(struct pset_iter *it);
+
+/* cache.c: slabs, per-vCPU caches, pool accounting. */
+void slab_init(struct mmu_slab *s, u32 objsize);
+void slab_destroy(struct mmu_vm *vm, struct mmu_slab *s);
+void slab_free(struct mmu_slab *s, void *obj);
+void *cache_take(struct mmu_objcache *c, struct mmu_slab *s);
+void *pagecache_take(struct mmu_pagecache *c, u64 *hpa);
+void pool_free_page(struct mmu_vm *vm, void *va, u64 hpa);
+void vcpu_caches_release(struct mmu_vcpu *vcpu);
+bool vcpu_caches_ready(const struct mmu_vcpu *vcpu);
+
+/* shadow.c: the shadow page cache. */
+struct mmu_page *sp_find_hpa(struct mmu_vm *vm, u64 hpa);
+struct mmu_page *sp_from_hpa(struct mmu_vm *vm, u64 hpa);
+struct mmu_page *sp_lookup(struct mmu_vm *vm, u64 gfn, union mmu_role role);
+struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, bool *created);
+void sp_link(struct mmu_vcpu *vcpu, u64 *sptep, struct mmu_page *child);
+void sp_drop_spte(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
+void sp_zap(struct mmu_vm *vm, struct mmu_page *sp);
+void sp_put_root(struct mmu_vm *vm, struct mmu_page *sp);
+bool sp_reclaim_one(struct mmu_vm *vm);
+void sp_touch(struct mmu_vm *vm, struct mmu_page *sp);
+static inline unsigned gfn_hash_idx(u64 gfn) { return (unsigned)(gfn ^ (gfn >> 9)) % HASH_BUCKETS; }
+static inline struct mmu_page *sp_of_lru(struct mmu_list *l) { return container_of(l, struct mmu_page, lru); }
+
+/* rmap.c: reverse map of writable leaf sptes per guest frame. */
+struct mmu_frame *frame_of(struct mmu_vm *vm, u64 gfn);
+void spte_set_leaf(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, u64 gfn, u64 spte);
+void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
+u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx);
+void rmap_write_protect(struct mmu_vm *vm, u64 gfn);
+static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)) == (PTE_P | PTE_W); }
+
+/* walk.c: the guest walker. */
+bool mmu_walk(struct mmu_vcpu *vcpu, u64 gva, u32 access, struct mmu_walk *w);
+u64 mmu_rsvd_mask(const struct mmu_vcpu *vcpu, unsigned level, bool large);
+
+/* mmu.c: vCPU root handling. */
+int vcpu_load_root(struct mmu_vcpu *vcpu);
+struct mmu_page *vcpu_top_sp(const struct mmu_vcpu *vcpu, u64 gva);
+static inline unsigned spt_index(u64 gva, unsigned level) { return (gva >> (PAGE_SHIFT + 9 * (level - 1))) & 511; }
+void vcpu_request_reload(struct mmu_vcpu *vcpu);
+void mmu_flush_all(struct mmu_vm *vm);
+
+/* Rights a guest leaf gives the shadow before write protection (CR0.WP=0 lets the supervisor
+ * write read-only supervisor pages; no D bit means the first write must fault to set it). */
+static inline unsigned leaf_access(unsigned acc, bool dirty, bool cr0_wp)
+{
+	if (!cr0_wp && !(acc & ACC_U))
+		acc |= ACC_W;
+	if (!dirty)
+		acc &= ~ACC_W;
+	return acc;
+}
+
+#endif

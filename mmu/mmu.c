@@ -1,0 +1,288 @@
+/* VM and vCPU lifetime, paging-mode context, CR3 loads and roots, INVLPG, statistics. */
+#include "mmu/walk.h"
+
+#define DEFAULT_POOL 1024
+#define MIN_POOL 16
+
+int mmu_vm_init(struct mmu_vm *vm, const struct mmu_platform_ops *ops, void *ctx,
+		const struct mmu_config *cfg)
+{
+	memset(vm, 0, sizeof(*vm));
+	if (cfg)
+		vm->cfg = *cfg;
+	if (!vm->cfg.pool_max_pages)
+		vm->cfg.pool_max_pages = DEFAULT_POOL;
+	if (!vm->cfg.maxphyaddr)
+		vm->cfg.maxphyaddr = 40;
+	/* gfns are kept in 32 bits per leaf entry. */
+	if (vm->cfg.pool_max_pages < MIN_POOL || vm->cfg.maxphyaddr < 32 || vm->cfg.maxphyaddr > 44)
+		return MMU_EINVAL;
+	vm->ops = ops;
+	vm->ctx = ctx;
+	vm->rsvd_phys = (BIT(52) - 1) & ~(BIT(vm->cfg.maxphyaddr) - 1);
+	vm->lru.prev = vm->lru.next = &vm->lru;
+	vm->last_write_gfn = ~0ull;
+	slab_init(&vm->sp_slab, ALIGN_UP(sizeof(struct mmu_page), 16));
+	slab_init(&vm->rmap_slab, 64);
+	slab_init(&vm->parent_slab, 64);
+	vm->gfn_hash = ops->alloc_page(ctx, &vm->gfn_hash_hpa);
+	vm->hpa_hash = ops->alloc_page(ctx, &vm->hpa_hash_hpa);
+	if (!vm->gfn_hash || !vm->hpa_hash) {
+		mmu_vm_destroy(vm);
+		return MMU_ENOMEM;
+	}
+	return MMU_OK;
+}
+
+void mmu_vm_destroy(struct mmu_vm *vm)
+{
+	ASSERT(!vm->vcpus);
+	if (vm->gfn_hash)
+		mmu_zap_all(vm);
+	slab_destroy(vm, &vm->sp_slab);
+	slab_destroy(vm, &vm->rmap_slab);
+	slab_destroy(vm, &vm->parent_slab);
+	if (vm->gfn_hash)
+		vm->ops->free_page(vm->ctx, vm->gfn_hash, vm->gfn_hash_hpa);
+	if (vm->hpa_hash)
+		vm->ops->free_page(vm->ctx, vm->hpa_hash, vm->hpa_hash_hpa);
+	vm->gfn_hash = vm->hpa_hash = NULL;
+}
+
+int mmu_vcpu_init(struct mmu_vcpu *vcpu, struct mmu_vm *vm)
+{
+	memset(vcpu, 0, sizeof(*vcpu));
+	vcpu->vm = vm;
+	vcpu->pae_root = vm->ops->alloc_page(vm->ctx, &vcpu->pae_root_hpa);
+	if (!vcpu->pae_root)
+		return MMU_ENOMEM;
+	vcpu->next = vm->vcpus;
+	vm->vcpus = vcpu;
+	return MMU_OK;
+}
+
+static void release_roots(struct mmu_vcpu *vcpu)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	unsigned i;
+
+	if (vcpu->root)
+		sp_put_root(vm, vcpu->root);
+	vcpu->root = NULL;
+	for (i = 0; i < 4; i++) {
+		if (vcpu->pae_sp[i])
+			sp_put_root(vm, vcpu->pae_sp[i]);
+		vcpu->pae_sp[i] = NULL;
+		vcpu->pae_root[i] = 0;
+	}
+	vcpu->root_valid = false;
+}
+
+void mmu_vcpu_destroy(struct mmu_vcpu *vcpu)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	struct mmu_vcpu **pp;
+
+	release_roots(vcpu);
+	vcpu_caches_release(vcpu);
+	for (pp = &vm->vcpus; *pp != vcpu; pp = &(*pp)->next)
+		;
+	*pp = vcpu->next;
+	vm->ops->free_page(vm->ctx, vcpu->pae_root, vcpu->pae_root_hpa);
+}
+
+void mmu_flush_all(struct mmu_vm *vm)
+{
+	struct mmu_vcpu *v;
+
+	for (v = vm->vcpus; v; v = v->next)
+		vm->ops->flush_tlb(vm->ctx, v);
+}
+
+void vcpu_request_reload(struct mmu_vcpu *vcpu)
+{
+	vcpu->root_valid = false;
+	vcpu->vm->ops->flush_tlb(vcpu->vm->ctx, vcpu);
+}
+
+/* The PAE root's slot i: which shadow page directory it holds, if any. */
+static bool pae_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role)
+{
+	*role = vcpu->base_role;
+	role->level = 2;
+	role->access = ACC_ALL;
+	switch (role->glevels) {
+	case GLEVELS_OFF:
+		role->direct = 1;
+		*gfn = (u64)i << 18;
+		return true;
+	case GLEVELS_32:
+		role->quadrant = i;
+		*gfn = (vcpu->cr3 & 0xfffff000ull) >> PAGE_SHIFT;
+		return true;
+	default:
+		*gfn = (vcpu->pdptes[i] & PTE_ADDR) >> PAGE_SHIFT;
+		return vcpu->pdptes[i] & PTE_P;
+	}
+}
+
+/* Builds the root from the caches (topped up by the caller). */
+int vcpu_load_root(struct mmu_vcpu *vcpu)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	union mmu_role role;
+	bool created, miss = false;
+	struct mmu_page *sp;
+	unsigned i;
+	u64 gfn;
+
+	if (!vcpu_caches_ready(vcpu))
+		return MMU_ENOMEM;
+	release_roots(vcpu);
+	if (vcpu->base_role.glevels == GLEVELS_LONG) {
+		role = vcpu->base_role;
+		role.level = 4;
+		role.access = ACC_ALL;
+		sp = sp_get(vcpu, (vcpu->cr3 & PTE_ADDR) >> PAGE_SHIFT, role, &created);
+		sp->root_count++;
+		vcpu->root = sp;
+		miss = created;
+	} else {
+		for (i = 0; i < 4; i++) {
+			if (!pae_root_key(vcpu, i, &gfn, &role))
+				continue;
+			sp = sp_get(vcpu, gfn, role, &created);
+			sp->root_count++;
+			vcpu->pae_sp[i] = sp;
+			vcpu->pae_root[i] = sp->hpa | PTE_P;
+			miss |= created;
+		}
+	}
+	if (miss)
+		vm->stats.root_misses++;
+	else
+		vm->stats.root_hits++;
+	vcpu->root_valid = true;
+	vm->ops->flush_tlb(vm->ctx, vcpu);
+	return MMU_OK;
+}
+
+int mmu_load(struct mmu_vcpu *vcpu)
+{
+	if (vcpu->root_valid)
+		return MMU_OK;
+	/* Our own old roots may be all that is left to reclaim. */
+	if (mmu_topup(vcpu)) {
+		release_roots(vcpu);
+		if (mmu_topup(vcpu))
+			return MMU_ENOMEM;
+	}
+	return vcpu_load_root(vcpu);
+}
+
+u64 mmu_root_hpa(const struct mmu_vcpu *vcpu)
+{
+	ASSERT(vcpu->root_valid);
+	return vcpu->root ? vcpu->root->hpa : vcpu->pae_root_hpa;
+}
+
+bool mmu_root_is_pae(const struct mmu_vcpu *vcpu)
+{
+	return vcpu->base_role.glevels != GLEVELS_LONG;
+}
+
+struct mmu_page *vcpu_top_sp(const struct mmu_vcpu *vcpu, u64 gva)
+{
+	return vcpu->root ? vcpu->root : vcpu->pae_sp[(gva >> 30) & 3];
+}
+
+/* PAE paging reads the four PDPTEs when CR3 is loaded; a reserved bit is a #GP at that load. */
+static int load_pdptes(struct mmu_vcpu *vcpu, u64 cr3, u64 pdptes[4])
+{
+	struct mmu_vm *vm = vcpu->vm;
+	unsigned i;
+
+	for (i = 0; i < 4; i++) {
+		if (vm->ops->read_gpa(vm->ctx, (cr3 & 0xffffffe0ull) + 8 * i, &pdptes[i], 8))
+			pdptes[i] = 0;
+		if ((pdptes[i] & PTE_P) && (pdptes[i] & walk_pdpte_rsvd(vm)))
+			return MMU_EBADPDPTE;
+	}
+	return MMU_OK;
+}
+
+int mmu_reset_context(struct mmu_vcpu *vcpu, u64 cr0, u64 cr4, u64 efer, u64 cr3)
+{
+	union mmu_role r = { .word = 0 };
+	u64 pdptes[4] = { 0, 0, 0, 0 };
+
+	if (!(cr0 & CR0_PG))
+		r.glevels = GLEVELS_OFF;
+	else if (efer & EFER_LMA)
+		r.glevels = GLEVELS_LONG;
+	else if (cr4 & CR4_PAE)
+		r.glevels = GLEVELS_PAE;
+	else
+		r.glevels = GLEVELS_32;
+	if (r.glevels != GLEVELS_OFF) {
+		r.cr0_wp = !!(cr0 & CR0_WP);
+		r.nxe = !!(efer & EFER_NXE);
+		r.smep = !!(cr4 & CR4_SMEP);
+		r.smap = !!(cr4 & CR4_SMAP);
+		r.pse = r.glevels == GLEVELS_32 && (cr4 & CR4_PSE);
+	}
+	if (r.glevels == GLEVELS_PAE && load_pdptes(vcpu, cr3, pdptes))
+		return MMU_EBADPDPTE;
+	vcpu->cr0 = cr0;
+	vcpu->cr4 = cr4;
+	vcpu->efer = efer;
+	vcpu->cr3 = cr3;
+	memcpy(vcpu->pdptes, pdptes, sizeof(pdptes));
+	vcpu->base_role = r;
+	release_roots(vcpu);
+	return mmu_load(vcpu);
+}
+
+int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
+{
+	u64 pdptes[4];
+
+	if (vcpu->base_role.glevels == GLEVELS_PAE) {
+		if (load_pdptes(vcpu, cr3, pdptes))
+			return MMU_EBADPDPTE;
+		memcpy(vcpu->pdptes, pdptes, sizeof(pdptes));
+	}
+	vcpu->cr3 = cr3;
+	release_roots(vcpu);
+	if (vcpu->vm->cfg.nocache)
+		mmu_zap_all(vcpu->vm);
+	return mmu_load(vcpu);
+}
+
+void mmu_invlpg(struct mmu_vcpu *vcpu, u64 gva)
+{
+	struct mmu_page *sp;
+	u64 e;
+
+	if (!vcpu->root_valid || vcpu->base_role.glevels == GLEVELS_OFF)
+		return;
+	for (sp = vcpu_top_sp(vcpu, gva); sp; sp = sp_from_hpa(vcpu->vm, e & PTE_ADDR)) {
+		unsigned idx = spt_index(gva, sp->role.level);
+
+		e = sp->spt[idx];
+		if (!(e & PTE_P))
+			return;
+		if (sp->role.level == 1) {
+			sp_drop_spte(vcpu->vm, sp, idx);
+			vcpu->vm->ops->flush_tlb(vcpu->vm->ctx, vcpu);
+			return;
+		}
+	}
+}
+
+void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out)
+{
+	*out = vm->stats;
+	out->rmap_desc_in_use = vm->rmap_slab.live;
+	out->pages_in_use = vm->pool_used;
+}

@@ -1,0 +1,182 @@
+/* The shadow MMU's public interface for vmm/ and the host harness. */
+#ifndef MMU_MMU_H
+#define MMU_MMU_H
+
+/*
+ * Shadow page tables for guests without nested paging (design: docs DESIGN.md "The shadow MMU").
+ *
+ * Locking: every function here must be called with one per-VM lock held (the caller's), which
+ * also covers the platform callbacks made from inside. Nothing here sleeps or blocks.
+ *
+ * Usage by a backend, per vCPU:
+ *   mmu_vcpu_init, then mmu_reset_context on every change of CR0/CR4/EFER (and at start);
+ *   mmu_new_cr3 on a guest CR3 load; mmu_invlpg on INVLPG;
+ *   before entering the guest: mmu_load (tops up and builds the root if needed), then run with
+ *     CR3 = mmu_root_hpa() and the real control bits given by mmu_root_is_pae() and:
+ *     CR0.WP = 1, EFER.NXE = 1, CR4.SMEP/SMAP = the guest's values while guest paging is on and
+ *     0 while it is off; a 4-level root needs long mode, a PAE root legacy PAE paging.
+ *   on a #PF exit: mmu_topup, then mmu_page_fault and act on the outcome; an emulated write
+ *     must end with mmu_write, which writes guest memory and keeps the shadows coherent.
+ * Every write the hypervisor itself makes to guest memory that may hold page tables must go
+ * through mmu_write as well.
+ */
+
+#include "lib/types.h"
+#include "mmu/platform.h"
+#include "mmu/role.h"
+#include "mmu/stats.h"
+
+/* Page-fault error code bits (hardware layout). */
+#define PFERR_P BIT(0)
+#define PFERR_W BIT(1)
+#define PFERR_U BIT(2)
+#define PFERR_RSVD BIT(3)
+#define PFERR_I BIT(4)
+/* Input-only flags for mmu_page_fault / mmu_gva_to_gpa: the access ran with RFLAGS.AC = 1
+ * (SMAP override for supervisor data accesses), and (gva_to_gpa) do not set A/D bits. */
+#define MMU_ACCESS_AC BIT(31)
+#define MMU_ACCESS_PEEK BIT(30)
+
+/* Return codes. */
+#define MMU_OK 0
+#define MMU_ENOMEM (-1)		/* pool and host memory exhausted: no room for one fault */
+#define MMU_EBADPDPTE (-2)	/* PAE: a PDPTE has reserved bits set; the guest gets #GP */
+#define MMU_EINVAL (-3)
+
+/* Per-vCPU object caches must hold enough for the worst single fault (root reload + fill). */
+#define MMU_CACHE_PAGES 8
+#define MMU_CACHE_OBJS 8
+
+struct mmu_page;
+
+/* Free-list allocator of small objects carved from host pages (internal to mmu/). */
+struct mmu_slab {
+	u32 objsize;
+	u32 live;		/* objects handed out (in caches or in use) */
+	void *free;
+	void *chunks;		/* pages obtained from the host, freed at teardown */
+};
+
+struct mmu_objcache {
+	unsigned n;
+	void *obj[MMU_CACHE_OBJS];
+};
+
+struct mmu_pagecache {
+	unsigned n;
+	void *va[MMU_CACHE_PAGES];
+	u64 hpa[MMU_CACHE_PAGES];
+};
+
+struct mmu_list {
+	struct mmu_list *prev, *next;
+};
+
+struct mmu_config {
+	u64 pool_max_pages;	/* host pages for shadow tables (>= 16); 0 = default 1024 */
+	u8 maxphyaddr;		/* the guest's CPUID MAXPHYADDR; 0 = 40 */
+	bool nocache;		/* rebuild every shadow after each CR3 load (2.6.20-rc3 baseline) */
+};
+
+struct mmu_vm {
+	const struct mmu_platform_ops *ops;
+	void *ctx;
+	struct mmu_config cfg;
+	u64 rsvd_phys;			/* guest entry address bits above MAXPHYADDR */
+	struct mmu_page **gfn_hash;	/* by guest frame number (lookups compare gfn and role) */
+	struct mmu_page **hpa_hash;	/* by host frame of the shadow table (entry -> page) */
+	u64 gfn_hash_hpa, hpa_hash_hpa;
+	struct mmu_list lru;		/* all live pages, least recently used first */
+	u64 npages;			/* live shadow pages */
+	u64 pool_used;			/* host pages counted against cfg.pool_max_pages */
+	struct mmu_slab sp_slab, rmap_slab, parent_slab;
+	struct mmu_vcpu *vcpus;
+	u64 last_write_gfn;		/* flood detection */
+	unsigned write_count;
+	struct mmu_stats stats;
+	/* Mutation knobs for the tests: each breaks one invariant on purpose. */
+	bool test_skip_wp_on_shadow;
+	bool test_skip_zap_on_write;
+};
+
+struct mmu_vcpu {
+	struct mmu_vm *vm;
+	struct mmu_vcpu *next;
+	/* Guest paging state, as given by the last context reset and CR3 load. */
+	u64 cr0, cr4, efer, cr3;
+	u64 pdptes[4];			/* PAE: loaded from guest memory at CR3 load */
+	union mmu_role base_role;	/* glevels, cr0_wp, nxe, smep, smap */
+	/* Current root: one 4-level page, or the vCPU's PAE root with up to four pages. */
+	bool root_valid;
+	struct mmu_page *root;
+	struct mmu_page *pae_sp[4];
+	u64 *pae_root;
+	u64 pae_root_hpa;
+	/* Objects the fault path may consume, filled by mmu_topup. */
+	struct mmu_pagecache pages;
+	struct mmu_objcache sps, rmap_descs, parent_descs;
+};
+
+enum mmu_outcome_kind {
+	MMU_FIXED,	/* shadow filled: resume the guest and let it retry */
+	MMU_INJECT,	/* deliver #PF with error_code and CR2 = cr2 to the guest */
+	MMU_EMULATE,	/* emulate the instruction; a write must go through mmu_write(gpa) */
+};
+
+struct mmu_outcome {
+	enum mmu_outcome_kind kind;
+	u32 error_code;
+	u64 cr2;
+	u64 gpa;	/* EMULATE: the guest-physical address accessed */
+	bool mmio;	/* EMULATE: gpa is in no memory slot */
+};
+
+/* VM: init with the host ops (kept by pointer) and a config; teardown frees every page. */
+int mmu_vm_init(struct mmu_vm *vm, const struct mmu_platform_ops *ops, void *ctx,
+		const struct mmu_config *cfg);
+void mmu_vm_destroy(struct mmu_vm *vm);
+
+/* vCPU: starts with paging off; teardown releases its root and caches. */
+int mmu_vcpu_init(struct mmu_vcpu *vcpu, struct mmu_vm *vm);
+void mmu_vcpu_destroy(struct mmu_vcpu *vcpu);
+
+/* New guest paging mode (any change of CR0.PG/WP, CR4.PAE/PSE/SMEP/SMAP, EFER.NXE/LMA) and CR3.
+ * Returns MMU_EBADPDPTE (state unchanged) or MMU_ENOMEM. */
+int mmu_reset_context(struct mmu_vcpu *vcpu, u64 cr0, u64 cr4, u64 efer, u64 cr3);
+/* Guest CR3 load in the current mode: other address spaces' shadows stay cached. */
+int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3);
+/* Guest INVLPG. */
+void mmu_invlpg(struct mmu_vcpu *vcpu, u64 gva);
+
+/* Refill the vCPU's caches (may reclaim shadow pages); MMU_ENOMEM when nothing is left. */
+int mmu_topup(struct mmu_vcpu *vcpu);
+/* Make the root valid (after a CR3 load or a zapped root); tops up first. */
+int mmu_load(struct mmu_vcpu *vcpu);
+/* What the backend loads as the real CR3 (valid after mmu_load), and its format. */
+u64 mmu_root_hpa(const struct mmu_vcpu *vcpu);
+bool mmu_root_is_pae(const struct mmu_vcpu *vcpu);
+
+/* A #PF exit at gva with the hardware error code (| MMU_ACCESS_AC). Call mmu_topup first.
+ * Returns MMU_OK with *out filled, or MMU_ENOMEM if the caches were not topped up. */
+int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_outcome *out);
+
+/* The emulated-write hook: len (1..8) bytes of value at gpa, within one page. Zaps what the write
+ * affects in every shadow of that frame (whole pages on misaligned writes and floods), then
+ * performs the write on guest memory. Returns MMU_OK or MMU_EINVAL. */
+int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
+
+/* Translate through the guest's tables (emulator, debugger). access = PFERR_W/U/I bits
+ * | MMU_ACCESS_AC | MMU_ACCESS_PEEK. Returns true with *gpa, or false with the #PF error code. */
+bool mmu_gva_to_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa, u32 *error_code);
+
+/* Check every invariant; describe the first problems in buf (may be NULL). Returns the number
+ * of errors found. */
+unsigned mmu_audit(struct mmu_vm *vm, char *buf, size_t size);
+
+/* Counters (a snapshot). */
+void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out);
+
+/* Drop every shadow page (not those in use as roots, which are emptied and reloaded). */
+void mmu_zap_all(struct mmu_vm *vm);
+
+#endif

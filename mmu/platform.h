@@ -1,0 +1,52 @@
+/* The host interface of the shadow MMU: memory, guest frames, guest memory access, TLB flushes. */
+#ifndef MMU_PLATFORM_H
+#define MMU_PLATFORM_H
+
+#include "lib/types.h"
+
+struct mmu_vcpu;
+
+/*
+ * Per-guest-frame bookkeeping that the MMU keeps next to the host's memory slot (like the rmap
+ * array of a memory slot): the host allocates npages of these zeroed with the slot and never
+ * touches them afterwards.
+ */
+struct mmu_frame {
+	uintptr_t rmap;		/* writable present leaf sptes mapping this frame (a pset) */
+	u32 shadowed;		/* shadow pages (non-direct) keyed on this frame */
+	u32 unused;
+};
+
+/* A range of guest-physical memory backed by host memory. */
+struct mmu_slot {
+	u64 base_gfn;
+	u64 npages;
+	struct mmu_frame *frames;	/* npages entries, zeroed by the host */
+};
+
+/*
+ * Everything mmu/ needs from its host. Every call is made with the per-VM lock held (see mmu.h).
+ * ctx is the opaque pointer given to mmu_vm_init.
+ */
+struct mmu_platform_ops {
+	/* A zeroed 4 KiB page: host-virtual pointer returned, host-physical address in *hpa.
+	 * The page must lie below 4 GiB (it may become a PAE root). NULL when exhausted. */
+	void *(*alloc_page)(void *ctx, u64 *hpa);
+	void (*free_page)(void *ctx, void *va, u64 hpa);
+	/* The slot holding gfn, or NULL for a hole (MMIO or nothing). */
+	const struct mmu_slot *(*gfn_to_slot)(void *ctx, u64 gfn);
+	/* i-th slot for iteration by the audit, NULL past the last one. */
+	const struct mmu_slot *(*slot_at)(void *ctx, unsigned i);
+	/* Host-physical address of a frame of slot s. */
+	u64 (*gfn_to_hpa)(void *ctx, const struct mmu_slot *s, u64 gfn);
+	/* Guest-physical memory access within one page; return 0, or -1 on a hole. */
+	int (*read_gpa)(void *ctx, u64 gpa, void *buf, unsigned len);
+	int (*write_gpa)(void *ctx, u64 gpa, const void *buf, unsigned len);
+	/* Atomically replace a 4- or 8-byte guest page-table entry if it still holds old (the
+	 * hardware's locked A/D update); return false if it changed meanwhile. */
+	bool (*cmpxchg_gpa)(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_val);
+	/* The vCPU must flush its TLB (all of its translations) before it next runs a guest. */
+	void (*flush_tlb)(void *ctx, struct mmu_vcpu *vcpu);
+};
+
+#endif

@@ -1,0 +1,66 @@
+/* Reverse map: for each guest frame, the writable present leaf shadow entries that map it. */
+#include "mmu/internal.h"
+
+/*
+ * Only writable leaves are tracked: write-protecting a frame when it becomes a page table is the
+ * one thing the reverse map is for. Every change of a leaf entry goes through the two functions
+ * below so the map stays exact (the audit checks it).
+ */
+
+struct mmu_frame *frame_of(struct mmu_vm *vm, u64 gfn)
+{
+	const struct mmu_slot *s = vm->ops->gfn_to_slot(vm->ctx, gfn);
+
+	return s ? &s->frames[gfn - s->base_gfn] : NULL;
+}
+
+u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx)
+{
+	return sp->role.direct ? sp->gfn + idx : sp->gfns[idx];
+}
+
+static void rmap_remove(struct mmu_vm *vm, u64 gfn, u64 *sptep)
+{
+	struct mmu_frame *f = frame_of(vm, gfn);
+
+	ASSERT(f);
+	pset_remove(&f->rmap, sptep, &vm->rmap_slab);
+}
+
+void spte_set_leaf(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, u64 gfn, u64 spte)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	u64 *sptep = &sp->spt[idx];
+
+	if (spte_writable_leaf(*sptep))
+		rmap_remove(vm, spte_leaf_gfn(sp, idx), sptep);
+	if (!sp->role.direct)
+		sp->gfns[idx] = (u32)gfn;
+	*sptep = spte;
+	if (spte_writable_leaf(spte))
+		pset_add(&frame_of(vm, gfn)->rmap, sptep, &vcpu->rmap_descs, &vm->rmap_slab);
+}
+
+void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
+{
+	u64 *sptep = &sp->spt[idx];
+
+	if (spte_writable_leaf(*sptep))
+		rmap_remove(vm, spte_leaf_gfn(sp, idx), sptep);
+	*sptep = 0;
+}
+
+static void clear_writable(void *arg UNUSED, u64 *sptep)
+{
+	*sptep &= ~PTE_W;
+}
+
+void rmap_write_protect(struct mmu_vm *vm, u64 gfn)
+{
+	struct mmu_frame *f = frame_of(vm, gfn);
+
+	if (!f || !f->rmap)
+		return;
+	pset_drain(&f->rmap, &vm->rmap_slab, clear_writable, NULL);
+	mmu_flush_all(vm);
+}

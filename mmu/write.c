@@ -1,0 +1,83 @@
+/* The emulated page-table write hook: keep every shadow of the written frame coherent. */
+#include "mmu/internal.h"
+
+/*
+ * The write has not reached guest memory yet, so shadows can be zapped against the old
+ * contents; the next access through the changed entry refaults and sees the new one.
+ * Written entries are only dropped, not prefetched: simple, and writes to live page tables
+ * are rare next to their reads.
+ */
+
+#define FLOOD_WRITES 3
+
+/* Drop the shadow entries that mirror the guest entry at byte `offset` of sp's frame. */
+static void zap_entries(struct mmu_vm *vm, struct mmu_page *sp, unsigned offset)
+{
+	unsigned g;
+
+	if (sp->role.glevels != GLEVELS_32) {
+		sp_drop_spte(vm, sp, offset / 8);
+		return;
+	}
+	/* A 1024-entry guest table is split over 2 (PT) or 4 (PD) shadow tables. */
+	g = offset / 4;
+	if (sp->role.level == 1) {
+		if (g >> 9 == sp->role.quadrant)
+			sp_drop_spte(vm, sp, g & 511);
+	} else if (g >> 8 == sp->role.quadrant) {
+		sp_drop_spte(vm, sp, (g & 255) * 2);
+		sp_drop_spte(vm, sp, (g & 255) * 2 + 1);
+	}
+}
+
+int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+{
+	unsigned offset = gpa & (PAGE_SIZE - 1);
+	u64 gfn = gpa >> PAGE_SHIFT;
+	struct mmu_page *sp, *next;
+	bool shadowed = false, flooded;
+
+	if (len < 1 || len > 8 || offset + len > PAGE_SIZE)
+		return MMU_EINVAL;
+	if (vm->test_skip_zap_on_write)
+		goto write;
+
+	flooded = false;
+	for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = next) {
+		unsigned pte_size;
+
+		next = sp->gfn_next;
+		if (sp->gfn != gfn || sp->role.direct)
+			continue;
+		if (!shadowed) {
+			shadowed = true;
+			vm->stats.writes_emulated++;
+			if (vm->last_write_gfn == gfn) {
+				flooded = ++vm->write_count >= FLOOD_WRITES;
+			} else {
+				vm->last_write_gfn = gfn;
+				vm->write_count = 1;
+			}
+		}
+		pte_size = sp->role.glevels == GLEVELS_32 ? 4 : 8;
+		if ((offset ^ (offset + len - 1)) & ~(pte_size - 1)) {
+			/* Crossing entries: rarely a page table write, too much trouble to split. */
+			vm->stats.misaligned_zaps++;
+			sp_zap(vm, sp);
+		} else if (flooded) {
+			/* The frame stopped being a page table, or is being rewritten (fork): let
+			 * the writes run natively from now on. */
+			vm->stats.flood_zaps++;
+			sp_zap(vm, sp);
+		} else {
+			zap_entries(vm, sp, offset);
+		}
+	}
+	if (flooded)
+		vm->write_count = 0;
+	if (shadowed)
+		mmu_flush_all(vm);
+write:
+	vm->ops->write_gpa(vm->ctx, gpa, &value, len);
+	return MMU_OK;
+}
