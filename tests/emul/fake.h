@@ -13,7 +13,7 @@
 #define FAKE_SIZE 0x10000u
 #define FAKE_CODE 0x1000u   /* RIP of every table case */
 #define FAKE_HOLE 0xe000u   /* a page that is not present: #PF */
-#define FAKE_RO   0xd000u   /* a page that faults on writes (protection #PF) */
+#define FAKE_RO   0xb000u   /* a page that faults on writes (protection #PF) */
 
 struct fake {
 	u8 mem[FAKE_SIZE];

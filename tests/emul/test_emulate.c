@@ -1,0 +1,412 @@
+/* Emulator tests: a table of instructions run against the fake guest, checking registers, flags, memory and RIP. */
+#include <string.h>
+
+#include "tests/emul/fake.h"
+
+struct rv {
+	u8 r; /* register + 1; 0 ends the list */
+	u64 v;
+};
+
+#define R(reg, val) { X86_##reg + 1, (u64)(val) }
+#define CODE(s) .code = s, .n = sizeof(s) - 1
+#define MEMIN(a, s) .mem_at = (a), .mem = s, .mem_n = sizeof(s) - 1
+#define MEMOUT(a, s) .out_at = (a), .mout = s, .out_n = sizeof(s) - 1
+#define FL(m, v) .fl_mask = (m), .fl_out = (v)
+#define AR X86_FL_ARITH
+#define D 0x2000 /* data */
+#define MO64 "\x00\x20\x00\x00\x00\x00\x00\x00" /* moffs64 = D */
+
+struct ecase {
+	const char *name;
+	u8 mode;                 /* 0: 64-bit */
+	const char *code;
+	u8 n;
+	struct rv in[6];
+	u64 fl_in;
+	u32 mem_at;
+	const char *mem;
+	u8 mem_n;
+	int status;
+	u8 len;                  /* 0: not checked */
+	struct rv out[6];        /* registers that change; all others must not */
+	u64 fl_mask, fl_out;     /* (rflags & fl_mask) == fl_out; the rest unchanged */
+	u32 out_at;
+	const char *mout;        /* memory that changes; all other memory must not */
+	u8 out_n;
+	u64 linear;              /* first operand: checked when width is non-zero */
+	u8 width;
+	u64 reps;
+	bool incomplete;
+	u8 vector;               /* X86_EMU_FAULT */
+	u32 error;
+	u64 fault_addr;
+	int writes, cmpxchgs;    /* callback counts, checked when non-zero (-1: zero) */
+	u32 max_reps;
+	int race;
+	u8 cpl;
+	u32 ds_limit;            /* 32-bit cases: overrides DS (and ES) limit when non-zero */
+};
+
+static const struct ecase cases[] = {
+	/* MOV stores */
+	{ "mov al,(rdi)", CODE("\x88\x07"), { R(RAX, 0x11223344556677aa), R(RDI, D) }, 0, MEMIN(D, "\x00\x00"), 0, 2, {}, 0, 0, MEMOUT(D, "\xaa\x00"), .linear = D, .width = 1, .writes = 1 },
+	{ "mov ah,(rdi)", CODE("\x88\x27"), { R(RAX, 0x77aa), R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 2, {}, 0, 0, MEMOUT(D, "\x77") },
+	{ "mov dh,(rdi)", CODE("\x88\x37"), { R(RDX, 0x1234), R(RSI, 0x5a), R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 2, {}, 0, 0, MEMOUT(D, "\x12") },
+	{ "mov sil,(rdi) rex", CODE("\x40\x88\x37"), { R(RDX, 0x1234), R(RSI, 0x5a), R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 3, {}, 0, 0, MEMOUT(D, "\x5a") },
+	{ "mov ax,(rdi)", CODE("\x66\x89\x07"), { R(RAX, 0x11223344556677aa), R(RDI, D) }, 0, MEMIN(D, "\0\0\0"), 0, 3, {}, 0, 0, MEMOUT(D, "\xaa\x77\0"), .width = 2 },
+	{ "mov eax,(rdi)", CODE("\x89\x07"), { R(RAX, 0x11223344556677aa), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0"), 0, 2, {}, 0, 0, MEMOUT(D, "\xaa\x77\x66\x55\0"), .width = 4 },
+	{ "mov rax,(rdi)", CODE("\x48\x89\x07"), { R(RAX, 0x11223344556677aa), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0\0"), 0, 3, {}, 0, 0, MEMOUT(D, "\xaa\x77\x66\x55\x44\x33\x22\x11\0"), .width = 8 },
+	{ "mov r9,(r8+r10*8+8)", CODE("\x4f\x89\x4c\xd0\x08"), { R(R8, D), R(R9, 0xdeadbeefcafef00d), R(R10, 2) }, 0, MEMIN(D + 24, "\0\0\0\0\0\0\0\0"), 0, 5, {}, 0, 0, MEMOUT(D + 24, "\x0d\xf0\xfe\xca\xef\xbe\xad\xde"), .linear = D + 24, .width = 8 },
+	{ "mov rip-relative", CODE("\x89\x05\xfa\x0f\x00\x00"), { R(RAX, 0x01020304) }, 0, MEMIN(D, "\0\0\0\0"), 0, 6, {}, 0, 0, MEMOUT(D, "\x04\x03\x02\x01"), .linear = D },
+	{ "mov fs:(rdi)", CODE("\x64\x88\x07"), { R(RAX, 0x99), R(RDI, 0x100) }, 0, MEMIN(0x3100, "\0"), 0, 3, {}, 0, 0, MEMOUT(0x3100, "\x99"), .linear = 0x3100 },
+	{ "mov crossing a page: one write", CODE("\x48\x89\x07"), { R(RAX, 0x8877665544332211), R(RDI, 0x2ffc) }, 0, MEMIN(0x2ffc, "\0\0\0\0\0\0\0\0"), 0, 3, {}, 0, 0, MEMOUT(0x2ffc, "\x11\x22\x33\x44\x55\x66\x77\x88"), .linear = 0x2ffc, .width = 8, .writes = 1 },
+	{ "movb imm", CODE("\xc6\x07\x5a"), { R(RDI, D) }, 0, MEMIN(D, "\0\0"), 0, 3, {}, 0, 0, MEMOUT(D, "\x5a\0") },
+	{ "movw imm", CODE("\x66\xc7\x07\x34\x12"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0"), 0, 5, {}, 0, 0, MEMOUT(D, "\x34\x12\0") },
+	{ "movl imm", CODE("\xc7\x07\x78\x56\x34\x12"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0"), 0, 6, {}, 0, 0, MEMOUT(D, "\x78\x56\x34\x12\0") },
+	{ "movq imm sign-extended", CODE("\x48\xc7\x07\xf0\xff\xff\xff"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0"), 0, 7, {}, 0, 0, MEMOUT(D, "\xf0\xff\xff\xff\xff\xff\xff\xff") },
+	{ "mov al,moffs", CODE("\xa2" MO64), { R(RAX, 0x42) }, 0, MEMIN(D, "\0"), 0, 9, {}, 0, 0, MEMOUT(D, "\x42"), .linear = D, .width = 1 },
+	{ "mov eax,moffs", CODE("\xa3" MO64), { R(RAX, 0x44434241) }, 0, MEMIN(D, "\0\0\0\0"), 0, 9, {}, 0, 0, MEMOUT(D, "\x41\x42\x43\x44") },
+	{ "mov rax,moffs", CODE("\x48\xa3" MO64), { R(RAX, 0x4847464544434241) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0"), 0, 10, {}, 0, 0, MEMOUT(D, "ABCDEFGH") },
+	{ "mov ax,moffs", CODE("\x66\xa3" MO64), { R(RAX, 0x4241) }, 0, MEMIN(D, "\0\0\0"), 0, 10, {}, 0, 0, MEMOUT(D, "AB\0") },
+	{ "mov ecx,eax (registers)", CODE("\x89\xc8"), { R(RAX, 0xffffffffffffffff), R(RCX, 0x12345678) }, 0, .len = 2, .out = { R(RAX, 0x12345678) } },
+	/* loads */
+	{ "mov (rdi),al", CODE("\x8a\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x5a"), 0, 2, { R(RAX, 0xffffffffffffff5a) }, .linear = D, .width = 1, .writes = -1 },
+	{ "mov (rdi),ah", CODE("\x8a\x27"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x5a"), 0, 2, { R(RAX, 0xffffffffffff5aff) } },
+	{ "mov (rdi),ax", CODE("\x66\x8b\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x34\x12"), 0, 3, { R(RAX, 0xffffffffffff1234) } },
+	{ "mov (rdi),eax zero-extends", CODE("\x8b\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x78\x56\x34\x12"), 0, 2, { R(RAX, 0x12345678) } },
+	{ "mov (rdi),rax", CODE("\x48\x8b\x07"), { R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 3, { R(RAX, 0x4847464544434241) } },
+	{ "mov (rdi),r12", CODE("\x4c\x8b\x27"), { R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 3, { R(R12, 0x4847464544434241) } },
+	{ "mov moffs,al", CODE("\xa0" MO64), { R(RAX, 0x1100) }, 0, MEMIN(D, "\x5a"), 0, 9, { R(RAX, 0x115a) } },
+	{ "mov moffs,eax", CODE("\xa1" MO64), { R(RAX, ~0ull) }, 0, MEMIN(D, "ABCD"), 0, 9, { R(RAX, 0x44434241) } },
+	{ "movzx byte", CODE("\x0f\xb6\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x80"), 0, 3, { R(RAX, 0x80) } },
+	{ "movzx word to rax", CODE("\x48\x0f\xb7\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x00\x80"), 0, 4, { R(RAX, 0x8000) } },
+	{ "movsx byte", CODE("\x0f\xbe\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x80"), 0, 3, { R(RAX, 0xffffff80) } },
+	{ "movsx byte to ax", CODE("\x66\x0f\xbe\x07"), { R(RAX, 0x1111111111111111), R(RDI, D) }, 0, MEMIN(D, "\x80"), 0, 4, { R(RAX, 0x111111111111ff80) } },
+	{ "movsx word to rax", CODE("\x48\x0f\xbf\x07"), { R(RDI, D) }, 0, MEMIN(D, "\x00\x80"), 0, 4, { R(RAX, 0xffffffffffff8000) } },
+	{ "movsxd", CODE("\x48\x63\x07"), { R(RDI, D) }, 0, MEMIN(D, "\x00\x00\x00\x80"), 0, 3, { R(RAX, 0xffffffff80000000) } },
+	{ "movsxd without rex.w", CODE("\x63\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x00\x00\x00\x80"), 0, 2, { R(RAX, 0x80000000) } },
+	/* ALU on memory and registers */
+	{ "add eax,(rdi)", CODE("\x01\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\xff\xff\xff\xff"), 0, 2, {}, FL(AR, 0x55), MEMOUT(D, "\0\0\0\0"), .writes = 1 },
+	{ "lock add eax,(rdi)", CODE("\xf0\x01\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\xff\xff\xff\xff"), 0, 3, {}, FL(AR, 0x55), MEMOUT(D, "\0\0\0\0"), .writes = -1, .cmpxchgs = 1 },
+	{ "or", CODE("\x09\x07"), { R(RAX, 0x80000000), R(RDI, D) }, 0, MEMIN(D, "\x01\0\0\0"), 0, 2, {}, FL(AR, X86_FL_SF), MEMOUT(D, "\x01\0\0\x80") },
+	{ "and", CODE("\x21\x07"), { R(RAX, 0x0f0f0f0f), R(RDI, D) }, AR, MEMIN(D, "\xf0\xf0\xf0\xf0"), 0, 2, {}, FL(AR, 0x44), MEMOUT(D, "\0\0\0\0") },
+	{ "xor", CODE("\x31\x07"), { R(RAX, 0x12345678), R(RDI, D) }, 0, MEMIN(D, "\x78\x56\x34\x12"), 0, 2, {}, FL(AR, 0x44), MEMOUT(D, "\0\0\0\0") },
+	{ "sub", CODE("\x29\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0"), 0, 2, {}, FL(AR, 0x95), MEMOUT(D, "\xff\xff\xff\xff") },
+	{ "sbb with CF", CODE("\x19\x07"), { R(RAX, 3), R(RDI, D) }, X86_FL_CF, MEMIN(D, "\x05\0\0\0"), 0, 2, {}, FL(AR, 0), MEMOUT(D, "\x01\0\0\0") },
+	{ "adc with CF", CODE("\x11\x07"), { R(RAX, 0), R(RDI, D) }, X86_FL_CF, MEMIN(D, "\xff\xff\xff\x7f"), 0, 2, {}, FL(AR, 0x894), MEMOUT(D, "\0\0\0\x80") },
+	{ "cmp al,(rdi): no write", CODE("\x38\x07"), { R(RAX, 0x20), R(RDI, D) }, 0, MEMIN(D, "\x10"), 0, 2, {}, FL(AR, 0x85), .writes = -1 },
+	{ "cmp (rdi),eax", CODE("\x3b\x07"), { R(RAX, 5), R(RDI, D) }, 0, MEMIN(D, "\x05\0\0\0"), 0, 2, {}, FL(AR, 0x44) },
+	{ "add (rdi),eax", CODE("\x03\x07"), { R(RAX, 0xffffffff00000010), R(RDI, D) }, 0, MEMIN(D, "\x20\0\0\0"), 0, 2, { R(RAX, 0x30) }, FL(AR, 0x04) },
+	{ "add eax,imm32", CODE("\x05\x01\x00\x00\x00"), { R(RAX, 0x7fffffff) }, 0, .len = 5, .out = { R(RAX, 0x80000000) }, FL(AR, 0x894) },
+	{ "add al,imm8", CODE("\x04\xff"), { R(RAX, 0x12340001) }, 0, .len = 2, .out = { R(RAX, 0x12340000) }, FL(AR, 0x55) },
+	{ "addb imm (80)", CODE("\x80\x07\xff"), { R(RDI, D) }, 0, MEMIN(D, "\x01"), 0, 3, {}, FL(AR, 0x55), MEMOUT(D, "\x00") },
+	{ "subl imm32 (81)", CODE("\x81\x2f\x01\x00\x00\x00"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\x80"), 0, 6, {}, FL(AR, 0x814), MEMOUT(D, "\xff\xff\xff\x7f") },
+	{ "andl imm8 (83)", CODE("\x83\x27\xfe"), { R(RDI, D) }, AR, MEMIN(D, "\x03\0\0\0"), 0, 3, {}, FL(AR, 0), MEMOUT(D, "\x02\0\0\0") },
+	{ "orq $1: pte present", CODE("\x48\x83\x0f\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x00\x10\0\0\0\0\0\0"), 0, 4, {}, FL(AR, 0), MEMOUT(D, "\x01\x10\0\0\0\0\0\0"), .width = 8 },
+	{ "lock orq $1", CODE("\xf0\x48\x83\x0f\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x00\x10\0\0\0\0\0\0"), 0, 5, {}, FL(AR, 0), MEMOUT(D, "\x01\x10\0\0\0\0\0\0"), .cmpxchgs = 1, .writes = -1 },
+	{ "lock andq $~2", CODE("\xf0\x48\x81\x27\xfd\xff\xff\xff"), { R(RDI, D) }, 0, MEMIN(D, "\x03\x10\0\0\0\0\0\x80"), 0, 8, {}, FL(AR, X86_FL_SF), MEMOUT(D, "\x01\x10\0\0\0\0\0\x80") },
+	{ "lock add lost race: retry", CODE("\xf0\x01\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\x10\0\0\0"), X86_EMU_RETRY, 0, {}, 0, 0, MEMOUT(D, "\x50\0\0\0"), .race = 1 },
+	{ "addw (66)", CODE("\x66\x01\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\xff\x7f\x33"), 0, 3, {}, FL(AR, 0x894), MEMOUT(D, "\x00\x80\x33") },
+	{ "test (84): no write", CODE("\x84\x07"), { R(RAX, 0x80), R(RDI, D) }, AR, MEMIN(D, "\x80"), 0, 2, {}, FL(AR, X86_FL_SF), .writes = -1 },
+	{ "test al,imm (a8)", CODE("\xa8\x01"), { R(RAX, 2) }, 0, .len = 2, .fl_mask = AR, .fl_out = 0x44 },
+	{ "testb imm (f6)", CODE("\xf6\x07\x80"), { R(RDI, D) }, 0, MEMIN(D, "\x7f"), 0, 3, {}, FL(AR, 0x44) },
+	{ "notl: flags kept", CODE("\xf7\x17"), { R(RDI, D) }, 0x41, MEMIN(D, "\x0f\x0f\x0f\x0f"), 0, 2, {}, FL(AR, 0x41), MEMOUT(D, "\xf0\xf0\xf0\xf0") },
+	{ "negl 1", CODE("\xf7\x1f"), { R(RDI, D) }, 0, MEMIN(D, "\x01\0\0\0"), 0, 2, {}, FL(AR, 0x95), MEMOUT(D, "\xff\xff\xff\xff") },
+	{ "negl 0", CODE("\xf7\x1f"), { R(RDI, D) }, X86_FL_CF, MEMIN(D, "\0\0\0\0"), 0, 2, {}, FL(AR, 0x44) },
+	{ "incb keeps CF", CODE("\xfe\x07"), { R(RDI, D) }, X86_FL_CF, MEMIN(D, "\x7f"), 0, 2, {}, FL(AR, 0x891), MEMOUT(D, "\x80") },
+	{ "decl keeps CF", CODE("\xff\x0f"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0"), 0, 2, {}, FL(AR, 0x94), MEMOUT(D, "\xff\xff\xff\xff") },
+	{ "incq", CODE("\x48\xff\x07"), { R(RDI, D) }, 0, MEMIN(D, "\xff\xff\xff\xff\xff\xff\xff\xff"), 0, 3, {}, FL(AR, 0x54), MEMOUT(D, "\0\0\0\0\0\0\0\0") },
+	{ "lock decw", CODE("\xf0\x66\xff\x0f"), { R(RDI, D) }, 0, MEMIN(D, "\x01\x00"), 0, 4, {}, FL(AR, 0x44), MEMOUT(D, "\0\0"), .cmpxchgs = 1 },
+	{ "32: inc eax (40)", X86_MODE_32, CODE("\x40"), { R(RAX, 0xffffffff) }, 0, .len = 1, .out = { R(RAX, 0) }, FL(AR, 0x54) },
+	{ "32: dec ecx (49)", X86_MODE_32, CODE("\x49"), { R(RCX, 0) }, 0, .len = 1, .out = { R(RCX, 0xffffffff) }, FL(AR, 0x94) },
+	{ "xadd", CODE("\x0f\xc1\x07"), { R(RAX, 3), R(RDI, D) }, 0, MEMIN(D, "\x05\0\0\0"), 0, 3, { R(RAX, 5) }, FL(AR, 0), MEMOUT(D, "\x08\0\0\0") },
+	/* XCHG */
+	{ "xchg eax,(rdi)", CODE("\x87\x07"), { R(RAX, 0x11223344), R(RDI, D) }, 0, MEMIN(D, "ABCD"), 0, 2, { R(RAX, 0x44434241) }, 0, 0, MEMOUT(D, "\x44\x33\x22\x11"), .cmpxchgs = 1, .writes = -1 },
+	{ "xchg rax,(rdi)", CODE("\x48\x87\x07"), { R(RAX, 0x1122334455667788), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 3, { R(RAX, 0x4847464544434241) }, 0, 0, MEMOUT(D, "\x88\x77\x66\x55\x44\x33\x22\x11") },
+	{ "xchg bl,(rdi)", CODE("\x86\x1f"), { R(RBX, 0x1234), R(RDI, D) }, 0, MEMIN(D, "A"), 0, 2, { R(RBX, 0x1241) }, 0, 0, MEMOUT(D, "\x34") },
+	{ "xchg lost race: retry", CODE("\x87\x07"), { R(RAX, 0x11223344), R(RDI, D) }, 0, MEMIN(D, "ABCD"), X86_EMU_RETRY, 0, {}, 0, 0, MEMOUT(D, "\x01" "BCD"), .race = 1 },
+	{ "xchg ecx,eax (registers)", CODE("\x91"), {}, 0, .status = X86_EMU_UNHANDLED },
+	/* CMPXCHG */
+	{ "cmpxchg equal", CODE("\xf0\x0f\xb1\x17"), { R(RAX, 0x44434241), R(RDX, 0x11223344), R(RDI, D) }, X86_FL_CF, MEMIN(D, "ABCD"), 0, 4, {}, FL(AR, 0x44), MEMOUT(D, "\x44\x33\x22\x11"), .cmpxchgs = 1 },
+	{ "cmpxchg different", CODE("\xf0\x0f\xb1\x17"), { R(RAX, 0xffffffff00000001), R(RDX, 7), R(RDI, D) }, 0, MEMIN(D, "\x02\0\0\0"), 0, 4, { R(RAX, 2) }, FL(AR, 0x95) },
+	{ "cmpxchg without lock", CODE("\x0f\xb1\x17"), { R(RAX, 2), R(RDX, 7), R(RDI, D) }, 0, MEMIN(D, "\x02\0\0\0"), 0, 3, {}, FL(AR, 0x44), MEMOUT(D, "\x07\0\0\0") },
+	{ "cmpxchg rdx,(rdi)", CODE("\x48\x0f\xb1\x17"), { R(RAX, 0x4847464544434241), R(RDX, 0x0102030405060708), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 4, {}, FL(AR, 0x44), MEMOUT(D, "\x08\x07\x06\x05\x04\x03\x02\x01") },
+	{ "cmpxchg byte", CODE("\x0f\xb0\x0f"), { R(RAX, 0x41), R(RCX, 0x5a), R(RDI, D) }, 0, MEMIN(D, "A"), 0, 3, {}, FL(AR, 0x44), MEMOUT(D, "Z") },
+	{ "cmpxchg ecx,edx (registers)", CODE("\x0f\xb1\xca"), { R(RAX, 5), R(RCX, 9), R(RDX, 5) }, 0, .len = 3, .out = { R(RDX, 9) }, FL(AR, 0x44) },
+	{ "cmpxchg8b equal", CODE("\xf0\x0f\xc7\x0f"), { R(RAX, 0x44434241), R(RDX, 0x48474645), R(RBX, 0x11111111), R(RCX, 0x22222222), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 4, {}, FL(X86_FL_ZF, X86_FL_ZF), MEMOUT(D, "\x11\x11\x11\x11\x22\x22\x22\x22"), .width = 8, .cmpxchgs = 1 },
+	{ "cmpxchg8b different", CODE("\xf0\x0f\xc7\x0f"), { R(RAX, ~0ull), R(RDX, ~0ull), R(RBX, 1), R(RCX, 2), R(RDI, D) }, X86_FL_ZF, MEMIN(D, "ABCDEFGH"), 0, 4, { R(RAX, 0x44434241), R(RDX, 0x48474645) }, FL(X86_FL_ZF, 0) },
+	{ "32: cmpxchg8b", X86_MODE_32, CODE("\x0f\xc7\x0f"), { R(RAX, 0x44434241), R(RDX, 0x48474645), R(RBX, 0x33333333), R(RCX, 0x44444444), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 3, {}, FL(X86_FL_ZF, X86_FL_ZF), MEMOUT(D, "\x33\x33\x33\x33\x44\x44\x44\x44") },
+	{ "cmpxchg16b equal", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RAX, 0x4847464544434241), R(RDX, 0x504f4e4d4c4b4a49), R(RBX, 0x1111111111111111), R(RCX, 0x2222222222222222), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGHIJKLMNOP"), 0, 5, {}, FL(X86_FL_ZF, X86_FL_ZF), MEMOUT(D, "\x11\x11\x11\x11\x11\x11\x11\x11\x22\x22\x22\x22\x22\x22\x22\x22"), .width = 16 },
+	{ "cmpxchg16b different", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RBX, 1), R(RCX, 2), R(RDI, D) }, X86_FL_ZF, MEMIN(D, "ABCDEFGHIJKLMNOP"), 0, 5, { R(RAX, 0x4847464544434241), R(RDX, 0x504f4e4d4c4b4a49) }, FL(X86_FL_ZF, 0) },
+	{ "cmpxchg16b misaligned: #GP", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RDI, D + 8) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP },
+	{ "cmpxchg8b register: #UD", CODE("\x0f\xc7\xc8"), {}, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_UD },
+	/* BT family */
+	{ "bts reg small", CODE("\x0f\xab\x07"), { R(RAX, 3), R(RDI, D) }, X86_FL_CF, MEMIN(D, "\x00"), 0, 3, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\x08"), .linear = D, .width = 4 },
+	{ "bts reg beyond operand", CODE("\x0f\xab\x07"), { R(RAX, 35), R(RDI, D) }, 0, MEMIN(D + 4, "\x08"), 0, 3, {}, FL(X86_FL_CF, X86_FL_CF), .linear = D + 4 },
+	{ "btr reg negative", CODE("\x0f\xb3\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D - 4, "\xff\xff\xff\xff"), 0, 3, {}, FL(X86_FL_CF, X86_FL_CF), MEMOUT(D - 4, "\xff\xff\xff\x7f"), .linear = D - 4 },
+	{ "btc reg 16-bit", CODE("\x66\x0f\xbb\x07"), { R(RAX, 17), R(RDI, D) }, 0, MEMIN(D + 2, "\x00\x00"), 0, 4, {}, FL(X86_FL_CF, 0), MEMOUT(D + 2, "\x02\x00"), .linear = D + 2, .width = 2 },
+	{ "bts rax=64 64-bit", CODE("\x48\x0f\xab\x07"), { R(RAX, 64), R(RDI, D) }, 0, MEMIN(D + 8, "\x00"), 0, 4, {}, FL(X86_FL_CF, 0), MEMOUT(D + 8, "\x01"), .linear = D + 8 },
+	{ "bt reg: no write", CODE("\x0f\xa3\x07"), { R(RAX, 7), R(RDI, D) }, 0, MEMIN(D, "\x80"), 0, 3, {}, FL(X86_FL_CF, X86_FL_CF), .writes = -1 },
+	{ "bts imm", CODE("\x0f\xba\x2f\x03"), { R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 4, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\x08") },
+	{ "bts imm masked", CODE("\x0f\xba\x2f\x23"), { R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 4, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\x08"), .linear = D },
+	{ "btr imm", CODE("\x0f\xba\x37\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x03"), 0, 4, {}, FL(X86_FL_CF, X86_FL_CF), MEMOUT(D, "\x01") },
+	{ "btc imm", CODE("\x0f\xba\x3f\x00"), { R(RDI, D) }, 0, MEMIN(D, "\x03"), 0, 4, {}, FL(X86_FL_CF, X86_FL_CF), MEMOUT(D, "\x02") },
+	{ "bt imm", CODE("\x0f\xba\x27\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x01"), 0, 4, {}, FL(X86_FL_CF, 0) },
+	{ "lock bts imm", CODE("\xf0\x48\x0f\xba\x2f\x3f"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0"), 0, 6, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\0\0\0\0\0\0\0\x80"), .cmpxchgs = 1 },
+	{ "bts reg,reg", CODE("\x0f\xab\xc1"), { R(RAX, 35), R(RCX, 0) }, 0, .len = 3, .out = { R(RCX, 8) }, FL(X86_FL_CF, 0) },
+	/* string instructions */
+	{ "stosb", CODE("\xaa"), { R(RAX, 0x5a), R(RDI, D) }, 0, MEMIN(D, "\0\0"), 0, 1, { R(RDI, D + 1) }, 0, 0, MEMOUT(D, "\x5a\0"), .reps = 1 },
+	{ "rep stosl", CODE("\xf3\xab"), { R(RAX, 0x11223344), R(RCX, 4), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 2, { R(RDI, D + 16), R(RCX, 0) }, 0, 0, MEMOUT(D, "\x44\x33\x22\x11\x44\x33\x22\x11\x44\x33\x22\x11\x44\x33\x22\x11\0"), .reps = 4, .writes = 4 },
+	{ "rep stosq backwards", CODE("\xf3\x48\xab"), { R(RAX, 0x0102030405060708), R(RCX, 2), R(RDI, D + 8) }, X86_FL_DF, MEMIN(D, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 3, { R(RDI, D - 8), R(RCX, 0) }, 0, 0, MEMOUT(D, "\x08\x07\x06\x05\x04\x03\x02\x01\x08\x07\x06\x05\x04\x03\x02\x01"), .reps = 2 },
+	{ "repne stosw acts as rep", CODE("\xf2\x66\xab"), { R(RAX, 0xbbaa), R(RCX, 2), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0"), 0, 3, { R(RDI, D + 4), R(RCX, 0) }, 0, 0, MEMOUT(D, "\xaa\xbb\xaa\xbb\0"), .reps = 2 },
+	{ "rep movsb", CODE("\xf3\xa4"), { R(RSI, 0x3000), R(RDI, D), R(RCX, 5) }, 0, MEMIN(0x3000, "HELLO"), 0, 2, { R(RSI, 0x3005), R(RDI, D + 5), R(RCX, 0) }, 0, 0, MEMOUT(D, "HELLO"), .reps = 5 },
+	{ "rep movsl backwards", CODE("\xf3\xa5"), { R(RSI, 0x3004), R(RDI, D + 4), R(RCX, 2) }, X86_FL_DF, MEMIN(0x3000, "ABCDEFGH"), 0, 2, { R(RSI, 0x2ffc), R(RDI, D - 4), R(RCX, 0) }, 0, 0, MEMOUT(D, "ABCDEFGH"), .reps = 2 },
+	{ "movsq with fs source", CODE("\x64\x48\xa5"), { R(RSI, 0x100), R(RDI, D) }, 0, MEMIN(0x3100, "12345678"), 0, 3, { R(RSI, 0x108), R(RDI, D + 8) }, 0, 0, MEMOUT(D, "12345678"), .reps = 1 },
+	{ "lodsb", CODE("\xac"), { R(RAX, 0x1100), R(RSI, 0x3000) }, 0, MEMIN(0x3000, "Z"), 0, 1, { R(RAX, 0x115a), R(RSI, 0x3001) }, .reps = 1 },
+	{ "rep stos with rcx=0", CODE("\xf3\xab"), { R(RDI, D) }, 0, .len = 2, .reps = 0, .writes = -1 },
+	{ "rep stos budget", CODE("\xf3\xaa"), { R(RAX, 0x77), R(RCX, 5), R(RDI, D) }, 0, MEMIN(D, "\0\0\0"), 0, 0, { R(RCX, 3), R(RDI, D + 2) }, 0, 0, MEMOUT(D, "\x77\x77\0"), .reps = 2, .incomplete = true, .max_reps = 2 },
+	{ "rep stos into a hole", CODE("\xf3\xab"), { R(RAX, ~0ull), R(RCX, 4), R(RDI, FAKE_HOLE - 8) }, 0, MEMIN(FAKE_HOLE - 8, "\0\0\0\0\0\0\0\0"), X86_EMU_FAULT, 0, { R(RCX, 2), R(RDI, FAKE_HOLE) }, 0, 0, MEMOUT(FAKE_HOLE - 8, "\xff\xff\xff\xff\xff\xff\xff\xff"), .reps = 2, .incomplete = true, .vector = X86_VEC_PF, .error = X86_PF_W, .fault_addr = FAKE_HOLE },
+	{ "67 rep stosb uses ecx/edi", CODE("\x67\xf3\xaa"), { R(RAX, 1), R(RCX, 0xffffffff00000002), R(RDI, 0xffffffff00002000) }, 0, MEMIN(D, "\0\0\0"), 0, 3, { R(RCX, 0), R(RDI, D + 2) }, 0, 0, MEMOUT(D, "\x01\x01\0"), .reps = 2 },
+	{ "16: rep stosw", X86_MODE_16, CODE("\xf3\xab"), { R(RAX, 0xbbaa), R(RCX, 0x12340001), R(RDI, 0x5678fffe) }, 0, MEMIN(0xfffe, "\0\0"), 0, 2, { R(RCX, 0x12340000), R(RDI, 0x56780000) }, 0, 0, MEMOUT(0xfffe, "\xaa\xbb"), .reps = 1 },
+	/* 32-bit and 16-bit forms */
+	{ "32: mov eax,(ebx+esi*2+4)", X86_MODE_32, CODE("\x89\x44\x73\x04"), { R(RAX, 0xcafebabe), R(RBX, 0x1ff0), R(RSI, 6) }, 0, MEMIN(D, "\0\0\0\0"), 0, 4, {}, 0, 0, MEMOUT(D, "\xbe\xba\xfe\xca"), .linear = D },
+	{ "32: mov moffs32,eax", X86_MODE_32, CODE("\xa3\x00\x20\x00\x00"), { R(RAX, 0x44434241) }, 0, MEMIN(D, "\0\0\0\0"), 0, 5, {}, 0, 0, MEMOUT(D, "ABCD") },
+	{ "32: lock or 16-bit addr", X86_MODE_32, CODE("\xf0\x67\x83\x0f\x01"), { R(RBX, D) }, 0, MEMIN(D, "\x00\x10\0\0"), 0, 5, {}, FL(AR, 0), MEMOUT(D, "\x01\x10\0\0") },
+	{ "32: past DS limit: #GP", X86_MODE_32, CODE("\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP, .ds_limit = D + 2 },
+	{ "32: ss past limit: #SS", X86_MODE_32, CODE("\x89\x04\x24"), { R(RSP, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_SS, .ds_limit = D + 2 },
+	{ "32: movsxd is arpl", X86_MODE_32, CODE("\x63\x07"), {}, 0, .status = X86_EMU_UNHANDLED },
+	{ "16: mov ax,(bx+si)", X86_MODE_16, CODE("\x89\x00"), { R(RAX, 0x4241), R(RBX, 0x1000), R(RSI, 0x1000) }, 0, MEMIN(D, "\0\0\0"), 0, 2, {}, 0, 0, MEMOUT(D, "AB\0"), .linear = D, .width = 2 },
+	{ "16: 66 mov eax,(bp+di)", X86_MODE_16, CODE("\x66\x89\x03"), { R(RAX, 0x44434241), R(RBP, 0x1000), R(RDI, 0x1000) }, 0, MEMIN(D, "\0\0\0\0"), 0, 3, {}, 0, 0, MEMOUT(D, "ABCD") },
+	{ "16: movw imm disp16", X86_MODE_16, CODE("\xc7\x06\x00\x20\x34\x12"), {}, 0, MEMIN(D, "\0\0"), 0, 6, {}, 0, 0, MEMOUT(D, "\x34\x12") },
+	{ "16: word at 0xffff: #GP", X86_MODE_16, CODE("\x89\x07"), { R(RBX, 0xffff) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP },
+	{ "16: add (bx) flags", X86_MODE_16, CODE("\x01\x07"), { R(RAX, 1), R(RBX, D) }, 0, MEMIN(D, "\xff\xff"), 0, 2, {}, FL(AR, 0x55), MEMOUT(D, "\0\0") },
+	/* faults and unhandled */
+	{ "write to read-only page: #PF", CODE("\x89\x07"), { R(RDI, FAKE_RO) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = X86_PF_W | X86_PF_P, .fault_addr = FAKE_RO },
+	{ "user write to hole: #PF", CODE("\x89\x07"), { R(RDI, FAKE_HOLE + 4) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = X86_PF_W | X86_PF_U, .fault_addr = FAKE_HOLE + 4, .cpl = 3 },
+	{ "read from hole: #PF", CODE("\x8b\x07"), { R(RDI, FAKE_HOLE) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = 0, .fault_addr = FAKE_HOLE },
+	{ "page-crossing write into hole", CODE("\x48\x89\x07"), { R(RDI, FAKE_HOLE - 4) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = X86_PF_W, .fault_addr = FAKE_HOLE, .writes = 1 },
+	{ "non-canonical: #GP", CODE("\x48\x89\x07"), { R(RDI, 0x0000800000000000) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP, .writes = -1 },
+	{ "non-canonical stack: #SS", CODE("\x89\x04\x24"), { R(RSP, 0x0000800000000000) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_SS },
+	{ "ud2", CODE("\x0f\x0b"), {}, 0, .status = X86_EMU_UNHANDLED },
+	{ "call *(rdi)", CODE("\xff\x17"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
+	{ "xbegin", CODE("\xc7\xf8\x00\x00\x00\x00"), {}, 0, .status = X86_EMU_UNHANDLED },
+	{ "imul", CODE("\x0f\xaf\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
+};
+
+static void apply_regs(struct x86_emu_ctx *ctx, const struct rv *list, size_t n)
+{
+	for (size_t i = 0; i < n && list[i].r; i++)
+		ctx->gpr[list[i].r - 1] = list[i].v;
+}
+
+static void setup(const struct ecase *c, struct x86_emu_ctx *ctx)
+{
+	fake_reset();
+	fake_ctx(ctx, c->mode ? c->mode : X86_MODE_64);
+	fake_code(c->code, c->n);
+	if (c->mem_n)
+		memcpy(fake.mem + c->mem_at, c->mem, c->mem_n);
+	apply_regs(ctx, c->in, ARRAY_SIZE(c->in));
+	ctx->rflags |= c->fl_in;
+	ctx->seg[X86_FS].base = 0x3000;
+	ctx->cpl = c->cpl;
+	ctx->max_reps = c->max_reps;
+	if (c->ds_limit)
+		for (int s = 0; s < X86_NR_SREGS; s++)
+			if (s != X86_CS)
+				ctx->seg[s].limit = c->ds_limit;
+	fake.race = c->race;
+}
+
+/* Table checks report every failing case instead of stopping at the first. */
+#define FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); return false; } while (0)
+#define CHECK(a, b) \
+	do { \
+		if ((u64)(a) != (u64)(b)) \
+			FAIL("%s: %s = %#llx, expected %#llx", c->name, #a, (unsigned long long)(a), \
+			     (unsigned long long)(b)); \
+	} while (0)
+
+static bool run_case(const struct ecase *c)
+{
+	static u8 before[FAKE_SIZE];
+	struct x86_emu_ctx ctx, want;
+	struct x86_emu_result res;
+	struct x86_insn in;
+	int rc;
+
+	setup(c, &ctx);
+	memcpy(before, fake.mem, FAKE_SIZE);
+	want = ctx;
+	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+	if (rc != c->status || res.status != rc)
+		FAIL("%s: status %d, expected %d", c->name, rc, c->status);
+	if (c->len && in.len != c->len)
+		FAIL("%s: len %u, expected %u", c->name, in.len, c->len);
+
+	/* Registers: only the listed ones change; RIP moves only on a completed instruction. */
+	if (rc == X86_EMU_OK || (rc == X86_EMU_FAULT && c->reps))
+		apply_regs(&want, c->out, ARRAY_SIZE(c->out));
+	if (rc == X86_EMU_OK && !c->incomplete)
+		want.rip = FAKE_CODE + in.len;
+	for (int i = 0; i < X86_NR_GPRS; i++)
+		if (ctx.gpr[i] != want.gpr[i])
+			FAIL("%s: gpr %d = %#llx, expected %#llx", c->name, i,
+				 (unsigned long long)ctx.gpr[i], (unsigned long long)want.gpr[i]);
+	if (ctx.rip != want.rip)
+		FAIL("%s: rip %#llx, expected %#llx", c->name, (unsigned long long)ctx.rip,
+			 (unsigned long long)want.rip);
+	if (rc == X86_EMU_OK && c->fl_mask)
+		want.rflags = (want.rflags & ~c->fl_mask) | c->fl_out;
+	if (ctx.rflags != want.rflags)
+		FAIL("%s: rflags %#llx, expected %#llx", c->name, (unsigned long long)ctx.rflags,
+			 (unsigned long long)want.rflags);
+
+	/* Memory: only the listed bytes change. */
+	if (c->out_n)
+		memcpy(before + c->out_at, c->mout, c->out_n);
+	for (u32 a = 0; a < FAKE_SIZE; a++)
+		if (fake.mem[a] != before[a])
+			FAIL("%s: mem[%#x] = %#x, expected %#x", c->name, a, fake.mem[a], before[a]);
+
+	if (c->width) {
+		CHECK(res.width, c->width);
+		if (c->linear)
+			CHECK(res.linear, c->linear);
+	}
+	if (res.reps != c->reps || res.rep_incomplete != c->incomplete)
+		FAIL("%s: reps %llu%s, expected %llu", c->name, (unsigned long long)res.reps,
+			 res.rep_incomplete ? " (incomplete)" : "", (unsigned long long)c->reps);
+	if (rc == X86_EMU_FAULT) {
+		if (res.fault.vector != c->vector)
+			FAIL("%s: vector %u, expected %u", c->name, res.fault.vector, c->vector);
+		if (c->vector == X86_VEC_PF) {
+			CHECK(res.fault.error_code, c->error);
+			CHECK(res.fault.addr, c->fault_addr);
+		} else if (c->vector != X86_VEC_UD) {
+			CHECK(res.fault.has_error, true);
+			CHECK(res.fault.error_code, 0);
+		}
+	}
+	if (c->writes)
+		CHECK(fake.writes, c->writes < 0 ? 0 : c->writes);
+	if (c->cmpxchgs)
+		CHECK(fake.cmpxchgs, c->cmpxchgs < 0 ? 0 : c->cmpxchgs);
+	if (c->writes > 0 && c->width)
+		CHECK(fake.last_len, c->width);
+	return true;
+}
+
+static void test_table(void **state)
+{
+	size_t bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		bad += !run_case(&cases[i]);
+	if (bad)
+		fail_msg("%zu of %zu cases failed", bad, ARRAY_SIZE(cases));
+}
+
+/* A REP string that the budget cuts short finishes over several calls, like interrupted REP. */
+static void test_rep_resumes(void **state)
+{
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	struct x86_insn in;
+	int calls = 0;
+
+	(void)state;
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_64);
+	fake_code("\xf3\x48\xab", 3);
+	ctx.gpr[X86_RCX] = 1000;
+	ctx.gpr[X86_RDI] = 0x4000;
+	ctx.gpr[X86_RAX] = 0x0101010101010101;
+	while (ctx.rip == FAKE_CODE) {
+		assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
+		assert_true(res.reps <= X86_EMU_DEFAULT_REPS);
+		calls++;
+	}
+	assert_int_equal(calls, (1000 + X86_EMU_DEFAULT_REPS - 1) / X86_EMU_DEFAULT_REPS);
+	assert_int_equal(ctx.gpr[X86_RCX], 0);
+	assert_int_equal(ctx.gpr[X86_RDI], 0x4000 + 8000);
+	for (u32 a = 0x4000; a < 0x4000 + 8000; a++)
+		assert_int_equal(fake.mem[a], 1);
+	assert_int_equal(fake.mem[0x4000 + 8000], fake_pattern(0x4000 + 8000));
+}
+
+/* MMIO: a read the caller cannot satisfy is unhandled and changes nothing. */
+static void test_unhandled_access(void **state)
+{
+	struct x86_emu_ctx ctx, before;
+	struct x86_emu_result res;
+	struct x86_insn in;
+	static const struct x86_emu_ops no_cmpxchg = { .fetch = NULL };
+	u64 v;
+
+	(void)state;
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_64);
+	fake_code("\x8b\x07", 2);
+	ctx.gpr[X86_RDI] = 0x2000;
+	before = ctx;
+	fake.unhandled_reads = 1;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_UNHANDLED);
+	assert_memory_equal(&ctx, &before, sizeof(ctx));
+
+	/* Missing callbacks are unhandled too. */
+	assert_int_equal(x86_emulate(&ctx, &no_cmpxchg, &in, &res), X86_EMU_UNHANDLED);
+
+	/* x86_read_rm: LMSW's source operand. */
+	fake.unhandled_reads = 0;
+	fake_code("\x0f\x01\x37", 3);
+	memcpy(fake.mem + 0x2000, "\x0b\x00", 2);
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(in.kind, X86_K_LMSW);
+	assert_int_equal(x86_read_rm(&ctx, &fake_ops, &in, 2, &v, &res), X86_EMU_OK);
+	assert_int_equal(v, 0xb);
+	fake_code("\x0f\x01\xf1", 3);
+	ctx.gpr[X86_RCX] = 0x12345;
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(x86_read_rm(&ctx, &fake_ops, &in, 2, &v, &res), X86_EMU_OK);
+	assert_int_equal(v, 0x2345);
+
+	/* An insn decoded in another mode is refused. */
+	fake_code("\x89\x07", 2);
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	ctx.seg[X86_CS].attr &= ~X86_SEG_L;
+	assert_int_equal(x86_emulate(&ctx, &fake_ops, &in, &res), X86_EMU_UNHANDLED);
+}
+
+static void test_registers(void **state)
+{
+	struct x86_emu_ctx ctx;
+
+	(void)state;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.gpr[X86_RAX] = 0x1122334455667788;
+	assert_int_equal(x86_get_reg(&ctx, X86_RSP, 1, false), 0x77); /* AH */
+	assert_int_equal(x86_get_reg(&ctx, X86_RSP, 1, true), 0);     /* SPL */
+	x86_set_reg(&ctx, X86_RSP, 1, false, 0xab);
+	assert_int_equal(ctx.gpr[X86_RAX], 0x112233445566ab88);
+	x86_set_reg(&ctx, X86_RAX, 2, false, 0xcdef);
+	assert_int_equal(ctx.gpr[X86_RAX], 0x112233445566cdef);
+	x86_set_reg(&ctx, X86_RAX, 4, false, 0x1);
+	assert_int_equal(ctx.gpr[X86_RAX], 1);
+	x86_set_reg(&ctx, 31, 8, true, 5); /* out of range indexes wrap, never overflow */
+	assert_int_equal(ctx.gpr[X86_R15], 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_rep_resumes),
+		cmocka_unit_test(test_unhandled_access),
+		cmocka_unit_test(test_registers),
+	};
+
+	return cmocka_run_group_tests_name("emul-emulate", tests, NULL, NULL);
+}
