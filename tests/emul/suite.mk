@@ -1,6 +1,6 @@
 # Host tests of the x86 decoder and emulator (cmocka, ASan+UBSan): tables, host-CPU flag checks, fuzz.
 EMUL_OUT := $(BUILD)/host/emul
-EMUL_TESTS := decode emulate flags
+EMUL_TESTS := decode emulate flags fuzz
 EMUL_COMMON := tests/emul/fake.c arch/x86/decode.c arch/x86/emulate.c
 EMUL_BINS := $(patsubst %,$(EMUL_OUT)/test_%,$(EMUL_TESTS))
 
