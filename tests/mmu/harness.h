@@ -1,0 +1,93 @@
+/* Host harness for mmu/: guest memory in slots, platform ops, a software CPU and a reference walker. */
+#ifndef TESTS_MMU_HARNESS_H
+#define TESTS_MMU_HARNESS_H
+
+#include <stdio.h>
+#include "mmu/mmu.h"
+
+#define H_MAX_SLOTS 4
+#define H_MAX_VCPUS 2
+
+struct h_slot {
+	struct mmu_slot s;
+	u8 *mem;	/* what the MMU and the software CPU see */
+	u8 *ref;	/* the reference machine's copy */
+	u64 hpa_base;
+};
+
+/* Guest control state, mirrored in the reference machine. */
+struct h_ctl {
+	u64 cr0, cr4, efer, cr3;
+	u64 pdptes[4];	/* the reference machine's PAE PDPTE cache */
+};
+
+struct harness {
+	struct mmu_vm vm;
+	struct mmu_vcpu vcpu[H_MAX_VCPUS];
+	struct h_ctl ctl[H_MAX_VCPUS];
+	unsigned nvcpus;
+	struct h_slot slot[H_MAX_SLOTS];
+	unsigned nslots;
+	/* Host pages handed to the MMU: fake hpas below 4 GiB, index -> pointer. */
+	void **hpages;
+	unsigned nhpages, hpages_live;
+	unsigned *hfree;
+	unsigned nhfree;
+	long page_limit;	/* < 0: unlimited */
+	u64 flushes;
+	/* Per-access trace used by the differential checks. */
+	u64 touched[16];
+	unsigned ntouched;
+	u64 emulated_writes, shadow_faults;
+};
+
+/* Access kinds. */
+enum { ACC_READ, ACC_WRITE, ACC_FETCH };
+
+struct h_access {
+	u64 gva;
+	int kind;
+	bool user, ac;
+	unsigned size;		/* 1, 2, 4, 8; never crosses a page */
+	u64 value;		/* to write */
+};
+
+enum { R_OK, R_FAULT, R_MMIO, R_ERROR };
+
+struct h_result {
+	int kind;
+	u64 value;	/* read */
+	u32 ec;
+	u64 cr2;
+	u64 gpa;	/* MMIO */
+};
+
+void h_init(struct harness *h, const struct mmu_config *cfg, unsigned nvcpus);
+void h_fini(struct harness *h);
+void h_add_slot(struct harness *h, u64 base_gfn, u64 npages);
+
+/* Physical writes by the "hypervisor" (loader, setup) on both machines, through mmu_write. */
+void h_phys_write(struct harness *h, u64 gpa, unsigned len, u64 value);
+u64 h_phys_read(struct harness *h, u64 gpa, unsigned len, bool ref);
+
+/* Guest control changes on both machines. Returns the MMU's return code. */
+int h_set_mode(struct harness *h, unsigned v, u64 cr0, u64 cr4, u64 efer, u64 cr3);
+int h_set_cr3(struct harness *h, unsigned v, u64 cr3);
+void h_invlpg(struct harness *h, unsigned v, u64 gva);
+
+/* One access through the shadow (software CPU) and through the reference walker. */
+void h_cpu_access(struct harness *h, unsigned v, const struct h_access *a, struct h_result *r);
+void h_ref_access(struct harness *h, unsigned v, const struct h_access *a, struct h_result *r);
+/* Both, compared (outcome, value, and the page-table words the reference walk touched).
+ * Returns true when they agree; describes the difference in msg. */
+bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, char *msg, size_t n);
+/* Full comparison of both memories. */
+bool h_mem_equal(struct harness *h, u64 *where);
+
+unsigned h_audit(struct harness *h, bool print);
+
+/* Internal to the harness files. */
+u8 *h_hpa_ptr(struct harness *h, u64 hpa, bool want_guest);
+u8 *h_gpa_ptr(struct harness *h, u64 gpa, bool ref);
+
+#endif
