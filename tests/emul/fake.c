@@ -1,34 +1,11 @@
-/* Fake guest for the emulator tests: memory, callbacks and the panic/kprintf the kernel headers expect. */
+/* Fake guest for the emulator tests: memory with a hole and a read-only page, logging callbacks, a PRNG. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/emul/fake.h"
-#include "lib/assert.h"
-#include "lib/printf.h"
 
 struct fake fake;
-int log_level;
-
-void panic(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	abort();
-}
-
-void kprintf(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-}
-
 u8 fake_pattern(u64 addr)
 {
 	return (u8)(addr * 37 + (addr >> 8) * 11 + 5);
@@ -87,30 +64,33 @@ static int check(u64 lin, unsigned len, bool write, struct x86_fault *f)
 	return X86_ACC_OK;
 }
 
+/* One plain access: bounds, the fake's faults, then the copy in the right direction. */
+static int copy(u64 lin, void *buf, unsigned len, bool write, struct x86_fault *f)
+{
+	assert_true(len >= 1 && len <= 16);
+	if (check(lin, len, write, f))
+		return X86_ACC_FAULT;
+	if (write)
+		memcpy(fake.mem + lin, buf, len);
+	else
+		memcpy(buf, fake.mem + lin, len);
+	return X86_ACC_OK;
+}
+
 static int f_fetch(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned len, struct x86_fault *f)
 {
 	(void)ctx;
 	fake.fetches++;
-	assert_true(len >= 1 && len <= 15);
 	/* Fetches must never cross a page: the decoder stops at the page end. */
-	assert_true((lin & 0xfff) + len <= 0x1000);
-	if (check(lin, len, false, f))
-		return X86_ACC_FAULT;
-	memcpy(buf, fake.mem + lin, len);
-	return X86_ACC_OK;
+	assert_true(len <= 15 && (lin & 0xfff) + len <= 0x1000);
+	return copy(lin, buf, len, false, f);
 }
 
 static int f_read(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned len, struct x86_fault *f)
 {
 	(void)ctx;
 	fake.reads++;
-	assert_true(len >= 1 && len <= 16);
-	if (fake.unhandled_reads)
-		return X86_ACC_UNHANDLED;
-	if (check(lin, len, false, f))
-		return X86_ACC_FAULT;
-	memcpy(buf, fake.mem + lin, len);
-	return X86_ACC_OK;
+	return fake.unhandled_reads ? X86_ACC_UNHANDLED : copy(lin, buf, len, false, f);
 }
 
 static int f_write(const struct x86_emu_ctx *ctx, u64 lin, const void *buf, unsigned len,
@@ -120,11 +100,7 @@ static int f_write(const struct x86_emu_ctx *ctx, u64 lin, const void *buf, unsi
 	fake.writes++;
 	fake.last_lin = lin;
 	fake.last_len = len;
-	assert_true(len >= 1 && len <= 16);
-	if (check(lin, len, true, f))
-		return X86_ACC_FAULT;
-	memcpy(fake.mem + lin, buf, len);
-	return X86_ACC_OK;
+	return copy(lin, (void *)buf, len, true, f);
 }
 
 static int f_cmpxchg(const struct x86_emu_ctx *ctx, u64 lin, void *expected, const void *desired,
@@ -151,3 +127,13 @@ static int f_cmpxchg(const struct x86_emu_ctx *ctx, u64 lin, void *expected, con
 const struct x86_emu_ops fake_ops = {
 	.fetch = f_fetch, .read = f_read, .write = f_write, .cmpxchg = f_cmpxchg,
 };
+
+u64 fake_rand(void)
+{
+	static u64 state = 0x9e3779b97f4a7c15ull;
+
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return state;
+}

@@ -34,5 +34,7 @@ void fake_ctx(struct x86_emu_ctx *ctx, enum x86_mode mode);
 /* Places code at FAKE_CODE. */
 void fake_code(const void *bytes, size_t n);
 u8 fake_pattern(u64 addr);
+/* xorshift64: the same sequence on every run, so failures reproduce. */
+u64 fake_rand(void);
 
 #endif

@@ -89,15 +89,6 @@ static size_t encode(enum op op, unsigned w, u8 *p)
 	return n;
 }
 
-static u64 rng_state = 0x9e3779b97f4a7c15ull;
-
-static u64 rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 /* Edge values carry most flag bugs: 0, 1, -1, the sign bit and its neighbours, nibble edges. */
 static u64 operand(unsigned w)
@@ -106,20 +97,20 @@ static u64 operand(unsigned w)
 				    0x7fffffff, 0x80000000, 0xffffffff, 0x7fffffffffffffff,
 				    0x8000000000000000, ~0ull };
 	u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
-	u64 r = rnd();
+	u64 r = fake_rand();
 
 	if ((r & 3) == 0)
 		return edge[(r >> 2) % ARRAY_SIZE(edge)] & m;
 	if ((r & 3) == 1)
 		return (edge[(r >> 2) % ARRAY_SIZE(edge)] + (r >> 40) % 3 - 1) & m;
-	return rnd() & m;
+	return fake_rand() & m;
 }
 
 static void check(enum op op, unsigned w)
 {
 	u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
-	u64 a = operand(w), b = operand(w), acc = rnd() % 4 ? operand(w) : a;
-	u64 fl_in = (rnd() & X86_FL_ARITH) | 2;
+	u64 a = operand(w), b = operand(w), acc = fake_rand() % 4 ? operand(w) : a;
+	u64 fl_in = (fake_rand() & X86_FL_ARITH) | 2;
 	u64 want_fl = fl_in, want_acc = acc, want, mask = X86_FL_ARITH, got = 0;
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;

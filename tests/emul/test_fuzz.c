@@ -7,15 +7,6 @@
 
 static unsigned long stats[4]; /* emulate results by status, printed for a feel of coverage */
 
-static u64 rng_state = 0x2545f4914f6cdd1dull;
-
-static u64 rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 /* Bytes that steer random input towards the interesting paths: prefixes and emulated opcodes. */
 static const u8 hot[] = {
@@ -29,11 +20,11 @@ static const u8 hot[] = {
 /* Registers that mostly point into (or just outside) the fake memory. */
 static u64 reg_value(void)
 {
-	switch (rnd() % 6) {
-	case 0: return rnd();
-	case 1: return rnd() % 16;
-	case 2: return (u64)-(s64)(rnd() % 64);
-	default: return rnd() % (FAKE_SIZE + 0x100);
+	switch (fake_rand() % 6) {
+	case 0: return fake_rand();
+	case 1: return fake_rand() % 16;
+	case 2: return (u64)-(s64)(fake_rand() % 64);
+	default: return fake_rand() % (FAKE_SIZE + 0x100);
 	}
 }
 
@@ -41,26 +32,26 @@ static void random_ctx(struct x86_emu_ctx *ctx)
 {
 	static const u8 modes[3] = { X86_MODE_16, X86_MODE_32, X86_MODE_64 };
 
-	fake_ctx(ctx, modes[rnd() % 3]);
+	fake_ctx(ctx, modes[fake_rand() % 3]);
 	for (int i = 0; i < X86_NR_GPRS; i++)
 		ctx->gpr[i] = reg_value();
-	ctx->rflags = 2 | (rnd() & (X86_FL_ARITH | X86_FL_DF));
-	ctx->max_reps = rnd() % 8;
-	ctx->cpl = rnd() % 4;
-	if (rnd() % 4 == 0)
-		ctx->seg[X86_DS + rnd() % 3].base = rnd() % FAKE_SIZE; /* not CS: the code stays put */
-	if (rnd() % 8 == 0)
-		ctx->seg[X86_DS].limit = rnd() % FAKE_SIZE;
-	if (rnd() % 16 == 0)
+	ctx->rflags = 2 | (fake_rand() & (X86_FL_ARITH | X86_FL_DF));
+	ctx->max_reps = fake_rand() % 8;
+	ctx->cpl = fake_rand() % 4;
+	if (fake_rand() % 4 == 0)
+		ctx->seg[X86_DS + fake_rand() % 3].base = fake_rand() % FAKE_SIZE; /* not CS: the code stays put */
+	if (fake_rand() % 8 == 0)
+		ctx->seg[X86_DS].limit = fake_rand() % FAKE_SIZE;
+	if (fake_rand() % 16 == 0)
 		ctx->seg[X86_DS].attr |= X86_SEG_TYPE_EXPDOWN;
-	if (rnd() % 16 == 0)
-		ctx->rip = 0x1ff0 + rnd() % 16; /* instructions across a page */
+	if (fake_rand() % 16 == 0)
+		ctx->rip = 0x1ff0 + fake_rand() % 16; /* instructions across a page */
 }
 
 static void random_bytes(u8 *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		b[i] = rnd() % 2 ? hot[rnd() % sizeof(hot)] : (u8)rnd();
+		b[i] = fake_rand() % 2 ? hot[fake_rand() % sizeof(hot)] : (u8)fake_rand();
 }
 
 static void one(void)
@@ -70,7 +61,7 @@ static void one(void)
 	struct x86_insn a, b;
 	struct x86_fault f;
 	u8 code[16];
-	size_t n = 1 + rnd() % 16;
+	size_t n = 1 + fake_rand() % 16;
 	int ra, rb, rc;
 
 	random_ctx(&ctx);
