@@ -719,6 +719,7 @@ int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	if (rc != X86_EMU_OK || res->rep_incomplete)
 		return rc;
 	commit(&e, ctx);
+	res->single_step = ctx->rflags & X86_FL_TF;
 	ctx->rflags &= ~X86_FL_RF;
 	ctx->rip = x86_next_rip(ctx, insn);
 	return rc;

@@ -22,6 +22,7 @@ struct x86_emu_result {
 	bool wrote;        /* memory was written */
 	u64 reps;          /* string iterations run by this call */
 	bool rep_incomplete; /* iterations remain: RIP left on the instruction so the guest re-runs it */
+	bool single_step;  /* completed with RFLAGS.TF set: the caller owes the guest a #DB trap */
 };
 
 /*

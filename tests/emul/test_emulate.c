@@ -380,6 +380,33 @@ static void test_unhandled_access(void **state)
 	assert_int_equal(x86_emulate(&ctx, &fake_ops, &in, &res), X86_EMU_UNHANDLED);
 }
 
+/* Expand-down data segments allow offsets above the limit only; TF asks for a #DB after the insn. */
+static void test_expand_down_and_tf(void **state)
+{
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	struct x86_insn in;
+
+	(void)state;
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_32);
+	fake_code("\x89\x07", 2);
+	ctx.seg[X86_DS].attr |= X86_SEG_TYPE_EXPDOWN;
+	ctx.seg[X86_DS].limit = 0x1fff;
+	ctx.gpr[X86_RDI] = 0x2000;
+	ctx.rflags |= X86_FL_TF | X86_FL_RF;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
+	assert_true(res.single_step);
+	assert_false(ctx.rflags & X86_FL_RF);
+	ctx.rip = FAKE_CODE;
+	ctx.gpr[X86_RDI] = 0x1ffe;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+	assert_int_equal(res.fault.vector, X86_VEC_GP);
+	ctx.seg[X86_DS].attr &= ~X86_SEG_DB; /* 16-bit upper bound */
+	ctx.gpr[X86_RDI] = 0xfffe;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+}
+
 static void test_registers(void **state)
 {
 	struct x86_emu_ctx ctx;
@@ -405,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_rep_resumes),
 		cmocka_unit_test(test_unhandled_access),
+		cmocka_unit_test(test_expand_down_and_tf),
 		cmocka_unit_test(test_registers),
 	};
 
