@@ -100,6 +100,21 @@ static bool fail(struct dec *d, int status, u8 vector)
 	return false;
 }
 
+bool x86_canonical(const struct x86_emu_ctx *ctx, u64 linear)
+{
+	unsigned s = (ctx->cr4 & X86_CR4_LA57) ? 7 : 16;
+
+	return (u64)((s64)(linear << s) >> s) == linear;
+}
+
+/* The default #PF error code of a fetch; the I bit exists only with NX or SMEP in force. */
+static u32 fetch_error(const struct x86_emu_ctx *ctx)
+{
+	bool id = (ctx->efer & X86_EFER_NXE) || (ctx->cr4 & X86_CR4_SMEP);
+
+	return (id ? X86_PF_I : 0) | (ctx->cpl == 3 ? X86_PF_U : 0);
+}
+
 /*
  * Makes bytes [0, n) available. Fetches run to the end of the page (never further) so that a
  * short instruction before an unmapped page does not fault, and fetching is done in few calls.
@@ -119,11 +134,11 @@ static bool need(struct dec *d, unsigned n)
 		unsigned chunk = X86_MAX_INSN_LEN - d->avail;
 		int rc;
 
-		if (!d->ops)
+		if (!d->ops || !d->ops->fetch)
 			return fail(d, X86_DEC_UNHANDLED, 0);
 		if (d->insn->mode == X86_MODE_64) {
 			lin = ip;
-			if ((u64)((s64)(lin << 16) >> 16) != lin)
+			if (!x86_canonical(ctx, lin))
 				return fail(d, X86_DEC_FAULT, X86_VEC_GP);
 		} else {
 			if (ip > cs->limit)
@@ -136,7 +151,7 @@ static bool need(struct dec *d, unsigned n)
 		}
 		if (chunk > PAGE_SIZE - (lin & (PAGE_SIZE - 1)))
 			chunk = PAGE_SIZE - (lin & (PAGE_SIZE - 1));
-		set_fault(d->fault, X86_VEC_PF, true, X86_PF_I | (ctx->cpl == 3 ? X86_PF_U : 0), lin);
+		set_fault(d->fault, X86_VEC_PF, true, fetch_error(ctx), lin);
 		rc = d->ops->fetch(ctx, lin, d->insn->bytes + d->avail, chunk, d->fault);
 		if (rc == X86_ACC_FAULT) {
 			d->status = X86_DEC_FAULT;

@@ -27,7 +27,7 @@ enum x86_sreg { X86_ES, X86_CS, X86_SS, X86_DS, X86_FS, X86_GS, X86_NR_SREGS };
 
 struct x86_seg {
 	u64 base;
-	u32 limit; /* byte granular, already scaled by G */
+	u32 limit; /* byte granular, already scaled by G; real mode too (normally 0xffff) */
 	u16 sel;
 	u16 attr;
 };
@@ -46,7 +46,9 @@ struct x86_seg {
 
 #define X86_CR0_PE BIT(0)
 #define X86_CR4_LA57 BIT(12)
+#define X86_CR4_SMEP BIT(20)
 #define X86_EFER_LMA BIT(10)
+#define X86_EFER_NXE BIT(11)
 
 #define X86_MAX_INSN_LEN 15
 
@@ -190,6 +192,9 @@ int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 /* Decodes from bytes the caller already has (decode assists, tests); never fetches. */
 int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 		     struct x86_insn *insn, struct x86_fault *fault);
+
+/* Whether a linear address is canonical under the current paging (48 or 57 bits). */
+bool x86_canonical(const struct x86_emu_ctx *ctx, u64 linear);
 
 /* RIP after insn (wrapped to the code size). */
 u64 x86_next_rip(const struct x86_emu_ctx *ctx, const struct x86_insn *insn);

@@ -86,13 +86,6 @@ static int seg_fault(struct emu *e, u8 seg)
 	return X86_EMU_FAULT;
 }
 
-static bool canonical(const struct emu *e, u64 a)
-{
-	unsigned s = (e->w.cr4 & X86_CR4_LA57) ? 7 : 16;
-
-	return (u64)((s64)(a << s) >> s) == a;
-}
-
 static bool in_limit(const struct x86_seg *s, u64 ea, unsigned len)
 {
 	u64 last = ea + len - 1;
@@ -109,7 +102,7 @@ static int linearize(struct emu *e, u8 seg, u64 ea, unsigned len, u64 *lin)
 
 	if (e->in->mode == X86_MODE_64) {
 		*lin = ea + (seg >= X86_FS ? s->base : 0);
-		if (!canonical(e, *lin) || !canonical(e, *lin + len - 1))
+		if (!x86_canonical(&e->w, *lin) || !x86_canonical(&e->w, *lin + len - 1))
 			return seg_fault(e, seg);
 		return X86_EMU_OK;
 	}

@@ -41,7 +41,7 @@ void fake_ctx(struct x86_emu_ctx *ctx, enum x86_mode mode)
 		return;
 	}
 	ctx->cr4 = BIT(5);
-	ctx->efer = BIT(8) | X86_EFER_LMA;
+	ctx->efer = BIT(8) | X86_EFER_LMA | X86_EFER_NXE;
 	ctx->seg[X86_CS].attr |= X86_SEG_L;
 }
 

@@ -320,6 +320,11 @@ static void test_page_crossing_fetch(void **state)
 	assert_int_equal(f.vector, X86_VEC_PF);
 	assert_int_equal(f.addr, FAKE_HOLE);
 	assert_int_equal(f.error_code, X86_PF_I | X86_PF_U);
+
+	/* Without NX (and SMEP) the CPU leaves the I bit clear. */
+	ctx.efer &= ~X86_EFER_NXE;
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &f), X86_DEC_FAULT);
+	assert_int_equal(f.error_code, X86_PF_U);
 }
 
 static void test_cs_limit_and_ip_wrap(void **state)
