@@ -139,6 +139,10 @@ static void check_link(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 			gfn = we.gfn;
 		}
 	}
+	/* A large page's D bit may have been set by another context's walk since the link was
+	 * made: a direct child may then be stricter than the guest, never looser. */
+	if (want.direct && !(child->role.access & ~want.access))
+		want.access = child->role.access;
 	if (child->gfn != gfn || child->role.word != want.word)
 		FAIL(a, "link %llx[%u] to %llx/%x, expected %llx/%x", (unsigned long long)sp->gfn, idx,
 		     (unsigned long long)child->gfn, child->role.word, (unsigned long long)gfn,

@@ -26,11 +26,4 @@ static inline void std_slots(struct harness *h)
 
 #define CHECK_AUDIT(h) assert_int_equal(h_audit((h), true), 0)
 
-static inline struct h_access acc_of(u64 gva, int kind, bool user, u64 value)
-{
-	struct h_access a = { .gva = gva, .kind = kind, .user = user, .size = 8, .value = value };
-
-	return a;
-}
-
 #endif

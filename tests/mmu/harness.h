@@ -39,6 +39,7 @@ struct harness {
 	u64 touched[16];
 	unsigned ntouched;
 	u64 emulated_writes, shadow_faults;
+	u64 ctl_mismatches;	/* CR3/mode loads where the MMU and the reference disagreed */
 };
 
 /* Access kinds. */
@@ -61,6 +62,13 @@ struct h_result {
 	u64 cr2;
 	u64 gpa;	/* MMIO */
 };
+
+static inline struct h_access acc_of(u64 gva, int kind, bool user, u64 value)
+{
+	struct h_access a = { .gva = gva, .kind = kind, .user = user, .size = 8, .value = value };
+
+	return a;
+}
 
 void h_init(struct harness *h, const struct mmu_config *cfg, unsigned nvcpus);
 void h_fini(struct harness *h);

@@ -2,7 +2,7 @@
 #
 #   make check-mmu          scenarios (cmocka), 1,000,000-op differential fuzz with audit
 #   make mmu-soak OPS=100000000 SEED=1   the long soak (prints the mmu-fuzz line; ~30 min per 10^7)
-#   make mmu-fuzz OPS=N SEED=S [START=i] replay one run (a failure prints its seed and op index)
+#   make mmu-fuzz OPS=N SEED=S   replay a run (a failure prints its seed and op index)
 #   make bench-mmu          callgrind instruction counts per fault fill, CR3 switch, PT write, zap
 MMU_OUT := $(BUILD)/host/mmu
 MMU_LIB := $(wildcard mmu/*.c)
@@ -37,7 +37,7 @@ check-mmu: $(MMU_BINS) $(MMU_OUT)/mmu_fuzz
 	@tests/mmu/run.sh $(MMU_OUT) $(OPS) $(SEED)
 
 mmu-fuzz: $(MMU_OUT)/mmu_fuzz
-	$(MMU_OUT)/mmu_fuzz --ops $(OPS) --seed $(SEED) $(if $(START),--start $(START))
+	$(MMU_OUT)/mmu_fuzz --ops $(OPS) --seed $(SEED)
 
 mmu-soak: $(MMU_OUT)/mmu_fuzz
 	$(MMU_OUT)/mmu_fuzz --ops $(OPS) --seed $(SEED)

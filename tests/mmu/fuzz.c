@@ -1,0 +1,382 @@
+/* Randomized differential test: random guest operations on the MMU and the reference, audit each. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/assert.h"
+#include "tests/mmu/fuzz.h"
+#include "tests/mmu/guest.h"
+
+/*
+ * Guest layout (small on purpose, so the audit after every operation stays cheap):
+ *   RAM gfn 0..0x17f and 0x200..0x23f, a hole in between and above.
+ *   Page tables come from gfn 0x10..0x7f, data frames are the rest.
+ *   Every address space maps a "physmap" at PHYS (all RAM, supervisor, 4 KiB pages, page
+ *   tables shared by all spaces) through which the guest writes its own tables, and a user
+ *   "window" at WIN whose entries the fuzzer rewrites at random.
+ */
+#define NAS 4
+#define PHYS 0xc0000000ull
+#define WIN 0x400000ull
+#define WIN_SIZE 0x400000ull
+#define RAM_END 0x240ull
+#define PT_FIRST 0x10ull
+#define PT_END 0x80ull
+
+struct fuzz {
+	struct harness h;
+	u64 rng;
+	int mode;
+	bool pse;
+	struct g_frames f;
+	u64 cr3[NAS];
+	unsigned as_of[H_MAX_VCPUS];
+	u64 win_pt[NAS][2];	/* window leaf tables */
+	u64 win_pde[NAS][2];	/* gpa of the entries pointing at them */
+	unsigned nwin;		/* window tables per space (1 for 32-bit, 2 otherwise) */
+};
+
+static u64 rnd(struct fuzz *z)
+{
+	z->rng ^= z->rng >> 12;
+	z->rng ^= z->rng << 25;
+	z->rng ^= z->rng >> 27;
+	return z->rng * 0x2545f4914f6cdd1dull;
+}
+
+static u64 below(struct fuzz *z, u64 n)
+{
+	return rnd(z) % n;
+}
+
+static bool chance(struct fuzz *z, unsigned percent)
+{
+	return below(z, 100) < percent;
+}
+
+static u64 ram_gfn(struct fuzz *z)
+{
+	u64 g = below(z, 0x180 + 0x40);
+
+	return g < 0x180 ? g : 0x200 + g - 0x180;
+}
+
+/* One of the frames the builder made page tables of (all of them when paging is off). */
+static u64 table_gfn(struct fuzz *z)
+{
+	return PT_FIRST + below(z, z->f.next > PT_FIRST ? z->f.next - PT_FIRST : PT_END - PT_FIRST);
+}
+
+/* A frame for a leaf: mostly data, sometimes a page table (aliasing), sometimes a hole. */
+static u64 leaf_gfn(struct fuzz *z)
+{
+	unsigned c = below(z, 100);
+
+	if (c < 20)
+		return table_gfn(z);
+	if (c < 25)
+		return 0x180 + below(z, 0x80);
+	return ram_gfn(z);
+}
+
+static u64 random_leaf(struct fuzz *z, bool large, unsigned level)
+{
+	bool w64 = z->mode != G_32;
+	u64 e, base;
+
+	if (large) {
+		/* Large pages at 0 or 2/4 MiB (partly RAM, partly hole). */
+		base = below(z, 2) * (level == 3 ? 0 : w64 ? 0x200000 : 0x400000);
+		e = base | GPS;
+	} else {
+		e = leaf_gfn(z) << 12;
+	}
+	if (chance(z, 90))
+		e |= GP;
+	if (chance(z, 70))
+		e |= GW;
+	if (chance(z, 70))
+		e |= GU;
+	if (chance(z, 40))
+		e |= GA;
+	if (chance(z, 30))
+		e |= GD;
+	if (w64 && chance(z, 20))
+		e |= GNX;
+	if (chance(z, 2))
+		e |= w64 ? BIT(40 + below(z, 12)) : large ? BIT(21) : 0;
+	return e;
+}
+
+static u64 as_top(struct fuzz *z, unsigned as)
+{
+	return z->cr3[as] >> 12;
+}
+
+/* Build every address space for the current mode (only changed words are written). */
+static void build(struct fuzz *z)
+{
+	struct harness *h = &z->h;
+	unsigned levels = g_levels(z->mode), as, i;
+	u64 g, pt0[4] = { 0 }, step = z->mode == G_32 ? 0x400000 : 0x200000;
+
+	z->f.next = PT_FIRST;
+	z->f.end = PT_END;
+	z->nwin = z->mode == G_32 ? 1 : 2;
+	if (z->mode == G_OFF)
+		return;
+	for (as = 0; as < NAS; as++) {
+		z->cr3[as] = g_table(h, &z->f) << 12;
+		for (g = 0; g < RAM_END; g++) {
+			u64 va = PHYS + (g << 12);
+
+			if (as == 0) {
+				g_map(h, &z->f, z->mode, z->cr3[as], va, (g << 12) | GP | GW, 1, GP | GW | GU);
+				continue;
+			}
+			/* Share space 0's physmap tables: copy its directory entries. */
+			if ((va & (step - 1)) == 0) {
+				u64 pde = pt0[(va - PHYS) / step];
+
+				g_map(h, &z->f, z->mode, z->cr3[as], va, pde, 2, GP | GW | GU);
+			}
+		}
+		if (as == 0)
+			for (i = 0; i * step < (RAM_END << 12); i++) {
+				u64 va = PHYS + i * step, t = as_top(z, 0), gpa = 0;
+				unsigned l;
+
+				for (l = levels; l >= 2; l--) {
+					gpa = g_entry_gpa(z->mode, t, l, va);
+					t = (g_get(h, z->mode, gpa) & 0xffffffffff000ull) >> 12;
+				}
+				pt0[i] = g_get(h, z->mode, gpa);
+			}
+		for (i = 0; i < z->nwin; i++) {
+			u64 va = WIN + i * step, leaf_gpa;
+			unsigned n, k;
+
+			/* Space 2 shares space 1's first window table. */
+			if (as == 2 && i == 0) {
+				u64 pde = (z->win_pt[1][0] << 12) | GP | GW | GU;
+
+				z->win_pde[as][i] = g_map(h, &z->f, z->mode, z->cr3[as], va, pde, 2, GP | GW | GU);
+				z->win_pt[as][i] = z->win_pt[1][0];
+				continue;
+			}
+			leaf_gpa = g_map(h, &z->f, z->mode, z->cr3[as], va, random_leaf(z, false, 1), 1,
+					 GP | GW | GU);
+			z->win_pt[as][i] = leaf_gpa >> 12;
+			n = z->mode == G_32 ? 1024 : 512;
+			for (k = 1; k < n; k++)
+				g_set(h, z->mode, (z->win_pt[as][i] << 12) + k * g_esize(z->mode),
+				      chance(z, 60) ? random_leaf(z, false, 1) : 0);
+			z->win_pde[as][i] = g_entry_gpa(z->mode, 0, 2, va);
+			/* The PDE's address: walk down to the directory. */
+			{
+				u64 t = as_top(z, as), gpa = 0;
+				unsigned l;
+
+				for (l = levels; l >= 2; l--) {
+					gpa = g_entry_gpa(z->mode, t, l, va);
+					t = (g_get(h, z->mode, gpa) & 0xffffffffff000ull) >> 12;
+				}
+				z->win_pde[as][i] = gpa;
+			}
+		}
+	}
+}
+
+static void change_mode(struct fuzz *z)
+{
+	static const int modes[] = { G_OFF, G_32, G_32, G_PAE, G_LONG, G_LONG };
+	unsigned v;
+
+	z->mode = modes[below(z, ARRAY_SIZE(modes))];
+	z->pse = z->mode == G_32 && chance(z, 60);
+	build(z);
+	for (v = 0; v < z->h.nvcpus; v++) {
+		struct g_cfg c = { z->mode, z->pse, chance(z, 75), chance(z, 60), chance(z, 40), chance(z, 40) };
+
+		z->as_of[v] = below(z, NAS);
+		g_enter(&z->h, v, &c, z->mode == G_OFF ? 0 : z->cr3[z->as_of[v]]);
+	}
+}
+
+/* The guest writes a value into one of its page tables through the physmap. */
+static struct h_access pt_write(struct fuzz *z)
+{
+	unsigned as = below(z, NAS), esize = g_esize(z->mode), c = below(z, 100), w = 0;
+	u64 gpa, val, cur;
+	struct h_access a;
+
+	if (z->mode == G_OFF)
+		c = 99;
+	if (c < 65) {
+		unsigned i = below(z, z->nwin);
+
+		gpa = (z->win_pt[as][i] << 12) + below(z, PAGE_SIZE / esize) * esize;
+		val = random_leaf(z, false, 1);
+	} else if (c < 85) {
+		unsigned i = below(z, z->nwin), k = below(z, 5);
+
+		gpa = z->win_pde[as][i];
+		if (k == 0)
+			val = random_leaf(z, true, 2);
+		else if (k == 1)
+			val = 0;
+		else if (k == 2)	/* another space's window table, or any table (role mixing) */
+			val = table_gfn(z) << 12 | GP | GW | GU;
+		else
+			val = (z->win_pt[below(z, NAS)][below(z, z->nwin)] << 12) | GP | GW | GU |
+			      (chance(z, 20) ? GA : 0);
+		if (chance(z, 20))
+			val &= ~(GW | GU);
+	} else {
+		/* Any entry of any table: flip one bit of what is there. */
+		static const u64 flips[] = { GP, GW, GU, GA, GD, GPS, GNX, BIT(13) };
+
+		gpa = (table_gfn(z) << 12) + below(z, PAGE_SIZE / esize) * esize;
+		cur = h_phys_read(&z->h, gpa, esize, false);
+		val = cur ^ flips[below(z, esize == 8 ? 8 : 6)];
+	}
+	a = acc_of(PHYS + gpa, ACC_WRITE, false, val);
+	a.size = esize;
+	w = below(z, 100);
+	if (w < 10) {		/* half an entry */
+		a.size = esize / 2;
+		if (chance(z, 50)) {
+			a.gva += a.size;
+			a.value >>= 8 * a.size;
+		}
+	} else if (w < 14) {
+		a.size = 1;
+		a.gva += below(z, esize);
+	} else if (w < 20 && (gpa & 0xfff) + 8 < PAGE_SIZE) {
+		a.size = 8;	/* crosses entries: misaligned */
+		a.gva += esize == 8 ? 4 : 0;
+		a.value = rnd(z) & ~(esize == 8 ? 0 : 0ull);
+	}
+	if (z->mode == G_OFF)
+		a.gva -= PHYS;
+	return a;
+}
+
+static struct h_access random_access(struct fuzz *z)
+{
+	static const unsigned sizes[] = { 1, 2, 4, 8 };
+	unsigned c = below(z, 100);
+	struct h_access a;
+
+	a.kind = below(z, 3);
+	a.user = chance(z, 50);
+	a.ac = chance(z, 30);
+	a.size = sizes[below(z, 4)];
+	a.value = rnd(z);
+	if (z->mode == G_OFF)
+		a.gva = below(z, 0x300000);
+	else if (c < 75)
+		a.gva = WIN + below(z, z->nwin * (z->mode == G_32 ? 0x400000 : 0x200000));
+	else if (c < 90)
+		a.gva = PHYS + below(z, RAM_END << 12);
+	else
+		a.gva = rnd(z) & (z->mode == G_LONG ? 0x7fffffffffffull : 0xffffffffull);
+	a.gva &= ~(u64)(a.size - 1);
+	if (a.kind != ACC_READ && c >= 75 && c < 90 && chance(z, 80))
+		a.kind = ACC_READ;	/* random physmap writes would mostly wreck the tables */
+	return a;
+}
+
+static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
+{
+	struct harness *h = &z->h;
+	unsigned v = below(z, h->nvcpus), c = below(z, 1000);
+	struct h_access a;
+	u64 where;
+
+	(void)op;
+	if (c < 2) {
+		change_mode(z);
+		r->mode_changes++;
+	} else if (c < 40 && z->mode != G_OFF) {
+		z->as_of[v] = below(z, NAS);
+		h_set_cr3(h, v, z->cr3[z->as_of[v]]);
+	} else if (c < 60) {
+		h_invlpg(h, v, WIN + below(z, WIN_SIZE));
+	} else if (c < 70) {
+		/* The hypervisor itself writes guest memory (a loader, a hypercall). */
+		u64 gpa = ((PT_FIRST + below(z, 0x20)) << 12) + below(z, 512) * 8;
+
+		h_phys_write(h, gpa, 8, h_phys_read(h, gpa, 8, false) ^ GA);
+	} else {
+		a = c < 330 ? pt_write(z) : random_access(z);
+		if (!h_check_access(h, v, &a, r->msg, sizeof(r->msg)))
+			return false;
+	}
+	if (h->ctl_mismatches) {
+		snprintf(r->msg, sizeof(r->msg), "CR3/mode load: MMU and reference disagree on the PDPTEs");
+		return false;
+	}
+	if (op % 1024 == 0 && !h_mem_equal(h, &where)) {
+		snprintf(r->msg, sizeof(r->msg), "memory differs at gpa %llx", (unsigned long long)where);
+		return false;
+	}
+	return true;
+}
+
+void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
+{
+	struct mmu_config cfg = { .pool_max_pages = o->pool_pages ? o->pool_pages : 96,
+				  .nocache = o->nocache };
+	struct fuzz *z = calloc(1, sizeof(*z));
+	struct mmu_stats st;
+	char buf[900];
+	u64 op;
+
+	ASSERT(z);
+	memset(r, 0, sizeof(*r));
+	z->rng = o->seed * 0x9e3779b97f4a7c15ull + 1;
+	h_init(&z->h, &cfg, 2);
+	h_add_slot(&z->h, 0, 0x180);
+	h_add_slot(&z->h, 0x200, 0x40);
+	z->h.vm.test_skip_wp_on_shadow = o->skip_wp_on_shadow;
+	z->h.vm.test_skip_zap_on_write = o->skip_zap_on_write;
+	change_mode(z);
+	for (op = 0; op < o->ops; op++) {
+		unsigned n;
+
+		r->ops = op + 1;
+		if (!step(z, op, r)) {
+			r->mismatches = 1;
+			r->fail_op = op;
+			break;
+		}
+		n = o->no_audit ? 0 : mmu_audit(&z->h.vm, buf, sizeof(buf));
+		if (n) {
+			r->audit_errors = n;
+			r->fail_op = op;
+			snprintf(r->msg, sizeof(r->msg), "audit: %s", buf);
+			break;
+		}
+	}
+	mmu_stats(&z->h.vm, &st);
+	r->shadow_faults = z->h.shadow_faults;
+	r->emulated = z->h.emulated_writes;
+	r->reclaimed = st.pages_reclaimed;
+	h_fini(&z->h);
+	free(z);
+}
+
+void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
+{
+	if (r->mismatches || r->audit_errors)
+		printf("mmu-fuzz: FAILED at op %llu (replay: make mmu-fuzz SEED=%llu OPS=%llu): %s\n",
+		       (unsigned long long)r->fail_op, (unsigned long long)o->seed,
+		       (unsigned long long)r->fail_op + 1, r->msg);
+	if (!o->quiet)
+		printf("mmu-fuzz: shadow_faults=%llu emulated_writes=%llu reclaimed=%llu mode_changes=%llu\n",
+		       (unsigned long long)r->shadow_faults, (unsigned long long)r->emulated,
+		       (unsigned long long)r->reclaimed, (unsigned long long)r->mode_changes);
+	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu\n",
+	       (unsigned long long)r->ops, (unsigned long long)r->mismatches,
+	       (unsigned long long)r->audit_errors, (unsigned long long)o->seed);
+}

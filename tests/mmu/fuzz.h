@@ -1,0 +1,31 @@
+/* The randomized differential test of the MMU (scenario 10), shared by the cmocka and -O2 drivers. */
+#ifndef TESTS_MMU_FUZZ_H
+#define TESTS_MMU_FUZZ_H
+
+#include "lib/types.h"
+
+struct fuzz_opts {
+	u64 ops;
+	u64 seed;
+	u64 pool_pages;		/* 0: default */
+	bool nocache;
+	bool skip_wp_on_shadow;	/* mutation knobs (scenario 11) */
+	bool skip_zap_on_write;
+	bool quiet;
+	bool no_audit;		/* differential comparison only */
+};
+
+struct fuzz_result {
+	u64 ops;		/* operations run */
+	u64 mismatches;		/* 0 or 1: the run stops at the first */
+	u64 audit_errors;
+	u64 fail_op;		/* index of the failing operation */
+	u64 shadow_faults, emulated, reclaimed, mode_changes;
+	char msg[1024];
+};
+
+void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r);
+/* Prints "mmu-fuzz: ops=N mismatches=M audit_errors=K seed=S" (and the replay line on failure). */
+void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r);
+
+#endif
