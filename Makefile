@@ -32,7 +32,7 @@ KSRC := $(wildcard boot/*.S arch/x86/*.S) \
         $(wildcard arch/x86/*.c vmm/*.c mmu/*.c pv/*.c lib/*.c boot/*.c)
 # Layers not yet wired into the hypervisor are compiled (to keep them freestanding-clean)
 # but not linked.
-KNOLINK := $(wildcard mmu/*.c)
+KNOLINK :=
 KOBJ := $(patsubst %,$(BUILD)/k/%.o,$(filter-out $(KNOLINK),$(KSRC)))
 KOBJ_ALL := $(patsubst %,$(BUILD)/k/%.o,$(KSRC))
 

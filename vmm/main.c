@@ -12,6 +12,8 @@
 #include "boot/mb2.h"
 #include "lib/assert.h"
 #include "lib/printf.h"
+#include "lib/spinlock.h"
+#include "vmm/guest.h"
 #include "vmm/options.h"
 #include "vmm/report.h"
 
@@ -34,6 +36,9 @@ static void cpu_setup_virt(void)
 {
 	struct percpu *pc = this_cpu();
 
+	/* FXSAVE/FXRSTOR of guest FPU state needs the OS-support bits on the host side too. */
+	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
+
 	if (virt->cpu_enable(pc) == 0)
 		kinfo("cpu%u: apic_id=%u %s\n", pc->index, pc->apic_id, pc->virt_info);
 	else
@@ -41,9 +46,15 @@ static void cpu_setup_virt(void)
 			pc->virt_error);
 }
 
+static volatile bool guests_ready;
+
 static void ap_wait_for_work(void)
 {
-	/* Nothing is scheduled on APs yet: park with interrupts off (INIT or NMI still reach). */
+	while (!guests_ready)
+		cpu_relax();
+	if (this_cpu()->virt)
+		guests_run_this_cpu();
+	/* Done: park with interrupts off (INIT or NMI still reach it). */
 	halt_forever();
 }
 
@@ -109,5 +120,14 @@ void kmain(u32 magic, u32 info_pa)
 	bool ok = true;
 	for (u32 i = 0; i < cpus_online; i++)
 		ok &= percpus[i].virt != NULL;
-	umbra_finish(ok, ok ? "no-guests" : "virt-enable-failed");
+	if (!ok)
+		umbra_finish(false, "virt-enable-failed");
+
+	u32 n = guests_create(&boot_info, cpus_online);
+	guests_ready = true;
+	guests_run_this_cpu();
+	static char guest_summary[200];
+	bool guests_ok = guests_wait_and_report(guest_summary, sizeof(guest_summary));
+	umbra_set_summary_extra(guest_summary);
+	umbra_finish(guests_ok, n ? (guests_ok ? "guests-done" : "guest-failed") : "no-guests");
 }

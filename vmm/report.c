@@ -11,6 +11,12 @@
 void console_vprintf(const char *fmt, va_list ap);
 
 static u32 finishing;
+static const char *summary_extra = "";
+
+void umbra_set_summary_extra(const char *kv)
+{
+	summary_extra = kv;
+}
 
 NORETURN void umbra_finish(bool pass, const char *why)
 {
@@ -20,9 +26,9 @@ NORETURN void umbra_finish(bool pass, const char *why)
 	u32 virt_cpus = 0;
 	for (u32 i = 0; i < NR_CPUS; i++)
 		virt_cpus += percpus[i].online && percpus[i].virt != NULL;
-	kprintf("UMBRA SUMMARY: cpus_online=%u virt=%s virt_cpus=%u result=%s reason=%s\n",
-		cpus_online, virt ? virt->name : "none", virt_cpus, pass ? "pass" : "fail",
-		why ? why : "none");
+	kprintf("UMBRA SUMMARY: cpus_online=%u virt=%s virt_cpus=%u %s%sresult=%s reason=%s\n",
+		cpus_online, virt ? virt->name : "none", virt_cpus, summary_extra,
+		*summary_extra ? " " : "", pass ? "pass" : "fail", why ? why : "none");
 	platform_exit(pass);
 }
 

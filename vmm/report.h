@@ -6,5 +6,7 @@
 
 /* Prints the summary (once, whichever CPU gets here first) and ends the run. */
 NORETURN void umbra_finish(bool pass, const char *why);
+/* More key=value pairs for the summary line (the guests' totals). */
+void umbra_set_summary_extra(const char *kv);
 
 #endif

@@ -81,6 +81,7 @@
 #define RFLAGS_CF _B(0)
 #define RFLAGS_IF _B(9)
 #define RFLAGS_DF _B(10)
+#define RFLAGS_AC _B(18)
 
 /* Page-table entry bits (all formats). */
 #define PTE_P _B(0)

@@ -1,10 +1,14 @@
-/* AMD SVM backend: detection and per-CPU enabling (EFER.SVME, host save area). */
+/* AMD SVM backend: per-CPU enabling, the VMCB, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
+#include "lib/assert.h"
 #include "lib/palloc.h"
 #include "lib/printf.h"
+#include "lib/string.h"
+#include "pv/abi.h"
+#include "vmm/vm.h"
 
 #define CPUID_SVM_ECX (1u << 2)       /* 0x80000001 ECX */
 #define SVM_FEAT_NP (1u << 0)         /* 0x8000000a EDX */
@@ -52,9 +56,15 @@ static int svm_cpu_enable(struct percpu *pc)
 		pc->virt_error = "no memory for the host save area";
 		return -1;
 	}
+	u64 host_vmcb = palloc_alloc();
+	if (!host_vmcb) {
+		pc->virt_error = "no memory for the host state area";
+		return -1;
+	}
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SVME);
 	wrmsr(MSR_VM_HSAVE_PA, hsave);
 	pc->virt = phys_to_virt(hsave);
+	pc->virt_host_pa = host_vmcb;
 
 	fmt_snprintf(pc->virt_info, sizeof(pc->virt_info),
 		     "svm rev=%u asids=%u npt=%s nrip_save=%s decode_assists=%s clean_bits=%s "
@@ -67,8 +77,324 @@ static int svm_cpu_enable(struct percpu *pc)
 	return 0;
 }
 
+/* ---- VMCB layout (APM vol. 2, appendix B) ---- */
+struct vmcb_seg {
+	u16 sel, attr;
+	u32 limit;
+	u64 base;
+} PACKED;
+
+struct vmcb {
+	/* control area */
+	u16 cr_read, cr_write;
+	u16 dr_read, dr_write;
+	u32 exceptions;
+	u32 misc1, misc2;
+	u8 rsvd0[0x3c - 0x14];
+	u16 pause_thresh, pause_count;
+	u64 iopm_pa, msrpm_pa, tsc_offset;
+	u32 asid;
+	u8 tlb_control, rsvd1[3];
+	u64 vintr, int_shadow, exit_code, exit_info1, exit_info2, exit_int_info, np_enable;
+	u8 rsvd2[0xa8 - 0x98];
+	u64 event_inj, n_cr3, lbr_virt, clean, nrip;
+	u8 insn_len, insn_bytes[15];
+	u8 rsvd3[0x400 - 0xe0];
+	/* state save area */
+	struct vmcb_seg es, cs, ss, ds, fs, gs, gdtr, ldtr, idtr, tr;
+	u8 rsvd4[0x4cb - 0x4a0];
+	u8 cpl;
+	u32 rsvd5;
+	u64 efer;
+	u8 rsvd6[0x548 - 0x4d8];
+	u64 cr4, cr3, cr0, dr7, dr6, rflags, rip;
+	u8 rsvd7[0x5d8 - 0x580];
+	u64 rsp;
+	u8 rsvd8[0x5f8 - 0x5e0];
+	u64 rax, star, lstar, cstar, sfmask, kernel_gs_base, sysenter_cs, sysenter_esp,
+	    sysenter_eip, cr2;
+	u8 rsvd9[0x668 - 0x648];
+	u64 g_pat;
+} PACKED;
+
+BUILD_BUG_ON(offsetof(struct vmcb, exit_code) != 0x70);
+BUILD_BUG_ON(offsetof(struct vmcb, event_inj) != 0xa8);
+BUILD_BUG_ON(offsetof(struct vmcb, nrip) != 0xc8);
+BUILD_BUG_ON(offsetof(struct vmcb, cpl) != 0x4cb);
+BUILD_BUG_ON(offsetof(struct vmcb, efer) != 0x4d0);
+BUILD_BUG_ON(offsetof(struct vmcb, cr4) != 0x548);
+BUILD_BUG_ON(offsetof(struct vmcb, rsp) != 0x5d8);
+BUILD_BUG_ON(offsetof(struct vmcb, rax) != 0x5f8);
+BUILD_BUG_ON(offsetof(struct vmcb, cr2) != 0x640);
+BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
+
+/* misc1 intercepts */
+#define I1_INTR BIT(0)
+#define I1_NMI BIT(1)
+#define I1_CPUID BIT(18)
+#define I1_HLT BIT(24)
+#define I1_INVLPG BIT(25)
+#define I1_INVLPGA BIT(26)
+#define I1_IOIO BIT(27)
+#define I1_MSR BIT(28)
+#define I1_TASK_SWITCH BIT(29)
+#define I1_SHUTDOWN BIT(31)
+/* misc2 intercepts: every SVM instruction, so a guest cannot use them on us */
+#define I2_VMRUN BIT(0)
+#define I2_VMMCALL BIT(1)
+#define I2_SVM_INSNS (0x7fu << 0) /* VMRUN VMMCALL VMLOAD VMSAVE STGI CLGI SKINIT */
+
+#define VMEXIT_CR0_READ 0x00
+#define VMEXIT_CR0_WRITE 0x10
+#define VMEXIT_EXCP_BASE 0x40
+#define VMEXIT_INTR 0x60
+#define VMEXIT_NMI 0x61
+#define VMEXIT_CPUID 0x72
+#define VMEXIT_HLT 0x78
+#define VMEXIT_INVLPG 0x79
+#define VMEXIT_IOIO 0x7b
+#define VMEXIT_MSR 0x7c
+#define VMEXIT_SHUTDOWN 0x7f
+#define VMEXIT_VMRUN 0x80
+#define VMEXIT_VMMCALL 0x81
+#define VMEXIT_INVALID 0xffffffffu
+
+#define EVENT_VALID BIT(31)
+#define EVENT_HAS_ERR BIT(11)
+
+#define TLB_FLUSH_ALL 1
+
+void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa);
+
+/* The VMCB packs segment attributes as x86_seg does: access byte, then AVL, L, D/B, G. */
+static u16 attr_to_vmcb(u16 a) { return a & 0xfff; }
+static u16 attr_from_vmcb(u16 a) { return a & 0xfff; }
+
+static struct vmcb *vmcb_of(struct vcpu *v) { return v->arch; }
+
+static void seg_to_vmcb(struct vmcb_seg *d, const struct x86_seg *s)
+{
+	*d = (struct vmcb_seg){ .sel = s->sel, .attr = attr_to_vmcb(s->attr), .limit = s->limit,
+				.base = s->base };
+}
+
+static void seg_from_vmcb(struct x86_seg *d, const struct vmcb_seg *s)
+{
+	*d = (struct x86_seg){ .sel = s->sel, .attr = attr_from_vmcb(s->attr), .limit = s->limit,
+			       .base = s->base };
+}
+
+static int svm_vcpu_create(struct vcpu *v)
+{
+	/* One allocation: VMCB, I/O permission map (3 pages), MSR permission map (2 pages). */
+	u64 pa = palloc_alloc_contig(6, 1);
+	if (!pa)
+		return -1;
+	struct vmcb *vmcb = phys_to_virt(pa);
+	u8 *iopm = phys_to_virt(pa + PAGE_SIZE), *msrpm = phys_to_virt(pa + 4 * PAGE_SIZE);
+
+	/* Every port and every MSR exits: the policies in vmm/ decide. */
+	memset(iopm, 0xff, 3 * PAGE_SIZE);
+	memset(msrpm, 0xff, 2 * PAGE_SIZE);
+	v->arch = vmcb;
+	v->arch_pa = pa;
+
+	vmcb->cr_read = BIT(0) | BIT(3) | BIT(4);
+	vmcb->cr_write = BIT(0) | BIT(3) | BIT(4);
+	vmcb->exceptions = BIT(14) | BIT(6) | BIT(18); /* #PF, #UD (VMCALL), #MC */
+	vmcb->misc1 = I1_INTR | I1_NMI | I1_CPUID | I1_HLT | I1_INVLPG | I1_INVLPGA | I1_IOIO |
+		      I1_MSR | I1_TASK_SWITCH | I1_SHUTDOWN;
+	vmcb->misc2 = I2_SVM_INSNS;
+	vmcb->iopm_pa = pa + PAGE_SIZE;
+	vmcb->msrpm_pa = pa + 4 * PAGE_SIZE;
+	vmcb->asid = v->asid;
+	vmcb->tlb_control = TLB_FLUSH_ALL;
+	vmcb->vintr = BIT(24); /* V_INTR_MASKING: the host's IF, not the guest's, gates interrupts */
+
+	const struct x86_emu_ctx *r = &v->regs;
+	seg_to_vmcb(&vmcb->es, &r->seg[X86_ES]);
+	seg_to_vmcb(&vmcb->cs, &r->seg[X86_CS]);
+	seg_to_vmcb(&vmcb->ss, &r->seg[X86_SS]);
+	seg_to_vmcb(&vmcb->ds, &r->seg[X86_DS]);
+	seg_to_vmcb(&vmcb->fs, &r->seg[X86_FS]);
+	seg_to_vmcb(&vmcb->gs, &r->seg[X86_GS]);
+	vmcb->gdtr = (struct vmcb_seg){ .limit = 0xffff };
+	vmcb->idtr = (struct vmcb_seg){ .limit = 0xffff };
+	vmcb->ldtr = (struct vmcb_seg){ .attr = 0x82, .limit = 0xffff };
+	vmcb->tr = (struct vmcb_seg){ .attr = 0x8b, .limit = 0xffff };
+	vmcb->cpl = 0;
+	vmcb->dr6 = 0xffff0ff0;
+	vmcb->dr7 = 0x400;
+	vmcb->g_pat = 0x0007040600070406ull;
+	vmcb->cr2 = r->cr2;
+	return 0;
+}
+
+static void svm_vcpu_destroy(struct vcpu *v)
+{
+	for (int i = 0; i < 6; i++)
+		palloc_free(v->arch_pa + i * PAGE_SIZE);
+	v->arch = NULL;
+}
+
+static void svm_update_paging(struct vcpu *v)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+	const struct x86_emu_ctx *r = &v->regs;
+	bool paging = r->cr0 & CR0_PG;
+
+	/* The CPU always pages (through the shadow) with WP on, so write-protected guest page
+	 * tables trap even from guest ring 0; the guest's own view stays in v->regs. */
+	vmcb->cr0 = (r->cr0 & ~(u64)(CR0_CD | CR0_NW)) | CR0_PG | CR0_WP;
+	u64 keep = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_MCE | CR4_PCE | CR4_OSFXSR |
+		   CR4_OSXMMEXCPT | CR4_OSXSAVE;
+	if (paging)
+		keep |= CR4_SMEP | CR4_SMAP;
+	vmcb->cr4 = (r->cr4 & keep) | CR4_PAE;
+	vmcb->efer = EFER_SVME | EFER_NXE | (r->efer & (EFER_SCE | EFER_LME | EFER_LMA));
+	if (v->root_pae)
+		vmcb->efer &= ~(u64)(EFER_LME | EFER_LMA);
+	else
+		vmcb->efer |= EFER_LME | EFER_LMA;
+	vmcb->cr3 = v->root_hpa;
+}
+
+static void svm_read_segments(struct vcpu *v)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+	struct x86_seg *s = v->regs.seg;
+	seg_from_vmcb(&s[X86_ES], &vmcb->es);
+	seg_from_vmcb(&s[X86_CS], &vmcb->cs);
+	seg_from_vmcb(&s[X86_SS], &vmcb->ss);
+	seg_from_vmcb(&s[X86_DS], &vmcb->ds);
+	seg_from_vmcb(&s[X86_FS], &vmcb->fs);
+	seg_from_vmcb(&s[X86_GS], &vmcb->gs);
+}
+
+static void svm_flush_tlb(struct vcpu *v)
+{
+	/* Flush-by-ASID is not emulated by QEMU TCG; flushing everything is always correct. */
+	vmcb_of(v)->tlb_control = TLB_FLUSH_ALL;
+}
+
+static void svm_set_cr2(struct vcpu *v, u64 cr2)
+{
+	vmcb_of(v)->cr2 = cr2;
+}
+
+static u64 event_word(const struct vevent *e)
+{
+	return e->vector | ((u64)e->type << 8) | (e->has_error ? EVENT_HAS_ERR : 0) | EVENT_VALID |
+	       ((u64)e->error_code << 32);
+}
+
+static void decode_exit(struct vmcb *vmcb, struct vexit *x)
+{
+	u64 code = vmcb->exit_code & 0xffffffffu;
+
+	*x = (struct vexit){ .raw_code = vmcb->exit_code, .raw_info1 = vmcb->exit_info1,
+			     .raw_info2 = vmcb->exit_info2, .reason = UMBRA_EXIT_OTHER };
+	if (code < 0x20) {
+		x->reason = UMBRA_EXIT_CR_ACCESS;
+		x->cr = code & 0xf;
+		x->cr_write = code >= VMEXIT_CR0_WRITE;
+	} else if (code == VMEXIT_EXCP_BASE + 14) {
+		x->reason = UMBRA_EXIT_PAGE_FAULT;
+		x->error_code = vmcb->exit_info1;
+		x->addr = vmcb->exit_info2;
+	} else if (code >= VMEXIT_EXCP_BASE && code < VMEXIT_EXCP_BASE + 32) {
+		x->reason = UMBRA_EXIT_EXCEPTION;
+		x->vector = (u8)(code - VMEXIT_EXCP_BASE);
+		x->error_code = vmcb->exit_info1;
+	} else {
+		switch (code) {
+		case VMEXIT_INTR: x->reason = UMBRA_EXIT_INTR; break;
+		case VMEXIT_NMI: x->reason = UMBRA_EXIT_NMI; break;
+		case VMEXIT_CPUID: x->reason = UMBRA_EXIT_CPUID; x->insn_len = 2; break;
+		case VMEXIT_HLT: x->reason = UMBRA_EXIT_HLT; x->insn_len = 1; break;
+		case VMEXIT_INVLPG: x->reason = UMBRA_EXIT_INVLPG; break;
+		case VMEXIT_SHUTDOWN: x->reason = UMBRA_EXIT_SHUTDOWN; break;
+		case VMEXIT_VMMCALL: x->reason = UMBRA_EXIT_HYPERCALL; x->insn_len = 3; break;
+		case VMEXIT_INVALID: x->reason = UMBRA_EXIT_INVALID; break;
+		case VMEXIT_MSR:
+			x->reason = UMBRA_EXIT_MSR;
+			x->msr_write = vmcb->exit_info1 & 1;
+			x->insn_len = 2;
+			break;
+		case VMEXIT_IOIO: {
+			u64 i = vmcb->exit_info1;
+			x->reason = UMBRA_EXIT_IO;
+			x->io_in = i & 1;
+			x->io_string = i & BIT(2);
+			x->io_rep = i & BIT(3);
+			x->io_size = (i & BIT(4)) ? 1 : (i & BIT(5)) ? 2 : 4;
+			x->port = (u16)(i >> 16);
+			/* exit_info2 holds the next RIP for IOIO even without NRIP save. */
+			x->insn_len = (u32)(vmcb->exit_info2 - vmcb->rip);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	/* With NRIP save the hardware knows the length of every instruction-driven exit. */
+	if ((caps.features & SVM_FEAT_NRIPS) && vmcb->nrip > vmcb->rip &&
+	    vmcb->nrip - vmcb->rip <= 15 && x->reason != UMBRA_EXIT_PAGE_FAULT &&
+	    x->reason != UMBRA_EXIT_EXCEPTION && x->reason != UMBRA_EXIT_INTR &&
+	    x->reason != UMBRA_EXIT_NMI && x->reason != UMBRA_EXIT_SHUTDOWN)
+		x->insn_len = (u32)(vmcb->nrip - vmcb->rip);
+}
+
+static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+
+	vmcb->rax = v->regs.gpr[X86_RAX];
+	vmcb->rsp = v->regs.gpr[X86_RSP];
+	vmcb->rip = v->regs.rip;
+	vmcb->rflags = v->regs.rflags;
+	vmcb->event_inj = v->pending.valid ? event_word(&v->pending) : 0;
+	v->pending.valid = false;
+	if (v->tlb_flush) {
+		vmcb->tlb_control = TLB_FLUSH_ALL;
+		v->tlb_flush = false;
+	}
+
+	svm_world_switch(v->arch_pa, v->regs.gpr, this_cpu()->virt_host_pa);
+
+	vmcb->tlb_control = 0;
+	v->regs.gpr[X86_RAX] = vmcb->rax;
+	v->regs.gpr[X86_RSP] = vmcb->rsp;
+	v->regs.rip = vmcb->rip;
+	v->regs.rflags = vmcb->rflags;
+	v->regs.cpl = vmcb->cpl;
+	decode_exit(vmcb, x);
+
+	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
+	 * delivered again once the exit is handled. */
+	u64 ii = vmcb->exit_int_info;
+	if (ii & EVENT_VALID) {
+		v->pending = (struct vevent){ .valid = true, .vector = ii & 0xff,
+					      .type = (ii >> 8) & 7, .has_error = ii & EVENT_HAS_ERR,
+					      .error_code = (u32)(ii >> 32) };
+		/* A software interrupt is re-executed, not re-injected. */
+		if (v->pending.type == VEVENT_SOFT_INT)
+			v->pending.valid = false;
+	}
+	/* A physical interrupt made us exit: take it now (the host runs with IF clear). */
+	if (x->reason == UMBRA_EXIT_INTR)
+		__asm__ volatile("sti; nop; cli" ::: "memory");
+}
+
 const struct virt_backend svm_backend = {
 	.name = "svm",
 	.probe = svm_probe,
 	.cpu_enable = svm_cpu_enable,
+	.vcpu_create = svm_vcpu_create,
+	.vcpu_destroy = svm_vcpu_destroy,
+	.vcpu_run = svm_vcpu_run,
+	.update_paging = svm_update_paging,
+	.read_segments = svm_read_segments,
+	.flush_tlb = svm_flush_tlb,
+	.set_cr2 = svm_set_cr2,
 };

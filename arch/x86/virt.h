@@ -3,8 +3,41 @@
 #define ARCH_X86_VIRT_H
 
 #include "lib/types.h"
+#include "arch/x86/decode.h"
 
 struct percpu;
+struct vcpu;
+
+/*
+ * A vendor-neutral exit. reason is an enum umbra_exit_reason (pv/abi.h), the numbering every
+ * counter and report uses; the fields below it are meaningful for the reasons named.
+ */
+struct vexit {
+	u32 reason;
+	u32 insn_len;      /* the exiting instruction's length when the hardware gave it, else 0 */
+	u64 error_code;    /* PAGE_FAULT, EXCEPTION (when has_error) */
+	u64 addr;          /* PAGE_FAULT: the faulting linear address */
+	u8 vector;         /* EXCEPTION: which one (#UD for a foreign VMCALL/VMMCALL, ...) */
+	bool has_error;
+	u8 cr;             /* CR_ACCESS: which register */
+	bool cr_write;     /* CR_ACCESS: write (else read) */
+	u16 port;          /* IO */
+	u8 io_size;        /* IO: 1, 2, 4 */
+	bool io_in, io_string, io_rep;
+	bool msr_write;    /* MSR */
+	u64 raw_code;      /* the vendor's own exit code and qualification, for dumps */
+	u64 raw_info1, raw_info2;
+};
+
+/* An event to deliver to the guest at the next entry. */
+struct vevent {
+	bool valid;
+	u8 type;           /* VEVENT_* */
+	u8 vector;
+	bool has_error;
+	u32 error_code;
+};
+enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_INT = 4 };
 
 struct virt_backend {
 	const char *name; /* "svm" or "vmx": the summary's virt= value */
@@ -13,6 +46,24 @@ struct virt_backend {
 	/* Enter SVM host / VMX root mode on the calling CPU; 0, or <0 with pc->virt_error set.
 	 * On success pc->virt_info describes what was found (NPT/EPT, ASIDs, ...). */
 	int (*cpu_enable)(struct percpu *pc);
+
+	/* Control structure for v, guest state as in v->regs (segments, CRs); 0 or <0. Runs on
+	 * the CPU that will run v. */
+	int (*vcpu_create)(struct vcpu *v);
+	void (*vcpu_destroy)(struct vcpu *v);
+	/* Enter the guest with v->regs' GPRs, RIP and RFLAGS and v->pending event; on return
+	 * those registers and v->regs.cpl are current and *exit says why the guest stopped. An
+	 * event whose delivery the exit interrupted is put back into v->pending. */
+	void (*vcpu_run)(struct vcpu *v, struct vexit *exit);
+	/* The guest's CR0/CR4/EFER or shadow root changed (v->regs, v->root_hpa, v->root_pae):
+	 * recompute what the CPU really runs with. */
+	void (*update_paging)(struct vcpu *v);
+	/* Fill v->regs.seg[] from the control structure (for decoding and dumps). */
+	void (*read_segments)(struct vcpu *v);
+	/* Flush v's TLB before its next entry. */
+	void (*flush_tlb)(struct vcpu *v);
+	/* Guest CR2 as the guest sees it (set when a #PF is injected). */
+	void (*set_cr2)(struct vcpu *v, u64 cr2);
 };
 
 extern const struct virt_backend svm_backend;

@@ -1,0 +1,91 @@
+/* CPUID policy: hide virtualization, hide what is not virtualized, report Umbra's signature. */
+#include "vmm/cpuid.h"
+#include "arch/x86/cpu.h"
+#include "pv/abi.h"
+#include "vmm/vm.h"
+
+/* Leaf 1 ECX: VMX, SMX, PCID, x2APIC, XSAVE/OSXSAVE/AVX/F16C/FMA (no XCR0 switching), RDRAND kept,
+ * MONITOR (no MWAIT model). Leaf 1 EDX: everything the host has. */
+#define L1_ECX_HIDE (BIT(3) | BIT(5) | BIT(6) | BIT(12) | BIT(17) | BIT(21) | BIT(26) | BIT(27) | \
+		     BIT(28) | BIT(29))
+/* Leaf 7 EBX: keep FSGSBASE(0), SMEP(7), ERMS(9), SMAP(20), CLFLUSHOPT(23); hide the rest. */
+#define L7_EBX_KEEP (BIT(0) | BIT(7) | BIT(9) | BIT(20) | BIT(23))
+/* 0x80000001 ECX: LAHF(0), ABM(5), SSE4A(6), PREFETCHW(8); EDX: all but RDTSCP-less extras. */
+#define E1_ECX_KEEP (BIT(0) | BIT(5) | BIT(6) | BIT(8))
+#define E1_EDX_NX BIT(20)
+
+static u32 host_max_basic, host_max_ext;
+static u32 l1_ecx, l1_edx, l7_ebx, e1_edx;
+static unsigned maxphyaddr = 36;
+
+void cpuid_init(void)
+{
+	host_max_basic = cpuid(0, 0).eax;
+	host_max_ext = cpuid(0x80000000, 0).eax;
+	struct cpuid_regs r = cpuid(1, 0);
+	l1_ecx = (r.ecx & ~(u32)L1_ECX_HIDE) | (1u << 31);
+	l1_edx = r.edx;
+	l7_ebx = host_max_basic >= 7 ? cpuid(7, 0).ebx & L7_EBX_KEEP : 0;
+	e1_edx = host_max_ext >= 0x80000001 ? cpuid(0x80000001, 0).edx : 0;
+	if (host_max_ext >= 0x80000008)
+		maxphyaddr = cpuid(0x80000008, 0).eax & 0xff;
+}
+
+bool cpuid_has_nx(void) { return e1_edx & E1_EDX_NX; }
+unsigned cpuid_maxphyaddr(void) { return maxphyaddr; }
+
+u64 cpuid_cr4_allowed(void)
+{
+	u64 a = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_MCE | CR4_PGE |
+		CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT;
+	if (l7_ebx & BIT(0))
+		a |= BIT(16); /* FSGSBASE */
+	if (l7_ebx & BIT(7))
+		a |= CR4_SMEP;
+	if (l7_ebx & BIT(20))
+		a |= CR4_SMAP;
+	return a;
+}
+
+void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
+{
+	struct cpuid_regs r = { 0, 0, 0, 0 };
+	bool ext = leaf >= 0x80000000u;
+
+	if (leaf >= UMBRA_CPUID_BASE && leaf < UMBRA_CPUID_BASE + 0x100) {
+		if (leaf == UMBRA_CPUID_BASE)
+			r = (struct cpuid_regs){ UMBRA_CPUID_FEATURES, UMBRA_SIGNATURE_EBX,
+						 UMBRA_SIGNATURE_ECX, UMBRA_SIGNATURE_EDX };
+		else if (leaf == UMBRA_CPUID_FEATURES)
+			r = (struct cpuid_regs){ UMBRA_ABI_VERSION, UMBRA_FEAT_VMCALL_ANY, 0, 0 };
+	} else if ((!ext && leaf <= host_max_basic) || (ext && leaf <= host_max_ext)) {
+		r = cpuid(leaf, sub);
+	}
+
+	switch (leaf) {
+	case 1:
+		r.ecx = l1_ecx;
+		r.edx = l1_edx;
+		r.ebx = (r.ebx & 0x00ffffff) | (v->id << 24);
+		break;
+	case 5: case 6: case 0xa: case 0xd: case 0xf: case 0x10: case 0x12: case 0x14:
+		r = (struct cpuid_regs){ 0, 0, 0, 0 }; /* not virtualized */
+		break;
+	case 7:
+		r = (struct cpuid_regs){ 0, sub == 0 ? l7_ebx : 0, 0, 0 };
+		break;
+	case 0x80000001:
+		r.ecx &= E1_ECX_KEEP;
+		r.edx = e1_edx;
+		break;
+	case 0x8000000a: /* SVM features: SVM is hidden */
+		r = (struct cpuid_regs){ 0, 0, 0, 0 };
+		break;
+	default:
+		break;
+	}
+	out[0] = r.eax;
+	out[1] = r.ebx;
+	out[2] = r.ecx;
+	out[3] = r.edx;
+}

@@ -1,0 +1,195 @@
+/* Control registers and EFER as the guest sees them; every paging change resets the MMU context. */
+#include "vmm/vcpu.h"
+#include "arch/x86/regs.h"
+#include "arch/x86/emulate.h"
+#include "lib/printf.h"
+#include "vmm/cpuid.h"
+#include "vmm/gmem.h"
+
+/* Resets the MMU for the guest's new mode; a bad PDPTE makes the write fault (#GP). */
+static bool reset_paging(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3)
+{
+	int r = mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
+	if (r == MMU_EBADPDPTE) {
+		vcpu_inject_gp(v);
+		return false;
+	}
+	if (r < 0) {
+		vm_end(v->vm, VM_END_FATAL, 0, "out of memory resetting the MMU context");
+		return false;
+	}
+	v->regs.cr0 = cr0;
+	v->regs.cr4 = cr4;
+	v->regs.efer = efer;
+	v->regs.cr3 = cr3;
+	virt->update_paging(v);
+	return true;
+}
+
+bool vcpu_set_cr0(struct vcpu *v, u64 val)
+{
+	struct x86_emu_ctx *r = &v->regs;
+	u64 efer = r->efer;
+
+	val |= CR0_ET; /* hardwired on every CPU since the 486 */
+	if ((val >> 32) || ((val & CR0_PG) && !(val & CR0_PE)) ||
+	    ((val & CR0_NW) && !(val & CR0_CD))) {
+		vcpu_inject_gp(v);
+		return false;
+	}
+	if ((val & CR0_PG) && !(r->cr0 & CR0_PG) && (efer & EFER_LME)) {
+		/* Entering long mode: needs PAE, and CS must not be a 64-bit segment yet. */
+		if (!(r->cr4 & CR4_PAE)) {
+			vcpu_inject_gp(v);
+			return false;
+		}
+		efer |= EFER_LMA;
+	}
+	if (!(val & CR0_PG) && (r->cr0 & CR0_PG) && (efer & EFER_LMA)) {
+		virt->read_segments(v);
+		if (r->seg[X86_CS].attr & X86_SEG_L) {
+			vcpu_inject_gp(v); /* cannot leave long mode from 64-bit code */
+			return false;
+		}
+		efer &= ~(u64)EFER_LMA;
+	}
+	u64 paging_bits = CR0_PG | CR0_WP | CR0_PE;
+	if ((val ^ r->cr0) & paging_bits || efer != r->efer)
+		return reset_paging(v, val, r->cr4, efer, r->cr3);
+	r->cr0 = val;
+	virt->update_paging(v);
+	return true;
+}
+
+bool vcpu_set_cr4(struct vcpu *v, u64 val)
+{
+	struct x86_emu_ctx *r = &v->regs;
+
+	if (val & ~cpuid_cr4_allowed()) {
+		vcpu_inject_gp(v);
+		return false;
+	}
+	if ((r->efer & EFER_LMA) && !(val & CR4_PAE)) {
+		vcpu_inject_gp(v); /* PAE cannot be turned off in long mode */
+		return false;
+	}
+	u64 paging_bits = CR4_PAE | CR4_PSE | CR4_PGE | CR4_SMEP | CR4_SMAP;
+	if ((val ^ r->cr4) & paging_bits)
+		return reset_paging(v, r->cr0, val, r->efer, r->cr3);
+	r->cr4 = val;
+	virt->update_paging(v);
+	return true;
+}
+
+bool vcpu_set_cr3(struct vcpu *v, u64 val)
+{
+	struct x86_emu_ctx *r = &v->regs;
+
+	/* Bits above MAXPHYADDR (and bit 63 without PCID) are reserved in long mode. */
+	if ((r->efer & EFER_LMA) && (val >> cpuid_maxphyaddr())) {
+		vcpu_inject_gp(v);
+		return false;
+	}
+	if (!(r->efer & EFER_LMA))
+		val &= 0xffffffffull;
+	int ret = mmu_new_cr3(&v->mmu, val);
+	if (ret == MMU_EBADPDPTE) {
+		vcpu_inject_gp(v);
+		return false;
+	}
+	if (ret < 0) {
+		vm_end(v->vm, VM_END_FATAL, 0, "out of memory on a CR3 load");
+		return false;
+	}
+	r->cr3 = val;
+	return true;
+}
+
+bool vcpu_set_efer(struct vcpu *v, u64 val)
+{
+	struct x86_emu_ctx *r = &v->regs;
+	u64 allowed = EFER_SCE | EFER_LME | EFER_LMA | (cpuid_has_nx() ? EFER_NXE : 0);
+
+	if (val & ~allowed) {
+		vcpu_inject_gp(v);
+		return false;
+	}
+	/* LMA is the CPU's to set; changing LME while paging is on is illegal. */
+	val = (val & ~(u64)EFER_LMA) | (r->efer & EFER_LMA);
+	if ((r->cr0 & CR0_PG) && ((val ^ r->efer) & EFER_LME)) {
+		vcpu_inject_gp(v);
+		return false;
+	}
+	if ((val ^ r->efer) & EFER_NXE)
+		return reset_paging(v, r->cr0, r->cr4, val, r->cr3);
+	r->efer = val;
+	virt->update_paging(v);
+	return true;
+}
+
+static u64 read_cr(struct vcpu *v, unsigned cr)
+{
+	switch (cr) {
+	case 0: return v->regs.cr0;
+	case 2: return v->regs.cr2;
+	case 3: return v->regs.cr3;
+	case 4: return v->regs.cr4;
+	default: return 0;
+	}
+}
+
+void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
+{
+	struct x86_insn insn;
+	struct x86_emu_result res;
+	u64 val;
+	bool ok = true;
+
+	(void)x;
+	if (vcpu_decode(v, &insn) < 0)
+		return;
+	struct x86_emu_ctx *r = &v->regs;
+	unsigned width = insn.mode == X86_MODE_64 ? 8 : 4;
+
+	switch (insn.kind) {
+	case X86_K_MOV_TO_CR:
+		val = x86_get_reg(r, insn.gpr, width, false);
+		if (insn.cr == 0)
+			ok = vcpu_set_cr0(v, val);
+		else if (insn.cr == 3)
+			ok = vcpu_set_cr3(v, val);
+		else if (insn.cr == 4)
+			ok = vcpu_set_cr4(v, val);
+		else
+			ok = false, vcpu_inject_ud(v);
+		break;
+	case X86_K_MOV_FROM_CR:
+		if (insn.cr > 4 || insn.cr == 1) {
+			vcpu_inject_ud(v);
+			return;
+		}
+		x86_set_reg(r, insn.gpr, width, false, read_cr(v, insn.cr));
+		break;
+	case X86_K_CLTS:
+		ok = vcpu_set_cr0(v, r->cr0 & ~(u64)CR0_TS);
+		break;
+	case X86_K_LMSW:
+		if (x86_read_rm(r, &gmem_emu_ops, &insn, 2, &val, &res) != X86_EMU_OK) {
+			if (res.status == X86_EMU_FAULT)
+				vcpu_inject(v, res.fault.vector, res.fault.has_error,
+					    res.fault.error_code);
+			return;
+		}
+		/* LMSW sets PE but cannot clear it, and touches only MP, EM, TS. */
+		ok = vcpu_set_cr0(v, (r->cr0 & ~0xeull) | (val & 0xf) | (r->cr0 & CR0_PE));
+		break;
+	default:
+		/* SMSW and friends: emulate generically, or stop the guest if we cannot. */
+		if (x86_emulate(r, &gmem_emu_ops, &insn, &res) == X86_EMU_OK)
+			return;
+		vm_end(v->vm, VM_END_FATAL, 0, "unexpected instruction at a CR access exit");
+		return;
+	}
+	if (ok)
+		r->rip = x86_next_rip(r, &insn);
+}

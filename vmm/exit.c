@@ -1,0 +1,238 @@
+/* Exit dispatch: one handler per vendor-neutral reason; each decodes, checks, acts, finishes. */
+#include "vmm/exit.h"
+#include "arch/x86/emulate.h"
+#include "arch/x86/regs.h"
+#include "lib/printf.h"
+#include "pv/hypercall.h"
+#include "vmm/cpuid.h"
+#include "vmm/gmem.h"
+#include "vmm/ioport.h"
+#include "vmm/msr.h"
+#include "vmm/options.h"
+#include "vmm/vcpu.h"
+
+static void audit_after_fault(struct vcpu *v)
+{
+	char buf[160];
+	unsigned errors = mmu_audit(&v->vm->mmu, buf, sizeof(buf));
+	if (!errors)
+		return;
+	if (!v->vm->audit_errors)
+		kprintf("[%s] MMU AUDIT: %u errors: %s\n", v->vm->name, errors, buf);
+	v->vm->audit_errors += errors;
+}
+
+/* The instruction at RIP touched a write-protected guest page table (or MMIO): emulate it. */
+static void emulate_access(struct vcpu *v, const struct mmu_outcome *o)
+{
+	struct x86_insn insn;
+	struct x86_emu_result res;
+
+	if (o->mmio) {
+		console_flush(v->vm);
+		kprintf("[%s] access to unbacked guest-physical address 0x%lx\n", v->vm->name, o->gpa);
+		vm_end(v->vm, VM_END_FATAL, 0, "access outside guest memory");
+		return;
+	}
+	virt->read_segments(v);
+	int r = x86_emulate_at_rip(&v->regs, &gmem_emu_ops, &insn, &res);
+	switch (r) {
+	case X86_EMU_OK:
+	case X86_EMU_RETRY:
+		return;
+	case X86_EMU_FAULT:
+		if (res.fault.vector == 14)
+			vcpu_inject_pf(v, res.fault.error_code, res.fault.addr);
+		else
+			vcpu_inject(v, res.fault.vector, res.fault.has_error, res.fault.error_code);
+		return;
+	default:
+		/* Not an instruction we emulate: stop shadowing the frame so the write runs
+		 * natively, as the MMU would after a flood. */
+		mmu_zap_all(&v->vm->mmu);
+		v->vm->unemulated++;
+		return;
+	}
+}
+
+static void handle_page_fault(struct vcpu *v, const struct vexit *x)
+{
+	struct mmu_outcome o;
+	u32 ec = (u32)x->error_code;
+
+	if (v->regs.rflags & RFLAGS_AC)
+		ec |= MMU_ACCESS_AC;
+	if (mmu_topup(&v->mmu) < 0 || mmu_page_fault(&v->mmu, x->addr, ec, &o) < 0) {
+		vm_end(v->vm, VM_END_FATAL, 0, "out of shadow memory on a page fault");
+		return;
+	}
+	switch (o.kind) {
+	case MMU_FIXED:
+		break;
+	case MMU_INJECT:
+		vcpu_inject_pf(v, o.error_code, o.cr2);
+		break;
+	case MMU_EMULATE:
+		emulate_access(v, &o);
+		break;
+	}
+	if (options.audit)
+		audit_after_fault(v);
+}
+
+static void handle_invlpg(struct vcpu *v, const struct vexit *x)
+{
+	struct x86_insn insn;
+
+	(void)x;
+	if (vcpu_decode(v, &insn) < 0)
+		return;
+	if (insn.kind != X86_K_INVLPG) {
+		vm_end(v->vm, VM_END_FATAL, 0, "INVLPG exit at another instruction");
+		return;
+	}
+	mmu_invlpg(&v->mmu, insn.mem.linear);
+	v->regs.rip = x86_next_rip(&v->regs, &insn);
+}
+
+static void handle_io(struct vcpu *v, const struct vexit *x)
+{
+	u64 *rax = &v->regs.gpr[X86_RAX];
+
+	if (x->io_string) {
+		/* No guest of ours uses INS/OUTS yet; say so rather than misbehave. */
+		vm_end(v->vm, VM_END_FATAL, 0, "string port I/O is not supported");
+		return;
+	}
+	if (!vcpu_skip(v, x))
+		return;
+	if (x->io_in) {
+		u32 val = ioport_in(v->vm, x->port, x->io_size);
+		if (x->io_size == 4)
+			*rax = val; /* a 32-bit result zero-extends into RAX */
+		else if (x->io_size == 2)
+			*rax = (*rax & ~0xffffull) | (val & 0xffff);
+		else
+			*rax = (*rax & ~0xffull) | (val & 0xff);
+	} else {
+		ioport_out(v->vm, x->port, x->io_size, (u32)*rax);
+	}
+}
+
+static void handle_msr(struct vcpu *v, const struct vexit *x)
+{
+	struct x86_emu_ctx *r = &v->regs;
+	u32 msr = (u32)r->gpr[X86_RCX];
+	bool ok;
+
+	if (x->msr_write) {
+		u64 val = (r->gpr[X86_RDX] << 32) | (u32)r->gpr[X86_RAX];
+		ok = msr_write(v, msr, val);
+	} else {
+		u64 val;
+		ok = msr_read(v, msr, &val);
+		if (ok) {
+			r->gpr[X86_RAX] = (u32)val;
+			r->gpr[X86_RDX] = val >> 32;
+		}
+	}
+	if (!ok) {
+		if (!v->pending.valid) /* unless the write itself already raised a fault */
+			vcpu_inject_gp(v);
+		return;
+	}
+	vcpu_skip(v, x);
+}
+
+static void handle_cpuid(struct vcpu *v, const struct vexit *x)
+{
+	u32 out[4];
+	u64 *g = v->regs.gpr;
+
+	cpuid_guest(v, (u32)g[X86_RAX], (u32)g[X86_RCX], out);
+	g[X86_RAX] = out[0];
+	g[X86_RBX] = out[1];
+	g[X86_RCX] = out[2];
+	g[X86_RDX] = out[3];
+	vcpu_skip(v, x);
+}
+
+static void handle_hlt(struct vcpu *v, const struct vexit *x)
+{
+	/* No virtual interrupt source exists yet, so a halted guest can never wake up. */
+	vcpu_skip(v, x);
+	console_flush(v->vm);
+	vm_end(v->vm, VM_END_HALT, 0,
+	       (v->regs.rflags & RFLAGS_IF) ? "HLT with nothing that could wake it"
+					    : "HLT with interrupts off");
+}
+
+static void handle_exception(struct vcpu *v, const struct vexit *x)
+{
+	struct x86_insn insn;
+
+	if (x->vector == 6) {
+		/* The other vendor's hypercall instruction arrives as #UD: honour it. */
+		int r = vcpu_decode(v, &insn);
+		if (r == -1)
+			return;
+		if (r == 0 && (insn.kind == X86_K_VMCALL || insn.kind == X86_K_VMMCALL)) {
+			v->exits[UMBRA_EXIT_HYPERCALL]++;
+			pv_hypercall(v);
+			if (v->vm->state == VM_RUNNING)
+				v->regs.rip = x86_next_rip(&v->regs, &insn);
+			return;
+		}
+	}
+	if (x->vector == 18) {
+		vm_end(v->vm, VM_END_FATAL, 0, "machine check");
+		return;
+	}
+	/* Anything else intercepted belongs to the guest. */
+	vcpu_inject(v, x->vector, x->has_error, (u32)x->error_code);
+}
+
+static void handle_hypercall(struct vcpu *v, const struct vexit *x)
+{
+	pv_hypercall(v);
+	if (v->vm->state == VM_RUNNING)
+		vcpu_skip(v, x);
+}
+
+void exit_handle(struct vcpu *v, const struct vexit *x)
+{
+	v->exits[x->reason < UMBRA_EXIT_REASONS ? x->reason : UMBRA_EXIT_OTHER]++;
+	v->exits_total++;
+	/* log=debug traces each guest's first exits: enough to see a bring-up go wrong. */
+	if (log_level >= LOG_DEBUG && v->exits_total <= 64)
+		kprintf("[%s] exit %lu: reason %u code 0x%lx info1 0x%lx info2 0x%lx rip 0x%lx\n",
+			v->vm->name, v->exits_total, x->reason, x->raw_code, x->raw_info1,
+			x->raw_info2, v->regs.rip);
+
+	switch (x->reason) {
+	case UMBRA_EXIT_PAGE_FAULT: handle_page_fault(v, x); break;
+	case UMBRA_EXIT_CR_ACCESS: vcpu_cr_access(v, x); break;
+	case UMBRA_EXIT_INVLPG: handle_invlpg(v, x); break;
+	case UMBRA_EXIT_HYPERCALL: handle_hypercall(v, x); break;
+	case UMBRA_EXIT_IO: handle_io(v, x); break;
+	case UMBRA_EXIT_MSR: handle_msr(v, x); break;
+	case UMBRA_EXIT_CPUID: handle_cpuid(v, x); break;
+	case UMBRA_EXIT_HLT: handle_hlt(v, x); break;
+	case UMBRA_EXIT_EXCEPTION: handle_exception(v, x); break;
+	case UMBRA_EXIT_INTR:
+	case UMBRA_EXIT_NMI:
+		break;
+	case UMBRA_EXIT_SHUTDOWN:
+		console_flush(v->vm);
+		vm_end(v->vm, VM_END_SHUTDOWN, 0, "triple fault");
+		break;
+	case UMBRA_EXIT_INVALID:
+		vm_end(v->vm, VM_END_FATAL, 0, "the CPU refused the guest state (invalid VMCB/VMCS)");
+		break;
+	default:
+		kprintf("[%s] unexpected exit: code 0x%lx info1 0x%lx info2 0x%lx\n", v->vm->name,
+			x->raw_code, x->raw_info1, x->raw_info2);
+		vm_end(v->vm, VM_END_FATAL, 0, "unexpected exit");
+		break;
+	}
+}

@@ -1,0 +1,172 @@
+/* Guest-virtual memory access for the emulator and hypercalls; every write goes through the MMU. */
+#include "vmm/gmem.h"
+#include "arch/x86/regs.h"
+#include "lib/string.h"
+#include "mmu/mmu.h"
+#include "vmm/vm.h"
+
+static u32 access_bits(const struct x86_emu_ctx *ctx, u32 base)
+{
+	u32 a = base;
+	if (ctx->cpl == 3)
+		a |= PFERR_U;
+	if (ctx->rflags & RFLAGS_AC)
+		a |= MMU_ACCESS_AC;
+	return a;
+}
+
+/* Translates one piece that does not cross a page; fills *fault as a #PF on failure. */
+static bool translate(struct vcpu *v, u64 linear, u32 access, u64 *gpa, struct x86_fault *fault)
+{
+	u32 ec;
+	if (mmu_gva_to_gpa(&v->mmu, linear, access, gpa, &ec))
+		return true;
+	*fault = (struct x86_fault){ .vector = X86_VEC_PF, .has_error = true, .error_code = ec,
+				     .addr = linear };
+	return false;
+}
+
+static u64 piece_len(u64 linear, u64 left)
+{
+	u64 room = PAGE_SIZE - (linear & (PAGE_SIZE - 1));
+	return left < room ? left : room;
+}
+
+static int copy_in(struct vcpu *v, u64 linear, void *buf, u64 len, u32 access,
+		   struct x86_fault *fault)
+{
+	u8 *p = buf;
+	while (len) {
+		u64 n = piece_len(linear, len), gpa;
+		if (!translate(v, linear, access, &gpa, fault))
+			return X86_ACC_FAULT;
+		const void *src = memslots_ptr(&v->vm->mem, gpa, n);
+		if (!src)
+			return X86_ACC_UNHANDLED; /* MMIO: no device model here yet */
+		memcpy(p, src, n);
+		p += n;
+		linear += n;
+		len -= n;
+	}
+	return X86_ACC_OK;
+}
+
+static int emu_fetch(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsigned len,
+		     struct x86_fault *fault)
+{
+	return copy_in(ctx->opaque, linear, buf, len, access_bits(ctx, PFERR_I) | MMU_ACCESS_PEEK,
+		       fault);
+}
+
+static int emu_read(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsigned len,
+		    struct x86_fault *fault)
+{
+	return copy_in(ctx->opaque, linear, buf, len, access_bits(ctx, 0), fault);
+}
+
+/* Translate every piece first, so a fault on the second page leaves memory untouched. */
+static int translate_all(struct vcpu *v, u64 linear, unsigned len, u32 access, u64 gpa[2],
+			 unsigned n[2], struct x86_fault *fault)
+{
+	n[0] = (unsigned)piece_len(linear, len);
+	n[1] = len - n[0];
+	if (!translate(v, linear, access, &gpa[0], fault))
+		return X86_ACC_FAULT;
+	if (n[1] && !translate(v, linear + n[0], access, &gpa[1], fault))
+		return X86_ACC_FAULT;
+	for (int i = 0; i < 2; i++)
+		if (n[i] && !memslots_ptr(&v->vm->mem, gpa[i], n[i]))
+			return X86_ACC_UNHANDLED;
+	return X86_ACC_OK;
+}
+
+/* mmu_write takes at most 8 bytes within one page. */
+static void write_gpa(struct vcpu *v, u64 gpa, const u8 *src, unsigned len)
+{
+	while (len) {
+		unsigned n = len > 8 ? 8 : len;
+		u64 val = 0;
+		memcpy(&val, src, n);
+		mmu_write(&v->vm->mmu, gpa, n, val);
+		gpa += n;
+		src += n;
+		len -= n;
+	}
+}
+
+static int emu_write(const struct x86_emu_ctx *ctx, u64 linear, const void *buf, unsigned len,
+		     struct x86_fault *fault)
+{
+	struct vcpu *v = ctx->opaque;
+	u64 gpa[2];
+	unsigned n[2];
+	int r = translate_all(v, linear, len, access_bits(ctx, PFERR_W), gpa, n, fault);
+	if (r != X86_ACC_OK)
+		return r;
+	write_gpa(v, gpa[0], buf, n[0]);
+	if (n[1])
+		write_gpa(v, gpa[1], (const u8 *)buf + n[0], n[1]);
+	return X86_ACC_OK;
+}
+
+static int emu_cmpxchg(const struct x86_emu_ctx *ctx, u64 linear, void *expected,
+		       const void *desired, unsigned len, struct x86_fault *fault)
+{
+	struct vcpu *v = ctx->opaque;
+	u64 gpa[2];
+	unsigned n[2];
+	u8 cur[16];
+	int r = translate_all(v, linear, len, access_bits(ctx, PFERR_W), gpa, n, fault);
+	if (r != X86_ACC_OK)
+		return r;
+	/* The VM lock is held and a VM has one vCPU: nothing else writes its memory now. */
+	memcpy(cur, memslots_ptr(&v->vm->mem, gpa[0], n[0]), n[0]);
+	if (n[1])
+		memcpy(cur + n[0], memslots_ptr(&v->vm->mem, gpa[1], n[1]), n[1]);
+	if (memcmp(cur, expected, len)) {
+		memcpy(expected, cur, len);
+		return X86_ACC_OK;
+	}
+	write_gpa(v, gpa[0], desired, n[0]);
+	if (n[1])
+		write_gpa(v, gpa[1], (const u8 *)desired + n[0], n[1]);
+	return X86_ACC_OK;
+}
+
+const struct x86_emu_ops gmem_emu_ops = {
+	.fetch = emu_fetch,
+	.read = emu_read,
+	.write = emu_write,
+	.cmpxchg = emu_cmpxchg,
+};
+
+int gmem_read_virt(struct vcpu *v, u64 gva, void *buf, u64 len, bool user)
+{
+	struct x86_fault f;
+	/* Supervisor callers name their buffers deliberately: SMAP guards implicit accesses. */
+	u32 access = (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK;
+	return copy_in(v, gva, buf, len, access, &f) == X86_ACC_OK ? 0 : -1;
+}
+
+int gmem_write_virt(struct vcpu *v, u64 gva, const void *buf, u64 len, bool user)
+{
+	u32 access = PFERR_W | (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK;
+	const u8 *p = buf;
+	struct x86_fault f;
+	u64 gpa;
+
+	/* Translate the whole range first so a bad buffer leaves guest memory unchanged. */
+	for (u64 off = 0; off < len;) {
+		u64 n = piece_len(gva + off, len - off);
+		if (!translate(v, gva + off, access, &gpa, &f) || !memslots_ptr(&v->vm->mem, gpa, n))
+			return -1;
+		off += n;
+	}
+	for (u64 off = 0; off < len;) {
+		u64 n = piece_len(gva + off, len - off);
+		translate(v, gva + off, access, &gpa, &f);
+		write_gpa(v, gpa, p + off, (unsigned)n);
+		off += n;
+	}
+	return 0;
+}

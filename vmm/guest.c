@@ -1,0 +1,245 @@
+/* Guest lifecycle: parse each module's command line, give it memory and a vCPU, run, report. */
+#include "vmm/guest.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/percpu.h"
+#include "boot/mb2.h"
+#include "lib/cmdline.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+#include "vmm/cpuid.h"
+#include "arch/x86/fpu.h"
+#include "vmm/ioport.h"
+#include "vmm/loader.h"
+#include "vmm/mmu_host.h"
+#include "vmm/options.h"
+#include "vmm/stats.h"
+#include "vmm/vcpu.h"
+
+#define DEFAULT_MEM_MIB 16
+#define MAX_MEM_MIB 1024
+#define SLICE_TSC 20000000ull
+
+struct vm vms[MAX_VMS];
+u32 nr_vms;
+static u32 vms_ended;
+static u32 load_errors;
+
+void vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail)
+{
+	if (vm->state == VM_ENDED)
+		return;
+	vm->end = how;
+	vm->status = status;
+	vm->end_detail = detail;
+	vm->state = VM_ENDED;
+	__atomic_add_fetch(&vms_ended, 1, __ATOMIC_SEQ_CST);
+}
+
+static bool parse_guest_options(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *cpu,
+				u32 ncpus, u32 index)
+{
+	char key[32], val[64];
+	const char *cur = cmdline ? cmdline : "";
+	u64 n;
+
+	fmt_snprintf(vm->name, sizeof(vm->name), "guest%u", index);
+	*mem_mib = DEFAULT_MEM_MIB;
+	*cpu = index % ncpus;
+	while (cmdline_next(&cur, key, sizeof(key), val, sizeof(val))) {
+		if (key[0] == '/' && !val[0])
+			continue; /* the module's own path */
+		if (!strcmp(key, "name") && val[0]) {
+			fmt_snprintf(vm->name, sizeof(vm->name), "%s", val);
+		} else if (!strcmp(key, "mem") && parse_u64(val, &n) && n >= 1 && n <= MAX_MEM_MIB) {
+			*mem_mib = n;
+		} else if (!strcmp(key, "cpu") && parse_u64(val, &n) && n < ncpus) {
+			*cpu = (u32)n;
+		} else if (!strcmp(key, "expect") && !strcmp(val, "crash")) {
+			vm->expect_crash = true;
+		} else {
+			kprintf("guest %s: unknown or invalid option '%s%s%s'\n", vm->name, key,
+				val[0] ? "=" : "", val);
+			return false;
+		}
+	}
+	if (*cur) {
+		kprintf("guest %s: option too long at '%.24s'\n", vm->name, cur);
+		return false;
+	}
+	fmt_snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", cmdline ? cmdline : "");
+	return true;
+}
+
+static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u32 index)
+{
+	u64 mem_mib;
+	u32 cpu;
+	const char *why;
+	struct mmu_config cfg = { .pool_max_pages = 0, .maxphyaddr = (u8)cpuid_maxphyaddr() };
+
+	vm->id = index;
+	if (!parse_guest_options(vm, mod->cmdline, &mem_mib, &cpu, ncpus, index))
+		return false;
+	if (memslots_init(&vm->mem, mem_mib << 20) < 0) {
+		kprintf("guest %s: no room for %lu MiB of guest memory\n", vm->name, mem_mib);
+		return false;
+	}
+	if (loader_load(vm, phys_to_virt(mod->start), mod->end - mod->start, &why) < 0) {
+		kprintf("guest %s: bad image: %s\n", vm->name, why);
+		memslots_free(&vm->mem);
+		return false;
+	}
+	if (mmu_vm_init(&vm->mmu, &mmu_host_ops, vm, &cfg) < 0) {
+		kprintf("guest %s: no memory for its MMU\n", vm->name);
+		memslots_free(&vm->mem);
+		return false;
+	}
+	vm->cpu = cpu;
+	vm->vcpu.vm = vm;
+	vm->vcpu.id = 0;
+	vm->vcpu.cpu = cpu;
+	vm->vcpu.asid = index + 1;
+	vm->vcpu.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
+	vm->state = VM_READY;
+	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s\n", vm->name, mem_mib, vm->vcpu.regs.rip,
+	      cpu, vm->expect_crash ? ", expected to crash" : "");
+	return true;
+}
+
+u32 guests_create(const struct boot_info *bi, u32 ncpus)
+{
+	cpuid_init();
+	for (u32 i = 0; i < bi->nmodules && nr_vms < MAX_VMS; i++) {
+		struct vm *vm = &vms[nr_vms];
+		if (create_one(vm, &bi->modules[i], ncpus, nr_vms)) {
+			nr_vms++;
+		} else {
+			memset(vm, 0, sizeof(*vm));
+			load_errors++;
+		}
+	}
+	if (bi->nmodules > MAX_VMS)
+		kprintf("umbra: %u modules beyond %u guests ignored\n", bi->nmodules - MAX_VMS, MAX_VMS);
+	return nr_vms;
+}
+
+/* First entry on its CPU: the backend's control structure and the MMU context. */
+static bool start_vcpu(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+
+	if (virt->vcpu_create(v) < 0 || mmu_vcpu_init(&v->mmu, &vm->mmu) < 0) {
+		vm_end(vm, VM_END_FATAL, 0, "no memory for the vCPU");
+		return false;
+	}
+	fpu_init_state(v->fpu);
+	const struct x86_emu_ctx *r = &v->regs;
+	if (mmu_reset_context(&v->mmu, r->cr0, r->cr4, r->efer, r->cr3) < 0) {
+		vm_end(vm, VM_END_FATAL, 0, "no memory for the MMU context");
+		return false;
+	}
+	virt->update_paging(v);
+	vm->state = VM_RUNNING;
+	return true;
+}
+
+void guests_run_this_cpu(void)
+{
+	u32 me = this_cpu()->index;
+
+	for (;;) {
+		bool any = false;
+		for (u32 i = 0; i < nr_vms; i++) {
+			struct vm *vm = &vms[i];
+			if (vm->cpu != me || vm->state == VM_ENDED)
+				continue;
+			any = true;
+			if (vm->state == VM_READY && !start_vcpu(&vm->vcpu))
+				continue;
+			fpu_restore(vm->vcpu.fpu);
+			vcpu_run_slice(&vm->vcpu, rdtsc() + SLICE_TSC);
+			fpu_save(vm->vcpu.fpu);
+			if (vm->state == VM_ENDED)
+				console_flush(vm);
+		}
+		if (!any)
+			return;
+	}
+}
+
+static const char *end_name(enum vm_end e)
+{
+	static const char *const n[] = { "none", "result", "halted", "triple-fault", "fatal",
+					 "load-error" };
+	return n[e];
+}
+
+static bool guest_passed(const struct vm *vm)
+{
+	if (vm->audit_errors)
+		return false;
+	if (vm->expect_crash)
+		return vm->end == VM_END_SHUTDOWN || vm->end == VM_END_FATAL;
+	return vm->end == VM_END_RESULT && vm->status == ((0x10u << 1) | 1);
+}
+
+static void report_one(struct vm *vm)
+{
+	struct umbra_stats st;
+	static const char *const rn[UMBRA_EXIT_REASONS] = {
+		"pf", "cr", "invlpg", "hypercall", "io", "msr", "cpuid", "hlt", "exception",
+		"intr", "nmi", "shutdown", "invalid", "other" };
+	char line[320];
+	int n = 0;
+
+	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN)
+		vcpu_dump(&vm->vcpu);
+	stats_collect(&vm->vcpu, &st);
+	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, end_name(vm->end),
+		vm->status, vm->end_detail ? vm->end_detail : "-",
+		vm->expect_crash ? " expected-crash" : "", guest_passed(vm) ? " PASS" : " FAIL",
+		st.exits_total);
+	for (int i = 0; i < UMBRA_EXIT_REASONS; i++)
+		if (st.exits[i])
+			n += fmt_snprintf(line + n, sizeof(line) - n, " %s=%lu", rn[i], st.exits[i]);
+	kprintf("guest %s: exits:%s\n", vm->name, n ? line : " none");
+	kprintf("guest %s: mmu: faults_fixed=%lu faults_to_guest=%lu shadowed=%lu zapped=%lu "
+		"reclaimed=%lu writes_emulated=%lu flood_zaps=%lu misaligned_zaps=%lu "
+		"root_hits=%lu root_misses=%lu unemulated=%lu audit_errors=%lu\n",
+		vm->name, st.mmu.faults_fixed, st.mmu.faults_to_guest, st.mmu.pages_shadowed,
+		st.mmu.pages_zapped, st.mmu.pages_reclaimed, st.mmu.writes_emulated,
+		st.mmu.flood_zaps, st.mmu.misaligned_zaps, st.mmu.root_cache_hits,
+		st.mmu.root_cache_misses, st.mmu.unshadowed_unemulated, vm->audit_errors);
+	if (vm->n_unmodelled) {
+		n = 0;
+		for (u32 i = 0; i < vm->n_unmodelled; i++)
+			n += fmt_snprintf(line + n, sizeof(line) - n, " 0x%x", vm->unmodelled[i]);
+		kprintf("guest %s: unmodelled ports:%s\n", vm->name, line);
+	}
+}
+
+bool guests_wait_and_report(char *summary, size_t size)
+{
+	u32 passed = 0, failed = 0, crashed = 0;
+	u64 exits = 0;
+
+	while (__atomic_load_n(&vms_ended, __ATOMIC_SEQ_CST) < nr_vms)
+		cpu_relax();
+	for (u32 i = 0; i < nr_vms; i++) {
+		struct vm *vm = &vms[i];
+		report_one(vm);
+		exits += vm->vcpu.exits_total;
+		if (!guest_passed(vm))
+			failed++;
+		else if (vm->expect_crash)
+			crashed++;
+		else
+			passed++;
+	}
+	/* Rejected modules were reported when they were loaded; they never ran. */
+	fmt_snprintf(summary, size, "guests=%u guests_passed=%u guests_failed=%u guests_crashed=%u "
+		     "guests_rejected=%u exits=%lu", nr_vms, passed, failed, crashed, load_errors,
+		     exits);
+	return failed == 0;
+}

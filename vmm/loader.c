@@ -1,0 +1,156 @@
+/* Loads ELF32 and ELF64 guest images at their physical addresses, strictly validated. */
+#include "vmm/loader.h"
+#include "arch/x86/regs.h"
+#include "lib/string.h"
+#include "pv/abi.h"
+#include "vmm/vm.h"
+
+#define EI_CLASS 4
+#define ELFCLASS32 1
+#define ELFCLASS64 2
+#define ET_EXEC 2
+#define EM_386 3
+#define EM_X86_64 62
+#define PT_LOAD 1
+#define MAX_SEGMENTS 16
+
+struct elf_seg { u64 off, filesz, paddr, memsz; };
+
+struct elf_image {
+	u64 entry;
+	unsigned nseg;
+	struct elf_seg seg[MAX_SEGMENTS];
+};
+
+static u16 rd16(const u8 *p) { return (u16)(p[0] | p[1] << 8); }
+static u32 rd32(const u8 *p) { return rd16(p) | (u32)rd16(p + 2) << 16; }
+static u64 rd64(const u8 *p) { return rd32(p) | (u64)rd32(p + 4) << 32; }
+
+/* Reads the ELF header and program headers of either class into one description. */
+static const char *parse_elf(const u8 *img, u64 size, struct elf_image *out)
+{
+	if (size < 52 || memcmp(img, "\x7f" "ELF", 4))
+		return "not an ELF image";
+	bool is64 = img[EI_CLASS] == ELFCLASS64;
+	if (!is64 && img[EI_CLASS] != ELFCLASS32)
+		return "unknown ELF class";
+	if (img[5] != 1)
+		return "not little-endian";
+	if (is64 && size < 64)
+		return "truncated ELF header";
+	if (rd16(img + 16) != ET_EXEC)
+		return "not an executable ELF";
+	u16 machine = rd16(img + 18);
+	if (machine != (is64 ? EM_X86_64 : EM_386))
+		return "ELF machine is not x86";
+
+	u64 phoff = is64 ? rd64(img + 32) : rd32(img + 28);
+	u16 phentsize = rd16(img + (is64 ? 54 : 42));
+	u16 phnum = rd16(img + (is64 ? 56 : 44));
+	out->entry = is64 ? rd64(img + 24) : rd32(img + 24);
+	if (phentsize < (is64 ? 56 : 32) || phnum == 0)
+		return "bad program header table";
+	if (phoff > size || (u64)phnum * phentsize > size - phoff)
+		return "program headers run past the image";
+
+	out->nseg = 0;
+	for (u16 i = 0; i < phnum; i++) {
+		const u8 *ph = img + phoff + (u64)i * phentsize;
+		if (rd32(ph) != PT_LOAD)
+			continue;
+		if (out->nseg == MAX_SEGMENTS)
+			return "too many loadable segments";
+		struct elf_seg *s = &out->seg[out->nseg++];
+		if (is64)
+			*s = (struct elf_seg){ rd64(ph + 8), rd64(ph + 32), rd64(ph + 24), rd64(ph + 40) };
+		else
+			*s = (struct elf_seg){ rd32(ph + 4), rd32(ph + 16), rd32(ph + 12), rd32(ph + 20) };
+		if (s->filesz > s->memsz)
+			return "segment file size exceeds its memory size";
+		if (s->off > size || s->filesz > size - s->off)
+			return "segment data runs past the image (truncated?)";
+	}
+	if (!out->nseg)
+		return "no loadable segment";
+	return NULL;
+}
+
+static bool overlaps(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+static const char *check_layout(const struct elf_image *e, u64 ram, u64 boot_page)
+{
+	for (unsigned i = 0; i < e->nseg; i++) {
+		const struct elf_seg *s = &e->seg[i];
+		if (s->paddr > ram || s->memsz > ram - s->paddr)
+			return "segment outside guest memory";
+		if (overlaps(s->paddr, s->memsz, boot_page, PAGE_SIZE))
+			return "segment overlaps the boot information page";
+		for (unsigned j = 0; j < i; j++)
+			if (overlaps(s->paddr, s->memsz, e->seg[j].paddr, e->seg[j].memsz))
+				return "segments overlap";
+	}
+	bool entry_ok = false;
+	for (unsigned i = 0; i < e->nseg; i++)
+		entry_ok |= e->entry - e->seg[i].paddr < e->seg[i].memsz;
+	if (!entry_ok || e->entry > 0xffffffffull)
+		return "entry point is not inside a loaded segment below 4 GiB";
+	return NULL;
+}
+
+static void flat_segment(struct x86_seg *s, u16 sel, bool code)
+{
+	/* Present, DPL 0, S=1, accessed; code: execute/read; data: read/write; 4 GiB, D/B=1. */
+	*s = (struct x86_seg){ .base = 0, .limit = 0xffffffff, .sel = sel,
+			       .attr = (u16)((code ? 0x9b : 0x93) | X86_SEG_DB | X86_SEG_G) };
+}
+
+int loader_load(struct vm *vm, const u8 *img, u64 size, const char **why)
+{
+	struct elf_image e;
+	u64 ram = vm->mem.bytes;
+	u64 boot_page = ram - PAGE_SIZE;
+
+	*why = parse_elf(img, size, &e);
+	if (!*why)
+		*why = check_layout(&e, ram, boot_page);
+	if (*why)
+		return -1;
+
+	for (unsigned i = 0; i < e.nseg; i++) {
+		const struct elf_seg *s = &e.seg[i];
+		u8 *dst = memslots_ptr(&vm->mem, s->paddr, s->memsz);
+		memcpy(dst, img + s->off, s->filesz);
+		memset(dst + s->filesz, 0, s->memsz - s->filesz);
+	}
+
+	/* Boot information at the top of RAM, the command line right after the structure. */
+	struct umbra_boot_info *bi = memslots_ptr(&vm->mem, boot_page, PAGE_SIZE);
+	char *cl = (char *)(bi + 1);
+	size_t room = PAGE_SIZE - sizeof(*bi) - 1;
+	size_t n = strlen(vm->cmdline);
+	if (n > room)
+		n = room;
+	memcpy(cl, vm->cmdline, n);
+	cl[n] = 0;
+	*bi = (struct umbra_boot_info){ .magic = UMBRA_BOOT_MAGIC, .size = sizeof(*bi),
+					.mem_bytes = ram, .cmdline_gpa = boot_page + sizeof(*bi),
+					.cmdline_len = (u32)n, .vcpu_id = 0 };
+	memcpy(bi->name, vm->name, sizeof(vm->name) < sizeof(bi->name) ? sizeof(vm->name)
+								       : sizeof(bi->name) - 1);
+
+	struct x86_emu_ctx *r = &vm->vcpu.regs;
+	memset(r, 0, sizeof(*r));
+	r->rip = e.entry;
+	r->rflags = 0x2;
+	r->gpr[X86_RAX] = UMBRA_BOOT_MAGIC;
+	r->gpr[X86_RBX] = boot_page;
+	r->cr0 = CR0_PE | CR0_ET;
+	flat_segment(&r->seg[X86_CS], 0x08, true);
+	for (int s = 0; s < X86_NR_SREGS; s++)
+		if (s != X86_CS)
+			flat_segment(&r->seg[s], 0x10, false);
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* Umbra's side of the MMU platform interface: host pages, guest frames, guest memory, flushes. */
+#include "vmm/mmu_host.h"
+#include "arch/x86/paging.h"
+#include "lib/palloc.h"
+#include "lib/string.h"
+#include "vmm/vm.h"
+
+static void *host_alloc_page(void *ctx, u64 *hpa)
+{
+	(void)ctx;
+	u64 pa = palloc_alloc();
+	if (!pa)
+		return NULL;
+	*hpa = pa;
+	return phys_to_virt(pa);
+}
+
+static void host_free_page(void *ctx, void *va, u64 hpa)
+{
+	(void)ctx;
+	(void)va;
+	palloc_free(hpa);
+}
+
+static const struct mmu_slot *host_gfn_to_slot(void *ctx, u64 gfn)
+{
+	return memslots_find(&((struct vm *)ctx)->mem, gfn);
+}
+
+static const struct mmu_slot *host_slot_at(void *ctx, unsigned i)
+{
+	struct vm *vm = ctx;
+	return i < vm->mem.n ? &vm->mem.slot[i] : NULL;
+}
+
+static u64 host_gfn_to_hpa(void *ctx, const struct mmu_slot *s, u64 gfn)
+{
+	return memslots_gfn_to_hpa(&((struct vm *)ctx)->mem, s, gfn);
+}
+
+static int host_read_gpa(void *ctx, u64 gpa, void *buf, unsigned len)
+{
+	void *p = memslots_ptr(&((struct vm *)ctx)->mem, gpa, len);
+	if (!p)
+		return -1;
+	memcpy(buf, p, len);
+	return 0;
+}
+
+static int host_write_gpa(void *ctx, u64 gpa, const void *buf, unsigned len)
+{
+	void *p = memslots_ptr(&((struct vm *)ctx)->mem, gpa, len);
+	if (!p)
+		return -1;
+	memcpy(p, buf, len);
+	return 0;
+}
+
+static bool host_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_val)
+{
+	void *p = memslots_ptr(&((struct vm *)ctx)->mem, gpa, len);
+	if (!p)
+		return false;
+	/* Locked, as the hardware's own A/D update is, since the guest may run on another CPU. */
+	if (len == 8)
+		return __atomic_compare_exchange_n((u64 *)p, &old, new_val, false, __ATOMIC_SEQ_CST,
+						   __ATOMIC_SEQ_CST);
+	u32 o = (u32)old;
+	return __atomic_compare_exchange_n((u32 *)p, &o, (u32)new_val, false, __ATOMIC_SEQ_CST,
+					   __ATOMIC_SEQ_CST);
+}
+
+static void host_flush_tlb(void *ctx, struct mmu_vcpu *mv)
+{
+	(void)ctx;
+	container_of(mv, struct vcpu, mmu)->tlb_flush = true;
+}
+
+const struct mmu_platform_ops mmu_host_ops = {
+	.alloc_page = host_alloc_page,
+	.free_page = host_free_page,
+	.gfn_to_slot = host_gfn_to_slot,
+	.slot_at = host_slot_at,
+	.gfn_to_hpa = host_gfn_to_hpa,
+	.read_gpa = host_read_gpa,
+	.write_gpa = host_write_gpa,
+	.cmpxchg_gpa = host_cmpxchg_gpa,
+	.flush_tlb = host_flush_tlb,
+};

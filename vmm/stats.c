@@ -1,0 +1,30 @@
+/* Translates Umbra's internal counters into struct umbra_stats (pv/abi.h). */
+#include "vmm/stats.h"
+#include "lib/string.h"
+#include "vmm/vm.h"
+
+void stats_collect(struct vcpu *v, struct umbra_stats *out)
+{
+	struct mmu_stats m;
+
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->reasons = UMBRA_EXIT_REASONS;
+	out->exits_total = v->exits_total;
+	memcpy(out->exits, v->exits, sizeof(out->exits));
+	mmu_stats(&v->vm->mmu, &m);
+	out->mmu = (struct umbra_mmu_stats){
+		.faults_fixed = m.faults_fixed,
+		.faults_to_guest = m.faults_guest,
+		.pages_shadowed = m.pages_shadowed,
+		.pages_zapped = m.pages_zapped,
+		.pages_reclaimed = m.pages_reclaimed,
+		.writes_emulated = m.writes_emulated,
+		.flood_zaps = m.flood_zaps,
+		.misaligned_zaps = m.misaligned_zaps,
+		.root_cache_hits = m.root_hits,
+		.root_cache_misses = m.root_misses,
+		.rmap_descs = m.rmap_desc_in_use,
+		.unshadowed_unemulated = v->vm->unemulated,
+	};
+}

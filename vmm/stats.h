@@ -1,0 +1,11 @@
+/* A guest's counters in the ABI's form: exits by reason and its MMU's statistics. */
+#ifndef VMM_STATS_H
+#define VMM_STATS_H
+
+#include "pv/abi.h"
+
+struct vcpu;
+
+void stats_collect(struct vcpu *v, struct umbra_stats *out);
+
+#endif

@@ -1,0 +1,118 @@
+/* The vCPU run loop and the small operations every exit handler shares. */
+#include "vmm/vcpu.h"
+#include "arch/x86/cpu.h"
+#include "lib/printf.h"
+#include "vmm/exit.h"
+#include "vmm/gmem.h"
+#include "vmm/options.h"
+
+void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
+{
+	/* A second fault while an event is still undelivered: the CPU would deliver #DF, and a
+	 * fault while delivering #DF is a triple fault. */
+	if (v->pending.valid && v->pending.type == VEVENT_EXCEPTION) {
+		if (v->pending.vector == 8) {
+			vm_end(v->vm, VM_END_SHUTDOWN, 0, "fault while delivering #DF");
+			return;
+		}
+		vector = 8;
+		has_error = true;
+		error_code = 0;
+	}
+	v->pending = (struct vevent){ .valid = true, .type = VEVENT_EXCEPTION, .vector = vector,
+				      .has_error = has_error, .error_code = error_code };
+}
+
+void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2)
+{
+	v->regs.cr2 = cr2;
+	virt->set_cr2(v, cr2);
+	vcpu_inject(v, 14, true, error_code);
+}
+
+int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
+{
+	struct x86_fault f;
+
+	virt->read_segments(v);
+	int r = x86_decode(&v->regs, &gmem_emu_ops, insn, &f);
+	if (r == X86_DEC_OK)
+		return 0;
+	if (r == X86_DEC_FAULT) {
+		if (f.vector == 14)
+			vcpu_inject_pf(v, f.error_code, f.addr);
+		else
+			vcpu_inject(v, f.vector, f.has_error, f.error_code);
+		return -1;
+	}
+	return -2;
+}
+
+bool vcpu_skip(struct vcpu *v, const struct vexit *x)
+{
+	struct x86_insn insn;
+
+	if (x->insn_len) {
+		u64 rip = v->regs.rip + x->insn_len;
+		v->regs.rip = (v->regs.efer & EFER_LMA) ? rip : (u32)rip;
+		return true;
+	}
+	if (vcpu_decode(v, &insn) < 0)
+		return false;
+	v->regs.rip = x86_next_rip(&v->regs, &insn);
+	return true;
+}
+
+void vcpu_dump(struct vcpu *v)
+{
+	const struct x86_emu_ctx *r = &v->regs;
+	static const char *const names[] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+					     "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+
+	virt->read_segments(v);
+	kprintf("[%s] vcpu%u state: rip=0x%lx rflags=0x%lx cpl=%d cs=0x%x(attr 0x%x)\n",
+		v->vm->name, v->id, r->rip, r->rflags, r->cpl, r->seg[X86_CS].sel,
+		r->seg[X86_CS].attr);
+	for (int i = 0; i < 16; i += 4)
+		kprintf("[%s]   %-3s=%016lx %-3s=%016lx %-3s=%016lx %-3s=%016lx\n", v->vm->name,
+			names[i], r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
+			names[i + 3], r->gpr[i + 3]);
+	kprintf("[%s]   cr0=0x%lx cr2=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx shadow_root=0x%lx%s\n",
+		v->vm->name, r->cr0, r->cr2, r->cr3, r->cr4, r->efer, v->root_hpa,
+		v->root_pae ? " (pae)" : "");
+}
+
+/* The root may have changed (CR3 load, context reset, a zapped root): reload it. */
+static bool load_root(struct vcpu *v)
+{
+	if (mmu_load(&v->mmu) < 0) {
+		vm_end(v->vm, VM_END_FATAL, 0, "out of shadow memory loading the root");
+		return false;
+	}
+	u64 root = mmu_root_hpa(&v->mmu);
+	bool pae = mmu_root_is_pae(&v->mmu);
+	if (root != v->root_hpa || pae != v->root_pae) {
+		v->root_hpa = root;
+		v->root_pae = pae;
+		virt->update_paging(v);
+	}
+	return true;
+}
+
+void vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
+{
+	struct vm *vm = v->vm;
+	struct vexit x;
+
+	while (vm->state == VM_RUNNING && rdtsc() < tsc_deadline) {
+		spin_lock(&vm->lock);
+		bool ok = load_root(v);
+		spin_unlock(&vm->lock);
+		if (!ok)
+			break;
+		virt->vcpu_run(v, &x);
+		spin_lock(&vm->lock);
+		exit_handle(v, &x);
+		spin_unlock(&vm->lock);
+	}
+}

@@ -1,0 +1,30 @@
+/* What exit handlers do to a vCPU: skip the instruction, inject, change paging, end. */
+#ifndef VMM_VCPU_H
+#define VMM_VCPU_H
+
+#include "vmm/vm.h"
+
+/* Moves RIP past the exiting instruction (decoding it when the hardware gave no length).
+ * False if it could not be decoded: the handler then ends the guest. */
+bool vcpu_skip(struct vcpu *v, const struct vexit *x);
+void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code);
+void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2);
+static inline void vcpu_inject_gp(struct vcpu *v) { vcpu_inject(v, 13, true, 0); }
+static inline void vcpu_inject_ud(struct vcpu *v) { vcpu_inject(v, 6, false, 0); }
+/* Decodes the instruction at RIP (segments read first). 0, or <0 after injecting a fetch fault
+ * (-1) or when it cannot be decoded (-2). */
+int vcpu_decode(struct vcpu *v, struct x86_insn *insn);
+
+/* Guest writes to CR0/CR3/CR4/EFER: validate (#GP on a bad value), update the guest's view
+ * and the MMU context. Return false after injecting #GP. */
+bool vcpu_set_cr0(struct vcpu *v, u64 val);
+bool vcpu_set_cr3(struct vcpu *v, u64 val);
+bool vcpu_set_cr4(struct vcpu *v, u64 val);
+bool vcpu_set_efer(struct vcpu *v, u64 val);
+/* Handles a CR access exit (decodes MOV CR, CLTS, LMSW, SMSW). */
+void vcpu_cr_access(struct vcpu *v, const struct vexit *x);
+
+/* Runs one vCPU until its guest ends or the time slice is over. */
+void vcpu_run_slice(struct vcpu *v, u64 tsc_deadline);
+
+#endif

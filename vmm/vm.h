@@ -1,0 +1,80 @@
+/* Virtual machines and their vCPUs: memory, devices, state, counters. */
+#ifndef VMM_VM_H
+#define VMM_VM_H
+
+#include "lib/types.h"
+#include "lib/spinlock.h"
+#include "arch/x86/decode.h"
+#include "arch/x86/virt.h"
+#include "mmu/mmu.h"
+#include "pv/abi.h"
+#include "vmm/memslot.h"
+
+#define MAX_VMS 16
+#define VM_NAME_LEN 24
+#define VM_UNMODELLED_MAX 16
+
+enum vm_state { VM_EMPTY, VM_READY, VM_RUNNING, VM_ENDED };
+
+/* How a guest ended, for its report and the summary. */
+enum vm_end {
+	VM_END_NONE,
+	VM_END_RESULT,     /* wrote the result port or called exit: status below */
+	VM_END_HALT,       /* HLT with interrupts off and nothing pending */
+	VM_END_SHUTDOWN,   /* triple fault */
+	VM_END_FATAL,      /* something Umbra could not continue (dump printed) */
+	VM_END_LOAD_ERROR, /* never started: bad image or no memory */
+};
+
+struct vcpu {
+	struct vm *vm;
+	u32 id;
+	u32 cpu;                  /* the physical CPU it runs on */
+	u32 asid;                 /* SVM ASID / VMX VPID */
+	struct x86_emu_ctx regs;  /* guest-visible state: GPRs, RIP, RFLAGS, CRs as the guest
+				     sees them, segments (after read_segments), CPL */
+	struct vevent pending;    /* delivered at the next entry */
+	u64 root_hpa;             /* the shadow root the CPU runs on */
+	bool root_pae;
+	bool tlb_flush;           /* flush before the next entry */
+	void *arch;               /* the backend's control structure */
+	u64 arch_pa;
+	struct mmu_vcpu mmu;
+	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
+	u64 exits[UMBRA_EXIT_REASONS];
+	u64 exits_total;
+};
+
+struct vm {
+	u32 id;
+	char name[VM_NAME_LEN];
+	enum vm_state state;
+	enum vm_end end;
+	u32 status;               /* VM_END_RESULT: (v << 1) | 1 as isa-debug-exit gives it */
+	const char *end_detail;
+	bool expect_crash;        /* the command line says this guest is meant to crash */
+	spinlock_t lock;          /* MMU and device state */
+	struct memslots mem;
+	struct mmu_vm mmu;
+	struct vcpu vcpu;         /* one vCPU per guest for now */
+	u32 cpu;                  /* where its vCPU runs */
+	char cmdline[256];
+	/* The console line being assembled, printed with the guest's name in front. */
+	char line[128];
+	u32 line_len;
+	u8 com1_lcr, com1_ier, com1_mcr, com1_scr, com1_dll, com1_dlm;
+	u16 unmodelled[VM_UNMODELLED_MAX];
+	u32 n_unmodelled;
+	u64 audit_errors;
+	u64 unemulated;           /* PT writes the emulator could not do: frame unshadowed */
+};
+
+extern struct vm vms[MAX_VMS];
+extern u32 nr_vms;
+
+/* Ends the guest (first call wins) and records how. Safe from any exit handler. */
+void vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail);
+/* Prints the guest's registers and recent state (on a fatal end). */
+void vcpu_dump(struct vcpu *v);
+
+#endif
