@@ -1,0 +1,178 @@
+/* Guest kernel library API: boot, console, faults and probes, CPU features, pages, paging. */
+#ifndef GUEST_H
+#define GUEST_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "pv/abi.h"
+
+typedef unsigned long ulong; /* register width: 32 or 64 bits */
+
+/* Paging modes, also the GUEST_MODE a test image is built for (suite.mk passes -DGUEST_MODE). */
+enum pmode { PM_OFF, PM_32, PM_PAE, PM_64 };
+extern const char *const pmode_name[];
+
+#define PAGE_SIZE 4096ul
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((ulong)(a) - 1))
+
+/* Entry bits shared by all formats (NX only in 8-byte entries). */
+#define PTE_P (1ull << 0)
+#define PTE_W (1ull << 1)
+#define PTE_U (1ull << 2)
+#define PTE_A (1ull << 5)
+#define PTE_D (1ull << 6)
+#define PTE_PS (1ull << 7)
+#define PTE_G (1ull << 8)
+#define PTE_NX (1ull << 63)
+#define PTE_ADDR 0x000ffffffffff000ull
+
+/* #PF error code bits. */
+#define PF_P 1u
+#define PF_W 2u
+#define PF_U 4u
+#define PF_RSVD 8u
+#define PF_I 16u
+
+#define CR0_PE (1ul << 0)
+#define CR0_ET (1ul << 4)
+#define CR0_NE (1ul << 5)
+#define CR0_WP (1ul << 16)
+#define CR0_PG (1ul << 31)
+#define CR4_PSE (1ul << 4)
+#define CR4_PAE (1ul << 5)
+#define CR4_PGE (1ul << 7)
+#define CR4_SMEP (1ul << 20)
+#define CR4_SMAP (1ul << 21)
+#define MSR_EFER 0xc0000080u
+#define EFER_NXE (1ull << 11)
+
+/* ---- console and results ---- */
+void kputc(char c);
+void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Counts a failed check and prints it (only the first few, to keep logs short). */
+void check_failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern unsigned long checks_failed;
+#define CHECK(cond, ...) do { if (!(cond)) check_failed(__VA_ARGS__); } while (0)
+/* Umbra-only checks call this natively. */
+void skip_note(const char *what);
+/* Ends the guest: PASS if no check failed, else FAIL with the count. */
+__attribute__((noreturn)) void finish(void);
+__attribute__((noreturn)) void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Unexpected exceptions end the guest with a triple fault instead of FAIL (crash guests). */
+extern int fatal_triple;
+__attribute__((noreturn)) void triple_fault(void);
+
+/* Every test provides these. */
+void test_main(void);
+extern const char guest_name[];
+
+/* ---- boot information (copied at entry; the originals may be overwritten) ---- */
+extern uint64_t ram_bytes;   /* usable RAM is [1 MiB, ram_bytes) beside the image */
+extern int booted_by_umbra;  /* EAX was UMBRA_BOOT_MAGIC */
+extern char boot_cmdline[128];
+
+/* ---- CPU ---- */
+struct cpuid { uint32_t a, b, c, d; };
+struct cpuid cpuid(uint32_t leaf, uint32_t sub);
+struct features { int pse, pae, pge, nx, smep, smap, gb, cx8, cx16, amd; };
+extern struct features cpu;
+extern int on_umbra; /* CPUID leaf 0x40000000 carries Umbra's signature */
+long umbra_hypercall(ulong nr, ulong a0, ulong a1);
+int umbra_stats(struct umbra_stats *s); /* 0 on success */
+
+static inline ulong read_cr0(void) { ulong v; asm volatile("mov %%cr0, %0" : "=r"(v)); return v; }
+static inline ulong read_cr2(void) { ulong v; asm volatile("mov %%cr2, %0" : "=r"(v)); return v; }
+static inline ulong read_cr3(void) { ulong v; asm volatile("mov %%cr3, %0" : "=r"(v)); return v; }
+static inline ulong read_cr4(void) { ulong v; asm volatile("mov %%cr4, %0" : "=r"(v)); return v; }
+static inline void write_cr0(ulong v) { asm volatile("mov %0, %%cr0" : : "r"(v) : "memory"); }
+static inline void write_cr3(ulong v) { asm volatile("mov %0, %%cr3" : : "r"(v) : "memory"); }
+static inline void write_cr4(ulong v) { asm volatile("mov %0, %%cr4" : : "r"(v) : "memory"); }
+static inline void invlpg(ulong va) { asm volatile("invlpg (%0)" : : "r"(va) : "memory"); }
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+	asm volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	asm volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+static inline void outb(uint16_t port, uint8_t v) { asm volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
+static inline void outl(uint16_t port, uint32_t v) { asm volatile("outl %0, %1" : : "a"(v), "Nd"(port)); }
+static inline uint8_t inb(uint16_t port) { uint8_t v; asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+/* EFLAGS.AC without STAC/CLAC, so it also works where SMAP is not offered. */
+void set_ac(int on);
+void set_cr0_bits(ulong set, ulong clear);
+void set_cr4_bits(ulong set, ulong clear);
+void set_efer_bits(uint64_t set, uint64_t clear);
+static inline volatile uint32_t *phys32(uint64_t pa) { return (volatile uint32_t *)(ulong)pa; }
+
+/* ---- faults and probes ---- */
+struct fault_rec { ulong vector, error, cr2, ip; };
+extern volatile struct fault_rec last_fault;
+extern volatile ulong fault_count;
+extern volatile ulong fault_recover; /* where the handler resumes after an expected fault */
+/* Supervisor accesses: 0 on success, 1 if they faulted (see last_fault). The fetch probe calls
+ * va, which must hold a `ret` (0xc3). */
+int probe_read(ulong va, uint32_t *val);
+int probe_write(ulong va, uint32_t val);
+int probe_fetch(ulong va);
+/* User (CPL 3) accesses through a user code page set up by user_setup(). A fetch irets to va,
+ * which must hold `int $0x80` (cd 80). */
+void user_setup(ulong code_va, ulong code_pa, ulong stack_va);
+int user_read(ulong va, uint32_t *val);
+int user_write(ulong va, uint32_t val);
+int user_fetch(ulong va);
+#define USER_FETCH_BYTES 0x80cd /* little-endian "int $0x80" */
+#define SUP_FETCH_BYTES 0xc3    /* "ret" */
+
+/* ---- physical pages ---- */
+ulong page_alloc(void);              /* zeroed 4 KiB frame */
+ulong page_alloc_aligned(ulong size, ulong align); /* zeroed, contiguous */
+ulong page_alloc_top(void);          /* first address the allocator never handed out */
+
+/* ---- paging ---- */
+struct aspace {
+	enum pmode mode;
+	int levels;  /* 2 (32-bit), 3 (PAE), 4 (long) */
+	int bytes;   /* entry size */
+	ulong root;  /* what CR3 holds */
+};
+/* The test region: its top-level entry (and below) belongs to the tests alone. */
+#if defined(__x86_64__)
+#define TEST_VA 0x8000000000ul
+#define USER_VA 0x10000000000ul
+#else
+#define TEST_VA 0x40000000ul
+#define USER_VA 0x80000000ul
+#endif
+void as_init(struct aspace *as, enum pmode mode); /* root + supervisor identity map of RAM */
+/* Clones the identity part of another space (shares its tables) and leaves the rest empty. */
+void as_clone_kernel(struct aspace *as, const struct aspace *from);
+void as_activate(const struct aspace *as);  /* first activation also turns paging on */
+ulong level_size(const struct aspace *as, int level); /* bytes one entry at level maps */
+unsigned pt_index(const struct aspace *as, uint64_t va, int level);
+/* The entry for va at level (1 = PT ... levels = root), creating tables above it if create. */
+void *pt_entry(const struct aspace *as, uint64_t va, int level, int create);
+uint64_t pte_get(const struct aspace *as, const void *e);
+void pte_set(const struct aspace *as, void *e, uint64_t v);
+/* Entries of every level walked for va, ents[levels..leaf]; returns the leaf level or 0. */
+int pt_walk(const struct aspace *as, uint64_t va, void *ents[5]);
+/* Maps va to pa with a leaf at level (1 = 4K, 2 = 2M/4M, 3 = 1G); tables above get P|W|U. */
+void *map_page(const struct aspace *as, uint64_t va, uint64_t pa, int level, uint64_t flags);
+/* Flags non-leaf tables get at level l (PAE PDPTEs take P only). */
+uint64_t table_flags(const struct aspace *as, int level);
+int large_level_ok(const struct aspace *as, int level); /* page size offered at that level */
+const char *level_name(const struct aspace *as, int level);
+
+/* A marker value per frame so a read shows which frame a mapping reached. */
+static inline uint32_t marker_of(uint64_t pa) { return 0x5a000000u ^ (uint32_t)(pa >> 12) ^ 0x00a50000u; }
+void frame_mark(ulong pa);
+/* Reads va (supervisor) and checks it reaches frame pa; pa = 0 expects a not-present #PF. */
+void expect_maps(ulong va, ulong pa, const char *what);
+
+/* Small deterministic PRNG for tests that need garbage. */
+uint32_t rand32(void);
+
+#endif

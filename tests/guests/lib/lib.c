@@ -1,0 +1,480 @@
+/* Guest library core: boot information, console, descriptors, exceptions, probes, CPU
+ * features, hypercalls, page allocator and the pass/fail report. */
+#include <stdarg.h>
+#include "tests/guests/lib/guest.h"
+
+#define COM1 0x3f8
+#define MB_BOOT_MAGIC 0x2badb002u
+#define MAX_PRINTED_FAILURES 20
+
+const char *const pmode_name[] = { "off", "32-bit", "PAE", "long" };
+
+uint64_t ram_bytes;
+int booted_by_umbra;
+char boot_cmdline[128];
+struct features cpu;
+int on_umbra;
+unsigned long checks_failed;
+int fatal_triple;
+volatile struct fault_rec last_fault;
+volatile ulong fault_count;
+volatile ulong fault_recover;
+
+extern ulong boot_magic, boot_info;
+extern char _end[], boot_stack_top[];
+extern char trap_stubs[];
+extern char ustub_start[], ustub_read[], ustub_write[], ustub_end[];
+extern uint64_t gdt[];
+ulong user_call(ulong ip, ulong sp, ulong ax, ulong bx, ulong cx);
+__attribute__((noreturn)) void user_return(ulong value);
+void lib_start(void);
+struct frame;
+void trap_handler(struct frame *f);
+
+/* ---- console ---- */
+void kputc(char c)
+{
+	if (c == '\n')
+		kputc('\r');
+	/* Bounded, so a missing UART cannot hang the guest. */
+	for (int i = 0; i < 100000 && !(inb(COM1 + 5) & 0x20); i++)
+		;
+	outb(COM1, (uint8_t)c);
+}
+
+static void put_num(unsigned long long v, unsigned base, int width, char pad, int neg)
+{
+	char buf[24];
+	int n = 0;
+	do {
+		buf[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (neg)
+		buf[n++] = '-';
+	for (; width > n; width--)
+		kputc(pad);
+	while (n)
+		kputc(buf[--n]);
+}
+
+static void kvprintf(const char *fmt, va_list ap)
+{
+	for (; *fmt; fmt++) {
+		if (*fmt != '%') {
+			kputc(*fmt);
+			continue;
+		}
+		char pad = ' ';
+		int width = 0, longs = 0;
+		fmt++;
+		if (*fmt == '0')
+			pad = '0', fmt++;
+		while (*fmt >= '0' && *fmt <= '9')
+			width = width * 10 + (*fmt++ - '0');
+		while (*fmt == 'l')
+			longs++, fmt++;
+		unsigned long long v = 0;
+		if (*fmt == 'd' || *fmt == 'u' || *fmt == 'x') {
+			if (longs >= 2)
+				v = va_arg(ap, unsigned long long);
+			else if (longs == 1)
+				v = va_arg(ap, unsigned long);
+			else
+				v = va_arg(ap, unsigned int);
+		}
+		switch (*fmt) {
+		case 'd': {
+			long long s = longs >= 2 ? (long long)v : longs ? (long long)(long)v : (long long)(int)v;
+			put_num(s < 0 ? -(unsigned long long)s : (unsigned long long)s, 10, width, pad, s < 0);
+			break;
+		}
+		case 'u': put_num(v, 10, width, pad, 0); break;
+		case 'x': put_num(v, 16, width, pad, 0); break;
+		case 'p': put_num((ulong)va_arg(ap, void *), 16, width, pad, 0); break;
+		case 'c': kputc((char)va_arg(ap, int)); break;
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			for (; s && *s; s++)
+				kputc(*s);
+			break;
+		}
+		case '%': kputc('%'); break;
+		default: kputc('%'); kputc(*fmt); break;
+		}
+	}
+}
+
+void kprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
+}
+
+void check_failed(const char *fmt, ...)
+{
+	if (++checks_failed > MAX_PRINTED_FAILURES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	kprintf("CHECK FAILED: ");
+	kvprintf(fmt, ap);
+	kputc('\n');
+	va_end(ap);
+}
+
+void skip_note(const char *what)
+{
+	kprintf("note: not running on Umbra; %s skipped\n", what);
+}
+
+__attribute__((noreturn)) static void report(uint32_t value)
+{
+	outl(UMBRA_RESULT_PORT, value);
+	for (;;)
+		asm volatile("cli; hlt");
+}
+
+__attribute__((noreturn)) void finish(void)
+{
+	if (checks_failed) {
+		kprintf("RESULT: FAIL %lu checks failed\n", checks_failed);
+		report(UMBRA_RESULT_FAIL);
+	}
+	kprintf("RESULT: PASS\n");
+	report(UMBRA_RESULT_PASS);
+}
+
+__attribute__((noreturn)) void fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	kprintf("RESULT: FAIL ");
+	kvprintf(fmt, ap);
+	kputc('\n');
+	va_end(ap);
+	report(UMBRA_RESULT_FAIL);
+}
+
+__attribute__((noreturn)) void triple_fault(void)
+{
+	static const struct __attribute__((packed)) { uint16_t limit; ulong base; } empty = { 0, 0 };
+	asm volatile("lidt %0" : : "m"(empty));
+	asm volatile("ud2");
+	for (;;)
+		;
+}
+
+/* ---- descriptors ---- */
+struct __attribute__((packed)) dtr {
+	uint16_t limit;
+	ulong base;
+};
+
+#ifdef __x86_64__
+struct frame {
+	ulong r15, r14, r13, r12, r11, r10, r9, r8, di, si, bp, bx, dx, cx, ax;
+	ulong vector, error, ip, cs, flags, sp, ss;
+};
+struct __attribute__((packed)) tss {
+	uint32_t rsv0;
+	uint64_t rsp0, rsp1, rsp2, rsv1, ist[7], rsv2;
+	uint16_t rsv3, iomap;
+};
+struct gate { uint16_t off0, sel; uint8_t ist, type; uint16_t off1; uint32_t off2, rsv; };
+#else
+struct frame {
+	ulong di, si, bp, sp_unused, bx, dx, cx, ax;
+	ulong vector, error, ip, cs, flags, sp, ss;
+};
+struct __attribute__((packed)) tss {
+	uint32_t link, esp0, ss0, esp1, ss1, esp2, ss2, cr3, eip, eflags;
+	uint32_t eax, ecx, edx, ebx, esp, ebp, esi, edi, es, cs, ss, ds, fs, gs, ldt;
+	uint16_t trap, iomap;
+};
+struct gate { uint16_t off0, sel; uint8_t zero, type; uint16_t off1; };
+#endif
+
+static struct gate idt[256];
+static struct tss tss;
+static char trap_stack[8192] __attribute__((aligned(16)));
+
+static void set_gate(int vec, ulong handler, int dpl)
+{
+	struct gate *g = &idt[vec];
+	g->off0 = (uint16_t)handler;
+	g->sel = 0x08;
+	g->type = (uint8_t)(0x8e | (dpl << 5)); /* present interrupt gate */
+	g->off1 = (uint16_t)(handler >> 16);
+#ifdef __x86_64__
+	g->sel = 0x18;
+	g->off2 = (uint32_t)(handler >> 32);
+#endif
+}
+
+static void descriptors_init(void)
+{
+	for (int i = 0; i < 32; i++)
+		set_gate(i, (ulong)trap_stubs + 16 * i, 0);
+	set_gate(0x80, (ulong)trap_stubs + 16 * 32, 3); /* ring 3's way back */
+	struct dtr idtr = { sizeof(idt) - 1, (ulong)idt };
+	asm volatile("lidt %0" : : "m"(idtr));
+
+	ulong base = (ulong)&tss, limit = sizeof(tss) - 1;
+#ifdef __x86_64__
+	tss.rsp0 = (ulong)trap_stack + sizeof(trap_stack);
+	gdt[8] = (uint64_t)base >> 32;
+#else
+	tss.esp0 = (ulong)trap_stack + sizeof(trap_stack);
+	tss.ss0 = 0x10;
+#endif
+	tss.iomap = sizeof(tss);
+	gdt[7] = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16) | (0x89ull << 40) |
+		 ((uint64_t)((base >> 24) & 0xff) << 56);
+	asm volatile("ltr %w0" : : "r"(0x38));
+}
+
+static void dump_frame(const struct frame *f)
+{
+	kprintf("exception %lu error=%lx ip=%lx cs=%lx flags=%lx cr2=%lx cr3=%lx\n", f->vector,
+		f->error, f->ip, f->cs, f->flags, read_cr2(), read_cr3());
+}
+
+void trap_handler(struct frame *f)
+{
+	last_fault.vector = f->vector;
+	last_fault.error = f->error;
+	last_fault.cr2 = f->vector == 14 ? read_cr2() : 0;
+	last_fault.ip = f->ip;
+	fault_count++;
+	if ((f->cs & 3) == 3)
+		user_return(f->vector == 0x80 ? f->ax : 0);
+	if (fault_recover && f->vector != 0x80) {
+		f->ip = fault_recover;
+		fault_recover = 0;
+		return;
+	}
+	kprintf("%s: unexpected ", guest_name);
+	dump_frame(f);
+	if (fatal_triple)
+		triple_fault();
+	fail("unexpected exception %lu at %lx", f->vector, f->ip);
+}
+
+/* ---- probes ---- */
+#ifdef __x86_64__
+#define SET_RECOVER "movq $1f, fault_recover(%%rip)\n\t"
+#define SP "rsp"
+#define WORD "8"
+#else
+#define SET_RECOVER "movl $1f, fault_recover\n\t"
+#define SP "esp"
+#define WORD "4"
+#endif
+
+int probe_read(ulong va, uint32_t *val)
+{
+	ulong n = fault_count;
+	uint32_t v = 0;
+	asm volatile(SET_RECOVER "movl (%1), %0\n1:" : "+r"(v) : "r"(va) : "memory");
+	fault_recover = 0;
+	if (fault_count != n)
+		return 1;
+	*val = v;
+	return 0;
+}
+
+int probe_write(ulong va, uint32_t val)
+{
+	ulong n = fault_count;
+	asm volatile(SET_RECOVER "movl %1, (%0)\n1:" : : "r"(va), "r"(val) : "memory");
+	fault_recover = 0;
+	return fault_count != n;
+}
+
+int probe_fetch(ulong va)
+{
+	ulong n = fault_count;
+	/* A faulting fetch leaves the call's return address on the stack: drop it. */
+	asm volatile(SET_RECOVER "call *%0\n\tjmp 2f\n1:\tadd $" WORD ", %%" SP "\n2:"
+		     : : "r"(va) : "memory", "cc");
+	fault_recover = 0;
+	return fault_count != n;
+}
+
+static ulong user_code, user_stack;
+
+void user_setup(ulong code_va, ulong code_pa, ulong stack_va)
+{
+	for (char *s = ustub_start, *d = (char *)code_pa; s < ustub_end; s++, d++)
+		*d = *s;
+	user_code = code_va;
+	user_stack = stack_va + PAGE_SIZE - 16;
+}
+
+static int user_run(ulong ip, ulong bx, ulong cx, uint32_t *val)
+{
+	ulong v = user_call(ip, user_stack, 0, bx, cx);
+	if (last_fault.vector != 0x80)
+		return 1;
+	if (val)
+		*val = (uint32_t)v;
+	return 0;
+}
+
+int user_read(ulong va, uint32_t *val) { return user_run(user_code + (ustub_read - ustub_start), va, 0, val); }
+int user_write(ulong va, uint32_t v) { return user_run(user_code + (ustub_write - ustub_start), va, v, 0); }
+int user_fetch(ulong va) { return user_run(va, 0, 0, 0); }
+
+/* ---- CPU ---- */
+struct cpuid cpuid(uint32_t leaf, uint32_t sub)
+{
+	struct cpuid r;
+	asm volatile("cpuid" : "=a"(r.a), "=b"(r.b), "=c"(r.c), "=d"(r.d) : "a"(leaf), "c"(sub));
+	return r;
+}
+
+static void features_init(void)
+{
+	struct cpuid v = cpuid(0, 0), f1 = cpuid(1, 0), f7 = { 0, 0, 0, 0 }, e1 = { 0, 0, 0, 0 };
+	if (v.a >= 7)
+		f7 = cpuid(7, 0);
+	if (cpuid(0x80000000u, 0).a >= 0x80000001u)
+		e1 = cpuid(0x80000001u, 0);
+	cpu.amd = (v.b == 0x68747541u) || (v.b == 0x6f677948u); /* AuthenticAMD, HygonGenuine */
+	cpu.pse = !!(f1.d & (1u << 3));
+	cpu.pae = !!(f1.d & (1u << 6));
+	cpu.cx8 = !!(f1.d & (1u << 8));
+	cpu.pge = !!(f1.d & (1u << 13));
+	cpu.cx16 = !!(f1.c & (1u << 13));
+	cpu.smep = !!(f7.b & (1u << 7));
+	cpu.smap = !!(f7.b & (1u << 20));
+	cpu.nx = !!(e1.d & (1u << 20));
+	cpu.gb = !!(e1.d & (1u << 26));
+	if (f1.c & (1u << 31)) {
+		struct cpuid h = cpuid(UMBRA_CPUID_BASE, 0);
+		on_umbra = h.b == UMBRA_SIGNATURE_EBX && h.c == UMBRA_SIGNATURE_ECX &&
+			   h.d == UMBRA_SIGNATURE_EDX;
+	}
+}
+
+long umbra_hypercall(ulong nr, ulong a0, ulong a1)
+{
+	ulong r = nr;
+	if (cpu.amd)
+		asm volatile("vmmcall" : "+a"(r) : "b"(a0), "c"(a1) : "memory");
+	else
+		asm volatile("vmcall" : "+a"(r) : "b"(a0), "c"(a1) : "memory");
+	return (long)r;
+}
+
+int umbra_stats(struct umbra_stats *s)
+{
+	long r = umbra_hypercall(UMBRA_HC_STATS, (ulong)s, sizeof(*s));
+	if (r < 0) {
+		kprintf("stats hypercall failed: %ld\n", r);
+		return -1;
+	}
+	return 0;
+}
+
+void set_ac(int on)
+{
+	ulong fl;
+	asm volatile("pushf; pop %0" : "=r"(fl));
+	fl = on ? fl | (1ul << 18) : fl & ~(1ul << 18);
+	asm volatile("push %0; popf" : : "r"(fl) : "cc", "memory");
+}
+
+void set_cr0_bits(ulong set, ulong clear) { write_cr0((read_cr0() & ~clear) | set); }
+void set_cr4_bits(ulong set, ulong clear) { write_cr4((read_cr4() & ~clear) | set); }
+void set_efer_bits(uint64_t set, uint64_t clear) { wrmsr(MSR_EFER, (rdmsr(MSR_EFER) & ~clear) | set); }
+
+/* ---- pages ---- */
+static ulong alloc_next, alloc_top;
+
+ulong page_alloc_aligned(ulong size, ulong align)
+{
+	ulong p = ALIGN_UP(alloc_next, align);
+	if (p + size > alloc_top || p + size < p)
+		fail("out of guest memory (%lu bytes wanted, top %lx)", size, alloc_top);
+	alloc_next = p + size;
+	for (ulong *w = (ulong *)p; w < (ulong *)(p + size); w++)
+		*w = 0;
+	return p;
+}
+
+ulong page_alloc(void) { return page_alloc_aligned(PAGE_SIZE, PAGE_SIZE); }
+ulong page_alloc_top(void) { return alloc_next; }
+
+void frame_mark(ulong pa) { *phys32(pa) = marker_of(pa); }
+
+void expect_maps(ulong va, ulong pa, const char *what)
+{
+	uint32_t v;
+	int f = probe_read(va, &v);
+	if (!pa)
+		CHECK(f && last_fault.vector == 14 && !(last_fault.error & PF_P) && last_fault.cr2 == va,
+		      "%s: va %lx should be not present (fault=%d vec=%lu err=%lx cr2=%lx)", what, va,
+		      f, last_fault.vector, last_fault.error, last_fault.cr2);
+	else if (f)
+		check_failed("%s: va %lx faulted (vec %lu err %lx), expected frame %lx", what, va,
+			     last_fault.vector, last_fault.error, pa);
+	else
+		CHECK(v == marker_of(pa), "%s: va %lx read %x, expected frame %lx's marker %x", what,
+		      va, v, pa, marker_of(pa));
+}
+
+uint32_t rand32(void)
+{
+	static uint32_t s = 0x12345678u;
+	s ^= s << 13;
+	s ^= s >> 17;
+	s ^= s << 5;
+	return s;
+}
+
+/* ---- boot ---- */
+static void boot_info_init(void)
+{
+	const char *cl = 0;
+	if ((uint32_t)boot_magic == UMBRA_BOOT_MAGIC) {
+		const struct umbra_boot_info *bi = (const void *)boot_info;
+		booted_by_umbra = 1;
+		ram_bytes = bi->mem_bytes;
+		cl = (const char *)(ulong)bi->cmdline_gpa;
+	} else if ((uint32_t)boot_magic == MB_BOOT_MAGIC) {
+		const uint32_t *mbi = (const void *)boot_info;
+		ram_bytes = (mbi[0] & 1) ? (1ull << 20) + ((uint64_t)mbi[2] << 10) : (16ull << 20);
+		if (mbi[0] & 4)
+			cl = (const char *)(ulong)mbi[4];
+	} else {
+		ram_bytes = 16ull << 20;
+		kprintf("%s: unknown boot magic %lx, assuming 16 MiB\n", guest_name, boot_magic);
+	}
+	for (size_t i = 0; cl && cl[i] && i < sizeof(boot_cmdline) - 1; i++)
+		boot_cmdline[i] = cl[i];
+	/* Nothing here needs more; the identity maps stay small and below 4 GiB. */
+	if (ram_bytes > (256ull << 20))
+		ram_bytes = 256ull << 20;
+}
+
+void lib_start(void)
+{
+	boot_info_init();
+	descriptors_init();
+	/* Multiboot leaves CR0 bits other than PE undefined: AM and WP must start clear. */
+	write_cr0(CR0_PE | CR0_ET | CR0_NE | (read_cr0() & CR0_PG));
+	features_init();
+	alloc_next = ALIGN_UP((ulong)_end, PAGE_SIZE);
+	alloc_top = (ulong)ram_bytes;
+	kprintf("%s: booted by %s, %lu MiB RAM, %s; cpu: pse=%d pae=%d pge=%d nx=%d smep=%d smap=%d "
+		"1g=%d cx16=%d\n",
+		guest_name, booted_by_umbra ? "Umbra" : "multiboot", (ulong)(ram_bytes >> 20),
+		on_umbra ? "on Umbra" : "not on Umbra", cpu.pse, cpu.pae, cpu.pge, cpu.nx, cpu.smep,
+		cpu.smap, cpu.gb, cpu.cx16);
+	test_main();
+	finish();
+}

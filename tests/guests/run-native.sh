@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Boots every guest image directly under QEMU (no Umbra) and checks its result; the last line
+# is "guests-native: N passed, M failed".
+set -u
+out=${1:?usage: run-native.sh OUTDIR "NAMES" "CRASH_NAMES" "QEMU64_NAMES"}
+names=$2 crash=" $3 " qemu64=$4
+logs=$out/native-logs
+mkdir -p "$logs"
+pass=0 failn=0 pids=() cases=()
+
+# One run in the background: name, cpu model.
+start() {
+  local name=$1 cpu=$2 log=$logs/$1-$2.log
+  rm -f "$log"
+  ( timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu "$cpu" -m 64M \
+      -kernel "$out/$name.elf" -display none -serial "file:$log" -monitor none -no-reboot \
+      -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log.qemu" 2>&1
+    echo $? >"$log.rc" ) &
+  pids+=($!)
+  cases+=("$name:$cpu")
+}
+
+for n in $names; do start "$n" max; done
+for n in $qemu64; do start "$n" qemu64; done
+wait "${pids[@]}"
+
+for c in "${cases[@]}"; do
+  name=${c%%:*} cpu=${c#*:} log=$logs/$name-$cpu.log
+  rc=$(cat "$log.rc" 2>/dev/null || echo none)
+  why=
+  if [[ $crash == *" $name "* ]]; then
+    [ "$rc" = 0 ] || why="expected a triple fault (qemu status 0), got status $rc"
+    ! grep -q 'RESULT: PASS' "$log" 2>/dev/null || why="a crash guest reported PASS"
+  else
+    [ "$rc" = 33 ] || why="qemu status $rc, expected 33"
+    grep -q 'RESULT: PASS' "$log" 2>/dev/null || why="${why:+$why; }no 'RESULT: PASS' in the log"
+  fi
+  if [ -z "$why" ]; then
+    pass=$((pass + 1))
+    summary=$(grep -E '^(cases|note|skipped)' "$log" | tr '\n' ' ')
+    echo "PASS $name (-cpu $cpu) $summary"
+  else
+    failn=$((failn + 1))
+    echo "FAIL $name (-cpu $cpu): $why"
+    echo "---- $log"; cat "$log" "$log.qemu" 2>/dev/null | tail -n 60; echo "----"
+  fi
+done
+echo "guests-native: $pass passed, $failn failed"
+[ "$failn" -eq 0 ]
