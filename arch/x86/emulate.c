@@ -394,7 +394,7 @@ static int move(struct emu *e, const struct opnd *dst, const struct opnd *src, b
 	return store(e, dst, v);
 }
 
-/* 88-8B, A0-A3 (the decoder turns moffs into the memory operand), C6/C7 /0. */
+/* 88-8B, A0-A3 (the decoder turns moffs into the memory operand), C6/C7 /0, 0F C3 (MOVNTI). */
 static int mov(struct emu *e)
 {
 	const struct x86_insn *in = e->in;
@@ -402,6 +402,9 @@ static int mov(struct emu *e)
 	struct opnd rm = rm_op(e, w), reg = reg_op(e, in->reg, w), acc = reg_op(e, X86_RAX, w);
 	struct opnd imm = imm_op(e, w);
 
+	/* The non-temporal hint means nothing to an emulated store. */
+	if (in->map == 1)
+		return in->has_mem ? move(e, &rm, &reg, false) : X86_EMU_UNHANDLED;
 	switch (in->opcode) {
 	case 0x88: case 0x89: return move(e, &rm, &reg, false);
 	case 0x8a: case 0x8b: return move(e, &reg, &rm, false);
@@ -665,6 +668,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0xb0: case 0xb1: return cmpxchg_insn(e);
 		case 0xb6: case 0xb7: case 0xbe: case 0xbf: return movx(e);
 		case 0xc0: case 0xc1: return xadd(e);
+		case 0xc3: return mov(e);
 		case 0xc7: return cmpxchg_double(e);
 		}
 		return X86_EMU_UNHANDLED;

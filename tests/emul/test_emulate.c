@@ -69,6 +69,8 @@ static const struct ecase cases[] = {
 	{ "mov eax,moffs", CODE("\xa3" MO64), { R(RAX, 0x44434241) }, 0, MEMIN(D, "\0\0\0\0"), 0, 9, {}, 0, 0, MEMOUT(D, "\x41\x42\x43\x44") },
 	{ "mov rax,moffs", CODE("\x48\xa3" MO64), { R(RAX, 0x4847464544434241) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0"), 0, 10, {}, 0, 0, MEMOUT(D, "ABCDEFGH") },
 	{ "mov ax,moffs", CODE("\x66\xa3" MO64), { R(RAX, 0x4241) }, 0, MEMIN(D, "\0\0\0"), 0, 10, {}, 0, 0, MEMOUT(D, "AB\0") },
+	{ "movnti", CODE("\x48\x0f\xc3\x07"), { R(RAX, 0x4847464544434241), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0"), 0, 4, {}, 0, 0, MEMOUT(D, "ABCDEFGH") },
+	{ "movnti register: #UD", CODE("\x0f\xc3\xc0"), {}, 0, .status = X86_EMU_UNHANDLED },
 	{ "mov ecx,eax (registers)", CODE("\x89\xc8"), { R(RAX, 0xffffffffffffffff), R(RCX, 0x12345678) }, 0, .len = 2, .out = { R(RAX, 0x12345678) } },
 	/* loads */
 	{ "mov (rdi),al", CODE("\x8a\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x5a"), 0, 2, { R(RAX, 0xffffffffffffff5a) }, .linear = D, .width = 1, .writes = -1 },
