@@ -66,11 +66,6 @@ struct dec {
 	int status;
 };
 
-static u64 size_mask(unsigned bytes)
-{
-	return bytes >= 8 ? ~0ull : BIT(bytes * 8) - 1;
-}
-
 enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx)
 {
 	u16 cs = ctx->seg[X86_CS].attr;
@@ -123,7 +118,7 @@ static bool need(struct dec *d, unsigned n)
 {
 	const struct x86_emu_ctx *ctx = d->ctx;
 	const struct x86_seg *cs = &ctx->seg[X86_CS];
-	u64 ipmask = size_mask(d->insn->mode);
+	u64 ipmask = x86_mask(d->insn->mode);
 
 	if (d->status != X86_DEC_OK)
 		return false;
@@ -183,7 +178,7 @@ static bool take(struct dec *d, unsigned n, s64 *out)
 		v |= (u64)d->insn->bytes[d->pos + i] << (8 * i);
 	d->pos += n;
 	if (n < 8 && (v & BIT(n * 8 - 1)))
-		v |= ~size_mask(n);
+		v |= ~x86_mask(n);
 	*out = (s64)v;
 	return true;
 }
@@ -332,7 +327,7 @@ static bool immediates(struct dec *d, u16 attr)
 	if (n && !take(d, n, &in->imm))
 		return false;
 	if (attr & (MO | FP))
-		in->imm &= (s64)size_mask(n);
+		in->imm &= (s64)x86_mask(n);
 	if ((attr & (IW | I8)) == (IW | I8) && !take(d, 1, &in->imm2))
 		return false;
 	in->imm_len = n + ((attr & (IW | I8)) == (IW | I8));
@@ -406,7 +401,7 @@ static void effective_address(const struct x86_emu_ctx *ctx, struct x86_insn *in
 	ea = reg_value(ctx, m->base) + reg_value(ctx, m->index) * m->scale + (u64)m->disp;
 	if (m->rip_rel)
 		ea += ctx->rip + in->len;
-	m->ea = ea & size_mask(in->addrsize);
+	m->ea = ea & x86_mask(in->addrsize);
 	if (in->mode == X86_MODE_64)
 		m->linear = m->ea + (m->seg >= X86_FS ? ctx->seg[m->seg].base : 0);
 	else
@@ -590,5 +585,5 @@ int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 
 u64 x86_next_rip(const struct x86_emu_ctx *ctx, const struct x86_insn *insn)
 {
-	return (ctx->rip + insn->len) & size_mask(insn->mode);
+	return (ctx->rip + insn->len) & x86_mask(insn->mode);
 }

@@ -182,6 +182,12 @@ enum x86_dec_status {
 	X86_DEC_FAULT,     /* *fault: fetch fault, #GP for > 15 bytes, #UD for a bad LOCK or CR */
 };
 
+/* All ones in the low `bytes` bytes: operand, address and IP wrap-around. */
+static inline u64 x86_mask(unsigned bytes)
+{
+	return bytes >= 8 ? ~0ull : BIT(bytes * 8) - 1;
+}
+
 /* The code size the CPU uses for ctx (real and virtual-8086 mode give X86_MODE_16). */
 enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx);
 

@@ -26,11 +26,6 @@ struct opnd {
 	u64 val;
 };
 
-static u64 mask(unsigned w)
-{
-	return w >= 8 ? ~0ull : BIT(w * 8) - 1;
-}
-
 static u64 sext(u64 v, unsigned w)
 {
 	unsigned s = 64 - 8 * w;
@@ -53,7 +48,7 @@ u64 x86_get_reg(const struct x86_emu_ctx *ctx, unsigned reg, unsigned width, boo
 	reg &= 15;
 	if (width == 1 && !rex && reg >= 4 && reg < 8)
 		return (ctx->gpr[reg - 4] >> 8) & 0xff;
-	return ctx->gpr[reg] & mask(width);
+	return ctx->gpr[reg] & x86_mask(width);
 }
 
 void x86_set_reg(struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex, u64 val)
@@ -66,10 +61,10 @@ void x86_set_reg(struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex
 		r = &ctx->gpr[reg - 4];
 		*r = (*r & ~0xff00ull) | ((val & 0xff) << 8);
 	} else if (width < 4) {
-		*r = (*r & ~mask(width)) | (val & mask(width));
+		*r = (*r & ~x86_mask(width)) | (val & x86_mask(width));
 	} else {
 		/* 32-bit writes zero-extend. */
-		*r = val & mask(width);
+		*r = val & x86_mask(width);
 	}
 }
 
@@ -167,9 +162,8 @@ static int cmpxchg(struct emu *e, u8 seg, u64 ea, void *expected, const void *de
 
 /* ---- operands ---- */
 
-static struct opnd reg_op(const struct emu *e, u8 reg, unsigned w)
+static struct opnd reg_op(u8 reg, unsigned w)
 {
-	(void)e;
 	return (struct opnd){ .type = OPND_REG, .width = (u8)w, .reg = reg };
 }
 
@@ -178,13 +172,13 @@ static struct opnd rm_op(const struct emu *e, unsigned w)
 	const struct x86_insn *in = e->in;
 
 	if (!in->has_mem)
-		return reg_op(e, in->rm, w);
+		return reg_op(in->rm, w);
 	return (struct opnd){ .type = OPND_MEM, .width = (u8)w, .seg = in->mem.seg, .ea = in->mem.ea };
 }
 
 static struct opnd imm_op(const struct emu *e, unsigned w)
 {
-	return (struct opnd){ .type = OPND_IMM, .width = (u8)w, .val = (u64)e->in->imm & mask(w) };
+	return (struct opnd){ .type = OPND_IMM, .width = (u8)w, .val = (u64)e->in->imm & x86_mask(w) };
 }
 
 static int load(struct emu *e, const struct opnd *o, u64 *v)
@@ -267,7 +261,7 @@ static bool parity_even(u64 v)
 static u64 alu(enum alu_op op, u64 a, u64 b, unsigned w, u64 *fl)
 {
 	const struct alu_desc *d = &alu_tab[op];
-	u64 m = mask(w), cin = d->carry_in && (*fl & X86_FL_CF), r, f = 0, c;
+	u64 m = x86_mask(w), cin = d->carry_in && (*fl & X86_FL_CF), r, f = 0, c;
 
 	a &= m;
 	b &= m;
@@ -338,8 +332,8 @@ static int alu_family(struct emu *e)
 {
 	u8 op = e->in->opcode;
 	unsigned w = opw(e);
-	struct opnd rm = rm_op(e, w), reg = reg_op(e, e->in->reg, w);
-	struct opnd acc = reg_op(e, X86_RAX, w), imm = imm_op(e, w);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e->in->reg, w);
+	struct opnd acc = reg_op(X86_RAX, w), imm = imm_op(e, w);
 
 	switch (op & 7) {
 	case 0: case 1: return do_alu(e, op >> 3, &rm, &reg);
@@ -355,7 +349,7 @@ static int alu_group(struct emu *e)
 	const struct x86_insn *in = e->in;
 	unsigned w = opw(e);
 	struct opnd rm = rm_op(e, w), imm = imm_op(e, w), one = { .type = OPND_IMM, .width = (u8)w, .val = 1 };
-	struct opnd reg = reg_op(e, in->reg, w), acc = reg_op(e, X86_RAX, w);
+	struct opnd reg = reg_op(in->reg, w), acc = reg_op(X86_RAX, w);
 
 	switch (in->opcode) {
 	case 0x80 ... 0x83: return do_alu(e, in->sub, &rm, &imm);
@@ -376,7 +370,7 @@ static int alu_group(struct emu *e)
 static int inc_dec_reg(struct emu *e)
 {
 	u8 op = e->in->opcode;
-	struct opnd r = reg_op(e, op & 7, e->in->opsize);
+	struct opnd r = reg_op(op & 7, e->in->opsize);
 	struct opnd one = { .type = OPND_IMM, .width = e->in->opsize, .val = 1 };
 
 	return do_alu(e, op & 8 ? ALU_DEC : ALU_INC, &r, &one);
@@ -399,7 +393,7 @@ static int mov(struct emu *e)
 {
 	const struct x86_insn *in = e->in;
 	unsigned w = opw(e);
-	struct opnd rm = rm_op(e, w), reg = reg_op(e, in->reg, w), acc = reg_op(e, X86_RAX, w);
+	struct opnd rm = rm_op(e, w), reg = reg_op(in->reg, w), acc = reg_op(X86_RAX, w);
 	struct opnd imm = imm_op(e, w);
 
 	/* The non-temporal hint means nothing to an emulated store. */
@@ -433,7 +427,7 @@ static int movx(struct emu *e)
 		sw = (in->opcode & 1) ? 2 : 1;
 		sign = in->opcode >= 0xbe;
 	}
-	struct opnd src = rm_op(e, sw), dst = reg_op(e, in->reg, in->opsize);
+	struct opnd src = rm_op(e, sw), dst = reg_op(in->reg, in->opsize);
 
 	return move(e, &dst, &src, sign);
 }
@@ -442,7 +436,7 @@ static int movx(struct emu *e)
 static int xchg(struct emu *e)
 {
 	unsigned w = opw(e);
-	struct opnd rm = rm_op(e, w), reg = reg_op(e, e->in->reg, w);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e->in->reg, w);
 	u64 a, b;
 	int rc = load(e, &rm, &a);
 
@@ -459,7 +453,7 @@ static int xchg(struct emu *e)
 static int xadd(struct emu *e)
 {
 	unsigned w = opw(e);
-	struct opnd rm = rm_op(e, w), reg = reg_op(e, e->in->reg, w);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e->in->reg, w);
 	u64 a, b, r, fl = e->w.rflags;
 	int rc = load(e, &rm, &a);
 
@@ -479,7 +473,7 @@ static int xadd(struct emu *e)
 static int cmpxchg_insn(struct emu *e)
 {
 	unsigned w = opw(e);
-	struct opnd rm = rm_op(e, w), reg = reg_op(e, e->in->reg, w), acc = reg_op(e, X86_RAX, w);
+	struct opnd rm = rm_op(e, w), reg = reg_op(e->in->reg, w), acc = reg_op(X86_RAX, w);
 	u64 expect, src, cur, fl = e->w.rflags;
 	bool swapped;
 	int rc = load(e, &acc, &expect);
@@ -569,7 +563,7 @@ static int bit_test(struct emu *e)
 			/* Arithmetic shift: negative offsets address below the operand. */
 			s64 words = (s64)off >> (w == 2 ? 4 : w == 4 ? 5 : 6);
 
-			o.ea = (o.ea + (u64)words * w) & mask(in->addrsize);
+			o.ea = (o.ea + (u64)words * w) & x86_mask(in->addrsize);
 		}
 		off &= bits - 1;
 	}
@@ -603,7 +597,7 @@ static int string_step(struct emu *e, unsigned w, unsigned asz)
 {
 	const struct x86_insn *in = e->in;
 	u8 src_seg = in->seg_override == X86_REG_NONE ? X86_DS : in->seg_override;
-	u64 si = e->w.gpr[X86_RSI] & mask(asz), di = e->w.gpr[X86_RDI] & mask(asz);
+	u64 si = e->w.gpr[X86_RSI] & x86_mask(asz), di = e->w.gpr[X86_RDI] & x86_mask(asz);
 	u64 step = (e->w.rflags & X86_FL_DF) ? (u64)-(s64)w : w, v = 0;
 	int rc = X86_EMU_OK;
 
@@ -636,7 +630,7 @@ static int string(struct emu *e, struct x86_emu_ctx *ctx)
 	const struct x86_insn *in = e->in;
 	unsigned w = opw(e), asz = in->addrsize;
 	u64 budget = ctx->max_reps ? ctx->max_reps : X86_EMU_DEFAULT_REPS;
-	u64 count = e->w.gpr[X86_RCX] & mask(asz);
+	u64 count = e->w.gpr[X86_RCX] & x86_mask(asz);
 	int rc = X86_EMU_OK;
 
 	if (!in->rep) {
