@@ -20,7 +20,7 @@ struct fuzz_result {
 	u64 mismatches;		/* 0 or 1: the run stops at the first */
 	u64 audit_errors;
 	u64 fail_op;		/* index of the failing operation */
-	u64 shadow_faults, emulated, reclaimed, mode_changes;
+	u64 shadow_faults, emulated, reclaimed, mode_changes, flood_zaps, misaligned_zaps, root_hits;
 	char msg[1024];
 };
 

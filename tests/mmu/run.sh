@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# check-mmu: the cmocka programs (ASan+UBSan) and the -O2 1,000,000-op fuzz; last line is the total.
+set -u
+out=$1; ops=$2; seed=$3
+log=$(mktemp)
+tests/cmocka-run.sh mmu-cmocka "$out/test_scenarios" "$out/test_fuzz_asan" | tee "$log"
+p=$(sed -nE 's/^mmu-cmocka: ([0-9]+) passed, ([0-9]+) failed$/\1/p' "$log")
+f=$(sed -nE 's/^mmu-cmocka: ([0-9]+) passed, ([0-9]+) failed$/\2/p' "$log")
+rm -f "$log"
+start=$(date +%s)
+if "$out/mmu_fuzz" --ops "$ops" --seed "$seed"; then p=$((p + 1)); else f=$((f + 1)); fi
+echo "mmu-fuzz: $(( $(date +%s) - start ))s"
+echo "mmu: ${p:-0} passed, ${f:-1} failed"
+[ "${f:-1}" -eq 0 ]

@@ -1,0 +1,66 @@
+/* Scenario 10 under ASan+UBSan (shorter runs, every mode and the nocache and tiny-pool variants)
+ * and scenario 11: each mutation knob must make the differential test fail. */
+#include "tests/mmu/common.h"
+#include "tests/mmu/fuzz.h"
+
+static void run_expect(const struct fuzz_opts *o, bool should_fail)
+{
+	struct fuzz_result r;
+
+	fuzz_run(o, &r);
+	fuzz_report(o, &r);
+	if (should_fail)
+		assert_true(r.mismatches + r.audit_errors > 0);
+	else
+		assert_true(r.mismatches == 0 && r.audit_errors == 0 && r.ops == o->ops);
+}
+
+static void test_fuzz_asan(void **st UNUSED)
+{
+	struct fuzz_opts o = { .ops = 60000, .seed = 11 };
+
+	run_expect(&o, false);
+}
+
+static void test_fuzz_nocache(void **st UNUSED)
+{
+	struct fuzz_opts o = { .ops = 20000, .seed = 12, .nocache = true };
+
+	run_expect(&o, false);
+}
+
+static void test_fuzz_tiny_pool(void **st UNUSED)
+{
+	struct fuzz_opts o = { .ops = 30000, .seed = 13, .pool_pages = 24 };
+
+	run_expect(&o, false);
+}
+
+/* The knob must be caught both by the audit and, without it, by the comparison alone. */
+static void mutation(bool skip_wp, bool skip_zap)
+{
+	unsigned audit;
+
+	for (audit = 0; audit < 2; audit++) {
+		struct fuzz_opts o = { .ops = 200000, .seed = 21, .skip_wp_on_shadow = skip_wp,
+				       .skip_zap_on_write = skip_zap, .no_audit = !audit, .quiet = true };
+
+		run_expect(&o, true);
+	}
+}
+
+static void test_mutation_skip_wp_on_shadow(void **st UNUSED) { mutation(true, false); }
+static void test_mutation_skip_zap_on_write(void **st UNUSED) { mutation(false, true); }
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fuzz_asan),
+		cmocka_unit_test(test_fuzz_nocache),
+		cmocka_unit_test(test_fuzz_tiny_pool),
+		cmocka_unit_test(test_mutation_skip_wp_on_shadow),
+		cmocka_unit_test(test_mutation_skip_zap_on_write),
+	};
+
+	return cmocka_run_group_tests_name("mmu-fuzz", tests, NULL, NULL);
+}
