@@ -176,9 +176,14 @@ static struct opnd rm_op(const struct emu *e, unsigned w)
 	return (struct opnd){ .type = OPND_MEM, .width = (u8)w, .seg = in->mem.seg, .ea = in->mem.ea };
 }
 
+static struct opnd const_op(u64 v, unsigned w)
+{
+	return (struct opnd){ .type = OPND_IMM, .width = (u8)w, .val = v & x86_mask(w) };
+}
+
 static struct opnd imm_op(const struct emu *e, unsigned w)
 {
-	return (struct opnd){ .type = OPND_IMM, .width = (u8)w, .val = (u64)e->in->imm & x86_mask(w) };
+	return const_op((u64)e->in->imm, w);
 }
 
 static int load(struct emu *e, const struct opnd *o, u64 *v)
@@ -294,30 +299,42 @@ static u64 alu(enum alu_op op, u64 a, u64 b, unsigned w, u64 *fl)
 	return r;
 }
 
+static int load_pair(struct emu *e, const struct opnd *x, u64 *a, const struct opnd *y, u64 *b)
+{
+	int rc = load(e, x, a);
+
+	return rc == X86_EMU_OK ? load(e, y, b) : rc;
+}
+
 /* dst = dst op src, with the flags; the one path for every ALU form, register or memory. */
-static int do_alu(struct emu *e, enum alu_op op, const struct opnd *dst, const struct opnd *src)
+static int do_alu(struct emu *e, enum alu_op op, const struct opnd *dst, const struct opnd *src,
+		  u64 *old)
 {
 	u64 a, b, r, fl = e->w.rflags;
-	int rc = load(e, dst, &a);
+	int rc = load_pair(e, dst, &a, src, &b);
 
-	if (rc == X86_EMU_OK)
-		rc = load(e, src, &b);
 	if (rc != X86_EMU_OK)
 		return rc;
+	*old = a;
 	if (op == ALU_NEG) {
 		b = a;
 		a = 0;
 	}
 	r = alu(op, a, b, dst->width, &fl);
 	if (alu_tab[op].writes) {
-		u64 old = op == ALU_NEG ? b : a;
-
-		rc = update(e, dst, old, r, e->in->lock);
+		rc = update(e, dst, *old, r, e->in->lock);
 		if (rc != X86_EMU_OK)
 			return rc;
 	}
 	e->w.rflags = fl;
 	return X86_EMU_OK;
+}
+
+static int alu_op(struct emu *e, enum alu_op op, const struct opnd *dst, const struct opnd *src)
+{
+	u64 old;
+
+	return do_alu(e, op, dst, src, &old);
 }
 
 /* ---- instruction families ---- */
@@ -336,9 +353,9 @@ static int alu_family(struct emu *e)
 	struct opnd acc = reg_op(X86_RAX, w), imm = imm_op(e, w);
 
 	switch (op & 7) {
-	case 0: case 1: return do_alu(e, op >> 3, &rm, &reg);
-	case 2: case 3: return do_alu(e, op >> 3, &reg, &rm);
-	default: return do_alu(e, op >> 3, &acc, &imm);
+	case 0: case 1: return alu_op(e, op >> 3, &rm, &reg);
+	case 2: case 3: return alu_op(e, op >> 3, &reg, &rm);
+	default: return alu_op(e, op >> 3, &acc, &imm);
 	}
 }
 
@@ -348,21 +365,21 @@ static int alu_group(struct emu *e)
 	static const u8 grp3[4] = { ALU_TEST, ALU_TEST, ALU_NOT, ALU_NEG };
 	const struct x86_insn *in = e->in;
 	unsigned w = opw(e);
-	struct opnd rm = rm_op(e, w), imm = imm_op(e, w), one = { .type = OPND_IMM, .width = (u8)w, .val = 1 };
+	struct opnd rm = rm_op(e, w), imm = imm_op(e, w), one = const_op(1, w);
 	struct opnd reg = reg_op(in->reg, w), acc = reg_op(X86_RAX, w);
 
 	switch (in->opcode) {
-	case 0x80 ... 0x83: return do_alu(e, in->sub, &rm, &imm);
-	case 0x84: case 0x85: return do_alu(e, ALU_TEST, &rm, &reg);
-	case 0xa8: case 0xa9: return do_alu(e, ALU_TEST, &acc, &imm);
+	case 0x80 ... 0x83: return alu_op(e, in->sub, &rm, &imm);
+	case 0x84: case 0x85: return alu_op(e, ALU_TEST, &rm, &reg);
+	case 0xa8: case 0xa9: return alu_op(e, ALU_TEST, &acc, &imm);
 	case 0xf6: case 0xf7:
 		if (in->sub >= 4)
 			return X86_EMU_UNHANDLED;
-		return do_alu(e, grp3[in->sub], &rm, &imm);
+		return alu_op(e, grp3[in->sub], &rm, &imm);
 	default: /* FE/FF */
 		if (in->sub >= 2)
 			return X86_EMU_UNHANDLED;
-		return do_alu(e, in->sub ? ALU_DEC : ALU_INC, &rm, &one);
+		return alu_op(e, in->sub ? ALU_DEC : ALU_INC, &rm, &one);
 	}
 }
 
@@ -371,9 +388,9 @@ static int inc_dec_reg(struct emu *e)
 {
 	u8 op = e->in->opcode;
 	struct opnd r = reg_op(op & 7, e->in->opsize);
-	struct opnd one = { .type = OPND_IMM, .width = e->in->opsize, .val = 1 };
+	struct opnd one = const_op(1, e->in->opsize);
 
-	return do_alu(e, op & 8 ? ALU_DEC : ALU_INC, &r, &one);
+	return alu_op(e, op & 8 ? ALU_DEC : ALU_INC, &r, &one);
 }
 
 static int move(struct emu *e, const struct opnd *dst, const struct opnd *src, bool sign)
@@ -438,10 +455,8 @@ static int xchg(struct emu *e)
 	unsigned w = opw(e);
 	struct opnd rm = rm_op(e, w), reg = reg_op(e->in->reg, w);
 	u64 a, b;
-	int rc = load(e, &rm, &a);
+	int rc = load_pair(e, &rm, &a, &reg, &b);
 
-	if (rc == X86_EMU_OK)
-		rc = load(e, &reg, &b);
 	if (rc == X86_EMU_OK)
 		rc = update(e, &rm, a, b, true);
 	if (rc != X86_EMU_OK)
@@ -449,24 +464,15 @@ static int xchg(struct emu *e)
 	return store(e, &reg, a);
 }
 
-/* 0F C0/C1 */
+/* 0F C0/C1: an ADD that also hands back the old destination. */
 static int xadd(struct emu *e)
 {
 	unsigned w = opw(e);
 	struct opnd rm = rm_op(e, w), reg = reg_op(e->in->reg, w);
-	u64 a, b, r, fl = e->w.rflags;
-	int rc = load(e, &rm, &a);
+	u64 old;
+	int rc = do_alu(e, ALU_ADD, &rm, &reg, &old);
 
-	if (rc == X86_EMU_OK)
-		rc = load(e, &reg, &b);
-	if (rc != X86_EMU_OK)
-		return rc;
-	r = alu(ALU_ADD, a, b, w, &fl);
-	rc = update(e, &rm, a, r, e->in->lock);
-	if (rc != X86_EMU_OK)
-		return rc;
-	e->w.rflags = fl;
-	return store(e, &reg, a);
+	return rc == X86_EMU_OK ? store(e, &reg, old) : rc;
 }
 
 /* 0F B0/B1: memory goes through one cmpxchg call, which also tells us the current value. */
@@ -476,10 +482,8 @@ static int cmpxchg_insn(struct emu *e)
 	struct opnd rm = rm_op(e, w), reg = reg_op(e->in->reg, w), acc = reg_op(X86_RAX, w);
 	u64 expect, src, cur, fl = e->w.rflags;
 	bool swapped;
-	int rc = load(e, &acc, &expect);
+	int rc = load_pair(e, &acc, &expect, &reg, &src);
 
-	if (rc == X86_EMU_OK)
-		rc = load(e, &reg, &src);
 	if (rc != X86_EMU_OK)
 		return rc;
 	if (rm.type == OPND_MEM) {
