@@ -600,26 +600,29 @@ static void commit(struct emu *e, struct x86_emu_ctx *ctx)
 static int string_step(struct emu *e, unsigned w, unsigned asz)
 {
 	const struct x86_insn *in = e->in;
+	bool reads = (in->opcode & 0xfe) != 0xaa, writes = (in->opcode & 0xfe) != 0xac;
 	u8 src_seg = in->seg_override == X86_REG_NONE ? X86_DS : in->seg_override;
 	u64 si = e->w.gpr[X86_RSI] & x86_mask(asz), di = e->w.gpr[X86_RDI] & x86_mask(asz);
 	u64 step = (e->w.rflags & X86_FL_DF) ? (u64)-(s64)w : w, v = 0;
-	int rc = X86_EMU_OK;
+	int rc;
 
-	if (in->opcode != 0xaa && in->opcode != 0xab)
+	if (reads) {
 		rc = access(e, ACC_READ, src_seg, si, &v, NULL, w);
-	else
-		v = x86_get_reg(&e->w, X86_RAX, w, true);
-	if (rc != X86_EMU_OK)
-		return rc;
-	if (in->opcode >= 0xac) {
-		x86_set_reg(&e->w, X86_RAX, w, true, v);
+		if (rc != X86_EMU_OK)
+			return rc;
 	} else {
+		v = x86_get_reg(&e->w, X86_RAX, w, true);
+	}
+	if (writes) {
+		/* The destination is always ES: overrides apply to the source only. */
 		rc = access(e, ACC_WRITE, X86_ES, di, &v, NULL, w);
 		if (rc != X86_EMU_OK)
 			return rc;
 		x86_set_reg(&e->w, X86_RDI, asz, true, di + step);
+	} else {
+		x86_set_reg(&e->w, X86_RAX, w, true, v);
 	}
-	if (in->opcode != 0xaa && in->opcode != 0xab)
+	if (reads)
 		x86_set_reg(&e->w, X86_RSI, asz, true, si + step);
 	return X86_EMU_OK;
 }
