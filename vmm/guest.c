@@ -9,6 +9,7 @@
 #include "lib/string.h"
 #include "vmm/cpuid.h"
 #include "arch/x86/fpu.h"
+#include "arch/x86/lapic.h"
 #include "vmm/ioport.h"
 #include "vmm/loader.h"
 #include "vmm/mmu_host.h"
@@ -18,7 +19,8 @@
 
 #define DEFAULT_MEM_MIB 16
 #define MAX_MEM_MIB 1024
-#define SLICE_TSC 20000000ull
+#define SLICE_MS 10
+#define SLICE_TSC 20000000ull /* also checked at every exit */
 
 struct vm vms[MAX_VMS];
 u32 nr_vms;
@@ -146,8 +148,13 @@ static bool start_vcpu(struct vcpu *v)
 
 void guests_run_this_cpu(void)
 {
-	u32 me = this_cpu()->index;
+	u32 me = this_cpu()->index, mine = 0;
 
+	for (u32 i = 0; i < nr_vms; i++)
+		mine += vms[i].cpu == me;
+	/* Sharing a CPU: the timer makes even a guest that never exits give way. */
+	if (mine > 1)
+		lapic_timer_periodic(SLICE_MS);
 	for (;;) {
 		bool any = false;
 		for (u32 i = 0; i < nr_vms; i++) {
@@ -164,8 +171,9 @@ void guests_run_this_cpu(void)
 				console_flush(vm);
 		}
 		if (!any)
-			return;
+			break;
 	}
+	lapic_timer_periodic(0);
 }
 
 static const char *end_name(enum vm_end e)

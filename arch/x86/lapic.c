@@ -3,8 +3,11 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/delay.h"
 
-enum { LAPIC_ID = 0x20, LAPIC_SVR = 0xf0, LAPIC_ESR = 0x280, LAPIC_ICR_LO = 0x300,
-       LAPIC_ICR_HI = 0x310 };
+enum { LAPIC_ID = 0x20, LAPIC_EOI = 0xb0, LAPIC_SVR = 0xf0, LAPIC_ESR = 0x280,
+       LAPIC_ICR_LO = 0x300, LAPIC_ICR_HI = 0x310, LAPIC_LVT_TIMER = 0x320,
+       LAPIC_TIMER_INIT = 0x380, LAPIC_TIMER_CUR = 0x390, LAPIC_TIMER_DIV = 0x3e0 };
+#define LVT_MASKED (1u << 16)
+#define LVT_PERIODIC (1u << 17)
 #define ICR_PENDING (1u << 12)
 #define ICR_INIT 0x500u
 #define ICR_STARTUP 0x600u
@@ -24,7 +27,31 @@ void lapic_init(u64 base)
 void lapic_enable(void)
 {
 	/* Software-enable with spurious vector 0xff; APIC_BASE's global enable is left as found. */
-	wr(LAPIC_SVR, 0x100 | 0xff);
+	wr(LAPIC_SVR, 0x100 | SPURIOUS_VECTOR);
+}
+
+void lapic_eoi(void)
+{
+	wr(LAPIC_EOI, 0);
+}
+
+void lapic_timer_periodic(u32 ms)
+{
+	if (!ms) {
+		wr(LAPIC_LVT_TIMER, LVT_MASKED);
+		return;
+	}
+	/* Measure the timer against the PIT once per CPU rather than guess the bus clock. */
+	wr(LAPIC_TIMER_DIV, 0x3); /* divide by 16 */
+	wr(LAPIC_LVT_TIMER, LVT_MASKED);
+	wr(LAPIC_TIMER_INIT, 0xffffffffu);
+	udelay(10000);
+	u32 per_10ms = 0xffffffffu - rd(LAPIC_TIMER_CUR);
+	u64 count = (u64)per_10ms * ms / 10;
+	if (count == 0 || count > 0xffffffffu)
+		count = 0x1000000;
+	wr(LAPIC_LVT_TIMER, TIMER_VECTOR | LVT_PERIODIC);
+	wr(LAPIC_TIMER_INIT, (u32)count);
 }
 
 u32 lapic_id(void)

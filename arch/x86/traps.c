@@ -2,6 +2,7 @@
 #include "arch/x86/traps.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/lapic.h"
 #include "lib/printf.h"
 #include "lib/assert.h"
 
@@ -13,7 +14,7 @@ struct idt_gate {
 } PACKED;
 
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-extern const u64 trap_stubs[32];
+extern const u64 trap_stubs[34]; /* exceptions 0-31, then the timer and the spurious vector */
 extern char __kernel_start[], __text_end[];
 
 struct extable_entry { u64 insn, fixup; };
@@ -49,6 +50,8 @@ void idt_init(void)
 		int ist = v == 8 ? IST_DOUBLE_FAULT : v == 2 ? IST_NMI : v == 18 ? IST_MACHINE_CHECK : 0;
 		set_gate(v, trap_stubs[v], ist);
 	}
+	set_gate(TIMER_VECTOR, trap_stubs[32], 0);
+	set_gate(SPURIOUS_VECTOR, trap_stubs[33], 0);
 }
 
 void idt_load(void)
@@ -78,6 +81,13 @@ void trap_handler(struct trap_frame *f)
 	const char *name = f->vector < 32 ? vector_names[f->vector] : "?";
 
 	if (f->vector == 13 && apply_fixup(f))
+		return;
+	/* The timer only exists to force guests off the CPU: its work is done by the exit. */
+	if (f->vector == TIMER_VECTOR) {
+		lapic_eoi();
+		return;
+	}
+	if (f->vector == SPURIOUS_VECTOR)
 		return;
 
 	kprintf("UMBRA EXCEPTION: cpu=%d vector=%lu %s error=0x%lx rip=0x%lx cr2=0x%lx\n",
