@@ -93,6 +93,10 @@ static const struct dcase cases[] = {
 	{ "15 with disp+imm: #GP", M64, B("\x66\x66\x66\x66\x66\x48\xc7\x84\x00\x00\x00\x00\x00\x00\x00\x00\x00"), X86_DEC_FAULT, .vector = X86_VEC_GP },
 	{ "truncated", M64, B("\x89"), X86_DEC_UNHANDLED },
 	{ "vex", M64, B("\xc5\xf8\x77"), X86_DEC_UNHANDLED },
+	{ "pop (rdi) (8f /0)", M64, B("\x8f\x07"), 0, 2, 4, 8, MEM(0x800, DS) },
+	{ "xop (8f, reg != 0)", M64, B("\x8f\xe8\x78\xc0\xc0\x00"), X86_DEC_UNHANDLED },
+	{ "32: bound", M32, B("\x62\x07"), 0, 2 },
+	{ "evex", M64, B("\x62\xf1\x7c\x48\x10\xc1"), X86_DEC_UNHANDLED },
 	{ "push es invalid in 64", M64, B("\x06"), X86_DEC_UNHANDLED },
 	{ "0f 04 undefined", M64, B("\x0f\x04"), X86_DEC_UNHANDLED },
 	/* lengths of instructions that are only decoded */

@@ -45,6 +45,7 @@ struct ecase {
 	u32 max_reps;
 	int race;
 	u8 cpl;
+	u64 rip;                 /* 0: FAKE_CODE */
 	u32 ds_limit;            /* 32-bit cases: overrides DS (and ES) limit when non-zero */
 };
 
@@ -191,6 +192,9 @@ static const struct ecase cases[] = {
 	{ "non-canonical: #GP", CODE("\x48\x89\x07"), { R(RDI, 0x0000800000000000) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP, .writes = -1 },
 	{ "non-canonical stack: #SS", CODE("\x89\x04\x24"), { R(RSP, 0x0000800000000000) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_SS },
 	{ "ud2", CODE("\x0f\x0b"), {}, 0, .status = X86_EMU_UNHANDLED },
+	{ "lock mov: #UD from decode", CODE("\xf0\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_UD },
+	{ "16 bytes: #GP from decode", CODE("\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP },
+	{ "fetch from a hole: #PF", CODE("\x90"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = X86_PF_I, .fault_addr = FAKE_HOLE, .rip = FAKE_HOLE },
 	{ "call *(rdi)", CODE("\xff\x17"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "xbegin", CODE("\xc7\xf8\x00\x00\x00\x00"), {}, 0, .status = X86_EMU_UNHANDLED },
 	{ "imul", CODE("\x0f\xaf\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
@@ -213,6 +217,8 @@ static void setup(const struct ecase *c, struct x86_emu_ctx *ctx)
 	ctx->rflags |= c->fl_in;
 	ctx->seg[X86_FS].base = 0x3000;
 	ctx->cpl = c->cpl;
+	if (c->rip)
+		ctx->rip = c->rip;
 	ctx->max_reps = c->max_reps;
 	if (c->ds_limit)
 		for (int s = 0; s < X86_NR_SREGS; s++)
@@ -251,7 +257,7 @@ static bool run_case(const struct ecase *c)
 	if (rc == X86_EMU_OK || (rc == X86_EMU_FAULT && c->reps))
 		apply_regs(&want, c->out, ARRAY_SIZE(c->out));
 	if (rc == X86_EMU_OK && !c->incomplete)
-		want.rip = FAKE_CODE + in.len;
+		want.rip += in.len;
 	for (int i = 0; i < X86_NR_GPRS; i++)
 		if (ctx.gpr[i] != want.gpr[i])
 			FAIL("%s: gpr %d = %#llx, expected %#llx", c->name, i,
