@@ -66,10 +66,13 @@ QEMU_FLAGS := -accel tcg -machine q35 -cpu max -smp 4 -m 256M -boot d -display n
               -serial stdio -monitor none -no-reboot \
               -device isa-debug-exit,iobase=0xf4,iosize=0x04
 
+# The demo guests named in boot/grub.cfg (built by tests/guests/suite.mk).
+DEMO_GUESTS := $(patsubst %,$(BUILD)/guests/%.elf,paging-off perm32 permpae perm64 healthy)
+
 iso: $(BUILD)/umbra.iso
-$(BUILD)/umbra.iso: $(BUILD)/umbra.elf boot/grub.cfg boot/mkiso.sh
+$(BUILD)/umbra.iso: $(BUILD)/umbra.elf boot/grub.cfg boot/mkiso.sh $(DEMO_GUESTS)
 	@echo "  ISO     $@"
-	$(Q)boot/mkiso.sh $@ boot/grub.cfg $(BUILD)/umbra.elf
+	$(Q)boot/mkiso.sh $@ boot/grub.cfg $(BUILD)/umbra.elf $(DEMO_GUESTS)
 
 # QEMU exits 33 when Umbra reports pass, 35 on fail (README: exit statuses).
 run: deps $(BUILD)/umbra.iso
