@@ -35,7 +35,7 @@ int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
 	unsigned offset = gpa & (PAGE_SIZE - 1);
 	u64 gfn = gpa >> PAGE_SHIFT;
 	struct mmu_page *sp, *next;
-	bool shadowed = false, flooded;
+	bool shadowed = false, flooded, zapped = false;
 
 	if (len < 1 || len > 8 || offset + len > PAGE_SIZE)
 		return MMU_EINVAL;
@@ -64,16 +64,19 @@ int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
 			/* Crossing entries: rarely a page table write, too much trouble to split. */
 			vm->stats.misaligned_zaps++;
 			sp_zap(vm, sp);
+			zapped = true;
 		} else if (flooded) {
 			/* The frame stopped being a page table, or is being rewritten (fork): let
 			 * the writes run natively from now on. */
 			vm->stats.flood_zaps++;
 			sp_zap(vm, sp);
+			zapped = true;
 		} else {
 			zap_entries(vm, sp, offset);
 		}
 	}
-	if (flooded)
+	/* A new shadow of this frame starts a new count. */
+	if (zapped)
 		vm->write_count = 0;
 	if (shadowed)
 		mmu_flush_all(vm);

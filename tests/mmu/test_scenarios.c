@@ -102,6 +102,460 @@ static void test_matrix_off(void **st UNUSED)
 	free(h);
 }
 
+
+/* ---- helpers for the scenarios below ---- */
+
+#define PHYSMAP 0xc0000000ull
+
+static struct harness *mk(const struct mmu_config *cfg)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+
+	assert_non_null(h);
+	h_init(h, cfg, 1);
+	std_slots(h);
+	return h;
+}
+
+static void done(struct harness *h)
+{
+	CHECK_AUDIT(h);
+	h_fini(h);
+	free(h);
+}
+
+/* A space with the first 4 MiB of RAM mapped supervisor-writable at PHYSMAP (so the guest can
+ * write its own tables) and nothing else. */
+static u64 new_space(struct harness *h, struct g_frames *f, int mode)
+{
+	u64 cr3 = g_table(h, f) << 12, g;
+
+	for (g = 0; g < 0x400; g++)
+		g_map(h, f, mode, cr3, PHYSMAP + (g << 12), (g << 12) | GP | GW, 1, GP | GW | GU);
+	return cr3;
+}
+
+static void enter(struct harness *h, int mode, bool pse, u64 cr3)
+{
+	struct g_cfg c = { mode, pse, true, true, false, false };
+
+	assert_int_equal(g_enter(h, 0, &c, cr3), MMU_OK);
+}
+
+/* Guest store of an entry into its own table, through the physmap. */
+static void guest_set(struct harness *h, int mode, u64 gpa, u64 value)
+{
+	struct h_access a = acc_of(PHYSMAP + gpa, ACC_WRITE, false, value);
+
+	a.size = g_esize(mode);
+	CHECK_ACCESS(h, 0, &a);
+}
+
+static u64 guest_read(struct harness *h, u64 gva, bool user)
+{
+	struct h_access a = acc_of(gva, ACC_READ, user, 0);
+	struct h_result r;
+
+	CHECK_ACCESS(h, 0, &a);
+	h_cpu_access(h, 0, &a, &r);
+	assert_int_equal(r.kind, R_OK);
+	return r.value;
+}
+
+static unsigned shadows_of(struct harness *h, u64 gfn)
+{
+	return h->slot[0].s.frames[gfn].shadowed;
+}
+
+static void fill_frame(struct harness *h, u64 gfn, u64 tag)
+{
+	h_phys_write(h, gfn << 12, 8, tag);
+}
+
+/* ---- 2: context switches among 8 address spaces ---- */
+
+static void switch_spaces(int mode, bool nocache)
+{
+	struct mmu_config cfg = { .nocache = nocache };
+	struct harness *h = mk(&cfg);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3[8], before;
+	unsigned as, i, round;
+
+	for (as = 0; as < 8; as++) {
+		cr3[as] = g_table(h, &f) << 12;
+		for (i = 0; i < 16; i++) {
+			u64 gfn = 0x100 + as * 16 + i;
+
+			fill_frame(h, gfn, gfn);
+			g_map(h, &f, mode, cr3[as], 0x400000 + i * 0x1000, (gfn << 12) | GP | GW | GU, 1,
+			      GP | GW | GU);
+		}
+	}
+	enter(h, mode, false, cr3[0]);
+	for (round = 0; round < 2; round++) {
+		before = h->shadow_faults;
+		for (as = 0; as < 8; as++) {
+			assert_int_equal(h_set_cr3(h, 0, cr3[as]), MMU_OK);
+			for (i = 0; i < 16; i++)
+				assert_int_equal(guest_read(h, 0x400000 + i * 0x1000, true), 0x100 + as * 16 + i);
+		}
+		if (round == 1 && !nocache)
+			assert_int_equal(h->shadow_faults - before, 0);
+		if (round == 1 && nocache)
+			assert_true(h->shadow_faults - before >= 8 * 16);
+	}
+	if (!nocache)
+		assert_true(h->vm.stats.root_hits >= 8);
+	done(h);
+}
+
+static void test_switch_long(void **st UNUSED) { switch_spaces(G_LONG, false); }
+static void test_switch_pae(void **st UNUSED) { switch_spaces(G_PAE, false); }
+static void test_switch_32(void **st UNUSED) { switch_spaces(G_32, false); }
+static void test_switch_nocache(void **st UNUSED) { switch_spaces(G_LONG, true); }
+
+/* ---- 3: guest writes to a shadowed page table ---- */
+
+static void test_pt_writes(void **st UNUSED)
+{
+	static const int modes[] = { G_32, G_PAE, G_LONG };
+	unsigned m;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		int mode = modes[m];
+		struct harness *h = mk(NULL);
+		struct g_frames f = { 0x300, 0x400 };
+		u64 cr3 = new_space(h, &f, mode), x = 0x40000000, pte, pde;
+		struct h_access wr = acc_of(x, ACC_WRITE, true, 5);
+
+		fill_frame(h, 0x100, 0xa);
+		fill_frame(h, 0x101, 0xb);
+		pte = g_map(h, &f, mode, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+		pde = g_entry_gpa(mode, g_get(h, mode, g_entry_gpa(mode, cr3 >> 12, g_levels(mode), x)) >> 12 &
+				  (mode == G_LONG ? 0xffffffffffull : 0xfffff), 2, x);
+		enter(h, mode, false, cr3);
+		assert_int_equal(guest_read(h, x, true), 0xa);
+		guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);	/* remap */
+		assert_int_equal(guest_read(h, x, true), 0xb);
+		guest_set(h, mode, pte, (0x101 << 12) | GP | GU);	/* read-only */
+		CHECK_ACCESS(h, 0, &wr);
+		guest_set(h, mode, pte, 0);				/* not present */
+		CHECK_ACCESS(h, 0, &wr);
+		guest_set(h, mode, pte, (0x100 << 12) | GP | GW | GU);
+		assert_int_equal(guest_read(h, x, true), 0xa);
+		if (mode == G_LONG) {
+			/* The directory entry above it: drop the user bit. */
+			guest_set(h, mode, pde, (g_get(h, mode, pde) & ~GU));
+			CHECK_ACCESS(h, 0, &wr);
+		}
+		done(h);
+	}
+}
+
+/* ---- 4: one frame aliased by 10,000 entries ---- */
+
+static void test_aliases(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x200, 0x400 };
+	u64 cr3 = new_space(h, &f, G_LONG), d = 0x150, n = 10000, i, *order;
+	struct mmu_frame *fr = &h->slot[0].s.frames[d];
+
+	for (i = 0; i < n; i++)
+		g_map(h, &f, G_LONG, cr3, 0x40000000 + i * 0x1000, (d << 12) | GP | GW | GU | GA | GD, 1,
+		      GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	for (i = 0; i < n; i++) {
+		struct h_access a = acc_of(0x40000000 + i * 0x1000, ACC_WRITE, true, i);
+
+		CHECK_ACCESS(h, 0, &a);
+	}
+	assert_int_equal(pset_count(fr->rmap), n + 0);
+	CHECK_AUDIT(h);
+	/* Remove half in a random order. */
+	order = malloc(n * sizeof(*order));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	srand(4);
+	for (i = n - 1; i > 0; i--) {
+		u64 j = (u64)rand() % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < n / 2; i++) {
+		h_invlpg(h, 0, 0x40000000 + order[i] * 0x1000);
+		if (i % 1000 == 999) {
+			assert_int_equal(pset_count(fr->rmap), n - i - 1);
+			CHECK_AUDIT(h);
+		}
+	}
+	/* The frame becomes a page table: every writable mapping goes. */
+	g_map(h, &f, G_LONG, cr3, 0x7f0000000000ull, (d << 12) | GP | GW | GU, 2, GP | GW | GU);
+	assert_int_equal(h_set_cr3(h, 0, cr3), MMU_OK);
+	{
+		struct h_access a = acc_of(0x7f0000000000ull, ACC_READ, true, 0);
+
+		CHECK_ACCESS(h, 0, &a);
+	}
+	assert_true(shadows_of(h, d) > 0);
+	assert_int_equal(fr->rmap, 0);
+	CHECK_AUDIT(h);
+	{
+		u64 before = h->emulated_writes;
+		struct h_access a = acc_of(0x40000000 + order[n - 1] * 0x1000, ACC_WRITE, true, 77);
+
+		CHECK_ACCESS(h, 0, &a);
+		assert_int_equal(h->emulated_writes, before + 1);
+	}
+	free(order);
+	done(h);
+}
+
+/* ---- 5: misaligned write, flood ---- */
+
+static void test_misaligned_flood(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, pte, t, before, faults, zaps;
+	struct h_access a;
+	unsigned i;
+
+	pte = g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	t = pte >> 12;
+	enter(h, G_LONG, false, cr3);
+	guest_read(h, x, true);
+	assert_int_equal(shadows_of(h, t), 1);
+
+	/* An 8-byte write across two entries zaps the shadow page. */
+	zaps = h->vm.stats.misaligned_zaps;
+	a = acc_of(PHYSMAP + (t << 12) + 0x104, ACC_WRITE, false, 0);
+	CHECK_ACCESS(h, 0, &a);
+	assert_int_equal(h->vm.stats.misaligned_zaps, zaps + 1);
+	assert_int_equal(shadows_of(h, t), 0);
+	CHECK_AUDIT(h);
+
+	/* Shadow it again, then three writes in a row: the third zaps it, the fourth runs native. */
+	guest_read(h, x, true);
+	assert_int_equal(shadows_of(h, t), 1);
+	zaps = h->vm.stats.flood_zaps;
+	for (i = 0; i < 3; i++) {
+		before = h->emulated_writes;
+		guest_set(h, G_LONG, (t << 12) + 0x800 + i * 8, 0);
+		assert_int_equal(h->emulated_writes, before + 1);
+	}
+	assert_int_equal(h->vm.stats.flood_zaps, zaps + 1);
+	assert_int_equal(shadows_of(h, t), 0);
+	before = h->emulated_writes;
+	guest_set(h, G_LONG, (t << 12) + 0x900, 0);
+	assert_int_equal(h->emulated_writes, before);
+	faults = h->shadow_faults;
+	guest_set(h, G_LONG, (t << 12) + 0x908, 0);
+	assert_int_equal(h->shadow_faults, faults);
+	assert_int_equal(guest_read(h, x, true), 0);	/* and x still maps right */
+	done(h);
+}
+
+/* ---- 6: 32-bit tables over all quadrants ---- */
+
+static void test_quadrants(void **st UNUSED)
+{
+	static const u64 vas[] = { 0x00401000, 0x00601000, 0x40401000, 0x80401000, 0xc0801000 };
+	struct harness *h = calloc(1, sizeof(*h));
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3, pt, pd, g, faults;
+	unsigned i;
+
+	h_init(h, NULL, 1);
+	std_slots(h);
+	cr3 = g_table(h, &f) << 12;
+	pd = cr3 >> 12;
+	for (g = 0; g < 0x400; g++)
+		g_map(h, &f, G_32, cr3, 0xe0000000 + (g << 12), (g << 12) | GP | GW, 1, GP | GW | GU);
+	for (i = 0; i < ARRAY_SIZE(vas); i++) {
+		fill_frame(h, 0x100 + i, 0x100 + i);
+		g_map(h, &f, G_32, cr3, vas[i], ((0x100 + i) << 12) | GP | GW | GU, 1, GP | GW | GU);
+	}
+	pt = g_get(h, G_32, g_entry_gpa(G_32, pd, 2, vas[0])) >> 12;
+	enter(h, G_32, false, cr3);
+	for (i = 0; i < ARRAY_SIZE(vas); i++)
+		assert_int_equal(guest_read(h, vas[i], true), 0x100 + i);
+	assert_int_equal(shadows_of(h, pd), 4);	/* one per quadrant */
+	assert_int_equal(shadows_of(h, pt), 2);	/* both halves */
+	/* The upper half of the PT: only that mapping refaults. */
+	fill_frame(h, 0x120, 0x120);
+	{
+		struct h_access a = acc_of(0xe0000000 + g_entry_gpa(G_32, pt, 1, vas[1]), ACC_WRITE, false,
+					   (0x120 << 12) | GP | GW | GU);
+
+		a.size = 4;
+		CHECK_ACCESS(h, 0, &a);
+	}
+	faults = h->shadow_faults;
+	assert_int_equal(guest_read(h, vas[0], true), 0x100);
+	assert_int_equal(h->shadow_faults, faults);
+	assert_int_equal(guest_read(h, vas[1], true), 0x120);
+	assert_true(h->shadow_faults > faults);
+	/* A directory entry in the third quadrant. */
+	{
+		struct h_access a = acc_of(0xe0000000 + g_entry_gpa(G_32, pd, 2, vas[3]), ACC_WRITE, false,
+					   g_get(h, G_32, g_entry_gpa(G_32, pd, 2, vas[2])));
+
+		a.size = 4;
+		CHECK_ACCESS(h, 0, &a);
+	}
+	faults = h->shadow_faults;
+	assert_int_equal(guest_read(h, vas[2], true), 0x102);
+	assert_int_equal(h->shadow_faults, faults);
+	assert_int_equal(guest_read(h, vas[3], true), 0x102);	/* now through quadrant 1's PT */
+	CHECK_AUDIT(h);
+	done(h);
+}
+
+/* ---- 7: one frame as page directory and page table at once ---- */
+
+static void test_two_roles(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, pd, pte, self = 0x40a00000, before;
+	unsigned i;
+
+	fill_frame(h, 0x100, 0xa);
+	pte = g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	pd = g_get(h, G_LONG, g_entry_gpa(G_LONG, (g_get(h, G_LONG, cr3) & 0xffffffffff000ull) >> 12, 3, x)) >> 12 & 0xffffffffffull;
+	/* PDE 5 of the directory points back at the directory: it is also a page table. */
+	g_set(h, G_LONG, g_entry_gpa(G_LONG, pd, 2, self), (pd << 12) | GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	assert_int_equal(guest_read(h, x, true), 0xa);
+	/* Through the self map, PDE 0 is read as a PTE: the page table frame itself. */
+	for (i = 0; i < 6; i++) {
+		struct h_access a = acc_of(self + i * 0x1000, ACC_READ, true, 0);
+
+		CHECK_ACCESS(h, 0, &a);
+	}
+	assert_int_equal(shadows_of(h, pd), 2);
+	before = h->emulated_writes;
+	guest_set(h, G_LONG, g_entry_gpa(G_LONG, pd, 2, x), 0);	/* hits both roles */
+	assert_int_equal(h->emulated_writes, before + 1);
+	for (i = 0; i < 6; i++) {
+		struct h_access a = acc_of(self + i * 0x1000, ACC_READ, true, 0);
+
+		CHECK_ACCESS(h, 0, &a);
+	}
+	{
+		struct h_access a = acc_of(x, ACC_READ, true, 0);
+
+		CHECK_ACCESS(h, 0, &a);
+	}
+	(void)pte;
+	done(h);
+}
+
+/* ---- 8: large pages, and an entry switching between large and small ---- */
+
+static void large_small(int mode, bool pse, unsigned level)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, mode), x = 0x40000000 + 0x21000, ent, pt, small;
+	unsigned i;
+
+	for (i = 0; i < 0x40; i++)
+		fill_frame(h, i, 0x1000 + i);
+	fill_frame(h, 0x100, 0xa);
+	ent = g_map(h, &f, mode, cr3, x, GPS | GP | GW | GU, level, GP | GW | GU);
+	pt = g_table(h, &f);
+	g_set(h, mode, (pt << 12) + ((x >> 12) & (mode == G_32 ? 0x3ff : 0x1ff)) * g_esize(mode),
+	      (0x100 << 12) | GP | GW | GU);
+	small = (pt << 12) | GP | GW | GU;
+	if (level == 3) {
+		u64 pt2 = g_table(h, &f);
+
+		g_set(h, mode, (pt2 << 12) + ((x >> 21) & 0x1ff) * 8, small);
+		small = (pt2 << 12) | GP | GW | GU;
+	}
+	enter(h, mode, pse, cr3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(guest_read(h, x, true), 0x1021);
+		guest_set(h, mode, ent, small);
+		assert_int_equal(guest_read(h, x, true), 0xa);
+		guest_set(h, mode, ent, GPS | GP | GW | GU);
+	}
+	{
+		struct h_access a = acc_of(x, ACC_WRITE, true, 3);
+
+		CHECK_ACCESS(h, 0, &a);
+		guest_set(h, mode, ent, GPS | GP | GU);	/* the large page turns read-only */
+		CHECK_ACCESS(h, 0, &a);
+	}
+	done(h);
+}
+
+static void test_large_2m(void **st UNUSED) { large_small(G_LONG, false, 2); }
+static void test_large_1g(void **st UNUSED) { large_small(G_LONG, false, 3); }
+static void test_large_pae(void **st UNUSED) { large_small(G_PAE, false, 2); }
+static void test_large_4m(void **st UNUSED) { large_small(G_32, true, 2); }
+
+/* ---- 9: a pool of a few pages under a large working set ---- */
+
+static void test_small_pool(void **st UNUSED)
+{
+	struct mmu_config cfg = { .pool_max_pages = 16 };
+	struct harness *h = mk(&cfg);
+	struct g_frames f = { 0x200, 0x400 };
+	u64 cr3[4];
+	unsigned as, i, round;
+
+	for (as = 0; as < 4; as++) {
+		cr3[as] = g_table(h, &f) << 12;
+		for (i = 0; i < 32; i++)
+			g_map(h, &f, G_LONG, cr3[as], ((u64)as << 39) + (u64)i * 0x40200000ull,
+			      ((0x100ull + i) << 12) | GP | GW | GU, 1, GP | GW | GU);
+	}
+	enter(h, G_LONG, false, cr3[0]);
+	for (round = 0; round < 3; round++)
+		for (as = 0; as < 4; as++) {
+			assert_int_equal(h_set_cr3(h, 0, cr3[as]), MMU_OK);
+			for (i = 0; i < 32; i++) {
+				struct h_access a = acc_of(((u64)as << 39) + (u64)i * 0x40200000ull, ACC_WRITE,
+							   true, i);
+
+				CHECK_ACCESS(h, 0, &a);
+				assert_true(h->vm.pool_used <= 16);
+			}
+			CHECK_AUDIT(h);
+		}
+	assert_true(h->vm.stats.pages_reclaimed > 0);
+	done(h);
+}
+
+/* Host memory exhausted: errors, never a crash, and recovery once memory is back. */
+static void test_out_of_memory(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, G_LONG);
+	struct h_access a = acc_of(PHYSMAP + 0x5000, ACC_READ, false, 0);
+	struct h_result r;
+	struct mmu_outcome out;
+
+	enter(h, G_LONG, false, cr3);
+	mmu_zap_all(&h->vm);
+	vcpu_caches_release(&h->vcpu[0]);
+	h->page_limit = (long)h->hpages_live;
+	assert_int_equal(mmu_topup(&h->vcpu[0]), MMU_ENOMEM);
+	assert_int_equal(mmu_page_fault(&h->vcpu[0], a.gva, 0, &out), MMU_ENOMEM);
+	h_cpu_access(h, 0, &a, &r);
+	assert_int_equal(r.kind, R_ERROR);
+	CHECK_AUDIT(h);
+	h->page_limit = -1;
+	CHECK_ACCESS(h, 0, &a);
+	done(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +567,21 @@ int main(void)
 		cmocka_unit_test(test_matrix_long),
 		cmocka_unit_test(test_matrix_long_2m),
 		cmocka_unit_test(test_matrix_long_1g),
+		cmocka_unit_test(test_switch_long),
+		cmocka_unit_test(test_switch_pae),
+		cmocka_unit_test(test_switch_32),
+		cmocka_unit_test(test_switch_nocache),
+		cmocka_unit_test(test_pt_writes),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_misaligned_flood),
+		cmocka_unit_test(test_quadrants),
+		cmocka_unit_test(test_two_roles),
+		cmocka_unit_test(test_large_2m),
+		cmocka_unit_test(test_large_1g),
+		cmocka_unit_test(test_large_pae),
+		cmocka_unit_test(test_large_4m),
+		cmocka_unit_test(test_small_pool),
+		cmocka_unit_test(test_out_of_memory),
 	};
 
 	return cmocka_run_group_tests_name("mmu-scenarios", tests, NULL, NULL);
