@@ -113,8 +113,8 @@ struct x86_emu_ops {
 /* What an exit handler needs to know without emulating; X86_K_OTHER for everything else. */
 enum x86_kind {
 	X86_K_OTHER,
-	X86_K_MOV_FROM_CR, /* gpr <- CR[cr] */
-	X86_K_MOV_TO_CR,   /* CR[cr] <- gpr */
+	X86_K_MOV_FROM_CR, /* gpr <- CR[cr]: x86_set_reg(ctx, gpr, opsize, true, value) */
+	X86_K_MOV_TO_CR,   /* CR[cr] <- gpr: x86_get_reg(ctx, gpr, opsize, true) */
 	X86_K_CLTS,
 	X86_K_LMSW,        /* source: the r/m operand, 16 bits (x86_read_rm) */
 	X86_K_INVLPG,      /* mem.linear */
@@ -128,8 +128,8 @@ enum x86_kind {
 	X86_K_HLT,
 	X86_K_IN,          /* port, port_dx, io_size */
 	X86_K_OUT,
-	X86_K_INS,         /* io_size, rep; ES:rDI, addrsize */
-	X86_K_OUTS,        /* io_size, rep; seg:rSI */
+	X86_K_INS,         /* io_size, rep; memory at ES:rDI (addrsize) */
+	X86_K_OUTS,        /* io_size, rep; memory at seg_override (or DS):rSI */
 };
 
 #define X86_REG_NONE 0xff
