@@ -1,0 +1,108 @@
+/* MMU micro-benchmarks for callgrind: only the measured calls are collected (client requests). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <valgrind/callgrind.h>
+#include "tests/mmu/guest.h"
+
+#define PHYSMAP 0xc0000000ull
+#define NPAGES 4096
+#define NAS 8
+
+static struct harness h;
+static struct g_frames f = { 0x200, 0x400 };
+
+static u64 space(unsigned as)
+{
+	u64 cr3 = g_table(&h, &f) << 12, i;
+
+	for (i = 0; i < (as ? 16 : NPAGES); i++)
+		g_map(&h, &f, G_LONG, cr3, 0x40000000 + i * 0x1000, ((0x100 + i % 0x100) << 12) | GP | GW | GU | GA,
+		      1, GP | GW | GU);
+	for (i = 0; i < 0x400; i++)
+		g_map(&h, &f, G_LONG, cr3, PHYSMAP + i * 0x1000, (i << 12) | GP | GW, 1, GP | GW | GU);
+	return cr3;
+}
+
+static void fault(u64 gva, u32 ec, bool measure)
+{
+	struct mmu_outcome out;
+
+	if (mmu_topup(&h.vcpu[0]) != MMU_OK)
+		abort();
+	if (measure)
+		CALLGRIND_TOGGLE_COLLECT;
+	mmu_page_fault(&h.vcpu[0], gva, ec, &out);
+	if (measure)
+		CALLGRIND_TOGGLE_COLLECT;
+}
+
+int main(int argc, char **argv)
+{
+	const char *phase = argc > 1 ? argv[1] : "fill";
+	struct mmu_config cfg = { .pool_max_pages = 4096, .nocache = argc > 2 && atoi(argv[2]) };
+	struct g_cfg c = { G_LONG, false, true, true, false, false };
+	u64 cr3[NAS], i, n = 0;
+	unsigned as;
+
+	h_init(&h, &cfg, 1);
+	h_add_slot(&h, 0, 0x400);
+	for (as = 0; as < NAS; as++)
+		cr3[as] = space(as);
+	g_enter(&h, 0, &c, cr3[0]);
+
+	if (!strcmp(phase, "fill")) {
+		/* 4-level guest, user read faults on new pages (upper tables mostly cached). */
+		for (i = 0; i < NPAGES; i++, n++)
+			fault(0x40000000 + i * 0x1000, PFERR_U, true);
+	} else if (!strcmp(phase, "cr3")) {
+		for (as = 0; as < NAS; as++)
+			mmu_new_cr3(&h.vcpu[0], cr3[as]);
+		for (i = 0; i < 4000; i++, n++) {
+			CALLGRIND_TOGGLE_COLLECT;
+			mmu_new_cr3(&h.vcpu[0], cr3[i % NAS]);
+			CALLGRIND_TOGGLE_COLLECT;
+		}
+	} else if (!strcmp(phase, "write") || !strcmp(phase, "zap")) {
+		bool zap = !strcmp(phase, "zap");
+		u64 pt[8];
+
+		/* Shadow 8 leaf tables with 64 mapped entries each. */
+		for (i = 0; i < 8 * 512; i++)
+			if (i % 512 < 64)
+				fault(0x40000000 + i * 0x1000, PFERR_U, false);
+		for (i = 0; i < 8; i++)
+			pt[i] = (g_get(&h, G_LONG, g_entry_gpa(G_LONG,
+				 (g_get(&h, G_LONG, g_entry_gpa(G_LONG,
+				  (g_get(&h, G_LONG, cr3[0]) >> 12) & 0xffffffffff, 3, 0x40000000)) >> 12) & 0xffffffffff,
+				 2, 0x40000000 + i * 0x200000)) >> 12) & 0xffffffffff;
+		for (i = 0; i < (zap ? 8 : 4000); i++, n++) {
+			/* Aligned writes alternate between tables (no flood); a misaligned one zaps. */
+			u64 gpa = (pt[i % 8] << 12) + ((i / 8) % 64) * 8 + (zap ? 4 : 0);
+
+			CALLGRIND_TOGGLE_COLLECT;
+			mmu_write(&h.vm, gpa, 8, (0x100ull << 12) | GP | GU);
+			CALLGRIND_TOGGLE_COLLECT;
+			if (!zap)
+				fault(0x40000000 + (i % 8) * 0x200000 + ((i / 8) % 64) * 0x1000, PFERR_U, false);
+		}
+	} else if (!strcmp(phase, "switch")) {
+		/* A context switch plus touching 16 pages: what caching buys (compare nocache). */
+		for (i = 0; i < 400; i++, n++) {
+			u64 k;
+
+			CALLGRIND_TOGGLE_COLLECT;
+			mmu_new_cr3(&h.vcpu[0], cr3[1 + i % (NAS - 1)]);
+			for (k = 0; k < 16; k++) {
+				struct h_access a = acc_of(0x40000000 + k * 0x1000, ACC_READ, true, 0);
+				struct h_result r;
+
+				h_cpu_access(&h, 0, &a, &r);
+			}
+			CALLGRIND_TOGGLE_COLLECT;
+		}
+	}
+	printf("ops=%llu\n", (unsigned long long)n);
+	h_fini(&h);
+	return 0;
+}
