@@ -137,3 +137,22 @@ u64 fake_rand(void)
 	state ^= state << 17;
 	return state;
 }
+
+int fake_run_table(const char *group, const void *rows, size_t n, size_t size,
+		   CMUnitTestFunction fn, const struct CMUnitTest *fixed, size_t nfixed)
+{
+	struct CMUnitTest *tests = calloc(n + nfixed, sizeof(*tests));
+	int rc;
+
+	assert_non_null(tests);
+	for (size_t i = 0; i < n; i++) {
+		void *row = (char *)rows + i * size;
+
+		tests[i] = (struct CMUnitTest){ .name = *(const char **)row, .test_func = fn,
+						.initial_state = row };
+	}
+	memcpy(tests + n, fixed, nfixed * sizeof(*tests));
+	rc = _cmocka_run_group_tests(group, tests, n + nfixed, NULL, NULL);
+	free(tests);
+	return rc;
+}

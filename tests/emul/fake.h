@@ -37,4 +37,11 @@ u8 fake_pattern(u64 addr);
 /* xorshift64: the same sequence on every run, so failures reproduce. */
 u64 fake_rand(void);
 
+/*
+ * Runs one cmocka test per table row (each row's first member is its name), then `fixed`:
+ * the suite's count then says how many encodings ran.
+ */
+int fake_run_table(const char *group, const void *rows, size_t n, size_t size,
+		   CMUnitTestFunction fn, const struct CMUnitTest *fixed, size_t nfixed);
+
 #endif

@@ -385,7 +385,6 @@ static void test_modes(void **state)
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_32);
 }
 
-/* Each table row is its own cmocka test, so the suite's count says how many encodings ran. */
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -394,13 +393,7 @@ int main(void)
 		cmocka_unit_test(test_cs_limit_and_ip_wrap),
 		cmocka_unit_test(test_modes),
 	};
-	struct CMUnitTest tests[ARRAY_SIZE(cases) + ARRAY_SIZE(fixed)];
-	size_t n = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-		tests[n++] = (struct CMUnitTest){ .name = cases[i].name, .test_func = check_case,
-						  .initial_state = (void *)&cases[i] };
-	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-		tests[n++] = fixed[i];
-	return _cmocka_run_group_tests("emul-decode", tests, n, NULL, NULL);
+	return fake_run_table("emul-decode", cases, ARRAY_SIZE(cases), sizeof(cases[0]), check_case, fixed,
+			      ARRAY_SIZE(fixed));
 }
