@@ -1,5 +1,4 @@
 /* Harness platform: host pages with fake hpas, guest memory slots (MMU copy + reference copy). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,44 +9,7 @@
 #define HPA_BASE 0x1000000ull	/* MMU pages: below 4 GiB, never 0 */
 #define HPAGES_MAX 0x40000u
 
-int log_level = LOG_QUIET;
-
-void panic(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "panic: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	abort();
-}
-
-void kprintf(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-}
-
-int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
-{
-	return vsnprintf(buf, size, fmt, ap);
-}
-
-int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-	return n;
-}
+/* panic, kprintf and log_level come from tests/unit/harness.c, formatting from lib/printf.c. */
 
 static void *h_alloc_page(void *ctx, u64 *hpa)
 {
@@ -125,26 +87,28 @@ static u8 *gpa_ptr(struct harness *h, u64 gpa, bool ref)
 	return (ref ? s->ref : s->mem) + (gpa - (s->s.base_gfn << PAGE_SHIFT));
 }
 
-static int h_read_gpa(void *ctx, u64 gpa, void *buf, unsigned len)
+static int copy_gpa(struct harness *h, u64 gpa, void *buf, unsigned len, bool write)
 {
-	u8 *p = gpa_ptr(ctx, gpa, false);
+	u8 *p = gpa_ptr(h, gpa, false);
 
 	ASSERT((gpa & (PAGE_SIZE - 1)) + len <= PAGE_SIZE);
 	if (!p)
 		return -1;
-	memcpy(buf, p, len);
+	if (write)
+		memcpy(p, buf, len);
+	else
+		memcpy(buf, p, len);
 	return 0;
+}
+
+static int h_read_gpa(void *ctx, u64 gpa, void *buf, unsigned len)
+{
+	return copy_gpa(ctx, gpa, buf, len, false);
 }
 
 static int h_write_gpa(void *ctx, u64 gpa, const void *buf, unsigned len)
 {
-	u8 *p = gpa_ptr(ctx, gpa, false);
-
-	ASSERT((gpa & (PAGE_SIZE - 1)) + len <= PAGE_SIZE);
-	if (!p)
-		return -1;
-	memcpy(p, buf, len);
-	return 0;
+	return copy_gpa(ctx, gpa, (void *)buf, len, true);
 }
 
 static bool h_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_val)

@@ -6,7 +6,8 @@
 #   make bench-mmu          callgrind instruction counts per fault fill, CR3 switch, PT write, zap
 MMU_OUT := $(BUILD)/host/mmu
 MMU_LIB := $(wildcard mmu/*.c)
-MMU_HARNESS := tests/mmu/harness.c tests/mmu/cpu.c tests/mmu/ref.c tests/mmu/guest.c
+MMU_HARNESS := tests/mmu/harness.c tests/mmu/cpu.c tests/mmu/ref.c tests/mmu/guest.c \
+               tests/unit/harness.c lib/printf.c
 MMU_DEPS := $(MMU_LIB) $(MMU_HARNESS) $(wildcard mmu/*.h tests/mmu/*.h lib/*.h)
 MMU_FAST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -I. -DUMBRA_HOST
 OPS ?= 1000000
