@@ -8,10 +8,14 @@ logs=$out/native-logs
 mkdir -p "$logs"
 pass=0 failn=0 pids=() cases=()
 
+# TCG is one thread per guest: a few more runs than cores at a time.
+jobs_max=$(( $(nproc 2>/dev/null || echo 2) + 2 ))
+
 # One run in the background: name, cpu model.
 start() {
   local name=$1 cpu=$2 log=$logs/$1-$2.log
-  rm -f "$log"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  rm -f "$log" "$log.rc"
   ( timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu "$cpu" -m 64M \
       -kernel "$out/$name.elf" -display none -serial "file:$log" -monitor none -no-reboot \
       -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log.qemu" 2>&1

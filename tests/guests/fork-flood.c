@@ -1,0 +1,181 @@
+/* Guest test: a whole page table rewritten in a row as fork does (remap, then write-protect),
+ * misaligned entry writes (straddling two entries, into an entry's middle), and one page used
+ * as page directory and page table at once (a recursive slot), modified through both views. */
+#include "tests/guests/lib/guest.h"
+
+const char guest_name[] = GUEST_NAME;
+
+#define NPOOL 16
+
+static struct aspace as;
+static ulong pool;            /* NPOOL frames, 64 KiB aligned: bits 12-15 pick one */
+static unsigned nent;         /* entries in a page table */
+static unsigned long cases;
+
+static ulong frame(unsigned k) { return pool + (ulong)(k % NPOOL) * PAGE_SIZE; }
+static ulong va_of(unsigned i) { return TEST_VA + (ulong)i * PAGE_SIZE; }
+static void *pte_of(unsigned i) { return pt_entry(&as, va_of(i), 1, 0); }
+
+static void flood(void)
+{
+	for (unsigned i = 0; i < nent; i++)
+		pte_set(&as, pte_of(i), frame(i) | PTE_P | PTE_W);
+	write_cr3(read_cr3());
+	for (unsigned i = 0; i < nent; i++, cases++)
+		expect_maps(va_of(i), frame(i), "filled table");
+	/* Fork: every entry rewritten in a row, read-only and remapped, then one flush. */
+	for (unsigned i = 0; i < nent; i++)
+		pte_set(&as, pte_of(i), frame(i + 5) | PTE_P);
+	write_cr3(read_cr3());
+	for (unsigned i = 0; i < nent; i++, cases++) {
+		expect_maps(va_of(i), frame(i + 5), "after the flood");
+		if (i % 37)
+			continue;
+		int f = probe_write(va_of(i) + 8, 0xdead);
+		CHECK(f && last_fault.error == (PF_P | PF_W) && last_fault.cr2 == va_of(i) + 8,
+		      "write to write-protected entry %u: fault=%d err=%lx cr2=%lx", i, f,
+		      last_fault.error, last_fault.cr2);
+	}
+	/* And back to writable, other frames, the way a COW break does it entry by entry. */
+	for (unsigned i = 0; i < nent; i++)
+		pte_set(&as, pte_of(i), frame(i + 9) | PTE_P | PTE_W);
+	write_cr3(read_cr3());
+	for (unsigned i = 0; i < nent; i++, cases++) {
+		expect_maps(va_of(i), frame(i + 9), "after the second flood");
+		CHECK(!probe_write(va_of(i) + 8, i) && *phys32(frame(i + 9) + 8) == i,
+		      "write through remapped entry %u", i);
+	}
+	kprintf("flood: %u entries rewritten 3 times\n", nent);
+}
+
+/* One store of `width` bytes at byte offset `off` from entry i's start, changing entries
+ * i and i+1 to want_i, want_i1 (which must differ from them only inside that window). */
+static void misaligned(unsigned i, unsigned off, unsigned width, uint64_t want_i, uint64_t want_i1)
+{
+	uint8_t img[16];
+	unsigned eb = (unsigned)as.bytes;
+	for (unsigned b = 0; b < eb; b++) {
+		img[b] = (uint8_t)(want_i >> (8 * b));
+		img[eb + b] = (uint8_t)(want_i1 >> (8 * b));
+	}
+	uint64_t v = 0;
+	for (unsigned b = 0; b < width; b++)
+		v |= (uint64_t)img[off + b] << (8 * b);
+	ulong p = (ulong)pte_of(i) + off;
+	if (width == 2)
+		asm volatile("movw %1, (%0)" : : "r"(p), "r"((uint16_t)v) : "memory");
+	else if (width == 4)
+		asm volatile("movl %1, (%0)" : : "r"(p), "r"((uint32_t)v) : "memory");
+#ifdef __x86_64__
+	else
+		asm volatile("movq %1, (%0)" : : "r"(p), "r"(v) : "memory");
+#endif
+	CHECK(pte_get(&as, pte_of(i)) == want_i && pte_get(&as, pte_of(i + 1)) == want_i1,
+	      "misaligned %u-byte write at +%u: entries %llx %llx", width, off,
+	      (unsigned long long)pte_get(&as, pte_of(i)), (unsigned long long)pte_get(&as, pte_of(i + 1)));
+	invlpg(va_of(i));
+	invlpg(va_of(i + 1));
+	expect_maps(va_of(i), (ulong)(want_i & PTE_ADDR), "entry before a misaligned write");
+	expect_maps(va_of(i + 1), (ulong)(want_i1 & PTE_ADDR), "entry after a misaligned write");
+	cases++;
+}
+
+static void misaligned_writes(void)
+{
+	uint64_t pw = PTE_P | PTE_W | PTE_A; /* A preset: accesses leave the entries alone */
+	unsigned eb = (unsigned)as.bytes;
+	for (unsigned i = 20; i < 24; i++) {
+		pte_set(&as, pte_of(i), frame(i) | pw);
+		invlpg(va_of(i));
+	}
+	for (unsigned i = 20; i < 24; i++)
+		expect_maps(va_of(i), frame(i), "before misaligned writes");
+	/* 4 bytes straddling entries 20 and 21: 21's frame changes, 20's high bytes are kept. */
+	misaligned(20, eb - 2, 4, frame(20) | pw, frame(3) | pw);
+	/* 2 bytes in the middle of entry 22 (bits 8-23): its frame changes. */
+	misaligned(22, 1, 2, frame(7) | pw, frame(23) | pw);
+	/* Back again, and in long mode an 8-byte store straddling two entries. */
+	misaligned(20, eb - 2, 4, frame(20) | pw, frame(21) | pw);
+#ifdef __x86_64__
+	misaligned(22, 4, 8, frame(7) | pw, frame(11) | pw);
+#endif
+}
+
+/* Region index x of the page directory that maps TEST_VA, as a virtual address. */
+static ulong va_pd(unsigned x) { return TEST_VA + (ulong)(x - pt_index(&as, TEST_VA, 2)) * level_size(&as, 2); }
+
+static void recursive(void)
+{
+	void *pde0 = pt_entry(&as, TEST_VA, 2, 0);
+	ulong pd = (ulong)pde0 & ~(PAGE_SIZE - 1);
+	unsigned i0 = pt_index(&as, TEST_VA, 2), j = i0 + 1, k = i0 + 2, j2 = i0 + 3;
+	ulong ptj = page_alloc(), ptj2 = page_alloc(), eb = (ulong)as.bytes;
+	for (unsigned i = 0; i < 4; i++) {
+		pte_set(&as, (char *)ptj + i * eb, frame(i) | PTE_P | PTE_W);
+		pte_set(&as, (char *)ptj2 + i * eb, frame(i + 8) | PTE_P | PTE_W);
+	}
+	pte_set(&as, (char *)pd + j * eb, ptj | table_flags(&as, 2));
+	/* The recursive slot: the directory is also the page table of region k. */
+	pte_set(&as, (char *)pd + k * eb, pd | PTE_P | PTE_W);
+	ulong rec_ptj = va_pd(k) + (ulong)j * PAGE_SIZE, rec_pd = va_pd(k) + (ulong)k * PAGE_SIZE;
+
+	for (unsigned i = 0; i < 4; i++)
+		expect_maps(va_pd(j) + i * PAGE_SIZE, frame(i), "region through its page table");
+	uint32_t v;
+	CHECK(!probe_read(rec_ptj, &v) && v == *phys32(ptj), "page table read through the recursive slot: %x", v);
+	CHECK(!probe_read(rec_pd + k * eb, &v) && v == (uint32_t)(pd | PTE_P | PTE_W | PTE_A),
+	      "directory read through itself: %x", v);
+	/* A PTE written through the page-table view. */
+	pte_set(&as, (void *)(rec_ptj + 1 * eb), frame(7) | PTE_P | PTE_W);
+	invlpg(va_pd(j) + PAGE_SIZE);
+	expect_maps(va_pd(j) + PAGE_SIZE, frame(7), "PTE written through the recursive view");
+	/* A PTE written directly, seen through the view. */
+	pte_set(&as, (char *)ptj + 2 * eb, frame(9) | PTE_P | PTE_W);
+	invlpg(va_pd(j) + 2 * PAGE_SIZE);
+	expect_maps(va_pd(j) + 2 * PAGE_SIZE, frame(9), "PTE written directly");
+	CHECK(!probe_read(rec_ptj + 2 * eb, &v) && (v & ~(uint32_t)(PTE_A | PTE_D)) == (uint32_t)(frame(9) | PTE_P | PTE_W),
+	      "directly written PTE through the view: %x", v);
+	/* A PDE written through the directory's view of itself: not present -> present. */
+	pte_set(&as, (void *)(rec_pd + j2 * eb), ptj2 | table_flags(&as, 2));
+	for (unsigned i = 0; i < 4; i++)
+		expect_maps(va_pd(j2) + i * PAGE_SIZE, frame(i + 8), "PDE written through the directory view");
+	/* The recursive entry made read-only through itself: the view's writes must fault. */
+	pte_set(&as, (void *)(rec_pd + k * eb), pd | PTE_P);
+	invlpg(rec_pd);
+	invlpg(rec_ptj);
+	uint32_t cur = *phys32(ptj);
+	int f = probe_write(rec_ptj, cur);
+	CHECK(f && last_fault.error == (PF_P | PF_W) && last_fault.cr2 == rec_ptj,
+	      "write through the read-only recursive slot: fault=%d err=%lx", f, last_fault.error);
+	CHECK(!probe_read(rec_ptj, &v) && v == cur, "read through the read-only recursive slot");
+	pte_set(&as, (char *)pd + k * eb, pd | PTE_P | PTE_W);
+	invlpg(rec_ptj);
+	CHECK(!probe_write(rec_ptj + 3 * eb, (uint32_t)(frame(13) | PTE_P | PTE_W)),
+	      "write through the writable-again recursive slot");
+	invlpg(va_pd(j) + 3 * PAGE_SIZE);
+	expect_maps(va_pd(j) + 3 * PAGE_SIZE, frame(13), "PTE after the slot was writable again");
+	cases += 14;
+	pte_set(&as, (char *)pd + k * eb, 0);
+	write_cr3(read_cr3());
+}
+
+void test_main(void)
+{
+	as_init(&as, GUEST_MODE);
+	nent = (unsigned)(PAGE_SIZE / (ulong)as.bytes);
+	pool = page_alloc_aligned(NPOOL * PAGE_SIZE, NPOOL * PAGE_SIZE);
+	for (unsigned k = 0; k < NPOOL; k++)
+		frame_mark(frame(k));
+	map_page(&as, TEST_VA, frame(0), 1, PTE_P | PTE_W);
+	as_activate(&as);
+	set_cr0_bits(CR0_WP, 0); /* so supervisor writes honour read-only entries */
+	flood();
+	misaligned_writes();
+	recursive();
+	struct umbra_stats st;
+	if (on_umbra && !umbra_stats(&st))
+		kprintf("umbra: flood zaps %llu, misaligned zaps %llu, writes emulated %llu\n",
+			(unsigned long long)st.mmu.flood_zaps, (unsigned long long)st.mmu.misaligned_zaps,
+			(unsigned long long)st.mmu.writes_emulated);
+	kprintf("cases: %s %lu checks\n", pmode_name[as.mode], cases);
+}
