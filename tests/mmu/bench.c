@@ -72,10 +72,7 @@ int main(int argc, char **argv)
 			if (i % 512 < 64)
 				fault(0x40000000 + i * 0x1000, PFERR_U, false);
 		for (i = 0; i < 8; i++)
-			pt[i] = (g_get(&h, G_LONG, g_entry_gpa(G_LONG,
-				 (g_get(&h, G_LONG, g_entry_gpa(G_LONG,
-				  (g_get(&h, G_LONG, cr3[0]) >> 12) & 0xffffffffff, 3, 0x40000000)) >> 12) & 0xffffffffff,
-				 2, 0x40000000 + i * 0x200000)) >> 12) & 0xffffffffff;
+			pt[i] = g_entry_at(&h, G_LONG, cr3[0], 0x40000000 + i * 0x200000, 1) >> 12;
 		for (i = 0; i < (zap ? 8 : 4000); i++, n++) {
 			/* Aligned writes alternate between tables (no flood); a misaligned one zaps. */
 			u64 gpa = (pt[i % 8] << 12) + ((i / 8) % 64) * 8 + (zap ? 4 : 0);

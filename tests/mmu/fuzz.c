@@ -107,16 +107,11 @@ static u64 random_leaf(struct fuzz *z, bool large, unsigned level)
 	return e;
 }
 
-static u64 as_top(struct fuzz *z, unsigned as)
-{
-	return z->cr3[as] >> 12;
-}
-
 /* Build every address space for the current mode (only changed words are written). */
 static void build(struct fuzz *z)
 {
 	struct harness *h = &z->h;
-	unsigned levels = g_levels(z->mode), as, i;
+	unsigned as, i;
 	u64 g, pt0[4] = { 0 }, step = z->mode == G_32 ? 0x400000 : 0x200000;
 
 	z->f.next = PT_FIRST;
@@ -142,13 +137,8 @@ static void build(struct fuzz *z)
 		}
 		if (as == 0)
 			for (i = 0; i * step < (RAM_END << 12); i++) {
-				u64 va = PHYS + i * step, t = as_top(z, 0), gpa = 0;
-				unsigned l;
+				u64 gpa = g_entry_at(h, z->mode, z->cr3[0], PHYS + i * step, 2);
 
-				for (l = levels; l >= 2; l--) {
-					gpa = g_entry_gpa(z->mode, t, l, va);
-					t = (g_get(h, z->mode, gpa) & 0xffffffffff000ull) >> 12;
-				}
 				pt0[i] = g_get(h, z->mode, gpa);
 			}
 		for (i = 0; i < z->nwin; i++) {
@@ -170,18 +160,7 @@ static void build(struct fuzz *z)
 			for (k = 1; k < n; k++)
 				g_set(h, z->mode, (z->win_pt[as][i] << 12) + k * g_esize(z->mode),
 				      chance(z, 60) ? random_leaf(z, false, 1) : 0);
-			z->win_pde[as][i] = g_entry_gpa(z->mode, 0, 2, va);
-			/* The PDE's address: walk down to the directory. */
-			{
-				u64 t = as_top(z, as), gpa = 0;
-				unsigned l;
-
-				for (l = levels; l >= 2; l--) {
-					gpa = g_entry_gpa(z->mode, t, l, va);
-					t = (g_get(h, z->mode, gpa) & 0xffffffffff000ull) >> 12;
-				}
-				z->win_pde[as][i] = gpa;
-			}
+			z->win_pde[as][i] = g_entry_at(h, z->mode, z->cr3[as], va, 2);
 		}
 	}
 }

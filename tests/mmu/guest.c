@@ -85,3 +85,13 @@ u64 g_map(struct harness *h, struct g_frames *f, int mode, u64 cr3, u64 gva, u64
 	g_set(h, mode, gpa, leaf);
 	return gpa;
 }
+
+u64 g_entry_at(struct harness *h, int mode, u64 cr3, u64 gva, unsigned level)
+{
+	u64 table = cr3 >> 12;
+	unsigned l;
+
+	for (l = g_levels(mode); l > level; l--)
+		table = (g_get(h, mode, g_entry_gpa(mode, table, l, gva)) & 0x000ffffffffff000ull) >> 12;
+	return g_entry_gpa(mode, table, level, gva);
+}

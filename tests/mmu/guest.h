@@ -36,6 +36,8 @@ u64 g_table(struct harness *h, struct g_frames *f);
  * Returns the gpa of the leaf entry. */
 u64 g_map(struct harness *h, struct g_frames *f, int mode, u64 cr3, u64 gva, u64 leaf,
 	  unsigned leaf_level, u64 upper);
+/* Guest-physical address of the level-`level` entry for gva, following present upper entries. */
+u64 g_entry_at(struct harness *h, int mode, u64 cr3, u64 gva, unsigned level);
 /* Write one guest entry (the right width for the mode). */
 void g_set(struct harness *h, int mode, u64 gpa, u64 value);
 u64 g_get(struct harness *h, int mode, u64 gpa);

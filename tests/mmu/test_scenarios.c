@@ -32,12 +32,8 @@ static void matrix_one(const struct matrix_cfg *mc)
 	cr3 = g_table(h, &f) << 12;
 	leaf_base = mc->leaf_level == 1 ? data << 12 : GPS;
 	g_map(h, &f, mc->mode, cr3, gva, leaf_base | GP | GW | GU, mc->leaf_level, GP | GW | GU);
-	/* The path's entry addresses, top down. */
-	for (l = levels; l >= mc->leaf_level; l--) {
-		u64 table = l == levels ? cr3 >> 12 : (g_get(h, mc->mode, path[l + 1]) & 0xffffffffff000ull) >> 12;
-
-		path[l] = g_entry_gpa(mc->mode, table, l, gva);
-	}
+	for (l = levels; l >= mc->leaf_level; l--)
+		path[l] = g_entry_at(h, mc->mode, cr3, gva, l);
 	for (bits = 0; bits < 17; bits++) {
 		u64 leaf = leaf_base | (bits & 1 ? GP : 0) | (bits & 2 ? GW : 0) | (bits & 4 ? GU : 0);
 
@@ -232,8 +228,7 @@ static void test_pt_writes(void **st UNUSED)
 		fill_frame(h, 0x100, 0xa);
 		fill_frame(h, 0x101, 0xb);
 		pte = g_map(h, &f, mode, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
-		pde = g_entry_gpa(mode, g_get(h, mode, g_entry_gpa(mode, cr3 >> 12, g_levels(mode), x)) >> 12 &
-				  (mode == G_LONG ? 0xffffffffffull : 0xfffff), 2, x);
+		pde = g_entry_at(h, mode, cr3, x, 2);
 		enter(h, mode, false, cr3);
 		assert_int_equal(guest_read(h, x, true), 0xa);
 		guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);	/* remap */
@@ -425,7 +420,7 @@ static void test_two_roles(void **st UNUSED)
 
 	fill_frame(h, 0x100, 0xa);
 	pte = g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
-	pd = g_get(h, G_LONG, g_entry_gpa(G_LONG, (g_get(h, G_LONG, cr3) & 0xffffffffff000ull) >> 12, 3, x)) >> 12 & 0xffffffffffull;
+	pd = g_entry_at(h, G_LONG, cr3, x, 2) >> 12;
 	/* PDE 5 of the directory points back at the directory: it is also a page table. */
 	g_set(h, G_LONG, g_entry_gpa(G_LONG, pd, 2, self), (pd << 12) | GP | GW | GU);
 	enter(h, G_LONG, false, cr3);
