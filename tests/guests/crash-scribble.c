@@ -1,6 +1,6 @@
-/* Guest test: scribbles garbage (entries far outside RAM included) over its page tables,
- * first the test region's, then its own, and keeps accessing memory until it dies; it never
- * passes. */
+/* Guest test: scribbles garbage over its own page tables until it dies; never passes. */
+/* First the test region's tables (entries far outside RAM included), read through after each
+ * write; then the kernel's own tables, and it keeps accessing memory. */
 #include "tests/guests/lib/guest.h"
 
 const char guest_name[] = GUEST_NAME;

@@ -1,5 +1,5 @@
-/* Guest test: context switches among 10 address spaces that map one virtual range to distinct
- * frames; under Umbra the second round must take no new shadow faults (cached shadow roots). */
+/* Guest test: context switches among 10 address spaces with distinct mappings of one range. */
+/* Under Umbra the second round must take no new shadow faults: the shadow roots are cached. */
 #include "tests/guests/lib/guest.h"
 
 const char guest_name[] = GUEST_NAME;

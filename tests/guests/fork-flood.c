@@ -1,6 +1,7 @@
-/* Guest test: a whole page table rewritten in a row as fork does (remap, then write-protect),
- * misaligned entry writes (straddling two entries, into an entry's middle), and one page used
- * as page directory and page table at once (a recursive slot), modified through both views. */
+/* Guest test: fork-like page-table floods, misaligned entry writes, a recursive mapping. */
+/* A whole page table is rewritten in a row (remap, write-protect, remap); stores straddle two
+ * entries or hit an entry's middle; one page serves as page directory and page table at once
+ * and is modified through both views. */
 #include "tests/guests/lib/guest.h"
 
 const char guest_name[] = GUEST_NAME;

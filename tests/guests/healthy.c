@@ -1,5 +1,5 @@
-/* Guest test: computes for a while (LCG steps checked against jump-ahead, a prime sieve) with
- * progress lines; runs beside the crashing guests to show they do not disturb it. */
+/* Guest test: computes for a while and passes, beside the guests that crash. */
+/* LCG steps checked against a jump-ahead, then a prime sieve, with progress lines. */
 #include "tests/guests/lib/guest.h"
 
 const char guest_name[] = GUEST_NAME;

@@ -1,5 +1,6 @@
-/* Guest test: INVLPG of one page (4K and large), CR3 reload, and global pages (CR4.PGE): after
- * each flush the new mapping must be seen; a global mapping surviving CR3 is only reported. */
+/* Guest test: INVLPG (4K and large pages), CR3 reload and global pages (CR4.PGE). */
+/* After each flush the new mapping must be seen; whether a global mapping survives a CR3 load
+ * is only reported, since the architecture merely permits it. */
 #include "tests/guests/lib/guest.h"
 
 const char guest_name[] = GUEST_NAME;

@@ -1,6 +1,7 @@
-/* Guest test: the permission matrix in one paging mode (GUEST_MODE): supervisor/user x
- * read/write/fetch x P/W/U/NX on the leaf and on its parent x CR0.WP x EFER.NXE x SMEP x
- * SMAP/AC, each checked for fault, #PF error code, CR2, value and A/D bits. */
+/* Guest test: the permission matrix of one paging mode (GUEST_MODE). */
+/* Supervisor/user x read/write/fetch x P/W/U/NX on the leaf and its parent x CR0.WP x EFER.NXE
+ * x SMEP x SMAP/AC, each checked for fault, #PF error code, CR2, value and A/D bits against
+ * the architectural rules in expected(). */
 #include "tests/guests/lib/guest.h"
 
 const char guest_name[] = GUEST_NAME;

@@ -1,5 +1,5 @@
-/* Guest test: page-table entries rewritten by every instruction form Umbra's emulator handles
- * (MOV, XCHG, CMPXCHG/8B/16B, LOCK ALU, BTS/BTR/BTC, REP STOS/MOVS both ways, halves), each
+/* Guest test: page-table entries rewritten by every instruction form the emulator handles. */
+/* MOV, XCHG, CMPXCHG/8B/16B, LOCK ALU, BTS/BTR/BTC, REP STOS/MOVS both ways, halves; each
  * followed by an access that must reach the new frame. */
 #include "tests/guests/lib/guest.h"
 

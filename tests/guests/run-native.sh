@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Boots every guest image directly under QEMU (no Umbra) and checks its result; the last line
-# is "guests-native: N passed, M failed".
+# check-guests-native: boots every guest image directly under QEMU (no Umbra), checks results.
+# The last line is "guests-native: N passed, M failed".
 set -u
 out=${1:?usage: run-native.sh OUTDIR "NAMES" "CRASH_NAMES" "QEMU64_NAMES"}
 names=$2 crash=" $3 " qemu64=$4

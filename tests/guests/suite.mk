@@ -1,5 +1,5 @@
-# Guest test programs (tests/guests/): build rules and check-guests-native, which boots each
-# guest directly under QEMU to validate the tests against the (emulated) architecture.
+# Guest test programs (tests/guests/): build rules and the check-guests-native suite.
+# Natively (QEMU -kernel, no Umbra) each guest validates itself against the architecture.
 GUEST_OUT := $(BUILD)/guests
 GUEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-builtin -fno-pic \
                 -fno-pie -nostdlib -fno-stack-protector -mgeneral-regs-only \

@@ -1,5 +1,5 @@
-/* Guest entry (multiboot v1 header, 32-bit start, long-mode switch for 64-bit images), GDT,
- * exception stubs and the ring-3 round trip. */
+/* Guest entry: multiboot v1 header, 32-bit start, exception stubs, ring-3 round trip. */
+/* 64-bit images switch to long mode here, before any C runs. */
 #define MB_MAGIC 0x1badb002
 #define MB_FLAGS 0x3 /* page-aligned modules, memory information */
 

@@ -1,5 +1,4 @@
-/* Guest library core: boot information, console, descriptors, exceptions, probes, CPU
- * features, hypercalls, page allocator and the pass/fail report. */
+/* Guest library core: boot info, console, descriptors, exceptions, probes, CPU, pages. */
 #include <stdarg.h>
 #include "tests/guests/lib/guest.h"
 

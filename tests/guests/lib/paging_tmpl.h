@@ -1,5 +1,4 @@
-/* Page-table walking and building for one entry size, instantiated by paging.c for 4-byte
- * (32-bit paging) and 8-byte (PAE, long mode) entries, after KVM's paging_tmpl.h. */
+/* Page-table walk and build for one entry size (4 or 8 bytes), after KVM's paging_tmpl.h. */
 #if PTE_BYTES == 4
 #define PT_T uint32_t
 #define FN(n) n##_4
