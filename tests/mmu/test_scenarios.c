@@ -551,6 +551,47 @@ static void test_out_of_memory(void **st UNUSED)
 	done(h);
 }
 
+/* Translation for the emulator and the debugger, and the PAE PDPTE check at CR3 load. */
+static void test_gva_to_gpa(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = g_table(h, &f) << 12, pte, gpa = 0;
+	u32 ec = 0;
+
+	pte = g_map(h, &f, G_LONG, cr3, 0x40000000, (0x123ull << 12) | GP | GU, 1, GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	assert_true(mmu_gva_to_gpa(&h->vcpu[0], 0x40000abc, PFERR_U | MMU_ACCESS_PEEK, &gpa, &ec));
+	assert_int_equal(gpa, 0x123abc);
+	assert_int_equal(h_phys_read(h, pte, 8, false) & GA, 0);	/* a peek sets nothing */
+	assert_true(mmu_gva_to_gpa(&h->vcpu[0], 0x40000abc, PFERR_U, &gpa, &ec));
+	assert_int_equal(h_phys_read(h, pte, 8, false) & GA, GA);
+	assert_false(mmu_gva_to_gpa(&h->vcpu[0], 0x40000abc, PFERR_U | PFERR_W, &gpa, &ec));
+	assert_int_equal(ec, PFERR_P | PFERR_W | PFERR_U);
+	assert_false(mmu_gva_to_gpa(&h->vcpu[0], 0x50000000, 0, &gpa, &ec));
+	assert_int_equal(ec, 0);
+	h_phys_write(h, pte, 8, h_phys_read(h, pte, 8, false));	/* keep the reference equal */
+	done(h);
+}
+
+static void test_bad_pdpte(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 good = g_table(h, &f) << 12, bad = g_table(h, &f) << 12;
+	struct g_cfg c = { G_PAE, false, true, true, false, false };
+
+	g_map(h, &f, G_PAE, good, 0x1000, (0x100ull << 12) | GP, 1, GP | GW);
+	h_phys_write(h, bad + 8, 8, (0x101ull << 12) | GP | GW);	/* bit 1 is reserved in a PDPTE */
+	assert_int_equal(g_enter(h, 0, &c, bad), MMU_EBADPDPTE);
+	assert_int_equal(g_enter(h, 0, &c, good), MMU_OK);
+	assert_int_equal(h_set_cr3(h, 0, bad), MMU_EBADPDPTE);
+	assert_int_equal(h->vcpu[0].cr3, good);
+	assert_int_equal(h->ctl_mismatches, 0);
+	assert_int_equal(guest_read(h, 0x1000, false), 0);
+	done(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +618,8 @@ int main(void)
 		cmocka_unit_test(test_large_4m),
 		cmocka_unit_test(test_small_pool),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_gva_to_gpa),
+		cmocka_unit_test(test_bad_pdpte),
 	};
 
 	return cmocka_run_group_tests_name("mmu-scenarios", tests, NULL, NULL);
