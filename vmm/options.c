@@ -44,6 +44,12 @@ static bool apply(const char *key, const char *val)
 	}
 	if (!strcmp(key, "audit"))
 		return parse_bool(val, &options.audit);
+	if (!strcmp(key, "mmu")) {
+		if (strcmp(val, "shadow") && strcmp(val, "nocache"))
+			return false;
+		options.nocache = !strcmp(val, "nocache");
+		return true;
+	}
 	return false;
 }
 

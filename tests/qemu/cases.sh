@@ -2,6 +2,7 @@
 # check-qemu: boots Umbra under QEMU TCG (the SVM path) in every CPU configuration.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"
+. "$(dirname "$0")/../harness/guest-groups.sh"
 fault_elf=${1:?usage: cases.sh FAULT_ELF}
 
 for n in 1 2 4; do
@@ -21,5 +22,25 @@ case_run qemu-bad-cpus-value --cpu max --smp 2 --cmdline "cpus=zero" --expect cp
 # failed run with the exception dump in the log.
 case_must_fail qemu-harness-detects-exception "UMBRA EXCEPTION: cpu=0 vector=14 #PF" \
   "cr2=0x0" "^backtrace: 0x" "result=fail" -- --elf "$fault_elf" --cpu max --smp 1
+
+# The guest suite on SVM, with and without NPT in the CPU model (Umbra uses shadow paging on both).
+guest_groups qemu-max --cpu max --smp 2
+guest_groups qemu-qemu64 --cpu qemu64 --smp 2
+# Four guests on four CPUs at once.
+guest_group qemu-smp4-paging "paging-off perm32 permpae perm64" --cpu max --smp 4
+
+# Bad images are refused with a clear message; the good guest still runs.
+bad=build/harness/bad-images; mkdir -p $bad
+echo "this is not an ELF image" > $bad/text.elf
+head -c 200 "$G/healthy.elf" > $bad/truncated.elf
+case_run qemu-bad-images --cpu max --smp 1 \
+  --module "$bad/text.elf name=text" --module "$bad/truncated.elf name=truncated" \
+  --module "$G/healthy.elf name=toobig mem=1" --module "$G/healthy.elf name=healthy" \
+  --module "$G/healthy.elf name=badopt frobnicate=1" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=4 \
+  --expect-log "guest text: bad image: not an ELF image" \
+  --expect-log "guest truncated: bad image: .*(truncated|past the image)" \
+  --expect-log "guest toobig: bad image: segment outside guest memory" \
+  --expect-log "guest badopt: unknown or invalid option 'frobnicate=1'"
 
 suite_end qemu

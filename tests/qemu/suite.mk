@@ -7,5 +7,5 @@ $(BUILD)/fault/umbra.elf: $(KSRC) linker.ld
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fault EXTRA_KCFLAGS=-DUMBRA_TEST_FAULT \
 	  $(BUILD)/fault/umbra.elf
 
-check-qemu: $(BUILD)/umbra.elf $(BUILD)/fault/umbra.elf
+check-qemu: $(BUILD)/umbra.elf $(BUILD)/fault/umbra.elf guests
 	@tests/qemu/cases.sh $(BUILD)/fault/umbra.elf
