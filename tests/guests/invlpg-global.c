@@ -6,6 +6,26 @@
 const char guest_name[] = GUEST_NAME;
 
 static struct aspace as;
+static unsigned cases;
+
+enum flush { BY_INVLPG, BY_CR3, BY_PGE_TOGGLE };
+
+/* Rewrites entry e, flushes (INVLPG at flush_va), and checks va now reaches pa (0: unmapped). */
+static void remap(void *e, uint64_t v, enum flush how, ulong flush_va, ulong va, ulong pa,
+		  const char *what)
+{
+	pte_set(&as, e, v);
+	if (how == BY_INVLPG) {
+		invlpg(flush_va);
+	} else if (how == BY_CR3) {
+		write_cr3(read_cr3());
+	} else {
+		set_cr4_bits(0, CR4_PGE);
+		set_cr4_bits(CR4_PGE, 0);
+	}
+	expect_maps(va, pa, what);
+	cases++;
+}
 
 void test_main(void)
 {
@@ -14,47 +34,37 @@ void test_main(void)
 	ulong lsz = level_size(&as, 2);
 	int large = large_level_ok(&as, 2);
 	ulong b0 = large ? page_alloc_aligned(lsz, lsz) : 0, b1 = large ? page_alloc_aligned(lsz, lsz) : 0;
+	const uint64_t pw = PTE_P | PTE_W;
 	frame_mark(f0);
 	frame_mark(f1);
 	ulong va = TEST_VA + 0x10000, gva = TEST_VA + 0x20000, lva = TEST_VA + lsz;
-	void *e = map_page(&as, va, f0, 1, PTE_P | PTE_W);
+	void *e = map_page(&as, va, f0, 1, pw);
 	as_activate(&as);
-	unsigned cases = 0;
 
 	expect_maps(va, f0, "initial mapping");
-	pte_set(&as, e, f1 | PTE_P | PTE_W);
-	invlpg(va);
-	expect_maps(va, f1, "after INVLPG");
-	pte_set(&as, e, f0 | PTE_P | PTE_W);
-	write_cr3(read_cr3());
-	expect_maps(va, f0, "after CR3 reload");
-	pte_set(&as, e, 0);
-	invlpg(va);
-	expect_maps(va, 0, "cleared entry after INVLPG");
-	cases += 4;
+	remap(e, f1 | pw, BY_INVLPG, va, va, f1, "after INVLPG");
+	remap(e, f0 | pw, BY_CR3, 0, va, f0, "after CR3 reload");
+	remap(e, 0, BY_INVLPG, va, va, 0, "cleared entry after INVLPG");
 
 	if (large) {
 		frame_mark(b0 + 0x3000);
 		frame_mark(b1 + 0x3000);
-		void *le = map_page(&as, lva, b0, 2, PTE_P | PTE_W);
+		void *le = map_page(&as, lva, b0, 2, pw);
 		expect_maps(lva + 0x3000, b0 + 0x3000, "large page");
-		pte_set(&as, le, b1 | PTE_PS | PTE_P | PTE_W);
 		/* Any address inside the large page flushes all of it. */
-		invlpg(lva + 0x5000);
-		expect_maps(lva + 0x3000, b1 + 0x3000, "large page after INVLPG elsewhere in it");
-		pte_set(&as, le, b0 | PTE_PS | PTE_P | PTE_W);
-		write_cr3(read_cr3());
-		expect_maps(lva + 0x3000, b0 + 0x3000, "large page after CR3 reload");
-		cases += 3;
+		remap(le, b1 | PTE_PS | pw, BY_INVLPG, lva + 0x5000, lva + 0x3000, b1 + 0x3000,
+		      "large page after INVLPG elsewhere in it");
+		remap(le, b0 | PTE_PS | pw, BY_CR3, 0, lva + 0x3000, b0 + 0x3000,
+		      "large page after CR3 reload");
 	} else {
 		kprintf("skipped: large pages not offered\n");
 	}
 
 	if (cpu.pge) {
 		set_cr4_bits(CR4_PGE, 0);
-		void *ge = map_page(&as, gva, f0, 1, PTE_P | PTE_W | PTE_G);
+		void *ge = map_page(&as, gva, f0, 1, pw | PTE_G);
 		expect_maps(gva, f0, "global mapping");
-		pte_set(&as, ge, f1 | PTE_P | PTE_W | PTE_G);
+		pte_set(&as, ge, f1 | pw | PTE_G);
 		write_cr3(read_cr3());
 		uint32_t v = 0;
 		probe_read(gva, &v);
@@ -62,21 +72,12 @@ void test_main(void)
 		kprintf("note: global mapping after CR3 reload reads frame %s\n",
 			v == marker_of(f0) ? "old (TLB kept it)" : v == marker_of(f1) ? "new" : "neither!");
 		CHECK(v == marker_of(f0) || v == marker_of(f1), "global page read %x after CR3 reload", v);
-		invlpg(gva);
-		expect_maps(gva, f1, "global mapping after INVLPG");
-		pte_set(&as, ge, f0 | PTE_P | PTE_W | PTE_G);
+		remap(ge, f1 | pw | PTE_G, BY_INVLPG, gva, gva, f1, "global mapping after INVLPG");
+		remap(ge, f0 | pw | PTE_G, BY_PGE_TOGGLE, 0, gva, f0, "global mapping after toggling CR4.PGE");
+		/* The global bit cleared again: then a CR3 reload must do. */
+		remap(ge, f1 | pw, BY_INVLPG, gva, gva, f1, "mapping made non-global");
+		remap(ge, f0 | pw, BY_CR3, 0, gva, f0, "non-global mapping after CR3 reload");
 		set_cr4_bits(0, CR4_PGE);
-		set_cr4_bits(CR4_PGE, 0);
-		expect_maps(gva, f0, "global mapping after toggling CR4.PGE");
-		/* A global bit cleared again: a CR3 reload must now do. */
-		pte_set(&as, ge, f1 | PTE_P | PTE_W);
-		invlpg(gva);
-		expect_maps(gva, f1, "mapping made non-global");
-		pte_set(&as, ge, f0 | PTE_P | PTE_W);
-		write_cr3(read_cr3());
-		expect_maps(gva, f0, "non-global mapping after CR3 reload");
-		set_cr4_bits(0, CR4_PGE);
-		cases += 6;
 	} else {
 		kprintf("skipped: PGE not offered\n");
 	}

@@ -184,15 +184,19 @@ static void apply(const struct op *op, void *e, const uint64_t *old, const uint6
 #endif
 }
 
+/* The read-modify-write and exchange forms, for one store width. */
+#define RMW_OPS(W, B)                                                                         \
+	{ "mov r" B, MOV, W, 1, ALL, 0 },          { "mov imm32 to m" B, MOVI, W, 1, ALL, 0 }, \
+	{ "xchg r" B, XCHG, W, 1, ALL, 0 },        { "lock cmpxchg r" B, CMPXCHG, W, 1, ALL, 0 }, \
+	{ "lock or m" B, OR, W, 1, SETS, 0 },      { "lock and m" B, AND, W, 1, CLEARS, 0 },  \
+	{ "lock xor m" B, XOR, W, 1, ALL, 0 },     { "lock add m" B, ADD, W, 1, ALL, 0 },     \
+	{ "lock sub m" B, SUB, W, 1, ALL, 0 },     { "bts m" B, BTS, W, 1, SETS, 0 },         \
+	{ "lock btr m" B, BTR, W, 1, CLEARS, 0 },  { "btc m" B, BTC, W, 1, ALL, 0 },          \
+	{ "lock bts m" B " bit-string", BTS_STR, W, 1, SETS, 0 },                             \
+	{ "btr m" B " bit-string", BTR_STR, W, 1, CLEARS, 0 }
+
 static const struct op ops4[] = {
-	{ "mov r32", MOV, 4, 1, ALL, 0 },          { "mov imm32", MOVI, 4, 1, ALL, 0 },
-	{ "xchg r32", XCHG, 4, 1, ALL, 0 },        { "lock cmpxchg r32", CMPXCHG, 4, 1, ALL, 0 },
-	{ "lock or", OR, 4, 1, SETS, 0 },          { "lock and", AND, 4, 1, CLEARS, 0 },
-	{ "lock xor", XOR, 4, 1, ALL, 0 },         { "lock add", ADD, 4, 1, ALL, 0 },
-	{ "lock sub", SUB, 4, 1, ALL, 0 },         { "bts", BTS, 4, 1, SETS, 0 },
-	{ "lock btr", BTR, 4, 1, CLEARS, 0 },      { "btc", BTC, 4, 1, ALL, 0 },
-	{ "lock bts bit-string", BTS_STR, 4, 1, SETS, 0 },
-	{ "btr bit-string", BTR_STR, 4, 1, CLEARS, 0 },
+	RMW_OPS(4, "32"),
 	{ "cmpxchg8b", CX8, 8, 0, ALL, 0 },
 	{ "rep movsd", MOVS, 4, NENT, ALL, 0 },    { "rep movsd DF=1", MOVS_DOWN, 4, NENT, ALL, 0 },
 };
@@ -206,13 +210,7 @@ static const struct op ops_8[] = {
 };
 #ifdef __x86_64__
 static const struct op ops_64[] = {
-	{ "mov r64", MOV, 8, 1, ALL, 0 },          { "mov imm32 sign-extended", MOVI, 8, 1, ALL, 0 },
-	{ "xchg r64", XCHG, 8, 1, ALL, 0 },        { "lock cmpxchg r64", CMPXCHG, 8, 1, ALL, 0 },
-	{ "lock or q", OR, 8, 1, SETS, 0 },        { "lock and q", AND, 8, 1, CLEARS, 0 },
-	{ "lock xor q", XOR, 8, 1, ALL, 0 },       { "lock add q", ADD, 8, 1, ALL, 0 },
-	{ "lock sub q", SUB, 8, 1, ALL, 0 },       { "bts q", BTS, 8, 1, SETS, 0 },
-	{ "lock btr q", BTR, 8, 1, CLEARS, 0 },    { "btc q", BTC, 8, 1, ALL, 0 },
-	{ "lock bts q bit-string", BTS_STR, 8, 1, SETS, 0 },
+	RMW_OPS(8, "64"),
 	{ "rep stosq", STOS, 8, NENT, ALL, 1 },
 	{ "rep movsq", MOVS, 8, NENT, ALL, 0 },    { "rep movsq DF=1", MOVS_DOWN, 8, NENT, ALL, 0 },
 };
