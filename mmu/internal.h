@@ -37,7 +37,7 @@ struct mmu_page {
 	u64 gfn;		/* guest table frame, or first frame covered when direct */
 	u64 hpa;
 	u64 *spt;		/* the shadow table, 512 entries */
-	u32 *gfns;		/* non-direct leaf tables: gfn mapped by each entry */
+	u64 *gfns;		/* non-direct leaf tables: gfn mapped by each entry */
 	u64 gfns_hpa;
 	uintptr_t parents;	/* pset of shadow entries pointing at this page */
 	union mmu_role role;

@@ -14,8 +14,7 @@ int mmu_vm_init(struct mmu_vm *vm, const struct mmu_platform_ops *ops, void *ctx
 		vm->cfg.pool_max_pages = DEFAULT_POOL;
 	if (!vm->cfg.maxphyaddr)
 		vm->cfg.maxphyaddr = 40;
-	/* gfns are kept in 32 bits per leaf entry. */
-	if (vm->cfg.pool_max_pages < MIN_POOL || vm->cfg.maxphyaddr < 32 || vm->cfg.maxphyaddr > 44)
+	if (vm->cfg.pool_max_pages < MIN_POOL || vm->cfg.maxphyaddr < 32 || vm->cfg.maxphyaddr > 52)
 		return MMU_EINVAL;
 	vm->ops = ops;
 	vm->ctx = ctx;

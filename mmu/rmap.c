@@ -35,7 +35,7 @@ void spte_set_leaf(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, u64
 	if (spte_writable_leaf(*sptep))
 		rmap_remove(vm, spte_leaf_gfn(sp, idx), sptep);
 	if (!sp->role.direct)
-		sp->gfns[idx] = (u32)gfn;
+		sp->gfns[idx] = gfn;
 	*sptep = spte;
 	if (spte_writable_leaf(spte))
 		pset_add(&frame_of(vm, gfn)->rmap, sptep, &vcpu->rmap_descs, &vm->rmap_slab);
