@@ -1,18 +1,189 @@
-/* Intel VMX backend: detection and per-CPU VMXON (feature control, fixed bits, VMXON region). */
+/* Intel VMX backend: VMXON per CPU, the VMCS, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
+#include "lib/assert.h"
 #include "lib/palloc.h"
 #include "lib/printf.h"
+#include "lib/string.h"
+#include "pv/abi.h"
+#include "vmm/vm.h"
 
 #define CPUID_VMX_ECX (1u << 5)
 #define FC_LOCK (1ull << 0)
 #define FC_VMX_OUTSIDE_SMX (1ull << 2)
-#define PROC_SECONDARY (1ull << 31)
-#define PROC2_EPT (1ull << 1)
-#define PROC2_VPID (1ull << 5)
-#define PROC2_UNRESTRICTED (1ull << 7)
+#define BASIC_TRUE_CTLS (1ull << 55)
+
+/* ---- VMCS field encodings (SDM vol. 3, appendix B) ---- */
+enum {
+	F_VPID = 0x0000,
+	F_HOST_ES_SEL = 0x0c00, F_HOST_CS_SEL = 0x0c02, F_HOST_SS_SEL = 0x0c04,
+	F_HOST_DS_SEL = 0x0c06, F_HOST_FS_SEL = 0x0c08, F_HOST_GS_SEL = 0x0c0a,
+	F_HOST_TR_SEL = 0x0c0c,
+	F_IO_BITMAP_A = 0x2000, F_IO_BITMAP_B = 0x2002, F_MSR_BITMAP = 0x2004,
+	F_EXIT_MSR_STORE = 0x2006, F_EXIT_MSR_LOAD = 0x2008, F_ENTRY_MSR_LOAD = 0x200a,
+	F_VAPIC_PAGE = 0x2012,
+	F_LINK_POINTER = 0x2800, F_GUEST_DEBUGCTL = 0x2802, F_GUEST_EFER = 0x2806,
+	F_HOST_EFER = 0x2c02,
+	F_PIN = 0x4000, F_PROC = 0x4002, F_EXC_BITMAP = 0x4004, F_CR3_TARGETS = 0x400a,
+	F_EXIT_CTLS = 0x400c, F_EXIT_MSR_STORE_N = 0x400e, F_EXIT_MSR_LOAD_N = 0x4010,
+	F_ENTRY_CTLS = 0x4012, F_ENTRY_MSR_LOAD_N = 0x4014, F_ENTRY_INTR = 0x4016,
+	F_ENTRY_ERROR = 0x4018, F_ENTRY_INSN_LEN = 0x401a, F_TPR_THRESHOLD = 0x401c,
+	F_PROC2 = 0x401e,
+	F_INSN_ERROR = 0x4400, F_EXIT_REASON = 0x4402, F_EXIT_INTR = 0x4404,
+	F_EXIT_INTR_ERROR = 0x4406, F_IDT_VECTORING = 0x4408, F_IDT_VECTORING_ERROR = 0x440a,
+	F_EXIT_INSN_LEN = 0x440c,
+	F_GUEST_GDTR_LIMIT = 0x4810, F_GUEST_IDTR_LIMIT = 0x4812,
+	F_GUEST_INTERRUPTIBILITY = 0x4824, F_GUEST_ACTIVITY = 0x4826,
+	F_GUEST_SYSENTER_CS = 0x482a, F_HOST_SYSENTER_CS = 0x4c00,
+	F_CR0_MASK = 0x6000, F_CR4_MASK = 0x6002, F_CR0_SHADOW = 0x6004, F_CR4_SHADOW = 0x6006,
+	F_QUALIFICATION = 0x6400,
+	F_GUEST_CR0 = 0x6800, F_GUEST_CR3 = 0x6802, F_GUEST_CR4 = 0x6804,
+	F_GUEST_GDTR_BASE = 0x6816, F_GUEST_IDTR_BASE = 0x6818, F_GUEST_DR7 = 0x681a,
+	F_GUEST_RSP = 0x681c, F_GUEST_RIP = 0x681e, F_GUEST_RFLAGS = 0x6820,
+	F_GUEST_SYSENTER_ESP = 0x6824, F_GUEST_SYSENTER_EIP = 0x6826,
+	F_HOST_CR0 = 0x6c00, F_HOST_CR3 = 0x6c02, F_HOST_CR4 = 0x6c04, F_HOST_FS_BASE = 0x6c06,
+	F_HOST_GS_BASE = 0x6c08, F_HOST_TR_BASE = 0x6c0a, F_HOST_GDTR_BASE = 0x6c0c,
+	F_HOST_IDTR_BASE = 0x6c0e, F_HOST_SYSENTER_ESP = 0x6c10, F_HOST_SYSENTER_EIP = 0x6c12,
+};
+
+/* Guest segment registers in VMCS order: ES CS SS DS FS GS (= enum x86_sreg), LDTR, TR. */
+enum { SEG_LDTR = X86_NR_SREGS, SEG_TR, NR_VMCS_SEGS };
+struct seg_fields { u16 sel, limit, ar, base; };
+#define SEG_FIELDS(i) { 0x0800 + 2 * (i), 0x4800 + 2 * (i), 0x4814 + 2 * (i), 0x6806 + 2 * (i) }
+static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
+	SEG_FIELDS(0), SEG_FIELDS(1), SEG_FIELDS(2), SEG_FIELDS(3),
+	SEG_FIELDS(4), SEG_FIELDS(5), SEG_FIELDS(6), SEG_FIELDS(7),
+};
+#define AR_UNUSABLE BIT(16)
+
+/* Control bits */
+#define PIN_EXT_INTR BIT(0)
+#define PIN_NMI BIT(3)
+#define PROC_HLT BIT(7)
+#define PROC_INVLPG BIT(9)
+#define PROC_MWAIT BIT(10)
+#define PROC_CR3_LOAD BIT(15)
+#define PROC_CR3_STORE BIT(16)
+#define PROC_CR8_LOAD BIT(19)
+#define PROC_CR8_STORE BIT(20)
+#define PROC_TPR_SHADOW BIT(21)
+#define PROC_IO_BITMAPS BIT(25)
+#define PROC_MSR_BITMAPS BIT(28)
+#define PROC_MONITOR BIT(29)
+#define PROC_SECONDARY BIT(31)
+#define PROC2_EPT BIT(1)
+#define PROC2_VPID BIT(5)
+#define PROC2_UNRESTRICTED BIT(7)
+#define EXIT_HOST_64 BIT(9)
+#define EXIT_ACK_INTR BIT(15)
+#define EXIT_SAVE_EFER BIT(20)
+#define EXIT_LOAD_EFER BIT(21)
+#define ENTRY_IA32E BIT(9)
+#define ENTRY_LOAD_EFER BIT(15)
+
+#define CAP_INVVPID (1ull << 32)
+#define CAP_INVVPID_SINGLE (1ull << 41)
+#define CAP_INVVPID_ALL (1ull << 42)
+
+/* Interruption information (entry, exit, IDT vectoring): vector, type, error code, valid. */
+#define INTR_TYPE(i) (((i) >> 8) & 7)
+#define INTR_HAS_ERROR BIT(11)
+#define INTR_VALID BIT(31)
+enum { INTR_NMI = 2, INTR_SOFT_INT = 4, INTR_PRIV_SOFT_EXC = 5, INTR_SOFT_EXC = 6 };
+
+/* Basic exit reasons */
+enum {
+	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_CPUID = 10, VX_HLT = 12,
+	VX_INVLPG = 14, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28, VX_IO = 30,
+	VX_RDMSR = 31, VX_WRMSR = 32, VX_BAD_GUEST = 33, VX_BAD_MSR_LOAD = 34, VX_MWAIT = 36,
+	VX_MONITOR = 39, VX_BAD_MC = 41, VX_INVEPT = 50, VX_INVVPID = 53, VX_REASONS = 66,
+};
+#define EXIT_ENTRY_FAILED BIT(31)
+
+/* How each basic reason maps to a vexit: the umbra reason, and whether the CPU reports the
+ * exiting instruction's length. VMX instructions and MONITOR/MWAIT (hidden by CPUID) are #UD. */
+#define MAP_SET 0x80
+#define MAP_INSN 0x40
+#define MAP_UD 0x3f
+#define M(r) (MAP_SET | (r))
+#define MI(r) (MAP_SET | MAP_INSN | (r))
+static const u8 exit_map[VX_REASONS] = {
+	[VX_EXT_INTR] = M(UMBRA_EXIT_INTR), [VX_TRIPLE_FAULT] = M(UMBRA_EXIT_SHUTDOWN),
+	[VX_CPUID] = MI(UMBRA_EXIT_CPUID), [VX_HLT] = MI(UMBRA_EXIT_HLT),
+	[VX_INVLPG] = MI(UMBRA_EXIT_INVLPG), [VX_VMCALL] = MI(UMBRA_EXIT_HYPERCALL),
+	[VX_VMCLEAR ... VX_VMXON] = M(MAP_UD), [VX_INVEPT] = M(MAP_UD), [VX_INVVPID] = M(MAP_UD),
+	[VX_MWAIT] = M(MAP_UD), [VX_MONITOR] = M(MAP_UD),
+	[VX_CR] = MI(UMBRA_EXIT_CR_ACCESS), [VX_IO] = MI(UMBRA_EXIT_IO),
+	[VX_RDMSR] = MI(UMBRA_EXIT_MSR), [VX_WRMSR] = MI(UMBRA_EXIT_MSR),
+	[VX_BAD_GUEST] = M(UMBRA_EXIT_INVALID), [VX_BAD_MSR_LOAD] = M(UMBRA_EXIT_INVALID),
+	[VX_BAD_MC] = M(UMBRA_EXIT_INVALID),
+};
+
+/* What every CPU offers, read once: the control words to use and the optional features. */
+struct vmx_caps {
+	bool ready;
+	u32 revision;
+	u32 pin, proc, proc2, exit, entry; /* entry without IA-32e mode guest */
+	bool vpid, invvpid_single, load_efer, ack_intr, tpr_shadow;
+	u64 cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
+	const char *error;
+};
+static struct vmx_caps caps;
+
+/* The VMCS currently loaded on each CPU, so that a switch between vCPUs reloads it. */
+static u64 current_vmcs[NR_CPUS];
+
+/* MSRs the guest reaches directly: the entry MSR-load list loads the guest's values and the
+ * exit MSR-store list saves them to the same place (the host never uses them: no user mode,
+ * no SWAPGS). EFER joins the list on CPUs without the EFER entry/exit controls. */
+static const u32 swapped_msrs[] = { MSR_KERNEL_GS_BASE, 0xc0000081 /* STAR */,
+				    0xc0000082 /* LSTAR */, 0xc0000083 /* CSTAR */,
+				    0xc0000084 /* SFMASK */ };
+#define NR_SWAPPED (ARRAY_SIZE(swapped_msrs))
+/* And these live in the VMCS guest-state area anyway. */
+static const u32 vmcs_msrs[] = { MSR_FS_BASE, MSR_GS_BASE, 0x174, 0x175, 0x176 /* SYSENTER */ };
+
+struct msr_entry {
+	u32 index, reserved;
+	u64 value;
+};
+
+/* Per-vCPU backend state, in the last page of the vCPU's allocation. */
+struct vmx_vcpu {
+	struct msr_entry guest_msrs[NR_SWAPPED + 1]; /* + EFER without the EFER controls */
+	struct msr_entry host_msrs[1];               /* host EFER, likewise */
+	u64 vmcs_pa;
+	u64 cr2;          /* the guest's CR2 between runs */
+	u64 exit_rip;     /* RIP at the last exit: a moved RIP ends any STI/MOV SS shadow */
+	u32 entry_ctls;   /* entry controls in force, for the entry-failure dump */
+	bool launched, flush;
+	u64 root_hpa;     /* the shadow root the VMCS holds */
+};
+
+/* Pages of a vCPU's allocation. */
+enum { PG_VMCS, PG_IO_A, PG_IO_B, PG_MSR_BITMAP, PG_VAPIC, PG_STATE, VCPU_PAGES };
+
+int vmx_world_switch(u64 *gpr, int launched, u64 *cr2);
+
+static inline u64 vmread(u64 field)
+{
+	u64 v;
+	__asm__ volatile("vmread %1, %0" : "=rm"(v) : "r"(field) : "cc");
+	return v;
+}
+
+/* A VMWRITE that fails means a bug here (a field this CPU lacks, a bad value): say which. */
+static void vmwrite(u64 field, u64 val)
+{
+	u8 fail;
+	__asm__ volatile("vmwrite %2, %1; setna %0" : "=qm"(fail) : "r"(field), "rm"(val) : "cc");
+	if (fail)
+		kprintf("vmx: VMWRITE of field 0x%lx = 0x%lx failed (error %lu)\n", field, val,
+			vmread(F_INSN_ERROR));
+}
 
 static bool vmx_probe(const char **why)
 {
@@ -28,7 +199,79 @@ static bool vmx_probe(const char **why)
 	return true;
 }
 
-static void describe(struct percpu *pc, u32 revision)
+/*
+ * A control word the capability MSR accepts: its allowed-0 bits (low half) forced on, only
+ * allowed-1 bits (high half) on. A `need` bit the CPU cannot set is a refusal; `want` bits are
+ * taken where offered.
+ */
+static bool adjust(u32 msr, u32 need, u32 want, u32 *out)
+{
+	u64 cap = rdmsr(msr);
+	u32 must = (u32)cap, may = (u32)(cap >> 32);
+	*out = (must | need | (want & may)) & may;
+	return !(need & ~may);
+}
+
+static const char *read_caps(struct vmx_caps *c)
+{
+	u64 basic = rdmsr(MSR_VMX_BASIC);
+	bool tru = basic & BASIC_TRUE_CTLS;
+
+	c->revision = (u32)basic & 0x7fffffff;
+	if (!adjust(tru ? MSR_VMX_TRUE_PINBASED_CTLS : MSR_VMX_PINBASED_CTLS,
+		    PIN_EXT_INTR | PIN_NMI, 0, &c->pin))
+		return "no external-interrupt or NMI exiting";
+	/* CR8 goes to a TPR shadow when there is one, else it exits: never to the real TPR. */
+	u32 need = PROC_HLT | PROC_INVLPG | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_IO_BITMAPS;
+	u32 want = PROC_MWAIT | PROC_MONITOR | PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW;
+	u32 proc_msr = tru ? MSR_VMX_TRUE_PROCBASED_CTLS : MSR_VMX_PROCBASED_CTLS;
+	adjust(proc_msr, need, want, &c->proc);
+	c->tpr_shadow = c->proc & PROC_TPR_SHADOW;
+	if (!c->tpr_shadow)
+		need |= PROC_CR8_LOAD | PROC_CR8_STORE;
+	if (!adjust(proc_msr, need, want, &c->proc))
+		return "no HLT, INVLPG, CR3, CR8 or I/O-bitmap exiting";
+
+	/* Shadow paging: never EPT or unrestricted guest, even where offered. */
+	c->proc2 = 0;
+	if (c->proc & PROC_SECONDARY) {
+		u64 ev = rdmsr(MSR_VMX_EPT_VPID_CAP);
+		bool invvpid = (ev & CAP_INVVPID) && (ev & (CAP_INVVPID_SINGLE | CAP_INVVPID_ALL));
+		adjust(MSR_VMX_PROCBASED_CTLS2, 0, invvpid ? PROC2_VPID : 0, &c->proc2);
+		if (c->proc2 & (PROC2_EPT | PROC2_UNRESTRICTED))
+			return "secondary controls force EPT or unrestricted guest";
+		c->invvpid_single = ev & CAP_INVVPID_SINGLE;
+		if (!c->proc2)
+			c->proc &= ~PROC_SECONDARY;
+	}
+	c->vpid = c->proc2 & PROC2_VPID;
+
+	if (!adjust(tru ? MSR_VMX_TRUE_EXIT_CTLS : MSR_VMX_EXIT_CTLS, EXIT_HOST_64,
+		    EXIT_ACK_INTR | EXIT_SAVE_EFER | EXIT_LOAD_EFER, &c->exit))
+		return "no 64-bit host exit control";
+	if (!adjust(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS, 0,
+		    ENTRY_IA32E | ENTRY_LOAD_EFER, &c->entry))
+		return "entry controls refused";
+	if (!((rdmsr(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS) >> 32) & ENTRY_IA32E))
+		return "no IA-32e mode guest entry control";
+	c->entry &= ~(u32)ENTRY_IA32E;
+	/* Both halves or neither: the EFER lists below stand in for them otherwise. */
+	c->load_efer = (c->entry & ENTRY_LOAD_EFER) && (c->exit & EXIT_LOAD_EFER) &&
+		       (c->exit & EXIT_SAVE_EFER);
+	if (!c->load_efer) {
+		c->entry &= ~(u32)ENTRY_LOAD_EFER;
+		c->exit &= ~(u32)(EXIT_LOAD_EFER | EXIT_SAVE_EFER);
+	}
+	c->ack_intr = c->exit & EXIT_ACK_INTR;
+
+	c->cr0_fixed0 = rdmsr(MSR_VMX_CR0_FIXED0);
+	c->cr0_fixed1 = rdmsr(MSR_VMX_CR0_FIXED1);
+	c->cr4_fixed0 = rdmsr(MSR_VMX_CR4_FIXED0);
+	c->cr4_fixed1 = rdmsr(MSR_VMX_CR4_FIXED1);
+	return NULL;
+}
+
+static void describe(struct percpu *pc)
 {
 	/* Allowed-1 settings are the high halves of the capability MSRs. */
 	u64 proc2 = 0;
@@ -38,10 +281,11 @@ static void describe(struct percpu *pc, u32 revision)
 
 	fmt_snprintf(pc->virt_info, sizeof(pc->virt_info),
 		     "vmx rev=0x%x ept=%s vpid=%s unrestricted_guest=%s cr3_targets=%u "
-		     "preemption_timer=%s",
-		     revision, proc2 & PROC2_EPT ? "yes" : "no", proc2 & PROC2_VPID ? "yes" : "no",
+		     "preemption_timer=%s efer_controls=%s",
+		     caps.revision, proc2 & PROC2_EPT ? "yes" : "no", proc2 & PROC2_VPID ? "yes" : "no",
 		     proc2 & PROC2_UNRESTRICTED ? "yes" : "no", (unsigned)((misc >> 16) & 0x1ff),
-		     (rdmsr(MSR_VMX_PINBASED_CTLS) >> 32) & (1ull << 6) ? "yes" : "no");
+		     (rdmsr(MSR_VMX_PINBASED_CTLS) >> 32) & (1ull << 6) ? "yes" : "no",
+		     caps.load_efer ? "yes" : "no");
 }
 
 static int vmx_cpu_enable(struct percpu *pc)
@@ -51,23 +295,29 @@ static int vmx_cpu_enable(struct percpu *pc)
 		pc->virt_error = why;
 		return -1;
 	}
+	/* Every CPU is the same model: the first one to get here reads the capabilities. */
+	if (!caps.ready) {
+		caps.error = read_caps(&caps);
+		caps.ready = true;
+	}
+	if (caps.error) {
+		pc->virt_error = caps.error;
+		return -1;
+	}
 	u64 fc = rdmsr(MSR_FEATURE_CONTROL);
 	if (!(fc & FC_LOCK))
 		wrmsr(MSR_FEATURE_CONTROL, fc | FC_LOCK | FC_VMX_OUTSIDE_SMX);
 
 	/* CR0/CR4 must satisfy the fixed-0 (must be 1) and fixed-1 (may be 1) masks in VMX. */
-	u64 cr0 = (read_cr0() | rdmsr(MSR_VMX_CR0_FIXED0)) & rdmsr(MSR_VMX_CR0_FIXED1);
-	u64 cr4 = (read_cr4() | CR4_VMXE | rdmsr(MSR_VMX_CR4_FIXED0)) & rdmsr(MSR_VMX_CR4_FIXED1);
-	write_cr0(cr0);
-	write_cr4(cr4);
+	write_cr0((read_cr0() | caps.cr0_fixed0) & caps.cr0_fixed1);
+	write_cr4((read_cr4() | CR4_VMXE | caps.cr4_fixed0) & caps.cr4_fixed1);
 
 	u64 region = palloc_alloc();
 	if (!region) {
 		pc->virt_error = "no memory for the VMXON region";
 		return -1;
 	}
-	u32 revision = (u32)rdmsr(MSR_VMX_BASIC) & 0x7fffffff;
-	*(volatile u32 *)phys_to_virt(region) = revision;
+	*(volatile u32 *)phys_to_virt(region) = caps.revision;
 
 	u8 fail;
 	__asm__ volatile("vmxon %1; setna %0" : "=qm"(fail) : "m"(region) : "cc", "memory");
@@ -76,12 +326,452 @@ static int vmx_cpu_enable(struct percpu *pc)
 		return -1;
 	}
 	pc->virt = phys_to_virt(region);
-	describe(pc, revision);
+	describe(pc);
 	return 0;
+}
+
+static struct vmx_vcpu *state_of(struct vcpu *v) { return v->arch; }
+static u64 page_pa(struct vcpu *v, int page) { return v->arch_pa + (u64)page * PAGE_SIZE; }
+
+/* Makes v's VMCS the current one on this CPU (each CPU may run several vCPUs in turn). */
+static bool load_vmcs(struct vmx_vcpu *s)
+{
+	u64 *cur = &current_vmcs[this_cpu()->index];
+	if (*cur == s->vmcs_pa)
+		return true;
+	u8 fail;
+	__asm__ volatile("vmptrld %1; setna %0" : "=qm"(fail) : "m"(s->vmcs_pa) : "cc", "memory");
+	if (fail) {
+		kprintf("vmx: VMPTRLD of 0x%lx failed\n", s->vmcs_pa);
+		return false;
+	}
+	*cur = s->vmcs_pa;
+	return true;
+}
+
+/* x86_seg packs the access rights as VMX does, with AVL/L/D/G four bits lower and no
+ * "unusable" bit: a null data selector that is not present stands for an unusable one. */
+static u32 attr_to_ar(const struct x86_seg *s)
+{
+	if (!(s->attr & X86_SEG_P))
+		return AR_UNUSABLE;
+	return (s->attr & 0xff) | ((u32)(s->attr & 0xf00) << 4);
+}
+
+static u16 attr_from_ar(u32 ar)
+{
+	if (ar & AR_UNUSABLE)
+		return 0;
+	return (u16)((ar & 0xff) | ((ar >> 4) & 0xf00));
+}
+
+static void write_seg(int i, u16 sel, u64 base, u32 limit, u32 ar)
+{
+	vmwrite(seg_field[i].sel, sel);
+	vmwrite(seg_field[i].base, base);
+	vmwrite(seg_field[i].limit, limit);
+	vmwrite(seg_field[i].ar, ar);
+}
+
+/* Clears the exit bits of the given MSRs in the 4 KiB MSR bitmap (reads low/high, then
+ * writes low/high, 1 KiB each). */
+static void msr_passthrough(u8 *bitmap, const u32 *msrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		u32 m = msrs[i];
+		u32 off = (m >= 0xc0000000u ? 1024 : 0) + ((m & 0x1fff) >> 3);
+		u8 bit = (u8)(1u << (m & 7));
+		bitmap[off] &= (u8)~bit;
+		bitmap[off + 2048] &= (u8)~bit;
+	}
+}
+
+static void write_host_state(void)
+{
+	struct percpu *pc = this_cpu();
+	struct { u16 limit; u64 base; } PACKED gdtr, idtr;
+
+	__asm__ volatile("sgdt %0; sidt %1" : "=m"(gdtr), "=m"(idtr));
+	vmwrite(F_HOST_CR0, read_cr0());
+	vmwrite(F_HOST_CR3, read_cr3());
+	vmwrite(F_HOST_CR4, read_cr4());
+	vmwrite(F_HOST_CS_SEL, GDT_KCODE);
+	vmwrite(F_HOST_SS_SEL, GDT_KDATA);
+	vmwrite(F_HOST_DS_SEL, GDT_KDATA);
+	vmwrite(F_HOST_ES_SEL, GDT_KDATA);
+	vmwrite(F_HOST_FS_SEL, 0);
+	vmwrite(F_HOST_GS_SEL, 0);
+	vmwrite(F_HOST_TR_SEL, GDT_TSS);
+	vmwrite(F_HOST_FS_BASE, 0);
+	vmwrite(F_HOST_GS_BASE, (u64)pc);
+	vmwrite(F_HOST_TR_BASE, (u64)&pc->tss);
+	vmwrite(F_HOST_GDTR_BASE, gdtr.base);
+	vmwrite(F_HOST_IDTR_BASE, idtr.base);
+	vmwrite(F_HOST_SYSENTER_CS, 0);
+	vmwrite(F_HOST_SYSENTER_ESP, 0);
+	vmwrite(F_HOST_SYSENTER_EIP, 0);
+	if (caps.load_efer)
+		vmwrite(F_HOST_EFER, rdmsr(MSR_EFER));
+}
+
+static void write_controls(struct vcpu *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+	u64 state_pa = page_pa(v, PG_STATE);
+	u32 nmsr = NR_SWAPPED;
+
+	vmwrite(F_PIN, caps.pin);
+	vmwrite(F_PROC, caps.proc);
+	if (caps.proc & PROC_SECONDARY)
+		vmwrite(F_PROC2, caps.proc2);
+	if (caps.vpid)
+		vmwrite(F_VPID, v->asid);
+	vmwrite(F_EXIT_CTLS, caps.exit);
+	vmwrite(F_ENTRY_CTLS, caps.entry);
+	vmwrite(F_EXC_BITMAP, BIT(14) | BIT(6) | BIT(18)); /* #PF, #UD (VMMCALL), #MC */
+	vmwrite(F_CR3_TARGETS, 0);
+	vmwrite(F_IO_BITMAP_A, page_pa(v, PG_IO_A));
+	vmwrite(F_IO_BITMAP_B, page_pa(v, PG_IO_B));
+	vmwrite(F_MSR_BITMAP, page_pa(v, PG_MSR_BITMAP));
+	if (caps.tpr_shadow) {
+		vmwrite(F_VAPIC_PAGE, page_pa(v, PG_VAPIC));
+		vmwrite(F_TPR_THRESHOLD, 0);
+	}
+	/* Every CR0/CR4 bit is the host's: the guest reads its own view from the shadows, and
+	 * any write that changes it exits, so v->regs stays the whole truth (as under SVM). */
+	vmwrite(F_CR0_MASK, ~0ull);
+	vmwrite(F_CR4_MASK, ~0ull);
+
+	for (u32 i = 0; i < NR_SWAPPED; i++)
+		s->guest_msrs[i] = (struct msr_entry){ .index = swapped_msrs[i] };
+	if (!caps.load_efer) {
+		s->guest_msrs[nmsr++] = (struct msr_entry){ .index = MSR_EFER };
+		s->host_msrs[0] = (struct msr_entry){ .index = MSR_EFER, .value = rdmsr(MSR_EFER) };
+		vmwrite(F_EXIT_MSR_LOAD, state_pa + offsetof(struct vmx_vcpu, host_msrs));
+		vmwrite(F_EXIT_MSR_LOAD_N, 1);
+	}
+	vmwrite(F_ENTRY_MSR_LOAD, state_pa + offsetof(struct vmx_vcpu, guest_msrs));
+	vmwrite(F_ENTRY_MSR_LOAD_N, nmsr);
+	vmwrite(F_EXIT_MSR_STORE, state_pa + offsetof(struct vmx_vcpu, guest_msrs));
+	vmwrite(F_EXIT_MSR_STORE_N, nmsr);
+}
+
+static void write_guest_state(struct vcpu *v)
+{
+	const struct x86_emu_ctx *r = &v->regs;
+
+	for (int i = 0; i < X86_NR_SREGS; i++)
+		write_seg(i, r->seg[i].sel, r->seg[i].base, r->seg[i].limit,
+			  attr_to_ar(&r->seg[i]));
+	write_seg(SEG_LDTR, 0, 0, 0, AR_UNUSABLE);
+	write_seg(SEG_TR, 0, 0, 0x67, 0x8b); /* present, busy 32-bit TSS */
+	vmwrite(F_GUEST_GDTR_BASE, 0);
+	vmwrite(F_GUEST_GDTR_LIMIT, 0xffff);
+	vmwrite(F_GUEST_IDTR_BASE, 0);
+	vmwrite(F_GUEST_IDTR_LIMIT, 0xffff);
+	vmwrite(F_GUEST_DR7, 0x400);
+	vmwrite(F_GUEST_DEBUGCTL, 0);
+	vmwrite(F_GUEST_SYSENTER_CS, 0);
+	vmwrite(F_GUEST_SYSENTER_ESP, 0);
+	vmwrite(F_GUEST_SYSENTER_EIP, 0);
+	vmwrite(F_GUEST_ACTIVITY, 0);
+	vmwrite(F_GUEST_INTERRUPTIBILITY, 0);
+	vmwrite(F_LINK_POINTER, ~0ull);
+	vmwrite(F_GUEST_RFLAGS, r->rflags | 2);
+}
+
+static int vmx_vcpu_create(struct vcpu *v)
+{
+	u64 pa = palloc_alloc_contig(VCPU_PAGES, 1);
+	if (!pa)
+		return -1;
+	v->arch_pa = pa;
+	v->arch = phys_to_virt(page_pa(v, PG_STATE));
+	struct vmx_vcpu *s = state_of(v);
+	BUILD_BUG_ON(sizeof(struct vmx_vcpu) > PAGE_SIZE);
+
+	/* Every port and MSR exits (the policies in vmm/ decide) except the MSRs whose guest
+	 * value the CPU keeps for us. */
+	memset(phys_to_virt(page_pa(v, PG_IO_A)), 0xff, 2 * PAGE_SIZE);
+	u8 *msr_bitmap = phys_to_virt(page_pa(v, PG_MSR_BITMAP));
+	memset(msr_bitmap, 0xff, PAGE_SIZE);
+	msr_passthrough(msr_bitmap, vmcs_msrs, ARRAY_SIZE(vmcs_msrs));
+	msr_passthrough(msr_bitmap, swapped_msrs, NR_SWAPPED);
+
+	s->vmcs_pa = page_pa(v, PG_VMCS);
+	*(volatile u32 *)phys_to_virt(s->vmcs_pa) = caps.revision;
+	u8 fail;
+	__asm__ volatile("vmclear %1; setna %0" : "=qm"(fail) : "m"(s->vmcs_pa) : "cc", "memory");
+	if (fail || !load_vmcs(s)) {
+		kprintf("vmx: VMCLEAR/VMPTRLD of a new VMCS failed\n");
+		return -1;
+	}
+	s->cr2 = v->regs.cr2;
+	s->flush = true;
+	write_controls(v);
+	write_host_state();
+	write_guest_state(v);
+	return 0;
+}
+
+static void vmx_vcpu_destroy(struct vcpu *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+	u64 *cur = &current_vmcs[this_cpu()->index];
+
+	/* VMCLEAR writes back whatever the CPU caches before the page is reused. */
+	__asm__ volatile("vmclear %0" ::"m"(s->vmcs_pa) : "cc", "memory");
+	if (*cur == s->vmcs_pa)
+		*cur = 0;
+	for (int i = 0; i < VCPU_PAGES; i++)
+		palloc_free(page_pa(v, i));
+	v->arch = NULL;
+}
+
+static void vmx_update_paging(struct vcpu *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+	const struct x86_emu_ctx *r = &v->regs;
+	bool paging = r->cr0 & CR0_PG;
+
+	if (!load_vmcs(s))
+		return;
+	if (!(r->cr0 & CR0_PE)) {
+		/* Without unrestricted guest only virtual-8086 mode could run real-mode code. */
+		vm_end(v->vm, VM_END_FATAL, 0, "real mode (CR0.PE=0) is not supported under VMX");
+		return;
+	}
+	/* The CPU always pages (through the shadow) with WP on, so write-protected guest page
+	 * tables trap even from guest ring 0; NE stays on as VMX demands. */
+	u64 cr0 = (r->cr0 & ~(u64)(CR0_CD | CR0_NW)) | CR0_PG | CR0_WP | CR0_NE | CR0_PE;
+	vmwrite(F_GUEST_CR0, (cr0 | caps.cr0_fixed0) & caps.cr0_fixed1);
+	u64 keep = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_MCE | CR4_PCE | CR4_OSFXSR |
+		   CR4_OSXMMEXCPT | CR4_OSXSAVE;
+	if (paging)
+		keep |= CR4_SMEP | CR4_SMAP;
+	u64 cr4 = (r->cr4 & keep) | CR4_PAE | CR4_VMXE;
+	vmwrite(F_GUEST_CR4, (cr4 | caps.cr4_fixed0) & caps.cr4_fixed1);
+	vmwrite(F_CR0_SHADOW, r->cr0);
+	vmwrite(F_CR4_SHADOW, r->cr4);
+
+	/* With EPT off, VM entry itself reads the PDPTEs of a PAE root from GUEST_CR3 (SDM
+	 * 26.3.2.4): the PDPTE fields are only for EPT. */
+	vmwrite(F_GUEST_CR3, v->root_hpa);
+	if (v->root_hpa != s->root_hpa) {
+		/* VPID tags translations by VPID, not by CR3: a new root needs a flush. */
+		s->root_hpa = v->root_hpa;
+		s->flush = true;
+	}
+
+	u64 efer = EFER_NXE | (r->efer & EFER_SCE);
+	s->entry_ctls = caps.entry;
+	if (!v->root_pae) {
+		efer |= EFER_LME | EFER_LMA;
+		s->entry_ctls |= ENTRY_IA32E;
+	}
+	vmwrite(F_ENTRY_CTLS, s->entry_ctls);
+	if (caps.load_efer)
+		vmwrite(F_GUEST_EFER, efer);
+	else
+		s->guest_msrs[NR_SWAPPED].value = efer;
+}
+
+static void vmx_read_segments(struct vcpu *v)
+{
+	struct x86_seg *seg = v->regs.seg;
+
+	if (!load_vmcs(state_of(v)))
+		return;
+	for (int i = 0; i < X86_NR_SREGS; i++)
+		seg[i] = (struct x86_seg){ .sel = (u16)vmread(seg_field[i].sel),
+					   .base = vmread(seg_field[i].base),
+					   .limit = (u32)vmread(seg_field[i].limit),
+					   .attr = attr_from_ar((u32)vmread(seg_field[i].ar)) };
+}
+
+static void vmx_flush_tlb(struct vcpu *v)
+{
+	state_of(v)->flush = true;
+}
+
+static void vmx_set_cr2(struct vcpu *v, u64 cr2)
+{
+	state_of(v)->cr2 = cr2;
+}
+
+/* Without VPID every entry and exit flushes the guest's TLB (VPID 0) anyway. */
+static void flush_vpid(struct vcpu *v)
+{
+	struct { u64 vpid, addr; } desc = { v->asid, 0 };
+	u64 type = caps.invvpid_single ? 1 : 2;
+	if (caps.vpid)
+		__asm__ volatile("invvpid %0, %1" ::"m"(desc), "r"(type) : "cc", "memory");
+}
+
+static u32 event_word(const struct vevent *e)
+{
+	return e->vector | ((u32)e->type << 8) | (e->has_error ? INTR_HAS_ERROR : 0) | INTR_VALID;
+}
+
+static void entry_failed(struct vcpu *v, struct vexit *x, const char *what, u64 detail)
+{
+	const struct vmx_vcpu *s = state_of(v);
+
+	kprintf("[%s] vmx: %s 0x%lx; guest cr0=0x%lx cr4=0x%lx cr3=0x%lx entry_ctls=0x%x "
+		"rip=0x%lx rflags=0x%lx\n", v->vm->name, what, detail, vmread(F_GUEST_CR0),
+		vmread(F_GUEST_CR4), vmread(F_GUEST_CR3), s->entry_ctls, vmread(F_GUEST_RIP),
+		vmread(F_GUEST_RFLAGS));
+	x->reason = UMBRA_EXIT_INVALID;
+}
+
+static void decode_exit(struct vcpu *v, struct vexit *x)
+{
+	u32 code = (u32)vmread(F_EXIT_REASON);
+	u64 qual = vmread(F_QUALIFICATION);
+	u32 basic = code & 0xffff;
+
+	*x = (struct vexit){ .raw_code = code, .raw_info1 = qual, .reason = UMBRA_EXIT_OTHER };
+	if (code & EXIT_ENTRY_FAILED) {
+		x->raw_info2 = vmread(F_INSN_ERROR);
+		entry_failed(v, x, "VM entry failed: exit reason/qualification", code | qual << 32);
+		return;
+	}
+	if (basic == VX_EXCEPTION) {
+		u32 info = (u32)vmread(F_EXIT_INTR);
+		x->raw_info2 = info;
+		x->vector = info & 0xff;
+		x->has_error = info & INTR_HAS_ERROR;
+		if (x->has_error)
+			x->error_code = (u32)vmread(F_EXIT_INTR_ERROR);
+		if (INTR_TYPE(info) == INTR_NMI) {
+			x->reason = UMBRA_EXIT_NMI;
+		} else if (x->vector == 14) {
+			x->reason = UMBRA_EXIT_PAGE_FAULT;
+			x->addr = qual;
+		} else {
+			x->reason = UMBRA_EXIT_EXCEPTION;
+		}
+		return;
+	}
+	u8 m = basic < VX_REASONS ? exit_map[basic] : 0;
+	if (!(m & MAP_SET))
+		return;
+	if (m & MAP_INSN)
+		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
+	if ((m & MAP_UD) == MAP_UD) {
+		x->reason = UMBRA_EXIT_EXCEPTION;
+		x->vector = 6;
+		return;
+	}
+	x->reason = m & MAP_UD;
+	switch (basic) {
+	case VX_EXT_INTR:
+		x->raw_info2 = vmread(F_EXIT_INTR);
+		break;
+	case VX_CR:
+		x->cr = qual & 0xf;
+		x->cr_write = ((qual >> 4) & 3) != 1; /* MOV to CR, CLTS, LMSW */
+		break;
+	case VX_IO:
+		x->io_size = (u8)((qual & 7) + 1);
+		x->io_in = qual & BIT(3);
+		x->io_string = qual & BIT(4);
+		x->io_rep = qual & BIT(5);
+		x->port = (u16)(qual >> 16);
+		break;
+	case VX_WRMSR:
+		x->msr_write = true;
+		break;
+	case VX_BAD_GUEST:
+	case VX_BAD_MSR_LOAD:
+	case VX_BAD_MC:
+		entry_failed(v, x, "VM entry failed: reason", basic);
+		break;
+	default:
+		break;
+	}
+}
+
+static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
+{
+	struct vmx_vcpu *s = state_of(v);
+	struct x86_emu_ctx *r = &v->regs;
+
+	if (!load_vmcs(s)) {
+		*x = (struct vexit){ .reason = UMBRA_EXIT_INVALID };
+		return;
+	}
+	vmwrite(F_GUEST_RSP, r->gpr[X86_RSP]);
+	vmwrite(F_GUEST_RIP, r->rip);
+	vmwrite(F_GUEST_RFLAGS, r->rflags);
+	/* Umbra moved RIP past an instruction: its STI or MOV SS shadow is over. */
+	if (s->launched && r->rip != s->exit_rip)
+		vmwrite(F_GUEST_INTERRUPTIBILITY, vmread(F_GUEST_INTERRUPTIBILITY) & ~3ull);
+	u32 intr = 0;
+	if (v->pending.valid) {
+		intr = event_word(&v->pending);
+		vmwrite(F_ENTRY_ERROR, v->pending.error_code);
+		vmwrite(F_ENTRY_INSN_LEN, 0);
+		v->pending.valid = false;
+	}
+	vmwrite(F_ENTRY_INTR, intr);
+	if (v->tlb_flush || s->flush) {
+		flush_vpid(v);
+		v->tlb_flush = s->flush = false;
+	}
+
+	int fail = vmx_world_switch(r->gpr, s->launched, &s->cr2);
+	if (fail) {
+		*x = (struct vexit){ .raw_code = (u64)fail };
+		if (fail == 2)
+			x->raw_info2 = vmread(F_INSN_ERROR);
+		entry_failed(v, x, fail == 2 ? "VMLAUNCH/VMRESUME failed: VM-instruction error"
+					     : "VMLAUNCH/VMRESUME failed without a current VMCS",
+			     x->raw_info2);
+		return;
+	}
+	s->launched = true;
+	r->gpr[X86_RSP] = vmread(F_GUEST_RSP);
+	r->rip = s->exit_rip = vmread(F_GUEST_RIP);
+	r->rflags = vmread(F_GUEST_RFLAGS);
+	r->cr2 = s->cr2;
+	r->cpl = (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
+	decode_exit(v, x);
+
+	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
+	 * delivered again once the exit is handled. */
+	u32 idt = (u32)vmread(F_IDT_VECTORING);
+	if (idt & INTR_VALID) {
+		u8 type = (u8)INTR_TYPE(idt);
+		v->pending = (struct vevent){ .valid = true, .vector = idt & 0xff, .type = type,
+					      .has_error = idt & INTR_HAS_ERROR };
+		if (idt & INTR_HAS_ERROR)
+			v->pending.error_code = (u32)vmread(F_IDT_VECTORING_ERROR);
+		/* INT n, INT3, INTO, INT1: RIP is still at the instruction, which runs again. */
+		if (type == INTR_SOFT_INT || type == INTR_PRIV_SOFT_EXC || type == INTR_SOFT_EXC)
+			v->pending.valid = false;
+	}
+	if (x->reason == UMBRA_EXIT_INTR) {
+		/* Acknowledged on exit: the vector is ours to finish (only the timer, whose work
+		 * the exit itself has done). Otherwise it is still pending: take it now. */
+		if (caps.ack_intr) {
+			if ((x->raw_info2 & 0xff) != SPURIOUS_VECTOR)
+				lapic_eoi();
+		} else {
+			__asm__ volatile("sti; nop; cli" ::: "memory");
+		}
+	}
 }
 
 const struct virt_backend vmx_backend = {
 	.name = "vmx",
 	.probe = vmx_probe,
 	.cpu_enable = vmx_cpu_enable,
+	.vcpu_create = vmx_vcpu_create,
+	.vcpu_destroy = vmx_vcpu_destroy,
+	.vcpu_run = vmx_vcpu_run,
+	.update_paging = vmx_update_paging,
+	.read_segments = vmx_read_segments,
+	.flush_tlb = vmx_flush_tlb,
+	.set_cr2 = vmx_set_cr2,
 };
