@@ -103,7 +103,8 @@ static u64 random_leaf(struct fuzz *z, bool large, unsigned level)
 	if (w64 && chance(z, 20))
 		e |= GNX;
 	if (chance(z, 2))
-		e |= w64 ? BIT(40 + below(z, 12)) : large ? BIT(21) : 0;
+		e |= w64 ? BIT(z->h.vm.cfg.maxphyaddr + below(z, 52 - z->h.vm.cfg.maxphyaddr))
+			 : large ? BIT(21) : 0;
 	return e;
 }
 
@@ -304,8 +305,9 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 
 void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 {
+	/* Every third seed runs with a 36-bit physical address width (PSE-36 and reserved bits). */
 	struct mmu_config cfg = { .pool_max_pages = o->pool_pages ? o->pool_pages : 96,
-				  .nocache = o->nocache };
+				  .nocache = o->nocache, .maxphyaddr = o->seed % 3 ? 40 : 36 };
 	struct fuzz *z = calloc(1, sizeof(*z));
 	struct mmu_stats st;
 	char buf[900];

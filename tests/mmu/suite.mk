@@ -1,7 +1,7 @@
 # Shadow MMU host suite: mmu/*.c unchanged + the harness, under ASan+UBSan, plus the -O2 fuzz.
 #
 #   make check-mmu          scenarios (cmocka), 1,000,000-op differential fuzz with audit
-#   make mmu-soak OPS=100000000 SEED=1   the long soak (prints the mmu-fuzz line; ~30 min per 10^7)
+#   make mmu-soak OPS=100000000 SEED=1   the long soak (prints the mmu-fuzz line; ~25 min here)
 #   make mmu-fuzz OPS=N SEED=S   replay a run (a failure prints its seed and op index)
 #   make bench-mmu          callgrind instruction counts per fault fill, CR3 switch, PT write, zap
 MMU_OUT := $(BUILD)/host/mmu
