@@ -592,6 +592,40 @@ static void test_bad_pdpte(void **st UNUSED)
 	done(h);
 }
 
+/* A root in use by two vCPUs is zapped (misaligned write to the PML4): both reload safely. */
+static void test_root_zap(void **st UNUSED)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	struct g_frames f = { 0x300, 0x400 };
+	struct g_cfg c = { G_LONG, false, true, true, false, false };
+	u64 cr3, root_hpa;
+	struct h_access a;
+	unsigned v;
+
+	h_init(h, NULL, 2);
+	std_slots(h);
+	cr3 = new_space(h, &f, G_LONG);
+	fill_frame(h, 0x100, 0xa);
+	g_map(h, &f, G_LONG, cr3, 0x40000000, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	for (v = 0; v < 2; v++)
+		assert_int_equal(g_enter(h, v, &c, cr3), MMU_OK);
+	assert_int_equal(guest_read(h, 0x40000000, true), 0xa);
+	root_hpa = mmu_root_hpa(&h->vcpu[1]);
+	assert_int_equal(root_hpa, mmu_root_hpa(&h->vcpu[0]));
+	a = acc_of(PHYSMAP + cr3 + 0x7fc, ACC_WRITE, false, 0);	/* crosses PML4 entries 255/256 */
+	CHECK_ACCESS(h, 0, &a);
+	assert_false(h->vcpu[0].root_valid);
+	assert_false(h->vcpu[1].root_valid);
+	CHECK_AUDIT(h);
+	for (v = 0; v < 2; v++) {
+		struct h_access r = acc_of(0x40000000, ACC_READ, true, 0);
+
+		CHECK_ACCESS(h, v, &r);
+	}
+	assert_true(h->vcpu[1].root_valid);
+	done(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_gva_to_gpa),
 		cmocka_unit_test(test_bad_pdpte),
+		cmocka_unit_test(test_root_zap),
 	};
 
 	return cmocka_run_group_tests_name("mmu-scenarios", tests, NULL, NULL);
