@@ -21,12 +21,35 @@
  * four arguments in EBX/RBX, ECX/RCX, EDX/RDX, ESI/RSI. The result comes back in EAX/RAX:
  * >= 0 on success, a negative UMBRA_E* code on failure; other registers are preserved.
  * A 32-bit guest passes 32-bit values; addresses are guest-virtual unless a call says gpa. */
-#define UMBRA_HC_VERSION 1       /* () -> UMBRA_ABI_VERSION */
-#define UMBRA_HC_CONSOLE_WRITE 2 /* (gva buf, u32 len) -> bytes written */
-#define UMBRA_HC_EXIT 3          /* (u32 status) -> does not return */
-#define UMBRA_HC_STATS 4         /* (gva struct umbra_stats *, u32 size) -> bytes written */
+/* The calls. R = restricted (any CPL), P = privileged (guest CPL 0 only), C = privileged and
+ * acting on another guest: the caller's module command line must grant the capability
+ * (caps=stats,stop). docs/abi.md describes each; a test checks it against this list. */
+#define UMBRA_HC_VERSION 1         /* R () -> UMBRA_ABI_VERSION */
+#define UMBRA_HC_CONSOLE_WRITE 2   /* R (gva buf, len) -> bytes written */
+#define UMBRA_HC_EXIT 3            /* P (status) -> does not return */
+#define UMBRA_HC_STATS 4           /* R (gva struct umbra_stats *, size) -> bytes written */
+#define UMBRA_HC_CONSOLE_READ 5    /* R (gva buf, len) -> bytes read, 0 if none (never blocks) */
+#define UMBRA_HC_YIELD 6           /* R () -> 0 */
+#define UMBRA_HC_TIME 7            /* R (gva struct umbra_time *) -> 0 */
+#define UMBRA_HC_BLOCK 8           /* P (timeout_ns lo, hi) -> 1 event pending, 0 timed out */
+#define UMBRA_HC_TIMER_SET 9       /* P (vector, delay_ns lo, hi) -> 0; vector 0 cancels */
+#define UMBRA_HC_MMU_UPDATE 10     /* P (gva struct umbra_mmu_update[], count) -> count */
+#define UMBRA_HC_MMU_OP 11         /* P (gva struct umbra_mmu_op[], count) -> count */
+#define UMBRA_HC_VCPU_INFO 12      /* R (gva struct umbra_vcpu_info *) -> 0 */
+#define UMBRA_HC_STATS_OF 13       /* C stats (guest id, gva struct umbra_stats *, size) -> bytes */
+#define UMBRA_HC_STOP_GUEST 14     /* C stop (guest id) -> 0 */
+#define UMBRA_HC_COUNT 15          /* one past the highest call number */
 
-#define UMBRA_CONSOLE_MAX 4096 /* longest console write accepted in one call */
+/* The same list for tools and tests: X(number, name, class letter). */
+#define UMBRA_HYPERCALLS(X) \
+	X(1, VERSION, R) X(2, CONSOLE_WRITE, R) X(3, EXIT, P) X(4, STATS, R) \
+	X(5, CONSOLE_READ, R) X(6, YIELD, R) X(7, TIME, R) X(8, BLOCK, P) X(9, TIMER_SET, P) \
+	X(10, MMU_UPDATE, P) X(11, MMU_OP, P) X(12, VCPU_INFO, R) X(13, STATS_OF, C) \
+	X(14, STOP_GUEST, C)
+
+#define UMBRA_CONSOLE_MAX 4096 /* longest console write or read in one call */
+#define UMBRA_MMU_BATCH_MAX 512 /* most entries in one MMU_UPDATE or MMU_OP call */
+#define UMBRA_TIMER_MAX_NS (3600ull * 1000000000ull) /* longest timer or block */
 
 /* Error codes (returned negated). */
 #define UMBRA_EINVAL 1  /* invalid argument */
@@ -36,6 +59,44 @@
 #define UMBRA_E2BIG 5   /* length or count too big */
 #define UMBRA_ENOMEM 6  /* out of memory */
 #define UMBRA_EAGAIN 7  /* try again */
+
+/* 64-bit values travel as two arguments, low half first, for 32-bit guests' sake. */
+
+struct umbra_time {
+	uint64_t tsc_hz;       /* the TSC's frequency (RDTSC runs unintercepted) */
+	uint64_t monotonic_ns; /* since Umbra booted */
+};
+
+/* MMU_UPDATE: write each guest page-table entry in order, as Xen's mmu_update does. The entry
+ * at gpa `ptr` (aligned to the guest's entry size: 4 bytes for 2-level 32-bit paging, else 8)
+ * gets `val`. Every entry is validated before any is applied: ptr inside the guest's RAM and
+ * aligned, and val either not present or naming a frame inside the guest's RAM. */
+struct umbra_mmu_update {
+	uint64_t ptr;
+	uint64_t val;
+};
+
+/* MMU_OP: a batch of these, applied in order. */
+#define UMBRA_MMUOP_NEW_CR3 1   /* arg: the new CR3 */
+#define UMBRA_MMUOP_INVLPG 2    /* arg: a guest-virtual address */
+#define UMBRA_MMUOP_FLUSH_ALL 3 /* arg: 0 */
+struct umbra_mmu_op {
+	uint32_t op;
+	uint32_t reserved; /* must be 0 */
+	uint64_t arg;
+};
+
+struct umbra_vcpu_info {
+	uint32_t guest_id; /* what STATS_OF and STOP_GUEST take */
+	uint32_t vcpu_id;
+	uint32_t nr_vcpus;
+	uint32_t cpu;      /* the physical CPU it runs on */
+	uint32_t nr_guests;
+	uint32_t caps;     /* UMBRA_CAP_* granted to this guest */
+	char name[32];
+};
+#define UMBRA_CAP_STATS (1u << 0) /* caps=stats: STATS_OF on other guests */
+#define UMBRA_CAP_STOP (1u << 1)  /* caps=stop: STOP_GUEST */
 
 /* ---- Boot ----------------------------------------------------------------------------------
  * A guest starts in 32-bit protected mode, paging off, flat 4 GiB segments (CS 0x08 code,
@@ -74,6 +135,7 @@ enum umbra_exit_reason {
 	UMBRA_EXIT_EXCEPTION,
 	UMBRA_EXIT_INTR,
 	UMBRA_EXIT_NMI,
+	UMBRA_EXIT_IRQ_WINDOW,
 	UMBRA_EXIT_SHUTDOWN,
 	UMBRA_EXIT_INVALID,
 	UMBRA_EXIT_OTHER,

@@ -1,20 +1,27 @@
-/* The hypercall table: each call's class (restricted or privileged) and its handler. */
+/* Hypercall dispatch and handlers: decode, reject bad input early (changing nothing), act. */
 #include "pv/hypercall.h"
-#include "lib/string.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/regs.h"
+#include "arch/x86/serial.h"
+#include "arch/x86/tsc.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "pv/abi.h"
+#include "pv/classes.h"
 #include "vmm/gmem.h"
 #include "vmm/ioport.h"
 #include "vmm/stats.h"
+#include "vmm/vcpu.h"
 #include "vmm/vm.h"
-
-enum hc_class { HC_RESTRICTED, HC_PRIVILEGED };
 
 struct hc_args {
 	u64 a[4];
 };
 
 typedef s64 (*hc_fn)(struct vcpu *v, const struct hc_args *args);
+
+static bool user_mode(const struct vcpu *v) { return v->regs.cpl == 3; }
+static u64 arg64(const struct hc_args *a, int lo) { return (a->a[lo] & 0xffffffffull) | (a->a[lo + 1] << 32); }
 
 static s64 hc_version(struct vcpu *v, const struct hc_args *a)
 {
@@ -23,26 +30,59 @@ static s64 hc_version(struct vcpu *v, const struct hc_args *a)
 	return UMBRA_ABI_VERSION;
 }
 
-static s64 hc_console_write(struct vcpu *v, const struct hc_args *a)
+/* Reads a guest buffer in bounded chunks; fn consumes each. The whole range is probed first so
+ * that a bad buffer is refused before anything happens. */
+static s64 for_each_chunk(struct vcpu *v, u64 gva, u64 len,
+			  void (*fn)(struct vcpu *v, const char *buf, u64 n))
 {
 	char buf[256];
+
+	for (int pass = 0; pass < 2; pass++)
+		for (u64 off = 0; off < len; off += sizeof(buf)) {
+			u64 n = len - off < sizeof(buf) ? len - off : sizeof(buf);
+			if (gmem_read_virt(v, gva + off, buf, n, user_mode(v)) < 0)
+				return -UMBRA_EFAULT;
+			if (pass)
+				fn(v, buf, n);
+		}
+	return (s64)len;
+}
+
+static void console_chunk(struct vcpu *v, const char *buf, u64 n)
+{
+	for (u64 i = 0; i < n; i++)
+		ioport_out(v->vm, 0x3f8, 1, (u8)buf[i]);
+}
+
+static s64 hc_console_write(struct vcpu *v, const struct hc_args *a)
+{
+	if (a->a[1] > UMBRA_CONSOLE_MAX)
+		return -UMBRA_E2BIG;
+	return for_each_chunk(v, a->a[0], a->a[1], console_chunk);
+}
+
+static s64 hc_console_read(struct vcpu *v, const struct hc_args *a)
+{
 	u64 gva = a->a[0], len = a->a[1];
+	char buf[64];
+	u64 n = 0;
+	int c;
 
 	if (len > UMBRA_CONSOLE_MAX)
 		return -UMBRA_E2BIG;
-	/* Check the whole buffer before printing any of it: a bad call changes nothing. */
-	for (u64 off = 0; off < len; off += sizeof(buf)) {
-		u64 n = len - off < sizeof(buf) ? len - off : sizeof(buf);
-		if (gmem_read_virt(v, gva + off, buf, n, v->regs.cpl == 3) < 0)
-			return -UMBRA_EFAULT;
-	}
-	for (u64 off = 0; off < len; off += sizeof(buf)) {
-		u64 n = len - off < sizeof(buf) ? len - off : sizeof(buf);
-		gmem_read_virt(v, gva + off, buf, n, v->regs.cpl == 3);
-		for (u64 i = 0; i < n; i++)
-			ioport_out(v->vm, 0x3f8, 1, (u8)buf[i]);
-	}
-	return (s64)len;
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	/* Probe the buffer before taking input that could then not be delivered. */
+	if (len && gmem_read_virt(v, gva, buf, len, user_mode(v)) < 0)
+		return -UMBRA_EFAULT;
+	/* Input goes to the first guest: it has the console's focus. */
+	if (v->vm->id != vms[0].id)
+		return 0;
+	while (n < len && (c = serial_getc()) >= 0)
+		buf[n++] = (char)c;
+	if (n && gmem_write_virt(v, gva, buf, n, user_mode(v)) < 0)
+		return -UMBRA_EFAULT;
+	return (s64)n;
 }
 
 static s64 hc_exit(struct vcpu *v, const struct hc_args *a)
@@ -52,47 +92,265 @@ static s64 hc_exit(struct vcpu *v, const struct hc_args *a)
 	return 0;
 }
 
-static s64 hc_stats(struct vcpu *v, const struct hc_args *a)
+static s64 copy_stats(struct vcpu *v, struct vcpu *of, u64 gva, u64 size)
 {
 	struct umbra_stats st;
-	u64 gva = a->a[0], size = a->a[1];
 
-	if (size < sizeof(u32) * 2)
+	if (size < 8)
 		return -UMBRA_EINVAL;
 	if (size > sizeof(st))
 		size = sizeof(st);
-	stats_collect(v, &st);
+	stats_collect(of, &st);
 	st.size = (u32)size;
-	if (gmem_write_virt(v, gva, &st, size, v->regs.cpl == 3) < 0)
+	if (gmem_write_virt(v, gva, &st, size, user_mode(v)) < 0)
 		return -UMBRA_EFAULT;
 	return (s64)size;
 }
 
-static const struct {
-	hc_fn fn;
-	enum hc_class cls;
-} calls[] = {
-	[UMBRA_HC_VERSION] = { hc_version, HC_RESTRICTED },
-	[UMBRA_HC_CONSOLE_WRITE] = { hc_console_write, HC_RESTRICTED },
-	[UMBRA_HC_EXIT] = { hc_exit, HC_PRIVILEGED },
-	[UMBRA_HC_STATS] = { hc_stats, HC_RESTRICTED },
+static s64 hc_stats(struct vcpu *v, const struct hc_args *a)
+{
+	return copy_stats(v, v, a->a[0], a->a[1]);
+}
+
+static s64 hc_yield(struct vcpu *v, const struct hc_args *a)
+{
+	(void)a;
+	v->yielded = true;
+	return 0;
+}
+
+static s64 hc_time(struct vcpu *v, const struct hc_args *a)
+{
+	struct umbra_time t = { .tsc_hz = tsc_hz, .monotonic_ns = monotonic_ns() };
+	if (gmem_write_virt(v, a->a[0], &t, sizeof(t), user_mode(v)) < 0)
+		return -UMBRA_EFAULT;
+	return 0;
+}
+
+static s64 hc_block(struct vcpu *v, const struct hc_args *a)
+{
+	u64 ns = arg64(a, 0);
+
+	if (ns > UMBRA_TIMER_MAX_NS)
+		return -UMBRA_EINVAL;
+	if (v->irq_vector)
+		return 1; /* an event is already waiting */
+	v->halted = true;
+	v->blocking = true;
+	v->block_deadline = rdtsc() + ns_to_tsc(ns);
+	return 0; /* replaced by the wake-up's value */
+}
+
+static s64 hc_timer_set(struct vcpu *v, const struct hc_args *a)
+{
+	u64 vector = a->a[0], ns = arg64(a, 1);
+
+	if (vector == 0) {
+		v->timer_deadline = 0;
+		return 0;
+	}
+	/* Vectors 0-31 are the architecture's exceptions. */
+	if (vector < 32 || vector > 255 || ns > UMBRA_TIMER_MAX_NS)
+		return -UMBRA_EINVAL;
+	v->timer_vector = (u8)vector;
+	v->timer_deadline = rdtsc() + ns_to_tsc(ns ? ns : 1);
+	return 0;
+}
+
+/* The guest's page-table entry size: 4 bytes only in 2-level 32-bit paging. */
+static unsigned pte_size(const struct vcpu *v)
+{
+	return (v->regs.cr4 & CR4_PAE) || (v->regs.efer & EFER_LMA) ? 8 : 4;
+}
+
+static bool in_ram(const struct vcpu *v, u64 gpa, u64 len)
+{
+	return memslots_ptr(&v->vm->mem, gpa, len) != NULL;
+}
+
+/* A batch is read in chunks twice: first every record is validated, then all are applied, so a
+ * bad record changes nothing. The guest cannot change the array in between: its only vCPU is
+ * here. check returns 0 or an error; apply returns false to stop (with *err set). */
+struct batch {
+	struct vcpu *v;
+	u64 gva, count;
+	unsigned size; /* of one record */
+	s64 (*check)(struct vcpu *v, const void *rec);
+	bool (*apply)(struct vcpu *v, const void *rec, s64 *err);
+};
+
+#define BATCH_CHUNK 32
+
+static s64 run_batch(const struct batch *b)
+{
+	u8 buf[BATCH_CHUNK * 16];
+	s64 err = 0;
+
+	if (b->count > UMBRA_MMU_BATCH_MAX)
+		return -UMBRA_E2BIG;
+	for (int pass = 0; pass < 2; pass++)
+		for (u64 i = 0; i < b->count; i += BATCH_CHUNK) {
+			u64 n = b->count - i < BATCH_CHUNK ? b->count - i : BATCH_CHUNK;
+			if (gmem_read_virt(b->v, b->gva + i * b->size, buf, n * b->size,
+					   user_mode(b->v)) < 0)
+				return -UMBRA_EFAULT;
+			for (u64 j = 0; j < n; j++) {
+				const void *rec = buf + j * b->size;
+				if (!pass && (err = b->check(b->v, rec)) < 0)
+					return err;
+				if (pass && !b->apply(b->v, rec, &err))
+					return err;
+			}
+		}
+	return (s64)b->count;
+}
+
+static s64 check_update(struct vcpu *v, const void *rec)
+{
+	const struct umbra_mmu_update *u = rec;
+	unsigned size = pte_size(v);
+	u64 addr_mask = size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
+
+	if (u->ptr & (size - 1))
+		return -UMBRA_EINVAL;
+	if (!in_ram(v, u->ptr, size))
+		return -UMBRA_EFAULT;
+	if (size == 4 && (u->val >> 32))
+		return -UMBRA_EINVAL;
+	if ((u->val & PTE_P) && !in_ram(v, u->val & addr_mask, PAGE_SIZE))
+		return -UMBRA_EFAULT;
+	return 0;
+}
+
+static bool apply_update(struct vcpu *v, const void *rec, s64 *err)
+{
+	const struct umbra_mmu_update *u = rec;
+	(void)err;
+	/* Through the MMU's write hook: shadows of the table are zapped, none is made writable. */
+	mmu_write(&v->vm->mmu, u->ptr, pte_size(v), u->val);
+	return true;
+}
+
+static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
+{
+	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_update), check_update,
+			   apply_update };
+	return run_batch(&b);
+}
+
+static s64 check_op(struct vcpu *v, const void *rec)
+{
+	const struct umbra_mmu_op *o = rec;
+
+	if (o->reserved || o->op < UMBRA_MMUOP_NEW_CR3 || o->op > UMBRA_MMUOP_FLUSH_ALL)
+		return -UMBRA_EINVAL;
+	if (o->op == UMBRA_MMUOP_NEW_CR3 && !in_ram(v, o->arg & ~0xfffull, PAGE_SIZE))
+		return -UMBRA_EFAULT;
+	if (o->op == UMBRA_MMUOP_FLUSH_ALL && o->arg)
+		return -UMBRA_EINVAL;
+	return 0;
+}
+
+static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
+{
+	const struct umbra_mmu_op *o = rec;
+
+	switch (o->op) {
+	case UMBRA_MMUOP_NEW_CR3:
+		/* A bad PDPTE is the one thing only the load itself can find. */
+		if (!vcpu_set_cr3(v, o->arg)) {
+			v->pending.valid = false; /* reported as an error, not a fault */
+			*err = -UMBRA_EINVAL;
+			return false;
+		}
+		return true;
+	case UMBRA_MMUOP_INVLPG:
+		mmu_invlpg(&v->mmu, o->arg);
+		return true;
+	default:
+		/* Shadows stay coherent through write protection: only the TLB goes. */
+		v->tlb_flush = true;
+		return true;
+	}
+}
+
+static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
+{
+	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_op, apply_op };
+	return run_batch(&b);
+}
+
+static s64 hc_vcpu_info(struct vcpu *v, const struct hc_args *a)
+{
+	struct umbra_vcpu_info info = { .guest_id = v->vm->id, .vcpu_id = v->id, .nr_vcpus = 1,
+					.cpu = v->cpu, .nr_guests = nr_vms, .caps = v->vm->caps };
+	memcpy(info.name, v->vm->name, sizeof(v->vm->name));
+	if (gmem_write_virt(v, a->a[0], &info, sizeof(info), user_mode(v)) < 0)
+		return -UMBRA_EFAULT;
+	return 0;
+}
+
+static struct vm *other_guest(u64 id)
+{
+	for (u32 i = 0; i < nr_vms; i++)
+		if (vms[i].id == id)
+			return &vms[i];
+	return NULL;
+}
+
+static s64 hc_stats_of(struct vcpu *v, const struct hc_args *a)
+{
+	struct vm *t = other_guest(a->a[0]);
+	if (!t)
+		return -UMBRA_EINVAL;
+	return copy_stats(v, &t->vcpu, a->a[1], a->a[2]);
+}
+
+static s64 hc_stop_guest(struct vcpu *v, const struct hc_args *a)
+{
+	struct vm *t = other_guest(a->a[0]);
+	if (!t || t == v->vm)
+		return -UMBRA_EINVAL;
+	if (t->state == VM_ENDED)
+		return 0;
+	kprintf("guest %s: stopped by guest %s\n", t->name, v->vm->name);
+	vm_end(t, VM_END_STOPPED, 0, "stopped by another guest");
+	return 0;
+}
+
+static const hc_fn handlers[UMBRA_HC_COUNT] = {
+	[UMBRA_HC_VERSION] = hc_version,
+	[UMBRA_HC_CONSOLE_WRITE] = hc_console_write,
+	[UMBRA_HC_EXIT] = hc_exit,
+	[UMBRA_HC_STATS] = hc_stats,
+	[UMBRA_HC_CONSOLE_READ] = hc_console_read,
+	[UMBRA_HC_YIELD] = hc_yield,
+	[UMBRA_HC_TIME] = hc_time,
+	[UMBRA_HC_BLOCK] = hc_block,
+	[UMBRA_HC_TIMER_SET] = hc_timer_set,
+	[UMBRA_HC_MMU_UPDATE] = hc_mmu_update,
+	[UMBRA_HC_MMU_OP] = hc_mmu_op,
+	[UMBRA_HC_VCPU_INFO] = hc_vcpu_info,
+	[UMBRA_HC_STATS_OF] = hc_stats_of,
+	[UMBRA_HC_STOP_GUEST] = hc_stop_guest,
 };
 
 void pv_hypercall(struct vcpu *v)
 {
 	u64 *g = v->regs.gpr;
-	bool wide = v->regs.efer & BIT(10); /* EFER.LMA: 64-bit arguments only in long mode */
-	u64 mask = wide ? ~0ull : 0xffffffffull;
+	u64 mask = (v->regs.efer & EFER_LMA) ? ~0ull : 0xffffffffull; /* 32-bit guests: 32 bits */
 	u64 nr = g[X86_RAX] & mask;
 	struct hc_args args = { { g[X86_RBX] & mask, g[X86_RCX] & mask, g[X86_RDX] & mask,
 				  g[X86_RSI] & mask } };
 	s64 ret;
 
-	if (nr >= ARRAY_SIZE(calls) || !calls[nr].fn)
+	if (nr >= UMBRA_HC_COUNT || hc_classes[nr].cls == HC_NONE)
 		ret = -UMBRA_ENOSYS;
-	else if (calls[nr].cls == HC_PRIVILEGED && v->regs.cpl != 0)
+	else if (hc_classes[nr].cls != HC_RESTRICTED && v->regs.cpl != 0)
+		ret = -UMBRA_EPERM;
+	else if (hc_classes[nr].cls == HC_CROSS_GUEST && !(v->vm->caps & hc_classes[nr].cap))
 		ret = -UMBRA_EPERM;
 	else
-		ret = calls[nr].fn(v, &args);
+		ret = handlers[nr](v, &args);
 	g[X86_RAX] = (u64)ret & mask;
 }

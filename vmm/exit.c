@@ -159,8 +159,14 @@ static void handle_cpuid(struct vcpu *v, const struct vexit *x)
 
 static void handle_hlt(struct vcpu *v, const struct vexit *x)
 {
-	/* No virtual interrupt source exists yet, so a halted guest can never wake up. */
-	vcpu_skip(v, x);
+	if (!vcpu_skip(v, x))
+		return;
+	/* Only the guest's timer can wake a halted vCPU: without one armed (or with IF=0) the
+	 * guest has ended. */
+	if ((v->regs.rflags & RFLAGS_IF) && (v->timer_deadline || v->irq_vector)) {
+		v->halted = true;
+		return;
+	}
 	console_flush(v->vm);
 	vm_end(v->vm, VM_END_HALT, 0,
 	       (v->regs.rflags & RFLAGS_IF) ? "HLT with nothing that could wake it"
@@ -221,6 +227,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	case UMBRA_EXIT_EXCEPTION: handle_exception(v, x); break;
 	case UMBRA_EXIT_INTR:
 	case UMBRA_EXIT_NMI:
+	case UMBRA_EXIT_IRQ_WINDOW: /* the next entry injects */
 		break;
 	case UMBRA_EXIT_SHUTDOWN:
 		console_flush(v->vm);

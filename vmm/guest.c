@@ -38,6 +38,32 @@ void vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail)
 	__atomic_add_fetch(&vms_ended, 1, __ATOMIC_SEQ_CST);
 }
 
+/* caps=stats,stop: what this guest may do to other guests. */
+static bool parse_caps(const char *val, u32 *caps)
+{
+	static const struct { const char *name; u32 bit; } known[] = {
+		{ "stats", UMBRA_CAP_STATS }, { "stop", UMBRA_CAP_STOP } };
+	char word[16];
+
+	while (*val) {
+		size_t n = 0;
+		while (val[n] && val[n] != ',')
+			n++;
+		if (n == 0 || n >= sizeof(word))
+			return false;
+		memcpy(word, val, n);
+		word[n] = 0;
+		unsigned i;
+		for (i = 0; i < ARRAY_SIZE(known) && strcmp(word, known[i].name); i++)
+			;
+		if (i == ARRAY_SIZE(known))
+			return false;
+		*caps |= known[i].bit;
+		val += n + (val[n] == ',');
+	}
+	return true;
+}
+
 static bool parse_guest_options(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *cpu,
 				u32 ncpus, u32 index)
 {
@@ -59,6 +85,10 @@ static bool parse_guest_options(struct vm *vm, const char *cmdline, u64 *mem_mib
 			*cpu = (u32)n;
 		} else if (!strcmp(key, "expect") && !strcmp(val, "crash")) {
 			vm->expect_crash = true;
+		} else if (!strcmp(key, "expect") && !strcmp(val, "stop")) {
+			vm->expect_stop = true;
+		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
+			/* granted */
 		} else {
 			kprintf("guest %s: unknown or invalid option '%s%s%s'\n", vm->name, key,
 				val[0] ? "=" : "", val);
@@ -147,17 +177,26 @@ static bool start_vcpu(struct vcpu *v)
 	return true;
 }
 
+/* The tick this CPU needs: none for one busy guest, a slice for several, 1 ms while a guest
+ * waits for its timer (the tick is what notices the deadline). */
+static u32 wanted_tick_ms(u32 me, u32 mine)
+{
+	for (u32 i = 0; i < nr_vms; i++) {
+		const struct vcpu *v = &vms[i].vcpu;
+		if (vms[i].cpu == me && vms[i].state != VM_ENDED && (v->timer_deadline || v->halted))
+			return 1;
+	}
+	return mine > 1 ? SLICE_MS : 0;
+}
+
 void guests_run_this_cpu(void)
 {
-	u32 me = this_cpu()->index, mine = 0;
+	u32 me = this_cpu()->index, mine = 0, tick = 0;
 
 	for (u32 i = 0; i < nr_vms; i++)
 		mine += vms[i].cpu == me;
-	/* Sharing a CPU: the timer makes even a guest that never exits give way. */
-	if (mine > 1)
-		lapic_timer_periodic(SLICE_MS);
 	for (;;) {
-		bool any = false;
+		bool any = false, ran = false;
 		for (u32 i = 0; i < nr_vms; i++) {
 			struct vm *vm = &vms[i];
 			if (vm->cpu != me || vm->state == VM_ENDED)
@@ -166,13 +205,19 @@ void guests_run_this_cpu(void)
 			if (vm->state == VM_READY && !start_vcpu(&vm->vcpu))
 				continue;
 			fpu_restore(vm->vcpu.fpu);
-			vcpu_run_slice(&vm->vcpu, rdtsc() + SLICE_TSC);
+			ran |= vcpu_run_slice(&vm->vcpu, rdtsc() + SLICE_TSC);
 			fpu_save(vm->vcpu.fpu);
 			if (vm->state == VM_ENDED)
 				console_flush(vm);
 		}
 		if (!any)
 			break;
+		u32 want = wanted_tick_ms(me, mine);
+		if (want != tick)
+			lapic_timer_periodic(tick = want);
+		/* Everyone here is waiting: sleep until the tick (interrupts on only in hlt). */
+		if (!ran && tick)
+			__asm__ volatile("sti; hlt; cli" ::: "memory");
 	}
 	lapic_timer_periodic(0);
 }
@@ -180,7 +225,7 @@ void guests_run_this_cpu(void)
 static const char *end_name(enum vm_end e)
 {
 	static const char *const n[] = { "none", "result", "halted", "triple-fault", "fatal",
-					 "load-error" };
+					 "load-error", "stopped" };
 	return n[e];
 }
 
@@ -190,6 +235,8 @@ static bool guest_passed(const struct vm *vm)
 		return false;
 	if (vm->expect_crash)
 		return vm->end == VM_END_SHUTDOWN || vm->end == VM_END_FATAL;
+	if (vm->expect_stop)
+		return vm->end == VM_END_STOPPED;
 	return vm->end == VM_END_RESULT && vm->status == ((0x10u << 1) | 1);
 }
 
@@ -198,7 +245,7 @@ static void report_one(struct vm *vm)
 	struct umbra_stats st;
 	static const char *const rn[UMBRA_EXIT_REASONS] = {
 		"pf", "cr", "invlpg", "hypercall", "io", "msr", "cpuid", "hlt", "exception",
-		"intr", "nmi", "shutdown", "invalid", "other" };
+		"intr", "nmi", "irq_window", "shutdown", "invalid", "other" };
 	char line[320];
 	int n = 0;
 
@@ -207,7 +254,8 @@ static void report_one(struct vm *vm)
 	stats_collect(&vm->vcpu, &st);
 	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, end_name(vm->end),
 		vm->status, vm->end_detail ? vm->end_detail : "-",
-		vm->expect_crash ? " expected-crash" : "", guest_passed(vm) ? " PASS" : " FAIL",
+		vm->expect_crash ? " expected-crash" : vm->expect_stop ? " expected-stop" : "",
+		guest_passed(vm) ? " PASS" : " FAIL",
 		st.exits_total);
 	for (int i = 0; i < UMBRA_EXIT_REASONS; i++)
 		if (st.exits[i])
@@ -230,7 +278,7 @@ static void report_one(struct vm *vm)
 
 bool guests_wait_and_report(char *summary, size_t size)
 {
-	u32 passed = 0, failed = 0, crashed = 0;
+	u32 passed = 0, failed = 0, crashed = 0, stopped = 0;
 	u64 exits = 0;
 
 	while (__atomic_load_n(&vms_ended, __ATOMIC_SEQ_CST) < nr_vms)
@@ -243,12 +291,14 @@ bool guests_wait_and_report(char *summary, size_t size)
 			failed++;
 		else if (vm->expect_crash)
 			crashed++;
+		else if (vm->expect_stop)
+			stopped++;
 		else
 			passed++;
 	}
 	/* Rejected modules were reported when they were loaded; they never ran. */
 	fmt_snprintf(summary, size, "guests=%u guests_passed=%u guests_failed=%u guests_crashed=%u "
-		     "guests_rejected=%u exits=%lu", nr_vms, passed, failed, crashed, load_errors,
-		     exits);
+		     "guests_stopped=%u guests_rejected=%u exits=%lu", nr_vms, passed, failed, crashed,
+		     stopped, load_errors, exits);
 	return failed == 0;
 }

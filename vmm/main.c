@@ -8,6 +8,7 @@
 #include "arch/x86/serial.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/traps.h"
+#include "arch/x86/tsc.h"
 #include "arch/x86/virt.h"
 #include "boot/mb2.h"
 #include "lib/assert.h"
@@ -97,6 +98,8 @@ void kmain(u32 magic, u32 info_pa)
 	paging_init();
 	memory_init(&boot_info, info_pa);
 	find_cpus();
+	tsc_calibrate();
+	kinfo("tsc: %lu kHz\n", tsc_hz / 1000);
 	lapic_init(acpi_cpus.lapic_base);
 	lapic_enable();
 	bsp->apic_id = lapic_id();

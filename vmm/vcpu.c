@@ -1,6 +1,7 @@
 /* The vCPU run loop and the small operations every exit handler shares. */
 #include "vmm/vcpu.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/regs.h"
 #include "lib/printf.h"
 #include "vmm/exit.h"
 #include "vmm/gmem.h"
@@ -99,20 +100,69 @@ static bool load_root(struct vcpu *v)
 	return true;
 }
 
-void vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
+bool vcpu_update_events(struct vcpu *v)
+{
+	u64 now = rdtsc();
+
+	if (v->timer_deadline && now >= v->timer_deadline) {
+		v->timer_deadline = 0;
+		v->irq_vector = v->timer_vector;
+	}
+	if (!v->halted)
+		return true;
+	if (v->blocking) {
+		/* BLOCK returns 1 for an event (even with interrupts off), 0 at its timeout. */
+		bool event = v->irq_vector != 0;
+		if (!event && now < v->block_deadline)
+			return false;
+		v->regs.gpr[X86_RAX] = event;
+		v->blocking = false;
+		v->halted = false;
+		return true;
+	}
+	/* HLT: only an interrupt the guest will take ends it (HLT with IF=0 ended the guest). */
+	if (v->irq_vector && (v->regs.rflags & RFLAGS_IF))
+		v->halted = false;
+	return !v->halted;
+}
+
+/* Inject the waiting interrupt if the guest can take it now, else ask for the window. */
+static void deliver_irq(struct vcpu *v)
+{
+	if (!v->irq_vector || v->pending.valid)
+		return;
+	if (!virt->irq_window_open(v)) {
+		virt->request_irq_window(v, true);
+		return;
+	}
+	virt->request_irq_window(v, false);
+	v->pending = (struct vevent){ .valid = true, .type = VEVENT_EXT_INTR,
+				      .vector = v->irq_vector };
+	v->irq_vector = 0;
+}
+
+bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
 {
 	struct vm *vm = v->vm;
 	struct vexit x;
+	bool ran = false;
 
-	while (vm->state == VM_RUNNING && rdtsc() < tsc_deadline) {
+	while (vm->state == VM_RUNNING && rdtsc() < tsc_deadline && !v->yielded) {
 		spin_lock(&vm->lock);
-		bool ok = load_root(v);
+		bool ok = vcpu_update_events(v);
+		if (ok) {
+			deliver_irq(v);
+			ok = load_root(v);
+		}
 		spin_unlock(&vm->lock);
 		if (!ok)
 			break;
+		ran = true;
 		virt->vcpu_run(v, &x);
 		spin_lock(&vm->lock);
 		exit_handle(v, &x);
 		spin_unlock(&vm->lock);
 	}
+	v->yielded = false;
+	return ran;
 }

@@ -24,7 +24,10 @@ bool vcpu_set_efer(struct vcpu *v, u64 val);
 /* Handles a CR access exit (decodes MOV CR, CLTS, LMSW, SMSW). */
 void vcpu_cr_access(struct vcpu *v, const struct vexit *x);
 
-/* Runs one vCPU until its guest ends or the time slice is over. */
-void vcpu_run_slice(struct vcpu *v, u64 tsc_deadline);
+/* Runs one vCPU until its guest ends, it halts or yields, or the time slice is over. Returns
+ * false if it could not run at all (halted, waiting for an event). */
+bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline);
+/* Timer expiry and wake-ups; true if the vCPU is runnable. */
+bool vcpu_update_events(struct vcpu *v);
 
 #endif

@@ -24,6 +24,7 @@ enum vm_end {
 	VM_END_SHUTDOWN,   /* triple fault */
 	VM_END_FATAL,      /* something Umbra could not continue (dump printed) */
 	VM_END_LOAD_ERROR, /* never started: bad image or no memory */
+	VM_END_STOPPED,    /* stopped by another guest's STOP_GUEST */
 };
 
 struct vcpu {
@@ -40,6 +41,14 @@ struct vcpu {
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;
 	struct mmu_vcpu mmu;
+	/* Virtual interrupts and waiting. */
+	u8 irq_vector;            /* an interrupt waiting to be injected (0: none) */
+	u8 timer_vector;          /* the one-shot timer's vector */
+	u64 timer_deadline;       /* TSC when it fires (0: not armed) */
+	bool halted;              /* in HLT or BLOCK: not runnable until an event */
+	bool blocking;            /* BLOCK hypercall: wakes on an event or at block_deadline */
+	u64 block_deadline;
+	bool yielded;             /* YIELD: give the CPU away at the end of this exit */
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
 	u64 exits[UMBRA_EXIT_REASONS];
 	u64 exits_total;
@@ -53,6 +62,8 @@ struct vm {
 	u32 status;               /* VM_END_RESULT: (v << 1) | 1 as isa-debug-exit gives it */
 	const char *end_detail;
 	bool expect_crash;        /* the command line says this guest is meant to crash */
+	bool expect_stop;         /* ... or to be stopped by another guest */
+	u32 caps;                 /* UMBRA_CAP_* from caps= */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
 	struct mmu_vm mmu;

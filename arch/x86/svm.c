@@ -131,6 +131,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 /* misc1 intercepts */
 #define I1_INTR BIT(0)
 #define I1_NMI BIT(1)
+#define I1_VINTR BIT(4)
 #define I1_CPUID BIT(18)
 #define I1_HLT BIT(24)
 #define I1_INVLPG BIT(25)
@@ -149,6 +150,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define VMEXIT_EXCP_BASE 0x40
 #define VMEXIT_INTR 0x60
 #define VMEXIT_NMI 0x61
+#define VMEXIT_VINTR 0x64
 #define VMEXIT_CPUID 0x72
 #define VMEXIT_HLT 0x78
 #define VMEXIT_INVLPG 0x79
@@ -282,6 +284,32 @@ static void svm_set_cr2(struct vcpu *v, u64 cr2)
 	vmcb_of(v)->cr2 = cr2;
 }
 
+/* V_IRQ with the highest priority and TPR ignored: a virtual interrupt request that exists only
+ * to make the CPU exit (VINTR) once the guest can take an interrupt; we inject the real one. */
+#define VINTR_V_IRQ BIT(8)
+#define VINTR_PRIO_MAX (0xfull << 16)
+#define VINTR_IGN_TPR BIT(20)
+
+static bool svm_irq_window_open(struct vcpu *v)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+	return (v->regs.rflags & RFLAGS_IF) && !(vmcb->int_shadow & 1);
+}
+
+static void svm_request_irq_window(struct vcpu *v, bool on)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+	u64 bits = VINTR_V_IRQ | VINTR_PRIO_MAX | VINTR_IGN_TPR;
+
+	if (on) {
+		vmcb->vintr |= bits;
+		vmcb->misc1 |= I1_VINTR;
+	} else {
+		vmcb->vintr &= ~bits;
+		vmcb->misc1 &= ~I1_VINTR;
+	}
+}
+
 static u64 event_word(const struct vevent *e)
 {
 	return e->vector | ((u64)e->type << 8) | (e->has_error ? EVENT_HAS_ERR : 0) | EVENT_VALID |
@@ -310,6 +338,7 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 		switch (code) {
 		case VMEXIT_INTR: x->reason = UMBRA_EXIT_INTR; break;
 		case VMEXIT_NMI: x->reason = UMBRA_EXIT_NMI; break;
+		case VMEXIT_VINTR: x->reason = UMBRA_EXIT_IRQ_WINDOW; break;
 		case VMEXIT_CPUID: x->reason = UMBRA_EXIT_CPUID; x->insn_len = 2; break;
 		case VMEXIT_HLT: x->reason = UMBRA_EXIT_HLT; x->insn_len = 1; break;
 		case VMEXIT_INVLPG: x->reason = UMBRA_EXIT_INVLPG; break;
@@ -397,4 +426,6 @@ const struct virt_backend svm_backend = {
 	.read_segments = svm_read_segments,
 	.flush_tlb = svm_flush_tlb,
 	.set_cr2 = svm_set_cr2,
+	.irq_window_open = svm_irq_window_open,
+	.request_irq_window = svm_request_irq_window,
 };

@@ -64,6 +64,11 @@ struct virt_backend {
 	void (*flush_tlb)(struct vcpu *v);
 	/* Guest CR2 as the guest sees it (set when a #PF is injected). */
 	void (*set_cr2)(struct vcpu *v, u64 cr2);
+	/* Could an external interrupt be delivered right now (RFLAGS.IF set, no STI/MOV SS
+	 * shadow)? */
+	bool (*irq_window_open)(struct vcpu *v);
+	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
+	void (*request_irq_window)(struct vcpu *v, bool on);
 };
 
 extern const struct virt_backend svm_backend;

@@ -1,0 +1,15 @@
+/* The time-stamp counter as Umbra's clock: frequency measured at boot, nanoseconds since boot. */
+#ifndef ARCH_X86_TSC_H
+#define ARCH_X86_TSC_H
+
+#include "lib/types.h"
+
+extern u64 tsc_hz;
+
+void tsc_calibrate(void);
+u64 tsc_to_ns(u64 ticks);
+u64 ns_to_tsc(u64 ns);
+/* Nanoseconds since tsc_calibrate ran. */
+u64 monotonic_ns(void);
+
+#endif
