@@ -109,7 +109,6 @@ static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)
 
 /* walk.c: the guest walker. */
 bool mmu_walk(struct mmu_vcpu *vcpu, u64 gva, u32 access, struct mmu_walk *w);
-u64 mmu_rsvd_mask(const struct mmu_vcpu *vcpu, unsigned level, bool large);
 
 /* mmu.c: vCPU root handling. */
 int vcpu_load_root(struct mmu_vcpu *vcpu);

@@ -17,21 +17,21 @@ static void run_expect(const struct fuzz_opts *o, bool should_fail)
 
 static void test_fuzz_asan(void **st UNUSED)
 {
-	struct fuzz_opts o = { .ops = 60000, .seed = 11 };
+	struct fuzz_opts o = { .ops = 300000, .seed = 11 };
 
 	run_expect(&o, false);
 }
 
 static void test_fuzz_nocache(void **st UNUSED)
 {
-	struct fuzz_opts o = { .ops = 20000, .seed = 12, .nocache = true };
+	struct fuzz_opts o = { .ops = 60000, .seed = 12, .nocache = true };
 
 	run_expect(&o, false);
 }
 
 static void test_fuzz_tiny_pool(void **st UNUSED)
 {
-	struct fuzz_opts o = { .ops = 30000, .seed = 13, .pool_pages = 24 };
+	struct fuzz_opts o = { .ops = 60000, .seed = 13, .pool_pages = 24 };
 
 	run_expect(&o, false);
 }
