@@ -16,6 +16,6 @@ run fill fill 0 "shadow fault fill, 4-level guest"
 run cr3 cr3 0 "cached CR3 switch"
 run write write 0 "emulated PT write (zap one entry)"
 run zap zap 0 "zap (misaligned write, 64 leaves)"
-run sw switch 0 "CR3 switch + 16 touches, cached"
-run swn switch 1 "CR3 switch + 16 touches, nocache"
+run sw switch 0 "switch+16 touches, cached (+soft CPU)"
+run swn switch 1 "switch+16 touches, nocache (+soft CPU)"
 if [ "$res_fill" -le 3000 ]; then echo "bench-mmu: fault fill goal <= 3000: met"; else echo "bench-mmu: fault fill goal <= 3000: NOT met"; fi
