@@ -28,9 +28,11 @@ GUEST_NAMES := $(foreach g,$(GUEST_LIST),$(word 1,$(subst :, ,$(g))))
 GUEST_CRASH := crash-triple crash-scribble
 # Guests also run with -cpu qemu64 (no SMEP, SMAP, 1G pages: the skip paths).
 GUEST_QEMU64 := perm32 permpae perm64
-# What the Umbra suites pass as modules.
+# What the Umbra suites pass as modules (each wants mem=16 or more); the crash images are
+# expected to end in a triple fault and never pass.
 GUEST_IMAGES := $(patsubst %,$(GUEST_OUT)/%.elf,$(GUEST_NAMES))
-export GUEST_IMAGES
+GUEST_CRASH_IMAGES := $(patsubst %,$(GUEST_OUT)/%.elf,$(GUEST_CRASH))
+export GUEST_IMAGES GUEST_CRASH_IMAGES
 
 # The library, once per architecture.
 define guest_lib_rule
