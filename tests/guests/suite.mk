@@ -59,9 +59,13 @@ $(GUEST_OUT)/$(1).elf: $(GUEST_OUT)/obj/$(1).o $$(GUEST_LIB_OBJ_$(3)) tests/gues
 endef
 $(foreach g,$(GUEST_LIST),$(eval $(call guest_rule,$(word 1,$(subst :, ,$(g))),$(word 2,$(subst :, ,$(g))),$(word 3,$(subst :, ,$(g))),$(word 4,$(subst :, ,$(g))))))
 
-.PHONY: guests check-guests-native
+.PHONY: guests check-guests-native check-guests-bochs
 guests: $(GUEST_IMAGES)
 
 SUITES += check-guests-native
 check-guests-native: guests
 	@tests/guests/run-native.sh $(GUEST_OUT) "$(GUEST_NAMES)" "$(GUEST_CRASH)" "$(GUEST_QEMU64)"
+
+# Not in SUITES (minutes, not seconds): the same guests under Bochs, BOCHS_CPU=ryzen for AMD.
+check-guests-bochs: guests
+	@tests/guests/run-bochs.sh $(GUEST_OUT) "$(GUEST_NAMES)" "$(GUEST_CRASH)" $(BOCHS_CPU)

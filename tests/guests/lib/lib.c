@@ -465,6 +465,9 @@ static void boot_info_init(void)
 
 void lib_start(void)
 {
+	/* 8 data bits, DLAB off: firmware may leave the UART otherwise (Bochs honours it). The
+	 * divisor is left alone, since with DLAB on a simple model would take it for output. */
+	outb(COM1 + 3, 0x03);
 	boot_info_init();
 	descriptors_init();
 	/* Multiboot leaves CR0 bits other than PE undefined: AM and WP must start clear. */
