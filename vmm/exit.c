@@ -28,12 +28,6 @@ static void emulate_access(struct vcpu *v, const struct mmu_outcome *o)
 	struct x86_insn insn;
 	struct x86_emu_result res;
 
-	if (o->mmio) {
-		console_flush(v->vm);
-		kprintf("[%s] access to unbacked guest-physical address 0x%lx\n", v->vm->name, o->gpa);
-		vm_end(v->vm, VM_END_FATAL, 0, "access outside guest memory");
-		return;
-	}
 	virt->read_segments(v);
 	int r = x86_emulate_at_rip(&v->regs, &gmem_emu_ops, &insn, &res);
 	switch (r) {
@@ -47,6 +41,13 @@ static void emulate_access(struct vcpu *v, const struct mmu_outcome *o)
 			vcpu_inject(v, res.fault.vector, res.fault.has_error, res.fault.error_code);
 		return;
 	default:
+		if (o->mmio) {
+			console_flush(v->vm);
+			kprintf("[%s] cannot emulate the instruction at 0x%lx touching device memory "
+				"at 0x%lx\n", v->vm->name, v->regs.rip, o->gpa);
+			vm_end(v->vm, VM_END_FATAL, 0, "unemulated MMIO access");
+			return;
+		}
 		/* Not an instruction we emulate: stop shadowing the frame so the write runs
 		 * natively, as the MMU would after a flood. */
 		mmu_zap_all(&v->vm->mmu);

@@ -3,6 +3,7 @@
 #include "arch/x86/regs.h"
 #include "lib/string.h"
 #include "mmu/mmu.h"
+#include "vmm/mmio.h"
 #include "vmm/vm.h"
 
 static u32 access_bits(const struct x86_emu_ctx *ctx, u32 base)
@@ -32,6 +33,13 @@ static u64 piece_len(u64 linear, u64 left)
 	return left < room ? left : room;
 }
 
+/* Device memory in pieces the MMIO models take (at most 8 bytes). */
+static void read_mmio(struct vcpu *v, u64 gpa, u8 *p, u64 n)
+{
+	for (u64 done = 0; done < n; done += 8)
+		mmio_read(v, gpa + done, p + done, n - done < 8 ? (unsigned)(n - done) : 8);
+}
+
 static int copy_in(struct vcpu *v, u64 linear, void *buf, u64 len, u32 access,
 		   struct x86_fault *fault)
 {
@@ -41,9 +49,12 @@ static int copy_in(struct vcpu *v, u64 linear, void *buf, u64 len, u32 access,
 		if (!translate(v, linear, access, &gpa, fault))
 			return X86_ACC_FAULT;
 		const void *src = memslots_ptr(&v->vm->mem, gpa, n);
-		if (!src)
-			return X86_ACC_UNHANDLED; /* MMIO: no device model here yet */
-		memcpy(p, src, n);
+		if (src)
+			memcpy(p, src, n);
+		else if (access & PFERR_I)
+			return X86_ACC_UNHANDLED; /* no executing from device memory */
+		else
+			read_mmio(v, gpa, p, n);
 		p += n;
 		linear += n;
 		len -= n;
@@ -74,20 +85,22 @@ static int translate_all(struct vcpu *v, u64 linear, unsigned len, u32 access, u
 		return X86_ACC_FAULT;
 	if (n[1] && !translate(v, linear + n[0], access, &gpa[1], fault))
 		return X86_ACC_FAULT;
-	for (int i = 0; i < 2; i++)
-		if (n[i] && !memslots_ptr(&v->vm->mem, gpa[i], n[i]))
-			return X86_ACC_UNHANDLED;
 	return X86_ACC_OK;
 }
 
-/* mmu_write takes at most 8 bytes within one page. */
+/* RAM through the MMU's write hook (at most 8 bytes at a time), else the MMIO models. */
 static void write_gpa(struct vcpu *v, u64 gpa, const u8 *src, unsigned len)
 {
+	bool ram = memslots_ptr(&v->vm->mem, gpa, len) != NULL;
+
 	while (len) {
 		unsigned n = len > 8 ? 8 : len;
 		u64 val = 0;
 		memcpy(&val, src, n);
-		mmu_write(&v->vm->mmu, gpa, n, val);
+		if (ram)
+			mmu_write(&v->vm->mmu, gpa, n, val);
+		else
+			mmio_write(v, gpa, src, n);
 		gpa += n;
 		src += n;
 		len -= n;
@@ -120,9 +133,14 @@ static int emu_cmpxchg(const struct x86_emu_ctx *ctx, u64 linear, void *expected
 	if (r != X86_ACC_OK)
 		return r;
 	/* The VM lock is held and a VM has one vCPU: nothing else writes its memory now. */
-	memcpy(cur, memslots_ptr(&v->vm->mem, gpa[0], n[0]), n[0]);
-	if (n[1])
-		memcpy(cur + n[0], memslots_ptr(&v->vm->mem, gpa[1], n[1]), n[1]);
+	for (int i = 0; i < 2; i++) {
+		u8 *dst = cur + (i ? n[0] : 0);
+		const void *src = n[i] ? memslots_ptr(&v->vm->mem, gpa[i], n[i]) : NULL;
+		if (src)
+			memcpy(dst, src, n[i]);
+		else if (n[i])
+			read_mmio(v, gpa[i], dst, n[i]);
+	}
 	if (memcmp(cur, expected, len)) {
 		memcpy(expected, cur, len);
 		return X86_ACC_OK;
@@ -143,6 +161,16 @@ const struct x86_emu_ops gmem_emu_ops = {
 int gmem_read_virt(struct vcpu *v, u64 gva, void *buf, u64 len, bool user)
 {
 	struct x86_fault f;
+
+	/* Hypercall buffers must be RAM: device registers are not arguments. */
+	for (u64 off = 0; off < len;) {
+		u64 n = piece_len(gva + off, len - off), gpa;
+		u32 ec;
+		if (!mmu_gva_to_gpa(&v->mmu, gva + off, (user ? PFERR_U : MMU_ACCESS_AC) |
+				    MMU_ACCESS_PEEK, &gpa, &ec) || !memslots_ptr(&v->vm->mem, gpa, n))
+			return -1;
+		off += n;
+	}
 	/* Supervisor callers name their buffers deliberately: SMAP guards implicit accesses. */
 	u32 access = (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK;
 	return copy_in(v, gva, buf, len, access, &f) == X86_ACC_OK ? 0 : -1;
@@ -158,6 +186,7 @@ int gmem_write_virt(struct vcpu *v, u64 gva, const void *buf, u64 len, bool user
 	/* Translate the whole range first so a bad buffer leaves guest memory unchanged. */
 	for (u64 off = 0; off < len;) {
 		u64 n = piece_len(gva + off, len - off);
+		/* Hypercalls write RAM only: a buffer over device memory is a bad buffer. */
 		if (!translate(v, gva + off, access, &gpa, &f) || !memslots_ptr(&v->vm->mem, gpa, n))
 			return -1;
 		off += n;

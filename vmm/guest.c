@@ -12,6 +12,7 @@
 #include "arch/x86/lapic.h"
 #include "vmm/ioport.h"
 #include "vmm/loader.h"
+#include "vmm/multiboot1.h"
 #include "vmm/mmu_host.h"
 #include "vmm/options.h"
 #include "vmm/stats.h"
@@ -77,6 +78,14 @@ static bool parse_guest_options(struct vm *vm, const char *cmdline, u64 *mem_mib
 	while (cmdline_next(&cur, key, sizeof(key), val, sizeof(val))) {
 		if (key[0] == '/' && !val[0])
 			continue; /* the module's own path */
+		if (!strcmp(key, "--") && !val[0]) {
+			/* The rest is the guest's own (a multiboot v1 kernel's command line). */
+			while (*cur == ' ' || *cur == '\t')
+				cur++;
+			fmt_snprintf(vm->guest_args, sizeof(vm->guest_args), "%s", cur);
+			cur += strlen(cur);
+			break;
+		}
 		if (!strcmp(key, "name") && val[0]) {
 			fmt_snprintf(vm->name, sizeof(vm->name), "%s", val);
 		} else if (!strcmp(key, "mem") && parse_u64(val, &n) && n >= 1 && n <= MAX_MEM_MIB) {
@@ -103,8 +112,44 @@ static bool parse_guest_options(struct vm *vm, const char *cmdline, u64 *mem_mib
 	return true;
 }
 
-static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u32 index)
+/* A module line starting with for=NAME is a file for guest NAME (its multiboot modules). */
+static const char *attached_to(const struct mb2_module *mod, char *name, size_t size)
 {
+	const char *c = mod->cmdline ? mod->cmdline : "";
+	while (*c == ' ')
+		c++;
+	if (strncmp(c, "for=", 4))
+		return NULL;
+	c += 4;
+	size_t n = 0;
+	while (c[n] && c[n] != ' ')
+		n++;
+	fmt_snprintf(name, size, "%.*s", (int)n, c);
+	c += n;
+	while (*c == ' ')
+		c++;
+	return c;
+}
+
+/* The files meant for this guest, in the order of their module lines. */
+static unsigned collect_files(const struct boot_info *bi, const char *guest, struct mb1_file *f)
+{
+	char name[VM_NAME_LEN];
+	unsigned n = 0;
+
+	for (u32 i = 0; i < bi->nmodules && n < MB1_MAX_FILES; i++) {
+		const char *rest = attached_to(&bi->modules[i], name, sizeof(name));
+		if (rest && !strcmp(name, guest))
+			f[n++] = (struct mb1_file){ phys_to_virt(bi->modules[i].start),
+						    bi->modules[i].end - bi->modules[i].start, rest };
+	}
+	return n;
+}
+
+static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u32 index,
+		       const struct boot_info *bi)
+{
+	struct mb1_file files[MB1_MAX_FILES];
 	u64 mem_mib;
 	u32 cpu;
 	const char *why;
@@ -118,7 +163,9 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		kprintf("guest %s: no room for %lu MiB of guest memory\n", vm->name, mem_mib);
 		return false;
 	}
-	if (loader_load(vm, phys_to_virt(mod->start), mod->end - mod->start, &why) < 0) {
+	unsigned nfiles = collect_files(bi, vm->name, files);
+	if (loader_load(vm, phys_to_virt(mod->start), mod->end - mod->start, files, nfiles,
+			&why) < 0) {
 		kprintf("guest %s: bad image: %s\n", vm->name, why);
 		memslots_free(&vm->mem);
 		return false;
@@ -134,18 +181,25 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->vcpu.cpu = cpu;
 	vm->vcpu.asid = index + 1;
 	vm->vcpu.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
+	vlapic_reset(&vm->vcpu.vlapic, 0);
+	vm->vcpu.apic_base_msr = VLAPIC_BASE | BIT(11) | BIT(8); /* enabled, BSP */
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s\n", vm->name, mem_mib, vm->vcpu.regs.rip,
 	      cpu, vm->expect_crash ? ", expected to crash" : "");
+	kdebug("guest %s: command line '%s'\n", vm->name, vm->cmdline);
 	return true;
 }
 
 u32 guests_create(const struct boot_info *bi, u32 ncpus)
 {
+	char owner[VM_NAME_LEN];
+
 	cpuid_init();
 	for (u32 i = 0; i < bi->nmodules && nr_vms < MAX_VMS; i++) {
 		struct vm *vm = &vms[nr_vms];
-		if (create_one(vm, &bi->modules[i], ncpus, nr_vms)) {
+		if (attached_to(&bi->modules[i], owner, sizeof(owner)))
+			continue;
+		if (create_one(vm, &bi->modules[i], ncpus, nr_vms, bi)) {
 			nr_vms++;
 		} else {
 			memset(vm, 0, sizeof(*vm));
@@ -273,6 +327,12 @@ static void report_one(struct vm *vm)
 		for (u32 i = 0; i < vm->n_unmodelled; i++)
 			n += fmt_snprintf(line + n, sizeof(line) - n, " 0x%x", vm->unmodelled[i]);
 		kprintf("guest %s: unmodelled ports:%s\n", vm->name, line);
+	}
+	if (vm->n_mmio_unmodelled) {
+		n = 0;
+		for (u32 i = 0; i < vm->n_mmio_unmodelled; i++)
+			n += fmt_snprintf(line + n, sizeof(line) - n, " 0x%lx", vm->mmio_unmodelled[i]);
+		kprintf("guest %s: unmodelled mmio pages:%s\n", vm->name, line);
 	}
 }
 

@@ -1,5 +1,7 @@
 /* Port models: a 16550 that turns each guest line into "[name] line", and isa-debug-exit at 0xf4. */
 #include "vmm/ioport.h"
+#include "arch/x86/serial.h"
+#include "arch/x86/tsc.h"
 #include "lib/printf.h"
 #include "pv/abi.h"
 #include "vmm/vm.h"
@@ -46,16 +48,35 @@ static void note_unmodelled(struct vm *vm, u16 port)
 		vm->unmodelled[vm->n_unmodelled++] = port;
 }
 
+/* Umbra's serial input goes to the guest with the focus: the first one. */
+static bool com1_rx_ready(struct vm *vm)
+{
+	if (!vm->com1_rx_full && vm == &vms[0]) {
+		int c = serial_getc();
+		if (c >= 0) {
+			vm->com1_rx = (u8)c;
+			vm->com1_rx_full = true;
+		}
+	}
+	return vm->com1_rx_full;
+}
+
 static u32 com1_in(struct vm *vm, unsigned reg)
 {
 	bool dlab = vm->com1_lcr & LCR_DLAB;
 	switch (reg) {
-	case 0: return dlab ? vm->com1_dll : 0; /* no input */
+	case 0:
+		if (dlab)
+			return vm->com1_dll;
+		if (!com1_rx_ready(vm))
+			return 0;
+		vm->com1_rx_full = false;
+		return vm->com1_rx;
 	case 1: return dlab ? vm->com1_dlm : vm->com1_ier;
 	case 2: return 0xc1;                     /* FIFOs enabled, no interrupt pending */
 	case 3: return vm->com1_lcr;
 	case 4: return vm->com1_mcr;
-	case 5: return LSR_THRE_TEMT;           /* always ready to send */
+	case 5: return LSR_THRE_TEMT | (com1_rx_ready(vm) ? 1 : 0); /* always ready to send */
 	case 6: return 0xb0;                     /* DCD, DSR, CTS */
 	default: return vm->com1_scr;
 	}
@@ -84,20 +105,100 @@ static void com1_out(struct vm *vm, unsigned reg, u8 v)
 	}
 }
 
+/* ---- 8259 PICs: initialisation words accepted, the interrupt masks kept ---- */
+static bool is_pic(u16 port) { return (port & ~1) == 0x20 || (port & ~1) == 0xa0; }
+
+static u32 pic_in(struct vm *vm, u16 port)
+{
+	int n = port >= 0xa0;
+	return (port & 1) ? vm->pic_mask[n] : 0; /* IRR/ISR: nothing pending */
+}
+
+static void pic_out(struct vm *vm, u16 port, u8 v)
+{
+	int n = port >= 0xa0;
+	if (!(port & 1)) {
+		if (v & 0x10)
+			vm->pic_icw_step[n] = 1; /* ICW1: ICW2..ICW4 follow on the data port */
+		return;
+	}
+	if (vm->pic_icw_step[n]) {
+		vm->pic_icw_step[n] = vm->pic_icw_step[n] == 3 ? 0 : vm->pic_icw_step[n] + 1;
+		return;
+	}
+	vm->pic_mask[n] = v;
+}
+
+/* ---- CMOS/RTC: the time since boot on a fixed date, and the memory size ---- */
+static u8 bcd(unsigned v) { return (u8)(((v / 10) << 4) | (v % 10)); }
+
+static u32 cmos_in(struct vm *vm)
+{
+	u64 secs = monotonic_ns() / 1000000000ull;
+	u64 ext_kb = vm->mem.bytes > (1u << 20) ? (vm->mem.bytes >> 10) - 1024 : 0;
+	u64 above16 = vm->mem.bytes > (16u << 20) ? (vm->mem.bytes - (16u << 20)) >> 16 : 0;
+
+	if (ext_kb > 0xfc00)
+		ext_kb = 0xfc00; /* the 16-bit field saturates at 63 MiB, as on a PC */
+	switch (vm->cmos_index) {
+	case 0x00: return bcd(secs % 60);
+	case 0x02: return bcd((secs / 60) % 60);
+	case 0x04: return bcd((secs / 3600) % 24);
+	case 0x06: return 5;            /* day of week */
+	case 0x07: return bcd(1);       /* 2027-01-01: Umbra's epoch */
+	case 0x08: return bcd(1);
+	case 0x09: return bcd(27);
+	case 0x32: return bcd(20);
+	case 0x0a: return 0x26;         /* no update in progress */
+	case 0x0b: return 0x02;         /* 24-hour, BCD */
+	case 0x0d: return 0x80;         /* battery good */
+	case 0x15: return 640 & 0xff;   /* base memory, KiB */
+	case 0x16: return 640 >> 8;
+	case 0x17: case 0x30: return ext_kb & 0xff;
+	case 0x18: case 0x31: return (ext_kb >> 8) & 0xff;
+	case 0x34: return above16 & 0xff;
+	case 0x35: return (above16 >> 8) & 0xff;
+	default: return 0;
+	}
+}
+
 u32 ioport_in(struct vm *vm, u16 port, unsigned size)
 {
 	u32 ones = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
 	if (port >= COM1 && port < COM1 + 8)
 		return com1_in(vm, port - COM1) & ones;
+	if (is_pic(port))
+		return pic_in(vm, port);
+	if (port == 0x70)
+		return vm->cmos_index;
+	if (port == 0x71)
+		return cmos_in(vm);
+	if (port == 0xcf8 && size == 4)
+		return vm->pci_addr;
+	if (port >= 0xcfc && port <= 0xcff)
+		return ones; /* no PCI devices: every function reads as absent */
 	note_unmodelled(vm, port);
 	return ones;
 }
 
 void ioport_out(struct vm *vm, u16 port, unsigned size, u32 val)
 {
-	(void)size;
 	if (port >= COM1 && port < COM1 + 8) {
 		com1_out(vm, port - COM1, (u8)val);
+		return;
+	}
+	if (is_pic(port)) {
+		pic_out(vm, port, (u8)val);
+		return;
+	}
+	if (port == 0x70) {
+		vm->cmos_index = val & 0x7f; /* bit 7 is the NMI mask */
+		return;
+	}
+	if (port == 0x71 || port == 0x80 || (port >= 0xcfc && port <= 0xcff))
+		return; /* RTC writes, POST codes, PCI data: accepted and dropped */
+	if (port == 0xcf8 && size == 4) {
+		vm->pci_addr = val & 0x80fffffcu;
 		return;
 	}
 	if (port == UMBRA_RESULT_PORT) {

@@ -3,6 +3,7 @@
 #include "arch/x86/regs.h"
 #include "lib/string.h"
 #include "pv/abi.h"
+#include "vmm/multiboot1.h"
 #include "vmm/vm.h"
 
 #define EI_CLASS 4
@@ -80,13 +81,13 @@ static bool overlaps(u64 a, u64 alen, u64 b, u64 blen)
 	return a < b + blen && b < a + alen;
 }
 
-static const char *check_layout(const struct elf_image *e, u64 ram, u64 boot_page)
+static const char *check_layout(const struct elf_image *e, u64 ram, u64 keep, u64 keep_len)
 {
 	for (unsigned i = 0; i < e->nseg; i++) {
 		const struct elf_seg *s = &e->seg[i];
 		if (s->paddr > ram || s->memsz > ram - s->paddr)
 			return "segment outside guest memory";
-		if (overlaps(s->paddr, s->memsz, boot_page, PAGE_SIZE))
+		if (keep_len && overlaps(s->paddr, s->memsz, keep, keep_len))
 			return "segment overlaps the boot information page";
 		for (unsigned j = 0; j < i; j++)
 			if (overlaps(s->paddr, s->memsz, e->seg[j].paddr, e->seg[j].memsz))
@@ -107,24 +108,63 @@ static void flat_segment(struct x86_seg *s, u16 sel, bool code)
 			       .attr = (u16)((code ? 0x9b : 0x93) | X86_SEG_DB | X86_SEG_G) };
 }
 
-int loader_load(struct vm *vm, const u8 *img, u64 size, const char **why)
+int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep_gpa, u64 keep_len, u64 *entry,
+	     u64 *end, const char **why)
 {
 	struct elf_image e;
-	u64 ram = vm->mem.bytes;
-	u64 boot_page = ram - PAGE_SIZE;
 
 	*why = parse_elf(img, size, &e);
 	if (!*why)
-		*why = check_layout(&e, ram, boot_page);
+		*why = check_layout(&e, vm->mem.bytes, keep_gpa, keep_len);
 	if (*why)
 		return -1;
-
+	*end = 0;
 	for (unsigned i = 0; i < e.nseg; i++) {
 		const struct elf_seg *s = &e.seg[i];
 		u8 *dst = memslots_ptr(&vm->mem, s->paddr, s->memsz);
 		memcpy(dst, img + s->off, s->filesz);
 		memset(dst + s->filesz, 0, s->memsz - s->filesz);
+		if (s->paddr + s->memsz > *end)
+			*end = s->paddr + s->memsz;
 	}
+	*entry = e.entry;
+	return 0;
+}
+
+void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx)
+{
+	struct x86_emu_ctx *r = &vm->vcpu.regs;
+	void *opaque = r->opaque;
+
+	memset(r, 0, sizeof(*r));
+	r->opaque = opaque;
+	r->rip = entry;
+	r->rflags = 0x2;
+	r->gpr[X86_RAX] = eax;
+	r->gpr[X86_RBX] = ebx;
+	r->cr0 = CR0_PE | CR0_ET;
+	flat_segment(&r->seg[X86_CS], 0x08, true);
+	for (int s = 0; s < X86_NR_SREGS; s++)
+		if (s != X86_CS)
+			flat_segment(&r->seg[s], 0x10, false);
+}
+
+int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
+		unsigned nfiles, const char **why)
+{
+	u64 ram = vm->mem.bytes;
+	u64 boot_page = ram - PAGE_SIZE;
+	u64 entry, end;
+	const u32 *mb1 = mb1_find_header(img, size);
+
+	if (mb1)
+		return mb1_load(vm, img, size, mb1, files, nfiles, why);
+	if (nfiles) {
+		*why = "modules given to a guest that is not a multiboot v1 kernel";
+		return -1;
+	}
+	if (elf_load(vm, img, size, boot_page, PAGE_SIZE, &entry, &end, why) < 0)
+		return -1;
 
 	/* Boot information at the top of RAM, the command line right after the structure. */
 	struct umbra_boot_info *bi = memslots_ptr(&vm->mem, boot_page, PAGE_SIZE);
@@ -140,17 +180,6 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const char **why)
 					.cmdline_len = (u32)n, .vcpu_id = 0 };
 	memcpy(bi->name, vm->name, sizeof(vm->name) < sizeof(bi->name) ? sizeof(vm->name)
 								       : sizeof(bi->name) - 1);
-
-	struct x86_emu_ctx *r = &vm->vcpu.regs;
-	memset(r, 0, sizeof(*r));
-	r->rip = e.entry;
-	r->rflags = 0x2;
-	r->gpr[X86_RAX] = UMBRA_BOOT_MAGIC;
-	r->gpr[X86_RBX] = boot_page;
-	r->cr0 = CR0_PE | CR0_ET;
-	flat_segment(&r->seg[X86_CS], 0x08, true);
-	for (int s = 0; s < X86_NR_SREGS; s++)
-		if (s != X86_CS)
-			flat_segment(&r->seg[s], 0x10, false);
+	loader_entry_state(vm, entry, UMBRA_BOOT_MAGIC, (u32)boot_page);
 	return 0;
 }

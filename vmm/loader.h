@@ -5,9 +5,19 @@
 #include "lib/types.h"
 
 struct vm;
+struct mb1_file;
 
-/* Loads the image [img, img + size) into vm's RAM and sets its entry state. 0, or <0 with
- * *why saying what is wrong with the image. */
-int loader_load(struct vm *vm, const u8 *img, u64 size, const char **why);
+/* Loads the image [img, img + size) into vm's RAM and sets its entry state: a multiboot v1
+ * kernel the multiboot way (with files as its modules), anything else with Umbra's boot
+ * protocol (pv/abi.h). 0, or <0 with *why saying what is wrong with the image. */
+int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
+		unsigned nfiles, const char **why);
+
+/* The ELF32/ELF64 segments at their physical addresses, none overlapping [keep, +keep_len).
+ * Returns the entry point and the end of the highest segment. */
+int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep, u64 keep_len, u64 *entry,
+	     u64 *end, const char **why);
+/* 32-bit protected mode, paging off, flat segments, interrupts off, EAX/EBX as given. */
+void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx);
 
 #endif

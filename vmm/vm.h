@@ -9,6 +9,7 @@
 #include "mmu/mmu.h"
 #include "pv/abi.h"
 #include "vmm/memslot.h"
+#include "vmm/vlapic.h"
 
 #define MAX_VMS 16
 #define VM_NAME_LEN 24
@@ -41,6 +42,8 @@ struct vcpu {
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;
 	struct mmu_vcpu mmu;
+	struct vlapic vlapic;
+	u64 apic_base_msr;
 	/* Virtual interrupts and waiting. */
 	u8 irq_vector;            /* an interrupt waiting to be injected (0: none) */
 	u8 timer_vector;          /* the one-shot timer's vector */
@@ -70,12 +73,20 @@ struct vm {
 	struct vcpu vcpu;         /* one vCPU per guest for now */
 	u32 cpu;                  /* where its vCPU runs */
 	char cmdline[256];
+	char guest_args[192];     /* after "--" on the module line: a multiboot v1 kernel's own */
 	/* The console line being assembled, printed with the guest's name in front. */
 	char line[128];
 	u32 line_len;
-	u8 com1_lcr, com1_ier, com1_mcr, com1_scr, com1_dll, com1_dlm;
-	u16 unmodelled[VM_UNMODELLED_MAX];
+	u8 com1_lcr, com1_ier, com1_mcr, com1_scr, com1_dll, com1_dlm, com1_rx;
+	bool com1_rx_full;
+	u16 unmodelled[VM_UNMODELLED_MAX];        /* distinct ports read as all ones */
 	u32 n_unmodelled;
+	u64 mmio_unmodelled[VM_UNMODELLED_MAX];   /* distinct unbacked MMIO pages */
+	u32 n_mmio_unmodelled;
+	/* Legacy PC devices. */
+	u8 pic_mask[2], pic_icw_step[2];
+	u32 pci_addr;
+	u8 cmos_index;
 	u64 audit_errors;
 	u64 unemulated;           /* PT writes the emulator could not do: frame unshadowed */
 };
