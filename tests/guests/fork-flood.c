@@ -49,20 +49,25 @@ static void flood(void)
 	kprintf("flood: %u entries rewritten 3 times\n", nent);
 }
 
-/* One store of `width` bytes at byte offset `off` from entry i's start, changing entries
- * i and i+1 to want_i, want_i1 (which must differ from them only inside that window). */
-static void misaligned(unsigned i, unsigned off, unsigned width, uint64_t want_i, uint64_t want_i1)
+/* One store of `width` bytes at byte offset `off` from va_a's entry, changing the entries of
+ * va_a and va_b (adjacent in memory) to want_a, want_b, which must differ from them only
+ * inside that window. */
+static void misaligned(ulong va_a, ulong va_b, unsigned off, unsigned width, uint64_t want_a,
+		       uint64_t want_b)
 {
 	uint8_t img[16];
 	unsigned eb = (unsigned)as.bytes;
+	char *ea = pt_entry(&as, va_a, 1, 0), *eb_ = pt_entry(&as, va_b, 1, 0);
+	if (eb_ != ea + eb)
+		fail("misaligned: entries of %lx and %lx are not adjacent", va_a, va_b);
 	for (unsigned b = 0; b < eb; b++) {
-		img[b] = (uint8_t)(want_i >> (8 * b));
-		img[eb + b] = (uint8_t)(want_i1 >> (8 * b));
+		img[b] = (uint8_t)(want_a >> (8 * b));
+		img[eb + b] = (uint8_t)(want_b >> (8 * b));
 	}
 	uint64_t v = 0;
 	for (unsigned b = 0; b < width; b++)
 		v |= (uint64_t)img[off + b] << (8 * b);
-	ulong p = (ulong)pte_of(i) + off;
+	ulong p = (ulong)ea + off;
 	if (width == 2)
 		asm volatile("movw %1, (%0)" : : "r"(p), "r"((uint16_t)v) : "memory");
 	else if (width == 4)
@@ -71,13 +76,13 @@ static void misaligned(unsigned i, unsigned off, unsigned width, uint64_t want_i
 	else
 		asm volatile("movq %1, (%0)" : : "r"(p), "r"(v) : "memory");
 #endif
-	CHECK(pte_get(&as, pte_of(i)) == want_i && pte_get(&as, pte_of(i + 1)) == want_i1,
+	CHECK(pte_get(&as, ea) == want_a && pte_get(&as, eb_) == want_b,
 	      "misaligned %u-byte write at +%u: entries %llx %llx", width, off,
-	      (unsigned long long)pte_get(&as, pte_of(i)), (unsigned long long)pte_get(&as, pte_of(i + 1)));
-	invlpg(va_of(i));
-	invlpg(va_of(i + 1));
-	expect_maps(va_of(i), (ulong)(want_i & PTE_ADDR), "entry before a misaligned write");
-	expect_maps(va_of(i + 1), (ulong)(want_i1 & PTE_ADDR), "entry after a misaligned write");
+	      (unsigned long long)pte_get(&as, ea), (unsigned long long)pte_get(&as, eb_));
+	invlpg(va_a);
+	invlpg(va_b);
+	expect_maps(va_a, (ulong)(want_a & PTE_ADDR), "entry before a misaligned write");
+	expect_maps(va_b, (ulong)(want_b & PTE_ADDR), "entry after a misaligned write");
 	cases++;
 }
 
@@ -92,14 +97,26 @@ static void misaligned_writes(void)
 	for (unsigned i = 20; i < 24; i++)
 		expect_maps(va_of(i), frame(i), "before misaligned writes");
 	/* 4 bytes straddling entries 20 and 21: 21's frame changes, 20's high bytes are kept. */
-	misaligned(20, eb - 2, 4, frame(20) | pw, frame(3) | pw);
+	misaligned(va_of(20), va_of(21), eb - 2, 4, frame(20) | pw, frame(3) | pw);
 	/* 2 bytes in the middle of entry 22 (bits 8-23): its frame changes. */
-	misaligned(22, 1, 2, frame(7) | pw, frame(23) | pw);
+	misaligned(va_of(22), va_of(23), 1, 2, frame(7) | pw, frame(23) | pw);
 	/* Back again, and in long mode an 8-byte store straddling two entries. */
-	misaligned(20, eb - 2, 4, frame(20) | pw, frame(21) | pw);
+	misaligned(va_of(20), va_of(21), eb - 2, 4, frame(20) | pw, frame(21) | pw);
 #ifdef __x86_64__
-	misaligned(22, 4, 8, frame(7) | pw, frame(11) | pw);
+	misaligned(va_of(22), va_of(23), 4, 8, frame(7) | pw, frame(11) | pw);
 #endif
+	/* Across a page: the last entry of one page table and the first of the next, physically
+	 * adjacent tables of two neighbouring regions. */
+	ulong lsz = level_size(&as, 2), ra = TEST_VA + 4 * lsz, rb = ra + lsz;
+	ulong two = page_alloc_aligned(2 * PAGE_SIZE, PAGE_SIZE);
+	pte_set(&as, pt_entry(&as, ra, 2, 1), two | table_flags(&as, 2));
+	pte_set(&as, pt_entry(&as, rb, 2, 1), (two + PAGE_SIZE) | table_flags(&as, 2));
+	ulong va_a = rb - PAGE_SIZE, va_b = rb;
+	pte_set(&as, pt_entry(&as, va_a, 1, 0), frame(1) | pw);
+	pte_set(&as, pt_entry(&as, va_b, 1, 0), frame(2) | pw);
+	expect_maps(va_a, frame(1), "last entry of a page table");
+	expect_maps(va_b, frame(2), "first entry of the next page table");
+	misaligned(va_a, va_b, eb - 2, 4, frame(1) | pw, frame(6) | pw);
 }
 
 /* Region index x of the page directory that maps TEST_VA, as a virtual address. */

@@ -50,10 +50,13 @@ void pte_set(const struct aspace *as, void *e, uint64_t v)
 #ifdef __x86_64__
 		*(volatile uint64_t *)e = v;
 #else
-		/* A 32-bit guest writes an 8-byte entry in halves: keep P clear in between. */
+		/* A 32-bit guest writes an 8-byte entry in halves: one when the high half stays,
+		 * else with P clear in between so no mix of old and new is ever present. */
 		volatile uint32_t *h = e;
-		h[0] = 0;
-		h[1] = (uint32_t)(v >> 32);
+		if (h[1] != (uint32_t)(v >> 32)) {
+			h[0] = 0;
+			h[1] = (uint32_t)(v >> 32);
+		}
 		h[0] = (uint32_t)v;
 #endif
 	}
