@@ -123,24 +123,18 @@ struct umbra_boot_info {
 
 /* ---- Statistics ----------------------------------------------------------------------------
  * Exit reasons counted per vCPU; the same numbering Umbra's report prints. */
+#define UMBRA_EXIT_REASON_LIST(X) \
+	X(PAGE_FAULT, pf) X(CR_ACCESS, cr) X(INVLPG, invlpg) X(HYPERCALL, hypercall) X(IO, io) \
+	X(MSR, msr) X(CPUID, cpuid) X(HLT, hlt) X(EXCEPTION, exception) X(INTR, intr) X(NMI, nmi) \
+	X(IRQ_WINDOW, irq_window) X(RDTSCP, rdtscp) X(SHUTDOWN, shutdown) X(INVALID, invalid) \
+	X(OTHER, other)
+
+#define UMBRA_EXIT_ENUM_(name, short_name) UMBRA_EXIT_##name,
 enum umbra_exit_reason {
-	UMBRA_EXIT_PAGE_FAULT,
-	UMBRA_EXIT_CR_ACCESS,
-	UMBRA_EXIT_INVLPG,
-	UMBRA_EXIT_HYPERCALL,
-	UMBRA_EXIT_IO,
-	UMBRA_EXIT_MSR,
-	UMBRA_EXIT_CPUID,
-	UMBRA_EXIT_HLT,
-	UMBRA_EXIT_EXCEPTION,
-	UMBRA_EXIT_INTR,
-	UMBRA_EXIT_NMI,
-	UMBRA_EXIT_IRQ_WINDOW,
-	UMBRA_EXIT_SHUTDOWN,
-	UMBRA_EXIT_INVALID,
-	UMBRA_EXIT_OTHER,
+	UMBRA_EXIT_REASON_LIST(UMBRA_EXIT_ENUM_)
 	UMBRA_EXIT_REASONS
 };
+#undef UMBRA_EXIT_ENUM_
 
 struct umbra_mmu_stats {
 	uint64_t faults_fixed;     /* shadow faults that filled or fixed a shadow entry */

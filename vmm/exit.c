@@ -1,5 +1,6 @@
 /* Exit dispatch: one handler per vendor-neutral reason; each decodes, checks, acts, finishes. */
 #include "vmm/exit.h"
+#include "arch/x86/cpu.h"
 #include "arch/x86/emulate.h"
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
@@ -199,6 +200,15 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 	vcpu_inject(v, x->vector, x->has_error, (u32)x->error_code);
 }
 
+static void handle_rdtscp(struct vcpu *v, const struct vexit *x)
+{
+	u64 tsc = rdtsc();
+	v->regs.gpr[X86_RAX] = (u32)tsc;
+	v->regs.gpr[X86_RDX] = tsc >> 32;
+	v->regs.gpr[X86_RCX] = (u32)v->tsc_aux;
+	vcpu_skip(v, x);
+}
+
 static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 {
 	pv_hypercall(v);
@@ -225,6 +235,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	case UMBRA_EXIT_MSR: handle_msr(v, x); break;
 	case UMBRA_EXIT_CPUID: handle_cpuid(v, x); break;
 	case UMBRA_EXIT_HLT: handle_hlt(v, x); break;
+	case UMBRA_EXIT_RDTSCP: handle_rdtscp(v, x); break;
 	case UMBRA_EXIT_EXCEPTION: handle_exception(v, x); break;
 	case UMBRA_EXIT_INTR:
 	case UMBRA_EXIT_NMI:

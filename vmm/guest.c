@@ -183,6 +183,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->vcpu.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
 	vlapic_reset(&vm->vcpu.vlapic, 0);
 	vm->vcpu.apic_base_msr = VLAPIC_BASE | BIT(11) | BIT(8); /* enabled, BSP */
+	vm->vcpu.pat = 0x0007040600070406ull;                     /* the reset value */
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s\n", vm->name, mem_mib, vm->vcpu.regs.rip,
 	      cpu, vm->expect_crash ? ", expected to crash" : "");
@@ -297,9 +298,9 @@ static bool guest_passed(const struct vm *vm)
 static void report_one(struct vm *vm)
 {
 	struct umbra_stats st;
-	static const char *const rn[UMBRA_EXIT_REASONS] = {
-		"pf", "cr", "invlpg", "hypercall", "io", "msr", "cpuid", "hlt", "exception",
-		"intr", "nmi", "irq_window", "shutdown", "invalid", "other" };
+#define EXIT_NAME(name, short_name) #short_name,
+	static const char *const rn[UMBRA_EXIT_REASONS] = { UMBRA_EXIT_REASON_LIST(EXIT_NAME) };
+#undef EXIT_NAME
 	char line[320];
 	int n = 0;
 

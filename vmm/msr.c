@@ -1,4 +1,4 @@
-/* MSR policy: EFER through the MMU context, a few harmless ones kept per vCPU, #GP for the rest. */
+/* MSR policy: the architectural MSRs a kernel may touch, kept per vCPU; #GP for the rest. */
 #include "vmm/msr.h"
 #include "arch/x86/cpu.h"
 #include "vmm/vcpu.h"
@@ -6,9 +6,37 @@
 #define MSR_TSC 0x10
 #define MSR_MTRRCAP 0xfe
 #define MSR_MISC_ENABLE 0x1a0
+#define MSR_MTRR_VAR_FIRST 0x200
+#define MSR_MTRR_VAR_LAST 0x20f
+#define MSR_MTRR_FIX_64K 0x250
+#define MSR_MTRR_FIX_16K_FIRST 0x258
+#define MSR_MTRR_FIX_16K_LAST 0x259
+#define MSR_MTRR_FIX_4K_FIRST 0x268
+#define MSR_MTRR_FIX_4K_LAST 0x26f
 #define MSR_MTRR_DEF_TYPE 0x2ff
 #define MSR_AMD_PERF_FIRST 0xc0010000
 #define MSR_AMD_PERF_LAST 0xc0010007
+
+#define APIC_BASE_BSP BIT(8)
+#define APIC_BASE_ENABLE BIT(11)
+
+static bool is_mtrr(u32 msr)
+{
+	return (msr >= MSR_MTRR_VAR_FIRST && msr <= MSR_MTRR_VAR_LAST) || msr == MSR_MTRR_FIX_64K ||
+	       (msr >= MSR_MTRR_FIX_16K_FIRST && msr <= MSR_MTRR_FIX_16K_LAST) ||
+	       (msr >= MSR_MTRR_FIX_4K_FIRST && msr <= MSR_MTRR_FIX_4K_LAST);
+}
+
+/* PAT: eight memory types, each one of UC, WC, WT, WP, WB, UC-. */
+static bool pat_valid(u64 val)
+{
+	for (int i = 0; i < 8; i++) {
+		u8 t = (u8)(val >> (i * 8));
+		if (t == 2 || t == 3 || t > 7)
+			return false;
+	}
+	return true;
+}
 
 bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 {
@@ -20,18 +48,23 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		*val = rdtsc();
 		return true;
 	case MSR_APIC_BASE:
-		*val = 0xfee00000ull | BIT(11) | (v->id == 0 ? BIT(8) : 0);
+		*val = v->apic_base_msr;
 		return true;
 	case MSR_PAT:
-		*val = 0x0007040600070406ull;
+		*val = v->pat;
 		return true;
-	case MSR_MTRRCAP:
+	case MSR_TSC_AUX:
+		*val = v->tsc_aux;
+		return true;
 	case MSR_MTRR_DEF_TYPE:
+		*val = v->mtrr_def_type;
+		return true;
+	case MSR_MTRRCAP:   /* no variable ranges, no fixed ranges, no WC */
 	case MSR_MISC_ENABLE:
 		*val = 0;
 		return true;
 	default:
-		if (msr >= MSR_AMD_PERF_FIRST && msr <= MSR_AMD_PERF_LAST) {
+		if (is_mtrr(msr) || (msr >= MSR_AMD_PERF_FIRST && msr <= MSR_AMD_PERF_LAST)) {
 			*val = 0;
 			return true;
 		}
@@ -45,9 +78,31 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 	case MSR_EFER:
 		return vcpu_set_efer(v, val);
 	case MSR_PAT:
+		if (!pat_valid(val))
+			return false;
+		v->pat = val; /* the shadow maps guest memory write-back whatever the guest asks */
+		return true;
+	case MSR_TSC_AUX:
+		if (val >> 32)
+			return false;
+		v->tsc_aux = val;
+		return true;
+	case MSR_APIC_BASE:
+		/* The APIC stays at its default address; only the enable bit may change. */
+		if ((val & ~(u64)(APIC_BASE_ENABLE | APIC_BASE_BSP)) != 0xfee00000ull ||
+		    (val & APIC_BASE_BSP) != (v->apic_base_msr & APIC_BASE_BSP))
+			return false;
+		v->apic_base_msr = val;
+		return true;
 	case MSR_MTRR_DEF_TYPE:
-		return true; /* the shadow maps everything write-back; kept simple on purpose */
+		if (val & ~0xcffull)
+			return false;
+		v->mtrr_def_type = val;
+		return true;
+	case MSR_MISC_ENABLE:
+		return true;
 	default:
+		/* MTRR ranges do not exist (MTRRcap says so); AMD counters are inert. */
 		return msr >= MSR_AMD_PERF_FIRST && msr <= MSR_AMD_PERF_LAST;
 	}
 }

@@ -44,6 +44,7 @@ struct vcpu {
 	struct mmu_vcpu mmu;
 	struct vlapic vlapic;
 	u64 apic_base_msr;
+	u64 pat, tsc_aux, mtrr_def_type;
 	/* Virtual interrupts and waiting. */
 	u8 irq_vector;            /* an interrupt waiting to be injected (0: none) */
 	u8 timer_vector;          /* the one-shot timer's vector */

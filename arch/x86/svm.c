@@ -144,6 +144,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define I2_VMRUN BIT(0)
 #define I2_VMMCALL BIT(1)
 #define I2_SVM_INSNS (0x7fu << 0) /* VMRUN VMMCALL VMLOAD VMSAVE STGI CLGI SKINIT */
+#define I2_RDTSCP BIT(7)          /* TSC_AUX is the guest's, not the host's */
 
 #define VMEXIT_CR0_READ 0x00
 #define VMEXIT_CR0_WRITE 0x10
@@ -159,6 +160,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define VMEXIT_SHUTDOWN 0x7f
 #define VMEXIT_VMRUN 0x80
 #define VMEXIT_VMMCALL 0x81
+#define VMEXIT_RDTSCP 0x87
 #define VMEXIT_INVALID 0xffffffffu
 
 #define EVENT_VALID BIT(31)
@@ -186,6 +188,28 @@ static void seg_from_vmcb(struct x86_seg *d, const struct vmcb_seg *s)
 			       .base = s->base };
 }
 
+/* Lets the guest read and write an MSR directly: two bits per MSR in three 2 KiB ranges. */
+static void msrpm_pass(u8 *msrpm, u32 msr)
+{
+	u32 base;
+	if (msr < 0x2000)
+		base = 0;
+	else if (msr - 0xc0000000u < 0x2000)
+		base = 0x800, msr -= 0xc0000000u;
+	else
+		base = 0x1000, msr -= 0xc0010000u;
+	u32 bit = msr * 2;
+	msrpm[base + bit / 8] &= (u8)~(3u << (bit % 8));
+}
+
+/* MSRs whose guest values live in the VMCB (VMLOAD/VMSAVE swap them): the CPU's own checks
+ * (canonical addresses, #GP) apply, and no exit is needed. */
+static const u32 vmcb_msrs[] = {
+	0x174, 0x175, 0x176,                   /* SYSENTER_CS/ESP/EIP */
+	0xc0000081, 0xc0000082, 0xc0000083, 0xc0000084, /* STAR, LSTAR, CSTAR, SFMASK */
+	MSR_FS_BASE, MSR_GS_BASE, MSR_KERNEL_GS_BASE,
+};
+
 static int svm_vcpu_create(struct vcpu *v)
 {
 	/* One allocation: VMCB, I/O permission map (3 pages), MSR permission map (2 pages). */
@@ -198,6 +222,8 @@ static int svm_vcpu_create(struct vcpu *v)
 	/* Every port and every MSR exits: the policies in vmm/ decide. */
 	memset(iopm, 0xff, 3 * PAGE_SIZE);
 	memset(msrpm, 0xff, 2 * PAGE_SIZE);
+	for (unsigned i = 0; i < ARRAY_SIZE(vmcb_msrs); i++)
+		msrpm_pass(msrpm, vmcb_msrs[i]);
 	v->arch = vmcb;
 	v->arch_pa = pa;
 
@@ -206,7 +232,7 @@ static int svm_vcpu_create(struct vcpu *v)
 	vmcb->exceptions = BIT(14) | BIT(6) | BIT(18); /* #PF, #UD (VMCALL), #MC */
 	vmcb->misc1 = I1_INTR | I1_NMI | I1_CPUID | I1_HLT | I1_INVLPG | I1_INVLPGA | I1_IOIO |
 		      I1_MSR | I1_TASK_SWITCH | I1_SHUTDOWN;
-	vmcb->misc2 = I2_SVM_INSNS;
+	vmcb->misc2 = I2_SVM_INSNS | I2_RDTSCP;
 	vmcb->iopm_pa = pa + PAGE_SIZE;
 	vmcb->msrpm_pa = pa + 4 * PAGE_SIZE;
 	vmcb->asid = v->asid;
@@ -344,6 +370,7 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 		case VMEXIT_INVLPG: x->reason = UMBRA_EXIT_INVLPG; break;
 		case VMEXIT_SHUTDOWN: x->reason = UMBRA_EXIT_SHUTDOWN; break;
 		case VMEXIT_VMMCALL: x->reason = UMBRA_EXIT_HYPERCALL; x->insn_len = 3; break;
+		case VMEXIT_RDTSCP: x->reason = UMBRA_EXIT_RDTSCP; x->insn_len = 3; break;
 		case VMEXIT_INVALID: x->reason = UMBRA_EXIT_INVALID; break;
 		case VMEXIT_MSR:
 			x->reason = UMBRA_EXIT_MSR;
