@@ -138,14 +138,14 @@ static void run_case(const struct env *e, enum acc a, unsigned lb, unsigned pb)
 			     (unsigned long long)leafv);
 }
 
-static void run_level(int lvl)
+/* All cases for leaves at level lvl, the parent variations applied at level plevel above it
+ * (0: none has rights bits). */
+static void run_level(int lvl, int plevel)
 {
 	ulong size = level_size(&as, lvl);
 	leaf = lvl;
 	base = frame & ~(size - 1);
-	parent = lvl + 1;
-	if (parent > as.levels || (as.mode == PM_PAE && parent == 3))
-		parent = 0;
+	parent = plevel;
 	map_page(&as, TEST_VA, base, leaf, PTE_P | PTE_W | PTE_U);
 	if (pt_walk(&as, TEST_VA, ents) != leaf)
 		fail("test mapping at level %d not built", leaf);
@@ -198,7 +198,12 @@ static void run_level(int lvl)
 		if (!(as.mode == PM_PAE && l == 3))
 			pte_set(&as, ents[l], table_addr[l] | table_flags(&as, l));
 	invlpg(TEST_VA);
-	kprintf("cases: %s %s pages: %lu\n", pmode_name[as.mode], level_name(&as, leaf), cases - before);
+	if (parent)
+		kprintf("cases: %s %s pages, rights varied at level %d: %lu\n", pmode_name[as.mode],
+			level_name(&as, leaf), parent, cases - before);
+	else
+		kprintf("cases: %s %s pages, no rights above the leaf: %lu\n", pmode_name[as.mode],
+			level_name(&as, leaf), cases - before);
 }
 
 void test_main(void)
@@ -224,11 +229,15 @@ void test_main(void)
 	for (int l = 1; l <= 3 && l <= as.levels; l++) {
 		if (l == 3 && as.mode != PM_64)
 			break;
+		int p = l + 1 > as.levels || (as.mode == PM_PAE && l + 1 == 3) ? 0 : l + 1;
 		if (large_level_ok(&as, l))
-			run_level(l);
+			run_level(l, p);
 		else
 			kprintf("skipped: %s pages not offered\n", level_name(&as, l));
 	}
+	/* Rights combine over the whole walk, not only the last two levels. */
+	if (as.mode == PM_64)
+		run_level(1, 4);
 	if (rsvd_without_p)
 		kprintf("note: %lu reserved-bit faults came without P in the error code (QEMU TCG bug), "
 			"accepted natively\n", rsvd_without_p);
