@@ -176,6 +176,10 @@ unsigned mmu_audit(struct mmu_vm *vm, char *buf, size_t size);
 /* Counters (a snapshot). */
 void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out);
 
+/* Zap every shadow of the guest table at gfn (all roles; not the direct pages of large guest
+ * pages), so the frame is no longer write-protected: for writes the emulator cannot do. */
+void mmu_unshadow_gfn(struct mmu_vm *vm, u64 gfn);
+
 /* Drop every shadow page (not those in use as roots, which are emptied and reloaded). */
 void mmu_zap_all(struct mmu_vm *vm);
 

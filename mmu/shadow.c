@@ -193,6 +193,24 @@ bool sp_reclaim_one(struct mmu_vm *vm)
 	return false;
 }
 
+/* The emulator could not do a write to a page table: let the guest write the frame natively,
+ * as after a flood. Its next use as a page table shadows (and write-protects) it again. */
+void mmu_unshadow_gfn(struct mmu_vm *vm, u64 gfn)
+{
+	struct mmu_page *sp, *next;
+	bool zapped = false;
+
+	for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = next) {
+		next = sp->gfn_next;
+		if (sp->gfn != gfn || sp->role.direct)
+			continue;
+		sp_zap(vm, sp);
+		zapped = true;
+	}
+	if (zapped)
+		vm->stats.unshadowed++;
+}
+
 void mmu_zap_all(struct mmu_vm *vm)
 {
 	while (vm->lru.next != &vm->lru)

@@ -14,6 +14,7 @@ struct mmu_stats {
 	u64 writes_emulated;	/* calls of the write hook on a shadowed frame */
 	u64 flood_zaps;
 	u64 misaligned_zaps;
+	u64 unshadowed;		/* mmu_unshadow_gfn calls that zapped a shadowed frame */
 	u64 root_hits;		/* CR3 loads whose whole root was found cached */
 	u64 root_misses;
 	u64 rmap_desc_in_use;	/* reverse-map descriptors currently allocated */

@@ -51,7 +51,7 @@ static void emulate_access(struct vcpu *v, const struct mmu_outcome *o)
 		}
 		/* Not an instruction we emulate: stop shadowing the frame so the write runs
 		 * natively, as the MMU would after a flood. */
-		mmu_zap_all(&v->vm->mmu);
+		mmu_unshadow_gfn(&v->vm->mmu, o->gpa >> PAGE_SHIFT);
 		v->vm->unemulated++;
 		return;
 	}

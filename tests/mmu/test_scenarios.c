@@ -449,6 +449,53 @@ static void test_two_roles(void **st UNUSED)
 	done(h);
 }
 
+/* A write the emulator cannot do: unshadowing the frame (both of its roles here) lets the guest
+ * write it natively; using it as a table again shadows and write-protects it again. */
+static void test_unshadow(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, self = 0x40a00000, pd, emul, n;
+	struct h_access rd = acc_of(x, ACC_READ, true, 0), rs = acc_of(self, ACC_READ, true, 0);
+
+	fill_frame(h, 0x100, 0xa);
+	g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	pd = g_entry_at(h, G_LONG, cr3, x, 2) >> 12;
+	g_set(h, G_LONG, g_entry_gpa(G_LONG, pd, 2, self), (pd << 12) | GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	CHECK_ACCESS(h, 0, &rd);
+	CHECK_ACCESS(h, 0, &rs);
+	assert_int_equal(shadows_of(h, pd), 2);
+	n = h->vm.stats.unshadowed;
+
+	mmu_unshadow_gfn(&h->vm, pd);
+	assert_int_equal(shadows_of(h, pd), 0);
+	for (struct mmu_list *l = h->vm.lru.next; l != &h->vm.lru; l = l->next)
+		assert_false(sp_of_lru(l)->gfn == pd && !sp_of_lru(l)->role.direct);
+	assert_int_equal(h->vm.stats.unshadowed, n + 1);
+	CHECK_AUDIT(h);
+	mmu_unshadow_gfn(&h->vm, pd);	/* nothing left to zap: not counted */
+	assert_int_equal(h->vm.stats.unshadowed, n + 1);
+
+	/* Two writes through the physmap (the first may refault to map it writable): native. */
+	emul = h->emulated_writes;
+	guest_set(h, G_LONG, (pd << 12) + 0x800, 0);
+	guest_set(h, G_LONG, (pd << 12) + 0x808, 0);
+	assert_int_equal(h->emulated_writes, emul);
+	CHECK_AUDIT(h);
+
+	/* Back in use as a directory: shadowed again, and its writes trap again. */
+	CHECK_ACCESS(h, 0, &rd);
+	assert_int_equal(shadows_of(h, pd), 1);
+	assert_int_equal(pset_count(h->slot[0].s.frames[pd].rmap), 0);
+	CHECK_AUDIT(h);
+	guest_set(h, G_LONG, (pd << 12) + 0x810, 0);
+	assert_int_equal(h->emulated_writes, emul + 1);
+	CHECK_ACCESS(h, 0, &rs);
+	assert_int_equal(shadows_of(h, pd), 2);
+	done(h);
+}
+
 /* ---- 8: large pages, and an entry switching between large and small ---- */
 
 static void large_small(int mode, bool pse, unsigned level)
@@ -646,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_misaligned_flood),
 		cmocka_unit_test(test_quadrants),
 		cmocka_unit_test(test_two_roles),
+		cmocka_unit_test(test_unshadow),
 		cmocka_unit_test(test_large_2m),
 		cmocka_unit_test(test_large_1g),
 		cmocka_unit_test(test_large_pae),
