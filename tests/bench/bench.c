@@ -1,0 +1,198 @@
+/* Benchmark guest: context switches, a fork-like page-table rewrite, page touches, null calls. */
+/* Prints one "BENCH ..." line per measurement; tests/bench/run.sh collects them per mode. The
+ * same image runs natively (QEMU -kernel) and under Umbra, where it adds Umbra's exit counts. */
+#include "tests/guests/lib/guest.h"
+
+const char guest_name[] = GUEST_NAME;
+
+#define MAX_P 32
+#define MAX_W 256
+
+static struct aspace kernel, spaces[MAX_P];
+static int smoke;
+
+static uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Exits and shadow faults so far; natively both stay 0. */
+struct counts { uint64_t exits, faults; };
+
+static struct counts snapshot(void)
+{
+	struct umbra_stats st;
+	if (!on_umbra || umbra_stats(&st))
+		return (struct counts){ 0, 0 };
+	return (struct counts){ st.exits_total, st.mmu.faults_fixed };
+}
+
+/* Exits between two snapshots, less the second statistics call's own exit. */
+static uint64_t exits_between(struct counts a, struct counts b)
+{
+	return on_umbra ? b.exits - a.exits - 1 : 0;
+}
+
+/* Per-operation figures in thousandths, so the line stays integer-only. */
+static void report(const char *what, const char *params, uint64_t ops, uint64_t cycles,
+		   uint64_t exits, uint64_t faults)
+{
+	kprintf("BENCH workload=%s %s ops=%llu cycles_per_op=%llu exits_per_op_x1000=%llu "
+		"faults_per_op_x1000=%llu\n", what, params, (unsigned long long)ops,
+		(unsigned long long)(cycles / ops), (unsigned long long)(exits * 1000 / ops),
+		(unsigned long long)(faults * 1000 / ops));
+}
+
+static int has_word(const char *s, const char *w)
+{
+	for (; *s; s++) {
+		int i = 0;
+		while (w[i] && s[i] == w[i])
+			i++;
+		if (!w[i])
+			return 1;
+	}
+	return 0;
+}
+
+static void touch(int w)
+{
+	for (int p = 0; p < w; p++) {
+		volatile uint32_t *m = (volatile uint32_t *)(TEST_VA + (ulong)p * PAGE_SIZE);
+		m[1] = m[0] + 1;
+	}
+}
+
+/* P address spaces, each touching W pages of its own per turn. */
+static void ctxswitch(int nspaces, int w, int switches)
+{
+	for (int s = 0; s < nspaces; s++) {
+		as_clone_kernel(&spaces[s], &kernel);
+		for (int p = 0; p < w; p++)
+			map_page(&spaces[s], TEST_VA + (ulong)p * PAGE_SIZE, page_alloc(), 1,
+				 PTE_P | PTE_W);
+	}
+	/* Warm-up: one full round builds (and, cached, keeps) every shadow. */
+	for (int s = 0; s < nspaces; s++) {
+		write_cr3(spaces[s].root);
+		touch(w);
+	}
+	struct counts a = snapshot();
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < switches; i++) {
+		write_cr3(spaces[i % nspaces].root);
+		touch(w);
+	}
+	uint64_t t1 = rdtsc();
+	struct counts b = snapshot();
+	write_cr3(kernel.root);
+	static const char *const params[] = { "P=8 W=16", "P=8 W=64", "P=8 W=256", "P=2 W=64",
+					      "P=32 W=64" };
+	int k = nspaces == 8 ? (w == 16 ? 0 : w == 64 ? 1 : 2) : nspaces == 2 ? 3 : 4;
+	report("ctxswitch", params[k], (uint64_t)switches, t1 - t0, exits_between(a, b),
+	       b.faults - a.faults);
+}
+
+static struct umbra_mmu_update batch[512];
+
+/* Rewrite one full page table R times, as fork does: by plain stores (the MMU's flood
+ * detection stops emulating after a few) or as one PV MMU_UPDATE batch. Only the rewrite is
+ * measured; touching the pages again afterwards re-shadows the table for the next round. */
+static void forkflood(int rounds, int pv)
+{
+	struct aspace as;
+	as_clone_kernel(&as, &kernel);
+	ulong frame = page_alloc();
+	void *first = map_page(&as, TEST_VA, frame, 1, PTE_P | PTE_W);
+	int n = (int)(PAGE_SIZE / (ulong)as.bytes);
+	for (int i = 1; i < n; i++)
+		map_page(&as, TEST_VA + (ulong)i * PAGE_SIZE, frame, 1, PTE_P | PTE_W);
+	write_cr3(as.root);
+	touch(n);
+	uint8_t *pt = (uint8_t *)((ulong)first & ~(PAGE_SIZE - 1));
+	uint64_t cycles = 0, exits = 0, faults = 0;
+	/* Round -1 warms up: the batch buffer and the stacks get their shadow entries. */
+	for (int r = -1; r < rounds; r++) {
+		uint64_t val = frame | PTE_P | PTE_W | (r & 1 ? 0 : PTE_A);
+		struct counts a = snapshot();
+		uint64_t t0 = rdtsc();
+		if (pv) {
+			for (int i = 0; i < n; i++)
+				batch[i] = (struct umbra_mmu_update){ (ulong)pt + (ulong)i * as.bytes, val };
+			long done = umbra_hypercall(UMBRA_HC_MMU_UPDATE, (ulong)batch, (ulong)n);
+			CHECK(done == n, "MMU_UPDATE applied %ld of %d", done, n);
+		} else {
+			for (int i = 0; i < n; i++)
+				pte_set(&as, pt + i * as.bytes, val);
+		}
+		uint64_t t1 = rdtsc();
+		struct counts b = snapshot();
+		write_cr3(as.root); /* the flush that follows a fork's rewrite: not the rewrite's */
+		if (r >= 0) {
+			cycles += t1 - t0;
+			exits += exits_between(a, b);
+			faults += b.faults - a.faults;
+		}
+		touch(n);
+	}
+	write_cr3(kernel.root);
+	report("forkflood", pv ? "entries=512 via=pv" : "entries=512 via=store", (uint64_t)rounds,
+	       cycles, exits, faults);
+}
+
+/* Fault in N fresh pages. */
+static void touchpages(int n)
+{
+	struct aspace as;
+	as_clone_kernel(&as, &kernel);
+	for (int i = 0; i < n; i++)
+		map_page(&as, TEST_VA + (ulong)i * PAGE_SIZE, page_alloc(), 1, PTE_P | PTE_W);
+	write_cr3(as.root);
+	struct counts a = snapshot();
+	uint64_t t0 = rdtsc();
+	touch(n);
+	uint64_t t1 = rdtsc();
+	struct counts b = snapshot();
+	write_cr3(kernel.root);
+	report("touch", "pages=fresh", (uint64_t)n, t1 - t0, exits_between(a, b), b.faults - a.faults);
+}
+
+static void nullcall(int calls)
+{
+	if (!on_umbra) {
+		skip_note("null hypercall (no hypervisor)");
+		return;
+	}
+	struct counts a = snapshot();
+	uint64_t t0 = rdtsc();
+	for (int i = 0; i < calls; i++)
+		umbra_hypercall(UMBRA_HC_VERSION, 0, 0);
+	uint64_t t1 = rdtsc();
+	struct counts b = snapshot();
+	report("nullcall", "call=version", (uint64_t)calls, t1 - t0, exits_between(a, b),
+	       b.faults - a.faults);
+}
+
+void test_main(void)
+{
+	static const int ws[] = { 16, 64, 256 }, ps[] = { 2, 8, 32 };
+	smoke = has_word(boot_cmdline, "sizes=smoke");
+	int sw = smoke ? 40 : 400;
+
+	as_init(&kernel, GUEST_MODE);
+	as_activate(&kernel);
+	for (unsigned i = 0; i < 3; i++)
+		if (!smoke || ws[i] == 16)
+			ctxswitch(8, ws[i], sw);
+	/* P=8 W=64 is already in the W sweep. */
+	for (unsigned i = 0; i < 3; i++)
+		if (ps[i] != 8 && (!smoke || ps[i] == 2))
+			ctxswitch(ps[i], 64, sw);
+	forkflood(smoke ? 4 : 40, 0);
+	if (on_umbra)
+		forkflood(smoke ? 4 : 40, 1);
+	touchpages(smoke ? 64 : 1024);
+	nullcall(smoke ? 100 : 2000);
+}

@@ -1,0 +1,20 @@
+# make bench: the benchmark guest in every mode (tests/bench/run.sh); a smoke run in make test.
+BENCH_OUT := $(BUILD)/bench
+BENCH_IMAGE := $(BENCH_OUT)/bench64.elf
+
+$(BENCH_OUT)/bench64.o: tests/bench/bench.c $(GUEST_LIB_HDR)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_CFLAGS_64) -DGUEST_MODE=PM_64 -DGUEST_NAME='"bench"' -c $< -o $@
+$(BENCH_IMAGE): $(BENCH_OUT)/bench64.o $(GUEST_LIB_OBJ_64) tests/guests/lib/guest.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(GUEST_CFLAGS_64) $(GUEST_LDFLAGS) -o $@64 $< $(GUEST_LIB_OBJ_64) -lgcc
+	$(Q)objcopy -O elf32-i386 $@64 $@
+
+.PHONY: bench check-bench
+bench: deps $(BUILD)/umbra.elf $(BENCH_IMAGE) bench-mmu
+	@tests/bench/run.sh full $(BENCH_OUT)
+
+SUITES += check-bench
+check-bench: $(BUILD)/umbra.elf $(BENCH_IMAGE)
+	@tests/bench/run.sh smoke $(BENCH_OUT)/smoke
