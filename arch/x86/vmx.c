@@ -62,6 +62,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 /* Control bits */
 #define PIN_EXT_INTR BIT(0)
 #define PIN_NMI BIT(3)
+#define PROC_INT_WINDOW BIT(2)
 #define PROC_HLT BIT(7)
 #define PROC_INVLPG BIT(9)
 #define PROC_MWAIT BIT(10)
@@ -75,6 +76,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define PROC_MONITOR BIT(29)
 #define PROC_SECONDARY BIT(31)
 #define PROC2_EPT BIT(1)
+#define PROC2_RDTSCP BIT(3)
 #define PROC2_VPID BIT(5)
 #define PROC2_UNRESTRICTED BIT(7)
 #define EXIT_HOST_64 BIT(9)
@@ -96,7 +98,7 @@ enum { INTR_NMI = 2, INTR_SOFT_INT = 4, INTR_PRIV_SOFT_EXC = 5, INTR_SOFT_EXC = 
 
 /* Basic exit reasons */
 enum {
-	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_CPUID = 10, VX_HLT = 12,
+	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10, VX_HLT = 12,
 	VX_INVLPG = 14, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28, VX_IO = 30,
 	VX_RDMSR = 31, VX_WRMSR = 32, VX_BAD_GUEST = 33, VX_BAD_MSR_LOAD = 34, VX_MWAIT = 36,
 	VX_MONITOR = 39, VX_BAD_MC = 41, VX_INVEPT = 50, VX_INVVPID = 53, VX_REASONS = 66,
@@ -107,11 +109,13 @@ enum {
  * exiting instruction's length. VMX instructions and MONITOR/MWAIT (hidden by CPUID) are #UD. */
 #define MAP_SET 0x80
 #define MAP_INSN 0x40
-#define MAP_UD 0x3f
+#define MAP_REASON 0x3f
+#define MAP_UD MAP_REASON /* a pseudo-reason: inject #UD */
 #define M(r) (MAP_SET | (r))
 #define MI(r) (MAP_SET | MAP_INSN | (r))
 static const u8 exit_map[VX_REASONS] = {
 	[VX_EXT_INTR] = M(UMBRA_EXIT_INTR), [VX_TRIPLE_FAULT] = M(UMBRA_EXIT_SHUTDOWN),
+	[VX_INT_WINDOW] = M(UMBRA_EXIT_IRQ_WINDOW),
 	[VX_CPUID] = MI(UMBRA_EXIT_CPUID), [VX_HLT] = MI(UMBRA_EXIT_HLT),
 	[VX_INVLPG] = MI(UMBRA_EXIT_INVLPG), [VX_VMCALL] = MI(UMBRA_EXIT_HYPERCALL),
 	[VX_VMCLEAR ... VX_VMXON] = M(MAP_UD), [VX_INVEPT] = M(MAP_UD), [VX_INVVPID] = M(MAP_UD),
@@ -127,7 +131,7 @@ struct vmx_caps {
 	bool ready;
 	u32 revision;
 	u32 pin, proc, proc2, exit, entry; /* entry without IA-32e mode guest */
-	bool vpid, invvpid_single, load_efer, ack_intr, tpr_shadow;
+	bool vpid, invvpid_single, load_efer, ack_intr, tpr_shadow, rdtscp;
 	u64 cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 	const char *error;
 };
@@ -138,7 +142,8 @@ static u64 current_vmcs[NR_CPUS];
 
 /* MSRs the guest reaches directly: the entry MSR-load list loads the guest's values and the
  * exit MSR-store list saves them to the same place (the host never uses them: no user mode,
- * no SWAPGS). EFER joins the list on CPUs without the EFER entry/exit controls. */
+ * no SWAPGS, no RDTSCP). TSC_AUX joins the list for a guest RDTSCP that runs natively (its
+ * writes still exit: vmm/msr.c owns the value), and EFER on CPUs without the EFER controls. */
 static const u32 swapped_msrs[] = { MSR_KERNEL_GS_BASE, 0xc0000081 /* STAR */,
 				    0xc0000082 /* LSTAR */, 0xc0000083 /* CSTAR */,
 				    0xc0000084 /* SFMASK */ };
@@ -153,8 +158,9 @@ struct msr_entry {
 
 /* Per-vCPU backend state, in the last page of the vCPU's allocation. */
 struct vmx_vcpu {
-	struct msr_entry guest_msrs[NR_SWAPPED + 1]; /* + EFER without the EFER controls */
-	struct msr_entry host_msrs[1];               /* host EFER, likewise */
+	struct msr_entry guest_msrs[NR_SWAPPED + 2]; /* + TSC_AUX, EFER */
+	struct msr_entry host_msrs[1];               /* host EFER without the EFER controls */
+	struct msr_entry *tsc_aux, *efer;            /* their guest entries, if listed */
 	u64 vmcs_pa;
 	u64 cr2;          /* the guest's CR2 between runs */
 	u64 exit_rip;     /* RIP at the last exit: a moved RIP ends any STI/MOV SS shadow */
@@ -222,7 +228,8 @@ static const char *read_caps(struct vmx_caps *c)
 		    PIN_EXT_INTR | PIN_NMI, 0, &c->pin))
 		return "no external-interrupt or NMI exiting";
 	/* CR8 goes to a TPR shadow when there is one, else it exits: never to the real TPR. */
-	u32 need = PROC_HLT | PROC_INVLPG | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_IO_BITMAPS;
+	u32 need = PROC_HLT | PROC_INVLPG | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_IO_BITMAPS |
+		   PROC_INT_WINDOW;
 	u32 want = PROC_MWAIT | PROC_MONITOR | PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW;
 	u32 proc_msr = tru ? MSR_VMX_TRUE_PROCBASED_CTLS : MSR_VMX_PROCBASED_CTLS;
 	adjust(proc_msr, need, want, &c->proc);
@@ -230,14 +237,16 @@ static const char *read_caps(struct vmx_caps *c)
 	if (!c->tpr_shadow)
 		need |= PROC_CR8_LOAD | PROC_CR8_STORE;
 	if (!adjust(proc_msr, need, want, &c->proc))
-		return "no HLT, INVLPG, CR3, CR8 or I/O-bitmap exiting";
+		return "no HLT, INVLPG, CR3, CR8, interrupt-window or I/O-bitmap exiting";
+	c->proc &= ~(u32)PROC_INT_WINDOW; /* on only while Umbra waits for the window */
 
 	/* Shadow paging: never EPT or unrestricted guest, even where offered. */
 	c->proc2 = 0;
 	if (c->proc & PROC_SECONDARY) {
 		u64 ev = rdmsr(MSR_VMX_EPT_VPID_CAP);
 		bool invvpid = (ev & CAP_INVVPID) && (ev & (CAP_INVVPID_SINGLE | CAP_INVVPID_ALL));
-		adjust(MSR_VMX_PROCBASED_CTLS2, 0, invvpid ? PROC2_VPID : 0, &c->proc2);
+		adjust(MSR_VMX_PROCBASED_CTLS2, 0, PROC2_RDTSCP | (invvpid ? PROC2_VPID : 0),
+		       &c->proc2);
 		if (c->proc2 & (PROC2_EPT | PROC2_UNRESTRICTED))
 			return "secondary controls force EPT or unrestricted guest";
 		c->invvpid_single = ev & CAP_INVVPID_SINGLE;
@@ -245,6 +254,7 @@ static const char *read_caps(struct vmx_caps *c)
 			c->proc &= ~PROC_SECONDARY;
 	}
 	c->vpid = c->proc2 & PROC2_VPID;
+	c->rdtscp = c->proc2 & PROC2_RDTSCP;
 
 	if (!adjust(tru ? MSR_VMX_TRUE_EXIT_CTLS : MSR_VMX_EXIT_CTLS, EXIT_HOST_64,
 		    EXIT_ACK_INTR | EXIT_SAVE_EFER | EXIT_LOAD_EFER, &c->exit))
@@ -444,8 +454,13 @@ static void write_controls(struct vcpu *v)
 
 	for (u32 i = 0; i < NR_SWAPPED; i++)
 		s->guest_msrs[i] = (struct msr_entry){ .index = swapped_msrs[i] };
+	if (caps.rdtscp) {
+		s->tsc_aux = &s->guest_msrs[nmsr++];
+		s->tsc_aux->index = MSR_TSC_AUX;
+	}
 	if (!caps.load_efer) {
-		s->guest_msrs[nmsr++] = (struct msr_entry){ .index = MSR_EFER };
+		s->efer = &s->guest_msrs[nmsr++];
+		s->efer->index = MSR_EFER;
 		s->host_msrs[0] = (struct msr_entry){ .index = MSR_EFER, .value = rdmsr(MSR_EFER) };
 		vmwrite(F_EXIT_MSR_LOAD, state_pa + offsetof(struct vmx_vcpu, host_msrs));
 		vmwrite(F_EXIT_MSR_LOAD_N, 1);
@@ -573,7 +588,7 @@ static void vmx_update_paging(struct vcpu *v)
 	if (caps.load_efer)
 		vmwrite(F_GUEST_EFER, efer);
 	else
-		s->guest_msrs[NR_SWAPPED].value = efer;
+		s->efer->value = efer;
 }
 
 static void vmx_read_segments(struct vcpu *v)
@@ -606,6 +621,28 @@ static void flush_vpid(struct vcpu *v)
 	u64 type = caps.invvpid_single ? 1 : 2;
 	if (caps.vpid)
 		__asm__ volatile("invvpid %0, %1" ::"m"(desc), "r"(type) : "cc", "memory");
+}
+
+/* The STI/MOV SS shadow as the next entry will see it: an instruction Umbra completed (RIP
+ * moved) ends it, and blocking by STI cannot outlive RFLAGS.IF. */
+static u64 entry_shadow(struct vcpu *v)
+{
+	const struct vmx_vcpu *s = state_of(v);
+	if (!s->launched || v->regs.rip != s->exit_rip)
+		return 0;
+	u64 shadow = vmread(F_GUEST_INTERRUPTIBILITY) & 3;
+	return (v->regs.rflags & RFLAGS_IF) ? shadow : shadow & ~1ull;
+}
+
+static bool vmx_irq_window_open(struct vcpu *v)
+{
+	return (v->regs.rflags & RFLAGS_IF) && load_vmcs(state_of(v)) && !entry_shadow(v);
+}
+
+static void vmx_request_irq_window(struct vcpu *v, bool on)
+{
+	if (load_vmcs(state_of(v)))
+		vmwrite(F_PROC, on ? caps.proc | PROC_INT_WINDOW : caps.proc);
 }
 
 static u32 event_word(const struct vevent *e)
@@ -658,12 +695,12 @@ static void decode_exit(struct vcpu *v, struct vexit *x)
 		return;
 	if (m & MAP_INSN)
 		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
-	if ((m & MAP_UD) == MAP_UD) {
+	if ((m & MAP_REASON) == MAP_UD) {
 		x->reason = UMBRA_EXIT_EXCEPTION;
 		x->vector = 6;
 		return;
 	}
-	x->reason = m & MAP_UD;
+	x->reason = m & MAP_REASON;
 	switch (basic) {
 	case VX_EXT_INTR:
 		x->raw_info2 = vmread(F_EXIT_INTR);
@@ -704,9 +741,12 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	vmwrite(F_GUEST_RSP, r->gpr[X86_RSP]);
 	vmwrite(F_GUEST_RIP, r->rip);
 	vmwrite(F_GUEST_RFLAGS, r->rflags);
-	/* Umbra moved RIP past an instruction: its STI or MOV SS shadow is over. */
-	if (s->launched && r->rip != s->exit_rip)
-		vmwrite(F_GUEST_INTERRUPTIBILITY, vmread(F_GUEST_INTERRUPTIBILITY) & ~3ull);
+	if (s->launched) {
+		u64 in = vmread(F_GUEST_INTERRUPTIBILITY);
+		vmwrite(F_GUEST_INTERRUPTIBILITY, (in & ~3ull) | entry_shadow(v));
+	}
+	if (s->tsc_aux)
+		s->tsc_aux->value = v->tsc_aux;
 	u32 intr = 0;
 	if (v->pending.valid) {
 		intr = event_word(&v->pending);
@@ -751,6 +791,10 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 		if (type == INTR_SOFT_INT || type == INTR_PRIV_SOFT_EXC || type == INTR_SOFT_EXC)
 			v->pending.valid = false;
 	}
+	/* Blocked on the host since the exit: the host's own handler runs, as it would natively
+	 * (and under SVM, once GIF is set again), and its IRET unblocks NMIs. */
+	if (x->reason == UMBRA_EXIT_NMI)
+		__asm__ volatile("int $2" ::: "memory");
 	if (x->reason == UMBRA_EXIT_INTR) {
 		/* Acknowledged on exit: the vector is ours to finish (only the timer, whose work
 		 * the exit itself has done). Otherwise it is still pending: take it now. */
@@ -774,4 +818,6 @@ const struct virt_backend vmx_backend = {
 	.read_segments = vmx_read_segments,
 	.flush_tlb = vmx_flush_tlb,
 	.set_cr2 = vmx_set_cr2,
+	.irq_window_open = vmx_irq_window_open,
+	.request_irq_window = vmx_request_irq_window,
 };
