@@ -22,6 +22,10 @@ static void wr(u32 reg, u32 v) { *(volatile u32 *)(lapic + reg) = v; }
 void lapic_init(u64 base)
 {
 	lapic = (volatile u8 *)(uintptr_t)base;
+	/* The firmware leaves the 8259s unmasked with IRQ 0 on vector 8: the first sti (a CPU
+	 * sleeping while its guests wait for their timers) would take the PIT tick as a #DF. */
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
 }
 
 void lapic_enable(void)
