@@ -243,7 +243,9 @@ static const char *read_caps(struct vmx_caps *c)
 	/* Shadow paging: never EPT or unrestricted guest, even where offered. */
 	c->proc2 = 0;
 	if (c->proc & PROC_SECONDARY) {
-		u64 ev = rdmsr(MSR_VMX_EPT_VPID_CAP);
+		/* The EPT/VPID capability MSR exists only where one of the two does. */
+		u32 may2 = (u32)(rdmsr(MSR_VMX_PROCBASED_CTLS2) >> 32);
+		u64 ev = may2 & (PROC2_EPT | PROC2_VPID) ? rdmsr(MSR_VMX_EPT_VPID_CAP) : 0;
 		bool invvpid = (ev & CAP_INVVPID) && (ev & (CAP_INVVPID_SINGLE | CAP_INVVPID_ALL));
 		adjust(MSR_VMX_PROCBASED_CTLS2, 0, PROC2_RDTSCP | (invvpid ? PROC2_VPID : 0),
 		       &c->proc2);
