@@ -411,11 +411,16 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	vmcb->rflags = v->regs.rflags;
 	vmcb->event_inj = v->pending.valid ? event_word(&v->pending) : 0;
 	v->pending.valid = false;
+	if (npt_on(vmcb))
+		vmcb->g_pat = v->pat; /* the guest's PAT combines with the nested table's types */
 	if (v->tlb_flush) {
 		vmcb->tlb_control = TLB_FLUSH_ALL;
 		v->tlb_flush = false;
 	}
 
+	/* Bochs' VMRUN does not load CR2 from the VMCB (hardware and QEMU do): put the guest's
+	 * value in the real register too, so the guest reads its own CR2 on every platform. */
+	write_cr2(vmcb->cr2);
 	svm_world_switch(v->arch_pa, v->regs.gpr, this_cpu()->virt_host_pa);
 
 	vmcb->tlb_control = 0;
