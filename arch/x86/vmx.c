@@ -100,9 +100,10 @@ enum { INTR_NMI = 2, INTR_SOFT_INT = 4, INTR_PRIV_SOFT_EXC = 5, INTR_SOFT_EXC = 
 enum {
 	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10, VX_HLT = 12,
 	VX_INVLPG = 14, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28, VX_IO = 30,
-	VX_RDMSR = 31, VX_WRMSR = 32, VX_BAD_GUEST = 33, VX_BAD_MSR_LOAD = 34, VX_MWAIT = 36,
-	VX_MONITOR = 39, VX_BAD_MC = 41, VX_INVEPT = 50, VX_INVVPID = 53, VX_REASONS = 66,
+	VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MONITOR = 39, VX_INVEPT = 50,
+	VX_INVVPID = 53, VX_REASONS = 66,
 };
+/* Set with reasons 33 (invalid guest state), 34 (MSR loading), 41 (machine check). */
 #define EXIT_ENTRY_FAILED BIT(31)
 
 /* How each basic reason maps to a vexit: the umbra reason, and whether the CPU reports the
@@ -122,8 +123,6 @@ static const u8 exit_map[VX_REASONS] = {
 	[VX_MWAIT] = M(MAP_UD), [VX_MONITOR] = M(MAP_UD),
 	[VX_CR] = MI(UMBRA_EXIT_CR_ACCESS), [VX_IO] = MI(UMBRA_EXIT_IO),
 	[VX_RDMSR] = MI(UMBRA_EXIT_MSR), [VX_WRMSR] = MI(UMBRA_EXIT_MSR),
-	[VX_BAD_GUEST] = M(UMBRA_EXIT_INVALID), [VX_BAD_MSR_LOAD] = M(UMBRA_EXIT_INVALID),
-	[VX_BAD_MC] = M(UMBRA_EXIT_INVALID),
 };
 
 /* What every CPU offers, read once: the control words to use and the optional features. */
@@ -652,12 +651,15 @@ static u32 event_word(const struct vevent *e)
 	return e->vector | ((u32)e->type << 8) | (e->has_error ? INTR_HAS_ERROR : 0) | INTR_VALID;
 }
 
-static void entry_failed(struct vcpu *v, struct vexit *x, const char *what, u64 detail)
+/* Says why the CPU refused to enter, with what an entry check most often trips over. */
+static void entry_failed(struct vcpu *v, struct vexit *x, const char *what, u64 detail,
+			 u64 qual)
 {
 	const struct vmx_vcpu *s = state_of(v);
 
-	kprintf("[%s] vmx: %s 0x%lx; guest cr0=0x%lx cr4=0x%lx cr3=0x%lx entry_ctls=0x%x "
-		"rip=0x%lx rflags=0x%lx\n", v->vm->name, what, detail, vmread(F_GUEST_CR0),
+	kprintf("[%s] vmx: %s %lu (qualification %lu); guest cr0=0x%lx cr4=0x%lx cr3=0x%lx "
+		"entry_ctls=0x%x rip=0x%lx rflags=0x%lx\n", v->vm->name, what, detail, qual,
+		vmread(F_GUEST_CR0),
 		vmread(F_GUEST_CR4), vmread(F_GUEST_CR3), s->entry_ctls, vmread(F_GUEST_RIP),
 		vmread(F_GUEST_RFLAGS));
 	x->reason = UMBRA_EXIT_INVALID;
@@ -672,7 +674,7 @@ static void decode_exit(struct vcpu *v, struct vexit *x)
 	*x = (struct vexit){ .raw_code = code, .raw_info1 = qual, .reason = UMBRA_EXIT_OTHER };
 	if (code & EXIT_ENTRY_FAILED) {
 		x->raw_info2 = vmread(F_INSN_ERROR);
-		entry_failed(v, x, "VM entry failed: exit reason/qualification", code | qual << 32);
+		entry_failed(v, x, "VM entry failed: exit reason", basic, qual);
 		return;
 	}
 	if (basic == VX_EXCEPTION) {
@@ -721,11 +723,6 @@ static void decode_exit(struct vcpu *v, struct vexit *x)
 	case VX_WRMSR:
 		x->msr_write = true;
 		break;
-	case VX_BAD_GUEST:
-	case VX_BAD_MSR_LOAD:
-	case VX_BAD_MC:
-		entry_failed(v, x, "VM entry failed: reason", basic);
-		break;
 	default:
 		break;
 	}
@@ -769,7 +766,7 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 			x->raw_info2 = vmread(F_INSN_ERROR);
 		entry_failed(v, x, fail == 2 ? "VMLAUNCH/VMRESUME failed: VM-instruction error"
 					     : "VMLAUNCH/VMRESUME failed without a current VMCS",
-			     x->raw_info2);
+			     x->raw_info2, 0);
 		return;
 	}
 	s->launched = true;
