@@ -411,8 +411,6 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	vmcb->rflags = v->regs.rflags;
 	vmcb->event_inj = v->pending.valid ? event_word(&v->pending) : 0;
 	v->pending.valid = false;
-	if (npt_on(vmcb))
-		vmcb->g_pat = v->pat; /* the guest's PAT combines with the nested table's types */
 	if (v->tlb_flush) {
 		vmcb->tlb_control = TLB_FLUSH_ALL;
 		v->tlb_flush = false;
