@@ -5,6 +5,30 @@
 #define VMCS_HOST_RSP 0x6c14
 #define VMCS_HOST_RIP 0x6c16
 
+/* The GPRs the stub moves itself: RSP lives in the VMCS, RDI (the array's base) goes last. */
+.macro for_gprs op
+	\op rax, 0
+	\op rcx, 1
+	\op rdx, 2
+	\op rbx, 3
+	\op rbp, 5
+	\op rsi, 6
+	\op r8, 8
+	\op r9, 9
+	\op r10, 10
+	\op r11, 11
+	\op r12, 12
+	\op r13, 13
+	\op r14, 14
+	\op r15, 15
+.endm
+.macro load reg, i
+	movq G(\i)(%rdi), %\reg
+.endm
+.macro save reg, i
+	movq %\reg, G(\i)(%rdi)
+.endm
+
 	.text
 	.globl vmx_world_switch
 /*
@@ -35,20 +59,7 @@ vmx_world_switch:
 	/* Decide now: nothing below may touch the flags. */
 	testl %esi, %esi
 
-	movq G(0)(%rdi), %rax
-	movq G(1)(%rdi), %rcx
-	movq G(2)(%rdi), %rdx
-	movq G(3)(%rdi), %rbx
-	movq G(5)(%rdi), %rbp
-	movq G(6)(%rdi), %rsi
-	movq G(8)(%rdi), %r8
-	movq G(9)(%rdi), %r9
-	movq G(10)(%rdi), %r10
-	movq G(11)(%rdi), %r11
-	movq G(12)(%rdi), %r12
-	movq G(13)(%rdi), %r13
-	movq G(14)(%rdi), %r14
-	movq G(15)(%rdi), %r15
+	for_gprs load
 	movq G(7)(%rdi), %rdi
 	jz 1f
 	vmresume
@@ -65,20 +76,7 @@ vmx_world_switch:
 .Lexit:
 	pushq %rdi
 	movq 16(%rsp), %rdi	/* the gpr array, above the guest RDI and the CR2 slot */
-	movq %rax, G(0)(%rdi)
-	movq %rcx, G(1)(%rdi)
-	movq %rdx, G(2)(%rdi)
-	movq %rbx, G(3)(%rdi)
-	movq %rbp, G(5)(%rdi)
-	movq %rsi, G(6)(%rdi)
-	movq %r8, G(8)(%rdi)
-	movq %r9, G(9)(%rdi)
-	movq %r10, G(10)(%rdi)
-	movq %r11, G(11)(%rdi)
-	movq %r12, G(12)(%rdi)
-	movq %r13, G(13)(%rdi)
-	movq %r14, G(14)(%rdi)
-	movq %r15, G(15)(%rdi)
+	for_gprs save
 	popq %rax
 	movq %rax, G(7)(%rdi)
 	popq %rdx
