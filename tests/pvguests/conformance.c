@@ -98,17 +98,28 @@ static int filled(const void *p, ulong n, uint8_t v)
 
 static void unknown_numbers(void)
 {
-	static const ulong nrs[] = { 0, UMBRA_HC_COUNT, 0x7fffffff, 0xffffffffu, ~0ul };
+	static const ulong nrs[] = { 0, UMBRA_HC_COUNT, 0x7fffffff, 0xffffffffu, ~0ul,
+#ifdef __x86_64__
+				     (1ul << 32) | UMBRA_HC_VERSION, /* all 64 bits count */
+#endif
+	};
+	const unsigned n = sizeof(nrs) / sizeof(nrs[0]);
 	ulong faults = fault_count;
 	for (int insn = PV_VMCALL; insn <= PV_VMMCALL; insn++) {
-		for (unsigned i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+		struct umbra_stats s0 = stats_now();
+		for (unsigned i = 0; i < n; i++)
 			EXPECT("unknown number -> ENOSYS", pv_hypercall_insn(insn, nrs[i], 1, 2, 3, 4), E(ENOSYS));
-		/* The foreign instruction is a hypercall too. */
 		EXPECT("version by either insn", pv_hypercall_insn(insn, UMBRA_HC_VERSION, 0, 0, 0, 0),
 		       UMBRA_ABI_VERSION);
 		EXPECT("yield by either insn", pv_hypercall_insn(insn, UMBRA_HC_YIELD, 0, 0, 0, 0), 0);
 		EXPECT("console by either insn",
 		       pv_hypercall_insn(insn, UMBRA_HC_CONSOLE_WRITE, (ulong)"pv: insn ok\n", 12, 0, 0), 12);
+		/* The foreign instruction is a hypercall too, reached through Umbra's #UD intercept. */
+		struct umbra_stats s1 = stats_now();
+		EXPECT("each a hypercall", s1.exits[UMBRA_EXIT_HYPERCALL] - s0.exits[UMBRA_EXIT_HYPERCALL], n + 4);
+		EXPECT(insn == (int)pv_insn ? "native insn: no #UD exits" : "foreign insn: one #UD exit each",
+		       s1.exits[UMBRA_EXIT_EXCEPTION] - s0.exits[UMBRA_EXIT_EXCEPTION],
+		       insn == (int)pv_insn ? 0 : n + 3);
 	}
 	EXPECT("no #UD reached the guest", fault_count - faults, 0);
 }
