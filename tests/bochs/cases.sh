@@ -2,6 +2,7 @@
 # check-bochs: boots Umbra under Bochs: VMX on Haswell, and SVM on Ryzen as a second opinion.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"
+. "$(dirname "$0")/../harness/guest-groups.sh"
 
 case_run bochs-haswell-smp2 --emu bochs --cpu corei7_haswell_4770 --smp 2 \
   --expect cpus_online=2 --expect virt=vmx --expect virt_cpus=2 --expect-log "vmx rev=.* ept=yes"
@@ -9,5 +10,9 @@ case_run bochs-ryzen-smp2 --emu bochs --cpu ryzen --smp 2 \
   --expect cpus_online=2 --expect virt=svm --expect virt_cpus=2 --expect-log "nrip_save=yes"
 case_run bochs-haswell-cpus1 --emu bochs --cpu corei7_haswell_4770 --smp 2 --cmdline "cpus=1" \
   --expect cpus_online=1 --expect virt=vmx
+
+# The guest suite: VMX on Haswell, SVM on Ryzen (Bochs' second opinion on the SVM backend).
+guest_groups bochs-haswell --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 300
+guest_groups bochs-ryzen --emu bochs --cpu ryzen --smp 2 --timeout 300
 
 suite_end bochs

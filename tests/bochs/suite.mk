@@ -1,5 +1,5 @@
 # check-bochs: Umbra on Bochs (VMX on Haswell, SVM on Ryzen).
 SUITES += check-bochs
 .PHONY: check-bochs
-check-bochs: $(BUILD)/umbra.elf
+check-bochs: $(BUILD)/umbra.elf guests
 	@tests/bochs/cases.sh
