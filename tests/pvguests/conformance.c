@@ -7,6 +7,9 @@
 const char guest_name[] = GUEST_NAME;
 void user_tests(void);
 
+#define MB2_BOOT_MAGIC 0x36d76289u
+extern ulong boot_magic; /* entry.S: EAX at entry */
+
 #define PTE_VA (TEST_VA + 3 * PAGE_SIZE) /* the page whose entry the MMU cases rewrite */
 #define NPAGES 8
 #define CROSS(n) (USER_PAGE + PAGE_SIZE - (n)) /* n mapped bytes, then the hole */
@@ -410,6 +413,9 @@ void test_main(void)
 	bytes = (unsigned)pvt_as.bytes;
 	pte_pa = (ulong)pt_entry(&pvt_as, PTE_VA, 1, 1);
 	pv_init();
+	/* The library takes multiboot v1 and Umbra's protocol; GRUB's multiboot2 is ours to tell. */
+	if ((uint32_t)boot_magic == MB2_BOOT_MAGIC)
+		kprintf("pv: booted by GRUB multiboot2\n");
 	kprintf("pv: %s, hypercall insn %s, tsc %llu Hz\n", pv_on_umbra ? "on Umbra: hypercall ops" :
 		"no Umbra: native ops", pv_insn == PV_VMMCALL ? "vmmcall" : "vmcall",
 		(unsigned long long)pv_tsc_hz);
