@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# check-mb1: boots each multiboot v1 kernel under qemu -kernel and as a guest of Umbra (QEMU SVM,
+# Bochs VMX) and requires the same serial output and exit status. Last line "mb1: N passed, M failed".
+#
+# run.sh OUTDIR [CASE...]   (default: every case; MB1_BOCHS=0 skips the Bochs runs)
+#
+# Compared: the native serial log against the guest's "[NAME] " lines in Umbra's log, after
+# dropping the library's banner ("KERNEL: booted by ..., N MiB RAM, [not ]on Umbra; cpu: ...")
+# which by design names the loader, the RAM size the firmware reports and CPUID features; and
+# the native exit status against "guest NAME: ended=result status=N". Umbra's audit must be clean.
+set -u
+out=${1:?usage: run.sh OUTDIR [CASE...]}
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+logs=$out/logs
+mkdir -p "$logs"
+
+# name|kernel|arguments|regexes (none or more, each a line "guest NAME: REGEX" of Umbra's report
+# must match). Every case runs natively and on SVM.
+cases=(
+  "serial|serial|exit=0x10 hello world|"
+  "serial-exit20|serial|exit=0x20 leaves with status 65|"
+  "serial-exit0|serial|exit=0 leaves with status 1|"
+  "serial-exit7f|serial|exit=0x7f|"
+  "devices|devices||"
+  "cpu|cpu||"
+  "unmodelled|unmodelled||unmodelled ports:.* 0x60\b|unmodelled ports:.* 0x64\b|unmodelled ports:.* 0x3f4\b|unmodelled ports:.* 0x3f2\b|unmodelled mmio pages:.* 0xfec00000\b"
+  "paging32|paging32||"
+  "pagingpae|pagingpae||"
+  "paging64|paging64||"
+)
+# Bochs is some ten times slower than QEMU: the cases that are not the same path again.
+bochs_cases=" serial-exit20 devices cpu unmodelled paging32 pagingpae paging64 "
+[ "${MB1_BOCHS:-1}" = 0 ] && bochs_cases=" "
+want=" $* "
+
+banner='^[a-z0-9]+: booted by [A-Za-z]+, [0-9]+ MiB RAM, (not )?on Umbra; cpu: .*$'
+jobs_max=$(( $(nproc 2>/dev/null || echo 2) + 1 ))
+start_s=$(date +%s)
+
+wait_slot() { while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done; }
+
+native() { # case kernel args
+  local log=$logs/$1-native.log
+  timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 16M -kernel "$out/$2.elf" \
+    -append "$3" -display none -serial "file:$log" -monitor none -no-reboot \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log.qemu" 2>&1
+  echo $? >"$log.rc"
+}
+
+umbra() { # case kernel args emu
+  local emu=$4 cpu=max tag=svm
+  [ "$emu" = bochs ] && cpu=corei7_haswell_4770 tag=vmx
+  local mod="$out/$2.elf name=$1 mem=16"
+  [ -n "$3" ] && mod="$mod -- $3"
+  "$root/tests/harness/run-case.sh" --emu "$emu" --cpu "$cpu" --cmdline "audit=1" \
+    --timeout 240 --module "$mod" "mb1-$1-$tag" >"$logs/$1-$tag.harness" 2>&1
+}
+
+selected=()
+for c in "${cases[@]}"; do
+  IFS='|' read -r name kernel args _ <<<"$c"
+  [ "$want" != "  " ] && [[ $want != *" $name "* ]] && continue
+  selected+=("$c")
+done
+# Bochs first: the longest runs should not be the last ones to start.
+for c in "${selected[@]}"; do
+  IFS='|' read -r name kernel args _ <<<"$c"
+  [[ $bochs_cases == *" $name "* ]] && { wait_slot; umbra "$name" "$kernel" "$args" bochs & }
+done
+for c in "${selected[@]}"; do
+  IFS='|' read -r name kernel args _ <<<"$c"
+  wait_slot; native "$name" "$kernel" "$args" &
+  wait_slot; umbra "$name" "$kernel" "$args" qemu &
+done
+wait
+
+pass=0 failn=0 failed=()
+# judge CASE TAG REGEXES...: compares one Umbra run with the native one.
+judge() {
+  local name=$1 tag=$2; shift 2
+  local nlog=$logs/$name-native.log ulog=$root/build/harness/mb1-$name-$tag/serial.txt
+  local why="" nrc ustatus expect=$logs/$name-native.txt got=$logs/$name-$tag.txt
+  nrc=$(cat "$nlog.rc" 2>/dev/null || echo none)
+  tr -d '\r' <"$nlog" 2>/dev/null | grep -avE "$banner" >"$expect"
+  tr -d '\r' <"$ulog" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' |
+    grep -aE "^\[$name\]( |$)" | grep -av "^\[$name\] MMU AUDIT:" |
+    sed -E "s/^\[$name\] ?//" | grep -avE "$banner" >"$got"
+  ustatus=$(tr -d '\r' <"$ulog" 2>/dev/null | sed -nE "s/^guest $name: ended=([a-z]+) status=([0-9]+) .*/\1 \2/p")
+  local audit
+  audit=$(tr -d '\r' <"$ulog" 2>/dev/null | sed -nE "s/^guest $name: mmu: .*audit_errors=([0-9]+).*/\1/p")
+  [ "$ustatus" = "result $nrc" ] ||
+    why="exit status: native $nrc, Umbra '${ustatus:-no report}'"
+  [ "${audit:-none}" = 0 ] || why="${why:+$why; }audit errors: ${audit:-no report}"
+  diff -q "$expect" "$got" >/dev/null || why="${why:+$why; }serial output differs"
+  for r in "$@"; do
+    tr -d '\r' <"$ulog" | grep -aqE "^guest $name: $r" || why="${why:+$why; }report lacks /$r/"
+  done
+  if [ -z "$why" ]; then
+    pass=$((pass + 1))
+    echo "PASS $name ($tag): $(wc -l <"$expect") lines, status $nrc"
+    return
+  fi
+  failn=$((failn + 1)); failed+=("$name-$tag")
+  echo "FAIL $name ($tag): $why"
+  diff -u --label "native $name" --label "umbra $tag $name" "$expect" "$got" | head -n 40
+  echo "---- Umbra's log: $ulog (harness: $logs/$name-$tag.harness) ----"
+  tr -d '\r' <"$ulog" 2>/dev/null | grep -avE "^\[$name\] " | tail -n 25
+  echo "----"
+}
+
+for c in "${selected[@]}"; do
+  IFS='|' read -r name kernel args rest <<<"$c"
+  regexes=()
+  [ -n "$rest" ] && IFS='|' read -r -a regexes <<<"$rest"
+  nrc=$(cat "$logs/$name-native.log.rc" 2>/dev/null || echo none)
+  # The native run checks itself: a kernel must not fail on the reference platform.
+  if [ "$kernel" != serial ] && [ "$nrc" != 33 ]; then
+    echo "NOTE $name: native status $nrc, not 33 (the kernel fails on QEMU itself)"
+  fi
+  judge "$name" svm "${regexes[@]+"${regexes[@]}"}"
+  [[ $bochs_cases == *" $name "* ]] && judge "$name" vmx "${regexes[@]+"${regexes[@]}"}"
+done
+[ ${#failed[@]} -eq 0 ] || echo "failed: ${failed[*]}"
+echo "mb1: run time $(( $(date +%s) - start_s )) s"
+echo "mb1: $pass passed, $failn failed"
+[ "$failn" -eq 0 ]

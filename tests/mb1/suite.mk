@@ -1,0 +1,39 @@
+# Multiboot v1 differential kernels (tests/mb1/): build rules and the check-mb1 suite.
+# Each kernel boots under qemu -kernel and as a guest of Umbra; output and exit status must agree.
+MB1_OUT := $(BUILD)/mb1
+# name:source:arch:mode for every image (mode only matters to the paging kernels).
+MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 \
+            unmodelled:unmodelled:32:PM_OFF \
+            paging32:paging:32:PM_32 pagingpae:paging:32:PM_PAE paging64:paging:64:PM_64
+MB1_NAMES := $(foreach k,$(MB1_LIST),$(word 1,$(subst :, ,$(k))))
+MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
+
+define mb1_common_rule
+$(MB1_OUT)/obj$(1)/mb1.o: tests/mb1/mb1.c tests/mb1/mb1.h $(GUEST_LIB_HDR)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(GUEST_CFLAGS) $$(GUEST_CFLAGS_$(1)) -c $$< -o $$@
+endef
+$(eval $(call mb1_common_rule,32))
+$(eval $(call mb1_common_rule,64))
+
+# name, source, arch, mode; 64-bit images become ELF32 as in tests/guests/suite.mk.
+define mb1_rule
+$(MB1_OUT)/obj/$(1).o: tests/mb1/$(2).c tests/mb1/mb1.h $(GUEST_LIB_HDR)
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  CC      $$< ($(1))")
+	$$(Q)$$(CC) $$(GUEST_CFLAGS) $$(GUEST_CFLAGS_$(3)) -DGUEST_MODE=$(4) -c $$< -o $$@
+$(MB1_OUT)/$(1).elf: $(MB1_OUT)/obj/$(1).o $(MB1_OUT)/obj$(3)/mb1.o $$(GUEST_LIB_OBJ_$(3)) \
+		     tests/guests/lib/guest.ld
+	@$$(if $$(Q),echo "  LD      $$@")
+	$$(Q)$$(CC) $$(GUEST_CFLAGS_$(3)) $$(GUEST_LDFLAGS) -o $$@$(if $(filter 64,$(3)),64) \
+	  $$< $(MB1_OUT)/obj$(3)/mb1.o $$(GUEST_LIB_OBJ_$(3)) -lgcc
+	$(if $(filter 64,$(3)),$$(Q)objcopy -O elf32-i386 $$@64 $$@)
+endef
+$(foreach k,$(MB1_LIST),$(eval $(call mb1_rule,$(word 1,$(subst :, ,$(k))),$(word 2,$(subst :, ,$(k))),$(word 3,$(subst :, ,$(k))),$(word 4,$(subst :, ,$(k))))))
+
+.PHONY: mb1 check-mb1
+mb1: $(MB1_IMAGES)
+
+SUITES += check-mb1
+check-mb1: $(BUILD)/umbra.elf mb1
+	@tests/mb1/run.sh $(MB1_OUT)

@@ -1,0 +1,23 @@
+/* mb1 kernel: touches devices Umbra does not model (i8042, floppy, IOAPIC) and still finishes. */
+#include "tests/mb1/mb1.h"
+
+const char guest_name[] = "unmodelled";
+
+/* Natively these are real devices with their own values: none is printed. The runner checks
+ * that Umbra's report names 0x60, 0x64, 0x3f4 and the IOAPIC page. */
+void test_main(void)
+{
+	volatile uint8_t sink;
+	sink = inb(0x64);  /* i8042 status */
+	sink = inb(0x60);  /* i8042 data */
+	sink = inb(0x3f4); /* floppy main status (q35 has no floppy: all ones natively too) */
+	outb(0x3f2, 0x00); /* floppy digital output: motors off, controller held in reset */
+	(void)sink;
+	kprintf("ports: keyboard and floppy read\n");
+	/* IOAPIC: select the version register and read it through the window. */
+	*phys32(0xfec00000u) = 1;
+	volatile uint32_t ver = *phys32(0xfec00010u);
+	(void)ver;
+	kprintf("mmio: ioapic page read and written\n");
+	kprintf("still running after unmodelled devices\n");
+}
