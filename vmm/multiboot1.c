@@ -150,7 +150,8 @@ int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struc
 		m[i] = (struct mb1_module){ (u32)mods_gpa[i], (u32)(mods_gpa[i] + files[i].size),
 					    (u32)s, 0 };
 	}
-	/* The PC layout QEMU reports: low RAM, the EBDA, the BIOS area, then the rest. */
+	/* The PC layout QEMU reports: low RAM, the EBDA, the BIOS area, then the rest; mem_lower
+	 * stops at the EBDA too (639 KiB, what QEMU's BIOS reports). */
 	struct mb1_mmap *e = memslots_ptr(&vm->mem, mmap, sizeof(*e) * 4);
 	e[0] = (struct mb1_mmap){ 20, 0, 0x9fc00, 1 };
 	e[1] = (struct mb1_mmap){ 20, 0x9fc00, 0x400, 2 };
@@ -160,7 +161,7 @@ int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struc
 	struct mbi *mbi = memslots_ptr(&vm->mem, info, sizeof(*mbi));
 	*mbi = (struct mbi){
 		.flags = MBI_MEMORY | MBI_BOOTDEV | MBI_CMDLINE | MBI_MODS | MBI_MMAP | MBI_LOADER,
-		.mem_lower = 640, .mem_upper = (u32)((vm->mem.bytes >> 10) - 1024),
+		.mem_lower = 0x9fc00 >> 10, .mem_upper = (u32)((vm->mem.bytes >> 10) - 1024),
 		.boot_device = 0x8000ffffu, .cmdline = (u32)cmdline, .mods_count = nfiles,
 		.mods_addr = (u32)mods, .mmap_length = sizeof(*e) * 4, .mmap_addr = (u32)mmap,
 		.boot_loader_name = (u32)loader,
