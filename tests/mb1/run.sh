@@ -16,22 +16,24 @@ root=$(cd "$here/../.." && pwd)
 logs=$out/logs
 mkdir -p "$logs"
 
-# name|kernel|arguments|regexes (none or more, each a line "guest NAME: REGEX" of Umbra's report
-# must match). Every case runs natively and on SVM.
+# name|kernel|arguments|modules ("FILE ARGS;FILE ARGS", files relative to the tree)|regexes
+# (none or more, each a line "guest NAME: REGEX" of Umbra's report must match). Every case runs
+# natively and on SVM.
 cases=(
-  "serial|serial|exit=0x10 hello world|"
-  "serial-exit20|serial|exit=0x20 leaves with status 65|"
-  "serial-exit0|serial|exit=0 leaves with status 1|"
-  "serial-exit7f|serial|exit=0x7f|"
-  "devices|devices||"
-  "cpu|cpu||"
-  "unmodelled|unmodelled||unmodelled ports:.* 0x60\b|unmodelled ports:.* 0x64\b|unmodelled ports:.* 0x3f4\b|unmodelled ports:.* 0x3f2\b|unmodelled mmio pages:.* 0xfec00000\b"
-  "paging32|paging32||"
-  "pagingpae|pagingpae||"
-  "paging64|paging64||"
+  "serial|serial|exit=0x10 hello world||"
+  "serial-exit20|serial|exit=0x20 leaves with status 65||"
+  "serial-exit0|serial|exit=0 leaves with status 1||"
+  "serial-exit7f|serial|exit=0x7f||"
+  "boot|boot|words after the name|tests/mb1/mb1.h first module;tests/mb1/boot.c|"
+  "devices|devices|||"
+  "cpu|cpu|||"
+  "unmodelled|unmodelled|||unmodelled ports:.* 0x60\b|unmodelled ports:.* 0x64\b|unmodelled ports:.* 0x3f4\b|unmodelled ports:.* 0x3f2\b|unmodelled mmio pages:.* 0xfec00000\b"
+  "paging32|paging32|||"
+  "pagingpae|pagingpae|||"
+  "paging64|paging64|||"
 )
 # Bochs is some ten times slower than QEMU: the cases that are not the same path again.
-bochs_cases=" serial-exit20 devices cpu unmodelled paging32 pagingpae paging64 "
+bochs_cases=" serial-exit20 boot devices cpu unmodelled paging32 pagingpae paging64 "
 [ "${MB1_BOCHS:-1}" = 0 ] && bochs_cases=" "
 want=" $* "
 
@@ -41,21 +43,30 @@ start_s=$(date +%s)
 
 wait_slot() { while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done; }
 
-native() { # case kernel args
-  local log=$logs/$1-native.log
+native() { # case kernel args modules
+  local log=$logs/$1-native.log initrd=()
+  [ -n "$4" ] && initrd=(-initrd "$(sed "s|^|$root/|; s|;|,$root/|g" <<<"$4")")
   timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 16M -kernel "$out/$2.elf" \
-    -append "$3" -display none -serial "file:$log" -monitor none -no-reboot \
+    -append "$3" "${initrd[@]+"${initrd[@]}"}" -display none -serial "file:$log" -monitor none -no-reboot \
     -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$log.qemu" 2>&1
   echo $? >"$log.rc"
 }
 
-umbra() { # case kernel args emu
-  local emu=$4 cpu=max tag=svm
+umbra() { # case kernel args modules emu
+  local emu=$5 cpu=max tag=svm list=() files=() f
   [ "$emu" = bochs ] && cpu=corei7_haswell_4770 tag=vmx
   local mod="$out/$2.elf name=$1 mem=16"
   [ -n "$3" ] && mod="$mod -- $3"
+  if [ -n "$4" ]; then
+    IFS=';' read -r -a list <<<"$4"
+    for f in "${list[@]}"; do
+      if [[ $f == *" "* ]]; then f="${f%% *} for=$1 ${f#* }"; else f="$f for=$1"; fi
+      files+=(--module "$root/$f")
+    done
+  fi
   "$root/tests/harness/run-case.sh" --emu "$emu" --cpu "$cpu" --cmdline "audit=1" \
-    --timeout 240 --module "$mod" "mb1-$1-$tag" >"$logs/$1-$tag.harness" 2>&1
+    --timeout 240 --module "$mod" "${files[@]+"${files[@]}"}" "mb1-$1-$tag" \
+    >"$logs/$1-$tag.harness" 2>&1
 }
 
 selected=()
@@ -66,13 +77,13 @@ for c in "${cases[@]}"; do
 done
 # Bochs first: the longest runs should not be the last ones to start.
 for c in "${selected[@]}"; do
-  IFS='|' read -r name kernel args _ <<<"$c"
-  [[ $bochs_cases == *" $name "* ]] && { wait_slot; umbra "$name" "$kernel" "$args" bochs & }
+  IFS='|' read -r name kernel args mods _ <<<"$c"
+  [[ $bochs_cases == *" $name "* ]] && { wait_slot; umbra "$name" "$kernel" "$args" "$mods" bochs & }
 done
 for c in "${selected[@]}"; do
-  IFS='|' read -r name kernel args _ <<<"$c"
-  wait_slot; native "$name" "$kernel" "$args" &
-  wait_slot; umbra "$name" "$kernel" "$args" qemu &
+  IFS='|' read -r name kernel args mods _ <<<"$c"
+  wait_slot; native "$name" "$kernel" "$args" "$mods" &
+  wait_slot; umbra "$name" "$kernel" "$args" "$mods" qemu &
 done
 wait
 
@@ -111,7 +122,7 @@ judge() {
 }
 
 for c in "${selected[@]}"; do
-  IFS='|' read -r name kernel args rest <<<"$c"
+  IFS='|' read -r name kernel args mods rest <<<"$c"
   regexes=()
   [ -n "$rest" ] && IFS='|' read -r -a regexes <<<"$rest"
   nrc=$(cat "$logs/$name-native.log.rc" 2>/dev/null || echo none)
