@@ -142,7 +142,10 @@ int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struc
 
 	struct mb1_module *m = memslots_ptr(&vm->mem, mods, sizeof(*m) * (nfiles ? nfiles : 1));
 	for (unsigned i = 0; i < nfiles; i++) {
-		u64 s = place_string(&p, files[i].cmdline ? files[i].cmdline : "", NULL);
+		/* QEMU and GRUB start a module's string with its file name, which Umbra does not
+		 * know: the guest's name stands in for it, as on the kernel's own command line. */
+		const char *args = files[i].cmdline;
+		u64 s = place_string(&p, vm->name, args && args[0] ? args : NULL);
 		if (!s) {
 			*why = "guest memory too small for the module command lines";
 			return -1;
