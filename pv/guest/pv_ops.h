@@ -38,7 +38,9 @@ struct pv_ops {
 	uint64_t (*time_ns)(void); /* monotonic */
 };
 
-/* The restricted subset for guest user-mode (CPL 3) code: every call is class R. */
+/* The restricted subset for guest user-mode (CPL 3) code: every call is class R. Natively
+ * yield does nothing, time reads the TSC (CR4.TSD clear) and console_write needs I/O
+ * privilege (IOPL 3), as there is no hypervisor to ask. */
 struct pv_mod_ops {
 	long (*console_write)(const char *buf, pv_ulong len);
 	long (*yield)(void);

@@ -96,6 +96,11 @@ struct umbra_stats stats_now(void)
 	struct umbra_stats s;
 	if (umbra_stats(&s))
 		fail("STATS failed");
+	/* Exit reasons come before the MMU counters: a different count moves them. */
+	if (s.size != sizeof(s) || s.reasons != UMBRA_EXIT_REASONS)
+		fail("ABI mismatch: Umbra's struct umbra_stats has %u bytes and %u exit reasons, this "
+		     "guest's %u and %u (built against another pv/abi.h)", s.size, s.reasons,
+		     (unsigned)sizeof(s), (unsigned)UMBRA_EXIT_REASONS);
 	return s;
 }
 
