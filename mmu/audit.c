@@ -2,6 +2,22 @@
 #include "lib/printf.h"
 #include "mmu/walk.h"
 
+/*
+ * Two forms. mmu_audit checks everything. mmu_audit_incremental checks only what changed since
+ * the last audit, and is as strong because every invariant below is a conjunction of
+ * predicates on one shadow entry, one page's page-level state or one frame, and each of the
+ * few functions that change shadow state (sp_get, sp_link, sp_drop_spte, sp_zap, sp_put_root,
+ * vcpu_load_root, spte_set_leaf, spte_clear_leaf, rmap_write_protect) or guest page-table
+ * memory (mmu_write, the walker's A/D update) marks the items whose predicates read what it
+ * changed: the entry, the page whose parent set or root count changed, the frame whose rmap or
+ * shadow count changed, the entries mirroring a written guest entry. The full audit's counts
+ * (parents = links, rmap size = writable leaves) become two-sided membership checks: every
+ * link is in its child's parent set and every parent-set member is a live link to the child
+ * (likewise writable leaves and rmaps), which for sets is the same as equal counts. What lies
+ * outside this model (a guest table changed behind mmu_write's back, a corrupted set) is left
+ * to the full audit, run every vm->audit_full_every calls and at the end.
+ */
+
 struct audit {
 	struct mmu_vm *vm;
 	char *buf;
@@ -151,29 +167,39 @@ static void check_link(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 		FAIL(a, "link %llx[%u] missing from child's parents", (unsigned long long)sp->gfn, idx);
 }
 
-static void check_page(struct audit *a, struct mmu_page *sp)
+static void check_entry(struct audit *a, struct mmu_page *sp, unsigned idx)
+{
+	u64 e = sp->spt[idx];
+
+	if (!(e & PTE_P))
+		return;
+	if (sp->role.level == 1)
+		check_leaf(a, sp, idx, e);
+	else
+		check_link(a, sp, idx, e);
+}
+
+static void check_page_state(struct audit *a, struct mmu_page *sp)
 {
 	struct mmu_vm *vm = a->vm;
 	struct mmu_frame *f;
-	unsigned i;
 
 	if (sp_lookup(vm, sp->gfn, sp->role) != sp)
 		FAIL(a, "page %llx/%x not found in the gfn hash", (unsigned long long)sp->gfn,
 		     sp->role.word);
-	if (sp_find_hpa(vm, sp->hpa) != sp)
-		FAIL(a, "page %llx not found in the hpa hash", (unsigned long long)sp->gfn);
+	if (sp_find_hpa(vm, sp->hpa) != sp || sp_of_sptep(vm, sp->spt) != sp)
+		FAIL(a, "page %llx not found in the hpa or va hash", (unsigned long long)sp->gfn);
 	if (!sp->role.direct && (f = frame_of(vm, sp->gfn)) != NULL && f->rmap)
 		FAIL(a, "shadowed gfn %llx has writable mappings", (unsigned long long)sp->gfn);
-	for (i = 0; i < SPT_ENTRIES; i++) {
-		u64 e = sp->spt[i];
+}
 
-		if (!(e & PTE_P))
-			continue;
-		if (sp->role.level == 1)
-			check_leaf(a, sp, i, e);
-		else
-			check_link(a, sp, i, e);
-	}
+static void check_page(struct audit *a, struct mmu_page *sp)
+{
+	unsigned i;
+
+	check_page_state(a, sp);
+	for (i = 0; i < SPT_ENTRIES; i++)
+		check_entry(a, sp, i);
 }
 
 static void check_parents(struct audit *a, struct mmu_page *sp)
@@ -204,14 +230,36 @@ static void count_roots(struct audit *a)
 
 			if (sp)
 				sp->audit_roots++;
-			if (v->pae_root[i] != (sp ? sp->hpa | PTE_P : 0))
-				FAIL(a, "vcpu PAE root entry %u is stale", i);
+			/* QEMU (TCG, SVM) sets A in these PDPTEs, where the bit means nothing. */
+			if ((v->pae_root[i] & ~PTE_A) != (sp ? sp->hpa | PTE_P : 0))
+				FAIL(a, "vcpu PAE root entry %u is %llx, not %llx (glevels %u)", i,
+				     (unsigned long long)v->pae_root[i],
+				     (unsigned long long)(sp ? sp->hpa | PTE_P : 0), v->base_role.glevels);
 			if (v->root_valid && sp && sp->invalid)
 				FAIL(a, "vcpu runs on a zapped root");
 		}
 		if (v->root_valid && v->root && v->root->invalid)
 			FAIL(a, "vcpu runs on a zapped root");
 	}
+}
+
+static u32 frame_shadows(struct mmu_vm *vm, u64 gfn)
+{
+	struct mmu_page *sp;
+	u32 n = 0;
+
+	for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = sp->gfn_next)
+		n += sp->gfn == gfn && !sp->role.direct;
+	return n;
+}
+
+static void check_shadow_count(struct audit *a, u64 gfn, const struct mmu_frame *f)
+{
+	u32 shadows = frame_shadows(a->vm, gfn);
+
+	if (shadows != f->shadowed)
+		FAIL(a, "gfn %llx: %u shadow pages, count says %u", (unsigned long long)gfn, shadows,
+		     f->shadowed);
 }
 
 /* Frames: the shadow counts and the reverse-map sizes. */
@@ -224,33 +272,23 @@ static void check_frames(struct audit *a)
 
 	for (n = 0; (s = vm->ops->slot_at(vm->ctx, n)) != NULL; n++)
 		for (i = 0; i < s->npages; i++) {
-			const struct mmu_frame *f = &s->frames[i];
-			u64 gfn = s->base_gfn + i;
-			struct mmu_page *sp;
-			u32 shadows = 0;
-
-			rmapped += pset_count(f->rmap);
-			for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = sp->gfn_next)
-				shadows += sp->gfn == gfn && !sp->role.direct;
-			if (shadows != f->shadowed)
-				FAIL(a, "gfn %llx: %u shadow pages, count says %u",
-				     (unsigned long long)gfn, shadows, f->shadowed);
+			rmapped += pset_count(s->frames[i].rmap);
+			check_shadow_count(a, s->base_gfn + i, &s->frames[i]);
 		}
 	if (rmapped != a->writable_leaves)
 		FAIL(a, "rmap holds %llu entries, %llu writable leaves exist",
 		     (unsigned long long)rmapped, (unsigned long long)a->writable_leaves);
 }
 
-unsigned mmu_audit(struct mmu_vm *vm, char *buf, size_t size)
+/* Every live page is hashed and listed once; resets the per-page scratch counts. */
+static void check_counts(struct audit *a)
 {
-	struct audit a = { .vm = vm, .buf = buf, .size = size };
+	struct mmu_vm *vm = a->vm;
 	struct mmu_list *l;
 	struct mmu_page *sp;
 	u64 hashed = 0, listed = 0;
 	unsigned b;
 
-	if (buf && size)
-		buf[0] = 0;
 	for (l = vm->lru.next; l != &vm->lru; l = l->next) {
 		sp = sp_of_lru(l);
 		sp->audit_links = sp->audit_roots = 0;
@@ -260,16 +298,219 @@ unsigned mmu_audit(struct mmu_vm *vm, char *buf, size_t size)
 		for (sp = vm->gfn_hash[b]; sp; sp = sp->gfn_next) {
 			hashed++;
 			if (gfn_hash_idx(sp->gfn) != b || sp->invalid)
-				FAIL(&a, "page %llx in the wrong bucket or zapped", (unsigned long long)sp->gfn);
+				FAIL(a, "page %llx in the wrong bucket or zapped", (unsigned long long)sp->gfn);
 		}
 	if (hashed != listed || listed != vm->npages)
-		FAIL(&a, "%llu pages hashed, %llu listed, %llu counted", (unsigned long long)hashed,
+		FAIL(a, "%llu pages hashed, %llu listed, %llu counted", (unsigned long long)hashed,
 		     (unsigned long long)listed, (unsigned long long)vm->npages);
+}
+
+/* Forget the changes recorded since the last audit. */
+static void audit_reset(struct mmu_vm *vm)
+{
+	while (vm->audit_pages.next != &vm->audit_pages) {
+		struct mmu_page *sp = container_of(vm->audit_pages.next, struct mmu_page, audit_link);
+
+		memset(sp->audit_entries, 0, sizeof(sp->audit_entries));
+		sp->audit_page = false;
+		audit_forget_page(vm, sp);
+	}
+	while (vm->audit_nframes)
+		frame_of(vm, vm->audit_frames[--vm->audit_nframes])->audit_dirty = 0;
+	vm->audit_overflow = vm->audit_pages_changed = false;
+}
+
+static void audit_start(struct audit *a, struct mmu_vm *vm, char *buf, size_t size)
+{
+	memset(a, 0, sizeof(*a));
+	a->vm = vm;
+	a->buf = buf;
+	a->size = size;
+	if (buf && size)
+		buf[0] = 0;
+}
+
+unsigned mmu_audit(struct mmu_vm *vm, char *buf, size_t size)
+{
+	struct audit a;
+	struct mmu_list *l;
+
+	audit_start(&a, vm, buf, size);
+	check_counts(&a);
 	count_roots(&a);
 	for (l = vm->lru.next; l != &vm->lru; l = l->next)
 		check_page(&a, sp_of_lru(l));
 	for (l = vm->lru.next; l != &vm->lru; l = l->next)
 		check_parents(&a, sp_of_lru(l));
 	check_frames(&a);
+	audit_reset(vm);
+	vm->audit_since_full = 0;
 	return a.errors;
+}
+
+/* ---- incremental ---- */
+
+/* A member of a parent set (reverse map) must be an entry of a live upper (leaf) table;
+ * returns that table. */
+static struct mmu_page *check_member(struct audit *a, const u64 *p, bool leaf, const char *what,
+				     u64 gfn)
+{
+	struct mmu_page *sp = sp_of_sptep(a->vm, p);
+
+	if (!sp || sp->invalid || (sp->role.level == 1) != leaf) {
+		FAIL(a, "%s of %llx holds an entry of no live %s table", what,
+		     (unsigned long long)gfn, leaf ? "leaf" : "upper");
+		return NULL;
+	}
+	return sp;
+}
+
+/* Page-level state: hashes, the parent set's members, the root count. */
+static void check_page_incr(struct audit *a, struct mmu_page *sp)
+{
+	struct mmu_vcpu *v;
+	unsigned roots = 0, i;
+	u64 *p;
+
+	check_page_state(a, sp);
+	PSET_FOR_EACH(sp->parents, it, p)
+		if (check_member(a, p, false, "parent set", sp->gfn) &&
+		    (*p & (PTE_ADDR | PTE_P)) != (sp->hpa | PTE_P))
+			FAIL(a, "parent entry of %llx does not point at it", (unsigned long long)sp->gfn);
+	for (v = a->vm->vcpus; v; v = v->next) {
+		roots += v->root == sp;
+		for (i = 0; i < 4; i++)
+			roots += v->pae_sp[i] == sp;
+	}
+	if (sp->root_count != roots)
+		FAIL(a, "page %llx root_count %u, used by %u roots", (unsigned long long)sp->gfn,
+		     sp->root_count, roots);
+}
+
+static void check_frame_incr(struct audit *a, u64 gfn)
+{
+	struct mmu_frame *f = frame_of(a->vm, gfn);
+	struct mmu_page *sp;
+	u64 *p;
+
+	check_shadow_count(a, gfn, f);
+	if (f->shadowed && f->rmap)
+		FAIL(a, "shadowed gfn %llx has writable mappings", (unsigned long long)gfn);
+	PSET_FOR_EACH(f->rmap, it, p)
+		if ((sp = check_member(a, p, true, "rmap", gfn)) != NULL &&
+		    (!spte_writable_leaf(*p) || spte_leaf_gfn(sp, (unsigned)(p - sp->spt)) != gfn))
+			FAIL(a, "rmap of %llx holds %llx[%u] = %llx", (unsigned long long)gfn,
+			     (unsigned long long)sp->gfn, (unsigned)(p - sp->spt),
+			     (unsigned long long)*p);
+}
+
+unsigned mmu_audit_incremental(struct mmu_vm *vm, char *buf, size_t size)
+{
+	struct audit a;
+	struct mmu_list *l;
+	unsigned w, n;
+
+	if (!vm->audit_track || vm->audit_overflow ||
+	    (vm->audit_full_every && ++vm->audit_since_full >= vm->audit_full_every)) {
+		vm->audit_track = true;
+		return mmu_audit(vm, buf, size);
+	}
+	audit_start(&a, vm, buf, size);
+	if (vm->audit_pages_changed)
+		check_counts(&a);
+	count_roots(&a);
+	for (l = vm->audit_pages.next; l != &vm->audit_pages; l = l->next) {
+		struct mmu_page *sp = container_of(l, struct mmu_page, audit_link);
+
+		if (sp->invalid)	/* emptied, out of the hash: nothing left to check */
+			continue;
+		if (sp->audit_page)
+			check_page_incr(&a, sp);
+		for (w = 0; w < ARRAY_SIZE(sp->audit_entries); w++)
+			for (u64 bits = sp->audit_entries[w]; bits; bits &= bits - 1)
+				check_entry(&a, sp, w * 64 + (unsigned)__builtin_ctzll(bits));
+	}
+	for (n = 0; n < vm->audit_nframes; n++)
+		check_frame_incr(&a, vm->audit_frames[n]);
+	audit_reset(vm);
+	return a.errors;
+}
+
+static void audit_list(struct mmu_vm *vm, struct mmu_page *sp)
+{
+	if (!sp->audit_listed) {
+		sp->audit_listed = true;
+		list_add_tail(&vm->audit_pages, &sp->audit_link);
+	}
+}
+
+void audit_mark_page(struct mmu_vm *vm, struct mmu_page *sp)
+{
+	if (!vm->audit_track)
+		return;
+	sp->audit_page = true;
+	audit_list(vm, sp);
+}
+
+void audit_mark_entry(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
+{
+	if (!vm->audit_track)
+		return;
+	sp->audit_entries[idx / 64] |= BIT(idx % 64);
+	audit_list(vm, sp);
+}
+
+void audit_mark_sptep(struct mmu_vm *vm, const u64 *sptep)
+{
+	struct mmu_page *sp;
+
+	if (!vm->audit_track)
+		return;
+	sp = sp_of_sptep(vm, sptep);
+	if (sp)
+		audit_mark_entry(vm, sp, (unsigned)(sptep - sp->spt));
+	else
+		vm->audit_overflow = true;	/* a stray pointer: the full audit reports it */
+}
+
+void audit_mark_frame(struct mmu_vm *vm, u64 gfn)
+{
+	struct mmu_frame *f;
+
+	if (!vm->audit_track || !(f = frame_of(vm, gfn)) || f->audit_dirty)
+		return;
+	if (vm->audit_nframes == MMU_AUDIT_FRAMES) {
+		vm->audit_overflow = true;
+		return;
+	}
+	f->audit_dirty = 1;
+	vm->audit_frames[vm->audit_nframes++] = gfn;
+}
+
+/* Guest table memory changed: the entries mirroring it are checked against the new contents. */
+void audit_mark_guest_write(struct mmu_vm *vm, u64 gpa, unsigned len)
+{
+	u64 gfn = gpa >> PAGE_SHIFT;
+	unsigned first = gpa & (PAGE_SIZE - 1), idx[2], i, n;
+	struct mmu_page *sp;
+
+	if (!vm->audit_track)
+		return;
+	audit_mark_frame(vm, gfn);
+	for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = sp->gfn_next) {
+		if (sp->gfn != gfn || sp->role.direct)
+			continue;
+		for (n = sp_mirrors(sp, first, idx), i = 0; i < n; i++)
+			audit_mark_entry(vm, sp, idx[i]);
+		for (n = sp_mirrors(sp, first + len - 1, idx), i = 0; i < n; i++)
+			audit_mark_entry(vm, sp, idx[i]);
+	}
+}
+
+void audit_forget_page(struct mmu_vm *vm UNUSED, struct mmu_page *sp)
+{
+	if (sp->audit_listed) {
+		list_del(&sp->audit_link);
+		sp->audit_listed = false;
+	}
 }

@@ -60,7 +60,7 @@ static struct mmu_page *fill_path(struct mmu_vcpu *vcpu, const struct mmu_walk *
 			mmu_flush_all(vm);
 		}
 		child = sp_get(vcpu, gfn, role, &created);
-		sp_link(vcpu, sptep, child);
+		sp_link(vcpu, sp, idx, child);
 		sp = child;
 	}
 	return sp;

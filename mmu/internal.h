@@ -33,6 +33,7 @@
 struct mmu_page {
 	struct mmu_page *gfn_next;	/* gfn hash chain */
 	struct mmu_page *hpa_next;	/* hpa hash chain */
+	struct mmu_page *va_next;	/* va hash chain */
 	struct mmu_list lru;
 	u64 gfn;		/* guest table frame, or first frame covered when direct */
 	u64 hpa;
@@ -44,6 +45,10 @@ struct mmu_page {
 	u32 root_count;		/* vCPUs using it as (part of) their root */
 	bool invalid;		/* zapped while a root: emptied, out of the hash */
 	u32 audit_links, audit_roots;	/* scratch for mmu_audit */
+	/* Changes since the last audit: entries, and page-level state (hash, parents, roots). */
+	struct mmu_list audit_link;	/* on vm->audit_pages when audit_listed */
+	bool audit_listed, audit_page;
+	u64 audit_entries[SPT_ENTRIES / 64];
 };
 
 /* Guest walk result (walk_tmpl.h fills it). Levels are numbered like the shadow's: 1 = PTE. */
@@ -85,12 +90,30 @@ void pool_free_page(struct mmu_vm *vm, void *va, u64 hpa);
 void vcpu_caches_release(struct mmu_vcpu *vcpu);
 bool vcpu_caches_ready(const struct mmu_vcpu *vcpu);
 
+static inline void list_init(struct mmu_list *l) { l->prev = l->next = l; }
+
+static inline void list_del(struct mmu_list *l)
+{
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	list_init(l);
+}
+
+static inline void list_add_tail(struct mmu_list *head, struct mmu_list *l)
+{
+	l->prev = head->prev;
+	l->next = head;
+	head->prev->next = l;
+	head->prev = l;
+}
+
 /* shadow.c: the shadow page cache. */
 struct mmu_page *sp_find_hpa(struct mmu_vm *vm, u64 hpa);
+struct mmu_page *sp_of_sptep(struct mmu_vm *vm, const u64 *sptep);
 struct mmu_page *sp_from_hpa(struct mmu_vm *vm, u64 hpa);
 struct mmu_page *sp_lookup(struct mmu_vm *vm, u64 gfn, union mmu_role role);
 struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, bool *created);
-void sp_link(struct mmu_vcpu *vcpu, u64 *sptep, struct mmu_page *child);
+void sp_link(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, struct mmu_page *child);
 void sp_drop_spte(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
 void sp_zap(struct mmu_vm *vm, struct mmu_page *sp);
 void sp_put_root(struct mmu_vm *vm, struct mmu_page *sp);
@@ -106,6 +129,17 @@ void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
 u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx);
 void rmap_write_protect(struct mmu_vm *vm, u64 gfn);
 static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)) == (PTE_P | PTE_W); }
+
+/* audit.c: change tracking for mmu_audit_incremental. Every change of shadow state calls one
+ * of these (each is a no-op until tracking is on). */
+void audit_mark_entry(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
+void audit_mark_sptep(struct mmu_vm *vm, const u64 *sptep);
+void audit_mark_page(struct mmu_vm *vm, struct mmu_page *sp);
+void audit_mark_frame(struct mmu_vm *vm, u64 gfn);
+void audit_mark_guest_write(struct mmu_vm *vm, u64 gpa, unsigned len);
+void audit_forget_page(struct mmu_vm *vm, struct mmu_page *sp);
+/* write.c: the shadow entries of sp that mirror the guest entry at byte offset of its frame. */
+unsigned sp_mirrors(const struct mmu_page *sp, unsigned offset, unsigned idx[2]);
 
 /* walk.c: the guest walker. */
 bool mmu_walk(struct mmu_vcpu *vcpu, u64 gva, u32 access, struct mmu_walk *w);

@@ -19,14 +19,17 @@ int mmu_vm_init(struct mmu_vm *vm, const struct mmu_platform_ops *ops, void *ctx
 	vm->ops = ops;
 	vm->ctx = ctx;
 	vm->rsvd_phys = (BIT(52) - 1) & ~(BIT(vm->cfg.maxphyaddr) - 1);
-	vm->lru.prev = vm->lru.next = &vm->lru;
+	list_init(&vm->lru);
+	list_init(&vm->audit_pages);
+	vm->audit_full_every = MMU_AUDIT_FULL_EVERY;
 	vm->last_write_gfn = ~0ull;
 	slab_init(&vm->sp_slab, ALIGN_UP(sizeof(struct mmu_page), 16));
 	slab_init(&vm->rmap_slab, 64);
 	slab_init(&vm->parent_slab, 64);
 	vm->gfn_hash = ops->alloc_page(ctx, &vm->gfn_hash_hpa);
 	vm->hpa_hash = ops->alloc_page(ctx, &vm->hpa_hash_hpa);
-	if (!vm->gfn_hash || !vm->hpa_hash) {
+	vm->va_hash = ops->alloc_page(ctx, &vm->va_hash_hpa);
+	if (!vm->gfn_hash || !vm->hpa_hash || !vm->va_hash) {
 		mmu_vm_destroy(vm);
 		return MMU_ENOMEM;
 	}
@@ -45,7 +48,9 @@ void mmu_vm_destroy(struct mmu_vm *vm)
 		vm->ops->free_page(vm->ctx, vm->gfn_hash, vm->gfn_hash_hpa);
 	if (vm->hpa_hash)
 		vm->ops->free_page(vm->ctx, vm->hpa_hash, vm->hpa_hash_hpa);
-	vm->gfn_hash = vm->hpa_hash = NULL;
+	if (vm->va_hash)
+		vm->ops->free_page(vm->ctx, vm->va_hash, vm->va_hash_hpa);
+	vm->gfn_hash = vm->hpa_hash = vm->va_hash = NULL;
 }
 
 int mmu_vcpu_init(struct mmu_vcpu *vcpu, struct mmu_vm *vm)
@@ -144,6 +149,7 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 		role.access = ACC_ALL;
 		sp = sp_get(vcpu, (vcpu->cr3 & PTE_ADDR) >> PAGE_SHIFT, role, &created);
 		sp->root_count++;
+		audit_mark_page(vm, sp);
 		vcpu->root = sp;
 		miss = created;
 	} else {
@@ -152,6 +158,7 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 				continue;
 			sp = sp_get(vcpu, gfn, role, &created);
 			sp->root_count++;
+			audit_mark_page(vm, sp);
 			vcpu->pae_sp[i] = sp;
 			vcpu->pae_root[i] = sp->hpa | PTE_P;
 			miss |= created;

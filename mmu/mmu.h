@@ -49,6 +49,9 @@
 
 struct mmu_page;
 
+#define MMU_AUDIT_FRAMES 64
+#define MMU_AUDIT_FULL_EVERY 1024
+
 /* Free-list allocator of small objects carved from host pages (internal to mmu/). */
 struct mmu_slab {
 	u32 objsize;
@@ -85,7 +88,8 @@ struct mmu_vm {
 	u64 rsvd_phys;			/* guest entry address bits above MAXPHYADDR */
 	struct mmu_page **gfn_hash;	/* by guest frame number (lookups compare gfn and role) */
 	struct mmu_page **hpa_hash;	/* by host frame of the shadow table (entry -> page) */
-	u64 gfn_hash_hpa, hpa_hash_hpa;
+	struct mmu_page **va_hash;	/* by host-virtual table address (entry pointer -> page) */
+	u64 gfn_hash_hpa, hpa_hash_hpa, va_hash_hpa;
 	struct mmu_list lru;		/* all live pages, least recently used first */
 	u64 npages;			/* live shadow pages */
 	u64 pool_used;			/* host pages counted against cfg.pool_max_pages */
@@ -94,6 +98,15 @@ struct mmu_vm {
 	u64 last_write_gfn;		/* flood detection */
 	unsigned write_count;
 	struct mmu_stats stats;
+	/* What changed since the last audit (kept once mmu_audit_incremental has been called). */
+	bool audit_track;
+	bool audit_overflow;		/* too many frames: the next audit is a full one */
+	bool audit_pages_changed;	/* pages created or zapped: recount the hash and list */
+	struct mmu_list audit_pages;	/* pages with dirty entries or page-level state */
+	u64 audit_frames[MMU_AUDIT_FRAMES];
+	unsigned audit_nframes;
+	unsigned audit_full_every;	/* incremental audits between full ones; 0 = never */
+	unsigned audit_since_full;
 	/* Mutation knobs for the tests: each breaks one invariant on purpose. */
 	bool test_skip_wp_on_shadow;
 	bool test_skip_zap_on_write;
@@ -172,6 +185,11 @@ bool mmu_gva_to_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa, u32 *e
 /* Check every invariant; describe the first problems in buf (may be NULL). Returns the number
  * of errors found. */
 unsigned mmu_audit(struct mmu_vm *vm, char *buf, size_t size);
+/* The same checks, on what changed since the last audit only (every shadow entry, page and
+ * frame touched), with a full audit at the first call, every vm->audit_full_every calls
+ * (default MMU_AUDIT_FULL_EVERY) and when too much changed. Cheap enough to run after every
+ * fault; the first call turns on the change tracking it needs. Call mmu_audit at the end. */
+unsigned mmu_audit_incremental(struct mmu_vm *vm, char *buf, size_t size);
 
 /* Counters (a snapshot). */
 void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out);

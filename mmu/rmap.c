@@ -24,6 +24,7 @@ static void rmap_remove(struct mmu_vm *vm, u64 gfn, u64 *sptep)
 	struct mmu_frame *f = frame_of(vm, gfn);
 
 	ASSERT(f);
+	audit_mark_frame(vm, gfn);
 	pset_remove(&f->rmap, sptep, &vm->rmap_slab);
 }
 
@@ -32,26 +33,31 @@ void spte_set_leaf(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, u64
 	struct mmu_vm *vm = vcpu->vm;
 	u64 *sptep = &sp->spt[idx];
 
+	audit_mark_entry(vm, sp, idx);
 	if (spte_writable_leaf(*sptep))
 		rmap_remove(vm, spte_leaf_gfn(sp, idx), sptep);
 	if (!sp->role.direct)
 		sp->gfns[idx] = gfn;
 	*sptep = spte;
-	if (spte_writable_leaf(spte))
+	if (spte_writable_leaf(spte)) {
+		audit_mark_frame(vm, gfn);
 		pset_add(&frame_of(vm, gfn)->rmap, sptep, &vcpu->rmap_descs, &vm->rmap_slab);
+	}
 }
 
 void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 {
 	u64 *sptep = &sp->spt[idx];
 
+	audit_mark_entry(vm, sp, idx);
 	if (spte_writable_leaf(*sptep))
 		rmap_remove(vm, spte_leaf_gfn(sp, idx), sptep);
 	*sptep = 0;
 }
 
-static void clear_writable(void *arg UNUSED, u64 *sptep)
+static void clear_writable(void *vm, u64 *sptep)
 {
+	audit_mark_sptep(vm, sptep);
 	*sptep &= ~PTE_W;
 }
 
@@ -61,6 +67,7 @@ void rmap_write_protect(struct mmu_vm *vm, u64 gfn)
 
 	if (!f || !f->rmap)
 		return;
-	pset_drain(&f->rmap, &vm->rmap_slab, clear_writable, NULL);
+	audit_mark_frame(vm, gfn);
+	pset_drain(&f->rmap, &vm->rmap_slab, clear_writable, vm);
 	mmu_flush_all(vm);
 }

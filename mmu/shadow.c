@@ -1,26 +1,12 @@
 /* The shadow page cache: pages keyed by (gfn, role), their parent links, zapping and reclaim. */
 #include "mmu/internal.h"
 
+/* Host-physical and host-virtual table addresses hash the same way (by page number). */
 static inline unsigned hpa_hash_idx(u64 hpa)
 {
 	u64 pfn = hpa >> PAGE_SHIFT;
 
 	return (unsigned)(pfn ^ (pfn >> 9)) % HASH_BUCKETS;
-}
-
-static void list_del(struct mmu_list *l)
-{
-	l->prev->next = l->next;
-	l->next->prev = l->prev;
-	l->prev = l->next = l;
-}
-
-static void list_add_tail(struct mmu_list *head, struct mmu_list *l)
-{
-	l->prev = head->prev;
-	l->next = head;
-	head->prev->next = l;
-	head->prev = l;
 }
 
 struct mmu_page *sp_find_hpa(struct mmu_vm *vm, u64 hpa)
@@ -29,6 +15,18 @@ struct mmu_page *sp_find_hpa(struct mmu_vm *vm, u64 hpa)
 
 	for (sp = vm->hpa_hash[hpa_hash_idx(hpa)]; sp; sp = sp->hpa_next)
 		if (sp->hpa == hpa)
+			return sp;
+	return NULL;
+}
+
+/* The page holding a shadow entry (reverse-map and parent sets store entry pointers). */
+struct mmu_page *sp_of_sptep(struct mmu_vm *vm, const u64 *sptep)
+{
+	uintptr_t va = (uintptr_t)sptep & ~(uintptr_t)(PAGE_SIZE - 1);
+	struct mmu_page *sp;
+
+	for (sp = vm->va_hash[hpa_hash_idx(va)]; sp; sp = sp->va_next)
+		if ((uintptr_t)sp->spt == va)
 			return sp;
 	return NULL;
 }
@@ -84,20 +82,31 @@ struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, boo
 	b = hpa_hash_idx(sp->hpa);
 	sp->hpa_next = vm->hpa_hash[b];
 	vm->hpa_hash[b] = sp;
+	b = hpa_hash_idx((uintptr_t)sp->spt);
+	sp->va_next = vm->va_hash[b];
+	vm->va_hash[b] = sp;
 	list_add_tail(&vm->lru, &sp->lru);
+	list_init(&sp->audit_link);
 	vm->npages++;
 	vm->stats.pages_shadowed++;
+	vm->audit_pages_changed = true;
+	audit_mark_page(vm, sp);
 	if (!role.direct && (f = frame_of(vm, gfn)) != NULL) {
 		f->shadowed++;
+		audit_mark_frame(vm, gfn);
 		if (!vm->test_skip_wp_on_shadow)
 			rmap_write_protect(vm, gfn);
 	}
 	return sp;
 }
 
-void sp_link(struct mmu_vcpu *vcpu, u64 *sptep, struct mmu_page *child)
+void sp_link(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, struct mmu_page *child)
 {
+	u64 *sptep = &sp->spt[idx];
+
 	ASSERT(!(*sptep & PTE_P));
+	audit_mark_entry(vcpu->vm, sp, idx);
+	audit_mark_page(vcpu->vm, child);
 	*sptep = child->hpa | PTE_P | PTE_W | PTE_U | PTE_A;
 	pset_add(&child->parents, sptep, &vcpu->parent_descs, &vcpu->vm->parent_slab);
 }
@@ -107,33 +116,42 @@ void sp_drop_spte(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 {
 	u64 e = sp->spt[idx];
 
+	struct mmu_page *child;
+
 	if (!(e & PTE_P))
 		return;
 	if (sp->role.level == 1) {
 		spte_clear_leaf(vm, sp, idx);
 		return;
 	}
-	pset_remove(&sp_from_hpa(vm, e & PTE_ADDR)->parents, &sp->spt[idx], &vm->parent_slab);
+	child = sp_from_hpa(vm, e & PTE_ADDR);
+	audit_mark_entry(vm, sp, idx);
+	audit_mark_page(vm, child);
+	pset_remove(&child->parents, &sp->spt[idx], &vm->parent_slab);
 	sp->spt[idx] = 0;
 }
 
-static void clear_parent_entry(void *arg UNUSED, u64 *sptep)
+static void clear_parent_entry(void *vm, u64 *sptep)
 {
+	audit_mark_sptep(vm, sptep);
 	*sptep = 0;
 }
 
-static void unhash(struct mmu_page **bucket, struct mmu_page *sp, bool by_gfn)
+/* Remove sp from the chain starting at *pp whose link field is at offset `next`. */
+static void unhash(struct mmu_page **pp, struct mmu_page *sp, size_t next)
 {
-	struct mmu_page **pp = bucket;
-
+#define NEXT(p) (*(struct mmu_page **)((char *)(p) + next))
 	while (*pp != sp)
-		pp = by_gfn ? &(*pp)->gfn_next : &(*pp)->hpa_next;
-	*pp = by_gfn ? sp->gfn_next : sp->hpa_next;
+		pp = &NEXT(*pp);
+	*pp = NEXT(sp);
+#undef NEXT
 }
 
 static void sp_free(struct mmu_vm *vm, struct mmu_page *sp)
 {
-	unhash(&vm->hpa_hash[hpa_hash_idx(sp->hpa)], sp, false);
+	audit_forget_page(vm, sp);
+	unhash(&vm->va_hash[hpa_hash_idx((uintptr_t)sp->spt)], sp, offsetof(struct mmu_page, va_next));
+	unhash(&vm->hpa_hash[hpa_hash_idx(sp->hpa)], sp, offsetof(struct mmu_page, hpa_next));
 	pool_free_page(vm, sp->spt, sp->hpa);
 	if (sp->gfns)
 		pool_free_page(vm, sp->gfns, sp->gfns_hpa);
@@ -151,12 +169,15 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp)
 	ASSERT(!sp->invalid);
 	for (i = 0; i < SPT_ENTRIES; i++)
 		sp_drop_spte(vm, sp, i);
-	pset_drain(&sp->parents, &vm->parent_slab, clear_parent_entry, NULL);
-	unhash(&vm->gfn_hash[gfn_hash_idx(sp->gfn)], sp, true);
-	if (!sp->role.direct && (f = frame_of(vm, sp->gfn)) != NULL)
+	pset_drain(&sp->parents, &vm->parent_slab, clear_parent_entry, vm);
+	unhash(&vm->gfn_hash[gfn_hash_idx(sp->gfn)], sp, offsetof(struct mmu_page, gfn_next));
+	if (!sp->role.direct && (f = frame_of(vm, sp->gfn)) != NULL) {
 		f->shadowed--;
+		audit_mark_frame(vm, sp->gfn);
+	}
 	list_del(&sp->lru);
 	vm->npages--;
+	vm->audit_pages_changed = true;
 	vm->stats.pages_zapped++;
 	mmu_flush_all(vm);
 	if (!sp->root_count) {
@@ -173,6 +194,7 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp)
 void sp_put_root(struct mmu_vm *vm, struct mmu_page *sp)
 {
 	ASSERT(sp->root_count > 0);
+	audit_mark_page(vm, sp);
 	if (--sp->root_count == 0 && sp->invalid)
 		sp_free(vm, sp);
 }

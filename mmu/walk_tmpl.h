@@ -151,6 +151,7 @@ retry:
 			continue;
 		if (!ops->cmpxchg_gpa(ctx, pte_gpa[l], PT_SIZE, pte[l], want))
 			goto retry;
+		audit_mark_guest_write(vcpu->vm, pte_gpa[l], PT_SIZE);
 		w->pte[l] = pte[l] = want;
 	}
 	w->dirty = pte[level] & PTE_D;

@@ -10,24 +10,31 @@
 
 #define FLOOD_WRITES 3
 
-/* Drop the shadow entries that mirror the guest entry at byte `offset` of sp's frame. */
-static void zap_entries(struct mmu_vm *vm, struct mmu_page *sp, unsigned offset)
+unsigned sp_mirrors(const struct mmu_page *sp, unsigned offset, unsigned idx[2])
 {
 	unsigned g;
 
 	if (sp->role.glevels != GLEVELS_32) {
-		sp_drop_spte(vm, sp, offset / 8);
-		return;
+		idx[0] = offset / 8;
+		return 1;
 	}
 	/* A 1024-entry guest table is split over 2 (PT) or 4 (PD) shadow tables. */
 	g = offset / 4;
 	if (sp->role.level == 1) {
-		if (g >> 9 == sp->role.quadrant)
-			sp_drop_spte(vm, sp, g & 511);
-	} else if (g >> 8 == sp->role.quadrant) {
-		sp_drop_spte(vm, sp, (g & 255) * 2);
-		sp_drop_spte(vm, sp, (g & 255) * 2 + 1);
+		idx[0] = g & 511;
+		return g >> 9 == sp->role.quadrant;
 	}
+	idx[0] = (g & 255) * 2;
+	idx[1] = idx[0] + 1;
+	return g >> 8 == sp->role.quadrant ? 2 : 0;
+}
+
+static void zap_entries(struct mmu_vm *vm, struct mmu_page *sp, unsigned offset)
+{
+	unsigned idx[2], n = sp_mirrors(sp, offset, idx), i;
+
+	for (i = 0; i < n; i++)
+		sp_drop_spte(vm, sp, idx[i]);
 }
 
 int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
@@ -81,6 +88,7 @@ int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
 	if (shadowed)
 		mmu_flush_all(vm);
 write:
+	audit_mark_guest_write(vm, gpa, len);
 	vm->ops->write_gpa(vm->ctx, gpa, &value, len);
 	return MMU_OK;
 }

@@ -15,7 +15,7 @@
 static void audit_after_fault(struct vcpu *v)
 {
 	char buf[160];
-	unsigned errors = mmu_audit(&v->vm->mmu, buf, sizeof(buf));
+	unsigned errors = mmu_audit_incremental(&v->vm->mmu, buf, sizeof(buf));
 	if (!errors)
 		return;
 	if (!v->vm->audit_errors)

@@ -8,6 +8,7 @@
 #define PHYSMAP 0xc0000000ull
 #define NPAGES 4096
 #define NAS 8
+#define AUDIT_TABLES 570
 
 static struct harness h;
 static struct g_frames f = { 0x200, 0x400 };
@@ -47,6 +48,7 @@ int main(int argc, char **argv)
 
 	h_init(&h, &cfg, 1);
 	h_add_slot(&h, 0, 0x400);
+	h_add_slot(&h, 0x1000, 0x800);	/* page tables of the audit phase */
 	for (as = 0; as < NAS; as++)
 		cr3[as] = space(as);
 	g_enter(&h, 0, &c, cr3[0]);
@@ -83,6 +85,38 @@ int main(int argc, char **argv)
 			if (!zap)
 				fault(0x40000000 + (i % 8) * 0x200000 + ((i / 8) % 64) * 0x1000, PFERR_U, false);
 		}
+	} else if (!strcmp(phase, "audit") || !strcmp(phase, "auditi")) {
+		/* About the shadow of the perm64 guest: ~570 leaf tables of 64 mapped entries each.
+		 * audit: the full audit; auditi: the incremental one after a PT write and refault
+		 * (what most of perm64's faults are). */
+		struct g_frames tf = { 0x1000, 0x1800 };
+		u64 base = 0x8000000000ull, k;
+
+		for (i = 0; i < AUDIT_TABLES; i++)
+			for (k = 0; k < 64; k++)
+				g_map(&h, &tf, G_LONG, cr3[0], base + i * 0x200000 + k * 0x1000,
+				      ((0x100 + k) << 12) | GP | GW | GU | GA, 1, GP | GW | GU);
+		mmu_new_cr3(&h.vcpu[0], cr3[0]);
+		for (i = 0; i < AUDIT_TABLES; i++)
+			for (k = 0; k < 64; k++)
+				fault(base + i * 0x200000 + k * 0x1000, PFERR_U, false);
+		h.vm.audit_full_every = 0;
+		if (mmu_audit_incremental(&h.vm, NULL, 0))
+			abort();
+		for (i = 0; i < (phase[5] ? 4000 : 10); i++, n++) {
+			u64 gva = base + (i % AUDIT_TABLES) * 0x200000 + (i / AUDIT_TABLES % 64) * 0x1000;
+
+			if (phase[5]) {
+				mmu_write(&h.vm, g_entry_at(&h, G_LONG, cr3[0], gva, 1), 8,
+					  ((0x100 + i / AUDIT_TABLES % 64) << 12) | GP | GW | GU | GA);
+				fault(gva, PFERR_U, false);
+			}
+			CALLGRIND_TOGGLE_COLLECT;
+			if (phase[5] ? mmu_audit_incremental(&h.vm, NULL, 0) : mmu_audit(&h.vm, NULL, 0))
+				abort();
+			CALLGRIND_TOGGLE_COLLECT;
+		}
+		fprintf(stderr, "audit: %llu shadow pages\n", (unsigned long long)h.vm.npages);
 	} else if (!strcmp(phase, "switch")) {
 		/* A context switch plus touching 16 pages: what caching buys (compare nocache). */
 		for (i = 0; i < 400; i++, n++) {

@@ -18,4 +18,6 @@ run write write 0 "emulated PT write (zap one entry)"
 run zap zap 0 "zap (misaligned write, 64 leaves)"
 run sw switch 0 "switch+16 touches, cached (+soft CPU)"
 run swn switch 1 "switch+16 touches, nocache (+soft CPU)"
+run audit audit 0 "full audit, 574 pages, 36k leaves"
+run auditi auditi 0 "incremental audit after PT write+fault"
 if [ "$res_fill" -le 3000 ]; then echo "bench-mmu: fault fill goal <= 3000: met"; else echo "bench-mmu: fault fill goal <= 3000: NOT met"; fi

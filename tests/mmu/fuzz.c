@@ -321,6 +321,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	h_add_slot(&z->h, 0x200, 0x40);
 	z->h.vm.test_skip_wp_on_shadow = o->skip_wp_on_shadow;
 	z->h.vm.test_skip_zap_on_write = o->skip_zap_on_write;
+	z->h.vm.audit_full_every = 0;
 	change_mode(z);
 	for (op = 0; op < o->ops; op++) {
 		unsigned n;
@@ -331,13 +332,24 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 			r->fail_op = op;
 			break;
 		}
-		n = o->no_audit ? 0 : mmu_audit(&z->h.vm, buf, sizeof(buf));
+		if (o->no_audit)
+			n = 0;
+		else if (!o->incremental)
+			n = mmu_audit(&z->h.vm, buf, sizeof(buf));
+		else if (!(n = mmu_audit_incremental(&z->h.vm, buf, sizeof(buf))) && o->cross_check &&
+			 (n = mmu_audit(&z->h.vm, buf, sizeof(buf))) != 0)
+			r->incremental_missed = 1;
 		if (n) {
 			r->audit_errors = n;
 			r->fail_op = op;
 			snprintf(r->msg, sizeof(r->msg), "audit: %s", buf);
 			break;
 		}
+	}
+	if (o->incremental && !r->mismatches && !r->audit_errors &&
+	    (r->audit_errors = mmu_audit(&z->h.vm, buf, sizeof(buf))) != 0) {
+		r->incremental_missed = 1;
+		snprintf(r->msg, sizeof(r->msg), "final audit: %s", buf);
 	}
 	mmu_stats(&z->h.vm, &st);
 	r->shadow_faults = z->h.shadow_faults;
@@ -363,7 +375,9 @@ void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 		       (unsigned long long)r->reclaimed, (unsigned long long)r->mode_changes,
 		       (unsigned long long)r->flood_zaps, (unsigned long long)r->misaligned_zaps,
 		       (unsigned long long)r->root_hits);
-	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu\n",
+	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu%s%s\n",
 	       (unsigned long long)r->ops, (unsigned long long)r->mismatches,
-	       (unsigned long long)r->audit_errors, (unsigned long long)o->seed);
+	       (unsigned long long)r->audit_errors, (unsigned long long)o->seed,
+	       o->incremental ? " audit=incremental" : "",
+	       r->incremental_missed ? " INCREMENTAL-MISSED" : "");
 }

@@ -13,12 +13,17 @@ struct fuzz_opts {
 	bool skip_zap_on_write;
 	bool quiet;
 	bool no_audit;		/* differential comparison only */
+	/* mmu_audit_incremental after each op (never a periodic full one) and mmu_audit at the
+	 * end; with cross_check also mmu_audit after each op, and a problem the incremental audit
+	 * missed counts as incremental_missed. */
+	bool incremental, cross_check;
 };
 
 struct fuzz_result {
 	u64 ops;		/* operations run */
 	u64 mismatches;		/* 0 or 1: the run stops at the first */
 	u64 audit_errors;
+	u64 incremental_missed;
 	u64 fail_op;		/* index of the failing operation */
 	u64 shadow_faults, emulated, reclaimed, mode_changes, flood_zaps, misaligned_zaps, root_hits;
 	char msg[1024];

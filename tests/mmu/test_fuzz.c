@@ -9,6 +9,7 @@ static void run_expect(const struct fuzz_opts *o, bool should_fail)
 
 	fuzz_run(o, &r);
 	fuzz_report(o, &r);
+	assert_int_equal(r.incremental_missed, 0);
 	if (should_fail)
 		assert_true(r.mismatches + r.audit_errors > 0);
 	else
@@ -29,6 +30,14 @@ static void test_fuzz_nocache(void **st UNUSED)
 	run_expect(&o, false);
 }
 
+/* The incremental audit after every op, checked against the full one after every op. */
+static void test_fuzz_incremental(void **st UNUSED)
+{
+	struct fuzz_opts o = { .ops = 100000, .seed = 14, .incremental = true, .cross_check = true };
+
+	run_expect(&o, false);
+}
+
 static void test_fuzz_tiny_pool(void **st UNUSED)
 {
 	struct fuzz_opts o = { .ops = 60000, .seed = 13, .pool_pages = 24 };
@@ -36,16 +45,22 @@ static void test_fuzz_tiny_pool(void **st UNUSED)
 	run_expect(&o, false);
 }
 
-/* The knob must be caught both by the audit and, without it, by the comparison alone. */
+/* The knob must be caught by the full audit, by the incremental audit (before the full one
+ * would be), and, without an audit, by the comparison alone. */
 static void mutation(bool skip_wp, bool skip_zap)
 {
 	unsigned audit;
 
-	for (audit = 0; audit < 2; audit++) {
+	for (audit = 0; audit < 3; audit++) {
 		struct fuzz_opts o = { .ops = 200000, .seed = 21, .skip_wp_on_shadow = skip_wp,
-				       .skip_zap_on_write = skip_zap, .no_audit = !audit, .quiet = true };
+				       .skip_zap_on_write = skip_zap, .no_audit = !audit, .quiet = true,
+				       .incremental = audit == 2, .cross_check = audit == 2 };
+		struct fuzz_result r;
 
-		run_expect(&o, true);
+		fuzz_run(&o, &r);
+		fuzz_report(&o, &r);
+		assert_int_equal(r.incremental_missed, 0);
+		assert_true(audit ? r.audit_errors > 0 : r.mismatches > 0);
 	}
 }
 
@@ -57,6 +72,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fuzz_asan),
 		cmocka_unit_test(test_fuzz_nocache),
+		cmocka_unit_test(test_fuzz_incremental),
 		cmocka_unit_test(test_fuzz_tiny_pool),
 		cmocka_unit_test(test_mutation_skip_wp_on_shadow),
 		cmocka_unit_test(test_mutation_skip_zap_on_write),
