@@ -171,5 +171,21 @@ void test_main(void)
 	expect_maps(TEST_VA, frames[1][0], "plain store");
 	s2 = stats_now();
 	EXPECT_TRUE("a plain store to a shadowed table is emulated", s2.mmu.writes_emulated > s1.mmu.writes_emulated);
+
+	/* MMU_UPDATE may map one of the guest's page tables writable, but the mapping it gets is
+	 * still write-protected: a store through it traps, is emulated, and takes effect. */
+	ulong pt = (ulong)e & ~(PAGE_SIZE - 1), alias = TEST_VA + 64 * PAGE_SIZE;
+	pv_lazy_mmu_begin();
+	lazy_map(&sp[0], alias, pt);
+	pv_invlpg(alias);
+	end_batch("alias batch");
+	void *via = (char *)alias + ((ulong)e & (PAGE_SIZE - 1)) + sp[0].bytes;
+	pte_set(&sp[0], via, frames[2][1] | PTE_P | PTE_W);
+	pv_invlpg(TEST_VA + PAGE_SIZE);
+	expect_maps(TEST_VA + PAGE_SIZE, frames[2][1], "entry written through a writable alias");
+	pvt_cases++;
+	struct umbra_stats s3 = stats_now();
+	EXPECT_TRUE("the alias write was emulated", s3.mmu.writes_emulated > s2.mmu.writes_emulated);
+	switch_to(&kern);
 	pvt_finish();
 }
