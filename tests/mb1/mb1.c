@@ -20,6 +20,13 @@ const char *mb1_args(void)
 	return s;
 }
 
+int mb1_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 ulong mb1_arg_num(const char *key, ulong def)
 {
 	for (const char *s = mb1_args(); *s;) {

@@ -16,26 +16,31 @@ root=$(cd "$here/../.." && pwd)
 logs=$out/logs
 mkdir -p "$logs"
 
-# name|kernel|arguments|modules ("FILE ARGS;FILE ARGS", files relative to the tree)|regexes
-# (none or more, each a line "guest NAME: REGEX" of Umbra's report must match). Every case runs
-# natively and on SVM.
+# name|kernel|arguments|modules ("FILE ARGS;FILE ARGS", files relative to the tree)|xfail|
+# regexes (none or more, each a line "guest NAME: REGEX" of Umbra's report must match).
+# xfail names a known gap of Umbra: the case runs and is reported, but counts neither way until
+# it passes (XPASS: remove the mark). Every case runs natively and on SVM.
 cases=(
-  "serial|serial|exit=0x10 hello world||"
-  "serial-exit20|serial|exit=0x20 leaves with status 65||"
-  "serial-exit0|serial|exit=0 leaves with status 1||"
-  "serial-exit7f|serial|exit=0x7f||"
-  "boot|boot|words after the name|tests/mb1/mb1.h first module;tests/mb1/boot.c|"
-  "devices|devices|||"
-  "cpu|cpu|||"
-  "exceptions32|exceptions32|||"
-  "exceptions64|exceptions64|||"
-  "unmodelled|unmodelled|||unmodelled ports:.* 0x60\b|unmodelled ports:.* 0x64\b|unmodelled ports:.* 0x3f4\b|unmodelled ports:.* 0x3f2\b|unmodelled mmio pages:.* 0xfec00000\b"
-  "paging32|paging32|||"
-  "pagingpae|pagingpae|||"
-  "paging64|paging64|||"
+  "serial|serial|exit=0x10 hello world|||"
+  "serial-exit20|serial|exit=0x20 leaves with status 65|||"
+  "serial-exit0|serial|exit=0 leaves with status 1|||"
+  "serial-exit7f|serial|exit=0x7f|||"
+  "serial-stringio|serial|stringio=1||vmm/exit.c ends the guest on string port I/O (rep outsb/insb)|"
+  "boot|boot|words after the name|tests/mb1/mb1.h first module;tests/mb1/boot.c||"
+  "devices|devices||||"
+  "mmio32|mmio32|or and add indexed cmp test xchg||||"
+  "mmio32-pushpop|mmio32|push pop||the emulator cannot do push/pop with a memory operand|"
+  "mmio64|mmio64|or and add indexed cmp test xchg||||"
+  "cpu|cpu||||"
+  "exceptions32|exceptions32||||"
+  "exceptions64|exceptions64||||"
+  "unmodelled|unmodelled||||unmodelled ports:.* 0x60\\b|unmodelled ports:.* 0x64\\b|unmodelled ports:.* 0x3f4\\b|unmodelled ports:.* 0x3f2\\b|unmodelled mmio pages:.* 0xfec00000\\b"
+  "paging32|paging32||||"
+  "pagingpae|pagingpae||||"
+  "paging64|paging64||||"
 )
 # Bochs is some ten times slower than QEMU: the cases that are not the same path again.
-bochs_cases=" serial-exit20 boot devices cpu exceptions32 exceptions64 unmodelled paging32 pagingpae paging64 "
+bochs_cases=" serial-exit20 boot devices mmio32 mmio64 cpu exceptions32 exceptions64 unmodelled paging32 pagingpae paging64 "
 [ "${MB1_BOCHS:-1}" = 0 ] && bochs_cases=" "
 want=" $* "
 
@@ -89,10 +94,10 @@ for c in "${selected[@]}"; do
 done
 wait
 
-pass=0 failn=0 failed=()
-# judge CASE TAG REGEXES...: compares one Umbra run with the native one.
+pass=0 failn=0 xfailn=0 failed=() xfailed=()
+# judge CASE TAG XFAIL REGEXES...: compares one Umbra run with the native one.
 judge() {
-  local name=$1 tag=$2; shift 2
+  local name=$1 tag=$2 xfail=$3; shift 3
   local nlog=$logs/$name-native.log ulog=$root/build/harness/mb1-$name-$tag/serial.txt
   local why="" nrc ustatus expect=$logs/$name-native.txt got=$logs/$name-$tag.txt
   nrc=$(cat "$nlog.rc" 2>/dev/null || echo none)
@@ -112,7 +117,12 @@ judge() {
   done
   if [ -z "$why" ]; then
     pass=$((pass + 1))
-    echo "PASS $name ($tag): $(wc -l <"$expect") lines, status $nrc"
+    echo "${xfail:+X}PASS $name ($tag): $(wc -l <"$expect") lines, status $nrc${xfail:+ (marked xfail: $xfail)}"
+    return
+  fi
+  if [ -n "$xfail" ]; then
+    xfailn=$((xfailn + 1)); xfailed+=("$name-$tag")
+    echo "XFAIL $name ($tag): $why (known: $xfail)"
     return
   fi
   failn=$((failn + 1)); failed+=("$name-$tag")
@@ -124,7 +134,7 @@ judge() {
 }
 
 for c in "${selected[@]}"; do
-  IFS='|' read -r name kernel args mods rest <<<"$c"
+  IFS='|' read -r name kernel args mods xfail rest <<<"$c"
   regexes=()
   [ -n "$rest" ] && IFS='|' read -r -a regexes <<<"$rest"
   nrc=$(cat "$logs/$name-native.log.rc" 2>/dev/null || echo none)
@@ -134,8 +144,8 @@ for c in "${selected[@]}"; do
     echo "FAIL $name (native): status $nrc, not 33"
     tail -n 20 "$logs/$name-native.log"
   fi
-  judge "$name" svm "${regexes[@]+"${regexes[@]}"}"
-  [[ $bochs_cases == *" $name "* ]] && judge "$name" vmx "${regexes[@]+"${regexes[@]}"}"
+  judge "$name" svm "$xfail" "${regexes[@]+"${regexes[@]}"}"
+  [[ $bochs_cases == *" $name "* ]] && judge "$name" vmx "$xfail" "${regexes[@]+"${regexes[@]}"}"
 done
 # The comparison must be able to fail: the same kernel with other arguments differs.
 if [ -f "$logs/serial-native.txt" ] && [ -f "$logs/serial-exit20-svm.txt" ]; then
@@ -147,6 +157,7 @@ if [ -f "$logs/serial-native.txt" ] && [ -f "$logs/serial-exit20-svm.txt" ]; the
   fi
 fi
 [ ${#failed[@]} -eq 0 ] || echo "failed: ${failed[*]}"
+[ ${#xfailed[@]} -eq 0 ] || echo "known failures (xfail, not counted): ${xfailed[*]}"
 echo "mb1: run time $(( $(date +%s) - start_s )) s"
 echo "mb1: $pass passed, $failn failed"
 [ "$failn" -eq 0 ]

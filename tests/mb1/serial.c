@@ -22,6 +22,24 @@ static void raw_puts(const char *s)
 	}
 }
 
+/* String I/O: what some kernels use for a whole line at once. */
+static void string_io(void)
+{
+	static const char line[] = "rep outsb to THR\r\n";
+	const char *src = line;
+	ulong n = sizeof(line) - 1;
+	asm volatile("rep outsb" : "+S"(src), "+c"(n) : "d"(COM1) : "memory");
+	uint8_t lsr[4] = { 0, 0, 0, 0 };
+	uint8_t *dst = lsr;
+	n = 4;
+	asm volatile("rep insb" : "+D"(dst), "+c"(n) : "d"(COM1 + LSR) : "memory");
+	CHECK((lsr[0] & lsr[1] & lsr[2] & lsr[3] & 0x60) == 0x60, "rep insb of LSR");
+	uint16_t w;
+	asm volatile("inw %%dx, %%ax" : "=a"(w) : "d"(COM1 + LSR));
+	CHECK((w & 0x60) == 0x60, "inw of LSR: %x", w);
+	kprintf("string i/o: rep outsb, rep insb, inw: %s\n", checks_failed ? "mismatch" : "ok");
+}
+
 void test_main(void)
 {
 	/* The divisor latch: 115200 8N1 and back; while DLAB is set, port 0 is the latch. */
@@ -54,6 +72,8 @@ void test_main(void)
 		checks_failed ? "mismatch" : "ok");
 
 	raw_puts("raw output through THR\r\n");
+	if (mb1_arg_num("stringio", 0))
+		string_io();
 	kprintf("args: [%s]\n", mb1_args());
 	kprintf("line with tabs:\tone\ttwo\n\nafter an empty line\n");
 	for (int i = 0; i < 3; i++)

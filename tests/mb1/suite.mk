@@ -5,6 +5,7 @@ MB1_OUT := $(BUILD)/mb1
 MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 \
             unmodelled:unmodelled:32:PM_OFF boot:boot:32:PM_OFF \
             exceptions32:exceptions:32:PM_OFF exceptions64:exceptions:64:PM_64 \
+            mmio32:mmio:32:PM_OFF mmio64:mmio:64:PM_64 \
             paging32:paging:32:PM_32 pagingpae:paging:32:PM_PAE paging64:paging:64:PM_64
 MB1_NAMES := $(foreach k,$(MB1_LIST),$(word 1,$(subst :, ,$(k))))
 MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
