@@ -54,6 +54,34 @@ static void rw_back(const char *what, uint32_t msr, uint64_t val)
 	kprintf("%s: write and read back ok\n", what);
 }
 
+volatile ulong sc_flags_in, sc_r11, sc_rcx;
+void sc_entry(void);
+void sc_return(void);
+/* SYSCALL's target: records what the CPU handed over and returns the way SYSRET would, without
+ * leaving ring 0 (SYSRET always goes to ring 3). */
+asm(".text\n.globl sc_entry\nsc_entry:\n pushfq\n popq sc_flags_in(%rip)\n"
+    " mov %r11, sc_r11(%rip)\n mov %rcx, sc_rcx(%rip)\n push %r11\n popfq\n jmp *%rcx\n");
+
+/* STAR, LSTAR and SFMASK as SYSCALL uses them, not just as stored values. */
+static void syscall_check(void)
+{
+	uint64_t efer = rdmsr(MSR_EFER);
+	wrmsr(MSR_EFER, efer | 1);
+	wrmsr(0xc0000081u, 0x18ull << 32); /* kernel CS 0x18 (the library's 64-bit code), SS 0x20 */
+	wrmsr(0xc0000082u, (ulong)sc_entry);
+	wrmsr(0xc0000084u, 0x400);         /* SYSCALL clears DF */
+	asm volatile("std\n\tsyscall\n.globl sc_return\nsc_return:\n\tcld\n\t"
+		     "mov $0x10, %%eax\n\tmov %%eax, %%ss" : : : "rax", "rcx", "r11", "memory", "cc");
+	CHECK(!(sc_flags_in & 0x400) && (sc_r11 & 0x400), "syscall: flags in %lx, r11 %lx",
+	      sc_flags_in, sc_r11);
+	CHECK(sc_rcx == (ulong)sc_return, "syscall: rcx is not the return address");
+	wrmsr(0xc0000081u, 0);
+	wrmsr(0xc0000082u, 0);
+	wrmsr(0xc0000084u, 0);
+	wrmsr(MSR_EFER, efer);
+	kprintf("syscall: lstar entered, sfmask applied, rcx and r11 as architected\n");
+}
+
 static void msr_checks(void)
 {
 	uint64_t v, old;
@@ -222,5 +250,6 @@ void test_main(void)
 {
 	cpuid_checks();
 	msr_checks();
+	syscall_check();
 	cr_checks();
 }

@@ -39,12 +39,33 @@ static void matrix(void)
 		      "user write bits %u: %d err %lx", bits, f, last_fault.error);
 		cases += 4;
 	}
+	/* The parent's rights count too (the walk ANDs them), and invlpg of the address drops
+	 * what was cached from the parent. */
+	void *pde = pt_entry(&as, va, 2, 0);
+	uint64_t pv = pte_get(&as, pde);
+	pte_set(&as, e, frames[0] | PTE_P | PTE_W | PTE_U);
+	pte_set(&as, pde, pv & ~PTE_U);
+	invlpg(va);
+	uint32_t v;
+	int f = user_read(va, &v);
+	CHECK(f && last_fault.error == (PF_P | PF_U), "user read under a supervisor pde: %d", f);
+	CHECK(!probe_read(va, &v), "supervisor read under a supervisor pde");
+	pte_set(&as, pde, pv & ~PTE_W);
+	invlpg(va);
+	f = probe_write(va + 8, 1);
+	CHECK(f && last_fault.error == (PF_P | PF_W), "supervisor write under a read-only pde: %d", f);
+	f = user_write(va + 8, 1);
+	CHECK(f && last_fault.error == (PF_P | PF_W | PF_U), "user write under a read-only pde: %d", f);
+	pte_set(&as, pde, pv);
+	invlpg(va);
+	cases += 4;
 	/* Not present: the error code has no P bit, and CR2 is the address. */
 	pte_set(&as, e, 0);
 	invlpg(va);
 	expect_maps(va, 0, "not present");
 	cases++;
-	kprintf("matrix: %s, wp=1, rights on the leaf: ok\n", has_nx() ? "W/U/NX" : "W/U");
+	kprintf("matrix: %s, wp=1, rights on the leaf and its parent: ok\n",
+		has_nx() ? "W/U/NX" : "W/U");
 }
 
 /* Remaps through plain stores to the page table, the way a kernel does. */
@@ -53,6 +74,10 @@ static void ptwrites(void)
 	ulong va = TEST_VA + 0x10000;
 	void *e = map_page(&as, va, frames[1], 1, PTE_P | PTE_W);
 	expect_maps(va, frames[1], "first mapping");
+	/* Accessed on the read, dirty only after a write. */
+	CHECK((pte_get(&as, e) & (PTE_A | PTE_D)) == PTE_A, "A/D after a read: %llx",
+	      (unsigned long long)pte_get(&as, e));
+	CHECK(!probe_write(va + 4, 7) && (pte_get(&as, e) & PTE_D), "D after a write");
 	for (unsigned i = 2; i < NFRAMES; i++) {
 		pte_set(&as, e, frames[i] | PTE_P | PTE_W);
 		invlpg(va);
@@ -66,7 +91,7 @@ static void ptwrites(void)
 	pte_set(&as, e, 0);
 	write_cr3(read_cr3());
 	expect_maps(va, 0, "unmapped");
-	kprintf("page-table writes: remap, protect, unmap: ok\n");
+	kprintf("page-table writes: accessed and dirty bits, remap, protect, unmap: ok\n");
 }
 
 /* A 2 MiB or 4 MiB page (and 1 GiB where offered) over the test frames, each seen through it. */
