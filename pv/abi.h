@@ -15,6 +15,8 @@
 #define UMBRA_SIGNATURE_EDX 0x776f6461u /* "adow" */
 #define UMBRA_ABI_VERSION 1u
 #define UMBRA_FEAT_VMCALL_ANY (1u << 0) /* VMCALL and VMMCALL both work on both vendors */
+/* The CPU walks the guest's page tables itself (mmu=tdp): page faults are the hardware's own. */
+#define UMBRA_FEAT_NESTED_PAGING (1u << 1)
 
 /* ---- Calling convention ------------------------------------------------------------------
  * Execute VMCALL (0f 01 c1) or VMMCALL (0f 01 d9) with the call number in EAX/RAX and up to
@@ -127,7 +129,7 @@ struct umbra_boot_info {
 	X(PAGE_FAULT, pf) X(CR_ACCESS, cr) X(INVLPG, invlpg) X(HYPERCALL, hypercall) X(IO, io) \
 	X(MSR, msr) X(CPUID, cpuid) X(HLT, hlt) X(EXCEPTION, exception) X(INTR, intr) X(NMI, nmi) \
 	X(IRQ_WINDOW, irq_window) X(RDTSCP, rdtscp) X(SHUTDOWN, shutdown) X(INVALID, invalid) \
-	X(OTHER, other)
+	X(OTHER, other) X(NESTED_FAULT, npf)
 
 #define UMBRA_EXIT_ENUM_(name, short_name) UMBRA_EXIT_##name,
 enum umbra_exit_reason {
@@ -149,6 +151,7 @@ struct umbra_mmu_stats {
 	uint64_t root_cache_misses;
 	uint64_t rmap_descs;       /* reverse-map descriptors in use */
 	uint64_t unshadowed_unemulated; /* PT writes the emulator could not handle: unshadowed */
+	uint64_t nested_faults_filled; /* mmu=tdp: nested page faults that mapped guest memory */
 };
 
 struct umbra_stats {

@@ -275,6 +275,9 @@ static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
 		return true;
 	case UMBRA_MMUOP_INVLPG:
 		mmu_invlpg(&v->mmu, o->arg);
+		/* With nested paging the CPU's TLB holds the guest's own translation. */
+		if (v->vm->tdp_on)
+			v->tlb_flush = true;
 		return true;
 	default:
 		/* Shadows stay coherent through write protection: only the TLB goes. */

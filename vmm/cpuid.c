@@ -57,7 +57,8 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 			r = (struct cpuid_regs){ UMBRA_CPUID_FEATURES, UMBRA_SIGNATURE_EBX,
 						 UMBRA_SIGNATURE_ECX, UMBRA_SIGNATURE_EDX };
 		else if (leaf == UMBRA_CPUID_FEATURES)
-			r = (struct cpuid_regs){ UMBRA_ABI_VERSION, UMBRA_FEAT_VMCALL_ANY, 0, 0 };
+			r = (struct cpuid_regs){ UMBRA_ABI_VERSION, UMBRA_FEAT_VMCALL_ANY |
+				(v->vm->tdp_on ? UMBRA_FEAT_NESTED_PAGING : 0), 0, 0 };
 	} else if ((!ext && leaf <= host_max_basic) || (ext && leaf <= host_max_ext)) {
 		r = cpuid(leaf, sub);
 	}

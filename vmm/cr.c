@@ -10,6 +10,10 @@
 static bool reset_paging(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3)
 {
 	int r = mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
+	/* With nested paging the CPU checks the PDPTEs itself (QEMU TCG even sets their A bit,
+	 * which the walker's check rejects): the walker then keeps its previous context. */
+	if (r == MMU_EBADPDPTE && v->vm->tdp_on)
+		r = MMU_OK;
 	if (r == MMU_EBADPDPTE) {
 		vcpu_inject_gp(v);
 		return false;
@@ -102,6 +106,8 @@ bool vcpu_set_cr3(struct vcpu *v, u64 val)
 		return false;
 	}
 	r->cr3 = val;
+	if (v->vm->tdp_on)
+		virt->update_paging(v); /* a PV CR3 load: the CPU runs on the guest's CR3 */
 	return true;
 }
 

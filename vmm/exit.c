@@ -82,6 +82,29 @@ static void handle_page_fault(struct vcpu *v, const struct vexit *x)
 		audit_after_fault(v);
 }
 
+/* Nested paging: guest memory not mapped yet, or device memory to emulate. */
+static void handle_nested_fault(struct vcpu *v, const struct vexit *x)
+{
+	switch (tdp_fault(&v->vm->tdp, x->addr)) {
+	case TDP_FILLED:
+	case TDP_MAPPED:
+		return;
+	case TDP_MMIO: {
+		struct mmu_outcome o = { .kind = MMU_EMULATE, .gpa = x->addr, .mmio = true };
+		emulate_access(v, &o);
+		return;
+	}
+	case TDP_ENOMEM:
+		vm_end(v->vm, VM_END_FATAL, 0, "out of memory for the nested page table");
+		return;
+	case TDP_EBROKEN:
+		kprintf("[%s] nested fault again at mapped gpa 0x%lx (error 0x%lx)\n", v->vm->name,
+			x->addr, x->error_code);
+		vm_end(v->vm, VM_END_FATAL, 0, "nested fault loop");
+		return;
+	}
+}
+
 static void handle_invlpg(struct vcpu *v, const struct vexit *x)
 {
 	struct x86_insn insn;
@@ -228,6 +251,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 
 	switch (x->reason) {
 	case UMBRA_EXIT_PAGE_FAULT: handle_page_fault(v, x); break;
+	case UMBRA_EXIT_NESTED_FAULT: handle_nested_fault(v, x); break;
 	case UMBRA_EXIT_CR_ACCESS: vcpu_cr_access(v, x); break;
 	case UMBRA_EXIT_INVLPG: handle_invlpg(v, x); break;
 	case UMBRA_EXIT_HYPERCALL: handle_hypercall(v, x); break;

@@ -175,6 +175,14 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		memslots_free(&vm->mem);
 		return false;
 	}
+	/* Filled lazily: a 64 MiB guest takes 32 nested faults, with 2 MiB pages. */
+	if (options.tdp && tdp_init(&vm->tdp, &mmu_host_ops, vm, virt->tdp_format) < 0) {
+		kprintf("guest %s: no memory for its nested page table\n", vm->name);
+		mmu_vm_destroy(&vm->mmu);
+		memslots_free(&vm->mem);
+		return false;
+	}
+	vm->tdp_on = options.tdp;
 	vm->cpu = cpu;
 	vm->vcpu.vm = vm;
 	vm->vcpu.id = 0;
@@ -185,8 +193,8 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->vcpu.apic_base_msr = VLAPIC_BASE | BIT(11) | BIT(8); /* enabled, BSP */
 	vm->vcpu.pat = 0x0007040600070406ull;                     /* the reset value */
 	vm->state = VM_READY;
-	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s\n", vm->name, mem_mib, vm->vcpu.regs.rip,
-	      cpu, vm->expect_crash ? ", expected to crash" : "");
+	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s%s\n", vm->name, mem_mib, vm->vcpu.regs.rip,
+	      cpu, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");
 	kdebug("guest %s: command line '%s'\n", vm->name, vm->cmdline);
 	return true;
 }
@@ -196,6 +204,11 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 	char owner[VM_NAME_LEN];
 
 	cpuid_init();
+	if (options.tdp && !(virt->tdp_supported && virt->tdp_supported())) {
+		kprintf("umbra: mmu=tdp refused: this CPU has no nested paging for %s; the guests run "
+			"with shadow paging\n", virt->name);
+		options.tdp = false;
+	}
 	for (u32 i = 0; i < bi->nmodules && nr_vms < MAX_VMS; i++) {
 		struct vm *vm = &vms[nr_vms];
 		if (attached_to(&bi->modules[i], owner, sizeof(owner)))
@@ -227,7 +240,10 @@ static bool start_vcpu(struct vcpu *v)
 		vm_end(vm, VM_END_FATAL, 0, "no memory for the MMU context");
 		return false;
 	}
-	virt->update_paging(v);
+	if (vm->tdp_on)
+		virt->tdp_enable(v, tdp_root_hpa(&vm->tdp));
+	else
+		virt->update_paging(v);
 	vm->state = VM_RUNNING;
 	return true;
 }
@@ -323,6 +339,12 @@ static void report_one(struct vm *vm)
 		st.mmu.pages_zapped, st.mmu.pages_reclaimed, st.mmu.writes_emulated,
 		st.mmu.flood_zaps, st.mmu.misaligned_zaps, st.mmu.root_cache_hits,
 		st.mmu.root_cache_misses, st.mmu.unshadowed_unemulated, vm->audit_errors);
+	if (vm->tdp_on)
+		kprintf("guest %s: tdp: faults_filled=%lu faults_mmio=%lu faults_mapped=%lu "
+			"large_pages=%lu small_pages=%lu tables=%lu\n", vm->name,
+			vm->tdp.stats.faults_filled, vm->tdp.stats.faults_mmio,
+			vm->tdp.stats.faults_mapped, vm->tdp.stats.large_pages,
+			vm->tdp.stats.small_pages, vm->tdp.stats.tables);
 	if (vm->n_unmodelled) {
 		n = 0;
 		for (u32 i = 0; i < vm->n_unmodelled; i++)

@@ -45,9 +45,10 @@ static bool apply(const char *key, const char *val)
 	if (!strcmp(key, "audit"))
 		return parse_bool(val, &options.audit);
 	if (!strcmp(key, "mmu")) {
-		if (strcmp(val, "shadow") && strcmp(val, "nocache"))
+		if (strcmp(val, "shadow") && strcmp(val, "nocache") && strcmp(val, "tdp"))
 			return false;
 		options.nocache = !strcmp(val, "nocache");
+		options.tdp = !strcmp(val, "tdp");
 		return true;
 	}
 	return false;

@@ -8,6 +8,7 @@ struct umbra_options {
 	u32 max_cpus; /* cpus=N: bring up at most N CPUs (0: all) */
 	bool audit;   /* audit=1: run the MMU audit after every fault */
 	bool nocache; /* mmu=nocache: rebuild shadows after every CR3 load (the benchmark baseline) */
+	bool tdp;     /* mmu=tdp: nested paging (NPT/EPT) where the CPU has it */
 	u32 unknown;  /* how many words were not understood (each is reported) */
 };
 

@@ -26,5 +26,6 @@ void stats_collect(struct vcpu *v, struct umbra_stats *out)
 		.root_cache_misses = m.root_misses,
 		.rmap_descs = m.rmap_desc_in_use,
 		.unshadowed_unemulated = v->vm->unemulated,
+		.nested_faults_filled = v->vm->tdp.stats.faults_filled,
 	};
 }

@@ -100,6 +100,14 @@ static bool load_root(struct vcpu *v)
 	return true;
 }
 
+/* Nested paging: the guest loaded CR3 without an exit. The emulator and the hypercalls still
+ * walk its tables through the shadow MMU's walker, which must know the current one. */
+static void tdp_follow_cr3(struct vcpu *v)
+{
+	if (v->mmu.cr3 != v->regs.cr3)
+		mmu_new_cr3(&v->mmu, v->regs.cr3); /* a bad PDPTE is the CPU's to report */
+}
+
 bool vcpu_update_events(struct vcpu *v)
 {
 	u64 now = rdtsc();
@@ -152,7 +160,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
 		bool ok = vcpu_update_events(v);
 		if (ok) {
 			deliver_irq(v);
-			ok = load_root(v);
+			ok = vm->tdp_on || load_root(v);
 		}
 		spin_unlock(&vm->lock);
 		if (!ok)
@@ -160,6 +168,8 @@ bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
 		ran = true;
 		virt->vcpu_run(v, &x);
 		spin_lock(&vm->lock);
+		if (vm->tdp_on)
+			tdp_follow_cr3(v);
 		exit_handle(v, &x);
 		spin_unlock(&vm->lock);
 	}

@@ -7,6 +7,7 @@
 #include "arch/x86/decode.h"
 #include "arch/x86/virt.h"
 #include "mmu/mmu.h"
+#include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/memslot.h"
 #include "vmm/vlapic.h"
@@ -71,6 +72,8 @@ struct vm {
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
 	struct mmu_vm mmu;
+	bool tdp_on;              /* runs on nested paging: tdp below, the shadow MMU only walks */
+	struct tdp tdp;
 	struct vcpu vcpu;         /* one vCPU per guest for now */
 	u32 cpu;                  /* where its vCPU runs */
 	char cmdline[256];

@@ -7,6 +7,7 @@
 #include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/vm.h"
 
@@ -161,12 +162,17 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define VMEXIT_VMRUN 0x80
 #define VMEXIT_VMMCALL 0x81
 #define VMEXIT_RDTSCP 0x87
+#define VMEXIT_NPF 0x400
 #define VMEXIT_INVALID 0xffffffffu
 
 #define EVENT_VALID BIT(31)
 #define EVENT_HAS_ERR BIT(11)
 
 #define TLB_FLUSH_ALL 1
+
+#define NP_ENABLE BIT(0)
+#define CR_BIT_CR3 BIT(3)
+#define EXC_PF BIT(14)
 
 void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa);
 
@@ -265,11 +271,24 @@ static void svm_vcpu_destroy(struct vcpu *v)
 	v->arch = NULL;
 }
 
+static bool npt_on(const struct vmcb *vmcb) { return vmcb->np_enable & NP_ENABLE; }
+
 static void svm_update_paging(struct vcpu *v)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 	const struct x86_emu_ctx *r = &v->regs;
 	bool paging = r->cr0 & CR0_PG;
+
+	if (npt_on(vmcb)) {
+		/* The CPU pages with the guest's own control registers. Their changes that exit
+		 * (CR0, CR4, EFER, a PV CR3 load) would each flush the TLB on real hardware. */
+		vmcb->cr0 = r->cr0 & ~(u64)(CR0_CD | CR0_NW);
+		vmcb->cr4 = r->cr4;
+		vmcb->efer = r->efer | EFER_SVME;
+		vmcb->cr3 = r->cr3;
+		vmcb->tlb_control = TLB_FLUSH_ALL;
+		return;
+	}
 
 	/* The CPU always pages (through the shadow) with WP on, so write-protected guest page
 	 * tables trap even from guest ring 0; the guest's own view stays in v->regs. */
@@ -352,6 +371,10 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 		x->reason = UMBRA_EXIT_CR_ACCESS;
 		x->cr = code & 0xf;
 		x->cr_write = code >= VMEXIT_CR0_WRITE;
+	} else if (code == VMEXIT_NPF) {
+		x->reason = UMBRA_EXIT_NESTED_FAULT;
+		x->error_code = vmcb->exit_info1;
+		x->addr = vmcb->exit_info2;
 	} else if (code == VMEXIT_EXCP_BASE + 14) {
 		x->reason = UMBRA_EXIT_PAGE_FAULT;
 		x->error_code = vmcb->exit_info1;
@@ -397,7 +420,8 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 	if ((caps.features & SVM_FEAT_NRIPS) && vmcb->nrip > vmcb->rip &&
 	    vmcb->nrip - vmcb->rip <= 15 && x->reason != UMBRA_EXIT_PAGE_FAULT &&
 	    x->reason != UMBRA_EXIT_EXCEPTION && x->reason != UMBRA_EXIT_INTR &&
-	    x->reason != UMBRA_EXIT_NMI && x->reason != UMBRA_EXIT_SHUTDOWN)
+	    x->reason != UMBRA_EXIT_NMI && x->reason != UMBRA_EXIT_SHUTDOWN &&
+	    x->reason != UMBRA_EXIT_NESTED_FAULT)
 		x->insn_len = (u32)(vmcb->nrip - vmcb->rip);
 }
 
@@ -411,6 +435,8 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	vmcb->rflags = v->regs.rflags;
 	vmcb->event_inj = v->pending.valid ? event_word(&v->pending) : 0;
 	v->pending.valid = false;
+	if (npt_on(vmcb))
+		vmcb->g_pat = v->pat; /* the guest's PAT combines with the nested table's types */
 	if (v->tlb_flush) {
 		vmcb->tlb_control = TLB_FLUSH_ALL;
 		v->tlb_flush = false;
@@ -427,6 +453,11 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	v->regs.rip = vmcb->rip;
 	v->regs.rflags = vmcb->rflags;
 	v->regs.cpl = vmcb->cpl;
+	if (npt_on(vmcb)) {
+		/* The guest loads CR3 and takes its page faults without us. */
+		v->regs.cr3 = vmcb->cr3;
+		v->regs.cr2 = vmcb->cr2;
+	}
 	decode_exit(vmcb, x);
 
 	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
@@ -445,6 +476,31 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 		__asm__ volatile("sti; nop; cli" ::: "memory");
 }
 
+static bool svm_tdp_supported(void)
+{
+	return caps.features & SVM_FEAT_NP;
+}
+
+/* Nested entries are x86-64 page-table entries; QEMU TCG faults on them without U. */
+static const struct tdp_format npt_format = {
+	.present = BIT(0), .write = BIT(1), .user = BIT(2), .large = BIT(7),
+};
+
+static void svm_tdp_enable(struct vcpu *v, u64 root_hpa)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+
+	vmcb->np_enable |= NP_ENABLE;
+	vmcb->n_cr3 = root_hpa;
+	vmcb->g_pat = v->pat;
+	/* CR0 and CR4 writes still exit: vmm/ validates them and keeps the walker's mode. */
+	vmcb->cr_read &= (u16)~CR_BIT_CR3;
+	vmcb->cr_write &= (u16)~CR_BIT_CR3;
+	vmcb->exceptions &= ~(u32)EXC_PF;
+	vmcb->misc1 &= ~(u32)I1_INVLPG;
+	svm_update_paging(v);
+}
+
 const struct virt_backend svm_backend = {
 	.name = "svm",
 	.probe = svm_probe,
@@ -458,4 +514,7 @@ const struct virt_backend svm_backend = {
 	.set_cr2 = svm_set_cr2,
 	.irq_window_open = svm_irq_window_open,
 	.request_irq_window = svm_request_irq_window,
+	.tdp_supported = svm_tdp_supported,
+	.tdp_format = &npt_format,
+	.tdp_enable = svm_tdp_enable,
 };

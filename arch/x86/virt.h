@@ -6,6 +6,7 @@
 #include "arch/x86/decode.h"
 
 struct percpu;
+struct tdp_format;
 struct vcpu;
 
 /*
@@ -15,8 +16,8 @@ struct vcpu;
 struct vexit {
 	u32 reason;
 	u32 insn_len;      /* the exiting instruction's length when the hardware gave it, else 0 */
-	u64 error_code;    /* PAGE_FAULT, EXCEPTION (when has_error) */
-	u64 addr;          /* PAGE_FAULT: the faulting linear address */
+	u64 error_code;    /* PAGE_FAULT, EXCEPTION (when has_error), NESTED_FAULT (vendor's) */
+	u64 addr;          /* PAGE_FAULT: the faulting linear address; NESTED_FAULT: the gpa */
 	u8 vector;         /* EXCEPTION: which one (#UD for a foreign VMCALL/VMMCALL, ...) */
 	bool has_error;
 	u8 cr;             /* CR_ACCESS: which register */
@@ -69,6 +70,17 @@ struct virt_backend {
 	bool (*irq_window_open)(struct vcpu *v);
 	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
 	void (*request_irq_window)(struct vcpu *v, bool on);
+
+	/* Nested paging (NPT/EPT); all three NULL on a backend without it. Does every CPU here
+	 * have it? */
+	bool (*tdp_supported)(void);
+	/* The entry format of the nested table the backend runs on (mmu/tdp.h). */
+	const struct tdp_format *tdp_format;
+	/* From now on v runs on the nested table at root_hpa: the guest's own CR3 and page
+	 * faults need no exit (UMBRA_EXIT_NESTED_FAULT instead), and every exit leaves the
+	 * guest's CR3 and CR2 in v->regs; update_paging then loads the guest's own CR0, CR3, CR4
+	 * and EFER (v->regs) into the CPU, without the shadow root. */
+	void (*tdp_enable)(struct vcpu *v, u64 root_hpa);
 };
 
 extern const struct virt_backend svm_backend;

@@ -100,8 +100,9 @@ static void run_case(const struct env *e, enum acc a, unsigned lb, unsigned pb)
 	const char *what = 0;
 	uint64_t leafv = pte_get(&as, ents[leaf]);
 	/* QEMU 7.2 TCG reports reserved-bit faults without P (the SDM says RSVD implies P): let
-	 * that pass natively only; Umbra injects its own error codes and must be exact. */
-	if (fault && want && !on_umbra && (err & PF_RSVD) && last_fault.error == (err & ~PF_P)) {
+	 * that pass natively (and on nested paging, where the CPU reports the guest's faults);
+	 * Umbra's shadow paging injects its own error codes and must be exact. */
+	if (fault && want && (!on_umbra || umbra_nested) && (err & PF_RSVD) && last_fault.error == (err & ~PF_P)) {
 		rsvd_without_p++;
 		last_fault.error |= PF_P;
 	}

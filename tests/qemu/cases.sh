@@ -28,6 +28,12 @@ guest_groups qemu-max --cpu max --smp 2
 guest_groups qemu-qemu64 --cpu qemu64 --smp 2
 # Four guests on four CPUs at once.
 guest_group qemu-smp4-paging "paging-off perm32 permpae perm64" --cpu max --smp 4
+# Nested paging (NPT): the CPU walks the guests' tables, so the permission matrix is native.
+guest_group qemu-max-tdp-paging "paging-off perm32 permpae perm64" --cpu max --smp 2 \
+  --cmdline mmu=tdp --expect-log "guest perm64: tdp: faults_filled=[1-9]"
+# Without NPT in the CPU model mmu=tdp is refused and the guests run on shadow paging.
+case_run qemu-qemu64-tdp-refused --cpu qemu64 --smp 1 --cmdline mmu=tdp \
+  --module "$G/healthy.elf name=healthy" --expect guests_passed=1 --expect-log "mmu=tdp refused"
 
 # Bad images are refused with a clear message; the good guest still runs.
 bad=build/harness/bad-images; mkdir -p $bad

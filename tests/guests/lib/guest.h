@@ -77,6 +77,7 @@ struct cpuid cpuid(uint32_t leaf, uint32_t sub);
 struct features { int pse, pae, pge, nx, smep, smap, gb, cx8, cx16, amd; };
 extern struct features cpu;
 extern int on_umbra; /* CPUID leaf 0x40000000 carries Umbra's signature */
+extern int umbra_nested; /* ... and says the CPU does the guest's paging (mmu=tdp) */
 long umbra_hypercall(ulong nr, ulong a0, ulong a1);
 int umbra_stats(struct umbra_stats *s); /* 0 on success */
 

@@ -13,6 +13,7 @@ int booted_by_umbra;
 char boot_cmdline[128];
 struct features cpu;
 int on_umbra;
+int umbra_nested;
 unsigned long checks_failed;
 int fatal_triple;
 volatile struct fault_rec last_fault;
@@ -359,6 +360,8 @@ static void features_init(void)
 		struct cpuid h = cpuid(UMBRA_CPUID_BASE, 0);
 		on_umbra = h.b == UMBRA_SIGNATURE_EBX && h.c == UMBRA_SIGNATURE_ECX &&
 			   h.d == UMBRA_SIGNATURE_EDX;
+		umbra_nested = on_umbra &&
+			       (cpuid(UMBRA_CPUID_FEATURES, 0).b & UMBRA_FEAT_NESTED_PAGING);
 	}
 }
 
