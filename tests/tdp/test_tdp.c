@@ -157,6 +157,14 @@ static void expect_mapped(const struct tdp *t, const struct tdp_format *f, u64 g
 	assert_int_equal(extra, f->leaf_extra | (level == 2 ? f->large : 0));
 }
 
+/* A nested fault at gpa fills it, mapping it to want. */
+static void expect_fill(struct tdp *t, const struct tdp_format *f, u64 gpa, u64 want,
+			unsigned level)
+{
+	assert_int_equal(tdp_fault(t, gpa), TDP_FILLED);
+	expect_mapped(t, f, gpa, want, level);
+}
+
 static void expect_unmapped(const struct tdp *t, const struct tdp_format *f, u64 gpa)
 {
 	u64 hpa, leaf;
@@ -171,12 +179,10 @@ static void test_lazy_large_and_small(const struct tdp_format *f)
 	add_slot(0, 4 * MIB + 3 * PAGE_SIZE, 0x10000000ull, false);
 	assert_int_equal(tdp_init(&t, &ops, NULL, f), 0);
 	expect_unmapped(&t, f, 0x1234);
-	assert_int_equal(tdp_fault(&t, 0x1234), TDP_FILLED);
-	expect_mapped(&t, f, 0x1234, 0x10001234ull, 2);
+	expect_fill(&t, f, 0x1234, 0x10001234ull, 2);
 	expect_mapped(&t, f, 0x1fffff, 0x101fffffull, 2);
 	expect_unmapped(&t, f, 2 * MIB);
-	assert_int_equal(tdp_fault(&t, 4 * MIB + PAGE_SIZE + 8), TDP_FILLED);
-	expect_mapped(&t, f, 4 * MIB + PAGE_SIZE + 8, 0x10000000ull + 4 * MIB + PAGE_SIZE + 8, 1);
+	expect_fill(&t, f, 4 * MIB + PAGE_SIZE + 8, 0x10000000ull + 4 * MIB + PAGE_SIZE + 8, 1);
 	expect_unmapped(&t, f, 4 * MIB);
 	assert_int_equal(t.stats.faults_filled, 2);
 	assert_int_equal(t.stats.large_pages, 1);
@@ -212,8 +218,7 @@ static void test_holes_are_mmio(void **state)
 	assert_int_equal(tdp_fault(&t, 1ull << 50), TDP_MMIO);
 	assert_int_equal(fk.live, before);
 	assert_int_equal(t.stats.faults_mmio, 3);
-	assert_int_equal(tdp_fault(&t, 8 * MIB + 5), TDP_FILLED);
-	expect_mapped(&t, &npt, 8 * MIB + 5, 0x20000005ull, 2);
+	expect_fill(&t, &npt, 8 * MIB + 5, 0x20000005ull, 2);
 	expect_unmapped(&t, &npt, 0);
 	expect_unmapped(&t, &npt, 4 * MIB);
 	tdp_destroy(&t);
@@ -230,12 +235,9 @@ static void test_large_only_when_it_fits(void **state)
 	add_slot(2 * MIB, 2 * MIB, 0x20001000ull, false);
 	add_slot(4 * MIB + PAGE_SIZE, 2 * MIB, 0x30000000ull, false);
 	assert_int_equal(tdp_init(&t, &ops, NULL, &npt), 0);
-	assert_int_equal(tdp_fault(&t, 0x1000), TDP_FILLED);
-	expect_mapped(&t, &npt, 0x1000, 0x10000000ull, 1);
-	assert_int_equal(tdp_fault(&t, 2 * MIB), TDP_FILLED);
-	expect_mapped(&t, &npt, 2 * MIB, 0x20001000ull, 1);
-	assert_int_equal(tdp_fault(&t, 4 * MIB + PAGE_SIZE), TDP_FILLED);
-	expect_mapped(&t, &npt, 4 * MIB + PAGE_SIZE, 0x30000000ull, 1);
+	expect_fill(&t, &npt, 0x1000, 0x10000000ull, 1);
+	expect_fill(&t, &npt, 2 * MIB, 0x20001000ull, 1);
+	expect_fill(&t, &npt, 4 * MIB + PAGE_SIZE, 0x30000000ull, 1);
 	assert_int_equal(t.stats.large_pages, 0);
 	tdp_destroy(&t);
 	assert_int_equal(fk.live, 0);
