@@ -57,11 +57,6 @@ static void set_handler(unsigned vec, void (*fn)(void), unsigned ist)
 #define FAULT(insns, ...) ({ ulong n_ = fault_count; \
 	asm volatile(SET_RECOVER insns "\n1:" : : __VA_ARGS__ : "memory", "cc", "ax", "cx", "dx"); \
 	fault_recover = 0; fault_count != n_ ? (int)last_fault.vector : -1; })
-#ifdef __x86_64__
-#define SET_RECOVER "movq $1f, fault_recover(%%rip)\n\t"
-#else
-#define SET_RECOVER "movl $1f, fault_recover\n\t"
-#endif
 
 static void expect_exc(const char *what, int vector, int want, long error, long want_error)
 {

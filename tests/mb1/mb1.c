@@ -54,11 +54,6 @@ ulong mb1_arg_num(const char *key, ulong def)
 	return def;
 }
 
-#ifdef __x86_64__
-#define SET_RECOVER "movq $1f, fault_recover(%%rip)\n\t"
-#else
-#define SET_RECOVER "movl $1f, fault_recover\n\t"
-#endif
 
 /* The vector of the fault taken since fault_count was n, or 0. */
 static int fault_since(ulong n)

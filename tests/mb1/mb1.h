@@ -19,6 +19,13 @@ int mb1_streq(const char *a, const char *b);
 /* The value of KEY=... among the arguments, parsed as a number; def if absent. */
 ulong mb1_arg_num(const char *key, ulong def);
 
+/* Inline asm prefix: the library's trap handler resumes at local label 1 after a fault. */
+#ifdef __x86_64__
+#define SET_RECOVER "movq $1f, fault_recover(%%rip)\n\t"
+#else
+#define SET_RECOVER "movl $1f, fault_recover\n\t"
+#endif
+
 /* Guarded accesses: 0 if they went through, else the vector they raised. */
 int rdmsr_safe(uint32_t msr, uint64_t *val);
 int wrmsr_safe(uint32_t msr, uint64_t val);

@@ -7,7 +7,7 @@ MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 \
             exceptions32:exceptions:32:PM_OFF exceptions64:exceptions:64:PM_64 \
             mmio32:mmio:32:PM_OFF mmio64:mmio:64:PM_64 \
             paging32:paging:32:PM_32 pagingpae:paging:32:PM_PAE paging64:paging:64:PM_64
-MB1_NAMES := $(foreach k,$(MB1_LIST),$(word 1,$(subst :, ,$(k))))
+MB1_NAMES := $(foreach k,$(MB1_LIST),$(firstword $(subst :, ,$(k))))
 MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
 
 define mb1_common_rule
@@ -31,7 +31,10 @@ $(MB1_OUT)/$(1).elf: $(MB1_OUT)/obj/$(1).o $(MB1_OUT)/obj$(3)/mb1.o $$(GUEST_LIB
 	  $$< $(MB1_OUT)/obj$(3)/mb1.o $$(GUEST_LIB_OBJ_$(3)) -lgcc
 	$(if $(filter 64,$(3)),$$(Q)objcopy -O elf32-i386 $$@64 $$@)
 endef
-$(foreach k,$(MB1_LIST),$(eval $(call mb1_rule,$(word 1,$(subst :, ,$(k))),$(word 2,$(subst :, ,$(k))),$(word 3,$(subst :, ,$(k))),$(word 4,$(subst :, ,$(k))))))
+# Field N of name:source:arch:mode, and the rules of one list entry.
+mb1_f = $(word $(2),$(subst :, ,$(1)))
+mb1_call = $(call mb1_rule,$(call mb1_f,$(1),1),$(call mb1_f,$(1),2),$(call mb1_f,$(1),3),$(call mb1_f,$(1),4))
+$(foreach k,$(MB1_LIST),$(eval $(call mb1_call,$(k))))
 
 .PHONY: mb1 check-mb1
 mb1: $(MB1_IMAGES)
