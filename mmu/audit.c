@@ -344,10 +344,14 @@ static void audit_reset(struct mmu_vm *vm)
 
 static void audit_start(struct audit *a, struct mmu_vm *vm, char *buf, size_t size)
 {
-	memset(a, 0, sizeof(*a));
+	/* Not a memset: the window is filled before use. */
 	a->vm = vm;
 	a->buf = buf;
 	a->size = size;
+	a->used = 0;
+	a->errors = 0;
+	a->writable_leaves = 0;
+	a->windowed = false;
 	if (buf && size)
 		buf[0] = 0;
 }

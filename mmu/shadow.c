@@ -168,7 +168,8 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp)
 
 	ASSERT(!sp->invalid);
 	for (i = 0; i < SPT_ENTRIES; i++)
-		sp_drop_spte(vm, sp, i);
+		if (sp->spt[i] & PTE_P)		/* most are empty: spare the call */
+			sp_drop_spte(vm, sp, i);
 	pset_drain(&sp->parents, &vm->parent_slab, clear_parent_entry, vm);
 	unhash(&vm->gfn_hash[gfn_hash_idx(sp->gfn)], sp, offsetof(struct mmu_page, gfn_next));
 	if (!sp->role.direct && (f = frame_of(vm, sp->gfn)) != NULL) {
