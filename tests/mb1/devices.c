@@ -37,6 +37,21 @@ static void pic(void)
 		CHECK(m == masks[i] && s == slave[i], "pic masks %x/%x read %x/%x", masks[i], slave[i],
 		      m, s);
 	}
+	/* Nothing is in service: OCW3 selects the ISR for the next command-port read. */
+	outb(0x20, 0x0b);
+	outb(0xa0, 0x0b);
+	CHECK(inb(0x20) == 0 && inb(0xa0) == 0, "pic isr not empty");
+	outb(0x20, 0x0a);
+	outb(0xa0, 0x0a);
+	/* ICW1 without ICW4 and in single mode (no ICW3): the next data write is the mask. */
+	outb(0xa0, 0x12);
+	outb(0xa1, 0x70);
+	outb(0xa1, 0x3c);
+	CHECK(inb(0xa1) == 0x3c, "pic mask after a short initialisation: %x", inb(0xa1));
+	outb(0xa0, icw[1][0]);
+	for (int i = 1; i < 4; i++)
+		outb(0xa1, icw[1][i]);
+	outb(0xa1, 0xff);
 	kprintf("pic: initialised, masks kept\n");
 	outb(0x80, 0x42); /* a POST code: accepted, nothing to see */
 	kprintf("port 0x80: written\n");
@@ -104,6 +119,26 @@ static void rtc(const struct mb1_info *mbi)
 	CHECK(is_bcd(day, 31) && day && is_bcd(mon, 12) && mon && is_bcd(year, 99),
 	      "rtc date %x-%x-%x", year, mon, day);
 	kprintf("rtc: status registers sane, time and date valid BCD\n");
+
+	/* Register B picks binary or BCD and 12- or 24-hour: kernels set it and read accordingly. */
+	outb(0x70, 0x0b);
+	outb(0x71, (uint8_t)(b | 0x04));
+	CHECK(cmos(0x0b) == (b | 0x04), "rtc register B write: read %x", cmos(0x0b));
+	for (int i = 0; i < 1000000 && (cmos(0x0a) & 0x80); i++)
+		;
+	sec = cmos(0), min = cmos(2), hour = cmos(4), mon = cmos(8);
+	CHECK(sec < 60 && min < 60 && hour < 24 && mon >= 1 && mon <= 12,
+	      "rtc binary time %u:%u:%u month %u", hour, min, sec, mon);
+	outb(0x70, 0x0b);
+	outb(0x71, b);
+	/* The battery-backed RAM above the clock keeps what is written. */
+	uint8_t keep = cmos(0x50);
+	outb(0x70, 0x50);
+	outb(0x71, 0xa5);
+	CHECK(cmos(0x50) == 0xa5, "cmos ram byte 0x50: read %x", cmos(0x50));
+	outb(0x70, 0x50);
+	outb(0x71, keep);
+	kprintf("rtc: binary mode by register B, cmos ram kept\n");
 }
 
 static void apic(void)

@@ -61,8 +61,12 @@ void test_main(void)
 	expect_reg("ier", IER, 0x0f);
 	outb(COM1 + IER, 0x00);
 	expect_reg("ier off", IER, 0x00);
+	/* IIR bits 6-7 say whether the FIFOs are on: how kernels tell a 16550A from a 16450. */
+	outb(COM1 + FCR, 0x00);
+	CHECK((inb(COM1 + IIR) & 0xcf) == 0x01, "uart iir: FIFOs off, nothing pending");
 	outb(COM1 + FCR, 0x07);
 	CHECK((inb(COM1 + IIR) & 0xcf) == 0xc1, "uart iir: FIFOs on, nothing pending");
+	CHECK(!(inb(COM1 + LSR) & 0x01), "uart lsr: no data ready without input");
 	outb(COM1 + MCR, 0x03);
 	expect_reg("mcr", MCR, 0x03);
 	outb(COM1 + SCR, 0x5a);
