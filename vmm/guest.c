@@ -322,6 +322,17 @@ static void report_one(struct vm *vm)
 
 	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN)
 		vcpu_dump(&vm->vcpu);
+	/* audit=1 checked what each fault changed; once the guest is gone, check everything. */
+	if (options.audit && vm->state == VM_ENDED && vm->vcpu.arch) {
+		char buf[160];
+		spin_lock(&vm->lock);
+		unsigned errors = mmu_audit(&vm->mmu, buf, sizeof(buf));
+		spin_unlock(&vm->lock);
+		if (errors)
+			kprintf("guest %s: MMU AUDIT (final, full): %u errors: %s\n", vm->name, errors,
+				buf);
+		vm->audit_errors += errors;
+	}
 	stats_collect(&vm->vcpu, &st);
 	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, end_name(vm->end),
 		vm->status, vm->end_detail ? vm->end_detail : "-",
