@@ -5,11 +5,15 @@
 #include "vmm/vm.h"
 
 /* Leaf 1 ECX: VMX, SMX, PCID, x2APIC, XSAVE/OSXSAVE/AVX/F16C/FMA (no XCR0 switching), RDRAND kept,
- * MONITOR (no MWAIT model). Leaf 1 EDX: everything the host has. */
-#define L1_ECX_HIDE (BIT(3) | BIT(5) | BIT(6) | BIT(12) | BIT(17) | BIT(21) | BIT(26) | BIT(27) | \
-		     BIT(28) | BIT(29))
-/* Leaf 7 EBX: keep FSGSBASE(0), SMEP(7), ERMS(9), SMAP(20), CLFLUSHOPT(23); hide the rest. */
-#define L7_EBX_KEEP (BIT(0) | BIT(7) | BIT(9) | BIT(20) | BIT(23))
+ * MONITOR (no MWAIT model); and the features whose MSRs Umbra does not have: DTES64, DS-CPL,
+ * EST, TM2, PDCM, the TSC deadline timer (the APIC model has no timer). */
+#define L1_ECX_HIDE (BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8) | BIT(12) | \
+		     BIT(15) | BIT(17) | BIT(21) | BIT(24) | BIT(26) | BIT(27) | BIT(28) | BIT(29))
+/* Leaf 1 EDX: everything the host has but debug store, thermal control, TM and PBE (no MSRs). */
+#define L1_EDX_HIDE (BIT(21) | BIT(22) | BIT(29) | BIT(31))
+/* Leaf 7 EBX: keep SMEP(7), ERMS(9), SMAP(20), CLFLUSHOPT(23); hide the rest. FSGSBASE is
+ * hidden: the backends do not pass CR4.FSGSBASE to the real CR4, so RDFSBASE would #UD. */
+#define L7_EBX_KEEP (BIT(7) | BIT(9) | BIT(20) | BIT(23))
 /* 0x80000001 ECX: LAHF(0), ABM(5), SSE4A(6), PREFETCHW(8); EDX: all but RDTSCP-less extras. */
 #define E1_ECX_KEEP (BIT(0) | BIT(5) | BIT(6) | BIT(8))
 #define E1_EDX_NX BIT(20)
@@ -24,7 +28,7 @@ void cpuid_init(void)
 	host_max_ext = cpuid(0x80000000, 0).eax;
 	struct cpuid_regs r = cpuid(1, 0);
 	l1_ecx = (r.ecx & ~(u32)L1_ECX_HIDE) | (1u << 31);
-	l1_edx = r.edx;
+	l1_edx = r.edx & ~(u32)L1_EDX_HIDE;
 	l7_ebx = host_max_basic >= 7 ? cpuid(7, 0).ebx & L7_EBX_KEEP : 0;
 	e1_edx = host_max_ext >= 0x80000001 ? cpuid(0x80000001, 0).edx : 0;
 	if (host_max_ext >= 0x80000008)
@@ -38,8 +42,6 @@ u64 cpuid_cr4_allowed(void)
 {
 	u64 a = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_MCE | CR4_PGE |
 		CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT;
-	if (l7_ebx & BIT(0))
-		a |= BIT(16); /* FSGSBASE */
 	if (l7_ebx & BIT(7))
 		a |= CR4_SMEP;
 	if (l7_ebx & BIT(20))
