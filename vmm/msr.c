@@ -5,6 +5,8 @@
 
 #define MSR_TSC 0x10
 #define MSR_MTRRCAP 0xfe
+#define MSR_MCG_CAP 0x179
+#define MSR_MCG_STATUS 0x17a
 #define MSR_MISC_ENABLE 0x1a0
 #define MSR_MTRR_VAR_FIRST 0x200
 #define MSR_MTRR_VAR_LAST 0x20f
@@ -61,6 +63,8 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		return true;
 	case MSR_MTRRCAP:   /* no variable ranges, no fixed ranges, no WC */
 	case MSR_MISC_ENABLE:
+	case MSR_MCG_CAP:   /* CPUID says MCA: no banks, no MCG_CTL */
+	case MSR_MCG_STATUS:
 		*val = 0;
 		return true;
 	default:
@@ -101,6 +105,8 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		return true;
 	case MSR_MISC_ENABLE:
 		return true;
+	case MSR_MCG_STATUS:
+		return val == 0; /* no machine check is ever in progress */
 	default:
 		/* MTRR ranges do not exist (MTRRcap says so); AMD counters are inert. */
 		return msr >= MSR_AMD_PERF_FIRST && msr <= MSR_AMD_PERF_LAST;
