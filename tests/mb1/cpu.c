@@ -44,6 +44,42 @@ static void cpuid_checks(void)
 	kprintf("cpuid: leaves, vendor and brand printable, long-mode baseline present\n");
 }
 
+/* What CPUID announces must be there: the MSRs and control bits behind a feature flag.
+ * (Linux reads MCG_CAP when it sees MCA, uses the TSC deadline MSR when it sees that bit.) */
+static void advertised(void)
+{
+	struct cpuid f1 = cpuid(1, 0), e1 = cpuid(0x80000001u, 0), f7 = cpuid(7, 0);
+	uint64_t v;
+	if (f1.d & (1u << 14))
+		CHECK(!rdmsr_safe(0x179, &v) && !rdmsr_safe(0x17a, &v), "MCA announced: MCG_CAP/STATUS");
+	if (f1.c & (1u << 24))
+		CHECK(!rdmsr_safe(0x6e0, &v), "TSC deadline announced: IA32_TSC_DEADLINE");
+	if (f1.c & (1u << 15))
+		CHECK(!rdmsr_safe(0x345, &v), "PDCM announced: IA32_PERF_CAPABILITIES");
+	if (f1.c & (1u << 7))
+		CHECK(!rdmsr_safe(0x198, &v), "EST announced: IA32_PERF_STATUS");
+	if (f1.d & (1u << 21))
+		CHECK(!rdmsr_safe(0x600, &v), "DS announced: IA32_DS_AREA");
+	if (f1.d & (1u << 22))
+		CHECK(!rdmsr_safe(0x19c, &v), "ACPI announced: IA32_THERM_STATUS");
+	if (e1.d & (1u << 25)) {
+		uint64_t efer = rdmsr(MSR_EFER);
+		CHECK(!wrmsr_safe(MSR_EFER, efer | (1u << 14)), "FFXSR announced: EFER.FFXSR");
+		wrmsr(MSR_EFER, efer);
+	}
+	if (f7.b & 1u) {
+		ulong cr4 = read_cr4(), got = 0;
+		CHECK(!write_cr4_safe(cr4 | (1ul << 16)), "FSGSBASE announced: CR4.FSGSBASE");
+		if (read_cr4() & (1ul << 16)) {
+			asm volatile("wrfsbase %1; rdfsbase %0" : "=r"(got) : "r"(0x123000ul));
+			CHECK(got == 0x123000ul, "wrfsbase/rdfsbase: %lx", got);
+			asm volatile("wrfsbase %0" : : "r"(0ul));
+		}
+		write_cr4(cr4);
+	}
+	kprintf("cpuid: the msrs and control bits behind announced features are there\n");
+}
+
 static void rw_back(const char *what, uint32_t msr, uint64_t val)
 {
 	uint64_t old = 0, got = 0;
@@ -249,6 +285,7 @@ static void cr_checks(void)
 void test_main(void)
 {
 	cpuid_checks();
+	advertised();
 	msr_checks();
 	syscall_check();
 	cr_checks();
