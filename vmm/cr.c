@@ -6,14 +6,55 @@
 #include "vmm/cpuid.h"
 #include "vmm/gmem.h"
 
+/*
+ * With nested paging the CPU walks the guest's PAE tables itself, and QEMU TCG's nested walk
+ * sets the accessed bit of the PDPTEs, which the shadow MMU's walker (written for PDPTE
+ * registers loaded at CR3 time, where bit 5 is reserved) would refuse to load. The walker only
+ * serves the emulator and the hypercalls there: it loads them with that bit hidden, and guest
+ * memory is left as it was (the vCPU is out of the guest; nothing else runs on this memory).
+ */
+static unsigned pdpte_a_hide(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, u64 **e)
+{
+	unsigned hidden = 0;
+
+	if (!v->vm->tdp_on || !(cr0 & CR0_PG) || !(cr4 & CR4_PAE) || (efer & EFER_LMA))
+		return 0;
+	*e = memslots_ptr(&v->vm->mem, cr3 & 0xffffffe0ull, 32);
+	for (unsigned i = 0; *e && i < 4; i++)
+		if ((*e)[i] & PTE_A) {
+			(*e)[i] &= ~(u64)PTE_A;
+			hidden |= 1u << i;
+		}
+	return hidden;
+}
+
+static void pdpte_a_restore(u64 *e, unsigned hidden)
+{
+	for (unsigned i = 0; i < 4; i++)
+		if (hidden & (1u << i))
+			e[i] |= PTE_A;
+}
+
+static int mmu_context(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool new_cr3)
+{
+	u64 *e = NULL;
+	unsigned hidden = pdpte_a_hide(v, cr0, cr4, efer, cr3, &e);
+	int r = new_cr3 ? mmu_new_cr3(&v->mmu, cr3) : mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
+	pdpte_a_restore(e, hidden);
+	return r;
+}
+
+void vcpu_follow_cr3(struct vcpu *v)
+{
+	const struct x86_emu_ctx *r = &v->regs;
+	if (v->mmu.cr3 != r->cr3)
+		mmu_context(v, r->cr0, r->cr4, r->efer, r->cr3, true); /* bad PDPTEs: the CPU's */
+}
+
 /* Resets the MMU for the guest's new mode; a bad PDPTE makes the write fault (#GP). */
 static bool reset_paging(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3)
 {
-	int r = mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
-	/* With nested paging the CPU checks the PDPTEs itself (QEMU TCG even sets their A bit,
-	 * which the walker's check rejects): the walker then keeps its previous context. */
-	if (r == MMU_EBADPDPTE && v->vm->tdp_on)
-		r = MMU_OK;
+	int r = mmu_context(v, cr0, cr4, efer, cr3, false);
 	if (r == MMU_EBADPDPTE) {
 		vcpu_inject_gp(v);
 		return false;
@@ -96,7 +137,7 @@ bool vcpu_set_cr3(struct vcpu *v, u64 val)
 	}
 	if (!(r->efer & EFER_LMA))
 		val &= 0xffffffffull;
-	int ret = mmu_new_cr3(&v->mmu, val);
+	int ret = mmu_context(v, r->cr0, r->cr4, r->efer, val, true);
 	if (ret == MMU_EBADPDPTE) {
 		vcpu_inject_gp(v);
 		return false;

@@ -100,14 +100,6 @@ static bool load_root(struct vcpu *v)
 	return true;
 }
 
-/* Nested paging: the guest loaded CR3 without an exit. The emulator and the hypercalls still
- * walk its tables through the shadow MMU's walker, which must know the current one. */
-static void tdp_follow_cr3(struct vcpu *v)
-{
-	if (v->mmu.cr3 != v->regs.cr3)
-		mmu_new_cr3(&v->mmu, v->regs.cr3); /* a bad PDPTE is the CPU's to report */
-}
-
 bool vcpu_update_events(struct vcpu *v)
 {
 	u64 now = rdtsc();
@@ -169,7 +161,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
 		virt->vcpu_run(v, &x);
 		spin_lock(&vm->lock);
 		if (vm->tdp_on)
-			tdp_follow_cr3(v);
+			vcpu_follow_cr3(v);
 		exit_handle(v, &x);
 		spin_unlock(&vm->lock);
 	}

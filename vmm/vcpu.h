@@ -21,6 +21,9 @@ bool vcpu_set_cr0(struct vcpu *v, u64 val);
 bool vcpu_set_cr3(struct vcpu *v, u64 val);
 bool vcpu_set_cr4(struct vcpu *v, u64 val);
 bool vcpu_set_efer(struct vcpu *v, u64 val);
+/* Nested paging: the guest loaded CR3 without an exit. The emulator and the hypercalls still
+ * walk its tables through the shadow MMU's walker, which must follow it. */
+void vcpu_follow_cr3(struct vcpu *v);
 /* Handles a CR access exit (decodes MOV CR, CLTS, LMSW, SMSW). */
 void vcpu_cr_access(struct vcpu *v, const struct vexit *x);
 
