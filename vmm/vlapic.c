@@ -7,6 +7,7 @@ enum { ID = 0x20, VERSION = 0x30, TPR = 0x80, APR = 0x90, PPR = 0xa0, EOI = 0xb0
        TIMER_INIT = 0x380, TIMER_CUR = 0x390, TIMER_DIV = 0x3e0 };
 
 #define LVT_MASKED (1u << 16)
+#define SVR_ENABLE (1u << 8)
 
 /* The LVT registers sit at 0x2f0 and 0x320..0x370: one index for each. */
 static int lvt_index(u32 off)
@@ -35,7 +36,7 @@ u32 vlapic_read(struct vlapic *l, u32 off)
 	case ID: return l->id;
 	case VERSION: return 0x00050014; /* version 0x14, 6 LVT entries (max LVT 5) */
 	case TPR: return l->tpr;
-	case PPR: return l->tpr & 0xf0;
+	case PPR: return l->tpr; /* nothing in service: the task priority, all 8 bits */
 	case LDR: return l->ldr;
 	case DFR: return l->dfr;
 	case SVR: return l->svr;
@@ -54,7 +55,8 @@ void vlapic_write(struct vlapic *l, u32 off, u32 val)
 	int lvt = lvt_index(off);
 
 	if (lvt >= 0) {
-		l->lvt[lvt] = val;
+		/* A software-disabled APIC keeps every LVT entry masked. */
+		l->lvt[lvt] = (l->svr & SVR_ENABLE) ? val : val | LVT_MASKED;
 		return;
 	}
 	switch (off) {
@@ -62,7 +64,12 @@ void vlapic_write(struct vlapic *l, u32 off, u32 val)
 	case TPR: l->tpr = val & 0xff; break;
 	case LDR: l->ldr = val & 0xff000000u; break;
 	case DFR: l->dfr = val | 0x0fffffffu; break;
-	case SVR: l->svr = val & 0x3ff; break;
+	case SVR:
+		l->svr = val & 0x3ff;
+		if (!(l->svr & SVR_ENABLE))
+			for (int i = 0; i < 7; i++)
+				l->lvt[i] |= LVT_MASKED;
+		break;
 	case ESR: l->esr = 0; break;
 	case ICR_LO: l->icr_lo = val; break;
 	case ICR_HI: l->icr_hi = val & 0xff000000u; break;
