@@ -1,4 +1,4 @@
-/* mb1 kernel (long mode): CPUID consistency, the MSR policy with its #GP cases, CR0/CR4 checks. */
+/* mb1 kernel: CPUID consistency, the MSR policy with its #GP cases (long mode), CR0/CR4 checks. */
 #include "tests/mb1/mb1.h"
 
 const char guest_name[] = "cpu";
@@ -6,6 +6,13 @@ const char guest_name[] = "cpu";
 #define NONCANON 0x0000800000000000ull
 #define CR0_CD (1ul << 30)
 #define CR0_NW (1ul << 29)
+
+static uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
 
 static int printable(uint32_t w)
 {
@@ -67,6 +74,7 @@ static void advertised(void)
 		CHECK(!wrmsr_safe(MSR_EFER, efer | (1u << 14)), "FFXSR announced: EFER.FFXSR");
 		wrmsr(MSR_EFER, efer);
 	}
+#ifdef __x86_64__
 	if (f7.b & 1u) {
 		ulong cr4 = read_cr4(), got = 0;
 		CHECK(!write_cr4_safe(cr4 | (1ul << 16)), "FSGSBASE announced: CR4.FSGSBASE");
@@ -77,8 +85,30 @@ static void advertised(void)
 		}
 		write_cr4(cr4);
 	}
+#else
+	(void)f7;
+#endif
 	kprintf("cpuid: the msrs and control bits behind announced features are there\n");
 }
+
+/* A CR write that should fault; restored at once if it went through (TCG), and its vector. */
+static int cr0_try(ulong val)
+{
+	ulong old = read_cr0();
+	int v = write_cr0_safe(val);
+	write_cr0(old);
+	return v;
+}
+
+static int cr4_try(ulong val)
+{
+	ulong old = read_cr4();
+	int v = write_cr4_safe(val);
+	write_cr4(old);
+	return v;
+}
+
+#ifdef __x86_64__
 
 static void rw_back(const char *what, uint32_t msr, uint64_t val)
 {
@@ -196,9 +226,9 @@ static void msr_checks(void)
 	wrmsr(0xc0000102u, 0);
 
 	uint64_t t1, t2, t3;
-	asm volatile("rdtsc; shl $32, %%rdx; or %%rdx, %%rax" : "=a"(t1) : : "rdx");
+	t1 = rdtsc();
 	CHECK(!rdmsr_safe(0x10, &t2), "rdmsr tsc");
-	asm volatile("rdtsc; shl $32, %%rdx; or %%rdx, %%rax" : "=a"(t3) : : "rdx");
+	t3 = rdtsc();
 	/* TCG's rdmsr of the TSC is not the running counter rdtsc reads; hardware's is. */
 	CHECK(t1 < t3 && (tcg_native() || (t1 < t2 && t2 < t3)),
 	      "tsc not increasing across rdtsc, rdmsr, rdtsc");
@@ -244,23 +274,6 @@ static void msr_checks(void)
 	expect_gp_hw("unknown msr 0x2fff write -> #GP", wrmsr_safe(0x2fff, 0), 0);
 }
 
-/* A CR write that should fault; restored at once if it went through (TCG), and its vector. */
-static int cr0_try(ulong val)
-{
-	ulong old = read_cr0();
-	int v = write_cr0_safe(val);
-	write_cr0(old);
-	return v;
-}
-
-static int cr4_try(ulong val)
-{
-	ulong old = read_cr4();
-	int v = write_cr4_safe(val);
-	write_cr4(old);
-	return v;
-}
-
 static void cr_checks(void)
 {
 	ulong cr0 = read_cr0(), cr4 = read_cr4();
@@ -282,11 +295,50 @@ static void cr_checks(void)
 	CHECK(read_cr4() == cr4, "cr4 not restored");
 }
 
+#else
+/* Protected mode, paging off: the checks made when paging is turned on. Natively on TCG the
+ * faulting cases are not tried (TCG would take the write and run on garbage tables). */
+static void cr_checks(void)
+{
+	ulong cr0 = read_cr0(), cr4 = read_cr4();
+	expect_fault("cr0 pg without pe -> #GP",
+		     tcg_native() ? 13 : cr0_try((cr0 & ~CR0_PE) | CR0_PG), 13);
+	expect_gp_hw("cr0 nw without cd -> #GP", cr0_try(cr0 | CR0_NW), 0);
+	/* Long mode needs PAE: CR0.PG with EFER.LME and CR4.PAE clear faults. */
+	set_efer_bits(1u << 8, 0);
+	expect_fault("cr0 pg with efer.lme and no pae -> #GP",
+		     tcg_native() ? 13 : cr0_try(cr0 | CR0_PG), 13);
+	set_efer_bits(0, 1u << 8);
+	expect_fault("cr4 reserved bit 31 -> #GP", tcg_native() ? 13 : cr4_try(cr4 | (1ul << 31)), 13);
+	expect_fault("cr4 pae, pse, pge set and cleared with paging off",
+		     cr4_try(cr4 | CR4_PAE | CR4_PSE | CR4_PGE), 0);
+	CHECK(read_cr0() == cr0 && read_cr4() == cr4, "cr0/cr4 not restored");
+}
+#endif
+
+/* A TSC write moves the counter (kernels synchronising TSCs do it): rdtsc then counts on from
+ * the value written. */
+static void tsc_write(void)
+{
+	uint64_t t = 1ull << 40, now = 0;
+	int w = wrmsr_safe(0x10, t);
+	if (!w) /* rdtsc, not rdmsr: TCG's rdmsr of the TSC is not the counter (see above) */
+		now = rdtsc();
+	/* TCG takes the write but its rdtsc does not move: natively only the write is checked. */
+	CHECK(!w && (tcg_native() || (now >= t && now - t < (1ull << 36))),
+	      "tsc write: vector %d, read %llx", w, (unsigned long long)now);
+	kprintf("tsc: written, counts on from the value written\n");
+}
+
 void test_main(void)
 {
 	cpuid_checks();
 	advertised();
+#ifdef __x86_64__
 	msr_checks();
 	syscall_check();
+#endif
 	cr_checks();
+	if (mb1_arg_num("tscwrite", 0))
+		tsc_write();
 }

@@ -2,7 +2,7 @@
 # Each kernel boots under qemu -kernel and as a guest of Umbra; output and exit status must agree.
 MB1_OUT := $(BUILD)/mb1
 # name:source:arch:mode for every image (mode only matters to the paging kernels).
-MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 \
+MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 cpu32:cpu:32:PM_OFF \
             unmodelled:unmodelled:32:PM_OFF boot:boot:32:PM_OFF \
             exceptions32:exceptions:32:PM_OFF exceptions64:exceptions:64:PM_64 \
             mmio32:mmio:32:PM_OFF mmio64:mmio:64:PM_64 \
