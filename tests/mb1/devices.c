@@ -5,13 +5,12 @@ const char guest_name[] = "devices";
 
 #define APIC 0xfee00000u
 enum { A_ID = 0x20, A_VER = 0x30, A_TPR = 0x80, A_PPR = 0xa0, A_EOI = 0xb0, A_LDR = 0xd0,
-       A_DFR = 0xe0, A_SVR = 0xf0, A_ICR_LO = 0x300,
-       A_ICR_HI = 0x310, A_LVT_TIMER = 0x320, A_LVT_LINT0 = 0x350, A_LVT_ERROR = 0x370,
-       A_TIMER_INIT = 0x380, A_TIMER_CUR = 0x390, A_TIMER_DIV = 0x3e0 };
+       A_DFR = 0xe0, A_SVR = 0xf0, A_ICR_LO = 0x300, A_ICR_HI = 0x310, A_LVT_TIMER = 0x320,
+       A_LVT_LINT0 = 0x350, A_LVT_ERROR = 0x370, A_TIMER_INIT = 0x380, A_TIMER_CUR = 0x390,
+       A_TIMER_DIV = 0x3e0 };
 
 static uint32_t apic_rd(uint32_t off) { return *phys32(APIC + off); }
 static void apic_wr(uint32_t off, uint32_t v) { *phys32(APIC + off) = v; }
-
 
 static uint32_t inl(uint16_t port)
 {
@@ -30,7 +29,8 @@ static void pic(void)
 		for (int i = 1; i < 4; i++)
 			outb(base + 1, icw[n][i]);
 	}
-	static const uint8_t masks[] = { 0xfb, 0xa5, 0x00, 0xff }, slave[] = { 0x04, 0x5a, 0xff, 0x00 };
+	static const uint8_t masks[] = { 0xfb, 0xa5, 0x00, 0xff };
+	static const uint8_t slave[] = { 0x04, 0x5a, 0xff, 0x00 };
 	for (unsigned i = 0; i < sizeof(masks); i++) {
 		outb(0x21, masks[i]);
 		outb(0xa1, slave[i]);

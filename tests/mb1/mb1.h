@@ -15,7 +15,7 @@ const struct mb1_info *mb1_info(void);
 
 /* The command line without its first word (QEMU: the file name; Umbra: the guest's name). */
 const char *mb1_args(void);
-int mb1_streq(const char *a, const char *b);
+int mb1_streq(const char *a, const char *b); /* the library has no string functions */
 /* The value of KEY=... among the arguments, parsed as a number; def if absent. */
 ulong mb1_arg_num(const char *key, ulong def);
 
