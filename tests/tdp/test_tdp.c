@@ -172,6 +172,13 @@ static void expect_unmapped(const struct tdp *t, const struct tdp_format *f, u64
 	assert_false(tdp_lookup(t, gpa, &hpa));
 }
 
+/* Teardown gives back every host page. */
+static void destroy_all_freed(struct tdp *t)
+{
+	tdp_destroy(t);
+	assert_int_equal(fk.live, 0);
+}
+
 /* Lazy fills: a 2 MiB leaf where the slot allows, 4 KiB frames in a tail too short for one. */
 static void test_lazy_large_and_small(const struct tdp_format *f)
 {
@@ -188,8 +195,7 @@ static void test_lazy_large_and_small(const struct tdp_format *f)
 	assert_int_equal(t.stats.large_pages, 1);
 	assert_int_equal(t.stats.small_pages, 1);
 	assert_int_equal(t.stats.tables, 4); /* PML4, PDPT, PD, one PT */
-	tdp_destroy(&t);
-	assert_int_equal(fk.live, 0);
+	destroy_all_freed(&t);
 }
 
 static void test_npt_mapping(void **state)
@@ -221,8 +227,7 @@ static void test_holes_are_mmio(void **state)
 	expect_fill(&t, &npt, 8 * MIB + 5, 0x20000005ull, 2);
 	expect_unmapped(&t, &npt, 0);
 	expect_unmapped(&t, &npt, 4 * MIB);
-	tdp_destroy(&t);
-	assert_int_equal(fk.live, 0);
+	destroy_all_freed(&t);
 }
 
 /* No large leaf over host frames that are not contiguous, or not 2 MiB-aligned, or a slot that
@@ -239,8 +244,7 @@ static void test_large_only_when_it_fits(void **state)
 	expect_fill(&t, &npt, 2 * MIB, 0x20001000ull, 1);
 	expect_fill(&t, &npt, 4 * MIB + PAGE_SIZE, 0x30000000ull, 1);
 	assert_int_equal(t.stats.large_pages, 0);
-	tdp_destroy(&t);
-	assert_int_equal(fk.live, 0);
+	destroy_all_freed(&t);
 }
 
 /* A fault on a mapping already present is a race or a stale TLB once; twice in a row it is a
@@ -255,7 +259,7 @@ static void test_fault_on_mapped(void **state)
 	assert_int_equal(tdp_fault(&t, 0x3008), TDP_MAPPED);
 	assert_int_equal(tdp_fault(&t, 0x3010), TDP_EBROKEN);
 	assert_int_equal(tdp_fault(&t, 0x5000), TDP_MAPPED);
-	tdp_destroy(&t);
+	destroy_all_freed(&t);
 }
 
 /* Eager mapping covers every frame of every slot, with the fewest leaves. */
@@ -275,8 +279,7 @@ static void test_map_all(void **state)
 	assert_int_equal(t.stats.small_pages, 2);
 	assert_int_equal(t.stats.faults_filled, 0);
 	assert_int_equal(tdp_fault(&t, 0x1000), TDP_MAPPED);
-	tdp_destroy(&t);
-	assert_int_equal(fk.live, 0);
+	destroy_all_freed(&t);
 }
 
 /* Running out of host pages fails cleanly at any point, and teardown still frees all. */
@@ -297,8 +300,7 @@ static void test_out_of_memory(void **state)
 			expect_unmapped(&t, &npt, 0x1000);
 		else
 			expect_mapped(&t, &npt, 0x1000, 0x10001000ull, 2);
-		tdp_destroy(&t);
-		assert_int_equal(fk.live, 0);
+		destroy_all_freed(&t);
 	}
 }
 
