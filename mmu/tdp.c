@@ -159,7 +159,7 @@ static u64 map_frame(struct tdp *t, const struct mmu_slot *s, u64 gfn)
 		/* A large leaf is never split: every frame inside one is mapped already. */
 		if (is_present(t, pd->hw[i]))
 			return LARGE_PAGES - (gfn - base);
-		if (fits_large(t, s, gfn)) {
+		if (t->fmt.large && fits_large(t, s, gfn)) {
 			pd->hw[i] = t->ops->gfn_to_hpa(t->ctx, s, base) | leaf | t->fmt.large;
 			t->stats.large_pages++;
 			return LARGE_PAGES - (gfn - base);

@@ -22,7 +22,7 @@
 struct tdp_format {
 	u64 present;	/* the bit(s) that make an entry valid */
 	u64 write, exec, user;
-	u64 large;	/* page-size bit of a level-2 leaf */
+	u64 large;	/* page-size bit of a level-2 leaf; 0: no 2 MiB leaves */
 	u64 table_extra, leaf_extra;
 };
 

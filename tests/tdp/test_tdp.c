@@ -10,7 +10,7 @@
 
 #define MIB (1ull << 20)
 #define MAX_PAGES 64
-#define MAX_SLOTS 3
+#define MAX_SLOTS 4
 
 /* The two formats the backends describe: NPT (x86-64 entries, U set) and EPT (RWX, WB). */
 static const struct tdp_format npt = { .present = BIT(0), .write = BIT(1), .user = BIT(2),
@@ -244,6 +244,13 @@ static void test_large_only_when_it_fits(void **state)
 	expect_fill(&t, &npt, 2 * MIB, 0x20001000ull, 1);
 	expect_fill(&t, &npt, 4 * MIB + PAGE_SIZE, 0x30000000ull, 1);
 	assert_int_equal(t.stats.large_pages, 0);
+	destroy_all_freed(&t);
+	/* Nor where the format has none. */
+	struct tdp_format small = ept;
+	small.large = 0;
+	add_slot(8 * MIB, 2 * MIB, 0x50000000ull, false);
+	assert_int_equal(tdp_init(&t, &ops, NULL, &small), 0);
+	expect_fill(&t, &small, 8 * MIB, 0x50000000ull, 1);
 	destroy_all_freed(&t);
 }
 
