@@ -98,9 +98,9 @@ enum { INTR_NMI = 2, INTR_SOFT_INT = 4, INTR_PRIV_SOFT_EXC = 5, INTR_SOFT_EXC = 
 
 /* Basic exit reasons */
 enum {
-	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10, VX_HLT = 12,
-	VX_INVLPG = 14, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28, VX_IO = 30,
-	VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MONITOR = 39, VX_INVEPT = 50,
+	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10,
+	VX_HLT = 12, VX_INVLPG = 14, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28,
+	VX_IO = 30, VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MONITOR = 39, VX_INVEPT = 50,
 	VX_INVVPID = 53, VX_REASONS = 66,
 };
 /* Set with reasons 33 (invalid guest state), 34 (MSR loading), 41 (machine check). */
@@ -143,12 +143,19 @@ static u64 current_vmcs[NR_CPUS];
  * exit MSR-store list saves them to the same place (the host never uses them: no user mode,
  * no SWAPGS, no RDTSCP). TSC_AUX joins the list for a guest RDTSCP that runs natively (its
  * writes still exit: vmm/msr.c owns the value), and EFER on CPUs without the EFER controls. */
-static const u32 swapped_msrs[] = { MSR_KERNEL_GS_BASE, 0xc0000081 /* STAR */,
-				    0xc0000082 /* LSTAR */, 0xc0000083 /* CSTAR */,
-				    0xc0000084 /* SFMASK */ };
+#define MSR_SYSENTER_CS 0x174
+#define MSR_SYSENTER_ESP 0x175
+#define MSR_SYSENTER_EIP 0x176
+#define MSR_STAR 0xc0000081
+#define MSR_LSTAR 0xc0000082
+#define MSR_CSTAR 0xc0000083
+#define MSR_SFMASK 0xc0000084
+static const u32 swapped_msrs[] = { MSR_KERNEL_GS_BASE, MSR_STAR, MSR_LSTAR, MSR_CSTAR,
+				    MSR_SFMASK };
 #define NR_SWAPPED (ARRAY_SIZE(swapped_msrs))
 /* And these live in the VMCS guest-state area anyway. */
-static const u32 vmcs_msrs[] = { MSR_FS_BASE, MSR_GS_BASE, 0x174, 0x175, 0x176 /* SYSENTER */ };
+static const u32 vmcs_msrs[] = { MSR_FS_BASE, MSR_GS_BASE, MSR_SYSENTER_CS, MSR_SYSENTER_ESP,
+				 MSR_SYSENTER_EIP };
 
 struct msr_entry {
 	u32 index, reserved;
