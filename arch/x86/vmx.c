@@ -603,7 +603,9 @@ static void vmx_read_segments(struct vcpu *v)
 {
 	struct x86_seg *seg = v->regs.seg;
 
-	if (!load_vmcs(state_of(v)))
+	/* A VMCS is active on one CPU only: elsewhere (the final report's dump) the segments
+	 * read last, and at a triple fault or failed entry, must do. */
+	if (this_cpu()->index != v->cpu || !load_vmcs(state_of(v)))
 		return;
 	for (int i = 0; i < X86_NR_SREGS; i++)
 		seg[i] = (struct x86_seg){ .sel = (u16)vmread(seg_field[i].sel),
@@ -783,6 +785,8 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	r->cr2 = s->cr2;
 	r->cpl = (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
 	decode_exit(v, x);
+	if (x->reason == UMBRA_EXIT_SHUTDOWN || x->reason == UMBRA_EXIT_INVALID)
+		vmx_read_segments(v);
 
 	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
 	 * delivered again once the exit is handled. */
