@@ -138,6 +138,11 @@ enum umbra_exit_reason {
 };
 #undef UMBRA_EXIT_ENUM_
 
+/* Room for exit reasons in struct umbra_stats: fixed, so that adding a reason never moves the
+ * fields after it (guests built against an older header keep reading the right counters). */
+#define UMBRA_EXIT_SLOTS 32
+typedef char umbra_exit_slots_fit_[(UMBRA_EXIT_REASONS <= UMBRA_EXIT_SLOTS) ? 1 : -1];
+
 struct umbra_mmu_stats {
 	uint64_t faults_fixed;     /* shadow faults that filled or fixed a shadow entry */
 	uint64_t faults_to_guest;  /* faults that were the guest's own, injected */
@@ -158,7 +163,7 @@ struct umbra_stats {
 	uint32_t size;    /* bytes filled by Umbra */
 	uint32_t reasons; /* UMBRA_EXIT_REASONS as Umbra counts them */
 	uint64_t exits_total;
-	uint64_t exits[UMBRA_EXIT_REASONS];
+	uint64_t exits[UMBRA_EXIT_SLOTS]; /* [0, reasons) counted, the rest 0 */
 	struct umbra_mmu_stats mmu;
 };
 

@@ -11,7 +11,7 @@ void stats_collect(struct vcpu *v, struct umbra_stats *out)
 	out->size = sizeof(*out);
 	out->reasons = UMBRA_EXIT_REASONS;
 	out->exits_total = v->exits_total;
-	memcpy(out->exits, v->exits, sizeof(out->exits));
+	memcpy(out->exits, v->exits, sizeof(v->exits));
 	mmu_stats(&v->vm->mmu, &m);
 	out->mmu = (struct umbra_mmu_stats){
 		.faults_fixed = m.faults_fixed,
