@@ -120,13 +120,69 @@ static void handle_invlpg(struct vcpu *v, const struct vexit *x)
 	v->regs.rip = x86_next_rip(&v->regs, &insn);
 }
 
+/* Iterations of INS/OUTS done per exit: a long REP re-enters the guest in between, as an
+ * interrupt would, so a guest cannot hold the CPU with one instruction. */
+#define STRING_IO_BATCH 256
+
+static void string_io(struct vcpu *v, const struct vexit *x)
+{
+	struct x86_emu_ctx *r = &v->regs;
+	struct x86_insn insn;
+	struct x86_fault f;
+
+	if (vcpu_decode(v, &insn) < 0)
+		return;
+	if (insn.kind != X86_K_INS && insn.kind != X86_K_OUTS) {
+		vm_end(v->vm, VM_END_FATAL, 0, "string I/O exit at another instruction");
+		return;
+	}
+	u64 amask = insn.addrsize == 8 ? ~0ull : insn.addrsize == 4 ? 0xffffffffull : 0xffffull;
+	bool in = insn.kind == X86_K_INS;
+	unsigned reg = in ? X86_RDI : X86_RSI;
+	/* INS always writes ES:rDI; OUTS reads DS:rSI unless overridden. */
+	unsigned seg = in ? X86_ES : insn.seg_override != X86_REG_NONE ? insn.seg_override : X86_DS;
+	u64 step = (r->rflags & RFLAGS_DF) ? -(u64)insn.io_size : insn.io_size;
+	u64 count = insn.rep ? r->gpr[X86_RCX] & amask : 1;
+
+	for (unsigned i = 0; i < STRING_IO_BATCH && count; i++) {
+		u64 linear = r->seg[seg].base + (r->gpr[reg] & amask);
+		if (insn.mode != X86_MODE_64)
+			linear = (u32)linear;
+		u32 val = 0;
+		int acc;
+		if (in) {
+			val = ioport_in(v->vm, x->port, insn.io_size);
+			acc = gmem_emu_ops.write(r, linear, &val, insn.io_size, &f);
+		} else {
+			acc = gmem_emu_ops.read(r, linear, &val, insn.io_size, &f);
+			if (acc == X86_ACC_OK)
+				ioport_out(v->vm, x->port, insn.io_size, val);
+		}
+		if (acc == X86_ACC_FAULT) {
+			vcpu_inject_pf(v, f.error_code, f.addr);
+			return;
+		}
+		if (acc != X86_ACC_OK) {
+			vm_end(v->vm, VM_END_FATAL, 0, "string I/O to memory Umbra cannot reach");
+			return;
+		}
+		r->gpr[reg] = (r->gpr[reg] & ~amask) | ((r->gpr[reg] + step) & amask);
+		count--;
+		if (insn.rep)
+			r->gpr[X86_RCX] = (r->gpr[X86_RCX] & ~amask) | (count & amask);
+		if (v->vm->state != VM_RUNNING)
+			return; /* the result port ended the guest */
+	}
+	if (!count)
+		r->rip = x86_next_rip(r, &insn);
+}
+
 static void handle_io(struct vcpu *v, const struct vexit *x)
 {
 	u64 *rax = &v->regs.gpr[X86_RAX];
 
 	if (x->io_string) {
-		/* No guest of ours uses INS/OUTS yet; say so rather than misbehave. */
-		vm_end(v->vm, VM_END_FATAL, 0, "string port I/O is not supported");
+		string_io(v, x);
 		return;
 	}
 	if (!vcpu_skip(v, x))

@@ -1,6 +1,7 @@
 /* The vCPU run loop and the small operations every exit handler shares. */
 #include "vmm/vcpu.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
 #include "vmm/exit.h"
@@ -141,6 +142,21 @@ static void deliver_irq(struct vcpu *v)
 	v->irq_vector = 0;
 }
 
+/* RDTSCP returns the real TSC_AUX even where the intercept is ignored (QEMU TCG): give it
+ * the guest's value, once per change on this CPU (Umbra itself never reads it). */
+static void load_tsc_aux(struct vcpu *v)
+{
+	static int has_rdtscp = -1;
+	struct percpu *pc = this_cpu();
+
+	if (has_rdtscp < 0)
+		has_rdtscp = (cpuid(0x80000001, 0).edx >> 27) & 1;
+	if (has_rdtscp && pc->tsc_aux != v->tsc_aux) {
+		wrmsr(MSR_TSC_AUX, v->tsc_aux);
+		pc->tsc_aux = v->tsc_aux;
+	}
+}
+
 bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
 {
 	struct vm *vm = v->vm;
@@ -158,6 +174,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
 		if (!ok)
 			break;
 		ran = true;
+		load_tsc_aux(v);
 		virt->vcpu_run(v, &x);
 		spin_lock(&vm->lock);
 		if (vm->tdp_on)

@@ -37,6 +37,7 @@ struct percpu {
 	u8 *ist[3];         /* IST_STACK_SIZE bytes each */
 	void *virt;         /* the backend's per-CPU state */
 	u64 virt_host_pa;   /* SVM: where VMSAVE keeps host state across a world switch */
+	u64 tsc_aux;        /* what the real TSC_AUX holds (the last guest's) */
 	char virt_info[160];/* what enabling virtualization found, for the log */
 	const char *virt_error;
 };

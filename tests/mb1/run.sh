@@ -27,7 +27,7 @@ cases=(
   "serial-exit20|serial|exit=0x20 leaves with status 65|||"
   "serial-exit0|serial|exit=0 leaves with status 1|||"
   "serial-exit7f|serial|exit=0x7f|||"
-  "serial-stringio|serial|stringio=1||vmm/exit.c ends the guest on string port I/O|"
+  "serial-stringio|serial|stringio=1|||"
   "boot|boot|words after the name|tests/mb1/mb1.h first module;tests/mb1/boot.c||"
   "devices|devices||||"
   "mmio32|mmio32|or and add indexed cmp test xchg||||"
