@@ -222,6 +222,18 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 	}
 	if (bi->nmodules > MAX_VMS)
 		kprintf("umbra: %u modules beyond %u guests ignored\n", bi->nmodules - MAX_VMS, MAX_VMS);
+	/* A file for a guest that does not exist would otherwise vanish without a word. */
+	for (u32 i = 0; i < bi->nmodules; i++) {
+		if (!attached_to(&bi->modules[i], owner, sizeof(owner)))
+			continue;
+		u32 g;
+		for (g = 0; g < nr_vms && strcmp(vms[g].name, owner); g++)
+			;
+		if (g == nr_vms) {
+			kprintf("umbra: module for=%s names no guest (ignored)\n", owner);
+			load_errors++;
+		}
+	}
 	return nr_vms;
 }
 
