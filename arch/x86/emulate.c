@@ -359,6 +359,64 @@ static int alu_family(struct emu *e)
 	}
 }
 
+/* ---- the stack: PUSH r/m (FF /6) and POP r/m (8F /0), e.g. on a device register ---- */
+
+static unsigned stack_width(const struct emu *e)
+{
+	if (e->in->mode == X86_MODE_64)
+		return e->in->opsize_prefix ? 2 : 8; /* 32-bit pushes do not exist in long mode */
+	return e->in->opsize;
+}
+
+static u64 stack_mask(const struct emu *e)
+{
+	if (e->in->mode == X86_MODE_64)
+		return ~0ull;
+	return (e->w.seg[X86_SS].attr & X86_SEG_DB) ? 0xffffffffull : 0xffffull;
+}
+
+static void set_rsp(struct emu *e, u64 rsp)
+{
+	u64 m = stack_mask(e);
+	e->w.gpr[X86_RSP] = (e->w.gpr[X86_RSP] & ~m) | (rsp & m);
+}
+
+static int push_rm(struct emu *e)
+{
+	unsigned w = stack_width(e);
+	struct opnd src = rm_op(e, w);
+	u64 v, rsp = (e->w.gpr[X86_RSP] - w) & stack_mask(e);
+	int rc = load(e, &src, &v);
+
+	if (rc == X86_EMU_OK)
+		rc = access(e, ACC_WRITE, X86_SS, rsp, &v, NULL, w);
+	if (rc == X86_EMU_OK)
+		set_rsp(e, rsp);
+	return rc;
+}
+
+static int pop_rm(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = stack_width(e);
+	struct opnd dst = rm_op(e, w);
+	u64 v, rsp = e->w.gpr[X86_RSP] & stack_mask(e);
+	int rc;
+
+	if (in->sub != 0)
+		return X86_EMU_UNHANDLED;
+	rc = access(e, ACC_READ, X86_SS, rsp, &v, NULL, w);
+	if (rc != X86_EMU_OK)
+		return rc;
+	/* An RSP-based destination is addressed with RSP after the pop. */
+	if (dst.type == OPND_MEM && in->mem.base == X86_RSP)
+		dst.ea = (dst.ea + w) & x86_mask(in->addrsize);
+	rc = store(e, &dst, v);
+	if (rc == X86_EMU_OK)
+		set_rsp(e, rsp + w);
+	return rc;
+}
+
 /* 80-83 (ALU r/m, imm), F6/F7 (TEST/NOT/NEG), FE/FF (INC/DEC), 84/85 and A8/A9 (TEST). */
 static int alu_group(struct emu *e)
 {
@@ -377,6 +435,8 @@ static int alu_group(struct emu *e)
 			return X86_EMU_UNHANDLED;
 		return alu_op(e, grp3[in->sub], &rm, &imm);
 	default: /* FE/FF */
+		if (in->opcode == 0xff && in->sub == 6)
+			return push_rm(e);
 		if (in->sub >= 2)
 			return X86_EMU_UNHANDLED;
 		return alu_op(e, in->sub ? ALU_DEC : ALU_INC, &rm, &one);
@@ -684,6 +744,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	case 0x80 ... 0x85: case 0xa8: case 0xa9: case 0xf6: case 0xf7: case 0xfe: case 0xff:
 		return alu_group(e);
 	case 0x86: case 0x87: return xchg(e);
+	case 0x8f: return pop_rm(e);
 	case 0x88 ... 0x8b: case 0xa0 ... 0xa3: case 0xc6: case 0xc7: return mov(e);
 	case 0xa4: case 0xa5: case 0xaa ... 0xad: return string(e, ctx);
 	}

@@ -160,6 +160,12 @@ static const struct ecase cases[] = {
 	{ "lock bts imm", CODE("\xf0\x48\x0f\xba\x2f\x3f"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0"), 0, 6, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\0\0\0\0\0\0\0\x80"), .cmpxchgs = 1 },
 	{ "bts reg,reg", CODE("\x0f\xab\xc1"), { R(RAX, 35), R(RCX, 0) }, 0, .len = 3, .out = { R(RCX, 8) }, FL(X86_FL_CF, 0) },
 	/* string instructions */
+	/* PUSH/POP with a memory operand (a device register on MMIO, say) */
+	{ "push (rdi)", CODE("\xff\x37"), { R(RDI, D), R(RSP, D + 24) }, 0, MEMIN(D, "ABCDEFGH\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 2, { R(RSP, D + 16) }, 0, 0, MEMOUT(D, "ABCDEFGH\0\0\0\0\0\0\0\0ABCDEFGH") },
+	{ "pop (rdi)", CODE("\x8f\x07"), { R(RDI, D), R(RSP, D + 16) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0ABCDEFGH"), 0, 2, { R(RSP, D + 24) }, 0, 0, MEMOUT(D, "ABCDEFGH\0\0\0\0\0\0\0\0ABCDEFGH") },
+	{ "pop 8(rsp) uses rsp after the pop", CODE("\x8f\x44\x24\x08"), { R(RSP, D) }, 0, MEMIN(D, "ABCDEFGH\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 4, { R(RSP, D + 8) }, 0, 0, MEMOUT(D, "ABCDEFGH\0\0\0\0\0\0\0\0ABCDEFGH") },
+	{ "pushw (rdi)", CODE("\x66\xff\x37"), { R(RDI, D), R(RSP, D + 8) }, 0, MEMIN(D, "AB\0\0\0\0\0\0"), 0, 3, { R(RSP, D + 6) }, 0, 0, MEMOUT(D, "AB\0\0\0\0AB") },
+	{ "pop /1 is not pop", CODE("\x8f\x0f"), { R(RDI, D), R(RSP, D + 16) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "stosb", CODE("\xaa"), { R(RAX, 0x5a), R(RDI, D) }, 0, MEMIN(D, "\0\0"), 0, 1, { R(RDI, D + 1) }, 0, 0, MEMOUT(D, "\x5a\0"), .reps = 1 },
 	{ "rep stosl", CODE("\xf3\xab"), { R(RAX, 0x11223344), R(RCX, 4), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 2, { R(RDI, D + 16), R(RCX, 0) }, 0, 0, MEMOUT(D, "\x44\x33\x22\x11\x44\x33\x22\x11\x44\x33\x22\x11\x44\x33\x22\x11\0"), .reps = 4, .writes = 4 },
 	{ "rep stosq backwards", CODE("\xf3\x48\xab"), { R(RAX, 0x0102030405060708), R(RCX, 2), R(RDI, D + 8) }, X86_FL_DF, MEMIN(D, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 3, { R(RDI, D - 8), R(RCX, 0) }, 0, 0, MEMOUT(D, "\x08\x07\x06\x05\x04\x03\x02\x01\x08\x07\x06\x05\x04\x03\x02\x01"), .reps = 2 },
