@@ -3,6 +3,30 @@
 /* Offsets of gpr[] in the array passed in %rsi (enum x86_gpr order). */
 #define G(r) (r * 8)
 
+/* Every GPR the world switch moves by hand (RAX and RSP travel in the VMCB, RSI holds the
+ * array and comes last): one list for the load and for the save. */
+.macro GUEST_GPRS op
+	\op rcx, 1
+	\op rdx, 2
+	\op rbx, 3
+	\op rbp, 5
+	\op rdi, 7
+	\op r8, 8
+	\op r9, 9
+	\op r10, 10
+	\op r11, 11
+	\op r12, 12
+	\op r13, 13
+	\op r14, 14
+	\op r15, 15
+.endm
+.macro LOAD_GPR reg, idx
+	movq G(\idx)(%rsi), %\reg
+.endm
+.macro SAVE_GPR reg, idx
+	movq %\reg, G(\idx)(%rsi)
+.endm
+
 	.text
 	.globl svm_world_switch
 /* void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa) */
@@ -24,19 +48,7 @@ svm_world_switch:
 	movq %rdx, %rax
 	vmsave
 
-	movq G(1)(%rsi), %rcx
-	movq G(2)(%rsi), %rdx
-	movq G(3)(%rsi), %rbx
-	movq G(5)(%rsi), %rbp
-	movq G(7)(%rsi), %rdi
-	movq G(8)(%rsi), %r8
-	movq G(9)(%rsi), %r9
-	movq G(10)(%rsi), %r10
-	movq G(11)(%rsi), %r11
-	movq G(12)(%rsi), %r12
-	movq G(13)(%rsi), %r13
-	movq G(14)(%rsi), %r14
-	movq G(15)(%rsi), %r15
+	GUEST_GPRS LOAD_GPR
 	movq G(6)(%rsi), %rsi
 	movq (%rsp), %rax	/* guest VMCB: RAX and RSP live in it */
 	vmload
@@ -46,19 +58,7 @@ svm_world_switch:
 	/* The gpr array pointer sits above the two saved addresses. */
 	pushq %rsi
 	movq 24(%rsp), %rsi
-	movq %rcx, G(1)(%rsi)
-	movq %rdx, G(2)(%rsi)
-	movq %rbx, G(3)(%rsi)
-	movq %rbp, G(5)(%rsi)
-	movq %rdi, G(7)(%rsi)
-	movq %r8, G(8)(%rsi)
-	movq %r9, G(9)(%rsi)
-	movq %r10, G(10)(%rsi)
-	movq %r11, G(11)(%rsi)
-	movq %r12, G(12)(%rsi)
-	movq %r13, G(13)(%rsi)
-	movq %r14, G(14)(%rsi)
-	movq %r15, G(15)(%rsi)
+	GUEST_GPRS SAVE_GPR
 	popq %rax
 	movq %rax, G(6)(%rsi)
 
