@@ -52,17 +52,25 @@ void vcpu_follow_cr3(struct vcpu *v)
 }
 
 /* Resets the MMU for the guest's new mode; a bad PDPTE makes the write fault (#GP). */
-static bool reset_paging(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3)
+/* An MMU context change failed: a bad PDPTE faults the instruction, no memory ends the guest. */
+static bool context_ok(struct vcpu *v, int r, const char *what)
 {
-	int r = mmu_context(v, cr0, cr4, efer, cr3, false);
 	if (r == MMU_EBADPDPTE) {
 		vcpu_inject_gp(v);
 		return false;
 	}
 	if (r < 0) {
-		vm_end(v->vm, VM_END_FATAL, 0, "out of memory resetting the MMU context");
+		vm_end(v->vm, VM_END_FATAL, 0, what);
 		return false;
 	}
+	return true;
+}
+
+static bool reset_paging(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3)
+{
+	if (!context_ok(v, mmu_context(v, cr0, cr4, efer, cr3, false),
+			"out of memory resetting the MMU context"))
+		return false;
 	v->regs.cr0 = cr0;
 	v->regs.cr4 = cr4;
 	v->regs.efer = efer;
@@ -137,15 +145,9 @@ bool vcpu_set_cr3(struct vcpu *v, u64 val)
 	}
 	if (!(r->efer & EFER_LMA))
 		val &= 0xffffffffull;
-	int ret = mmu_context(v, r->cr0, r->cr4, r->efer, val, true);
-	if (ret == MMU_EBADPDPTE) {
-		vcpu_inject_gp(v);
+	if (!context_ok(v, mmu_context(v, r->cr0, r->cr4, r->efer, val, true),
+			"out of memory on a CR3 load"))
 		return false;
-	}
-	if (ret < 0) {
-		vm_end(v->vm, VM_END_FATAL, 0, "out of memory on a CR3 load");
-		return false;
-	}
 	r->cr3 = val;
 	if (v->vm->tdp_on)
 		virt->update_paging(v); /* a PV CR3 load: the CPU runs on the guest's CR3 */
