@@ -13,6 +13,9 @@ case_run bochs-haswell-cpus1 --emu bochs --cpu corei7_haswell_4770 --smp 2 --cmd
 
 # The guest suite: VMX on Haswell, SVM on Ryzen (Bochs' second opinion on the SVM backend).
 guest_groups bochs-haswell --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 300
-guest_groups bochs-ryzen --emu bochs --cpu ryzen --smp 2 --timeout 300
+# Bochs 2.7's SVM does not turn a guest's triple fault into a SHUTDOWN exit: the emulator
+# itself panics ("3rd exception with no resolution"). The crash guests therefore run on QEMU's
+# SVM and on Bochs' VMX only.
+GUEST_GROUPS_NO_CRASH=1 guest_groups bochs-ryzen --emu bochs --cpu ryzen --smp 2 --timeout 300
 
 suite_end bochs
