@@ -281,7 +281,7 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 
 static void handle_rdtscp(struct vcpu *v, const struct vexit *x)
 {
-	u64 tsc = rdtsc();
+	u64 tsc = rdtsc() + v->tsc_offset;
 	v->regs.gpr[X86_RAX] = (u32)tsc;
 	v->regs.gpr[X86_RDX] = tsc >> 32;
 	v->regs.gpr[X86_RCX] = (u32)v->tsc_aux;

@@ -47,7 +47,7 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		*val = v->regs.efer;
 		return true;
 	case MSR_TSC:
-		*val = rdtsc();
+		*val = rdtsc() + v->tsc_offset;
 		return true;
 	case MSR_APIC_BASE:
 		*val = v->apic_base_msr;
@@ -81,6 +81,11 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 	switch (msr) {
 	case MSR_EFER:
 		return vcpu_set_efer(v, val);
+	case MSR_TSC:
+		/* The guest's TSC becomes val now and keeps counting from there. */
+		v->tsc_offset = val - rdtsc();
+		virt->set_tsc_offset(v, v->tsc_offset);
+		return true;
 	case MSR_PAT:
 		if (!pat_valid(val))
 			return false;

@@ -46,6 +46,7 @@ struct vcpu {
 	struct vlapic vlapic;
 	u64 apic_base_msr;
 	u64 pat, tsc_aux, mtrr_def_type;
+	u64 tsc_offset;           /* guest TSC = host TSC + this */
 	/* Virtual interrupts and waiting. */
 	u8 irq_vector;            /* an interrupt waiting to be injected (0: none) */
 	u8 timer_vector;          /* the one-shot timer's vector */

@@ -355,6 +355,11 @@ static void svm_request_irq_window(struct vcpu *v, bool on)
 	}
 }
 
+static void svm_set_tsc_offset(struct vcpu *v, u64 offset)
+{
+	vmcb_of(v)->tsc_offset = offset;
+}
+
 static u64 event_word(const struct vevent *e)
 {
 	return e->vector | ((u64)e->type << 8) | (e->has_error ? EVENT_HAS_ERR : 0) | EVENT_VALID |
@@ -514,6 +519,7 @@ const struct virt_backend svm_backend = {
 	.set_cr2 = svm_set_cr2,
 	.irq_window_open = svm_irq_window_open,
 	.request_irq_window = svm_request_irq_window,
+	.set_tsc_offset = svm_set_tsc_offset,
 	.tdp_supported = svm_tdp_supported,
 	.tdp_format = &npt_format,
 	.tdp_enable = svm_tdp_enable,

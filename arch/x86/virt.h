@@ -70,6 +70,8 @@ struct virt_backend {
 	bool (*irq_window_open)(struct vcpu *v);
 	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
 	void (*request_irq_window)(struct vcpu *v, bool on);
+	/* The guest's RDTSC reads the host TSC plus this (a guest's TSC write sets it). */
+	void (*set_tsc_offset)(struct vcpu *v, u64 offset);
 
 	/* Nested paging (NPT/EPT); all three NULL on a backend without it. Does every CPU here
 	 * have it? */

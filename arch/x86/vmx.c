@@ -24,7 +24,7 @@ enum {
 	F_HOST_TR_SEL = 0x0c0c,
 	F_IO_BITMAP_A = 0x2000, F_IO_BITMAP_B = 0x2002, F_MSR_BITMAP = 0x2004,
 	F_EXIT_MSR_STORE = 0x2006, F_EXIT_MSR_LOAD = 0x2008, F_ENTRY_MSR_LOAD = 0x200a,
-	F_VAPIC_PAGE = 0x2012,
+	F_TSC_OFFSET = 0x2010, F_VAPIC_PAGE = 0x2012,
 	F_LINK_POINTER = 0x2800, F_GUEST_DEBUGCTL = 0x2802, F_GUEST_EFER = 0x2806,
 	F_HOST_EFER = 0x2c02,
 	F_PIN = 0x4000, F_PROC = 0x4002, F_EXC_BITMAP = 0x4004, F_CR3_TARGETS = 0x400a,
@@ -63,6 +63,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define PIN_EXT_INTR BIT(0)
 #define PIN_NMI BIT(3)
 #define PROC_INT_WINDOW BIT(2)
+#define PROC_TSC_OFFSET BIT(3)
 #define PROC_HLT BIT(7)
 #define PROC_INVLPG BIT(9)
 #define PROC_MWAIT BIT(10)
@@ -236,7 +237,8 @@ static const char *read_caps(struct vmx_caps *c)
 	/* CR8 goes to a TPR shadow when there is one, else it exits: never to the real TPR. */
 	u32 need = PROC_HLT | PROC_INVLPG | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_IO_BITMAPS |
 		   PROC_INT_WINDOW;
-	u32 want = PROC_MWAIT | PROC_MONITOR | PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW;
+	u32 want = PROC_MWAIT | PROC_MONITOR | PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW |
+		   PROC_TSC_OFFSET;
 	u32 proc_msr = tru ? MSR_VMX_TRUE_PROCBASED_CTLS : MSR_VMX_PROCBASED_CTLS;
 	adjust(proc_msr, need, want, &c->proc);
 	c->tpr_shadow = c->proc & PROC_TPR_SHADOW;
@@ -655,6 +657,13 @@ static void vmx_request_irq_window(struct vcpu *v, bool on)
 		vmwrite(F_PROC, on ? caps.proc | PROC_INT_WINDOW : caps.proc);
 }
 
+static void vmx_set_tsc_offset(struct vcpu *v, u64 offset)
+{
+	/* Without TSC offsetting (every model here has it) a TSC write stays invisible. */
+	if ((caps.proc & PROC_TSC_OFFSET) && load_vmcs(state_of(v)))
+		vmwrite(F_TSC_OFFSET, offset);
+}
+
 static u32 event_word(const struct vevent *e)
 {
 	return e->vector | ((u32)e->type << 8) | (e->has_error ? INTR_HAS_ERROR : 0) | INTR_VALID;
@@ -830,4 +839,5 @@ const struct virt_backend vmx_backend = {
 	.set_cr2 = vmx_set_cr2,
 	.irq_window_open = vmx_irq_window_open,
 	.request_irq_window = vmx_request_irq_window,
+	.set_tsc_offset = vmx_set_tsc_offset,
 };

@@ -35,7 +35,7 @@ cases=(
   "mmio64|mmio64|or and add indexed cmp test xchg||||"
   "cpu|cpu||||"
   "cpu32|cpu32||||"
-  "cpu-tscwrite|cpu|tscwrite=1||msr.c refuses TSC writes (needs a TSC offset in the backends)|"
+  "cpu-tscwrite|cpu|tscwrite=1|||"
   "exceptions32|exceptions32||||"
   "exceptions64|exceptions64||||"
   "unmodelled|unmodelled||||unmodelled ports:.* 0x60\\b|unmodelled ports:.* 0x64\\b\
