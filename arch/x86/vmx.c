@@ -27,7 +27,8 @@ enum {
 	F_TSC_OFFSET = 0x2010, F_VAPIC_PAGE = 0x2012,
 	F_LINK_POINTER = 0x2800, F_GUEST_DEBUGCTL = 0x2802, F_GUEST_EFER = 0x2806,
 	F_HOST_EFER = 0x2c02,
-	F_PIN = 0x4000, F_PROC = 0x4002, F_EXC_BITMAP = 0x4004, F_CR3_TARGETS = 0x400a,
+	F_PIN = 0x4000, F_PROC = 0x4002, F_EXC_BITMAP = 0x4004, F_PF_ERROR_MASK = 0x4006,
+	F_PF_ERROR_MATCH = 0x4008, F_CR3_TARGETS = 0x400a,
 	F_EXIT_CTLS = 0x400c, F_EXIT_MSR_STORE_N = 0x400e, F_EXIT_MSR_LOAD_N = 0x4010,
 	F_ENTRY_CTLS = 0x4012, F_ENTRY_MSR_LOAD_N = 0x4014, F_ENTRY_INTR = 0x4016,
 	F_ENTRY_ERROR = 0x4018, F_ENTRY_INSN_LEN = 0x401a, F_TPR_THRESHOLD = 0x401c,
@@ -43,7 +44,7 @@ enum {
 	F_GUEST_CR0 = 0x6800, F_GUEST_CR3 = 0x6802, F_GUEST_CR4 = 0x6804,
 	F_GUEST_GDTR_BASE = 0x6816, F_GUEST_IDTR_BASE = 0x6818, F_GUEST_DR7 = 0x681a,
 	F_GUEST_RSP = 0x681c, F_GUEST_RIP = 0x681e, F_GUEST_RFLAGS = 0x6820,
-	F_GUEST_SYSENTER_ESP = 0x6824, F_GUEST_SYSENTER_EIP = 0x6826,
+	F_GUEST_PENDING_DBG = 0x6822, F_GUEST_SYSENTER_ESP = 0x6824, F_GUEST_SYSENTER_EIP = 0x6826,
 	F_HOST_CR0 = 0x6c00, F_HOST_CR3 = 0x6c02, F_HOST_CR4 = 0x6c04, F_HOST_FS_BASE = 0x6c06,
 	F_HOST_GS_BASE = 0x6c08, F_HOST_TR_BASE = 0x6c0a, F_HOST_GDTR_BASE = 0x6c0c,
 	F_HOST_IDTR_BASE = 0x6c0e, F_HOST_SYSENTER_ESP = 0x6c10, F_HOST_SYSENTER_EIP = 0x6c12,
@@ -171,6 +172,7 @@ struct vmx_vcpu {
 	u64 vmcs_pa;
 	u64 cr2;          /* the guest's CR2 between runs */
 	u64 exit_rip;     /* RIP at the last exit: a moved RIP ends any STI/MOV SS shadow */
+	u32 shadow;       /* the STI/MOV SS blocking bits the VMCS holds */
 	u32 entry_ctls;   /* entry controls in force, for the entry-failure dump */
 	bool launched, flush;
 	u64 root_hpa;     /* the shadow root the VMCS holds */
@@ -302,8 +304,9 @@ static void describe(struct percpu *pc)
 	fmt_snprintf(pc->virt_info, sizeof(pc->virt_info),
 		     "vmx rev=0x%x ept=%s vpid=%s unrestricted_guest=%s cr3_targets=%u "
 		     "preemption_timer=%s efer_controls=%s",
-		     caps.revision, proc2 & PROC2_EPT ? "yes" : "no", proc2 & PROC2_VPID ? "yes" : "no",
-		     proc2 & PROC2_UNRESTRICTED ? "yes" : "no", (unsigned)((misc >> 16) & 0x1ff),
+		     caps.revision, proc2 & PROC2_EPT ? "yes" : "no",
+		     proc2 & PROC2_VPID ? "yes" : "no", proc2 & PROC2_UNRESTRICTED ? "yes" : "no",
+		     (unsigned)((misc >> 16) & 0x1ff),
 		     (rdmsr(MSR_VMX_PINBASED_CTLS) >> 32) & (1ull << 6) ? "yes" : "no",
 		     caps.load_efer ? "yes" : "no");
 }
@@ -448,8 +451,13 @@ static void write_controls(struct vcpu *v)
 		vmwrite(F_VPID, v->asid);
 	vmwrite(F_EXIT_CTLS, caps.exit);
 	vmwrite(F_ENTRY_CTLS, caps.entry);
+	/* A VMCS holds no defined values until written: every field in use is set here. */
 	vmwrite(F_EXC_BITMAP, BIT(14) | BIT(6) | BIT(18)); /* #PF, #UD (VMMCALL), #MC */
+	vmwrite(F_PF_ERROR_MASK, 0); /* every #PF exits */
+	vmwrite(F_PF_ERROR_MATCH, 0);
 	vmwrite(F_CR3_TARGETS, 0);
+	if (caps.proc & PROC_TSC_OFFSET)
+		vmwrite(F_TSC_OFFSET, 0);
 	vmwrite(F_IO_BITMAP_A, page_pa(v, PG_IO_A));
 	vmwrite(F_IO_BITMAP_B, page_pa(v, PG_IO_B));
 	vmwrite(F_MSR_BITMAP, page_pa(v, PG_MSR_BITMAP));
@@ -473,8 +481,8 @@ static void write_controls(struct vcpu *v)
 		s->efer->index = MSR_EFER;
 		s->host_msrs[0] = (struct msr_entry){ .index = MSR_EFER, .value = rdmsr(MSR_EFER) };
 		vmwrite(F_EXIT_MSR_LOAD, state_pa + offsetof(struct vmx_vcpu, host_msrs));
-		vmwrite(F_EXIT_MSR_LOAD_N, 1);
 	}
+	vmwrite(F_EXIT_MSR_LOAD_N, caps.load_efer ? 0 : 1);
 	vmwrite(F_ENTRY_MSR_LOAD, state_pa + offsetof(struct vmx_vcpu, guest_msrs));
 	vmwrite(F_ENTRY_MSR_LOAD_N, nmsr);
 	vmwrite(F_EXIT_MSR_STORE, state_pa + offsetof(struct vmx_vcpu, guest_msrs));
@@ -501,6 +509,7 @@ static void write_guest_state(struct vcpu *v)
 	vmwrite(F_GUEST_SYSENTER_EIP, 0);
 	vmwrite(F_GUEST_ACTIVITY, 0);
 	vmwrite(F_GUEST_INTERRUPTIBILITY, 0);
+	vmwrite(F_GUEST_PENDING_DBG, 0);
 	vmwrite(F_LINK_POINTER, ~0ull);
 	vmwrite(F_GUEST_RFLAGS, r->rflags | 2);
 }
@@ -637,18 +646,17 @@ static void flush_vpid(struct vcpu *v)
 
 /* The STI/MOV SS shadow as the next entry will see it: an instruction Umbra completed (RIP
  * moved) ends it, and blocking by STI cannot outlive RFLAGS.IF. */
-static u64 entry_shadow(struct vcpu *v)
+static u32 entry_shadow(struct vcpu *v)
 {
 	const struct vmx_vcpu *s = state_of(v);
-	if (!s->launched || v->regs.rip != s->exit_rip)
+	if (v->regs.rip != s->exit_rip)
 		return 0;
-	u64 shadow = vmread(F_GUEST_INTERRUPTIBILITY) & 3;
-	return (v->regs.rflags & RFLAGS_IF) ? shadow : shadow & ~1ull;
+	return (v->regs.rflags & RFLAGS_IF) ? s->shadow : s->shadow & ~1u;
 }
 
 static bool vmx_irq_window_open(struct vcpu *v)
 {
-	return (v->regs.rflags & RFLAGS_IF) && load_vmcs(state_of(v)) && !entry_shadow(v);
+	return (v->regs.rflags & RFLAGS_IF) && !entry_shadow(v);
 }
 
 static void vmx_request_irq_window(struct vcpu *v, bool on)
@@ -758,9 +766,11 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	vmwrite(F_GUEST_RSP, r->gpr[X86_RSP]);
 	vmwrite(F_GUEST_RIP, r->rip);
 	vmwrite(F_GUEST_RFLAGS, r->rflags);
-	if (s->launched) {
+	u32 shadow = entry_shadow(v);
+	if (shadow != s->shadow) {
 		u64 in = vmread(F_GUEST_INTERRUPTIBILITY);
-		vmwrite(F_GUEST_INTERRUPTIBILITY, (in & ~3ull) | entry_shadow(v));
+		vmwrite(F_GUEST_INTERRUPTIBILITY, (in & ~3ull) | shadow);
+		s->shadow = shadow;
 	}
 	if (s->tsc_aux)
 		s->tsc_aux->value = v->tsc_aux;
@@ -790,6 +800,7 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	s->launched = true;
 	r->gpr[X86_RSP] = vmread(F_GUEST_RSP);
 	r->rip = s->exit_rip = vmread(F_GUEST_RIP);
+	s->shadow = (u32)vmread(F_GUEST_INTERRUPTIBILITY) & 3;
 	r->rflags = vmread(F_GUEST_RFLAGS);
 	r->cr2 = s->cr2;
 	r->cpl = (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
