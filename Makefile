@@ -83,13 +83,17 @@ run: deps $(BUILD)/umbra.iso
 
 # Every suite fragment appends its target to SUITES and defines it.
 SUITES :=
-include $(sort $(wildcard tests/*/suite.mk))
+# tests/guests comes first: other fragments build on its guest library.
+include tests/guests/suite.mk
+include $(filter-out tests/guests/suite.mk,$(sort $(wildcard tests/*/suite.mk)))
 
 deps:
 	@tests/deps.sh
 
+# Host suites first: they fail fastest and say most precisely what broke.
+HOST_SUITES := check-unit check-mmu check-emul check-tdp
 test: deps
-	@tests/run-suites.sh $(SUITES)
+	@tests/run-suites.sh $(filter $(HOST_SUITES),$(SUITES)) $(filter-out $(HOST_SUITES),$(SUITES))
 
 clean:
 	rm -rf $(BUILD)
