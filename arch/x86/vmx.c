@@ -8,6 +8,7 @@
 #include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/vm.h"
 
@@ -24,9 +25,10 @@ enum {
 	F_HOST_TR_SEL = 0x0c0c,
 	F_IO_BITMAP_A = 0x2000, F_IO_BITMAP_B = 0x2002, F_MSR_BITMAP = 0x2004,
 	F_EXIT_MSR_STORE = 0x2006, F_EXIT_MSR_LOAD = 0x2008, F_ENTRY_MSR_LOAD = 0x200a,
-	F_TSC_OFFSET = 0x2010, F_VAPIC_PAGE = 0x2012,
+	F_TSC_OFFSET = 0x2010, F_VAPIC_PAGE = 0x2012, F_EPT_POINTER = 0x201a,
+	F_GUEST_PHYS = 0x2400,
 	F_LINK_POINTER = 0x2800, F_GUEST_DEBUGCTL = 0x2802, F_GUEST_EFER = 0x2806,
-	F_HOST_EFER = 0x2c02,
+	F_GUEST_PDPTE0 = 0x280a, F_HOST_EFER = 0x2c02,
 	F_PIN = 0x4000, F_PROC = 0x4002, F_EXC_BITMAP = 0x4004, F_PF_ERROR_MASK = 0x4006,
 	F_PF_ERROR_MATCH = 0x4008, F_CR3_TARGETS = 0x400a,
 	F_EXIT_CTLS = 0x400c, F_EXIT_MSR_STORE_N = 0x400e, F_EXIT_MSR_LOAD_N = 0x4010,
@@ -88,9 +90,18 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define ENTRY_IA32E BIT(9)
 #define ENTRY_LOAD_EFER BIT(15)
 
+#define CAP_EPT_WALK4 (1ull << 6)
+#define CAP_EPT_WB (1ull << 14)
+#define CAP_EPT_2M (1ull << 16)
+#define CAP_INVEPT (1ull << 20)
+#define CAP_INVEPT_SINGLE (1ull << 25)
+#define CAP_INVEPT_ALL (1ull << 26)
 #define CAP_INVVPID (1ull << 32)
 #define CAP_INVVPID_SINGLE (1ull << 41)
 #define CAP_INVVPID_ALL (1ull << 42)
+/* EPT pointer: write-back paging structures, a 4-level walk (length - 1 in bits 5:3). */
+#define EPTP_WB 6ull
+#define EPTP_WALK4 (3ull << 3)
 
 /* Interruption information (entry, exit, IDT vectoring): vector, type, error code, valid. */
 #define INTR_TYPE(i) (((i) >> 8) & 7)
@@ -102,7 +113,8 @@ enum { INTR_NMI = 2, INTR_SOFT_INT = 4, INTR_PRIV_SOFT_EXC = 5, INTR_SOFT_EXC = 
 enum {
 	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10,
 	VX_HLT = 12, VX_INVLPG = 14, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28,
-	VX_IO = 30, VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MONITOR = 39, VX_INVEPT = 50,
+	VX_IO = 30, VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MONITOR = 39,
+	VX_EPT_VIOLATION = 48, VX_EPT_MISCONFIG = 49, VX_INVEPT = 50,
 	VX_INVVPID = 53, VX_REASONS = 66,
 };
 /* Set with reasons 33 (invalid guest state), 34 (MSR loading), 41 (machine check). */
@@ -133,10 +145,21 @@ struct vmx_caps {
 	u32 revision;
 	u32 pin, proc, proc2, exit, entry; /* entry without IA-32e mode guest */
 	bool vpid, invvpid_single, load_efer, ack_intr, tpr_shadow, rdtscp;
+	/* EPT with unrestricted guest, WB tables and 4-level walks: proc_tdp and proc2_tdp are
+	 * the controls then (no CR3 or INVLPG exits). */
+	bool ept, invept_single;
+	u32 proc_tdp, proc2_tdp;
 	u64 cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 	const char *error;
 };
 static struct vmx_caps caps;
+
+/* EPT entries: read/write/execute, leaves write-back (combined with the PAT in force). Without
+ * 2 MiB EPT pages (read_caps) large is cleared. */
+static struct tdp_format ept_format = {
+	.present = BIT(0), .write = BIT(1), .exec = BIT(2), .large = BIT(7),
+	.leaf_extra = 6ull << 3,
+};
 
 /* The VMCS currently loaded on each CPU, so that a switch between vCPUs reloads it. */
 static u64 current_vmcs[NR_CPUS];
@@ -176,6 +199,10 @@ struct vmx_vcpu {
 	u32 entry_ctls;   /* entry controls in force, for the entry-failure dump */
 	bool launched, flush;
 	u64 root_hpa;     /* the shadow root the VMCS holds */
+	u32 proc;         /* primary controls in force, without the interrupt window */
+	bool tdp;         /* on EPT: the guest's own CR0/CR3/CR4/EFER run on the CPU */
+	bool pdptes_set;  /* the VMCS PDPTE fields hold this PAE context's PDPTEs */
+	u64 eptp;
 };
 
 /* Pages of a vCPU's allocation. */
@@ -264,6 +291,19 @@ static const char *read_caps(struct vmx_caps *c)
 		c->invvpid_single = ev & CAP_INVVPID_SINGLE;
 		if (!c->proc2)
 			c->proc &= ~PROC_SECONDARY;
+		/* The guest's own CR0 may have PE or PG clear: EPT alone is not enough. And the
+		 * CR3/INVLPG exits shadow paging needs must be ones the CPU lets us drop. */
+		u32 must = (u32)rdmsr(proc_msr);
+		c->ept = (may2 & PROC2_EPT) && (may2 & PROC2_UNRESTRICTED) &&
+			 (ev & CAP_EPT_WALK4) && (ev & CAP_EPT_WB) && (ev & CAP_INVEPT) &&
+			 (ev & (CAP_INVEPT_SINGLE | CAP_INVEPT_ALL)) &&
+			 !(must & (PROC_CR3_LOAD | PROC_CR3_STORE | PROC_INVLPG));
+		c->invept_single = ev & CAP_INVEPT_SINGLE;
+		if (!(ev & CAP_EPT_2M))
+			ept_format.large = 0;
+		c->proc_tdp = (c->proc & ~(u32)(PROC_CR3_LOAD | PROC_CR3_STORE | PROC_INVLPG)) |
+			      PROC_SECONDARY;
+		c->proc2_tdp = c->proc2 | PROC2_EPT | PROC2_UNRESTRICTED;
 	}
 	c->vpid = c->proc2 & PROC2_VPID;
 	c->rdtscp = c->proc2 & PROC2_RDTSCP;
@@ -444,7 +484,8 @@ static void write_controls(struct vcpu *v)
 	u32 nmsr = NR_SWAPPED;
 
 	vmwrite(F_PIN, caps.pin);
-	vmwrite(F_PROC, caps.proc);
+	s->proc = caps.proc;
+	vmwrite(F_PROC, s->proc);
 	if (caps.proc & PROC_SECONDARY)
 		vmwrite(F_PROC2, caps.proc2);
 	if (caps.vpid)
@@ -562,6 +603,49 @@ static void vmx_vcpu_destroy(struct vcpu *v)
 	v->arch = NULL;
 }
 
+static void write_efer(struct vmx_vcpu *s, u64 efer)
+{
+	if (caps.load_efer)
+		vmwrite(F_GUEST_EFER, efer);
+	else
+		s->efer->value = efer;
+}
+
+/*
+ * On EPT the CPU runs the guest's own CR0/CR3/CR4/EFER. Unrestricted guest relaxes the fixed
+ * PE and PG bits; CR0/CR4 writes still all exit (masks stay full), so vmm/ validates them.
+ */
+static void update_paging_tdp(struct vcpu *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+	const struct x86_emu_ctx *r = &v->regs;
+	u64 fixed0 = caps.cr0_fixed0 & ~(u64)(CR0_PE | CR0_PG);
+	bool pae = (r->cr0 & CR0_PG) && (r->cr4 & CR4_PAE) && !(r->efer & EFER_LMA);
+
+	/* PAE PDPTEs come from the VMCS at entry, not from memory. The CPU reloads them itself
+	 * on the guest's CR3 loads (and stores them back at exit); here only a context change
+	 * Umbra made (a CR0/CR4 paging bit, a PV CR3 load) reloads them, as MOV to CR would. */
+	if (pae && (!s->pdptes_set || r->cr3 != vmread(F_GUEST_CR3) ||
+		    ((r->cr0 ^ vmread(F_CR0_SHADOW)) & (CR0_PG | CR0_CD | CR0_NW)) ||
+		    ((r->cr4 ^ vmread(F_CR4_SHADOW)) & (CR4_PAE | CR4_PGE | CR4_PSE | CR4_SMEP)))) {
+		for (int i = 0; i < 4; i++)
+			vmwrite(F_GUEST_PDPTE0 + 2 * i, v->mmu.pdptes[i]);
+	}
+	s->pdptes_set = pae;
+
+	u64 cr0 = (r->cr0 & ~(u64)(CR0_CD | CR0_NW)) | CR0_NE;
+	vmwrite(F_GUEST_CR0, (cr0 | fixed0) & caps.cr0_fixed1);
+	vmwrite(F_GUEST_CR4, (r->cr4 | CR4_VMXE | caps.cr4_fixed0) & caps.cr4_fixed1);
+	vmwrite(F_CR0_SHADOW, r->cr0);
+	vmwrite(F_CR4_SHADOW, r->cr4);
+	vmwrite(F_GUEST_CR3, r->cr3);
+	s->entry_ctls = caps.entry | (r->efer & EFER_LMA ? ENTRY_IA32E : 0);
+	vmwrite(F_ENTRY_CTLS, s->entry_ctls);
+	write_efer(s, r->efer);
+	/* A mode change Umbra emulated would flush the TLB on real hardware. */
+	s->flush = true;
+}
+
 static void vmx_update_paging(struct vcpu *v)
 {
 	struct vmx_vcpu *s = state_of(v);
@@ -570,6 +654,10 @@ static void vmx_update_paging(struct vcpu *v)
 
 	if (!load_vmcs(s))
 		return;
+	if (s->tdp) {
+		update_paging_tdp(v);
+		return;
+	}
 	if (!(r->cr0 & CR0_PE)) {
 		/* Without unrestricted guest only virtual-8086 mode could run real-mode code. */
 		vm_end(v->vm, VM_END_FATAL, 0, "real mode (CR0.PE=0) is not supported under VMX");
@@ -604,10 +692,7 @@ static void vmx_update_paging(struct vcpu *v)
 		s->entry_ctls |= ENTRY_IA32E;
 	}
 	vmwrite(F_ENTRY_CTLS, s->entry_ctls);
-	if (caps.load_efer)
-		vmwrite(F_GUEST_EFER, efer);
-	else
-		s->efer->value = efer;
+	write_efer(s, efer);
 }
 
 static void vmx_read_segments(struct vcpu *v)
@@ -635,13 +720,20 @@ static void vmx_set_cr2(struct vcpu *v, u64 cr2)
 	state_of(v)->cr2 = cr2;
 }
 
-/* Without VPID every entry and exit flushes the guest's TLB (VPID 0) anyway. */
+/* Without VPID every entry and exit flushes the guest's TLB (VPID 0) anyway, but not the
+ * guest-physical mappings EPT caches by EPT pointer. */
 static void flush_vpid(struct vcpu *v)
 {
+	struct vmx_vcpu *s = state_of(v);
 	struct { u64 vpid, addr; } desc = { v->asid, 0 };
 	u64 type = caps.invvpid_single ? 1 : 2;
 	if (caps.vpid)
 		__asm__ volatile("invvpid %0, %1" ::"m"(desc), "r"(type) : "cc", "memory");
+	if (s->tdp) {
+		struct { u64 eptp, zero; } ed = { s->eptp, 0 };
+		u64 et = caps.invept_single ? 1 : 2;
+		__asm__ volatile("invept %0, %1" ::"m"(ed), "r"(et) : "cc", "memory");
+	}
 }
 
 /* The STI/MOV SS shadow as the next entry will see it: an instruction Umbra completed (RIP
@@ -662,7 +754,7 @@ static bool vmx_irq_window_open(struct vcpu *v)
 static void vmx_request_irq_window(struct vcpu *v, bool on)
 {
 	if (load_vmcs(state_of(v)))
-		vmwrite(F_PROC, on ? caps.proc | PROC_INT_WINDOW : caps.proc);
+		vmwrite(F_PROC, on ? state_of(v)->proc | PROC_INT_WINDOW : state_of(v)->proc);
 }
 
 static void vmx_set_tsc_offset(struct vcpu *v, u64 offset)
@@ -718,6 +810,18 @@ static void decode_exit(struct vcpu *v, struct vexit *x)
 		} else {
 			x->reason = UMBRA_EXIT_EXCEPTION;
 		}
+		return;
+	}
+	if (basic == VX_EPT_VIOLATION) {
+		x->reason = UMBRA_EXIT_NESTED_FAULT;
+		x->error_code = qual;
+		x->addr = vmread(F_GUEST_PHYS);
+		return;
+	}
+	if (basic == VX_EPT_MISCONFIG) {
+		/* An entry Umbra wrote is malformed: the generic unexpected-exit report ends it. */
+		x->raw_info2 = vmread(F_GUEST_PHYS);
+		kprintf("[%s] vmx: EPT misconfiguration at gpa 0x%lx\n", v->vm->name, x->raw_info2);
 		return;
 	}
 	u8 m = basic < VX_REASONS ? exit_map[basic] : 0;
@@ -803,6 +907,8 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	s->shadow = (u32)vmread(F_GUEST_INTERRUPTIBILITY) & 3;
 	r->rflags = vmread(F_GUEST_RFLAGS);
 	r->cr2 = s->cr2;
+	if (s->tdp)
+		r->cr3 = vmread(F_GUEST_CR3); /* the guest loads CR3 without us */
 	r->cpl = (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
 	decode_exit(v, x);
 	if (x->reason == UMBRA_EXIT_SHUTDOWN || x->reason == UMBRA_EXIT_INVALID)
@@ -837,6 +943,28 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	}
 }
 
+static bool vmx_tdp_supported(void)
+{
+	return caps.ready && !caps.error && caps.ept;
+}
+
+static void vmx_tdp_enable(struct vcpu *v, u64 root_hpa)
+{
+	struct vmx_vcpu *s = state_of(v);
+
+	if (!load_vmcs(s))
+		return;
+	s->tdp = true;
+	s->eptp = root_hpa | EPTP_WB | EPTP_WALK4;
+	s->proc = caps.proc_tdp;
+	vmwrite(F_PROC, s->proc);
+	vmwrite(F_PROC2, caps.proc2_tdp);
+	vmwrite(F_EPT_POINTER, s->eptp);
+	vmwrite(F_EXC_BITMAP, BIT(6) | BIT(18)); /* the guest takes its own page faults */
+	s->flush = true; /* a reused root page may still have cached translations */
+	vmx_update_paging(v);
+}
+
 const struct virt_backend vmx_backend = {
 	.name = "vmx",
 	.probe = vmx_probe,
@@ -851,4 +979,7 @@ const struct virt_backend vmx_backend = {
 	.irq_window_open = vmx_irq_window_open,
 	.request_irq_window = vmx_request_irq_window,
 	.set_tsc_offset = vmx_set_tsc_offset,
+	.tdp_supported = vmx_tdp_supported,
+	.tdp_format = &ept_format,
+	.tdp_enable = vmx_tdp_enable,
 };

@@ -18,4 +18,7 @@ guest_groups bochs-haswell --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeo
 # SVM and on Bochs' VMX only.
 GUEST_GROUPS_NO_CRASH=1 guest_groups bochs-ryzen --emu bochs --cpu ryzen --smp 2 --timeout 300
 
+# EPT with unrestricted guest: the guests run their own CR0/CR3/CR4 on the nested table.
+guest_group bochs-haswell-tdp-paging "paging-off perm32 permpae perm64" --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 300 --cmdline mmu=tdp
+
 suite_end bochs
