@@ -1,31 +1,8 @@
 /* SVM world switch: host callee-saved state on the stack, guest GPRs from/to struct vcpu. */
 
-/* Offsets of gpr[] in the array passed in %rsi (enum x86_gpr order). */
-#define G(r) (r * 8)
+#include "arch/x86/world_switch.h"
 
-/* Every GPR the world switch moves by hand (RAX and RSP travel in the VMCB, RSI holds the
- * array and comes last): one list for the load and for the save. */
-.macro GUEST_GPRS op
-	\op rcx, 1
-	\op rdx, 2
-	\op rbx, 3
-	\op rbp, 5
-	\op rdi, 7
-	\op r8, 8
-	\op r9, 9
-	\op r10, 10
-	\op r11, 11
-	\op r12, 12
-	\op r13, 13
-	\op r14, 14
-	\op r15, 15
-.endm
-.macro LOAD_GPR reg, idx
-	movq G(\idx)(%rsi), %\reg
-.endm
-.macro SAVE_GPR reg, idx
-	movq %\reg, G(\idx)(%rsi)
-.endm
+/* RAX and RSP travel in the VMCB; RSI holds the array, so it is loaded last and saved first. */
 
 	.text
 	.globl svm_world_switch
@@ -48,8 +25,9 @@ svm_world_switch:
 	movq %rdx, %rax
 	vmsave
 
-	GUEST_GPRS LOAD_GPR
-	movq G(6)(%rsi), %rsi
+	FOR_COMMON_GPRS GPR_LOAD, rsi
+	GPR_LOAD rdi, 7, rsi
+	GPR_LOAD rsi, 6, rsi
 	movq (%rsp), %rax	/* guest VMCB: RAX and RSP live in it */
 	vmload
 	vmrun
@@ -58,9 +36,10 @@ svm_world_switch:
 	/* The gpr array pointer sits above the two saved addresses. */
 	pushq %rsi
 	movq 24(%rsp), %rsi
-	GUEST_GPRS SAVE_GPR
+	FOR_COMMON_GPRS GPR_SAVE, rsi
+	GPR_SAVE rdi, 7, rsi
 	popq %rax
-	movq %rax, G(6)(%rsi)
+	GPR_SAVE rax, 6, rsi
 
 	popq %rdi
 	popq %rax		/* host save area */

@@ -1,33 +1,11 @@
 /* VMX world switch: host callee-saved state on the stack, guest GPRs and CR2 from/to memory. */
 
-/* Offsets of gpr[] in the array passed in %rdi (enum x86_gpr order). */
-#define G(r) (r * 8)
+#include "arch/x86/world_switch.h"
+
 #define VMCS_HOST_RSP 0x6c14
 #define VMCS_HOST_RIP 0x6c16
 
-/* The GPRs the stub moves itself: RSP lives in the VMCS, RDI (the array's base) goes last. */
-.macro for_gprs op
-	\op rax, 0
-	\op rcx, 1
-	\op rdx, 2
-	\op rbx, 3
-	\op rbp, 5
-	\op rsi, 6
-	\op r8, 8
-	\op r9, 9
-	\op r10, 10
-	\op r11, 11
-	\op r12, 12
-	\op r13, 13
-	\op r14, 14
-	\op r15, 15
-.endm
-.macro load reg, i
-	movq G(\i)(%rdi), %\reg
-.endm
-.macro save reg, i
-	movq %\reg, G(\i)(%rdi)
-.endm
+/* RSP lives in the VMCS; RDI holds the array, so it is loaded last and saved through a push. */
 
 	.text
 	.globl vmx_world_switch
@@ -59,8 +37,10 @@ vmx_world_switch:
 	/* Decide now: nothing below may touch the flags. */
 	testl %esi, %esi
 
-	for_gprs load
-	movq G(7)(%rdi), %rdi
+	FOR_COMMON_GPRS GPR_LOAD, rdi
+	GPR_LOAD rax, 0, rdi
+	GPR_LOAD rsi, 6, rdi
+	GPR_LOAD rdi, 7, rdi
 	jz 1f
 	vmresume
 	jmp .Lfail
@@ -76,9 +56,11 @@ vmx_world_switch:
 .Lexit:
 	pushq %rdi
 	movq 16(%rsp), %rdi	/* the gpr array, above the guest RDI and the CR2 slot */
-	for_gprs save
+	FOR_COMMON_GPRS GPR_SAVE, rdi
+	GPR_SAVE rax, 0, rdi
+	GPR_SAVE rsi, 6, rdi
 	popq %rax
-	movq %rax, G(7)(%rdi)
+	GPR_SAVE rax, 7, rdi
 	popq %rdx
 	movq %cr2, %rax
 	movq %rax, (%rdx)
