@@ -1,0 +1,803 @@
+/* Host tests of the local APIC model (vmm/dev/lapic.c): registers, priorities, timer, x2APIC. */
+#include <string.h>
+#include "tests/unit/harness.h"
+#include "vmm/dev/lapic.h"
+
+enum { ID = 0x20, VER = 0x30, TPR = 0x80, APR = 0x90, PPR = 0xa0, EOI = 0xb0, LDR = 0xd0,
+       DFR = 0xe0, SVR = 0xf0, ISR = 0x100, TMR = 0x180, IRR = 0x200, ESR = 0x280,
+       CMCI = 0x2f0, ICR_LO = 0x300, ICR_HI = 0x310, LVT_TIMER = 0x320, LVT_THERMAL = 0x330,
+       LVT_PERF = 0x340, LINT0 = 0x350, LINT1 = 0x360, LVT_ERROR = 0x370, TIMER_INIT = 0x380,
+       TIMER_CUR = 0x390, TIMER_DIV = 0x3e0 };
+
+#define BASE_BSP 0x100ull
+#define BASE_EXTD 0x400ull
+#define BASE_EN 0x800ull
+#define MASKED 0x10000u
+#define PERIODIC (1u << 17)
+#define DEADLINE (2u << 17)
+#define X2(off) (0x800u + ((off) >> 4))
+
+/* The fake clock starts well away from 0, which the model uses for "not armed". */
+#define T0 1000000ull
+
+static struct vlapic bsp(void)
+{
+	struct vlapic l;
+
+	memset(&l, 0xa5, sizeof(l)); /* reset must not depend on a zeroed struct */
+	vlapic_reset(&l, 0, true);
+	return l;
+}
+
+static u32 rd(struct vlapic *l, u32 off) { return vlapic_read(l, off, T0); }
+static void wr(struct vlapic *l, u32 off, u32 val) { vlapic_write(l, off, val, T0); }
+
+static bool irr_has(const struct vlapic *l, unsigned v) { return l->irr[v / 32] >> (v % 32) & 1; }
+static bool isr_has(const struct vlapic *l, unsigned v) { return l->isr[v / 32] >> (v % 32) & 1; }
+
+static struct vlapic x2apic(u32 id)
+{
+	struct vlapic l;
+
+	vlapic_reset(&l, id, true);
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN | BASE_EXTD));
+	return l;
+}
+
+static u64 msr_rd(struct vlapic *l, u32 off)
+{
+	u64 v = 0xdead;
+	assert_true(vlapic_msr_read(l, X2(off), &v, T0));
+	return v;
+}
+
+/* ---- reset ---- */
+
+static void test_reset_bsp(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	assert_int_equal(l.base_msr, 0xfee00900ull);
+	assert_true(vlapic_hw_enabled(&l));
+	assert_false(vlapic_x2apic(&l));
+	assert_int_equal(rd(&l, SVR), 0x1ff);
+	assert_int_equal(rd(&l, LINT0), 0x8700);
+	assert_int_equal(rd(&l, LINT1), 0x8400);
+	assert_int_equal(rd(&l, LVT_TIMER), MASKED);
+	assert_int_equal(rd(&l, LVT_THERMAL), MASKED);
+	assert_int_equal(rd(&l, LVT_PERF), MASKED);
+	assert_int_equal(rd(&l, LVT_ERROR), MASKED);
+	assert_int_equal(rd(&l, VER), 0x00050014);
+	assert_int_equal(rd(&l, DFR), 0xffffffffu);
+	assert_int_equal(rd(&l, TPR), 0);
+	assert_int_equal(rd(&l, TIMER_INIT), 0);
+	assert_int_equal(rd(&l, TIMER_CUR), 0);
+	for (u32 i = 0; i < 8; i++)
+		assert_int_equal(rd(&l, IRR + 0x10 * i) | rd(&l, ISR + 0x10 * i), 0);
+	assert_int_equal(vlapic_pending(&l), -1);
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+}
+
+static void test_reset_ap(void **state)
+{
+	(void)state;
+	struct vlapic l;
+	vlapic_reset(&l, 3, false);
+	assert_int_equal(l.base_msr, 0xfee00800ull);
+	assert_int_equal(rd(&l, ID), 3u << 24);
+	assert_int_equal(rd(&l, SVR), 0xff);
+	assert_int_equal(rd(&l, LINT0), MASKED);
+	assert_int_equal(rd(&l, LINT1), MASKED);
+	assert_false(vlapic_accepts_extint(&l));
+}
+
+/* ---- priorities, IRR/ISR/EOI ---- */
+
+static void test_ppr(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, TPR, 0x25);
+	assert_int_equal(rd(&l, PPR), 0x25); /* nothing in service: all 8 bits of TPR */
+	vlapic_set_irq(&l, 0x51, false);
+	vlapic_ack(&l, 0x51);
+	assert_int_equal(rd(&l, PPR), 0x50); /* ISR class wins, low bits 0 */
+	wr(&l, TPR, 0x5a);
+	assert_int_equal(rd(&l, PPR), 0x5a); /* same class: TPR */
+	wr(&l, TPR, 0x4f);
+	assert_int_equal(rd(&l, PPR), 0x50);
+	wr(&l, TPR, 0x1ff);
+	assert_int_equal(rd(&l, TPR), 0xff);
+	assert_int_equal(rd(&l, APR), 0);
+}
+
+static void test_irr_isr_eoi_nesting(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	vlapic_set_irq(&l, 0x31, false);
+	assert_int_equal(vlapic_pending(&l), 0x31);
+	assert_int_equal(rd(&l, IRR + 0x10), 1u << 17);
+	vlapic_ack(&l, 0x31);
+	assert_false(irr_has(&l, 0x31));
+	assert_int_equal(rd(&l, ISR + 0x10), 1u << 17);
+	assert_int_equal(vlapic_pending(&l), -1);
+	/* Same class waits; a higher class nests. */
+	vlapic_set_irq(&l, 0x3f, false);
+	assert_int_equal(vlapic_pending(&l), -1);
+	vlapic_set_irq(&l, 0x80, false);
+	assert_int_equal(vlapic_pending(&l), 0x80);
+	vlapic_ack(&l, 0x80);
+	assert_int_equal(rd(&l, PPR), 0x80);
+	assert_int_equal(vlapic_pending(&l), -1);
+	wr(&l, EOI, 0);                       /* ends the highest in service: 0x80 */
+	assert_false(isr_has(&l, 0x80));
+	assert_true(isr_has(&l, 0x31));
+	assert_int_equal(vlapic_pending(&l), -1); /* 0x3f still below 0x31's class */
+	wr(&l, EOI, 0);
+	assert_false(isr_has(&l, 0x31));
+	assert_int_equal(vlapic_pending(&l), 0x3f);
+}
+
+static void test_highest_irr_first(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	vlapic_set_irq(&l, 0x41, false);
+	vlapic_set_irq(&l, 0xe3, false);
+	vlapic_set_irq(&l, 0x9f, false);
+	assert_int_equal(vlapic_pending(&l), 0xe3);
+	vlapic_ack(&l, 0xe3);
+	wr(&l, EOI, 0);
+	assert_int_equal(vlapic_pending(&l), 0x9f);
+}
+
+static void test_tpr_blocks(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	vlapic_set_irq(&l, 0x45, false);
+	wr(&l, TPR, 0x40);
+	assert_int_equal(vlapic_pending(&l), -1); /* class 4 is not above 4 */
+	wr(&l, TPR, 0x3f);
+	assert_int_equal(vlapic_pending(&l), 0x45);
+	wr(&l, TPR, 0xf0);
+	assert_int_equal(vlapic_pending(&l), -1);
+	wr(&l, TPR, 0);
+	assert_int_equal(vlapic_pending(&l), 0x45);
+}
+
+static void test_level_sets_tmr(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	vlapic_set_irq(&l, 0x61, true);
+	assert_int_equal(rd(&l, TMR + 0x30), 1u << 1);
+	vlapic_ack(&l, 0x61);
+	wr(&l, EOI, 0);
+	vlapic_set_irq(&l, 0x61, false);
+	assert_int_equal(rd(&l, TMR + 0x30), 0);
+}
+
+static void test_illegal_vectors(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	for (unsigned v = 0; v < 16; v++)
+		vlapic_set_irq(&l, (u8)v, false);
+	assert_int_equal(l.irr[0], 0);
+	assert_int_equal(vlapic_pending(&l), -1);
+	assert_int_equal(rd(&l, ESR), 0);      /* not visible before an ESR write */
+	wr(&l, ESR, 0);
+	assert_int_equal(rd(&l, ESR), 0x40);   /* received illegal vector */
+	wr(&l, ESR, 0);
+	assert_int_equal(rd(&l, ESR), 0);
+	vlapic_set_irq(&l, 16, false);
+	assert_true(irr_has(&l, 16));
+}
+
+static void test_error_lvt(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_ERROR, 0xfe);
+	vlapic_set_irq(&l, 5, false);
+	assert_int_equal(vlapic_pending(&l), 0xfe);
+	wr(&l, 0x3a0, 1);                     /* unimplemented register */
+	wr(&l, ESR, 0);
+	assert_int_equal(rd(&l, ESR), 0xc0);
+}
+
+static void test_disabled_not_pending(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	vlapic_set_irq(&l, 0x50, false);
+	wr(&l, SVR, 0xff);
+	assert_int_equal(vlapic_pending(&l), -1);
+	wr(&l, SVR, 0x1ff);
+	assert_int_equal(vlapic_pending(&l), 0x50);
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+	assert_int_equal(vlapic_pending(&l), -1);
+	vlapic_set_irq(&l, 0x50, false);      /* no APIC: nothing is taken */
+	assert_false(irr_has(&l, 0x50));
+}
+
+/* ---- SVR and LVTs ---- */
+
+static void test_svr_disable_masks(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, 0xef);
+	wr(&l, SVR, 0x0ff);
+	assert_int_equal(rd(&l, LVT_TIMER), MASKED | 0xef);
+	assert_int_equal(rd(&l, LINT0), MASKED | 0x8700);
+	wr(&l, LVT_ERROR, 0xfe);             /* stays masked while disabled */
+	assert_int_equal(rd(&l, LVT_ERROR), MASKED | 0xfe);
+	wr(&l, SVR, 0x3ff);
+	assert_int_equal(rd(&l, SVR), 0x3ff);
+	assert_int_equal(rd(&l, LVT_ERROR), MASKED | 0xfe); /* enabling unmasks nothing */
+	wr(&l, LVT_ERROR, 0xfe);
+	assert_int_equal(rd(&l, LVT_ERROR), 0xfe);
+	wr(&l, SVR, 0xffffffff);
+	assert_int_equal(rd(&l, SVR), 0x3ff);
+}
+
+static void test_lvt_reserved_bits(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, 0xffffffff);
+	assert_int_equal(rd(&l, LVT_TIMER), 0x700ff);
+	wr(&l, LINT0, 0xffffffff);
+	assert_int_equal(rd(&l, LINT0), 0x1a7ff); /* no delivery status, no remote IRR */
+	wr(&l, LVT_ERROR, 0xffffffff);
+	assert_int_equal(rd(&l, LVT_ERROR), 0x100ff);
+	wr(&l, LVT_PERF, 0xffffffff);
+	assert_int_equal(rd(&l, LVT_PERF), 0x107ff);
+}
+
+static void test_xapic_registers(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, ID, 0x05123456);
+	assert_int_equal(rd(&l, ID), 0x05000000);
+	wr(&l, LDR, 0x01ffffff);
+	assert_int_equal(rd(&l, LDR), 0x01000000);
+	wr(&l, DFR, 0x0fffffff);
+	assert_int_equal(rd(&l, DFR), 0x0fffffff);
+	wr(&l, VER, 0);
+	wr(&l, PPR, 0x77);
+	assert_int_equal(rd(&l, VER), 0x00050014);
+	assert_int_equal(rd(&l, PPR), 0);
+	wr(&l, TIMER_DIV, 0xff);
+	assert_int_equal(rd(&l, TIMER_DIV), 0xb);
+	wr(&l, ESR, 0);
+	assert_int_equal(rd(&l, ESR), 0);     /* read-only writes are not errors */
+	assert_int_equal(rd(&l, CMCI), 0);    /* max LVT 5: no CMCI register */
+	wr(&l, ESR, 0);
+	assert_int_equal(rd(&l, ESR), 0x80);  /* illegal register address */
+}
+
+static void test_extint(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	assert_true(vlapic_accepts_extint(&l));
+	wr(&l, LINT0, 0x10700);
+	assert_false(vlapic_accepts_extint(&l));
+	wr(&l, LINT0, 0x0700);
+	assert_true(vlapic_accepts_extint(&l));
+	wr(&l, LINT0, 0x0400);                /* NMI mode */
+	assert_false(vlapic_accepts_extint(&l));
+	wr(&l, LINT0, 0x8700);
+	wr(&l, SVR, 0xff);                    /* software-disabled: LINT0 masked */
+	assert_false(vlapic_accepts_extint(&l));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+	assert_true(vlapic_accepts_extint(&l)); /* no APIC: the PIC drives INTR */
+}
+
+/* ---- IPIs ---- */
+
+static void test_icr_self_ipis(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, ICR_LO, 0x40000 | 0x41);       /* shorthand self */
+	assert_true(irr_has(&l, 0x41));
+	wr(&l, ICR_LO, 0x80000 | 0x42);       /* all including self */
+	assert_true(irr_has(&l, 0x42));
+	wr(&l, ICR_LO, 0xc0000 | 0x43);       /* all excluding self */
+	assert_false(irr_has(&l, 0x43));
+	wr(&l, ICR_HI, 0x00000000);           /* physical, to our id 0 */
+	wr(&l, ICR_LO, 0x44);
+	assert_true(irr_has(&l, 0x44));
+	wr(&l, ICR_HI, 0xff000000);           /* physical broadcast */
+	wr(&l, ICR_LO, 0x45);
+	assert_true(irr_has(&l, 0x45));
+	wr(&l, ICR_LO, 0x40000 | 0x400 | 0x46); /* NMI: not a fixed interrupt */
+	assert_false(irr_has(&l, 0x46));
+	assert_int_equal(rd(&l, ICR_LO) & 0x1000, 0); /* delivery status idle */
+}
+
+static void test_icr_other_cpu(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, ICR_HI, 0x0f000000);
+	wr(&l, ICR_LO, 0x000000f0);
+	assert_false(irr_has(&l, 0xf0));
+	assert_int_equal(rd(&l, ICR_LO) & 0xcfff, 0xf0);
+	assert_int_equal(rd(&l, ICR_HI), 0x0f000000);
+	wr(&l, ICR_LO, 0xffffffff);
+	assert_int_equal(rd(&l, ICR_LO), 0x000ccfff);
+}
+
+static void test_icr_logical(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LDR, 0x04000000);               /* flat, logical id bit 2 */
+	wr(&l, ICR_HI, 0x06000000);
+	wr(&l, ICR_LO, 0x800 | 0x51);
+	assert_true(irr_has(&l, 0x51));
+	wr(&l, ICR_HI, 0x03000000);
+	wr(&l, ICR_LO, 0x800 | 0x52);
+	assert_false(irr_has(&l, 0x52));
+	wr(&l, DFR, 0x0fffffff);               /* cluster: cluster 0, member bit 2 */
+	wr(&l, ICR_HI, 0x14000000);
+	wr(&l, ICR_LO, 0x800 | 0x53);
+	assert_false(irr_has(&l, 0x53));
+	wr(&l, ICR_HI, 0x04000000);
+	wr(&l, ICR_LO, 0x800 | 0x54);
+	assert_true(irr_has(&l, 0x54));
+}
+
+static void test_icr_send_illegal(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, ICR_LO, 0x40000 | 0x0e);
+	assert_int_equal(l.irr[0], 0);
+	wr(&l, ESR, 0);
+	assert_int_equal(rd(&l, ESR), 0x20);
+}
+
+/* ---- timer ---- */
+
+static void test_timer_oneshot_boundary(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, 0xec);
+	wr(&l, TIMER_DIV, 0x1);               /* divide by 4 */
+	vlapic_write(&l, TIMER_INIT, 100, T0);
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 400);
+	vlapic_timer_update(&l, T0 + 399);
+	assert_false(irr_has(&l, 0xec));
+	vlapic_timer_update(&l, T0 + 400);
+	assert_true(irr_has(&l, 0xec));
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 401), 0);
+	assert_int_equal(vlapic_read(&l, TIMER_INIT, T0 + 401), 100);
+	vlapic_ack(&l, 0xec);
+	vlapic_timer_update(&l, T0 + 10000);  /* one-shot: once */
+	assert_false(irr_has(&l, 0xec));
+	/* A register access brings the timer up to date first. */
+	wr(&l, TIMER_DIV, 0xb);
+	vlapic_write(&l, TIMER_INIT, 10, T0 + 20000);
+	assert_int_equal(vlapic_read(&l, IRR + 0x70, T0 + 20010), 1u << 12);
+}
+
+static void test_timer_current_count(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, TIMER_DIV, 0x0);               /* divide by 2 */
+	vlapic_write(&l, TIMER_INIT, 10, T0);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0), 10);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 1), 10);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 2), 9);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 11), 5);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 19), 1);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 20), 0);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 21), 0);
+}
+
+static void test_timer_divider_values(void **state)
+{
+	(void)state;
+	static const struct { u32 cfg; u64 div; } d[] = {
+		{ 0x0, 2 }, { 0x1, 4 }, { 0x2, 8 }, { 0x3, 16 },
+		{ 0x8, 32 }, { 0x9, 64 }, { 0xa, 128 }, { 0xb, 1 },
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(d); i++) {
+		struct vlapic l = bsp();
+		wr(&l, TIMER_DIV, d[i].cfg);
+		vlapic_write(&l, TIMER_INIT, 1000, T0);
+		assert_int_equal(vlapic_next_event_ns(&l), T0 + 1000 * d[i].div);
+		assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 300 * d[i].div), 700);
+	}
+}
+
+static void test_timer_init_zero_stops(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, 0xe0);
+	vlapic_write(&l, TIMER_INIT, 1000, T0);
+	vlapic_write(&l, TIMER_INIT, 0, T0 + 10);
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	vlapic_timer_update(&l, T0 + 100000);
+	assert_false(irr_has(&l, 0xe0));
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 20), 0);
+}
+
+static void test_timer_restart(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, TIMER_DIV, 0xb);
+	vlapic_write(&l, TIMER_INIT, 1000, T0);
+	vlapic_write(&l, TIMER_INIT, 500, T0 + 800); /* a new count starts from now */
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 1300);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 900), 400);
+}
+
+static void test_timer_periodic_phase(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, PERIODIC | 0xd0);
+	wr(&l, TIMER_DIV, 0xb);               /* divide by 1 */
+	vlapic_write(&l, TIMER_INIT, 1000, T0);
+	vlapic_timer_update(&l, T0 + 1030);   /* serviced late */
+	assert_true(irr_has(&l, 0xd0));
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 2000); /* no drift */
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 1030), 970);
+	vlapic_ack(&l, 0xd0);
+	wr(&l, EOI, 0);
+	vlapic_timer_update(&l, T0 + 1999);
+	assert_false(irr_has(&l, 0xd0));
+	vlapic_timer_update(&l, T0 + 2000);
+	assert_true(irr_has(&l, 0xd0));
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 3000);
+}
+
+static void test_timer_periodic_count_wraps(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, PERIODIC | MASKED | 0xd0);
+	wr(&l, TIMER_DIV, 0x0);               /* divide by 2 */
+	vlapic_write(&l, TIMER_INIT, 100, T0);
+	/* A read brings the timer up to date first: at 0 it has reloaded. */
+	assert_int_equal(l.timer_next_ns, T0 + 200);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 200), 100);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 250), 75);
+}
+
+static void test_timer_periodic_coalesce(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, PERIODIC | 0xd1);
+	wr(&l, TIMER_DIV, 0xb);
+	vlapic_write(&l, TIMER_INIT, 10, T0);
+	u64 late = T0 + 10ull * 1000000000ull + 3; /* a billion periods missed */
+	vlapic_timer_update(&l, late);
+	assert_true(irr_has(&l, 0xd1));
+	assert_int_equal(vlapic_next_event_ns(&l), late + 7); /* phase kept, in the future */
+	vlapic_ack(&l, 0xd1);
+	vlapic_timer_update(&l, late + 6);
+	assert_false(irr_has(&l, 0xd1));
+}
+
+static void test_timer_masked(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, PERIODIC | MASKED | 0xd2);
+	wr(&l, TIMER_DIV, 0xb);
+	vlapic_write(&l, TIMER_INIT, 50, T0);
+	vlapic_timer_update(&l, T0 + 50);
+	assert_false(irr_has(&l, 0xd2));
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 100); /* still reloads */
+	wr(&l, LVT_TIMER, PERIODIC | 0xd2);
+	vlapic_timer_update(&l, T0 + 100);
+	assert_true(irr_has(&l, 0xd2));
+}
+
+static void test_timer_divide_change(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, TIMER_DIV, 0xb);               /* 1 */
+	vlapic_write(&l, TIMER_INIT, 100, T0);
+	vlapic_write(&l, TIMER_DIV, 0x1, T0 + 40); /* 4: 60 ticks left, 4 ns each */
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 40), 60);
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 40 + 240);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 80), 50);
+}
+
+static void test_timer_tsc_deadline(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, 0xef);              /* one-shot: the MSR ignores writes */
+	vlapic_set_tsc_deadline(&l, 1000, T0 + 5000);
+	assert_int_equal(l.tsc_deadline, 0);
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	wr(&l, LVT_TIMER, DEADLINE | 0xef);
+	wr(&l, TIMER_INIT, 1234);             /* ignored in TSC-deadline mode */
+	assert_int_equal(rd(&l, TIMER_INIT), 0);
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	vlapic_set_tsc_deadline(&l, 777777, T0 + 5000);
+	assert_int_equal(l.tsc_deadline, 777777);
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 5000);
+	assert_int_equal(vlapic_read(&l, TIMER_CUR, T0 + 100), 0);
+	vlapic_timer_update(&l, T0 + 4999);
+	assert_false(irr_has(&l, 0xef));
+	vlapic_timer_update(&l, T0 + 5000);
+	assert_true(irr_has(&l, 0xef));
+	assert_int_equal(l.tsc_deadline, 0);  /* the MSR clears when it fires */
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	vlapic_ack(&l, 0xef);
+	vlapic_set_tsc_deadline(&l, 5, 0);    /* long past, at the clock's origin: still armed */
+	assert_int_equal(vlapic_next_event_ns(&l), 1);
+	vlapic_timer_update(&l, T0 + 6001);
+	assert_true(irr_has(&l, 0xef));
+	vlapic_set_tsc_deadline(&l, 1, T0 + 9000);
+	vlapic_set_tsc_deadline(&l, 0, 0);    /* disarms */
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	assert_int_equal(l.tsc_deadline, 0);
+}
+
+static void test_timer_mode_switch_disarms(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, LVT_TIMER, DEADLINE | 0xef);
+	vlapic_set_tsc_deadline(&l, 5, T0 + 5000);
+	wr(&l, LVT_TIMER, 0xef);              /* to one-shot */
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	assert_int_equal(l.tsc_deadline, 0);
+	vlapic_write(&l, TIMER_INIT, 100, T0);
+	assert_int_not_equal(vlapic_next_event_ns(&l), 0);
+	wr(&l, LVT_TIMER, DEADLINE | 0xef);   /* to TSC-deadline */
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	vlapic_timer_update(&l, T0 + 100000);
+	assert_false(irr_has(&l, 0xef));
+	/* One-shot to periodic keeps counting: the new mode decides at 0. */
+	wr(&l, LVT_TIMER, 0xef);
+	wr(&l, TIMER_DIV, 0xb);
+	vlapic_write(&l, TIMER_INIT, 100, T0);
+	wr(&l, LVT_TIMER, PERIODIC | 0xef);
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 100);
+	vlapic_timer_update(&l, T0 + 100);
+	assert_int_equal(vlapic_next_event_ns(&l), T0 + 200);
+}
+
+/* ---- IA32_APIC_BASE and x2APIC ---- */
+
+static void test_base_checks(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	assert_true(vlapic_set_base(&l, 0xfee00900ull));
+	assert_false(vlapic_set_base(&l, 0xfec00900ull));         /* moved */
+	assert_false(vlapic_set_base(&l, 0xfee00800ull));         /* BSP bit changed */
+	assert_false(vlapic_set_base(&l, 0xfee00901ull));         /* reserved bit */
+	assert_false(vlapic_set_base(&l, 0x1000fee00900ull));     /* above MAXPHYADDR */
+	assert_false(vlapic_set_base(&l, 0xfee00500ull));         /* EXTD without enable */
+	assert_int_equal(l.base_msr, 0xfee00900ull);
+}
+
+static void test_x2apic_transitions(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	u64 base = VLAPIC_BASE | BASE_BSP;
+	assert_true(vlapic_set_base(&l, base));                   /* xAPIC -> disabled */
+	assert_false(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD)); /* disabled -> x2APIC */
+	assert_true(vlapic_set_base(&l, base | BASE_EN));         /* disabled -> xAPIC */
+	assert_true(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD)); /* xAPIC -> x2APIC */
+	assert_true(vlapic_x2apic(&l));
+	assert_false(vlapic_set_base(&l, base | BASE_EN));        /* x2APIC -> xAPIC */
+	assert_false(vlapic_set_base(&l, base | BASE_EXTD));
+	assert_true(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD)); /* stay */
+	assert_true(vlapic_set_base(&l, base));                   /* x2APIC -> disabled */
+	assert_false(vlapic_hw_enabled(&l));
+	assert_false(vlapic_x2apic(&l));
+}
+
+static void test_disable_resets(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	wr(&l, TPR, 0x30);
+	wr(&l, LVT_TIMER, 0xe0);
+	vlapic_write(&l, TIMER_INIT, 1000, T0);
+	vlapic_set_irq(&l, 0x70, false);
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN));
+	assert_int_equal(rd(&l, TPR), 0);
+	assert_int_equal(rd(&l, SVR), 0xff);            /* power-on, not the BIOS setup */
+	assert_int_equal(rd(&l, LVT_TIMER), MASKED);
+	assert_int_equal(rd(&l, LINT0), MASKED);
+	assert_false(irr_has(&l, 0x70));
+	assert_int_equal(vlapic_next_event_ns(&l), 0);
+	assert_int_equal(l.base_msr, 0xfee00900ull);
+}
+
+static void test_mmio_off_when_not_xapic(void **state)
+{
+	(void)state;
+	struct vlapic l = x2apic(0);
+	wr(&l, TPR, 0x40);
+	assert_int_equal(l.tpr, 0);
+	u64 v;
+	struct vlapic x = bsp();
+	assert_false(vlapic_msr_read(&x, X2(TPR), &v, T0));    /* xAPIC: no MSRs */
+	assert_false(vlapic_msr_write(&x, X2(TPR), 0, T0));
+}
+
+static void test_x2apic_id_ldr_dfr(void **state)
+{
+	(void)state;
+	struct vlapic l;
+	vlapic_reset(&l, 0x123, true);
+	wr(&l, ID, 0x07000000);               /* xAPIC renumbering is forgotten in x2APIC */
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN | BASE_EXTD));
+	assert_int_equal(msr_rd(&l, ID), 0x123);
+	assert_int_equal(msr_rd(&l, LDR), (0x12u << 16) | (1u << 3));
+	assert_false(vlapic_msr_write(&l, X2(ID), 0x123, T0));
+	assert_false(vlapic_msr_write(&l, X2(LDR), 0, T0));
+	u64 v;
+	assert_false(vlapic_msr_read(&l, X2(DFR), &v, T0));
+	assert_false(vlapic_msr_write(&l, X2(DFR), 0xffffffff, T0));
+	assert_int_equal(msr_rd(&l, VER), 0x00050014);
+}
+
+static void test_x2apic_icr(void **state)
+{
+	(void)state;
+	struct vlapic l = x2apic(0x42);
+	assert_true(vlapic_msr_write(&l, 0x830, (0x42ull << 32) | 0x61, T0));
+	assert_true(irr_has(&l, 0x61));
+	assert_int_equal(msr_rd(&l, ICR_LO), (0x42ull << 32) | 0x61);
+	assert_true(vlapic_msr_write(&l, 0x830, (0x43ull << 32) | 0x62, T0));
+	assert_false(irr_has(&l, 0x62));
+	assert_true(vlapic_msr_write(&l, 0x830, (0xffffffffull << 32) | 0x63, T0));
+	assert_true(irr_has(&l, 0x63));
+	assert_true(vlapic_msr_write(&l, 0x830, 0x40000 | 0x64, T0));
+	assert_true(irr_has(&l, 0x64));
+	/* Logical: cluster 4, member bit 2 (id 0x42). */
+	assert_true(vlapic_msr_write(&l, 0x830, (0x40004ull << 32) | 0x800 | 0x65, T0));
+	assert_true(irr_has(&l, 0x65));
+	assert_false(vlapic_msr_write(&l, 0x830, 0x1000 | 0x66, T0)); /* reserved bit 12 */
+	assert_false(vlapic_msr_write(&l, 0x830, 0x100000 | 0x66, T0));
+	assert_false(irr_has(&l, 0x66));
+	u64 v;
+	assert_false(vlapic_msr_read(&l, 0x831, &v, T0)); /* no ICR high in x2APIC */
+}
+
+static void test_x2apic_self_ipi(void **state)
+{
+	(void)state;
+	struct vlapic l = x2apic(1);
+	assert_true(vlapic_msr_write(&l, 0x83f, 0x71, T0));
+	assert_true(irr_has(&l, 0x71));
+	assert_int_equal(vlapic_pending(&l), 0x71);
+	u64 v;
+	assert_false(vlapic_msr_read(&l, 0x83f, &v, T0));      /* write-only */
+	assert_false(vlapic_msr_write(&l, 0x83f, 0x171, T0));  /* reserved bits */
+	assert_true(vlapic_msr_write(&l, 0x83f, 0x05, T0));    /* illegal: logged, not sent */
+	assert_int_equal(l.irr[0], 0);
+	assert_true(vlapic_msr_write(&l, X2(ESR), 0, T0));
+	assert_int_equal(msr_rd(&l, ESR), 0x20);
+}
+
+static void test_x2apic_eoi(void **state)
+{
+	(void)state;
+	struct vlapic l = x2apic(0);
+	vlapic_set_irq(&l, 0x90, false);
+	vlapic_ack(&l, 0x90);
+	assert_false(vlapic_msr_write(&l, X2(EOI), 1, T0));
+	assert_true(isr_has(&l, 0x90));
+	assert_true(vlapic_msr_write(&l, X2(EOI), 0, T0));
+	assert_false(isr_has(&l, 0x90));
+	u64 v;
+	assert_false(vlapic_msr_read(&l, X2(EOI), &v, T0));
+}
+
+static void test_x2apic_gp_cases(void **state)
+{
+	(void)state;
+	struct vlapic l = x2apic(0);
+	u64 v;
+	assert_false(vlapic_msr_write(&l, X2(TPR), 0x100, T0));          /* reserved bits */
+	assert_false(vlapic_msr_write(&l, X2(TPR), 1ull << 32, T0));     /* upper half */
+	assert_true(vlapic_msr_write(&l, X2(TPR), 0x20, T0));
+	assert_int_equal(msr_rd(&l, TPR), 0x20);
+	assert_false(vlapic_msr_write(&l, X2(ESR), 1, T0));
+	assert_false(vlapic_msr_write(&l, X2(PPR), 0, T0));              /* read-only */
+	assert_false(vlapic_msr_write(&l, X2(VER), 0, T0));
+	assert_false(vlapic_msr_write(&l, X2(ISR), 0, T0));
+	assert_false(vlapic_msr_write(&l, X2(TIMER_CUR), 0, T0));
+	assert_false(vlapic_msr_write(&l, X2(LVT_TIMER), 0x800ef, T0));  /* bit 19 */
+	assert_false(vlapic_msr_write(&l, X2(LVT_ERROR), 0x1000fe, T0)); /* bit 12 (status) */
+	assert_true(vlapic_msr_write(&l, X2(LVT_ERROR), 0xfe, T0));
+	assert_false(vlapic_msr_write(&l, X2(TIMER_DIV), 0x4, T0));
+	assert_false(vlapic_msr_write(&l, X2(SVR), 0x11ff, T0));         /* no EOI suppression */
+	assert_false(vlapic_msr_read(&l, X2(APR), &v, T0));              /* not in x2APIC */
+	assert_false(vlapic_msr_read(&l, X2(CMCI), &v, T0));             /* max LVT 5 */
+	assert_false(vlapic_msr_read(&l, 0x800, &v, T0));
+	assert_false(vlapic_msr_read(&l, 0x8ff, &v, T0));
+	assert_false(vlapic_msr_read(&l, 0x900, &v, T0));
+	assert_int_equal(msr_rd(&l, LVT_ERROR), 0xfe);
+}
+
+static void test_x2apic_timer(void **state)
+{
+	(void)state;
+	struct vlapic l = x2apic(0);
+	assert_true(vlapic_msr_write(&l, X2(LVT_TIMER), 0xe7, T0));
+	assert_true(vlapic_msr_write(&l, X2(TIMER_DIV), 0xb, T0));
+	assert_true(vlapic_msr_write(&l, X2(TIMER_INIT), 300, T0));
+	u64 cur = 0;
+	assert_true(vlapic_msr_read(&l, X2(TIMER_CUR), &cur, T0 + 100));
+	assert_int_equal(cur, 200);
+	vlapic_timer_update(&l, T0 + 300);
+	assert_int_equal(vlapic_pending(&l), 0xe7);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reset_bsp),
+		cmocka_unit_test(test_reset_ap),
+		cmocka_unit_test(test_ppr),
+		cmocka_unit_test(test_irr_isr_eoi_nesting),
+		cmocka_unit_test(test_highest_irr_first),
+		cmocka_unit_test(test_tpr_blocks),
+		cmocka_unit_test(test_level_sets_tmr),
+		cmocka_unit_test(test_illegal_vectors),
+		cmocka_unit_test(test_error_lvt),
+		cmocka_unit_test(test_disabled_not_pending),
+		cmocka_unit_test(test_svr_disable_masks),
+		cmocka_unit_test(test_lvt_reserved_bits),
+		cmocka_unit_test(test_xapic_registers),
+		cmocka_unit_test(test_extint),
+		cmocka_unit_test(test_icr_self_ipis),
+		cmocka_unit_test(test_icr_other_cpu),
+		cmocka_unit_test(test_icr_logical),
+		cmocka_unit_test(test_icr_send_illegal),
+		cmocka_unit_test(test_timer_oneshot_boundary),
+		cmocka_unit_test(test_timer_current_count),
+		cmocka_unit_test(test_timer_divider_values),
+		cmocka_unit_test(test_timer_init_zero_stops),
+		cmocka_unit_test(test_timer_restart),
+		cmocka_unit_test(test_timer_periodic_phase),
+		cmocka_unit_test(test_timer_periodic_count_wraps),
+		cmocka_unit_test(test_timer_periodic_coalesce),
+		cmocka_unit_test(test_timer_masked),
+		cmocka_unit_test(test_timer_divide_change),
+		cmocka_unit_test(test_timer_tsc_deadline),
+		cmocka_unit_test(test_timer_mode_switch_disarms),
+		cmocka_unit_test(test_base_checks),
+		cmocka_unit_test(test_x2apic_transitions),
+		cmocka_unit_test(test_disable_resets),
+		cmocka_unit_test(test_mmio_off_when_not_xapic),
+		cmocka_unit_test(test_x2apic_id_ldr_dfr),
+		cmocka_unit_test(test_x2apic_icr),
+		cmocka_unit_test(test_x2apic_self_ipi),
+		cmocka_unit_test(test_x2apic_eoi),
+		cmocka_unit_test(test_x2apic_gp_cases),
+		cmocka_unit_test(test_x2apic_timer),
+	};
+	return cmocka_run_group_tests_name("lapic", tests, NULL, NULL);
+}

@@ -1,0 +1,70 @@
+/* The guest's local APIC: registers (xAPIC MMIO and x2APIC MSRs), priorities, EOI, the timer. */
+#ifndef VMM_DEV_LAPIC_H
+#define VMM_DEV_LAPIC_H
+
+#include "lib/types.h"
+
+#define VLAPIC_BASE 0xfee00000ull
+/* The model's APIC bus: one timer tick per ns before the divider (as KVM's). */
+#define VLAPIC_BUS_HZ 1000000000ull
+
+struct vlapic {
+	u64 base_msr;              /* IA32_APIC_BASE: address, BSP, EXTD (x2APIC), enable */
+	u32 id;                    /* the APIC ID (xAPIC: shown in bits 24-31; x2APIC: 32 bits) */
+	u32 hw_id;                 /* the initial APIC ID: the x2APIC ID, kept across resets */
+	u32 tpr, ldr, dfr, svr, icr_lo, icr_hi;
+	u32 esr;                   /* what the ESR reads: errors up to its last write */
+	u32 esr_pending;           /* errors since the last ESR write */
+	u32 lvt[7];                /* CMCI (not exposed: max LVT 5), timer, thermal, perf,
+	                            * LINT0, LINT1, error */
+	u32 timer_init, timer_div;
+	u32 irr[8], isr[8], tmr[8];/* 256 bits each, bit v of word v / 32 */
+	u64 timer_start_ns;        /* one-shot/periodic: when the current count began */
+	u64 timer_next_ns;         /* when the timer fires next (0: not armed); the current
+	                            * count is derived from it */
+	u64 tsc_deadline;          /* IA32_TSC_DEADLINE as the guest wrote it (guest TSC) */
+};
+
+/* Power-on state for APIC id, then what the BIOS leaves (SeaBIOS: software-enabled, LINT0
+ * ExtINT, LINT1 NMI), so a kernel booted like qemu -kernel finds the same APIC. */
+void vlapic_reset(struct vlapic *l, u32 id, bool bsp);
+
+/* xAPIC MMIO: off is the offset in the 4 KiB page, 16-byte aligned 32-bit registers. Only
+ * while hardware-enabled in xAPIC mode (else reads 0, writes are dropped). Unimplemented
+ * offsets log ESR "illegal register address", as the chip does. */
+u32 vlapic_read(struct vlapic *l, u32 off, u64 now_ns);
+void vlapic_write(struct vlapic *l, u32 off, u32 val, u64 now_ns);
+/* x2APIC MSRs 0x800-0x8ff: false means #GP (not in x2APIC mode, reserved or read-only
+ * register, reserved bits set), as the SDM specifies. */
+bool vlapic_msr_read(struct vlapic *l, u32 msr, u64 *val, u64 now_ns);
+bool vlapic_msr_write(struct vlapic *l, u32 msr, u64 val, u64 now_ns);
+/* IA32_APIC_BASE: false means #GP (reserved bits, a moved base, a changed BSP bit, an invalid
+ * x2APIC transition). Disabling resets the APIC to its power-on state. */
+bool vlapic_set_base(struct vlapic *l, u64 val);
+/* Is the APIC enabled in IA32_APIC_BASE (it answers MMIO/MSRs and takes interrupts)? */
+bool vlapic_hw_enabled(const struct vlapic *l);
+bool vlapic_x2apic(const struct vlapic *l);
+
+/* TSC-deadline mode: the MSR value (guest TSC) and the same instant on the model's clock
+ * (the caller converts; tsc 0 disarms). Ignored unless the timer LVT is in TSC-deadline mode.
+ * A deadline already past fires at the next vlapic_timer_update. */
+void vlapic_set_tsc_deadline(struct vlapic *l, u64 tsc, u64 deadline_ns);
+
+/* A fixed interrupt arrives (IPI, LVT, an I/O APIC later): set in IRR (and TMR if level),
+ * held there while software-disabled. Vectors 0-15 are refused and logged in ESR (received
+ * illegal vector); a hardware-disabled APIC takes nothing. */
+void vlapic_set_irq(struct vlapic *l, u8 vector, bool level);
+/* The highest vector in IRR whose priority class is above PPR, or -1 (nothing, or the APIC
+ * is software- or hardware-disabled). */
+int vlapic_pending(const struct vlapic *l);
+/* The CPU takes that vector: IRR -> ISR. */
+void vlapic_ack(struct vlapic *l, u8 vector);
+/* Do the 8259's interrupts reach the CPU (LINT0 unmasked in ExtINT mode, or the APIC
+ * hardware-disabled so the PIC is wired straight to INTR)? */
+bool vlapic_accepts_extint(const struct vlapic *l);
+/* Fire the timer if due by now (sets the LVT vector in IRR unless masked; re-arms periodic). */
+void vlapic_timer_update(struct vlapic *l, u64 now_ns);
+/* When the timer fires next (absolute ns), or 0 if not armed. */
+u64 vlapic_next_event_ns(const struct vlapic *l);
+
+#endif
