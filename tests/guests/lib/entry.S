@@ -1,4 +1,4 @@
-/* Guest entry: multiboot v1 header, 32-bit start, exception stubs, ring-3 round trip. */
+/* Guest entry: multiboot v1 header, 32-bit start, exception and interrupt stubs, ring 3. */
 /* 64-bit images switch to long mode here, before any C runs. */
 #define MB_MAGIC 0x1badb002
 #define MB_FLAGS 0x3 /* page-aligned modules, memory information */
@@ -80,6 +80,23 @@ _start:
 trap_stubs:
 	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,128
 	stub \v
+	.endr
+
+/* Interrupt stubs for vectors 32-255 (0x80 keeps its own gate above): no error code, the
+ * vector, then the common path, which dispatches to handlers registered per vector. */
+.macro irq_stub vec
+	.align 16
+	push $0
+	push $\vec
+	jmp trap_common
+.endm
+	.align 16
+	.globl irq_stubs
+irq_stubs:
+	.irp hi, 2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	.irp lo, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+	irq_stub (\hi * 16 + \lo)
+	.endr
 	.endr
 
 #ifdef __x86_64__

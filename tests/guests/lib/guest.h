@@ -128,6 +128,81 @@ int user_fetch(ulong va);
 #define USER_FETCH_BYTES 0x80cd /* little-endian "int $0x80" */
 #define SUP_FETCH_BYTES 0xc3    /* "ret" */
 
+/* ---- interrupts ----
+ * Every IDT vector has a library stub: 0-31 and 0x80 as above, 32-255 (but 0x80) for hardware
+ * and software interrupts. A vector with a registered handler goes to it (exceptions included,
+ * instead of the fault bookkeeping above); an interrupt vector without one ends the guest. */
+#ifdef __x86_64__
+struct frame {
+	ulong r15, r14, r13, r12, r11, r10, r9, r8, di, si, bp, bx, dx, cx, ax;
+	ulong vector, error, ip, cs, flags, sp, ss;
+};
+#else
+/* sp and ss are only there when the event changed privilege (32-bit pushes them only then). */
+struct frame {
+	ulong di, si, bp, sp_unused, bx, dx, cx, ax;
+	ulong vector, error, ip, cs, flags, sp, ss;
+};
+#endif
+typedef void (*irq_fn)(struct frame *f);
+/* Handlers run with IF=0 (interrupt gates) on the interrupted stack; they may sti to nest. */
+void set_irq_handler(int vector, irq_fn fn); /* fn 0: back to the default */
+ulong trap_stub(int vector);  /* the library's entry for vector, for gates in other IDTs */
+#define GATE_INT 0x8e  /* present interrupt gate, DPL 0 (type-attribute byte) */
+#define GATE_TRAP 0x8f /* present trap gate, DPL 0 */
+/* Writes gate vector of the IDT at idt: handler, type-attribute byte, IST index (long mode). */
+void gate_write(void *idt, int vector, ulong handler, unsigned attr, unsigned ist);
+void *idt_base(void); /* the IDT in force (SIDT) */
+void idt_load(const void *base, uint16_t limit);
+void tss_set_ist(int n, ulong top); /* long mode: IST n (1-7) of the library's TSS */
+
+static inline void irq_on(void) { asm volatile("sti" : : : "memory"); }
+static inline void irq_off(void) { asm volatile("cli" : : : "memory"); }
+/* Waits for an interrupt: sti's shadow covers hlt, so one arriving in between still wakes it.
+ * Returns with IF=1. */
+static inline void irq_wait(void) { asm volatile("sti; hlt" : : : "memory"); }
+static inline ulong read_flags(void) { ulong f; asm volatile("pushf; pop %0" : "=r"(f)); return f; }
+static inline uint64_t read_tsc(void)
+{
+	uint32_t lo, hi;
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+/* TSC ticks per ms, measured once against PIT channel 2 (mode 0, gate and OUT in port 0x61);
+ * a fallback of 3 GHz if OUT2 never rose, so timeouts still end. Never printed: it differs. */
+ulong tsc_per_ms(void);
+int tsc_calibrated(void); /* the measurement above worked */
+/* Timeouts for loops that wait on a device: a deadline ms from now, and whether it passed. */
+static inline uint64_t timeout_ms(ulong ms) { return read_tsc() + (uint64_t)ms * tsc_per_ms(); }
+static inline int timed_out(uint64_t deadline) { return (int64_t)(read_tsc() - deadline) > 0; }
+void delay_ms(ulong ms); /* busy wait (interrupts as they are) */
+
+/* The 8259 pair: ICW1-ICW4 (edge, cascade on IRQ2, 8086 mode, normal EOI), vectors at
+ * base_m and base_s, every IRQ masked. */
+void pic_remap(uint8_t base_m, uint8_t base_s);
+void pic_set_mask(uint16_t mask);  /* bit n masks IRQ n (8-15 on the slave) */
+void pic_send_eoi(unsigned irq);   /* non-specific EOI: the slave too for IRQ 8-15 */
+
+/* The local APIC (xAPIC MMIO; long-mode kernels map the page themselves). */
+#define LAPIC_BASE 0xfee00000u
+enum {
+	LAPIC_ID = 0x20, LAPIC_VER = 0x30, LAPIC_TPR = 0x80, LAPIC_PPR = 0xa0, LAPIC_EOI = 0xb0,
+	LAPIC_SVR = 0xf0, LAPIC_ISR = 0x100, LAPIC_TMR = 0x180, LAPIC_IRR = 0x200,
+	LAPIC_ESR = 0x280, LAPIC_ICR_LO = 0x300, LAPIC_ICR_HI = 0x310, LAPIC_LVT_TIMER = 0x320,
+	LAPIC_LVT_LINT0 = 0x350, LAPIC_LVT_LINT1 = 0x360, LAPIC_LVT_ERROR = 0x370,
+	LAPIC_TIMER_INIT = 0x380, LAPIC_TIMER_CUR = 0x390, LAPIC_TIMER_DIV = 0x3e0,
+};
+#define LVT_MASKED (1u << 16)
+#define LVT_PERIODIC (1u << 17)
+#define LVT_TSC_DEADLINE (2u << 17)
+static inline uint32_t apic_reg_read(uint32_t off) { return *phys32(LAPIC_BASE + off); }
+static inline void apic_reg_write(uint32_t off, uint32_t v) { *phys32(LAPIC_BASE + off) = v; }
+/* Bit vector of the 256-bit ISR, TMR or IRR (base one of those offsets). */
+static inline int apic_vec_bit(uint32_t base, unsigned vector)
+{
+	return (apic_reg_read(base + (vector / 32) * 0x10) >> (vector % 32)) & 1;
+}
+
 /* ---- physical pages ---- */
 ulong page_alloc(void);              /* zeroed 4 KiB frame */
 ulong page_alloc_aligned(ulong size, ulong align); /* zeroed, contiguous */

@@ -22,13 +22,12 @@ volatile ulong fault_recover;
 
 extern ulong boot_magic, boot_info;
 extern char _end[], boot_stack_top[];
-extern char trap_stubs[];
+extern char trap_stubs[], irq_stubs[];
 extern char ustub_start[], ustub_read[], ustub_write[], ustub_end[];
 extern uint64_t gdt[];
 ulong user_call(ulong ip, ulong sp, ulong ax, ulong bx, ulong cx);
 __attribute__((noreturn)) void user_return(ulong value);
 void lib_start(void);
-struct frame;
 void trap_handler(struct frame *f);
 
 /* ---- console ---- */
@@ -177,10 +176,6 @@ struct __attribute__((packed)) dtr {
 };
 
 #ifdef __x86_64__
-struct frame {
-	ulong r15, r14, r13, r12, r11, r10, r9, r8, di, si, bp, bx, dx, cx, ax;
-	ulong vector, error, ip, cs, flags, sp, ss;
-};
 struct __attribute__((packed)) tss {
 	uint32_t rsv0;
 	uint64_t rsp0, rsp1, rsp2, rsv1, ist[7], rsv2;
@@ -188,10 +183,6 @@ struct __attribute__((packed)) tss {
 };
 struct gate { uint16_t off0, sel; uint8_t ist, type; uint16_t off1; uint32_t off2, rsv; };
 #else
-struct frame {
-	ulong di, si, bp, sp_unused, bx, dx, cx, ax;
-	ulong vector, error, ip, cs, flags, sp, ss;
-};
 struct __attribute__((packed)) tss {
 	uint32_t link, esp0, ss0, esp1, ss1, esp2, ss2, cr3, eip, eflags;
 	uint32_t eax, ecx, edx, ebx, esp, ebp, esi, edi, es, cs, ss, ds, fs, gs, ldt;
@@ -217,11 +208,20 @@ static void set_gate(int vec, ulong handler, int dpl)
 #endif
 }
 
+ulong trap_stub(int vector)
+{
+	if (vector < 32)
+		return (ulong)trap_stubs + 16 * (ulong)vector;
+	if (vector == 0x80)
+		return (ulong)trap_stubs + 16 * 32;
+	return (ulong)irq_stubs + 16 * (ulong)(vector - 32);
+}
+
 static void descriptors_init(void)
 {
-	for (int i = 0; i < 32; i++)
-		set_gate(i, (ulong)trap_stubs + 16 * i, 0);
-	set_gate(0x80, (ulong)trap_stubs + 16 * 32, 3); /* ring 3's way back */
+	for (int i = 0; i < 256; i++)
+		set_gate(i, trap_stub(i), 0);
+	set_gate(0x80, trap_stub(0x80), 3); /* ring 3's way back */
 	struct dtr idtr = { sizeof(idt) - 1, (ulong)idt };
 	asm volatile("lidt %0" : : "m"(idtr));
 
@@ -245,8 +245,72 @@ static void dump_frame(const struct frame *f)
 		f->error, f->ip, f->cs, f->flags, read_cr2(), read_cr3());
 }
 
+void gate_write(void *idt, int vector, ulong handler, unsigned attr, unsigned ist)
+{
+	struct gate *g = (struct gate *)idt + vector;
+	g->off0 = (uint16_t)handler;
+	g->sel = 0x08;
+	g->type = (uint8_t)attr;
+	g->off1 = (uint16_t)(handler >> 16);
+#ifdef __x86_64__
+	g->sel = 0x18;
+	g->ist = (uint8_t)ist;
+	g->off2 = (uint32_t)(handler >> 32);
+	g->rsv = 0;
+#else
+	g->zero = 0;
+	(void)ist;
+#endif
+}
+
+void *idt_base(void)
+{
+	struct dtr d;
+	asm volatile("sidt %0" : "=m"(d));
+	return (void *)d.base;
+}
+
+void idt_load(const void *base, uint16_t limit)
+{
+	struct dtr d = { limit, (ulong)base };
+	asm volatile("lidt %0" : : "m"(d) : "memory");
+}
+
+void tss_set_ist(int n, ulong top)
+{
+#ifdef __x86_64__
+	if (n >= 1 && n <= 7) {
+		tss.ist[n - 1] = top;
+		return;
+	}
+#endif
+	fail("tss_set_ist(%d, %lx): no such IST", n, top);
+}
+
+static irq_fn irq_handlers[256];
+
+void set_irq_handler(int vector, irq_fn fn)
+{
+	if (vector < 0 || vector > 255)
+		fail("set_irq_handler: vector %d", vector);
+	irq_handlers[vector] = fn;
+}
+
 void trap_handler(struct frame *f)
 {
+	irq_fn fn = f->vector < 256 ? irq_handlers[f->vector] : 0;
+	if (fn) {
+		fn(f);
+		return;
+	}
+	/* A stray interrupt is never a fault to recover from: it would take the probe's path. */
+	if (f->vector >= 32 && f->vector != 0x80) {
+		kprintf("%s: unexpected interrupt %lu at %lx flags %lx\n", guest_name, f->vector,
+			f->ip, f->flags);
+		if (fatal_triple)
+			triple_fault();
+		fail("unexpected interrupt %lu", f->vector);
+	}
 	last_fault.vector = f->vector;
 	last_fault.error = f->error;
 	last_fault.cr2 = f->vector == 14 ? read_cr2() : 0;
@@ -396,6 +460,83 @@ void set_ac(int on)
 void set_cr0_bits(ulong set, ulong clear) { write_cr0((read_cr0() & ~clear) | set); }
 void set_cr4_bits(ulong set, ulong clear) { write_cr4((read_cr4() & ~clear) | set); }
 void set_efer_bits(uint64_t set, uint64_t clear) { wrmsr(MSR_EFER, (rdmsr(MSR_EFER) & ~clear) | set); }
+
+/* ---- time and interrupt controllers ---- */
+static ulong tsc_ms;
+static int tsc_ok;
+
+/* The classic calibration: PIT channel 2 in mode 0 counts 10 ms while its gate (port 0x61
+ * bit 0) is high; OUT2 (bit 5) rises when the count expires. */
+static void tsc_measure(void)
+{
+	enum { COUNT = 11932 }; /* 10 ms of the 1.193182 MHz input clock */
+	uint8_t p61 = inb(0x61);
+	outb(0x61, (uint8_t)((p61 & 0x0c) | 0x01)); /* gate high, speaker data off */
+	outb(0x43, 0xb0);                            /* channel 2, LSB then MSB, mode 0, binary */
+	outb(0x42, COUNT & 0xff);
+	outb(0x42, COUNT >> 8);
+	uint64_t t0 = read_tsc(), t1 = t0;
+	/* Bounded twice over: by reads (if the TSC stood still) and by TSC (if reads are slow). */
+	for (ulong i = 0; i < 20000000; i++) {
+		t1 = read_tsc();
+		if ((inb(0x61) & 0x20) || t1 - t0 > (1ull << 35))
+			break;
+	}
+	tsc_ok = (inb(0x61) & 0x20) && t1 > t0;
+	outb(0x61, (uint8_t)(p61 & 0x0c));
+	tsc_ms = tsc_ok ? (ulong)((t1 - t0) / 10) : 0;
+	if (!tsc_ms)
+		tsc_ms = 3000000, tsc_ok = 0;
+}
+
+ulong tsc_per_ms(void)
+{
+	if (!tsc_ms)
+		tsc_measure();
+	return tsc_ms;
+}
+
+int tsc_calibrated(void)
+{
+	tsc_per_ms();
+	return tsc_ok;
+}
+
+void delay_ms(ulong ms)
+{
+	uint64_t end = timeout_ms(ms);
+	while (!timed_out(end))
+		asm volatile("pause");
+}
+
+void pic_remap(uint8_t base_m, uint8_t base_s)
+{
+	/* ICW1: edge, cascade, ICW4 follows; ICW3: the slave on IRQ2 / the slave's ID 2; ICW4:
+	 * 8086 mode. Initialisation leaves IMR clear: mask at once, before anything can fire. */
+	outb(0x20, 0x11);
+	outb(0x21, base_m);
+	outb(0x21, 0x04);
+	outb(0x21, 0x01);
+	outb(0x21, 0xff);
+	outb(0xa0, 0x11);
+	outb(0xa1, base_s);
+	outb(0xa1, 0x02);
+	outb(0xa1, 0x01);
+	outb(0xa1, 0xff);
+}
+
+void pic_set_mask(uint16_t mask)
+{
+	outb(0x21, (uint8_t)mask);
+	outb(0xa1, (uint8_t)(mask >> 8));
+}
+
+void pic_send_eoi(unsigned irq)
+{
+	if (irq >= 8)
+		outb(0xa0, 0x20);
+	outb(0x20, 0x20);
+}
 
 /* ---- pages ---- */
 static ulong alloc_next, alloc_top;
