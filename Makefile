@@ -29,7 +29,7 @@ HOSTLDLIBS := -fsanitize=address,undefined
 
 # Every kernel source under the layers; host-only files live in tests/.
 KSRC := $(wildcard boot/*.S arch/x86/*.S) \
-        $(wildcard arch/x86/*.c vmm/*.c mmu/*.c pv/*.c lib/*.c boot/*.c)
+        $(wildcard arch/x86/*.c vmm/*.c vmm/dev/*.c mmu/*.c pv/*.c lib/*.c boot/*.c)
 # Layers not yet wired into the hypervisor are compiled (to keep them freestanding-clean)
 # but not linked.
 KNOLINK :=
@@ -91,7 +91,7 @@ deps:
 	@tests/deps.sh
 
 # Host suites first: they fail fastest and say most precisely what broke.
-HOST_SUITES := check-unit check-mmu check-emul check-tdp
+HOST_SUITES := check-unit check-dev check-mmu check-emul check-tdp
 test: deps
 	@tests/run-suites.sh $(filter $(HOST_SUITES),$(SUITES)) $(filter-out $(HOST_SUITES),$(SUITES))
 

@@ -9,7 +9,8 @@
 #include "pv/abi.h"
 #include "pv/classes.h"
 #include "vmm/gmem.h"
-#include "vmm/ioport.h"
+#include "vmm/console.h"
+#include "vmm/irq.h"
 #include "vmm/stats.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
@@ -51,7 +52,7 @@ static s64 for_each_chunk(struct vcpu *v, u64 gva, u64 len,
 static void console_chunk(struct vcpu *v, const char *buf, u64 n)
 {
 	for (u64 i = 0; i < n; i++)
-		ioport_out(v->vm, 0x3f8, 1, (u8)buf[i]);
+		console_putc(v->vm, buf[i]);
 }
 
 static s64 hc_console_write(struct vcpu *v, const struct hc_args *a)
@@ -66,7 +67,6 @@ static s64 hc_console_read(struct vcpu *v, const struct hc_args *a)
 	u64 gva = a->a[0], len = a->a[1];
 	char buf[64];
 	u64 n = 0;
-	int c;
 
 	if (len > UMBRA_CONSOLE_MAX)
 		return -UMBRA_E2BIG;
@@ -75,11 +75,12 @@ static s64 hc_console_read(struct vcpu *v, const struct hc_args *a)
 	/* Probe the buffer before taking input that could then not be delivered. */
 	if (len && gmem_read_virt(v, gva, buf, len, user_mode(v)) < 0)
 		return -UMBRA_EFAULT;
-	/* Input goes to the first guest: it has the console's focus. */
-	if (v->vm->id != vms[0].id)
-		return 0;
-	while (n < len && (c = serial_getc()) >= 0)
-		buf[n++] = (char)c;
+	/* Typed input reaches the guest with the focus, through its COM1's receiver. */
+	console_poll_input(v->vm);
+	struct uart *u = &v->vm->board.com1;
+	/* LSR bit 0: data ready; RBR is register 0 unless the divisor latch is selected. */
+	while (n < len && !(u->lcr & 0x80) && (uart_read(u, 5) & 1))
+		buf[n++] = (char)uart_read(u, 0);
 	if (n && gmem_write_virt(v, gva, buf, n, user_mode(v)) < 0)
 		return -UMBRA_EFAULT;
 	return (s64)n;
@@ -133,7 +134,7 @@ static s64 hc_block(struct vcpu *v, const struct hc_args *a)
 
 	if (ns > UMBRA_TIMER_MAX_NS)
 		return -UMBRA_EINVAL;
-	if (v->irq_vector)
+	if (irq_pending(v))
 		return 1; /* an event is already waiting */
 	v->halted = true;
 	v->blocking = true;
@@ -323,10 +324,9 @@ static s64 hc_stop_guest(struct vcpu *v, const struct hc_args *a)
 	struct vm *t = other_guest(a->a[0]);
 	if (!t || t == v->vm)
 		return -UMBRA_EINVAL;
-	if (t->state == VM_ENDED)
-		return 0;
-	kprintf("guest %s: stopped by guest %s\n", t->name, v->vm->name);
-	vm_end(t, VM_END_STOPPED, 0, "stopped by another guest");
+	/* Two guests stopping the same one: the first wins, the other learns nothing more. */
+	if (vm_end(t, VM_END_STOPPED, 0, "stopped by another guest"))
+		kprintf("guest %s: stopped by guest %s\n", t->name, v->vm->name);
 	return 0;
 }
 

@@ -4,11 +4,12 @@
 #include "pv/abi.h"
 #include "vmm/vm.h"
 
-/* Leaf 1 ECX: VMX, SMX, PCID, x2APIC, XSAVE/OSXSAVE/AVX/F16C/FMA (no XCR0 switching), RDRAND kept,
+/* Leaf 1 ECX: VMX, SMX, PCID, XSAVE/OSXSAVE/AVX/F16C/FMA (no XCR0 switching), RDRAND kept,
  * MONITOR (no MWAIT model); and the features whose MSRs Umbra does not have: DTES64, DS-CPL,
- * EST, TM2, PDCM, the TSC deadline timer (the APIC model has no timer). */
+ * EST, TM2, PDCM. x2APIC and the TSC-deadline timer are the APIC model's, announced always. */
 #define L1_ECX_HIDE (BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8) | BIT(12) | \
-		     BIT(15) | BIT(17) | BIT(21) | BIT(24) | BIT(26) | BIT(27) | BIT(28) | BIT(29))
+		     BIT(15) | BIT(17) | BIT(26) | BIT(27) | BIT(28) | BIT(29))
+#define L1_ECX_MODELLED (BIT(21) | BIT(24))
 /* Leaf 1 EDX: everything the host has but debug store, thermal control, TM and PBE (no MSRs). */
 #define L1_EDX_HIDE (BIT(21) | BIT(22) | BIT(29) | BIT(31))
 /* Leaf 7 EBX: keep SMEP(7), ERMS(9), SMAP(20), CLFLUSHOPT(23); hide the rest. FSGSBASE is
@@ -27,7 +28,7 @@ void cpuid_init(void)
 	host_max_basic = cpuid(0, 0).eax;
 	host_max_ext = cpuid(0x80000000, 0).eax;
 	struct cpuid_regs r = cpuid(1, 0);
-	l1_ecx = (r.ecx & ~(u32)L1_ECX_HIDE) | (1u << 31);
+	l1_ecx = (r.ecx & ~(u32)L1_ECX_HIDE) | L1_ECX_MODELLED | (1u << 31);
 	l1_edx = r.edx & ~(u32)L1_EDX_HIDE;
 	l7_ebx = host_max_basic >= 7 ? cpuid(7, 0).ebx & L7_EBX_KEEP : 0;
 	e1_edx = host_max_ext >= 0x80000001 ? cpuid(0x80000001, 0).edx : 0;

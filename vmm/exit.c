@@ -7,7 +7,8 @@
 #include "pv/hypercall.h"
 #include "vmm/cpuid.h"
 #include "vmm/gmem.h"
-#include "vmm/ioport.h"
+#include "vmm/console.h"
+#include "vmm/irq.h"
 #include "vmm/msr.h"
 #include "vmm/options.h"
 #include "vmm/vcpu.h"
@@ -24,11 +25,26 @@ static void audit_after_fault(struct vcpu *v)
 }
 
 /* The instruction at RIP touched a write-protected guest page table (or MMIO): emulate it. */
-static void emulate_access(struct vcpu *v, const struct mmu_outcome *o)
+static void emulate_access(struct vcpu *v, const struct vexit *x, const struct mmu_outcome *o)
 {
 	struct x86_insn insn;
 	struct x86_emu_result res;
 
+	if (x->vectoring) {
+		/* The access was the CPU's own, delivering an event (pushing its frame onto a
+		 * stack that shares a page with a page table, say): the instruction at RIP has
+		 * not run and must not be emulated. Let the page be written natively and deliver
+		 * the event again. */
+		if (o->mmio) {
+			console_flush(v->vm);
+			kprintf("[%s] event delivery touched device memory at 0x%lx\n", v->vm->name,
+				o->gpa);
+			vm_end(v->vm, VM_END_FATAL, 0, "event delivery into device memory");
+			return;
+		}
+		mmu_unshadow_gfn(&v->vm->mmu, o->gpa >> PAGE_SHIFT);
+		return;
+	}
 	virt->read_segments(v);
 	int r = x86_emulate_at_rip(&v->regs, &gmem_emu_ops, &insn, &res);
 	switch (r) {
@@ -75,7 +91,7 @@ static void handle_page_fault(struct vcpu *v, const struct vexit *x)
 		vcpu_inject_pf(v, o.error_code, o.cr2);
 		break;
 	case MMU_EMULATE:
-		emulate_access(v, &o);
+		emulate_access(v, x, &o);
 		break;
 	}
 	if (options.audit)
@@ -91,7 +107,7 @@ static void handle_nested_fault(struct vcpu *v, const struct vexit *x)
 		return;
 	case TDP_MMIO: {
 		struct mmu_outcome o = { .kind = MMU_EMULATE, .gpa = x->addr, .mmio = true };
-		emulate_access(v, &o);
+		emulate_access(v, x, &o);
 		return;
 	}
 	case TDP_ENOMEM:
@@ -151,12 +167,12 @@ static void string_io(struct vcpu *v, const struct vexit *x)
 		u32 val = 0;
 		int acc;
 		if (in) {
-			val = ioport_in(v->vm, x->port, insn.io_size);
+			val = board_pio_in(v, x->port, insn.io_size);
 			acc = gmem_emu_ops.write(r, linear, &val, insn.io_size, &f);
 		} else {
 			acc = gmem_emu_ops.read(r, linear, &val, insn.io_size, &f);
 			if (acc == X86_ACC_OK)
-				ioport_out(v->vm, x->port, insn.io_size, val);
+				board_pio_out(v, x->port, insn.io_size, val);
 		}
 		if (acc == X86_ACC_FAULT) {
 			vcpu_inject_pf(v, f.error_code, f.addr);
@@ -170,7 +186,7 @@ static void string_io(struct vcpu *v, const struct vexit *x)
 		count--;
 		if (insn.rep)
 			r->gpr[X86_RCX] = (r->gpr[X86_RCX] & ~amask) | (count & amask);
-		if (v->vm->state != VM_RUNNING)
+		if (vm_ended(v->vm))
 			return; /* the result port ended the guest */
 	}
 	if (!count)
@@ -188,7 +204,7 @@ static void handle_io(struct vcpu *v, const struct vexit *x)
 	if (!vcpu_skip(v, x))
 		return;
 	if (x->io_in) {
-		u32 val = ioport_in(v->vm, x->port, x->io_size);
+		u32 val = board_pio_in(v, x->port, x->io_size);
 		if (x->io_size == 4)
 			*rax = val; /* a 32-bit result zero-extends into RAX */
 		else if (x->io_size == 2)
@@ -196,7 +212,7 @@ static void handle_io(struct vcpu *v, const struct vexit *x)
 		else
 			*rax = (*rax & ~0xffull) | (val & 0xff);
 	} else {
-		ioport_out(v->vm, x->port, x->io_size, (u32)*rax);
+		board_pio_out(v, x->port, x->io_size, (u32)*rax);
 	}
 }
 
@@ -242,9 +258,11 @@ static void handle_hlt(struct vcpu *v, const struct vexit *x)
 {
 	if (!vcpu_skip(v, x))
 		return;
-	/* Only the guest's timer can wake a halted vCPU: without one armed (or with IF=0) the
-	 * guest has ended. */
-	if ((v->regs.rflags & RFLAGS_IF) && (v->timer_deadline || v->irq_vector)) {
+	/* With IF=1 the vCPU waits for an interrupt (the CPU runs others meanwhile). With IF=0
+	 * only an NMI could wake it, and none is ever sent: the guest has ended. So has one that
+	 * waits with no interrupt source armed: nothing would ever wake it. */
+	if ((v->regs.rflags & RFLAGS_IF) &&
+	    (irq_pending(v) || irq_next_deadline(v, rdtsc()))) {
 		v->halted = true;
 		return;
 	}
@@ -266,7 +284,7 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 		if (r == 0 && (insn.kind == X86_K_VMCALL || insn.kind == X86_K_VMMCALL)) {
 			v->exits[UMBRA_EXIT_HYPERCALL]++;
 			pv_hypercall(v);
-			if (v->vm->state == VM_RUNNING)
+			if (!vm_ended(v->vm))
 				v->regs.rip = x86_next_rip(&v->regs, &insn);
 			return;
 		}
@@ -291,7 +309,7 @@ static void handle_rdtscp(struct vcpu *v, const struct vexit *x)
 static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 {
 	pv_hypercall(v);
-	if (v->vm->state == VM_RUNNING)
+	if (!vm_ended(v->vm))
 		vcpu_skip(v, x);
 }
 
@@ -318,6 +336,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	case UMBRA_EXIT_RDTSCP: handle_rdtscp(v, x); break;
 	case UMBRA_EXIT_EXCEPTION: handle_exception(v, x); break;
 	case UMBRA_EXIT_INTR:
+	case UMBRA_EXIT_PREEMPT:
 	case UMBRA_EXIT_NMI:
 	case UMBRA_EXIT_IRQ_WINDOW: /* the next entry injects */
 		break;

@@ -3,7 +3,6 @@
 #include "arch/x86/regs.h"
 #include "lib/string.h"
 #include "mmu/mmu.h"
-#include "vmm/mmio.h"
 #include "vmm/vm.h"
 
 static u32 access_bits(const struct x86_emu_ctx *ctx, u32 base)
@@ -37,7 +36,7 @@ static u64 piece_len(u64 linear, u64 left)
 static void read_mmio(struct vcpu *v, u64 gpa, u8 *p, u64 n)
 {
 	for (u64 done = 0; done < n; done += 8)
-		mmio_read(v, gpa + done, p + done, n - done < 8 ? (unsigned)(n - done) : 8);
+		board_mmio_read(v, gpa + done, p + done, n - done < 8 ? (unsigned)(n - done) : 8);
 }
 
 static int copy_in(struct vcpu *v, u64 linear, void *buf, u64 len, u32 access,
@@ -100,7 +99,7 @@ static void write_gpa(struct vcpu *v, u64 gpa, const u8 *src, unsigned len)
 		if (ram)
 			mmu_write(&v->vm->mmu, gpa, n, val);
 		else
-			mmio_write(v, gpa, src, n);
+			board_mmio_write(v, gpa, src, n);
 		gpa += n;
 		src += n;
 		len -= n;

@@ -9,8 +9,8 @@
 #include "lib/string.h"
 #include "vmm/cpuid.h"
 #include "arch/x86/fpu.h"
-#include "arch/x86/lapic.h"
-#include "vmm/ioport.h"
+#include "arch/x86/tsc.h"
+#include "vmm/console.h"
 #include "vmm/loader.h"
 #include "vmm/multiboot1.h"
 #include "vmm/mmu_host.h"
@@ -20,24 +20,9 @@
 
 #define DEFAULT_MEM_MIB 16
 #define MAX_MEM_MIB 1024
-#define SLICE_MS 10
-#define SLICE_TSC 20000000ull /* also checked at every exit */
+#define MAX_TIME_S (30ull * 24 * 3600)
 
-struct vm vms[MAX_VMS];
-u32 nr_vms;
-static u32 vms_ended;
 static u32 load_errors;
-
-void vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail)
-{
-	if (vm->state == VM_ENDED)
-		return;
-	vm->end = how;
-	vm->status = status;
-	vm->end_detail = detail;
-	vm->state = VM_ENDED;
-	__atomic_add_fetch(&vms_ended, 1, __ATOMIC_SEQ_CST);
-}
 
 /* caps=stats,stop: what this guest may do to other guests. */
 static bool parse_caps(const char *val, u32 *caps)
@@ -96,6 +81,10 @@ static bool parse_guest_options(struct vm *vm, const char *cmdline, u64 *mem_mib
 			vm->expect_crash = true;
 		} else if (!strcmp(key, "expect") && !strcmp(val, "stop")) {
 			vm->expect_stop = true;
+		} else if (!strcmp(key, "expect") && !strcmp(val, "timeout")) {
+			vm->expect_timeout = true;
+		} else if (!strcmp(key, "time") && parse_u64(val, &n) && n >= 1 && n <= MAX_TIME_S) {
+			vm->budget_ns = n * 1000000000ull;
 		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
 			/* granted */
 		} else {
@@ -183,14 +172,16 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		return false;
 	}
 	vm->tdp_on = options.tdp;
+	if (!vm->budget_ns)
+		vm->budget_ns = options.timeout_s * 1000000000ull;
+	board_reset(vm, monotonic_ns());
 	vm->cpu = cpu;
 	vm->vcpu.vm = vm;
 	vm->vcpu.id = 0;
 	vm->vcpu.cpu = cpu;
 	vm->vcpu.asid = index + 1;
 	vm->vcpu.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
-	vlapic_reset(&vm->vcpu.vlapic, 0);
-	vm->vcpu.apic_base_msr = VLAPIC_BASE | BIT(11) | BIT(8); /* enabled, BSP */
+	vlapic_reset(&vm->vcpu.vlapic, 0, true);
 	vm->vcpu.pat = 0x0007040600070406ull;                     /* the reset value */
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s%s\n", vm->name, mem_mib, vm->vcpu.regs.rip,
@@ -237,78 +228,10 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 	return nr_vms;
 }
 
-/* First entry on its CPU: the backend's control structure and the MMU context. */
-static bool start_vcpu(struct vcpu *v)
-{
-	struct vm *vm = v->vm;
-
-	if (virt->vcpu_create(v) < 0 || mmu_vcpu_init(&v->mmu, &vm->mmu) < 0) {
-		vm_end(vm, VM_END_FATAL, 0, "no memory for the vCPU");
-		return false;
-	}
-	fpu_init_state(v->fpu);
-	const struct x86_emu_ctx *r = &v->regs;
-	if (mmu_reset_context(&v->mmu, r->cr0, r->cr4, r->efer, r->cr3) < 0) {
-		vm_end(vm, VM_END_FATAL, 0, "no memory for the MMU context");
-		return false;
-	}
-	if (vm->tdp_on)
-		virt->tdp_enable(v, tdp_root_hpa(&vm->tdp));
-	else
-		virt->update_paging(v);
-	vm->state = VM_RUNNING;
-	return true;
-}
-
-/* The tick this CPU needs: none for one busy guest, a slice for several, 1 ms while a guest
- * waits for its timer (the tick is what notices the deadline). */
-static u32 wanted_tick_ms(u32 me, u32 mine)
-{
-	for (u32 i = 0; i < nr_vms; i++) {
-		const struct vcpu *v = &vms[i].vcpu;
-		if (vms[i].cpu == me && vms[i].state != VM_ENDED && (v->timer_deadline || v->halted))
-			return 1;
-	}
-	return mine > 1 ? SLICE_MS : 0;
-}
-
-void guests_run_this_cpu(void)
-{
-	u32 me = this_cpu()->index, mine = 0, tick = 0;
-
-	for (u32 i = 0; i < nr_vms; i++)
-		mine += vms[i].cpu == me;
-	for (;;) {
-		bool any = false, ran = false;
-		for (u32 i = 0; i < nr_vms; i++) {
-			struct vm *vm = &vms[i];
-			if (vm->cpu != me || vm->state == VM_ENDED)
-				continue;
-			any = true;
-			if (vm->state == VM_READY && !start_vcpu(&vm->vcpu))
-				continue;
-			fpu_restore(vm->vcpu.fpu);
-			ran |= vcpu_run_slice(&vm->vcpu, rdtsc() + SLICE_TSC);
-			fpu_save(vm->vcpu.fpu);
-			if (vm->state == VM_ENDED)
-				console_flush(vm);
-		}
-		if (!any)
-			break;
-		u32 want = wanted_tick_ms(me, mine);
-		if (want != tick)
-			lapic_timer_periodic(tick = want);
-		/* Everyone here is waiting: sleep until the tick (interrupts on only in hlt). */
-		if (!ran && tick)
-			__asm__ volatile("sti; hlt; cli" ::: "memory");
-	}
-	lapic_timer_periodic(0);
-}
-
 static const char *end_name(enum vm_end e)
 {
 	static const char *const n[] = { "none", "result", "halted", "triple-fault", "fatal",
-					 "load-error", "stopped" };
+					 "load-error", "stopped", "timeout" };
 	return n[e];
 }
 
@@ -320,6 +243,8 @@ static bool guest_passed(const struct vm *vm)
 		return vm->end == VM_END_SHUTDOWN || vm->end == VM_END_FATAL;
 	if (vm->expect_stop)
 		return vm->end == VM_END_STOPPED;
+	if (vm->expect_timeout)
+		return vm->end == VM_END_TIMEOUT;
 	return vm->end == VM_END_RESULT && vm->status == ((0x10u << 1) | 1);
 }
 
@@ -348,7 +273,8 @@ static void report_one(struct vm *vm)
 	stats_collect(&vm->vcpu, &st);
 	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, end_name(vm->end),
 		vm->status, vm->end_detail ? vm->end_detail : "-",
-		vm->expect_crash ? " expected-crash" : vm->expect_stop ? " expected-stop" : "",
+		vm->expect_crash ? " expected-crash" : vm->expect_stop ? " expected-stop" :
+		vm->expect_timeout ? " expected-timeout" : "",
 		guest_passed(vm) ? " PASS" : " FAIL",
 		st.exits_total);
 	for (int i = 0; i < UMBRA_EXIT_REASONS; i++)
@@ -384,11 +310,13 @@ static void report_one(struct vm *vm)
 
 bool guests_wait_and_report(char *summary, size_t size)
 {
-	u32 passed = 0, failed = 0, crashed = 0, stopped = 0;
+	u32 passed = 0, failed = 0, crashed = 0, stopped = 0, timedout = 0;
 	u64 exits = 0;
 
-	while (__atomic_load_n(&vms_ended, __ATOMIC_SEQ_CST) < nr_vms)
-		cpu_relax();
+	/* Every guest's CPU lets go of it (parks it) once it has ended for good. */
+	for (u32 i = 0; i < nr_vms; i++)
+		while (!__atomic_load_n(&vms[i].parked, __ATOMIC_ACQUIRE))
+			cpu_relax();
 	for (u32 i = 0; i < nr_vms; i++) {
 		struct vm *vm = &vms[i];
 		report_one(vm);
@@ -399,12 +327,14 @@ bool guests_wait_and_report(char *summary, size_t size)
 			crashed++;
 		else if (vm->expect_stop)
 			stopped++;
+		else if (vm->expect_timeout)
+			timedout++;
 		else
 			passed++;
 	}
 	/* Rejected modules were reported when they were loaded; they never ran. */
 	fmt_snprintf(summary, size, "guests=%u guests_passed=%u guests_failed=%u guests_crashed=%u "
-		     "guests_stopped=%u guests_rejected=%u exits=%lu", nr_vms, passed, failed, crashed,
-		     stopped, load_errors, exits);
+		     "guests_stopped=%u guests_timedout=%u guests_rejected=%u exits=%lu", nr_vms,
+		     passed, failed, crashed, stopped, timedout, load_errors, exits);
 	return failed == 0;
 }

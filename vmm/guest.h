@@ -8,8 +8,6 @@ struct boot_info;
 
 /* Creates one VM per module (a bad module is reported and skipped); returns how many. */
 u32 guests_create(const struct boot_info *bi, u32 ncpus);
-/* Runs the guests assigned to the calling CPU until they have all ended. */
-void guests_run_this_cpu(void);
 /* Waits for every guest to end, prints the per-guest report; true if all went as expected. */
 bool guests_wait_and_report(char *summary, size_t size);
 

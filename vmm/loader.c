@@ -3,6 +3,7 @@
 #include "arch/x86/regs.h"
 #include "lib/string.h"
 #include "pv/abi.h"
+#include "vmm/mptable.h"
 #include "vmm/multiboot1.h"
 #include "vmm/vm.h"
 
@@ -157,6 +158,8 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *f
 	u64 entry, end;
 	const u32 *mb1 = mb1_find_header(img, size);
 
+	/* First, so that an image loaded over the BIOS area simply replaces it. */
+	mptable_write(vm);
 	if (mb1)
 		return mb1_load(vm, img, size, mb1, files, nfiles, why);
 	if (nfiles) {

@@ -14,9 +14,11 @@
 #include "lib/assert.h"
 #include "lib/printf.h"
 #include "lib/spinlock.h"
+#include "vmm/console.h"
 #include "vmm/guest.h"
 #include "vmm/options.h"
 #include "vmm/report.h"
+#include "vmm/sched.h"
 
 /* Bound on what we trust of total_size before parsing validates it. */
 #define MB2_INFO_MAX (1u << 20)
@@ -54,7 +56,7 @@ static void ap_wait_for_work(void)
 	while (!guests_ready)
 		cpu_relax();
 	if (this_cpu()->virt)
-		guests_run_this_cpu();
+		sched_run_this_cpu();
 	/* Done: park with interrupts off (INIT or NMI still reach it). */
 	halt_forever();
 }
@@ -102,6 +104,8 @@ void kmain(u32 magic, u32 info_pa)
 	kinfo("tsc: %lu kHz\n", tsc_hz / 1000);
 	lapic_init(acpi_cpus.lapic_base);
 	lapic_enable();
+	lapic_timer_init();
+	kinfo("timer: %s\n", lapic_timer_mode());
 	bsp->apic_id = lapic_id();
 	cpus_online = 1;
 	bsp->online = true;
@@ -127,8 +131,9 @@ void kmain(u32 magic, u32 info_pa)
 		umbra_finish(false, "virt-enable-failed");
 
 	u32 n = guests_create(&boot_info, cpus_online);
+	console_focus_init(options.console[0] ? options.console : NULL);
 	guests_ready = true;
-	guests_run_this_cpu();
+	sched_run_this_cpu();
 	static char guest_summary[200];
 	bool guests_ok = guests_wait_and_report(guest_summary, sizeof(guest_summary));
 	umbra_set_summary_extra(guest_summary);

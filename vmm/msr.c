@@ -1,6 +1,7 @@
 /* MSR policy: the architectural MSRs a kernel may touch, kept per vCPU; #GP for the rest. */
 #include "vmm/msr.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/tsc.h"
 #include "vmm/vcpu.h"
 
 #define MSR_TSC 0x10
@@ -19,8 +20,9 @@
 #define MSR_AMD_PERF_FIRST 0xc0010000
 #define MSR_AMD_PERF_LAST 0xc0010007
 
-#define APIC_BASE_BSP BIT(8)
-#define APIC_BASE_ENABLE BIT(11)
+#define MSR_TSC_DEADLINE 0x6e0
+#define MSR_X2APIC_FIRST 0x800
+#define MSR_X2APIC_LAST 0x8ff
 
 static bool is_mtrr(u32 msr)
 {
@@ -50,7 +52,10 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		*val = rdtsc() + v->tsc_offset;
 		return true;
 	case MSR_APIC_BASE:
-		*val = v->apic_base_msr;
+		*val = v->vlapic.base_msr;
+		return true;
+	case MSR_TSC_DEADLINE:
+		*val = v->vlapic.tsc_deadline;
 		return true;
 	case MSR_PAT:
 		*val = v->pat;
@@ -68,6 +73,8 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		*val = 0;
 		return true;
 	default:
+		if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
+			return vlapic_msr_read(&v->vlapic, msr, val, monotonic_ns());
 		if (is_mtrr(msr) || (msr >= MSR_AMD_PERF_FIRST && msr <= MSR_AMD_PERF_LAST)) {
 			*val = 0;
 			return true;
@@ -97,12 +104,13 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		v->tsc_aux = val;
 		return true;
 	case MSR_APIC_BASE:
-		/* The APIC stays at its default address; only the enable bit may change. */
-		if ((val & ~(u64)(APIC_BASE_ENABLE | APIC_BASE_BSP)) != 0xfee00000ull ||
-		    (val & APIC_BASE_BSP) != (v->apic_base_msr & APIC_BASE_BSP))
-			return false;
-		v->apic_base_msr = val;
+		return vlapic_set_base(&v->vlapic, val);
+	case MSR_TSC_DEADLINE: {
+		/* The guest's TSC runs tsc_offset ahead of the host's: the deadline on our clock. */
+		u64 ns = val ? tsc_to_monotonic_ns(val - v->tsc_offset) : 0;
+		vlapic_set_tsc_deadline(&v->vlapic, val, val && !ns ? 1 : ns);
 		return true;
+	}
 	case MSR_MTRR_DEF_TYPE:
 		if (val & ~0xcffull)
 			return false;
@@ -113,6 +121,8 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 	case MSR_MCG_STATUS:
 		return val == 0; /* no machine check is ever in progress */
 	default:
+		if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
+			return vlapic_msr_write(&v->vlapic, msr, val, monotonic_ns());
 		/* MTRR ranges do not exist (MTRRcap says so); AMD counters are inert. */
 		return msr >= MSR_AMD_PERF_FIRST && msr <= MSR_AMD_PERF_LAST;
 	}

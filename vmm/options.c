@@ -4,7 +4,8 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 
-struct umbra_options options;
+/* No run goes on forever: a guest that never ends is reported after ten minutes. */
+struct umbra_options options = { .timeout_s = 600 };
 
 static bool parse_log(const char *v)
 {
@@ -40,6 +41,13 @@ static bool apply(const char *key, const char *val)
 		if (!parse_u64(val, &n) || n == 0 || n > 0xffffffffu)
 			return false;
 		options.max_cpus = (u32)n;
+		return true;
+	}
+	if (!strcmp(key, "timeout"))
+		return parse_u64(val, &options.timeout_s) && options.timeout_s >= 1 &&
+		       options.timeout_s <= 30ull * 24 * 3600;
+	if (!strcmp(key, "console") && val[0] && strlen(val) < sizeof(options.console)) {
+		memcpy(options.console, val, strlen(val) + 1);
 		return true;
 	}
 	if (!strcmp(key, "audit"))

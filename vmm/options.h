@@ -9,6 +9,8 @@ struct umbra_options {
 	bool audit;   /* audit=1: run the MMU audit after every fault */
 	bool nocache; /* mmu=nocache: rebuild shadows after every CR3 load (the benchmark baseline) */
 	bool tdp;     /* mmu=tdp: nested paging (NPT/EPT) where the CPU has it */
+	u64 timeout_s;/* timeout=SECONDS: a guest without time= ends as timeout after this long */
+	char console[24]; /* console=NAME: the guest that gets typed input first */
 	u32 unknown;  /* how many words were not understood (each is reported) */
 };
 

@@ -1,28 +1,51 @@
 /* The vCPU run loop and the small operations every exit handler shares. */
 #include "vmm/vcpu.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
 #include "vmm/exit.h"
+#include "vmm/irq.h"
 #include "vmm/gmem.h"
 #include "vmm/options.h"
 
+/* Exception classes for the double-fault rules (SDM vol. 3 table 6-5, APM 8.2.9). */
+enum exc_class { EXC_BENIGN, EXC_CONTRIBUTORY, EXC_PAGE_FAULT };
+
+static enum exc_class exc_class(u8 vector)
+{
+	if (vector == 14)
+		return EXC_PAGE_FAULT;
+	return vector == 0 || (vector >= 10 && vector <= 13) ? EXC_CONTRIBUTORY : EXC_BENIGN;
+}
+
 void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
 {
-	/* A second fault while an event is still undelivered: the CPU would deliver #DF, and a
-	 * fault while delivering #DF is a triple fault. */
-	if (v->pending.valid && v->pending.type == VEVENT_EXCEPTION) {
-		if (v->pending.vector == 8) {
+	struct vevent *p = &v->pending;
+
+	if (p->valid && p->type == VEVENT_EXT_INTR) {
+		/* An interrupt in delivery (or about to be) is not lost to an exception: the
+		 * exception goes first, the interrupt when the guest can take it again. */
+		irq_requeue(v, p->vector);
+	} else if (p->valid && p->type == VEVENT_EXCEPTION) {
+		/* A fault while the CPU delivered another exception. */
+		if (p->vector == 8) {
 			vm_end(v->vm, VM_END_SHUTDOWN, 0, "fault while delivering #DF");
 			return;
 		}
-		vector = 8;
-		has_error = true;
-		error_code = 0;
+		enum exc_class first = exc_class(p->vector), second = exc_class(vector);
+		if ((first == EXC_CONTRIBUTORY && second == EXC_CONTRIBUTORY) ||
+		    (first == EXC_PAGE_FAULT && second != EXC_BENIGN)) {
+			vector = 8;
+			has_error = true;
+			error_code = 0;
+		}
+		/* Otherwise the two are handled serially: the second is delivered, and the first
+		 * comes again when its instruction restarts. */
 	}
-	v->pending = (struct vevent){ .valid = true, .type = VEVENT_EXCEPTION, .vector = vector,
-				      .has_error = has_error, .error_code = error_code };
+	*p = (struct vevent){ .valid = true, .type = VEVENT_EXCEPTION, .vector = vector,
+			      .has_error = has_error, .error_code = error_code };
 }
 
 void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2)
@@ -105,15 +128,12 @@ bool vcpu_update_events(struct vcpu *v)
 {
 	u64 now = rdtsc();
 
-	if (v->timer_deadline && now >= v->timer_deadline) {
-		v->timer_deadline = 0;
-		v->irq_vector = v->timer_vector;
-	}
+	irq_update(v, now);
 	if (!v->halted)
 		return true;
 	if (v->blocking) {
 		/* BLOCK returns 1 for an event (even with interrupts off), 0 at its timeout. */
-		bool event = v->irq_vector != 0;
+		bool event = irq_pending(v);
 		if (!event && now < v->block_deadline)
 			return false;
 		v->regs.gpr[X86_RAX] = event;
@@ -121,25 +141,26 @@ bool vcpu_update_events(struct vcpu *v)
 		v->halted = false;
 		return true;
 	}
-	/* HLT: only an interrupt the guest will take ends it (HLT with IF=0 ended the guest). */
-	if (v->irq_vector && (v->regs.rflags & RFLAGS_IF))
+	/* HLT (entered with IF=1): any interrupt the guest will take ends it. */
+	if (irq_pending(v))
 		v->halted = false;
 	return !v->halted;
 }
 
-/* Inject the waiting interrupt if the guest can take it now, else ask for the window. */
+/* Inject the first waiting interrupt if the guest can take it now, else exit as soon as it
+ * can (also right after an event injected now, whose handler may reopen the window). */
 static void deliver_irq(struct vcpu *v)
 {
-	if (!v->irq_vector || v->pending.valid)
+	if (!irq_pending(v)) {
+		virt->request_irq_window(v, false);
 		return;
-	if (!virt->irq_window_open(v)) {
+	}
+	if (v->pending.valid || !virt->irq_window_open(v)) {
 		virt->request_irq_window(v, true);
 		return;
 	}
 	virt->request_irq_window(v, false);
-	v->pending = (struct vevent){ .valid = true, .type = VEVENT_EXT_INTR,
-				      .vector = v->irq_vector };
-	v->irq_vector = 0;
+	v->pending = (struct vevent){ .valid = true, .type = VEVENT_EXT_INTR, .vector = irq_ack(v) };
 }
 
 /* RDTSCP returns the real TSC_AUX even where the intercept is ignored (QEMU TCG): give it
@@ -157,25 +178,38 @@ static void load_tsc_aux(struct vcpu *v)
 	}
 }
 
-bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline)
+static u64 earliest(u64 a, u64 b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 {
 	struct vm *vm = v->vm;
 	struct vexit x;
 	bool ran = false;
 
-	while (vm->state == VM_RUNNING && rdtsc() < tsc_deadline && !v->yielded) {
+	while (!vm_ended(vm) && !v->yielded) {
+		u64 now = rdtsc();
+		if (now >= slice_end || now >= vm->end_tsc)
+			break;
 		spin_lock(&vm->lock);
 		bool ok = vcpu_update_events(v);
 		if (ok) {
 			deliver_irq(v);
 			ok = vm->tdp_on || load_root(v);
 		}
+		/* The guest exits by the end of its slice or budget, or when a device needs it. */
+		v->exit_deadline = earliest(earliest(slice_end, vm->end_tsc),
+					    irq_next_deadline(v, now));
 		spin_unlock(&vm->lock);
 		if (!ok)
 			break;
 		ran = true;
 		load_tsc_aux(v);
+		lapic_timer_arm(v->exit_deadline);
 		virt->vcpu_run(v, &x);
+		lapic_timer_expired();
 		spin_lock(&vm->lock);
 		if (vm->tdp_on)
 			vcpu_follow_cr3(v);

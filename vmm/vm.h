@@ -10,12 +10,15 @@
 #include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/memslot.h"
-#include "vmm/vlapic.h"
+#include "vmm/dev/board.h"
+#include "vmm/dev/lapic.h"
 
 #define MAX_VMS 16
 #define VM_NAME_LEN 24
 #define VM_UNMODELLED_MAX 16
 
+/* READY -> RUNNING (its CPU starts it) -> ENDED (vm_end, from any CPU); READY -> ENDED if it is
+ * stopped before it ran. Only vm_end moves a guest to ENDED, and only once. */
 enum vm_state { VM_EMPTY, VM_READY, VM_RUNNING, VM_ENDED };
 
 /* How a guest ended, for its report and the summary. */
@@ -27,6 +30,7 @@ enum vm_end {
 	VM_END_FATAL,      /* something Umbra could not continue (dump printed) */
 	VM_END_LOAD_ERROR, /* never started: bad image or no memory */
 	VM_END_STOPPED,    /* stopped by another guest's STOP_GUEST */
+	VM_END_TIMEOUT,    /* ran past its time budget (time= or Umbra's timeout=) */
 };
 
 struct vcpu {
@@ -40,17 +44,21 @@ struct vcpu {
 	u64 root_hpa;             /* the shadow root the CPU runs on */
 	bool root_pae;
 	bool tlb_flush;           /* flush before the next entry */
+	u64 exit_deadline;        /* host TSC by which the guest must exit again (0: none) */
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;
 	struct mmu_vcpu mmu;
 	struct vlapic vlapic;
-	u64 apic_base_msr;
 	u64 pat, tsc_aux, mtrr_def_type;
 	u64 tsc_offset;           /* guest TSC = host TSC + this */
 	/* Virtual interrupts and waiting. */
-	u8 irq_vector;            /* an interrupt waiting to be injected (0: none) */
-	u8 timer_vector;          /* the one-shot timer's vector */
+	u8 irq_vector;            /* the PV timer's interrupt waiting to be injected (0: none) */
+	u8 timer_vector;          /* the PV one-shot timer's vector */
 	u64 timer_deadline;       /* TSC when it fires (0: not armed) */
+	/* An interrupt already taken from its controller whose delivery was cut short (an exit
+	 * during delivery, an exception injected first): delivered before any other. */
+	bool irq_requeued;
+	u8 irq_requeue_vector;
 	bool halted;              /* in HLT or BLOCK: not runnable until an event */
 	bool blocking;            /* BLOCK hypercall: wakes on an event or at block_deadline */
 	u64 block_deadline;
@@ -63,12 +71,16 @@ struct vcpu {
 struct vm {
 	u32 id;
 	char name[VM_NAME_LEN];
-	enum vm_state state;
+	enum vm_state state;      /* atomics: other CPUs end guests (STOP_GUEST) */
 	enum vm_end end;
+	bool parked;              /* its CPU has left it for good: the report may read it */
 	u32 status;               /* VM_END_RESULT: (v << 1) | 1 as isa-debug-exit gives it */
 	const char *end_detail;
 	bool expect_crash;        /* the command line says this guest is meant to crash */
 	bool expect_stop;         /* ... or to be stopped by another guest */
+	bool expect_timeout;      /* ... or to run until its time budget ends */
+	u64 budget_ns;            /* time=SECONDS (else Umbra's timeout=): how long it may run */
+	u64 end_tsc;              /* host TSC at which its budget ends (set when it starts) */
 	u32 caps;                 /* UMBRA_CAP_* from caps= */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
@@ -82,16 +94,11 @@ struct vm {
 	/* The console line being assembled, printed with the guest's name in front. */
 	char line[128];
 	u32 line_len;
-	u8 com1_lcr, com1_ier, com1_mcr, com1_scr, com1_dll, com1_dlm, com1_rx;
-	bool com1_rx_full;
+	struct board board;       /* its PC devices (vmm/dev/) */
 	u16 unmodelled[VM_UNMODELLED_MAX];        /* distinct ports read as all ones */
 	u32 n_unmodelled;
 	u64 mmio_unmodelled[VM_UNMODELLED_MAX];   /* distinct unbacked MMIO pages */
 	u32 n_mmio_unmodelled;
-	/* Legacy PC devices. */
-	u8 pic_mask[2], pic_icw_step[2];
-	u32 pci_addr;
-	u8 cmos_index;
 	u64 audit_errors;
 	u64 unemulated;           /* PT writes the emulator could not do: frame unshadowed */
 };
@@ -99,8 +106,14 @@ struct vm {
 extern struct vm vms[MAX_VMS];
 extern u32 nr_vms;
 
-/* Ends the guest (first call wins) and records how. Safe from any exit handler. */
-void vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail);
+/* Ends the guest and records how: the first call wins (atomically, from any CPU); false for
+ * every later one. The guest's own CPU notices at its next exit (a kick brings it there). */
+bool vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail);
+/* Has it ended (possibly from another CPU)? */
+static inline bool vm_ended(const struct vm *vm)
+{
+	return __atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_ENDED;
+}
 /* Prints the guest's registers and recent state (on a fatal end). */
 void vcpu_dump(struct vcpu *v);
 

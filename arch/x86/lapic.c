@@ -1,13 +1,18 @@
-/* Local APIC driver (xAPIC MMIO): enough to identify CPUs and send INIT and SIPI. */
+/* Local APIC driver (xAPIC MMIO): CPU identity, the IPIs that start and kick CPUs, the one-shot timer. */
 #include "arch/x86/lapic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/delay.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/tsc.h"
+#include "lib/spinlock.h"
 
 enum { LAPIC_ID = 0x20, LAPIC_EOI = 0xb0, LAPIC_SVR = 0xf0, LAPIC_ESR = 0x280,
        LAPIC_ICR_LO = 0x300, LAPIC_ICR_HI = 0x310, LAPIC_LVT_TIMER = 0x320,
        LAPIC_TIMER_INIT = 0x380, LAPIC_TIMER_CUR = 0x390, LAPIC_TIMER_DIV = 0x3e0 };
 #define LVT_MASKED (1u << 16)
-#define LVT_PERIODIC (1u << 17)
+#define LVT_TSC_DEADLINE (2u << 17)
+#define CPUID_TSC_DEADLINE (1u << 24)
+#define MSR_TSC_DEADLINE 0x6e0
 #define ICR_PENDING (1u << 12)
 #define ICR_INIT 0x500u
 #define ICR_STARTUP 0x600u
@@ -39,23 +44,77 @@ void lapic_eoi(void)
 	wr(LAPIC_EOI, 0);
 }
 
-void lapic_timer_periodic(u32 ms)
+/* One-shot timer state: how it is driven on this machine, and what each CPU armed. */
+static bool use_tsc_deadline;
+static u64 lapic_timer_hz; /* one-shot mode: timer ticks per second after the divide-by-16 */
+
+void lapic_timer_init(void)
 {
-	if (!ms) {
-		wr(LAPIC_LVT_TIMER, LVT_MASKED);
+	use_tsc_deadline = cpuid(1, 0).ecx & CPUID_TSC_DEADLINE;
+	if (use_tsc_deadline)
 		return;
-	}
-	/* Measure the timer against the PIT once per CPU rather than guess the bus clock. */
+	/* Measure the timer against the TSC (itself measured against the PIT) once: every CPU
+	 * of the machine has the same bus clock. */
 	wr(LAPIC_TIMER_DIV, 0x3); /* divide by 16 */
 	wr(LAPIC_LVT_TIMER, LVT_MASKED);
 	wr(LAPIC_TIMER_INIT, 0xffffffffu);
-	udelay(10000);
-	u32 per_10ms = 0xffffffffu - rd(LAPIC_TIMER_CUR);
-	u64 count = (u64)per_10ms * ms / 10;
-	if (count == 0 || count > 0xffffffffu)
-		count = 0x1000000;
-	wr(LAPIC_LVT_TIMER, TIMER_VECTOR | LVT_PERIODIC);
-	wr(LAPIC_TIMER_INIT, (u32)count);
+	u64 t0 = rdtsc(), span = tsc_hz / 100;
+	while (rdtsc() - t0 < span)
+		cpu_relax();
+	u32 ticks = 0xffffffffu - rd(LAPIC_TIMER_CUR);
+	wr(LAPIC_TIMER_INIT, 0);
+	lapic_timer_hz = (u64)ticks * 100;
+	if (!lapic_timer_hz)
+		lapic_timer_hz = 1000000; /* a timer that did not count: fire early, never late */
+}
+
+const char *lapic_timer_mode(void)
+{
+	return use_tsc_deadline ? "tsc-deadline" : "one-shot";
+}
+
+void lapic_timer_arm(u64 tsc)
+{
+	struct percpu *pc = this_cpu();
+
+	if (tsc == pc->timer_armed)
+		return;
+	pc->timer_armed = tsc;
+	if (use_tsc_deadline) {
+		if (!pc->timer_mode_set) {
+			wr(LAPIC_LVT_TIMER, TIMER_VECTOR | LVT_TSC_DEADLINE);
+			/* The SDM asks for the LVT write to be ordered before the first MSR write. */
+			__asm__ volatile("mfence" ::: "memory");
+			pc->timer_mode_set = true;
+		}
+		wrmsr(MSR_TSC_DEADLINE, tsc);
+		return;
+	}
+	if (!pc->timer_mode_set) {
+		wr(LAPIC_TIMER_DIV, 0x3);
+		wr(LAPIC_LVT_TIMER, TIMER_VECTOR); /* one-shot */
+		pc->timer_mode_set = true;
+	}
+	if (!tsc) {
+		wr(LAPIC_TIMER_INIT, 0);
+		return;
+	}
+	u64 now = rdtsc(), delta = tsc > now ? tsc - now : 1;
+	u64 count = (u64)((unsigned __int128)delta * lapic_timer_hz / tsc_hz) + 1;
+	wr(LAPIC_TIMER_INIT, count > 0xffffffffu ? 0xffffffffu : (u32)count);
+}
+
+void lapic_timer_expired(void)
+{
+	struct percpu *pc = this_cpu();
+	if (pc->timer_armed && rdtsc() >= pc->timer_armed)
+		pc->timer_armed = 0;
+}
+
+void lapic_send_fixed(u32 apic_id, u8 vector)
+{
+	wr(LAPIC_ICR_HI, apic_id << 24);
+	wr(LAPIC_ICR_LO, vector);
 }
 
 u32 lapic_id(void)

@@ -15,8 +15,17 @@ void lapic_eoi(void);
 #define TIMER_VECTOR 0x20
 #define SPURIOUS_VECTOR 0xff
 
-/* Periodic timer interrupts on TIMER_VECTOR about every `ms` milliseconds (a guest running
- * then exits, and the scheduler can switch), or off for ms == 0. */
-void lapic_timer_periodic(u32 ms);
+/* The one-shot timer that ends guest slices and wakes idle CPUs: TSC-deadline mode where the
+ * CPU has it, else the APIC's own one-shot mode calibrated against the TSC. Once, on the BSP. */
+void lapic_timer_init(void);
+const char *lapic_timer_mode(void);
+/* Interrupt this CPU on TIMER_VECTOR once the TSC reaches tsc (0: disarm). Cheap when the same
+ * deadline is already armed. */
+void lapic_timer_arm(u64 tsc);
+/* After an exit or a wake-up: forget a deadline that has passed (it fired). */
+void lapic_timer_expired(void);
+/* A fixed IPI (KICK_VECTOR: make a CPU look at its guests again). */
+void lapic_send_fixed(u32 apic_id, u8 vector);
+#define KICK_VECTOR TIMER_VECTOR
 
 #endif

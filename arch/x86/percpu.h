@@ -38,6 +38,8 @@ struct percpu {
 	void *virt;         /* the backend's per-CPU state */
 	u64 virt_host_pa;   /* SVM: where VMSAVE keeps host state across a world switch */
 	u64 tsc_aux;        /* what the real TSC_AUX holds (the last guest's) */
+	u64 timer_armed;    /* the TSC deadline the host timer is armed for (0: none) */
+	bool timer_mode_set;/* this CPU's timer LVT is programmed for lapic_timer_arm */
 	char virt_info[160];/* what enabling virtualization found, for the log */
 	const char *virt_error;
 };

@@ -472,6 +472,7 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 		v->pending = (struct vevent){ .valid = true, .vector = ii & 0xff,
 					      .type = (ii >> 8) & 7, .has_error = ii & EVENT_HAS_ERR,
 					      .error_code = (u32)(ii >> 32) };
+		x->vectoring = true;
 		/* A software interrupt is re-executed, not re-injected. */
 		if (v->pending.type == VEVENT_SOFT_INT)
 			v->pending.valid = false;

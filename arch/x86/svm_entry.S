@@ -30,7 +30,13 @@ svm_world_switch:
 	GPR_LOAD rsi, 6, rsi
 	movq (%rsp), %rax	/* guest VMCB: RAX and RSP live in it */
 	vmload
+	/* Host IF=1 at VMRUN is what lets a physical interrupt exit the guest (V_INTR_MASKING);
+	 * GIF=0 still holds it off the host until the exit is handled. #VMEXIT restores the
+	 * host's RFLAGS with IF=1: clear it before STGI, so the host takes the interrupt only
+	 * where it chooses to. */
+	sti
 	vmrun
+	cli
 	vmsave
 
 	/* The gpr array pointer sits above the two saved addresses. */

@@ -26,6 +26,17 @@ u64 ns_to_tsc(u64 ns)
 	return (u64)((unsigned __int128)ns * tsc_hz / 1000000000u);
 }
 
+u64 tsc_to_monotonic_ns(u64 tsc)
+{
+	return tsc > tsc_boot ? tsc_to_ns(tsc - tsc_boot) : 0;
+}
+
+u64 monotonic_ns_to_tsc(u64 ns)
+{
+	/* Rounded up: a timer armed for this TSC never fires before the instant ns. */
+	return tsc_boot + (u64)(((unsigned __int128)ns * tsc_hz + 999999999u) / 1000000000u);
+}
+
 u64 monotonic_ns(void)
 {
 	return tsc_to_ns(rdtsc() - tsc_boot);

@@ -26,6 +26,8 @@ struct vexit {
 	u8 io_size;        /* IO: 1, 2, 4 */
 	bool io_in, io_string, io_rep;
 	bool msr_write;    /* MSR */
+	bool vectoring;    /* the exit cut an event delivery short (now back in vcpu->pending):
+			      the instruction at RIP has not run, nothing there may be emulated */
 	u64 raw_code;      /* the vendor's own exit code and qualification, for dumps */
 	u64 raw_info1, raw_info2;
 };
@@ -54,7 +56,9 @@ struct virt_backend {
 	void (*vcpu_destroy)(struct vcpu *v);
 	/* Enter the guest with v->regs' GPRs, RIP and RFLAGS and v->pending event; on return
 	 * those registers and v->regs.cpl are current and *exit says why the guest stopped. An
-	 * event whose delivery the exit interrupted is put back into v->pending. */
+	 * event whose delivery the exit interrupted is put back into v->pending. Physical
+	 * interrupts always exit the guest, whatever its RFLAGS.IF; the guest also exits by the
+	 * host TSC v->exit_deadline at the latest (the backend may use a timer of its own). */
 	void (*vcpu_run)(struct vcpu *v, struct vexit *exit);
 	/* The guest's CR0/CR4/EFER or shadow root changed (v->regs, v->root_hpa, v->root_pae):
 	 * recompute what the CPU really runs with. */

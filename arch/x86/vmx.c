@@ -40,7 +40,7 @@ enum {
 	F_EXIT_INSN_LEN = 0x440c,
 	F_GUEST_GDTR_LIMIT = 0x4810, F_GUEST_IDTR_LIMIT = 0x4812,
 	F_GUEST_INTERRUPTIBILITY = 0x4824, F_GUEST_ACTIVITY = 0x4826,
-	F_GUEST_SYSENTER_CS = 0x482a, F_HOST_SYSENTER_CS = 0x4c00,
+	F_GUEST_SYSENTER_CS = 0x482a, F_PREEMPT_TIMER = 0x482e, F_HOST_SYSENTER_CS = 0x4c00,
 	F_CR0_MASK = 0x6000, F_CR4_MASK = 0x6002, F_CR0_SHADOW = 0x6004, F_CR4_SHADOW = 0x6006,
 	F_QUALIFICATION = 0x6400,
 	F_GUEST_CR0 = 0x6800, F_GUEST_CR3 = 0x6802, F_GUEST_CR4 = 0x6804,
@@ -65,6 +65,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 /* Control bits */
 #define PIN_EXT_INTR BIT(0)
 #define PIN_NMI BIT(3)
+#define PIN_PREEMPT BIT(6)
 #define PROC_INT_WINDOW BIT(2)
 #define PROC_TSC_OFFSET BIT(3)
 #define PROC_HLT BIT(7)
@@ -114,7 +115,7 @@ enum {
 	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10,
 	VX_HLT = 12, VX_INVLPG = 14, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28,
 	VX_IO = 30, VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MONITOR = 39,
-	VX_EPT_VIOLATION = 48, VX_EPT_MISCONFIG = 49, VX_INVEPT = 50,
+	VX_EPT_VIOLATION = 48, VX_EPT_MISCONFIG = 49, VX_INVEPT = 50, VX_PREEMPT = 52,
 	VX_INVVPID = 53, VX_REASONS = 66,
 };
 /* Set with reasons 33 (invalid guest state), 34 (MSR loading), 41 (machine check). */
@@ -130,7 +131,7 @@ enum {
 #define MI(r) (MAP_SET | MAP_INSN | (r))
 static const u8 exit_map[VX_REASONS] = {
 	[VX_EXT_INTR] = M(UMBRA_EXIT_INTR), [VX_TRIPLE_FAULT] = M(UMBRA_EXIT_SHUTDOWN),
-	[VX_INT_WINDOW] = M(UMBRA_EXIT_IRQ_WINDOW),
+	[VX_INT_WINDOW] = M(UMBRA_EXIT_IRQ_WINDOW), [VX_PREEMPT] = M(UMBRA_EXIT_PREEMPT),
 	[VX_CPUID] = MI(UMBRA_EXIT_CPUID), [VX_HLT] = MI(UMBRA_EXIT_HLT),
 	[VX_INVLPG] = MI(UMBRA_EXIT_INVLPG), [VX_VMCALL] = MI(UMBRA_EXIT_HYPERCALL),
 	[VX_VMCLEAR ... VX_VMXON] = M(MAP_UD), [VX_INVEPT] = M(MAP_UD), [VX_INVVPID] = M(MAP_UD),
@@ -145,6 +146,8 @@ struct vmx_caps {
 	u32 revision;
 	u32 pin, proc, proc2, exit, entry; /* entry without IA-32e mode guest */
 	bool vpid, invvpid_single, load_efer, ack_intr, tpr_shadow, rdtscp;
+	bool preempt;      /* the VMX-preemption timer ends slices (it counts TSC >> rate) */
+	u8 preempt_rate;
 	/* EPT with unrestricted guest, WB tables and 4-level walks: proc_tdp and proc2_tdp are
 	 * the controls then (no CR3 or INVLPG exits). */
 	bool ept, invept_single;
@@ -261,8 +264,12 @@ static const char *read_caps(struct vmx_caps *c)
 
 	c->revision = (u32)basic & 0x7fffffff;
 	if (!adjust(tru ? MSR_VMX_TRUE_PINBASED_CTLS : MSR_VMX_PINBASED_CTLS,
-		    PIN_EXT_INTR | PIN_NMI, 0, &c->pin))
+		    PIN_EXT_INTR | PIN_NMI, PIN_PREEMPT, &c->pin))
 		return "no external-interrupt or NMI exiting";
+	/* External interrupts alone do not always bound a slice (Bochs stops delivering the
+	 * host timer to a guest spinning with IF=0): the preemption timer does, where offered. */
+	c->preempt = c->pin & PIN_PREEMPT;
+	c->preempt_rate = rdmsr(MSR_VMX_MISC) & 0x1f;
 	/* CR8 goes to a TPR shadow when there is one, else it exits: never to the real TPR. */
 	u32 need = PROC_HLT | PROC_INVLPG | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_IO_BITMAPS |
 		   PROC_INT_WINDOW;
@@ -886,6 +893,11 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 		v->pending.valid = false;
 	}
 	vmwrite(F_ENTRY_INTR, intr);
+	if (caps.preempt) {
+		u64 now = rdtsc(), left = v->exit_deadline > now ? v->exit_deadline - now : 0;
+		left >>= caps.preempt_rate;
+		vmwrite(F_PREEMPT_TIMER, !v->exit_deadline || left > 0xffffffffu ? 0xffffffffu : left);
+	}
 	if (v->tlb_flush || s->flush) {
 		flush_vpid(v);
 		v->tlb_flush = s->flush = false;
@@ -923,6 +935,7 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 					      .has_error = idt & INTR_HAS_ERROR };
 		if (idt & INTR_HAS_ERROR)
 			v->pending.error_code = (u32)vmread(F_IDT_VECTORING_ERROR);
+		x->vectoring = true;
 		/* INT n, INT3, INTO, INT1: RIP is still at the instruction, which runs again. */
 		if (type == INTR_SOFT_INT || type == INTR_PRIV_SOFT_EXC || type == INTR_SOFT_EXC)
 			v->pending.valid = false;

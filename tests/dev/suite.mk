@@ -1,0 +1,18 @@
+# Host tests of the device models (vmm/dev/): cmocka, ASan+UBSan, a fake clock.
+# tests/dev/test_X.c tests vmm/dev/X.c; both are found by name.
+DEV_OUT := $(BUILD)/host/dev
+DEV_TESTS := $(patsubst tests/dev/test_%.c,%,$(wildcard tests/dev/test_*.c))
+
+define dev_rule
+$(DEV_OUT)/test_$(1): tests/dev/test_$(1).c vmm/dev/$(1).c tests/unit/harness.c lib/printf.c $(wildcard vmm/dev/*.h lib/*.h tests/unit/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(HOSTCC) $$(HOSTCFLAGS) -o $$@ $$< vmm/dev/$(1).c tests/unit/harness.c lib/printf.c $$(HOSTLDLIBS) -lcmocka
+endef
+$(foreach t,$(DEV_TESTS),$(eval $(call dev_rule,$(t))))
+
+DEV_BINS := $(patsubst %,$(DEV_OUT)/test_%,$(DEV_TESTS))
+
+.PHONY: check-dev
+SUITES += check-dev
+check-dev: $(DEV_BINS)
+	@tests/cmocka-run.sh dev $(DEV_BINS)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# check-sched: no guest can keep a CPU from the others, and every run ends with its summary.
+# Runs on QEMU TCG (SVM), Bochs Haswell (VMX: the preemption timer) and Bochs Ryzen (SVM).
+set -u
+. "$(dirname "$0")/../harness/suite-lib.sh"
+S=${1:?usage: cases.sh SCHED_OUT}
+G=${GUEST_DIR:-build/guests}
+
+# A spinner beside the healthy guest on the one CPU: the healthy one passes, the spinner runs
+# until its budget and ends as the timeout it was started to expect.
+starve() { # NAME SPINNER EMU-OPTIONS...
+  local name=$1 spin=$2; shift 2
+  case_run "$name" "$@" --smp 1 --timeout 300 \
+    --module "$S/$spin.elf name=$spin time=4 expect=timeout" \
+    --module "$G/healthy.elf name=healthy" \
+    --expect guests_passed=1 --expect guests_timedout=1 --expect guests_failed=0 \
+    --expect-log "guest $spin: ended=timeout .* expected-timeout PASS"
+}
+starve qemu-starve-cli spin-cli --cpu max
+starve qemu-starve-sti spin-sti --cpu max
+starve bochs-vmx-starve-cli spin-cli --emu bochs --cpu corei7_haswell_4770
+starve bochs-vmx-starve-sti spin-sti --emu bochs --cpu corei7_haswell_4770
+starve bochs-svm-starve-cli spin-cli --emu bochs --cpu ryzen
+
+# A guest that never ends, with no expectation: the run ends at its budget, fails, names it.
+case_must_fail qemu-never-ends "guest spin-cli: ended=timeout" "guests_failed=1" \
+  "result=fail" -- --cpu max --smp 1 --timeout 120 \
+  --module "$S/spin-cli.elf name=spin-cli time=2" --module "$G/healthy.elf name=healthy"
+# The same through Umbra's global timeout= (no time= on the module line).
+case_must_fail qemu-global-timeout "guest spin-sti: ended=timeout" "guests_failed=1" \
+  "result=fail" -- --cpu max --smp 2 --timeout 120 --cmdline "timeout=3" \
+  --module "$S/spin-sti.elf name=spin-sti cpu=1" --module "$G/healthy.elf name=healthy cpu=0"
+# Bad values of the new options are refused like any other.
+case_run qemu-bad-time --cpu max --smp 1 \
+  --module "$S/spin-cli.elf name=badtime time=0" --module "$G/healthy.elf name=healthy" \
+  --expect guests_passed=1 --expect guests_rejected=1 \
+  --expect-log "guest badtime: unknown or invalid option 'time=0'"
+case_run qemu-bad-timeout --cpu max --smp 1 --cmdline "timeout=never" \
+  --module "$G/healthy.elf name=healthy" --expect guests_passed=1 \
+  --expect-log "unknown or invalid option 'timeout=never'"
+
+suite_end sched

@@ -1,0 +1,18 @@
+# check-sched: preemption and time budgets. Guests that spin from their first instruction share a
+# CPU with a healthy guest, which must pass; guests that never end are cut off at their budget.
+SCHED_OUT := $(BUILD)/sched
+SCHED_IMAGES := $(SCHED_OUT)/spin-cli.elf $(SCHED_OUT)/spin-sti.elf
+
+$(SCHED_OUT)/spin-cli.elf: tests/sched/spin.S
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -m32 -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-Ttext=0x100000 \
+	  -Wl,-z,noexecstack -o $@ $<
+$(SCHED_OUT)/spin-sti.elf: tests/sched/spin.S
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -m32 -DSTI -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-Ttext=0x100000 \
+	  -Wl,-z,noexecstack -o $@ $<
+
+.PHONY: check-sched
+SUITES += check-sched
+check-sched: $(BUILD)/umbra.elf guests $(SCHED_IMAGES)
+	@tests/sched/cases.sh $(SCHED_OUT)

@@ -1,0 +1,114 @@
+/* Guest consoles: per-guest line buffers printed with the guest's name, and the input focus. */
+#include "vmm/console.h"
+#include "arch/x86/serial.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+#include "lib/spinlock.h"
+#include "vmm/dev/uart.h"
+#include "vmm/vm.h"
+
+static u32 focus;              /* index in vms[] of the guest that gets typed input */
+static bool escape_seen;       /* the last byte read was CONSOLE_ESCAPE */
+static spinlock_t input_lock;  /* the serial receiver and the two fields above */
+
+void console_flush(struct vm *vm)
+{
+	if (!vm->line_len)
+		return;
+	vm->line[vm->line_len] = 0;
+	kprintf("[%s] %s\n", vm->name, vm->line);
+	vm->line_len = 0;
+}
+
+void console_putc(struct vm *vm, char c)
+{
+	if (c == '\r')
+		return;
+	if (c == '\n') {
+		if (!vm->line_len) {
+			kprintf("[%s]\n", vm->name);
+			return;
+		}
+		console_flush(vm);
+		return;
+	}
+	/* Control characters would let a guest forge Umbra's own lines on the console. */
+	if ((unsigned char)c < 0x20 && c != '\t')
+		c = '?';
+	vm->line[vm->line_len++] = c;
+	if (vm->line_len == sizeof(vm->line) - 1)
+		console_flush(vm);
+}
+
+void console_focus_init(const char *name)
+{
+	for (u32 i = 0; name && i < nr_vms; i++)
+		if (!strcmp(vms[i].name, name)) {
+			focus = i;
+			return;
+		}
+	if (name)
+		kprintf("umbra: console=%s names no guest; input goes to %s\n", name,
+			nr_vms ? vms[0].name : "nobody");
+}
+
+bool console_has_focus(const struct vm *vm)
+{
+	return nr_vms && &vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)] == vm;
+}
+
+static void focus_next(void)
+{
+	for (u32 step = 1; step <= nr_vms; step++) {
+		u32 i = (focus + step) % nr_vms;
+		if (!vm_ended(&vms[i])) {
+			__atomic_store_n(&focus, i, __ATOMIC_RELAXED);
+			kprintf("umbra: console input goes to %s\n", vms[i].name);
+			return;
+		}
+	}
+	kprintf("umbra: no running guest to give the console to\n");
+}
+
+/* One typed byte after Ctrl-A. False if it is to be passed to the guest as Ctrl-A. */
+static bool escape_key(int c)
+{
+	switch (c) {
+	case 'n': focus_next(); return true;
+	case 'a': return false;
+	default:
+		kprintf("umbra: keys: Ctrl-A n (console to the next guest), Ctrl-A a (send Ctrl-A); "
+			"input goes to %s\n", nr_vms ? vms[focus].name : "nobody");
+		return true;
+	}
+}
+
+void console_poll_input(struct vm *vm)
+{
+	if (!nr_vms)
+		return;
+	struct vm *owner = &vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)];
+	bool to_guest = vm == owner && !vm_ended(vm);
+	if (vm && !to_guest)
+		return;
+	if (!vm && !vm_ended(owner))
+		return; /* the owner's CPU reads for it */
+	spin_lock(&input_lock);
+	while (!to_guest || uart_rx_room(&vm->board.com1)) {
+		int c = serial_getc();
+		if (c < 0)
+			break;
+		if (escape_seen) {
+			escape_seen = false;
+			if (escape_key(c))
+				break; /* the focus may have moved: stop feeding this guest */
+			c = CONSOLE_ESCAPE;
+		} else if (c == CONSOLE_ESCAPE) {
+			escape_seen = true;
+			continue;
+		}
+		if (to_guest)
+			uart_rx_push(&vm->board.com1, (u8)c);
+	}
+	spin_unlock(&input_lock);
+}

@@ -1,0 +1,278 @@
+/* The PC board: one table of port and MMIO ranges, the glue from models to guests, IRQ wiring. */
+#include "vmm/dev/board.h"
+#include "arch/x86/tsc.h"
+#include "lib/string.h"
+#include "pv/abi.h"
+#include "vmm/console.h"
+#include "vmm/vm.h"
+
+/* How often a guest waiting for typed input by interrupt looks at the serial line. */
+#define INPUT_POLL_NS 10000000ull
+
+static void note_unmodelled(struct vm *vm, u16 port)
+{
+	for (u32 i = 0; i < vm->n_unmodelled; i++)
+		if (vm->unmodelled[i] == port)
+			return;
+	if (vm->n_unmodelled < VM_UNMODELLED_MAX)
+		vm->unmodelled[vm->n_unmodelled++] = port;
+}
+
+/* The UART's interrupt is a level; the PIC sees its edges. */
+static void wire_irqs(struct vm *vm)
+{
+	struct board *b = &vm->board;
+	bool com1 = uart_irq(&b->com1);
+	if (com1 != !!(b->irq_levels & BIT(IRQ_COM1))) {
+		b->irq_levels ^= BIT(IRQ_COM1);
+		pic_set_irq(&b->pic, IRQ_COM1, com1);
+	}
+}
+
+/* ---- glue: each model behind the (vcpu, port, size, value) shape of the table ---- */
+static u32 pic_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	(void)size;
+	return pic_read(&v->vm->board.pic, port);
+}
+
+static void pic_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)size;
+	pic_write(&v->vm->board.pic, port, (u8)val);
+	wire_irqs(v->vm);
+}
+
+static u32 pit_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	(void)size;
+	return pit_read(&v->vm->board.pit, port, monotonic_ns());
+}
+
+static void pit_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)size;
+	pit_write(&v->vm->board.pit, port, (u8)val, monotonic_ns());
+}
+
+static u32 com1_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	struct vm *vm = v->vm;
+	(void)size;
+	/* A guest polling LSR/RBR sees what was typed without waiting for the poll timer. */
+	console_poll_input(vm);
+	u8 val = uart_read(&vm->board.com1, port & 7);
+	wire_irqs(vm);
+	return val;
+}
+
+static void com1_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)size;
+	uart_write(&v->vm->board.com1, port & 7, (u8)val);
+	wire_irqs(v->vm);
+}
+
+static void com1_tx(void *ctx, u8 byte)
+{
+	console_putc(ctx, (char)byte);
+}
+
+static u32 rtc_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	(void)size;
+	return rtc_read(&v->vm->board.rtc, port, monotonic_ns());
+}
+
+static void rtc_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)size;
+	rtc_write(&v->vm->board.rtc, port, (u8)val);
+}
+
+/* PCI configuration mechanism #1 with no device behind it: every function reads as absent. */
+static u32 pci_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	if (port == 0xcf8 && size == 4)
+		return v->vm->board.pci_addr;
+	if (port >= 0xcfc)
+		return size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+	note_unmodelled(v->vm, port);
+	return size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+}
+
+static void pci_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	if (port == 0xcf8 && size == 4)
+		v->vm->board.pci_addr = val & 0x80fffffcu;
+	else if (port < 0xcfc)
+		note_unmodelled(v->vm, port);
+}
+
+static void post_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)v, (void)port, (void)size, (void)val; /* POST codes: accepted, nothing to see */
+}
+
+/* isa-debug-exit: the guest's result, (value << 1) | 1 as QEMU's device exits with. */
+static void result_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)port, (void)size;
+	console_flush(v->vm);
+	vm_end(v->vm, VM_END_RESULT, (val << 1) | 1, "result port");
+}
+
+struct pio_range {
+	u16 first, last;
+	bool any_width; /* takes 2- and 4-byte accesses itself (else split into bytes) */
+	u32 (*in)(struct vcpu *v, u16 port, unsigned size);    /* NULL: reads as unmodelled */
+	void (*out)(struct vcpu *v, u16 port, unsigned size, u32 val);
+};
+
+static const struct pio_range pio_table[] = {
+	{ 0x20, 0x21, false, pic_port_in, pic_port_out },
+	{ 0x40, 0x43, false, pit_port_in, pit_port_out },
+	{ 0x61, 0x61, false, pit_port_in, pit_port_out },     /* gate 2 and OUT 2 live in the PIT model */
+	{ 0x70, 0x71, false, rtc_port_in, rtc_port_out },
+	{ 0x80, 0x80, false, NULL, post_port_out },
+	{ 0xa0, 0xa1, false, pic_port_in, pic_port_out },
+	{ UMBRA_RESULT_PORT, UMBRA_RESULT_PORT, true, NULL, result_port_out },
+	{ 0x3f8, 0x3ff, false, com1_port_in, com1_port_out },
+	{ 0x4d0, 0x4d1, false, pic_port_in, pic_port_out },   /* ELCR */
+	{ 0xcf8, 0xcff, true, pci_port_in, pci_port_out },
+};
+
+static const struct pio_range *pio_find(u16 port)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(pio_table); i++)
+		if (port >= pio_table[i].first && port <= pio_table[i].last)
+			return &pio_table[i];
+	return NULL;
+}
+
+static u32 pio_in1(struct vcpu *v, u16 port, unsigned size)
+{
+	const struct pio_range *r = pio_find(port);
+	if (r && r->in)
+		return r->in(v, port, size);
+	note_unmodelled(v->vm, port);
+	return size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+}
+
+static bool pio_out1(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	const struct pio_range *r = pio_find(port);
+	if (r && r->out) {
+		r->out(v, port, size, val);
+		return true;
+	}
+	note_unmodelled(v->vm, port);
+	return false;
+}
+
+u32 board_pio_in(struct vcpu *v, u16 port, unsigned size)
+{
+	const struct pio_range *r = pio_find(port);
+	if (size == 1 || (r && r->any_width))
+		return pio_in1(v, port, size);
+	u32 val = 0;
+	for (unsigned i = 0; i < size; i++)
+		val |= (pio_in1(v, (u16)(port + i), 1) & 0xff) << (8 * i);
+	return val;
+}
+
+void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	const struct pio_range *r = pio_find(port);
+	if (size == 1 || (r && r->any_width)) {
+		pio_out1(v, port, size, val);
+		return;
+	}
+	/* Exactly size bytes, each to its own port; a byte that ended the guest ends the rest. */
+	for (unsigned i = 0; i < size && !vm_ended(v->vm); i++)
+		pio_out1(v, (u16)(port + i), 1, (val >> (8 * i)) & 0xff);
+}
+
+/* ---- MMIO: the local APIC page while the APIC is enabled in xAPIC mode ---- */
+static void note_unbacked(struct vm *vm, u64 gpa)
+{
+	u64 page = gpa & ~(PAGE_SIZE - 1);
+	for (u32 i = 0; i < vm->n_mmio_unmodelled; i++)
+		if (vm->mmio_unmodelled[i] == page)
+			return;
+	if (vm->n_mmio_unmodelled < VM_UNMODELLED_MAX)
+		vm->mmio_unmodelled[vm->n_mmio_unmodelled++] = page;
+}
+
+static bool apic_mmio(const struct vcpu *v, u64 gpa)
+{
+	return gpa - VLAPIC_BASE < PAGE_SIZE && vlapic_hw_enabled(&v->vlapic) &&
+	       !vlapic_x2apic(&v->vlapic);
+}
+
+void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
+{
+	if (apic_mmio(v, gpa)) {
+		/* Registers are 32 bits on 16-byte boundaries; narrower reads see part of one. */
+		u32 off = (u32)(gpa - VLAPIC_BASE);
+		u64 val = vlapic_read(&v->vlapic, off & ~0xfu, monotonic_ns()) >> ((off & 3) * 8);
+		memcpy(buf, &val, len > 4 ? 4 : len);
+		if (len > 4)
+			memset((u8 *)buf + 4, 0, len - 4);
+		return;
+	}
+	note_unbacked(v->vm, gpa);
+	memset(buf, 0xff, len);
+}
+
+void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
+{
+	if (apic_mmio(v, gpa)) {
+		u32 val = 0;
+		memcpy(&val, buf, len > 4 ? 4 : len);
+		if (!(gpa & 0xf))
+			vlapic_write(&v->vlapic, (u32)(gpa - VLAPIC_BASE), val, monotonic_ns());
+		return;
+	}
+	note_unbacked(v->vm, gpa);
+}
+
+/* ---- time ---- */
+void board_reset(struct vm *vm, u64 now_ns)
+{
+	struct board *b = &vm->board;
+	pic_reset(&b->pic);
+	pit_reset(&b->pit, now_ns);
+	uart_reset(&b->com1, com1_tx, vm);
+	rtc_reset(&b->rtc, vm->mem.bytes);
+	b->pci_addr = 0;
+	b->irq_levels = 0;
+}
+
+void board_update(struct vcpu *v, u64 now_ns)
+{
+	struct board *b = &v->vm->board;
+	if (pit_irq0_due(&b->pit, now_ns)) {
+		/* A fresh rising edge; the line then stays high, as OUT0 does between ticks (a
+		 * request still unacknowledged from the last tick survives the low-high pulse). */
+		pic_set_irq(&b->pic, IRQ_PIT, false);
+		pic_set_irq(&b->pic, IRQ_PIT, true);
+	}
+	console_poll_input(v->vm);
+	wire_irqs(v->vm);
+	vlapic_timer_update(&v->vlapic, now_ns);
+}
+
+static u64 earliest(u64 a, u64 b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+u64 board_next_event_ns(struct vcpu *v, u64 now_ns)
+{
+	struct board *b = &v->vm->board;
+	u64 t = earliest(pit_next_irq0_ns(&b->pit, now_ns), vlapic_next_event_ns(&v->vlapic));
+	if (uart_rx_irq_enabled(&b->com1) && console_has_focus(v->vm))
+		t = earliest(t, now_ns + INPUT_POLL_NS);
+	return t;
+}

@@ -1,0 +1,61 @@
+/* Interrupt delivery to a vCPU: one order for all sources, shared by injection and HLT wake-up. */
+#include "vmm/irq.h"
+#include "arch/x86/tsc.h"
+#include "vmm/vm.h"
+
+static bool extint_pending(const struct vcpu *v)
+{
+	return vlapic_accepts_extint(&v->vlapic) && pic_pending(&v->vm->board.pic);
+}
+
+void irq_update(struct vcpu *v, u64 now_tsc)
+{
+	if (v->timer_deadline && now_tsc >= v->timer_deadline) {
+		v->timer_deadline = 0;
+		v->irq_vector = v->timer_vector;
+	}
+	board_update(v, tsc_to_monotonic_ns(now_tsc));
+}
+
+bool irq_pending(const struct vcpu *v)
+{
+	return v->irq_requeued || v->irq_vector || extint_pending(v) ||
+	       vlapic_pending(&v->vlapic) >= 0;
+}
+
+u8 irq_ack(struct vcpu *v)
+{
+	u8 vector;
+
+	if (v->irq_requeued) {
+		v->irq_requeued = false;
+		return v->irq_requeue_vector;
+	}
+	if (v->irq_vector) {
+		vector = v->irq_vector;
+		v->irq_vector = 0;
+		return vector;
+	}
+	if (extint_pending(v))
+		return pic_ack(&v->vm->board.pic);
+	vector = (u8)vlapic_pending(&v->vlapic);
+	vlapic_ack(&v->vlapic, vector);
+	return vector;
+}
+
+void irq_requeue(struct vcpu *v, u8 vector)
+{
+	v->irq_requeued = true;
+	v->irq_requeue_vector = vector;
+}
+
+u64 irq_next_deadline(struct vcpu *v, u64 now_tsc)
+{
+	u64 t = v->timer_deadline;
+	u64 ns = board_next_event_ns(v, tsc_to_monotonic_ns(now_tsc));
+	if (ns) {
+		u64 dev = monotonic_ns_to_tsc(ns);
+		t = !t || dev < t ? dev : t;
+	}
+	return t;
+}

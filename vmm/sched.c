@@ -1,0 +1,113 @@
+/* The per-CPU scheduler: round robin in slices the host timer enforces, idle until the next event. */
+#include "vmm/sched.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/fpu.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/tsc.h"
+#include "vmm/console.h"
+#include "vmm/irq.h"
+#include "vmm/vcpu.h"
+
+/* First entry on its CPU: the backend's control structure and the MMU context. */
+static bool start_vcpu(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+	enum vm_state ready = VM_READY;
+
+	/* A STOP_GUEST that came first wins: the guest never runs. */
+	if (!__atomic_compare_exchange_n(&vm->state, &ready, VM_RUNNING, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return false;
+	if (virt->vcpu_create(v) < 0 || mmu_vcpu_init(&v->mmu, &vm->mmu) < 0) {
+		vm_end(vm, VM_END_FATAL, 0, "no memory for the vCPU");
+		return false;
+	}
+	fpu_init_state(v->fpu);
+	const struct x86_emu_ctx *r = &v->regs;
+	if (mmu_reset_context(&v->mmu, r->cr0, r->cr4, r->efer, r->cr3) < 0) {
+		vm_end(vm, VM_END_FATAL, 0, "no memory for the MMU context");
+		return false;
+	}
+	if (vm->tdp_on)
+		virt->tdp_enable(v, tdp_root_hpa(&vm->tdp));
+	else
+		virt->update_paging(v);
+	/* The budget counts from the first instruction, not from boot. */
+	vm->end_tsc = vm->budget_ns ? rdtsc() + ns_to_tsc(vm->budget_ns) : ~0ull;
+	return true;
+}
+
+/* The CPU is done with the guest: nothing of it is touched here again, the report may read it. */
+static void park(struct vm *vm)
+{
+	console_flush(vm);
+	__atomic_store_n(&vm->parked, true, __ATOMIC_RELEASE);
+}
+
+static u64 earliest(u64 a, u64 b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* When a waiting vCPU may become runnable: its interrupt sources, BLOCK's timeout, its budget. */
+static u64 wake_deadline(struct vcpu *v, u64 now)
+{
+	u64 t = earliest(irq_next_deadline(v, now), v->vm->end_tsc);
+	return v->blocking ? earliest(t, v->block_deadline) : t;
+}
+
+/* One pass over this CPU's guests; false once all have ended. *wake gets the earliest time a
+ * waiting one needs the CPU, *ran whether any guest ran. */
+static bool run_round(u32 me, bool *ran, u64 *wake)
+{
+	bool any = false;
+
+	for (u32 i = 0; i < nr_vms; i++) {
+		struct vm *vm = &vms[i];
+		struct vcpu *v = &vm->vcpu;
+		if (vm->cpu != me || vm->parked)
+			continue;
+		if (vm->state == VM_READY && !start_vcpu(v)) {
+			park(vm);
+			continue;
+		}
+		if (!vm_ended(vm) && rdtsc() >= vm->end_tsc)
+			vm_end(vm, VM_END_TIMEOUT, 0, "its time budget ran out");
+		if (vm_ended(vm)) {
+			park(vm);
+			continue;
+		}
+		any = true;
+		fpu_restore(v->fpu);
+		*ran |= vcpu_run_slice(v, rdtsc() + ns_to_tsc(SCHED_SLICE_NS));
+		fpu_save(v->fpu);
+		if (vm_ended(vm))
+			park(vm);
+		else
+			*wake = earliest(*wake, wake_deadline(v, rdtsc()));
+	}
+	return any;
+}
+
+void sched_run_this_cpu(void)
+{
+	u32 me = this_cpu()->index;
+
+	for (;;) {
+		bool ran = false;
+		u64 wake = 0;
+		/* Escape keys still work once the guest with the console has ended. */
+		console_poll_input(NULL);
+		if (!run_round(me, &ran, &wake))
+			break;
+		if (ran)
+			continue;
+		/* Everyone here waits: sleep until the earliest of their events or a kick. */
+		lapic_timer_arm(wake);
+		if (!wake || rdtsc() < wake)
+			__asm__ volatile("sti; hlt; cli" ::: "memory");
+		lapic_timer_expired();
+	}
+	lapic_timer_arm(0);
+}

@@ -1,0 +1,13 @@
+/* Per-CPU scheduling of guests: time slices, budgets, and sleeping until the next event. */
+#ifndef VMM_SCHED_H
+#define VMM_SCHED_H
+
+#include "lib/types.h"
+
+/* How long one vCPU runs before the others on its CPU get their turn. */
+#define SCHED_SLICE_NS 10000000ull
+
+/* Runs the guests assigned to the calling CPU until every one of them has ended. */
+void sched_run_this_cpu(void);
+
+#endif

@@ -1,0 +1,25 @@
+/* The guest table and the one way a guest ends: atomically, once, from any CPU. */
+#include "vmm/vm.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/percpu.h"
+
+struct vm vms[MAX_VMS];
+u32 nr_vms;
+
+bool vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail)
+{
+	enum vm_end none = VM_END_NONE;
+
+	if (!__atomic_compare_exchange_n(&vm->end, &none, how, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return false;
+	vm->status = status;
+	vm->end_detail = detail;
+	/* A start racing with this end either sees ENDED and never runs the guest, or ran it
+	 * first and sees ENDED at its next exit: the state moves to ENDED exactly once. */
+	__atomic_store_n(&vm->state, VM_ENDED, __ATOMIC_RELEASE);
+	/* The guest's CPU may be deep in a slice or asleep until its next timer: wake it. */
+	if (vm->cpu != (u32)this_cpu_index())
+		lapic_send_fixed(percpus[vm->cpu].apic_id, KICK_VECTOR);
+	return true;
+}
