@@ -228,13 +228,6 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 	return nr_vms;
 }
 
-static const char *end_name(enum vm_end e)
-{
-	static const char *const n[] = { "none", "result", "halted", "triple-fault", "fatal",
-					 "load-error", "stopped", "timeout" };
-	return n[e];
-}
-
 static bool guest_passed(const struct vm *vm)
 {
 	if (vm->audit_errors)
@@ -271,7 +264,7 @@ static void report_one(struct vm *vm)
 		vm->audit_errors += errors;
 	}
 	stats_collect(&vm->vcpu, &st);
-	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, end_name(vm->end),
+	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, vm_end_name(vm->end),
 		vm->status, vm->end_detail ? vm->end_detail : "-",
 		vm->expect_crash ? " expected-crash" : vm->expect_stop ? " expected-stop" :
 		vm->expect_timeout ? " expected-timeout" : "",

@@ -5,6 +5,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/tsc.h"
+#include "lib/printf.h"
 #include "vmm/console.h"
 #include "vmm/irq.h"
 #include "vmm/vcpu.h"
@@ -42,6 +43,9 @@ static bool start_vcpu(struct vcpu *v)
 static void park(struct vm *vm)
 {
 	console_flush(vm);
+	/* When, in the order it happened: tests read who finished while others still ran. */
+	kinfo("guest %s: ended (%s) at %lu ms\n", vm->name, vm_end_name(vm->end),
+	      monotonic_ns() / 1000000);
 	__atomic_store_n(&vm->parked, true, __ATOMIC_RELEASE);
 }
 

@@ -6,6 +6,13 @@
 struct vm vms[MAX_VMS];
 u32 nr_vms;
 
+const char *vm_end_name(enum vm_end how)
+{
+	static const char *const n[] = { "none", "result", "halted", "triple-fault", "fatal",
+					 "load-error", "stopped", "timeout" };
+	return how < ARRAY_SIZE(n) ? n[how] : "?";
+}
+
 bool vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail)
 {
 	enum vm_end none = VM_END_NONE;

@@ -109,6 +109,8 @@ extern u32 nr_vms;
 /* Ends the guest and records how: the first call wins (atomically, from any CPU); false for
  * every later one. The guest's own CPU notices at its next exit (a kick brings it there). */
 bool vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail);
+/* How it ended, as the report spells it ("result", "timeout", ...). */
+const char *vm_end_name(enum vm_end how);
 /* Has it ended (possibly from another CPU)? */
 static inline bool vm_ended(const struct vm *vm)
 {
