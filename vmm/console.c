@@ -1,5 +1,7 @@
 /* Guest consoles: per-guest line buffers printed with the guest's name, and the input focus. */
 #include "vmm/console.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/percpu.h"
 #include "arch/x86/serial.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -64,6 +66,9 @@ static void focus_next(void)
 		if (!vm_ended(&vms[i])) {
 			__atomic_store_n(&focus, i, __ATOMIC_RELAXED);
 			kprintf("umbra: console input goes to %s\n", vms[i].name);
+			/* Its CPU may sleep until a far deadline: it polls for input from now on. */
+			if (vms[i].cpu != (u32)this_cpu_index())
+				lapic_send_fixed(percpus[vms[i].cpu].apic_id, KICK_VECTOR);
 			return;
 		}
 	}

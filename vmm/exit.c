@@ -261,8 +261,7 @@ static void handle_hlt(struct vcpu *v, const struct vexit *x)
 	/* With IF=1 the vCPU waits for an interrupt (the CPU runs others meanwhile). With IF=0
 	 * only an NMI could wake it, and none is ever sent: the guest has ended. So has one that
 	 * waits with no interrupt source armed: nothing would ever wake it. */
-	if ((v->regs.rflags & RFLAGS_IF) &&
-	    (irq_pending(v) || irq_next_deadline(v, rdtsc()))) {
+	if ((v->regs.rflags & RFLAGS_IF) && irq_may_arrive(v, rdtsc())) {
 		v->halted = true;
 		return;
 	}

@@ -49,6 +49,12 @@ void irq_requeue(struct vcpu *v, u8 vector)
 	v->irq_requeue_vector = vector;
 }
 
+bool irq_may_arrive(struct vcpu *v, u64 now_tsc)
+{
+	return irq_pending(v) || irq_next_deadline(v, now_tsc) ||
+	       uart_rx_irq_enabled(&v->vm->board.com1);
+}
+
 u64 irq_next_deadline(struct vcpu *v, u64 now_tsc)
 {
 	u64 t = v->timer_deadline;

@@ -17,6 +17,9 @@ u8 irq_ack(struct vcpu *v);
 /* An interrupt already acknowledged whose delivery was cut short or pushed back by an
  * exception: first in line again (it is in service at its controller already). */
 void irq_requeue(struct vcpu *v, u8 vector);
+/* Could an interrupt ever arrive: one waiting, a deadline armed, or a device that interrupts
+ * on input (a HLT without any of these would wait forever)? */
+bool irq_may_arrive(struct vcpu *v, u64 now_tsc);
 /* When the vCPU's interrupt sources next need irq_update (host TSC), or 0 for never. */
 u64 irq_next_deadline(struct vcpu *v, u64 now_tsc);
 

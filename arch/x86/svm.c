@@ -335,10 +335,17 @@ static void svm_set_cr2(struct vcpu *v, u64 cr2)
 #define VINTR_PRIO_MAX (0xfull << 16)
 #define VINTR_IGN_TPR BIT(20)
 
+/* The STI/MOV SS shadow covers one instruction: once Umbra has completed that instruction
+ * (RIP moved since the exit: a HLT after STI, say), the shadow is over. */
+static bool svm_in_shadow(const struct vcpu *v)
+{
+	const struct vmcb *vmcb = vmcb_of((struct vcpu *)v);
+	return (vmcb->int_shadow & 1) && vmcb->rip == v->regs.rip;
+}
+
 static bool svm_irq_window_open(struct vcpu *v)
 {
-	struct vmcb *vmcb = vmcb_of(v);
-	return (v->regs.rflags & RFLAGS_IF) && !(vmcb->int_shadow & 1);
+	return (v->regs.rflags & RFLAGS_IF) && !svm_in_shadow(v);
 }
 
 static void svm_request_irq_window(struct vcpu *v, bool on)
@@ -434,6 +441,8 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 
+	if (!svm_in_shadow(v))
+		vmcb->int_shadow &= ~1ull;
 	vmcb->rax = v->regs.gpr[X86_RAX];
 	vmcb->rsp = v->regs.gpr[X86_RSP];
 	vmcb->rip = v->regs.rip;

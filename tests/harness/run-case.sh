@@ -12,11 +12,12 @@
 #   --expect-log REGEX    a line the serial log must contain (repeatable)
 #   --expect-fail         the run must be judged failed (harness self-tests)
 #   --timeout S           wall-clock limit (default 60)
+#   --input FILE          qemu: bytes typed on Umbra's serial line (the serial port is stdio)
 # Prints "PASS NAME" or "FAIL NAME: why" followed by the serial log; exits 0 or 1.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-emu=qemu cpu="" smp=1 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0
+emu=qemu cpu="" smp=1 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
 modules=() expects=() expect_logs=()
 while [ $# -gt 1 ]; do
   case $1 in
@@ -30,6 +31,7 @@ while [ $# -gt 1 ]; do
     --expect-log) expect_logs+=("$2"); shift 2;;
     --expect-fail) expect_fail=1; shift;;
     --timeout) timeout_s=$2; shift 2;;
+    --input) input=$2; shift 2;;
     *) echo "run-case.sh: unknown option $1"; exit 2;;
   esac
 done
@@ -58,10 +60,13 @@ log="$work/serial.txt"
 start=$(date +%s%N)
 case $emu in
   qemu)
+    # With input, the serial port is QEMU's stdio: the file feeds it, the log takes its output.
+    serial=("file:$log") in_file=/dev/null out_file=$work/emu.txt
+    [ -n "$input" ] && serial=(stdio) in_file=$input out_file=$log
     timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine q35 -cpu "${cpu:-max}" \
       -smp "$smp" -m 256M -cdrom "$work/umbra.iso" -boot d -display none \
-      -serial "file:$log" -monitor none -no-reboot \
-      -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >"$work/emu.txt" 2>&1
+      -serial "${serial[@]}" -monitor none -no-reboot \
+      -device isa-debug-exit,iobase=0xf4,iosize=0x04 <"$in_file" >"$out_file" 2>&1
     rc=$?
     case $rc in 33) status=pass;; 35) status=fail;; 124) status=timeout;; *) status="exit$rc";; esac
     ;;

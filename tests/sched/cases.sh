@@ -49,6 +49,22 @@ case_must_fail qemu-never-ends "guest spin-cli: ended=timeout" "guests_failed=1"
 case_must_fail qemu-global-timeout "guest spin-sti: ended=timeout" "guests_failed=1" \
   "result=fail" -- --cpu max --smp 2 --timeout 120 --cmdline "timeout=3" \
   --module "$S/spin-sti.elf name=spin-sti cpu=1" --module "$G/healthy.elf name=healthy cpu=0"
+# Typed input reaches the guest with the console focus (the first), by interrupt; Ctrl-A n
+# moves the focus, and the rest goes to the next guest, which sleeps on another CPU meanwhile.
+mkdir -p build/harness
+printf 'abc\001nxyz' > build/harness/console-input.txt
+case_run qemu-console-input --cpu max --smp 2 --timeout 120 \
+  --input build/harness/console-input.txt --cmdline "timeout=60" \
+  --module "$S/input.elf name=in1 cpu=0" --module "$S/input.elf name=in2 cpu=1" \
+  --expect guests_passed=2 --expect-log "^\[in1\] got: abc$" --expect-log "^\[in2\] got: xyz$" \
+  --expect-log "umbra: console input goes to in2"
+# console= gives the focus to another guest first.
+printf 'xyz\001nabc' > build/harness/console-focus.txt
+case_run qemu-console-focus --cpu max --smp 1 --timeout 120 \
+  --input build/harness/console-focus.txt --cmdline "timeout=60 console=in2" \
+  --module "$S/input.elf name=in1" --module "$S/input.elf name=in2" \
+  --expect guests_passed=2 --expect-log "^\[in2\] got: xyz$" --expect-log "^\[in1\] got: abc$"
+
 # Bad values of the new options are refused like any other.
 case_run qemu-bad-time --cpu max --smp 1 \
   --module "$S/spin-cli.elf name=badtime time=0" --module "$G/healthy.elf name=healthy" \
