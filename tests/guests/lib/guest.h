@@ -168,14 +168,30 @@ static inline uint64_t read_tsc(void)
 	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
 }
-/* TSC ticks per ms, measured once against PIT channel 2 (mode 0, gate and OUT in port 0x61);
- * a fallback of 3 GHz if OUT2 never rose, so timeouts still end. Never printed: it differs. */
+/* TSC ticks per ms, measured once against PIT channel 2 (mode 0, gate in port 0x61), robust to
+ * host stalls; a fallback of 3 GHz without a PIT, so timeouts still end. Never printed. */
 ulong tsc_per_ms(void);
 int tsc_calibrated(void); /* the measurement above worked */
 /* Timeouts for loops that wait on a device: a deadline ms from now, and whether it passed. */
 static inline uint64_t timeout_ms(ulong ms) { return read_tsc() + (uint64_t)ms * tsc_per_ms(); }
 static inline int timed_out(uint64_t deadline) { return (int64_t)(read_tsc() - deadline) > 0; }
 void delay_ms(ulong ms); /* busy wait (interrupts as they are) */
+/* Waits until cond holds or ms pass, with interrupts on; evaluates to cond, with IF=0 again.
+ * POLL_IRQ_UNTIL spins, so a lost interrupt ends in a failed check, not a hang. HLT_UNTIL
+ * halts between interrupts (each must wake it), testing cond with IF=0 so an interrupt
+ * between the test and the hlt still wakes it (sti's shadow covers hlt). */
+#define POLL_IRQ_UNTIL(cond, ms) ({ \
+	uint64_t end_ = timeout_ms(ms); \
+	irq_on(); \
+	while (!(cond) && !timed_out(end_)) \
+		asm volatile("pause"); \
+	irq_off(); \
+	(cond); })
+#define HLT_UNTIL(cond, ms) ({ \
+	uint64_t end_ = timeout_ms(ms); \
+	for (irq_off(); !(cond) && !timed_out(end_); irq_off()) \
+		irq_wait(); \
+	(cond); })
 
 /* The 8259 pair: ICW1-ICW4 (edge, cascade on IRQ2, 8086 mode, normal EOI), vectors at
  * base_m and base_s, every IRQ masked. */

@@ -465,28 +465,58 @@ void set_efer_bits(uint64_t set, uint64_t clear) { wrmsr(MSR_EFER, (rdmsr(MSR_EF
 static ulong tsc_ms;
 static int tsc_ok;
 
-/* The classic calibration: PIT channel 2 in mode 0 counts 10 ms while its gate (port 0x61
- * bit 0) is high; OUT2 (bit 5) rises when the count expires. */
+/* PIT channel 2 latched, the latch command bracketed by TSC reads: (a + b) / 2 is when the
+ * count was taken, give or take (b - a) / 2. */
+static uint16_t pit2_sample(uint64_t *mid, uint64_t *width)
+{
+	uint64_t a = read_tsc();
+	outb(0x43, 0x80);
+	uint64_t b = read_tsc();
+	uint8_t lo = inb(0x42);
+	*mid = a + (b - a) / 2;
+	*width = b - a;
+	return (uint16_t)(lo | inb(0x42) << 8);
+}
+
+/* The TSC against PIT channel 2 (mode 0 from 0xffff, gate high in port 0x61) over 10 ms of
+ * counts. Not the classic wait for OUT2: a busy host that stops the CPU between the count's
+ * start and the first TSC read, or across OUT2's edge, skews that by the stall. Here each end
+ * is one latch between two TSC reads; a try whose brackets exceed 1/100 of the interval, or
+ * whose count went through 0 (OUT2 high), is repeated. */
 static void tsc_measure(void)
 {
-	enum { COUNT = 11932 }; /* 10 ms of the 1.193182 MHz input clock */
+	enum { WINDOW = 11932 }; /* 10 ms of the 1.193182 MHz input clock */
 	uint8_t p61 = inb(0x61);
 	outb(0x61, (uint8_t)((p61 & 0x0c) | 0x01)); /* gate high, speaker data off */
-	outb(0x43, 0xb0);                            /* channel 2, LSB then MSB, mode 0, binary */
-	outb(0x42, COUNT & 0xff);
-	outb(0x42, COUNT >> 8);
-	uint64_t t0 = read_tsc(), t1 = t0;
-	/* Bounded twice over: by reads (if the TSC stood still) and by TSC (if reads are slow). */
-	for (ulong i = 0; i < 20000000; i++) {
-		t1 = read_tsc();
-		if ((inb(0x61) & 0x20) || t1 - t0 > (1ull << 35))
+	uint64_t best = 0, best_ticks = 0, best_slack = 0;
+	for (int attempt = 0; attempt < 8; attempt++) {
+		outb(0x43, 0xb0); /* channel 2, LSB then MSB, mode 0, binary */
+		outb(0x42, 0xff);
+		outb(0x42, 0xff);
+		uint64_t m0, w0, m1 = 0, w1 = 0;
+		uint16_t c0 = pit2_sample(&m0, &w0), c1 = c0;
+		/* Bounded twice over: by polls (if the TSC stood still) and by TSC (no PIT). */
+		for (ulong i = 0; i < 2000000 && (uint16_t)(c0 - c1) < WINDOW; i++) {
+			c1 = pit2_sample(&m1, &w1);
+			if (m1 - m0 > (1ull << 33))
+				break;
+		}
+		if (c1 == c0)
+			break;    /* not counting: no PIT */
+		/* OUT2 high: the count went through 0 during a stall, the difference is short. */
+		if (c1 > c0 || c0 - c1 < WINDOW || (inb(0x61) & 0x20))
+			continue;
+		uint64_t t = m1 - m0, slack = w0 + w1;
+		if (!best || slack * best < best_slack * t)
+			best = t, best_ticks = c0 - c1, best_slack = slack;
+		if (slack * 100 < t)
 			break;
 	}
-	tsc_ok = (inb(0x61) & 0x20) && t1 > t0;
 	outb(0x61, (uint8_t)(p61 & 0x0c));
-	tsc_ms = tsc_ok ? (ulong)((t1 - t0) / 10) : 0;
-	if (!tsc_ms)
-		tsc_ms = 3000000, tsc_ok = 0;
+	/* TSC ticks per ms: t / (ticks / 1193.182). Below 1 MHz the measurement is wrong. */
+	uint64_t per_ms = best ? best * 1193182 / (best_ticks * 1000) : 0;
+	tsc_ok = best && best_slack * 100 < best && per_ms >= 1000;
+	tsc_ms = best && best_slack * 4 < best && per_ms >= 1000 ? (ulong)per_ms : 3000000;
 }
 
 ulong tsc_per_ms(void)
