@@ -43,6 +43,9 @@ cases=(
   "paging32|paging32||||"
   "pagingpae|pagingpae||||"
   "paging64|paging64||||"
+  "pit|pit||||"
+  "pic|pic||||"
+  "uart|uart||||"
 )
 # Every case also runs on Bochs (VMX): all of them take well under a minute there.
 bochs=${MB1_BOCHS:-1}

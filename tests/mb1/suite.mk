@@ -6,7 +6,8 @@ MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 c
             unmodelled:unmodelled:32:PM_OFF boot:boot:32:PM_OFF \
             exceptions32:exceptions:32:PM_OFF exceptions64:exceptions:64:PM_64 \
             mmio32:mmio:32:PM_OFF mmio64:mmio:64:PM_64 \
-            paging32:paging:32:PM_32 pagingpae:paging:32:PM_PAE paging64:paging:64:PM_64
+            paging32:paging:32:PM_32 pagingpae:paging:32:PM_PAE paging64:paging:64:PM_64 \
+            pit:pit:32:PM_OFF pic:pic:32:PM_OFF uart:uart:32:PM_OFF
 MB1_NAMES := $(foreach k,$(MB1_LIST),$(firstword $(subst :, ,$(k))))
 MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
 
