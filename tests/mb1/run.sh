@@ -46,6 +46,11 @@ cases=(
   "pit|pit||||"
   "pic|pic||||"
   "uart|uart||||"
+  "lapic|lapic||||"
+  "lapic64|lapic64||||"
+  "intr32|intr32||||"
+  "intrpae|intrpae||||"
+  "intr64|intr64||||"
 )
 # Every case also runs on Bochs (VMX): all of them take well under a minute there.
 bochs=${MB1_BOCHS:-1}

@@ -7,7 +7,9 @@ MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 c
             exceptions32:exceptions:32:PM_OFF exceptions64:exceptions:64:PM_64 \
             mmio32:mmio:32:PM_OFF mmio64:mmio:64:PM_64 \
             paging32:paging:32:PM_32 pagingpae:paging:32:PM_PAE paging64:paging:64:PM_64 \
-            pit:pit:32:PM_OFF pic:pic:32:PM_OFF uart:uart:32:PM_OFF
+            pit:pit:32:PM_OFF pic:pic:32:PM_OFF uart:uart:32:PM_OFF \
+            lapic:lapic:32:PM_OFF lapic64:lapic:64:PM_64 \
+            intr32:intr:32:PM_32 intrpae:intr:32:PM_PAE intr64:intr:64:PM_64
 MB1_NAMES := $(foreach k,$(MB1_LIST),$(firstword $(subst :, ,$(k))))
 MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
 
