@@ -19,7 +19,7 @@ void irq_update(struct vcpu *v, u64 now_tsc)
 
 bool irq_pending(const struct vcpu *v)
 {
-	return v->irq_requeued || v->irq_vector || extint_pending(v) ||
+	return v->irq_vector || extint_pending(v) ||
 	       vlapic_pending(&v->vlapic) >= 0;
 }
 
@@ -27,10 +27,6 @@ u8 irq_ack(struct vcpu *v)
 {
 	u8 vector;
 
-	if (v->irq_requeued) {
-		v->irq_requeued = false;
-		return v->irq_requeue_vector;
-	}
 	if (v->irq_vector) {
 		vector = v->irq_vector;
 		v->irq_vector = 0;
@@ -43,12 +39,6 @@ u8 irq_ack(struct vcpu *v)
 	return vector;
 }
 
-void irq_requeue(struct vcpu *v, u8 vector)
-{
-	v->irq_requeued = true;
-	v->irq_requeue_vector = vector;
-}
-
 bool irq_may_arrive(struct vcpu *v, u64 now_tsc)
 {
 	return irq_pending(v) || irq_next_deadline(v, now_tsc) ||
@@ -57,11 +47,6 @@ bool irq_may_arrive(struct vcpu *v, u64 now_tsc)
 
 u64 irq_next_deadline(struct vcpu *v, u64 now_tsc)
 {
-	u64 t = v->timer_deadline;
 	u64 ns = board_next_event_ns(v, tsc_to_monotonic_ns(now_tsc));
-	if (ns) {
-		u64 dev = monotonic_ns_to_tsc(ns);
-		t = !t || dev < t ? dev : t;
-	}
-	return t;
+	return deadline_min(v->timer_deadline, ns ? monotonic_ns_to_tsc(ns) : 0);
 }

@@ -49,16 +49,11 @@ static void park(struct vm *vm)
 	__atomic_store_n(&vm->parked, true, __ATOMIC_RELEASE);
 }
 
-static u64 earliest(u64 a, u64 b)
-{
-	return !a ? b : !b ? a : a < b ? a : b;
-}
-
 /* When a waiting vCPU may become runnable: its interrupt sources, BLOCK's timeout, its budget. */
 static u64 wake_deadline(struct vcpu *v, u64 now)
 {
-	u64 t = earliest(irq_next_deadline(v, now), v->vm->end_tsc);
-	return v->blocking ? earliest(t, v->block_deadline) : t;
+	u64 t = deadline_min(irq_next_deadline(v, now), v->vm->end_tsc);
+	return v->blocking ? deadline_min(t, v->block_deadline) : t;
 }
 
 /* One pass over this CPU's guests; false once all have ended. *wake gets the earliest time a
@@ -89,7 +84,7 @@ static bool run_round(u32 me, bool *ran, u64 *wake)
 		if (vm_ended(vm))
 			park(vm);
 		else
-			*wake = earliest(*wake, wake_deadline(v, rdtsc()));
+			*wake = deadline_min(*wake, wake_deadline(v, rdtsc()));
 	}
 	return any;
 }

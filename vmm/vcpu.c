@@ -2,6 +2,7 @@
 #include "vmm/vcpu.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/tsc.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
@@ -24,11 +25,11 @@ void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
 {
 	struct vevent *p = &v->pending;
 
-	if (p->valid && p->type == VEVENT_EXT_INTR) {
-		/* An interrupt in delivery (or about to be) is not lost to an exception: the
-		 * exception goes first, the interrupt when the guest can take it again. */
-		irq_requeue(v, p->vector);
-	} else if (p->valid && p->type == VEVENT_EXCEPTION) {
+	/* A fault while the CPU delivered an interrupt (its gate or stack not present) replaces
+	 * it, as on hardware: the interrupt stays in service at its controller until the
+	 * guest's EOI and is not delivered again. Interrupts still waiting in a controller are
+	 * untouched: they follow the exception once the guest's window opens. */
+	if (p->valid && p->type == VEVENT_EXCEPTION) {
 		/* A fault while the CPU delivered another exception. */
 		if (p->vector == 8) {
 			vm_end(v->vm, VM_END_SHUTDOWN, 0, "fault while delivering #DF");
@@ -178,11 +179,6 @@ static void load_tsc_aux(struct vcpu *v)
 	}
 }
 
-static u64 earliest(u64 a, u64 b)
-{
-	return !a ? b : !b ? a : a < b ? a : b;
-}
-
 bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 {
 	struct vm *vm = v->vm;
@@ -200,7 +196,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 			ok = vm->tdp_on || load_root(v);
 		}
 		/* The guest exits by the end of its slice or budget, or when a device needs it. */
-		v->exit_deadline = earliest(earliest(slice_end, vm->end_tsc),
+		v->exit_deadline = deadline_min(deadline_min(slice_end, vm->end_tsc),
 					    irq_next_deadline(v, now));
 		spin_unlock(&vm->lock);
 		if (!ok)

@@ -55,10 +55,6 @@ struct vcpu {
 	u8 irq_vector;            /* the PV timer's interrupt waiting to be injected (0: none) */
 	u8 timer_vector;          /* the PV one-shot timer's vector */
 	u64 timer_deadline;       /* TSC when it fires (0: not armed) */
-	/* An interrupt already taken from its controller whose delivery was cut short (an exit
-	 * during delivery, an exception injected first): delivered before any other. */
-	bool irq_requeued;
-	u8 irq_requeue_vector;
 	bool halted;              /* in HLT or BLOCK: not runnable until an event */
 	bool blocking;            /* BLOCK hypercall: wakes on an event or at block_deadline */
 	u64 block_deadline;

@@ -172,7 +172,6 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 
 #define NP_ENABLE BIT(0)
 #define CR_BIT_CR3 BIT(3)
-#define EXC_PF BIT(14)
 
 void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa);
 
@@ -235,7 +234,7 @@ static int svm_vcpu_create(struct vcpu *v)
 
 	vmcb->cr_read = BIT(0) | BIT(3) | BIT(4);
 	vmcb->cr_write = BIT(0) | BIT(3) | BIT(4);
-	vmcb->exceptions = BIT(14) | BIT(6) | BIT(18); /* #PF, #UD (VMCALL), #MC */
+	vmcb->exceptions = VIRT_EXC_SHADOW;
 	vmcb->misc1 = I1_INTR | I1_NMI | I1_CPUID | I1_HLT | I1_INVLPG | I1_INVLPGA | I1_IOIO |
 		      I1_MSR | I1_TASK_SWITCH | I1_SHUTDOWN;
 	vmcb->misc2 = I2_SVM_INSNS | I2_RDTSCP;
@@ -394,6 +393,7 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 	} else if (code >= VMEXIT_EXCP_BASE && code < VMEXIT_EXCP_BASE + 32) {
 		x->reason = UMBRA_EXIT_EXCEPTION;
 		x->vector = (u8)(code - VMEXIT_EXCP_BASE);
+		x->has_error = virt_exc_has_error(x->vector);
 		x->error_code = vmcb->exit_info1;
 	} else {
 		switch (code) {
@@ -447,6 +447,7 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	vmcb->rsp = v->regs.gpr[X86_RSP];
 	vmcb->rip = v->regs.rip;
 	vmcb->rflags = v->regs.rflags;
+	vmcb->exceptions = virt_exc_bitmap(&v->pending, npt_on(vmcb));
 	vmcb->event_inj = v->pending.valid ? event_word(&v->pending) : 0;
 	v->pending.valid = false;
 	if (npt_on(vmcb))
@@ -511,7 +512,6 @@ static void svm_tdp_enable(struct vcpu *v, u64 root_hpa)
 	/* CR0 and CR4 writes still exit: vmm/ validates them and keeps the walker's mode. */
 	vmcb->cr_read &= (u16)~CR_BIT_CR3;
 	vmcb->cr_write &= (u16)~CR_BIT_CR3;
-	vmcb->exceptions &= ~(u32)EXC_PF;
 	vmcb->misc1 &= ~(u32)I1_INVLPG;
 	svm_update_paging(v);
 }

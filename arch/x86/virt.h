@@ -42,6 +42,29 @@ struct vevent {
 };
 enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_INT = 4 };
 
+/* Exceptions every backend intercepts: #UD (the other vendor's hypercall), #MC; #PF too while
+ * the shadow MMU pages. */
+#define VIRT_EXC_ALWAYS (BIT(6) | BIT(18))
+#define VIRT_EXC_SHADOW (VIRT_EXC_ALWAYS | BIT(14))
+/* The faults an event's delivery can raise (#TS, #NP, #SS, #GP), intercepted while Umbra injects
+ * an exception: Umbra then combines them itself (#DF, triple fault), also where the CPU does
+ * not apply the double-fault rules to an injected event (QEMU's TCG). */
+#define VIRT_EXC_DELIVERY (BIT(10) | BIT(11) | BIT(12) | BIT(13))
+
+/* The exception intercepts for the next entry. */
+static inline u32 virt_exc_bitmap(const struct vevent *pending, bool tdp)
+{
+	u32 bits = tdp ? VIRT_EXC_ALWAYS : VIRT_EXC_SHADOW;
+	return pending->valid && pending->type == VEVENT_EXCEPTION ? bits | VIRT_EXC_DELIVERY : bits;
+}
+
+/* Does exception vector push an error code? */
+static inline bool virt_exc_has_error(u8 vector)
+{
+	return vector == 8 || (vector >= 10 && vector <= 14) || vector == 17 || vector == 21 ||
+	       vector == 29 || vector == 30;
+}
+
 struct virt_backend {
 	const char *name; /* "svm" or "vmx": the summary's virt= value */
 	/* Does this CPU offer the extension at all? On no, *why says what is missing. */

@@ -203,6 +203,7 @@ struct vmx_vcpu {
 	bool launched, flush;
 	u64 root_hpa;     /* the shadow root the VMCS holds */
 	u32 proc;         /* primary controls in force, without the interrupt window */
+	u32 exc_bitmap;   /* the exception bitmap in force */
 	bool tdp;         /* on EPT: the guest's own CR0/CR3/CR4/EFER run on the CPU */
 	bool pdptes_set;  /* the VMCS PDPTE fields hold this PAE context's PDPTEs */
 	u64 eptp;
@@ -500,7 +501,8 @@ static void write_controls(struct vcpu *v)
 	vmwrite(F_EXIT_CTLS, caps.exit);
 	vmwrite(F_ENTRY_CTLS, caps.entry);
 	/* A VMCS holds no defined values until written: every field in use is set here. */
-	vmwrite(F_EXC_BITMAP, BIT(14) | BIT(6) | BIT(18)); /* #PF, #UD (VMMCALL), #MC */
+	s->exc_bitmap = VIRT_EXC_SHADOW;
+	vmwrite(F_EXC_BITMAP, s->exc_bitmap);
 	vmwrite(F_PF_ERROR_MASK, 0); /* every #PF exits */
 	vmwrite(F_PF_ERROR_MATCH, 0);
 	vmwrite(F_CR3_TARGETS, 0);
@@ -885,6 +887,11 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	}
 	if (s->tsc_aux)
 		s->tsc_aux->value = v->tsc_aux;
+	u32 exc = virt_exc_bitmap(&v->pending, s->tdp);
+	if (exc != s->exc_bitmap) {
+		s->exc_bitmap = exc;
+		vmwrite(F_EXC_BITMAP, exc);
+	}
 	u32 intr = 0;
 	if (v->pending.valid) {
 		intr = event_word(&v->pending);
@@ -973,7 +980,8 @@ static void vmx_tdp_enable(struct vcpu *v, u64 root_hpa)
 	vmwrite(F_PROC, s->proc);
 	vmwrite(F_PROC2, caps.proc2_tdp);
 	vmwrite(F_EPT_POINTER, s->eptp);
-	vmwrite(F_EXC_BITMAP, BIT(6) | BIT(18)); /* the guest takes its own page faults */
+	s->exc_bitmap = VIRT_EXC_ALWAYS; /* the guest takes its own page faults */
+	vmwrite(F_EXC_BITMAP, s->exc_bitmap);
 	s->flush = true; /* a reused root page may still have cached translations */
 	vmx_update_paging(v);
 }

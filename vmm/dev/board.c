@@ -263,16 +263,11 @@ void board_update(struct vcpu *v, u64 now_ns)
 	vlapic_timer_update(&v->vlapic, now_ns);
 }
 
-static u64 earliest(u64 a, u64 b)
-{
-	return !a ? b : !b ? a : a < b ? a : b;
-}
-
 u64 board_next_event_ns(struct vcpu *v, u64 now_ns)
 {
 	struct board *b = &v->vm->board;
-	u64 t = earliest(pit_next_irq0_ns(&b->pit, now_ns), vlapic_next_event_ns(&v->vlapic));
+	u64 t = deadline_min(pit_next_irq0_ns(&b->pit, now_ns), vlapic_next_event_ns(&v->vlapic));
 	if (uart_rx_irq_enabled(&b->com1) && console_has_focus(v->vm))
-		t = earliest(t, now_ns + INPUT_POLL_NS);
+		t = deadline_min(t, now_ns + INPUT_POLL_NS);
 	return t;
 }
