@@ -483,8 +483,11 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 					      .type = (ii >> 8) & 7, .has_error = ii & EVENT_HAS_ERR,
 					      .error_code = (u32)(ii >> 32) };
 		x->vectoring = true;
-		/* A software interrupt is re-executed, not re-injected. */
-		if (v->pending.type == VEVENT_SOFT_INT)
+		/* INT n is re-executed, not re-injected (EVENTINJ would push the VMCB's RIP,
+		 * which still points at it). So are INT3 and INTO, which AMD reports as
+		 * exceptions #BP and #OF: nothing else raises those two. */
+		u8 t = v->pending.type, vec = v->pending.vector;
+		if (t == VEVENT_SOFT_INT || (t == VEVENT_EXCEPTION && (vec == 3 || vec == 4)))
 			v->pending.valid = false;
 	}
 	/* A physical interrupt made us exit: take it now (the host runs with IF clear). */

@@ -39,8 +39,12 @@ struct vevent {
 	u8 vector;
 	bool has_error;
 	u32 error_code;
+	u8 insn_len;       /* software interrupts and exceptions (VMX): the instruction's length */
 };
-enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_INT = 4 };
+/* Event types as both vendors number them; the last two are VMX's alone (SVM re-executes
+ * INT3/INTO and INT1 instead of re-injecting them). */
+enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_INT = 4,
+       VEVENT_PRIV_SOFT_EXC = 5, VEVENT_SOFT_EXC = 6 };
 
 /* Exceptions every backend intercepts: #UD (the other vendor's hypercall), #MC; #PF too while
  * the shadow MMU pages. */

@@ -896,7 +896,7 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	if (v->pending.valid) {
 		intr = event_word(&v->pending);
 		vmwrite(F_ENTRY_ERROR, v->pending.error_code);
-		vmwrite(F_ENTRY_INSN_LEN, 0);
+		vmwrite(F_ENTRY_INSN_LEN, v->pending.insn_len);
 		v->pending.valid = false;
 	}
 	vmwrite(F_ENTRY_INTR, intr);
@@ -943,9 +943,11 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 		if (idt & INTR_HAS_ERROR)
 			v->pending.error_code = (u32)vmread(F_IDT_VECTORING_ERROR);
 		x->vectoring = true;
-		/* INT n, INT3, INTO, INT1: RIP is still at the instruction, which runs again. */
+		/* INT n, INT3, INTO, INT1: RIP is still at the instruction. Delivered again with
+		 * its length rather than run again: an interrupt that became deliverable meanwhile
+		 * must not overtake it (an STI shadow ended by the exit, say). */
 		if (type == INTR_SOFT_INT || type == INTR_PRIV_SOFT_EXC || type == INTR_SOFT_EXC)
-			v->pending.valid = false;
+			v->pending.insn_len = (u8)vmread(F_EXIT_INSN_LEN);
 	}
 	/* Blocked on the host since the exit: the host's own handler runs, as it would natively
 	 * (and under SVM, once GIF is set again), and its IRET unblocks NMIs. */
