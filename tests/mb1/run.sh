@@ -28,6 +28,7 @@ cases=(
   "serial-exit0|serial|exit=0 leaves with status 1|||"
   "serial-exit7f|serial|exit=0x7f|||"
   "serial-stringio|serial|stringio=1|||"
+  "serial-exitb|serial|exit=0x21 exitb=1|||"
   "boot|boot|words after the name|tests/mb1/mb1.h first module;tests/mb1/boot.c||"
   "devices|devices||||"
   "mmio32|mmio32|or and add indexed cmp test xchg||||"

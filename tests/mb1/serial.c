@@ -84,6 +84,11 @@ void test_main(void)
 		kprintf("count %d of 3\n", i + 1);
 
 	ulong v = mb1_arg_num("exit", 0x10);
+	if (mb1_arg_num("exitb", 0) && !checks_failed) {
+		/* A byte-wide OUT with other bits in AX: the device sees AL alone. */
+		asm volatile("outb %%al, %%dx" : : "a"(0xa500u | (uint8_t)v), "d"(UMBRA_RESULT_PORT));
+		triple_fault();
+	}
 	if (v != 0x10 || checks_failed) {
 		kprintf("exit value %lx\n", checks_failed ? 0x11ul : v);
 		outl(UMBRA_RESULT_PORT, checks_failed ? 0x11u : (uint32_t)v);

@@ -184,6 +184,9 @@ u32 board_pio_in(struct vcpu *v, u16 port, unsigned size)
 void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 {
 	const struct pio_range *r = pio_find(port);
+	/* Exactly size bytes leave the CPU: an OUT of AL never shows AH to a device. */
+	if (size < 4)
+		val &= (1u << (size * 8)) - 1;
 	if (size == 1 || (r && r->any_width)) {
 		pio_out1(v, port, size, val);
 		return;
