@@ -400,17 +400,18 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 		case VMEXIT_INTR: x->reason = UMBRA_EXIT_INTR; break;
 		case VMEXIT_NMI: x->reason = UMBRA_EXIT_NMI; break;
 		case VMEXIT_VINTR: x->reason = UMBRA_EXIT_IRQ_WINDOW; break;
-		case VMEXIT_CPUID: x->reason = UMBRA_EXIT_CPUID; x->insn_len = 2; break;
-		case VMEXIT_HLT: x->reason = UMBRA_EXIT_HLT; x->insn_len = 1; break;
+		/* Without NRIP save the length is decoded (vcpu_skip): prefixes make any of
+		 * these longer than its opcode (2e 0f a2 is a 3-byte CPUID). */
+		case VMEXIT_CPUID: x->reason = UMBRA_EXIT_CPUID; break;
+		case VMEXIT_HLT: x->reason = UMBRA_EXIT_HLT; break;
 		case VMEXIT_INVLPG: x->reason = UMBRA_EXIT_INVLPG; break;
 		case VMEXIT_SHUTDOWN: x->reason = UMBRA_EXIT_SHUTDOWN; break;
-		case VMEXIT_VMMCALL: x->reason = UMBRA_EXIT_HYPERCALL; x->insn_len = 3; break;
-		case VMEXIT_RDTSCP: x->reason = UMBRA_EXIT_RDTSCP; x->insn_len = 3; break;
+		case VMEXIT_VMMCALL: x->reason = UMBRA_EXIT_HYPERCALL; break;
+		case VMEXIT_RDTSCP: x->reason = UMBRA_EXIT_RDTSCP; break;
 		case VMEXIT_INVALID: x->reason = UMBRA_EXIT_INVALID; break;
 		case VMEXIT_MSR:
 			x->reason = UMBRA_EXIT_MSR;
 			x->msr_write = vmcb->exit_info1 & 1;
-			x->insn_len = 2;
 			break;
 		case VMEXIT_IOIO: {
 			u64 i = vmcb->exit_info1;

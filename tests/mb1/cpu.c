@@ -330,10 +330,27 @@ static void tsc_write(void)
 	kprintf("tsc: written, counts on from the value written\n");
 }
 
+/* Intercepted instructions with prefixes run to the right next instruction: a hypervisor that
+ * assumes the bare opcode's length resumes inside the instruction (at 0xa2 or 0x32, which
+ * decode as other instructions and take the marker's bytes as an address). */
+static void prefixed(void)
+{
+	uint32_t a = 0, b, c = 0x1b, d = 0;
+	asm volatile(".byte 0x2e, 0x0f, 0xa2\n\tmov $0x600dbeef, %%edx"
+		     : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	CHECK(d == 0x600dbeef, "cs cpuid: went on at the wrong byte (%x)", d);
+	c = 0x1b;
+	asm volatile(".byte 0x3e, 0x3e, 0x0f, 0x32\n\tmov $0x600dbeef, %%edx"
+		     : "=a"(a), "+c"(c), "=d"(d));
+	CHECK(d == 0x600dbeef && (a & 0xfffff000u) == 0xfee00000u, "ds ds rdmsr: %x %x", a, d);
+	kprintf("prefixed cpuid and rdmsr: resume after the whole instruction\n");
+}
+
 void test_main(void)
 {
 	cpuid_checks();
 	advertised();
+	prefixed();
 #ifdef __x86_64__
 	msr_checks();
 	syscall_check();
