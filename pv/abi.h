@@ -129,7 +129,8 @@ struct umbra_boot_info {
 	X(PAGE_FAULT, pf) X(CR_ACCESS, cr) X(INVLPG, invlpg) X(HYPERCALL, hypercall) X(IO, io) \
 	X(MSR, msr) X(CPUID, cpuid) X(HLT, hlt) X(EXCEPTION, exception) X(INTR, intr) X(NMI, nmi) \
 	X(IRQ_WINDOW, irq_window) X(RDTSCP, rdtscp) X(SHUTDOWN, shutdown) X(INVALID, invalid) \
-	X(OTHER, other) X(NESTED_FAULT, npf) X(PREEMPT, preempt)
+	X(OTHER, other) X(NESTED_FAULT, npf) X(PREEMPT, preempt) \
+	X(DR_ACCESS, dr) X(INSN, insn)
 
 #define UMBRA_EXIT_ENUM_(name, short_name) UMBRA_EXIT_##name,
 enum umbra_exit_reason {

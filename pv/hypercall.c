@@ -138,7 +138,7 @@ static s64 hc_block(struct vcpu *v, const struct hc_args *a)
 		return 1; /* an event is already waiting */
 	v->halted = true;
 	v->blocking = true;
-	v->block_deadline = rdtsc() + ns_to_tsc(ns);
+	v->block_deadline = rdtsc() + ns_to_tsc(ns) + 1; /* never before ns have passed */
 	return 0; /* replaced by the wake-up's value */
 }
 
@@ -154,7 +154,7 @@ static s64 hc_timer_set(struct vcpu *v, const struct hc_args *a)
 	if (vector < 32 || vector > 255 || ns > UMBRA_TIMER_MAX_NS)
 		return -UMBRA_EINVAL;
 	v->timer_vector = (u8)vector;
-	v->timer_deadline = rdtsc() + ns_to_tsc(ns ? ns : 1);
+	v->timer_deadline = rdtsc() + ns_to_tsc(ns ? ns : 1) + 1;
 	return 0;
 }
 

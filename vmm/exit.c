@@ -292,8 +292,38 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 		vm_end(v->vm, VM_END_FATAL, 0, "machine check");
 		return;
 	}
+	if (x->vector == 1) {
+		/* The guest's DR6 reports this #DB: make it the guest's own first. */
+		vcpu_dr_activate(v);
+		if (x->dr6_set)
+			virt->set_dr6(v, (virt->get_dr6(v) & ~0xfull) | x->dr6_set);
+	}
 	/* Anything else intercepted belongs to the guest. */
 	vcpu_inject(v, x->vector, x->has_error, (u32)x->error_code);
+}
+
+/* Its first MOV DR: the guest gets its own debug registers, and the instruction runs again
+ * natively (RIP has not moved). */
+static void handle_dr_access(struct vcpu *v, const struct vexit *x)
+{
+	(void)x;
+	vcpu_dr_activate(v);
+}
+
+/* Instructions that must not reach the CPU as the guest wrote them. INVD would drop dirty
+ * cache lines of other guests' memory: it runs as WBINVD's no-op here (caches are coherent).
+ * No performance counters are modelled, so RDPMC faults as with an invalid counter. */
+static void handle_insn(struct vcpu *v, const struct vexit *x)
+{
+	switch (x->insn) {
+	case VINSN_INVD:
+	case VINSN_WBINVD:
+		vcpu_skip(v, x);
+		return;
+	default:
+		vcpu_inject_gp(v);
+		return;
+	}
 }
 
 static void handle_rdtscp(struct vcpu *v, const struct vexit *x)
@@ -333,6 +363,8 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	case UMBRA_EXIT_CPUID: handle_cpuid(v, x); break;
 	case UMBRA_EXIT_HLT: handle_hlt(v, x); break;
 	case UMBRA_EXIT_RDTSCP: handle_rdtscp(v, x); break;
+	case UMBRA_EXIT_DR_ACCESS: handle_dr_access(v, x); break;
+	case UMBRA_EXIT_INSN: handle_insn(v, x); break;
 	case UMBRA_EXIT_EXCEPTION: handle_exception(v, x); break;
 	case UMBRA_EXIT_INTR:
 	case UMBRA_EXIT_PREEMPT:

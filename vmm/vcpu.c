@@ -179,6 +179,42 @@ static void load_tsc_aux(struct vcpu *v)
 	}
 }
 
+/* Puts v's DR0-DR3 and DR6 into this CPU unless they are there already. */
+static void dr_load(struct vcpu *v)
+{
+	struct percpu *pc = this_cpu();
+
+	if (pc->dr_owner == v)
+		return;
+	write_dr0(v->dr[0]);
+	write_dr1(v->dr[1]);
+	write_dr2(v->dr[2]);
+	write_dr3(v->dr[3]);
+	if (virt->dr6_live)
+		write_dr6(v->dr6);
+	pc->dr_owner = v;
+}
+
+/* Keeps them while the CPU runs others (which may load theirs). */
+static void dr_save(struct vcpu *v)
+{
+	v->dr[0] = read_dr0();
+	v->dr[1] = read_dr1();
+	v->dr[2] = read_dr2();
+	v->dr[3] = read_dr3();
+	if (virt->dr6_live)
+		v->dr6 = read_dr6();
+}
+
+void vcpu_dr_activate(struct vcpu *v)
+{
+	if (!v->dr_active) {
+		v->dr_active = true;
+		virt->intercept_dr(v, false);
+	}
+	dr_load(v);
+}
+
 bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 {
 	struct vm *vm = v->vm;
@@ -203,6 +239,8 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 			break;
 		ran = true;
 		load_tsc_aux(v);
+		if (v->dr_active)
+			dr_load(v);
 		lapic_timer_arm(v->exit_deadline);
 		virt->vcpu_run(v, &x);
 		lapic_timer_expired();
@@ -212,6 +250,8 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		exit_handle(v, &x);
 		spin_unlock(&vm->lock);
 	}
+	if (v->dr_active)
+		dr_save(v);
 	v->yielded = false;
 	return ran;
 }

@@ -27,6 +27,10 @@ void vcpu_follow_cr3(struct vcpu *v);
 /* Handles a CR access exit (decodes MOV CR, CLTS, LMSW, SMSW). */
 void vcpu_cr_access(struct vcpu *v, const struct vexit *x);
 
+/* The guest touched a debug register: from now on its DR0-DR3 and DR6 are switched with it
+ * and MOV DR runs natively. Call on the vCPU's CPU. */
+void vcpu_dr_activate(struct vcpu *v);
+
 /* Runs one vCPU until its guest ends, it halts or yields, or the time slice is over. Returns
  * false if it could not run at all (halted, waiting for an event). */
 bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline);

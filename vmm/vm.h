@@ -51,6 +51,11 @@ struct vcpu {
 	struct vlapic vlapic;
 	u64 pat, tsc_aux, mtrr_def_type;
 	u64 tsc_offset;           /* guest TSC = host TSC + this */
+	/* DR0-DR3 and, where the world switch does not keep it, DR6 (DR7 is in the VMCB/VMCS):
+	 * switched only for a vCPU that has touched them; until then MOV DR exits, so no guest
+	 * ever sees another's values. */
+	bool dr_active;
+	u64 dr[4], dr6;
 	/* Virtual interrupts and waiting. */
 	u8 irq_vector;            /* the PV timer's interrupt waiting to be injected (0: none) */
 	u8 timer_vector;          /* the PV one-shot timer's vector */

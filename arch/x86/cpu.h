@@ -62,6 +62,18 @@ DEFINE_CR(3)
 DEFINE_CR(4)
 #undef DEFINE_CR
 
+#define DEFINE_DR(n) \
+	static inline u64 read_dr##n(void) \
+	{ u64 v; __asm__ volatile("mov %%db" #n ", %0" : "=r"(v)); return v; } \
+	static inline void write_dr##n(u64 v) \
+	{ __asm__ volatile("mov %0, %%db" #n ::"r"(v)); }
+DEFINE_DR(0)
+DEFINE_DR(1)
+DEFINE_DR(2)
+DEFINE_DR(3)
+DEFINE_DR(6)
+#undef DEFINE_DR
+
 static inline void outb(u16 port, u8 v) { __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port)); }
 static inline void outw(u16 port, u16 v) { __asm__ volatile("outw %0, %1" ::"a"(v), "Nd"(port)); }
 static inline void outl(u16 port, u32 v) { __asm__ volatile("outl %0, %1" ::"a"(v), "Nd"(port)); }

@@ -39,6 +39,7 @@ struct percpu {
 	u64 virt_host_pa;   /* SVM: where VMSAVE keeps host state across a world switch */
 	u64 tsc_aux;        /* what the real TSC_AUX holds (the last guest's) */
 	u64 timer_armed;    /* the TSC deadline the host timer is armed for (0: none) */
+	const void *dr_owner;/* the vCPU whose DR0-DR3 and DR6 the CPU holds (NULL: none) */
 	bool timer_mode_set;/* this CPU's timer LVT is programmed for lapic_timer_arm */
 	char virt_info[160];/* what enabling virtualization found, for the log */
 	const char *virt_error;

@@ -79,6 +79,7 @@
 #define MSR_VM_HSAVE_PA 0xc0010117
 
 #define RFLAGS_CF _B(0)
+#define RFLAGS_TF _B(8)
 #define RFLAGS_IF _B(9)
 #define RFLAGS_DF _B(10)
 #define RFLAGS_AC _B(18)

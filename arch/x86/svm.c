@@ -133,7 +133,9 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define I1_INTR BIT(0)
 #define I1_NMI BIT(1)
 #define I1_VINTR BIT(4)
+#define I1_RDPMC BIT(15)
 #define I1_CPUID BIT(18)
+#define I1_INVD BIT(22)
 #define I1_HLT BIT(24)
 #define I1_INVLPG BIT(25)
 #define I1_INVLPGA BIT(26)
@@ -146,6 +148,13 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define I2_VMMCALL BIT(1)
 #define I2_SVM_INSNS (0x7fu << 0) /* VMRUN VMMCALL VMLOAD VMSAVE STGI CLGI SKINIT */
 #define I2_RDTSCP BIT(7)          /* TSC_AUX is the guest's, not the host's */
+#define I2_WBINVD BIT(9)          /* QEMU 7.2 checks INVD against this bit too */
+#define I2_MONITOR BIT(10)
+#define I2_MWAIT BIT(11)
+/* MOV DR intercepts until a guest first touches its debug registers (DR6/DR7 live in the
+ * VMCB; DR0-DR3 are the CPU's and are switched only for guests that use them, so DR7 must
+ * exit too: it would arm breakpoints on another guest's addresses). */
+#define DR_LAZY (BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(6) | BIT(7))
 
 #define VMEXIT_CR0_READ 0x00
 #define VMEXIT_CR0_WRITE 0x10
@@ -153,15 +162,25 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define VMEXIT_INTR 0x60
 #define VMEXIT_NMI 0x61
 #define VMEXIT_VINTR 0x64
+#define VMEXIT_DR0_READ 0x20
+#define VMEXIT_DR15_WRITE 0x3f
+#define VMEXIT_RDPMC 0x6f
 #define VMEXIT_CPUID 0x72
+#define VMEXIT_INVD 0x76
 #define VMEXIT_HLT 0x78
 #define VMEXIT_INVLPG 0x79
+#define VMEXIT_INVLPGA 0x7a
 #define VMEXIT_IOIO 0x7b
 #define VMEXIT_MSR 0x7c
 #define VMEXIT_SHUTDOWN 0x7f
 #define VMEXIT_VMRUN 0x80
 #define VMEXIT_VMMCALL 0x81
+#define VMEXIT_VMLOAD 0x82
+#define VMEXIT_SKINIT 0x86
 #define VMEXIT_RDTSCP 0x87
+#define VMEXIT_WBINVD 0x89
+#define VMEXIT_MONITOR 0x8a
+#define VMEXIT_MWAIT 0x8b
 #define VMEXIT_NPF 0x400
 #define VMEXIT_INVALID 0xffffffffu
 
@@ -235,9 +254,10 @@ static int svm_vcpu_create(struct vcpu *v)
 	vmcb->cr_read = BIT(0) | BIT(3) | BIT(4);
 	vmcb->cr_write = BIT(0) | BIT(3) | BIT(4);
 	vmcb->exceptions = VIRT_EXC_SHADOW;
-	vmcb->misc1 = I1_INTR | I1_NMI | I1_CPUID | I1_HLT | I1_INVLPG | I1_INVLPGA | I1_IOIO |
-		      I1_MSR | I1_TASK_SWITCH | I1_SHUTDOWN;
-	vmcb->misc2 = I2_SVM_INSNS | I2_RDTSCP;
+	vmcb->misc1 = I1_INTR | I1_NMI | I1_RDPMC | I1_CPUID | I1_INVD | I1_HLT | I1_INVLPG |
+		      I1_INVLPGA | I1_IOIO | I1_MSR | I1_TASK_SWITCH | I1_SHUTDOWN;
+	vmcb->misc2 = I2_SVM_INSNS | I2_RDTSCP | I2_WBINVD | I2_MONITOR | I2_MWAIT;
+	vmcb->dr_read = vmcb->dr_write = DR_LAZY;
 	vmcb->iopm_pa = pa + PAGE_SIZE;
 	vmcb->msrpm_pa = pa + 4 * PAGE_SIZE;
 	vmcb->asid = v->asid;
@@ -361,6 +381,22 @@ static void svm_request_irq_window(struct vcpu *v, bool on)
 	}
 }
 
+static void svm_intercept_dr(struct vcpu *v, bool on)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+	vmcb->dr_read = vmcb->dr_write = on ? DR_LAZY : 0;
+}
+
+static u64 svm_get_dr6(struct vcpu *v)
+{
+	return vmcb_of(v)->dr6;
+}
+
+static void svm_set_dr6(struct vcpu *v, u64 dr6)
+{
+	vmcb_of(v)->dr6 = dr6;
+}
+
 static void svm_set_tsc_offset(struct vcpu *v, u64 offset)
 {
 	vmcb_of(v)->tsc_offset = offset;
@@ -372,13 +408,33 @@ static u64 event_word(const struct vevent *e)
 	       ((u64)e->error_code << 32);
 }
 
+/* Hardware sets DR6 before the #DB intercept; QEMU's TCG only when it delivers the #DB. Where
+ * the VMCB shows no cause, derive it: a single step (TF), or instruction breakpoints at RIP. */
+static u32 db_cause(const struct vmcb *vmcb)
+{
+	const u64 dr[4] = { read_dr0(), read_dr1(), read_dr2(), read_dr3() };
+	u32 bits = 0;
+
+	if (vmcb->dr6 & 0x600f)
+		return 0;
+	if (vmcb->rflags & RFLAGS_TF)
+		return BIT(14);
+	for (int i = 0; i < 4; i++)
+		if ((vmcb->dr7 & (3ull << (2 * i))) && !((vmcb->dr7 >> (16 + 4 * i)) & 3) &&
+		    dr[i] == vmcb->rip)
+			bits |= BIT(i);
+	return bits;
+}
+
 static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 {
 	u64 code = vmcb->exit_code & 0xffffffffu;
 
 	*x = (struct vexit){ .raw_code = vmcb->exit_code, .raw_info1 = vmcb->exit_info1,
 			     .raw_info2 = vmcb->exit_info2, .reason = UMBRA_EXIT_OTHER };
-	if (code < 0x20) {
+	if (code >= VMEXIT_DR0_READ && code <= VMEXIT_DR15_WRITE) {
+		x->reason = UMBRA_EXIT_DR_ACCESS;
+	} else if (code < 0x20) {
 		x->reason = UMBRA_EXIT_CR_ACCESS;
 		x->cr = code & 0xf;
 		x->cr_write = code >= VMEXIT_CR0_WRITE;
@@ -395,6 +451,8 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 		x->vector = (u8)(code - VMEXIT_EXCP_BASE);
 		x->has_error = virt_exc_has_error(x->vector);
 		x->error_code = vmcb->exit_info1;
+		if (x->vector == 1)
+			x->dr6_set = db_cause(vmcb);
 	} else {
 		switch (code) {
 		case VMEXIT_INTR: x->reason = UMBRA_EXIT_INTR; break;
@@ -409,6 +467,18 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 		case VMEXIT_VMMCALL: x->reason = UMBRA_EXIT_HYPERCALL; break;
 		case VMEXIT_RDTSCP: x->reason = UMBRA_EXIT_RDTSCP; break;
 		case VMEXIT_INVALID: x->reason = UMBRA_EXIT_INVALID; break;
+		case VMEXIT_INVD: x->reason = UMBRA_EXIT_INSN; x->insn = VINSN_INVD; break;
+		case VMEXIT_WBINVD: x->reason = UMBRA_EXIT_INSN; x->insn = VINSN_WBINVD; break;
+		case VMEXIT_RDPMC: x->reason = UMBRA_EXIT_INSN; x->insn = VINSN_RDPMC; break;
+		/* What a CPU without SVM, MONITOR or MWAIT (CPUID hides them) raises. */
+		case VMEXIT_VMRUN:
+		case VMEXIT_VMLOAD ... VMEXIT_SKINIT:
+		case VMEXIT_INVLPGA:
+		case VMEXIT_MONITOR:
+		case VMEXIT_MWAIT:
+			x->reason = UMBRA_EXIT_EXCEPTION;
+			x->vector = 6;
+			break;
 		case VMEXIT_MSR:
 			x->reason = UMBRA_EXIT_MSR;
 			x->msr_write = vmcb->exit_info1 & 1;
@@ -534,6 +604,9 @@ const struct virt_backend svm_backend = {
 	.irq_window_open = svm_irq_window_open,
 	.request_irq_window = svm_request_irq_window,
 	.set_tsc_offset = svm_set_tsc_offset,
+	.intercept_dr = svm_intercept_dr,
+	.get_dr6 = svm_get_dr6,
+	.set_dr6 = svm_set_dr6,
 	.tdp_supported = svm_tdp_supported,
 	.tdp_format = &npt_format,
 	.tdp_enable = svm_tdp_enable,

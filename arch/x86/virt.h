@@ -19,6 +19,9 @@ struct vexit {
 	u64 error_code;    /* PAGE_FAULT, EXCEPTION (when has_error), NESTED_FAULT (vendor's) */
 	u64 addr;          /* PAGE_FAULT: the faulting linear address; NESTED_FAULT: the gpa */
 	u8 vector;         /* EXCEPTION: which one (#UD for a foreign VMCALL/VMMCALL, ...) */
+	u8 insn;           /* INSN: which instruction (VINSN_*) */
+	u32 dr6_set;       /* EXCEPTION #DB on VMX: the DR6 bits it sets, which the CPU left to
+			      Umbra (SVM updates the guest's DR6 itself) */
 	bool has_error;
 	u8 cr;             /* CR_ACCESS: which register */
 	bool cr_write;     /* CR_ACCESS: write (else read) */
@@ -31,6 +34,9 @@ struct vexit {
 	u64 raw_code;      /* the vendor's own exit code and qualification, for dumps */
 	u64 raw_info1, raw_info2;
 };
+
+/* Instructions that exit only to be refused or completed (UMBRA_EXIT_INSN). */
+enum { VINSN_INVD = 1, VINSN_WBINVD, VINSN_RDPMC };
 
 /* An event to deliver to the guest at the next entry. */
 struct vevent {
@@ -46,9 +52,10 @@ struct vevent {
 enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_INT = 4,
        VEVENT_PRIV_SOFT_EXC = 5, VEVENT_SOFT_EXC = 6 };
 
-/* Exceptions every backend intercepts: #UD (the other vendor's hypercall), #MC; #PF too while
- * the shadow MMU pages. */
-#define VIRT_EXC_ALWAYS (BIT(6) | BIT(18))
+/* Exceptions every backend intercepts: #UD (the other vendor's hypercall), #MC, and #DB and
+ * #AC, whose delivery a guest can make raise the same exception again forever without an exit
+ * (CVE-2015-5307, CVE-2015-8104); #PF too while the shadow MMU pages. */
+#define VIRT_EXC_ALWAYS (BIT(1) | BIT(6) | BIT(17) | BIT(18))
 #define VIRT_EXC_SHADOW (VIRT_EXC_ALWAYS | BIT(14))
 /* The faults an event's delivery can raise (#TS, #NP, #SS, #GP), intercepted while Umbra injects
  * an exception: Umbra then combines them itself (#DF, triple fault), also where the CPU does
@@ -101,6 +108,13 @@ struct virt_backend {
 	bool (*irq_window_open)(struct vcpu *v);
 	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
 	void (*request_irq_window)(struct vcpu *v, bool on);
+	/* MOV DR exits (UMBRA_EXIT_DR_ACCESS) while on, run natively while off. */
+	void (*intercept_dr)(struct vcpu *v, bool on);
+	/* The guest's DR6 (SVM keeps it in the VMCB, VMX in the real register). */
+	u64 (*get_dr6)(struct vcpu *v);
+	void (*set_dr6)(struct vcpu *v, u64 dr6);
+	/* Is it the real register, to be switched with DR0-DR3 (no world switch saves it)? */
+	bool dr6_live;
 	/* The guest's RDTSC reads the host TSC plus this (a guest's TSC write sets it). */
 	void (*set_tsc_offset)(struct vcpu *v, u64 offset);
 

@@ -70,12 +70,14 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define PROC_TSC_OFFSET BIT(3)
 #define PROC_HLT BIT(7)
 #define PROC_INVLPG BIT(9)
+#define PROC_RDPMC BIT(11)
 #define PROC_MWAIT BIT(10)
 #define PROC_CR3_LOAD BIT(15)
 #define PROC_CR3_STORE BIT(16)
 #define PROC_CR8_LOAD BIT(19)
 #define PROC_CR8_STORE BIT(20)
 #define PROC_TPR_SHADOW BIT(21)
+#define PROC_MOV_DR BIT(23)
 #define PROC_IO_BITMAPS BIT(25)
 #define PROC_MSR_BITMAPS BIT(28)
 #define PROC_MONITOR BIT(29)
@@ -83,11 +85,14 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define PROC2_EPT BIT(1)
 #define PROC2_RDTSCP BIT(3)
 #define PROC2_VPID BIT(5)
+#define PROC2_WBINVD BIT(6)
 #define PROC2_UNRESTRICTED BIT(7)
+#define EXIT_SAVE_DEBUG BIT(2)
 #define EXIT_HOST_64 BIT(9)
 #define EXIT_ACK_INTR BIT(15)
 #define EXIT_SAVE_EFER BIT(20)
 #define EXIT_LOAD_EFER BIT(21)
+#define ENTRY_LOAD_DEBUG BIT(2)
 #define ENTRY_IA32E BIT(9)
 #define ENTRY_LOAD_EFER BIT(15)
 
@@ -113,7 +118,7 @@ enum { INTR_NMI = 2, INTR_SOFT_INT = 4, INTR_PRIV_SOFT_EXC = 5, INTR_SOFT_EXC = 
 /* Basic exit reasons */
 enum {
 	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10,
-	VX_HLT = 12, VX_INVLPG = 14, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28,
+	VX_HLT = 12, VX_INVD = 13, VX_INVLPG = 14, VX_RDPMC = 15, VX_MOV_DR = 29, VX_WBINVD = 54, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28,
 	VX_IO = 30, VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MONITOR = 39,
 	VX_EPT_VIOLATION = 48, VX_EPT_MISCONFIG = 49, VX_INVEPT = 50, VX_PREEMPT = 52,
 	VX_INVVPID = 53, VX_REASONS = 66,
@@ -136,6 +141,8 @@ static const u8 exit_map[VX_REASONS] = {
 	[VX_INVLPG] = MI(UMBRA_EXIT_INVLPG), [VX_VMCALL] = MI(UMBRA_EXIT_HYPERCALL),
 	[VX_VMCLEAR ... VX_VMXON] = M(MAP_UD), [VX_INVEPT] = M(MAP_UD), [VX_INVVPID] = M(MAP_UD),
 	[VX_MWAIT] = M(MAP_UD), [VX_MONITOR] = M(MAP_UD),
+	[VX_INVD] = MI(UMBRA_EXIT_INSN), [VX_WBINVD] = MI(UMBRA_EXIT_INSN),
+	[VX_RDPMC] = MI(UMBRA_EXIT_INSN), [VX_MOV_DR] = MI(UMBRA_EXIT_DR_ACCESS),
 	[VX_CR] = MI(UMBRA_EXIT_CR_ACCESS), [VX_IO] = MI(UMBRA_EXIT_IO),
 	[VX_RDMSR] = MI(UMBRA_EXIT_MSR), [VX_WRMSR] = MI(UMBRA_EXIT_MSR),
 };
@@ -275,7 +282,7 @@ static const char *read_caps(struct vmx_caps *c)
 	u32 need = PROC_HLT | PROC_INVLPG | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_IO_BITMAPS |
 		   PROC_INT_WINDOW;
 	u32 want = PROC_MWAIT | PROC_MONITOR | PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW |
-		   PROC_TSC_OFFSET;
+		   PROC_TSC_OFFSET | PROC_RDPMC | PROC_MOV_DR;
 	u32 proc_msr = tru ? MSR_VMX_TRUE_PROCBASED_CTLS : MSR_VMX_PROCBASED_CTLS;
 	adjust(proc_msr, need, want, &c->proc);
 	c->tpr_shadow = c->proc & PROC_TPR_SHADOW;
@@ -292,8 +299,8 @@ static const char *read_caps(struct vmx_caps *c)
 		u32 may2 = (u32)(rdmsr(MSR_VMX_PROCBASED_CTLS2) >> 32);
 		u64 ev = may2 & (PROC2_EPT | PROC2_VPID) ? rdmsr(MSR_VMX_EPT_VPID_CAP) : 0;
 		bool invvpid = (ev & CAP_INVVPID) && (ev & (CAP_INVVPID_SINGLE | CAP_INVVPID_ALL));
-		adjust(MSR_VMX_PROCBASED_CTLS2, 0, PROC2_RDTSCP | (invvpid ? PROC2_VPID : 0),
-		       &c->proc2);
+		adjust(MSR_VMX_PROCBASED_CTLS2, 0,
+		       PROC2_RDTSCP | PROC2_WBINVD | (invvpid ? PROC2_VPID : 0), &c->proc2);
 		if (c->proc2 & (PROC2_EPT | PROC2_UNRESTRICTED))
 			return "secondary controls force EPT or unrestricted guest";
 		c->invvpid_single = ev & CAP_INVVPID_SINGLE;
@@ -317,10 +324,10 @@ static const char *read_caps(struct vmx_caps *c)
 	c->rdtscp = c->proc2 & PROC2_RDTSCP;
 
 	if (!adjust(tru ? MSR_VMX_TRUE_EXIT_CTLS : MSR_VMX_EXIT_CTLS, EXIT_HOST_64,
-		    EXIT_ACK_INTR | EXIT_SAVE_EFER | EXIT_LOAD_EFER, &c->exit))
+		    EXIT_ACK_INTR | EXIT_SAVE_EFER | EXIT_LOAD_EFER | EXIT_SAVE_DEBUG, &c->exit))
 		return "no 64-bit host exit control";
 	if (!adjust(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS, 0,
-		    ENTRY_IA32E | ENTRY_LOAD_EFER, &c->entry))
+		    ENTRY_IA32E | ENTRY_LOAD_EFER | ENTRY_LOAD_DEBUG, &c->entry))
 		return "entry controls refused";
 	if (!((rdmsr(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS) >> 32) & ENTRY_IA32E))
 		return "no IA-32e mode guest entry control";
@@ -766,6 +773,28 @@ static void vmx_request_irq_window(struct vcpu *v, bool on)
 		vmwrite(F_PROC, on ? state_of(v)->proc | PROC_INT_WINDOW : state_of(v)->proc);
 }
 
+static void vmx_intercept_dr(struct vcpu *v, bool on)
+{
+	struct vmx_vcpu *s = state_of(v);
+	if (!(caps.proc & PROC_MOV_DR) || !load_vmcs(s))
+		return;
+	s->proc = on ? s->proc | PROC_MOV_DR : s->proc & ~(u32)PROC_MOV_DR;
+	vmwrite(F_PROC, s->proc);
+}
+
+/* VMX leaves DR6 alone on entry and exit: the guest's value is the CPU's. */
+static u64 vmx_get_dr6(struct vcpu *v)
+{
+	(void)v;
+	return read_dr6();
+}
+
+static void vmx_set_dr6(struct vcpu *v, u64 dr6)
+{
+	(void)v;
+	write_dr6(dr6);
+}
+
 static void vmx_set_tsc_offset(struct vcpu *v, u64 offset)
 {
 	/* Without TSC offsetting (every model here has it) a TSC write stays invisible. */
@@ -818,6 +847,9 @@ static void decode_exit(struct vcpu *v, struct vexit *x)
 			x->addr = qual;
 		} else {
 			x->reason = UMBRA_EXIT_EXCEPTION;
+			/* B0-B3, BD, BS: SDM 27.1, a #DB exit leaves DR6 as it was. */
+			if (x->vector == 1)
+				x->dr6_set = (u32)qual & 0x600f;
 		}
 		return;
 	}
@@ -862,6 +894,9 @@ static void decode_exit(struct vcpu *v, struct vexit *x)
 	case VX_WRMSR:
 		x->msr_write = true;
 		break;
+	case VX_INVD: x->insn = VINSN_INVD; break;
+	case VX_WBINVD: x->insn = VINSN_WBINVD; break;
+	case VX_RDPMC: x->insn = VINSN_RDPMC; break;
 	default:
 		break;
 	}
@@ -1002,6 +1037,10 @@ const struct virt_backend vmx_backend = {
 	.irq_window_open = vmx_irq_window_open,
 	.request_irq_window = vmx_request_irq_window,
 	.set_tsc_offset = vmx_set_tsc_offset,
+	.intercept_dr = vmx_intercept_dr,
+	.get_dr6 = vmx_get_dr6,
+	.set_dr6 = vmx_set_dr6,
+	.dr6_live = true,
 	.tdp_supported = vmx_tdp_supported,
 	.tdp_format = &ept_format,
 	.tdp_enable = vmx_tdp_enable,
