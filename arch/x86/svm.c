@@ -519,7 +519,8 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	vmcb->rip = v->regs.rip;
 	vmcb->rflags = v->regs.rflags;
 	vmcb->exceptions = virt_exc_bitmap(&v->pending, npt_on(vmcb));
-	vmcb->event_inj = v->pending.valid ? event_word(&v->pending) : 0;
+	u64 injected = v->pending.valid ? event_word(&v->pending) : 0;
+	vmcb->event_inj = injected;
 	v->pending.valid = false;
 	if (npt_on(vmcb))
 		vmcb->g_pat = v->pat; /* the guest's PAT combines with the nested table's types */
@@ -549,6 +550,12 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
 	 * delivered again once the exit is handled. */
 	u64 ii = vmcb->exit_int_info;
+	/* While the #PF intercept is on, every #PF the guest sees is one Umbra injected: a #PF
+	 * in EXITINTINFO that this VMRUN did not inject is stale. Bochs reports the last
+	 * injected event for an exit during an INT n's delivery (it does not record INT n). */
+	if ((ii & EVENT_VALID) && (ii & 0x7ff) == (14 | (VEVENT_EXCEPTION << 8)) &&
+	    (vmcb->exceptions & BIT(14)) && (injected & 0x7ff) != (ii & 0x7ff))
+		ii = 0;
 	if (ii & EVENT_VALID) {
 		v->pending = (struct vevent){ .valid = true, .vector = ii & 0xff,
 					      .type = (ii >> 8) & 7, .has_error = ii & EVENT_HAS_ERR,
