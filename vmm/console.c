@@ -22,10 +22,20 @@ void console_flush(struct vm *vm)
 	vm->line_len = 0;
 }
 
+static void line_put(struct vm *vm, char c)
+{
+	vm->line[vm->line_len++] = c;
+	if (vm->line_len == sizeof(vm->line) - 1)
+		console_flush(vm);
+}
+
 void console_putc(struct vm *vm, char c)
 {
+	static const char hex[] = "0123456789abcdef";
+	u8 b = (u8)c;
+
 	if (c == '\r')
-		return;
+		return; /* line ends are Umbra's: a guest cannot go back over its prefix */
 	if (c == '\n') {
 		if (!vm->line_len) {
 			kprintf("[%s]\n", vm->name);
@@ -34,12 +44,16 @@ void console_putc(struct vm *vm, char c)
 		console_flush(vm);
 		return;
 	}
-	/* Control characters would let a guest forge Umbra's own lines on the console. */
-	if ((unsigned char)c < 0x20 && c != '\t')
-		c = '?';
-	vm->line[vm->line_len++] = c;
-	if (vm->line_len == sizeof(vm->line) - 1)
-		console_flush(vm);
+	/* C0 controls, DEL and C1 bytes would let a guest move the cursor or forge Umbra's own
+	 * lines on a terminal: they are shown escaped. */
+	if ((b < 0x20 && c != '\t') || (b >= 0x7f && b <= 0x9f)) {
+		line_put(vm, '\\');
+		line_put(vm, 'x');
+		line_put(vm, hex[b >> 4]);
+		line_put(vm, hex[b & 15]);
+		return;
+	}
+	line_put(vm, c);
 }
 
 void console_focus_init(const char *name)
