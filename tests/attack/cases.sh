@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# check-attack: hostile guests, each beside a healthy guest on the same CPU, on QEMU TCG (SVM),
+# Bochs Haswell (VMX) and Bochs Ryzen (SVM); every guest also runs natively (qemu -kernel).
+# A case passes when Umbra prints its one summary line with result=pass: the healthy guest and
+# the attacker passed (the attacker saw what hardware gives), or the attacker ended as it was
+# started to expect (expect=timeout for the loops hardware never leaves, expect=stop). Some
+# cases also read the serial log (the console class, the stop class).
+# The last line is "attack: N passed, M failed". UMBRA_ELF=path tries another Umbra image.
+set -u
+. "$(dirname "$0")/../harness/suite-lib.sh"
+A=${1:?usage: cases.sh ATTACK_OUT}
+G=${GUEST_DIR:-build/guests}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+elf=${UMBRA_ELF:-$root/build/umbra.elf}
+H="$G/healthy.elf name=healthy"
+start_s=$(date +%s)
+VMX=(--emu bochs --cpu corei7_haswell_4770 --timeout 45)
+SVM=(--emu bochs --cpu ryzen --timeout 45)
+
+# A verdict computed here, counted like a case.
+verdict() { # NAME OK(0/1) WHY
+  if [ "$2" = 1 ]; then
+    echo "PASS $1"; suite_passed=$((suite_passed + 1))
+  else
+    echo "FAIL $1: $3"; suite_failed=$((suite_failed + 1)); suite_failures+=("$1")
+  fi
+}
+
+# The serial log of a finished case, with each line's own CR (the line ending) removed.
+case_log() { sed 's/\r$//' "$root/build/harness/$1/serial.txt" 2>/dev/null; }
+
+# log_count CASE CHECK-NAME COUNT REGEX: exactly COUNT lines of the case's log match.
+log_count() {
+  local n
+  n=$(case_log "$1" | LC_ALL=C grep -acE "$4")
+  verdict "$1-$2" "$([ "$n" = "$3" ] && echo 1 || echo 0)" "$n lines match /$4/, expected $3"
+}
+
+# ---- natively: every image must pass under qemu -kernel (the stop guest notes and passes) ----
+native() { # IMAGE [ARGS]
+  local img=$1 args=${2:-} log="$root/build/harness/native-$1/serial.txt" rc
+  mkdir -p "$(dirname "$log")"; rm -f "$log"
+  timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 16M -kernel "$A/$img.elf" \
+    -append "$args" -display none -serial "file:$log" -monitor none -no-reboot \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >/dev/null 2>&1
+  rc=$?
+  if [ $rc = 33 ] && grep -aq 'RESULT: PASS' "$log"; then
+    verdict "native-$img" 1
+  else
+    verdict "native-$img" 0 "qemu exit $rc"
+    tr -d '\r' <"$log" 2>/dev/null | grep -a 'CHECK FAILED\|RESULT\|unexpected' | head -20
+  fi
+}
+for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop; do
+  native "$img"
+done
+
+# ---- the classes under Umbra ----
+# run NAME EMU-OPTIONS... -- MODULE...: one boot; every module and the healthy guest must pass.
+run() {
+  local name=$1; shift
+  local opts=() mods=() n=1
+  while [ "$1" != -- ]; do opts+=("$1"); shift; done
+  shift
+  for m in "$@"; do mods+=(--module "$m"); n=$((n + 1)); done
+  case_run "$name" --elf "$elf" "${opts[@]}" "${mods[@]}" --module "$H" \
+    --expect guests_failed=0 --expect "guests_passed=$n"
+}
+
+# 1. dr: two copies of one image on one CPU keep their own debug registers.
+dr() { run "$1-dr" "${@:2}" -- "$A/dr.elf name=dr-a" "$A/dr.elf name=dr-b"; }
+# 2. dbac: TF stepping over intercepted instructions, a #DB raised by #DB's delivery, #AC.
+#    QEMU 7.2 itself crashes once a guest of a hypervisor arms a breakpoint (its VMRUN and
+#    #VMEXIT load DR7 without its watchpoints): no breakpoint there (nobp).
+dbac() { local a=${DBAC_ARGS:-}
+  run "$1-dbac" "${@:2}" -- "$A/dbac64.elf name=dbac64${a:+ -- $a}" "$A/dbac32.elf name=dbac32${a:+ -- $a}"; }
+# 2b. the loops hardware never leaves (#DB on its IST frame, #AC on a misaligned ring-3
+#    stack): they run until their budget, the healthy guest beside them passes. Not on QEMU,
+#    whose TCG has no #AC and no breakpoint on exception frames.
+loops() {
+  case_run "$1-dbac-loops" --elf "$elf" "${@:2}" \
+    --module "$A/dbac64.elf name=dbloop time=2 expect=timeout -- loop=db" \
+    --module "$A/dbac32.elf name=acloop time=2 expect=timeout -- loop=ac" --module "$H" \
+    --expect guests_failed=0 --expect guests_passed=1 --expect guests_timedout=2
+}
+# 3. insn: intercepted and hidden instructions fault as without virtualization.
+insn() { run "$1-insn" "${@:2}" -- "$A/insn64.elf name=insn64" "$A/insn32.elf name=insn32"; }
+# 4. prefix: prefixed intercepted instructions resume after their last byte.
+prefix() { run "$1-prefix" "${@:2}" -- "$A/prefix32.elf name=prefix32" "$A/prefix64.elf name=prefix64"; }
+# 5. pio: port widths, string I/O and its faults, IOPL at CPL 3.
+pio() { run "$1-pio" "${@:2}" -- "$A/pio.elf name=pio"; }
+# 6. ps: page-size and reserved bits in the three paging modes.
+ps() { run "$1-ps" "${@:2}" -- "$A/ps32.elf name=ps32" "$A/pspae.elf name=pspae" "$A/ps64.elf name=ps64"; }
+# 6b. ... on a CPU without 1 GiB pages: PS in a PDPTE is a reserved bit (Umbra's shadow walk).
+ps_no1g() { run "$1-ps-no1g" "${@:2}" -- "$A/ps64.elf name=ps64"; }
+# 7. console: control bytes and forged lines never reach the log raw or without the prefix.
+console() {
+  local name=$1-console
+  run "$name" "${@:2}" -- "$A/console.elf name=console"
+  local ctl tags=1 t want n
+  n=$(case_log "$name" | LC_ALL=C grep -a '#atk' | LC_ALL=C grep -avc '^\[console\] ')
+  verdict "$name-prefix" "$([ "$n" = 0 ] && echo 1 || echo 0)" \
+    "$n lines with the attacker's text do not start with '[console] '"
+  ctl=$(case_log "$name" | LC_ALL=C grep -a -e '#atk' -e '^\[console\]' |
+    LC_ALL=C grep -acP '[\x00-\x08\x0a-\x1f\x7f-\x9f]')
+  verdict "$name-raw-bytes" "$([ "$ctl" = 0 ] && echo 1 || echo 0)" \
+    "$ctl of the attacker's lines hold raw bytes below 0x20 (not TAB) or in 0x7f-0x9f"
+  for t in 1 2 3 4 5 6 7 8 9; do
+    case $t in 3|4|6|7) want=1;; *) want=2;; esac
+    n=$(case_log "$name" | LC_ALL=C grep -ao "#atk$t\\b" | wc -l)
+    [ "$n" -ge "$want" ] || { tags=0; echo "  #atk$t seen $n times, expected $want"; }
+  done
+  verdict "$name-complete" "$tags" "some of the attacker's text was lost"
+  log_count "$name" one-summary 1 '^UMBRA SUMMARY:'
+  log_count "$name" one-report-console 1 '^guest console: ended='
+  log_count "$name" one-report-healthy 1 '^guest healthy: ended='
+}
+# 8. stop: two stoppers hammer STOP_GUEST at three targets (one spinning, one blocked, one
+#    not yet started) on the other CPU; each target ends once, stopped.
+stop() {
+  local name=$1-stop t
+  case_run "$name" --elf "$elf" "${@:2}" --smp 2 \
+    --module "$A/stop.elf name=stop-a cpu=0 caps=stats,stop -- first=2 count=3" \
+    --module "$A/stop.elf name=stop-b cpu=1 caps=stats,stop -- first=2 count=3" \
+    --module "$A/stop.elf name=t-spin cpu=1 expect=stop -- role=spin" \
+    --module "$A/stop.elf name=t-block cpu=1 expect=stop -- role=block" \
+    --module "$A/stop.elf name=t-yield cpu=1 expect=stop -- role=yield" \
+    --module "$H cpu=0" --expect guests_failed=0 --expect guests_passed=3 \
+    --expect guests_stopped=3
+  for t in t-spin t-block t-yield; do
+    log_count "$name" "$t-once" 1 "^guest $t: stopped by guest stop-[ab]$"
+    log_count "$name" "$t-report-once" 1 "^guest $t: ended=stopped .* PASS"
+  done
+}
+
+# QEMU TCG, SVM (-cpu max): every class; no breakpoints (see dbac), no loops.
+dr qemu --cpu max
+DBAC_ARGS=nobp dbac qemu --cpu max
+insn qemu --cpu max
+prefix qemu --cpu max
+pio qemu --cpu max
+ps qemu --cpu max
+ps_no1g qemu64 --cpu qemu64
+console qemu --cpu max
+stop qemu --cpu max
+# Bochs Haswell, VMX: every class but console (Umbra's own text, the same on every backend).
+dr bochs-vmx "${VMX[@]}"
+dbac bochs-vmx "${VMX[@]}"
+loops bochs-vmx "${VMX[@]}"
+insn bochs-vmx "${VMX[@]}"
+prefix bochs-vmx "${VMX[@]}"
+pio bochs-vmx "${VMX[@]}"
+ps bochs-vmx "${VMX[@]}"
+ps_no1g bochs-vmx-lynnfield --emu bochs --cpu corei5_lynnfield_750 --timeout 45
+stop bochs-vmx "${VMX[@]}"
+# Bochs Ryzen, SVM: the classes whose paths are the SVM backend's own (intercepts, exits,
+# injection); paging and the console are common code, run above.
+dr bochs-svm "${SVM[@]}"
+dbac bochs-svm "${SVM[@]}"
+loops bochs-svm "${SVM[@]}"
+insn bochs-svm "${SVM[@]}"
+prefix bochs-svm "${SVM[@]}"
+pio bochs-svm "${SVM[@]}"
+
+echo "attack: wall time $(($(date +%s) - start_s)) s"
+suite_end attack
