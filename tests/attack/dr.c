@@ -129,7 +129,21 @@ static void mov_dr_faults(void)
 	write_dr(7, DR7_FIXED | (1ul << 13));
 	ulong junk = 0;
 	int v = ATTEMPT_OUT("mov %%dr0, %0", "=r"(junk));
-	ulong d6 = read_dr(6), d7 = read_dr(7), mark = checks_failed;
+	/* Guarded: with GD left set (not cleared at the #DB's delivery) these fault too. */
+	ulong d6 = 0, d7 = 0, mark = checks_failed;
+	int v6 = ATTEMPT_OUT("mov %%dr6, %0", "=r"(d6));
+	int v7 = ATTEMPT_OUT("mov %%dr7, %0", "=r"(d7));
+	if (v6 != NO_FAULT || v7 != NO_FAULT) {
+		check_failed("dr-gd: reading DR6/DR7 after the #DB raised %s/%s: GD was not cleared",
+			     vec_name(v6), vec_name(v7));
+		/* The #DB's delivery clears GD (a handler's own MOV DR would loop otherwise): with it
+		 * still set every MOV DR faults, so the cases below cannot run. */
+		if (ATTEMPT("mov %0, %%dr7", "r"(DR7_FIXED)) != NO_FAULT) {
+			check_failed("dr-gd: DR7.GD cannot be cleared any more; MOV DR cases skipped");
+			return;
+		}
+		d7 = DR7_FIXED | (1ul << 13);
+	}
 	if (v == NO_FAULT && on_tcg()) {
 		/* QEMU's TCG does not implement general detect: natively, and under Umbra when the
 		 * MOV DR runs on the (TCG) CPU, nothing happens. */
