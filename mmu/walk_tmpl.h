@@ -62,7 +62,7 @@ static u64 FNAME(rsvd)(const struct mmu_vcpu *vcpu, unsigned level, bool large)
 
 	if (!vcpu->base_role.nxe)
 		m |= PTE_NX;
-	if (level == 4)
+	if (level == 4 || (level == 3 && vm->cfg.no_1g))
 		m |= PTE_PS;
 	if (large)
 		m |= (BIT(12 + 9 * (level - 1)) - 1) & ~(BIT(13) - 1);

@@ -18,6 +18,7 @@
 /* 0x80000001 ECX: LAHF(0), ABM(5), SSE4A(6), PREFETCHW(8); EDX: all but RDTSCP-less extras. */
 #define E1_ECX_KEEP (BIT(0) | BIT(5) | BIT(6) | BIT(8))
 #define E1_EDX_NX BIT(20)
+#define E1_EDX_PAGE1GB BIT(26)
 
 static u32 host_max_basic, host_max_ext;
 static u32 l1_ecx, l1_edx, l7_ebx, e1_edx;
@@ -37,6 +38,7 @@ void cpuid_init(void)
 }
 
 bool cpuid_has_nx(void) { return e1_edx & E1_EDX_NX; }
+bool cpuid_has_1g(void) { return e1_edx & E1_EDX_PAGE1GB; }
 unsigned cpuid_maxphyaddr(void) { return maxphyaddr; }
 
 u64 cpuid_cr4_allowed(void)

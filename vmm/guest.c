@@ -143,7 +143,8 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	u32 cpu;
 	const char *why;
 	struct mmu_config cfg = { .pool_max_pages = 0, .maxphyaddr = (u8)cpuid_maxphyaddr(),
-				  .nocache = options.nocache };
+				  .nocache = options.nocache,
+				  .no_1g = !cpuid_has_1g() };
 
 	vm->id = index;
 	if (!parse_guest_options(vm, mod->cmdline, &mem_mib, &cpu, ncpus, index))

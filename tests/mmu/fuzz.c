@@ -305,9 +305,11 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 
 void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 {
-	/* Every third seed runs with a 36-bit physical address width (PSE-36 and reserved bits). */
+	/* Every third seed runs with a 36-bit physical address width (PSE-36 and reserved bits),
+	 * every fourth without 1 GiB pages (PS in a PDPTE reserved). */
 	struct mmu_config cfg = { .pool_max_pages = o->pool_pages ? o->pool_pages : 96,
-				  .nocache = o->nocache, .maxphyaddr = o->seed % 3 ? 40 : 36 };
+				  .nocache = o->nocache, .maxphyaddr = o->seed % 3 ? 40 : 36,
+				  .no_1g = o->seed % 4 == 1 };
 	struct fuzz *z = calloc(1, sizeof(*z));
 	struct mmu_stats st;
 	char buf[900];

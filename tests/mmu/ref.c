@@ -155,7 +155,7 @@ static bool ref_translate(struct harness *h, unsigned v, const struct h_access *
 			if (!(e & 1))
 				return false;
 			leaf = level == 1 || ((e & 0x80) && level <= 3);
-			if (level == 4)
+			if (level == 4 || (level == 3 && h->vm.cfg.no_1g))
 				rsvd |= 0x80;
 			if (leaf && level == 2)
 				rsvd |= 0x1fe000;

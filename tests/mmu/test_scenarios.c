@@ -536,6 +536,37 @@ static void large_small(int mode, bool pse, unsigned level)
 	done(h);
 }
 
+/* Without Page1GB in the guest's CPUID (QEMU's qemu64, Bochs' Lynnfield) PS in a PDPTE is a
+ * reserved bit: every access faults with RSVD, where a CPU with 1 GiB pages maps it. */
+static void test_1g_without_page1gb(void **st UNUSED)
+{
+	for (int no_1g = 0; no_1g < 2; no_1g++) {
+		struct mmu_config cfg = { .no_1g = no_1g };
+		struct harness *h = mk(&cfg);
+		struct g_frames f = { 0x300, 0x400 };
+		u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000 + 0x21000;
+		struct h_result r;
+
+		for (unsigned i = 0; i < 0x40; i++)
+			fill_frame(h, i, 0x1000 + i);
+		g_map(h, &f, G_LONG, cr3, x, GPS | GP | GW | GU, 3, GP | GW | GU);
+		enter(h, G_LONG, false, cr3);
+		for (int kind = ACC_READ; kind <= ACC_WRITE; kind++) {
+			struct h_access a = acc_of(x, kind, true, 5);
+
+			CHECK_ACCESS(h, 0, &a);
+			h_cpu_access(h, 0, &a, &r);
+			if (no_1g) {
+				assert_int_equal(r.kind, R_FAULT);
+				assert_int_equal(r.ec & 9, 9);
+			} else {
+				assert_int_equal(r.kind, R_OK);
+			}
+		}
+		done(h);
+	}
+}
+
 static void test_large_2m(void **st UNUSED) { large_small(G_LONG, false, 2); }
 static void test_large_1g(void **st UNUSED) { large_small(G_LONG, false, 3); }
 static void test_large_pae(void **st UNUSED) { large_small(G_PAE, false, 2); }
@@ -696,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_unshadow),
 		cmocka_unit_test(test_large_2m),
 		cmocka_unit_test(test_large_1g),
+		cmocka_unit_test(test_1g_without_page1gb),
 		cmocka_unit_test(test_large_pae),
 		cmocka_unit_test(test_large_4m),
 		cmocka_unit_test(test_small_pool),
