@@ -225,17 +225,24 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 	case X86_K_LMSW:
 		if (x86_read_rm(r, &gmem_emu_ops, &insn, 2, &val, &res) != X86_EMU_OK) {
 			if (res.status == X86_EMU_FAULT)
-				vcpu_inject(v, res.fault.vector, res.fault.has_error,
-					    res.fault.error_code);
+				vcpu_inject_fault(v, &res.fault);
 			return;
 		}
 		/* LMSW sets PE but cannot clear it, and touches only MP, EM, TS. */
 		ok = vcpu_set_cr0(v, (r->cr0 & ~0xeull) | (val & 0xf) | (r->cr0 & CR0_PE));
 		break;
-	default:
-		/* SMSW and friends: emulate generically, or stop the guest if we cannot. */
-		if (x86_emulate(r, &gmem_emu_ops, &insn, &res) == X86_EMU_OK)
+	case X86_K_SMSW:
+		/* Any CPL may run it (no UMIP here): 16 bits to memory, the operand size to a
+		 * register. SVM's CR0 read intercept catches it. */
+		if (x86_write_rm(r, &gmem_emu_ops, &insn, insn.has_mem ? 2 : insn.opsize,
+				 r->cr0, &res) != X86_EMU_OK) {
+			if (res.status == X86_EMU_FAULT)
+				vcpu_inject_fault(v, &res.fault);
 			return;
+		}
+		break;
+	default:
+		/* Nothing else exits as a CR access; should a CPU disagree, only this guest ends. */
 		vm_end(v->vm, VM_END_FATAL, 0, "unexpected instruction at a CR access exit");
 		return;
 	}

@@ -441,6 +441,8 @@ static void classify_map1(struct dec *d)
 			in->kind = X86_K_INVLPG;
 		else if (in->sub == 6)
 			in->kind = X86_K_LMSW;
+		else if (in->sub == 4)
+			in->kind = X86_K_SMSW;
 		else if (in->modrm == 0xc1)
 			in->kind = X86_K_VMCALL;
 		else if (in->modrm == 0xd9)

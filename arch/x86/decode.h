@@ -117,6 +117,7 @@ enum x86_kind {
 	X86_K_MOV_TO_CR,   /* CR[cr] <- gpr: x86_get_reg(ctx, gpr, opsize, true) */
 	X86_K_CLTS,
 	X86_K_LMSW,        /* source: the r/m operand, 16 bits (x86_read_rm) */
+	X86_K_SMSW,        /* destination: the r/m operand, 16 bits in memory (x86_write_rm) */
 	X86_K_INVLPG,      /* mem.linear */
 	X86_K_VMCALL,
 	X86_K_VMMCALL,

@@ -809,3 +809,19 @@ int x86_read_rm(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	o = rm_op(&e, width);
 	return res->status = load(&e, &o, val);
 }
+
+int x86_write_rm(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		 const struct x86_insn *insn, unsigned width, u64 val, struct x86_emu_result *res)
+{
+	struct emu e;
+	struct opnd o;
+
+	init(&e, ctx, ops, insn, res);
+	if (width == 0 || width > 8)
+		return res->status = X86_EMU_UNHANDLED;
+	o = rm_op(&e, width);
+	res->status = store(&e, &o, val);
+	if (res->status == X86_EMU_OK)
+		commit(&e, ctx);
+	return res->status;
+}

@@ -49,6 +49,10 @@ int x86_emulate_at_rip(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 int x86_read_rm(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 		const struct x86_insn *insn, unsigned width, u64 *val, struct x86_emu_result *res);
 
+/* Writes val to insn's r/m operand with `width` bytes (SMSW's destination). */
+int x86_write_rm(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		 const struct x86_insn *insn, unsigned width, u64 val, struct x86_emu_result *res);
+
 /* General register access with x86 partial-register rules (rex selects SPL.. over AH..). */
 u64 x86_get_reg(const struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex);
 void x86_set_reg(struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex, u64 val);

@@ -385,6 +385,34 @@ static void test_unhandled_access(void **state)
 	assert_int_equal(x86_read_rm(&ctx, &fake_ops, &in, 2, &v, &res), X86_EMU_OK);
 	assert_int_equal(v, 0x2345);
 
+	/* x86_write_rm: SMSW's destination, 2 bytes to memory, the operand size to a register. */
+	fake_code("\x0f\x01\x27", 3);
+	memcpy(fake.mem + 0x2000, "\xaa\xaa\xaa\xaa", 4);
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(in.kind, X86_K_SMSW);
+	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, 2, 0x8005003b, &res), X86_EMU_OK);
+	assert_memory_equal(fake.mem + 0x2000, "\x3b\x00\xaa\xaa", 4);
+	fake_code("\x48\x0f\x01\xe2", 4);
+	ctx.gpr[X86_RDX] = ~0ull;
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(in.kind, X86_K_SMSW);
+	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, in.opsize, 0x8005003b, &res), X86_EMU_OK);
+	assert_int_equal(ctx.gpr[X86_RDX], 0x8005003b);
+	fake_code("\x66\x0f\x01\xe2", 4);
+	ctx.gpr[X86_RDX] = ~0ull;
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, in.opsize, 0x8005003b, &res), X86_EMU_OK);
+	assert_int_equal(ctx.gpr[X86_RDX], 0xffffffffffff003bull);
+	/* A write fault leaves the registers alone and reports the #PF. */
+	fake_code("\x0f\x01\x27", 3);
+	ctx.gpr[X86_RDI] = FAKE_RO;
+	before = ctx;
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, 2, 0x3b, &res), X86_EMU_FAULT);
+	assert_int_equal(res.fault.vector, X86_VEC_PF);
+	assert_memory_equal(&ctx, &before, sizeof(ctx));
+	ctx.gpr[X86_RDI] = 0x2000;
+
 	/* An insn decoded in another mode is refused. */
 	fake_code("\x89\x07", 2);
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
