@@ -52,10 +52,7 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 	case X86_EMU_RETRY:
 		return;
 	case X86_EMU_FAULT:
-		if (res.fault.vector == 14)
-			vcpu_inject_pf(v, res.fault.error_code, res.fault.addr);
-		else
-			vcpu_inject(v, res.fault.vector, res.fault.has_error, res.fault.error_code);
+		vcpu_inject_fault(v, &res.fault);
 		return;
 	default:
 		if (o->mmio) {
@@ -293,10 +290,8 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 		return;
 	}
 	if (x->vector == 1) {
-		/* The guest's DR6 reports this #DB: make it the guest's own first. */
-		vcpu_dr_activate(v);
-		if (x->dr6_set)
-			virt->set_dr6(v, (virt->get_dr6(v) & ~0xfull) | x->dr6_set);
+		vcpu_inject_db(v, x->dr6_set);
+		return;
 	}
 	/* Anything else intercepted belongs to the guest. */
 	vcpu_inject(v, x->vector, x->has_error, (u32)x->error_code);
@@ -342,8 +337,21 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 		vcpu_skip(v, x);
 }
 
+/* An instruction Umbra completed (RIP moved past it, nothing injected) with RFLAGS.TF set at
+ * its start owes the guest the single-step trap the CPU would have raised after it. A HLT's
+ * trap follows its wake-up and is left out. */
+static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
+{
+	if (!(rflags & RFLAGS_TF) || v->regs.rip == rip || v->pending.valid ||
+	    x->reason == UMBRA_EXIT_HLT || vm_ended(v->vm))
+		return;
+	vcpu_inject_db(v, DR6_BS);
+}
+
 void exit_handle(struct vcpu *v, const struct vexit *x)
 {
+	u64 rip = v->regs.rip, rflags = v->regs.rflags;
+
 	v->exits[x->reason < UMBRA_EXIT_REASONS ? x->reason : UMBRA_EXIT_OTHER]++;
 	v->exits_total++;
 	/* log=debug traces each guest's first exits: enough to see a bring-up go wrong. */
@@ -384,4 +392,5 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 		vm_end(v->vm, VM_END_FATAL, 0, "unexpected exit");
 		break;
 	}
+	single_step_trap(v, x, rip, rflags);
 }

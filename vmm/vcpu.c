@@ -56,6 +56,14 @@ void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2)
 	vcpu_inject(v, 14, true, error_code);
 }
 
+void vcpu_inject_fault(struct vcpu *v, const struct x86_fault *f)
+{
+	if (f->vector == 14)
+		vcpu_inject_pf(v, f->error_code, f->addr);
+	else
+		vcpu_inject(v, f->vector, f->has_error, f->error_code);
+}
+
 int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
 {
 	struct x86_fault f;
@@ -65,10 +73,7 @@ int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
 	if (r == X86_DEC_OK)
 		return 0;
 	if (r == X86_DEC_FAULT) {
-		if (f.vector == 14)
-			vcpu_inject_pf(v, f.error_code, f.addr);
-		else
-			vcpu_inject(v, f.vector, f.has_error, f.error_code);
+		vcpu_inject_fault(v, &f);
 		return -1;
 	}
 	return -2;
@@ -213,6 +218,19 @@ void vcpu_dr_activate(struct vcpu *v)
 		virt->intercept_dr(v, false);
 	}
 	dr_load(v);
+}
+
+void vcpu_inject_db(struct vcpu *v, u64 dr6_set)
+{
+	vcpu_dr_activate(v);
+	u64 dr6 = virt->get_dr(v, 6);
+	if (dr6_set & DR6_B0_B3)
+		dr6 &= ~DR6_B0_B3;
+	virt->set_dr(v, 6, dr6 | dr6_set);
+	/* The CPU clears GD as it enters the handler, so that the handler's own MOV DR does not
+	 * fault again; an injected #DB does not, so it is done here. */
+	virt->set_dr(v, 7, virt->get_dr(v, 7) & ~DR7_GD);
+	vcpu_inject(v, 1, false, 0);
 }
 
 bool vcpu_run_slice(struct vcpu *v, u64 slice_end)

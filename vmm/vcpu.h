@@ -9,6 +9,8 @@
 bool vcpu_skip(struct vcpu *v, const struct vexit *x);
 void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code);
 void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2);
+/* A fault the decoder or emulator reported (#PF with its address). */
+void vcpu_inject_fault(struct vcpu *v, const struct x86_fault *f);
 static inline void vcpu_inject_gp(struct vcpu *v) { vcpu_inject(v, 13, true, 0); }
 static inline void vcpu_inject_ud(struct vcpu *v) { vcpu_inject(v, 6, false, 0); }
 /* Decodes the instruction at RIP (segments read first). 0, or <0 after injecting a fetch fault
@@ -30,6 +32,9 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x);
 /* The guest touched a debug register: from now on its DR0-DR3 and DR6 are switched with it
  * and MOV DR runs natively. Call on the vCPU's CPU. */
 void vcpu_dr_activate(struct vcpu *v);
+/* Injects #DB as the CPU would deliver it: DR6 gains dr6_set (breakpoint hits B0-B3 replace the
+ * old ones), and DR7.GD is cleared. Call on the vCPU's CPU. */
+void vcpu_inject_db(struct vcpu *v, u64 dr6_set);
 
 /* Runs one vCPU until its guest ends, it halts or yields, or the time slice is over. Returns
  * false if it could not run at all (halted, waiting for an event). */

@@ -82,7 +82,14 @@
 #define RFLAGS_TF _B(8)
 #define RFLAGS_IF _B(9)
 #define RFLAGS_DF _B(10)
+#define RFLAGS_RF _B(16)
 #define RFLAGS_AC _B(18)
+
+/* Debug status and control bits. */
+#define DR6_B0_B3 0xfull
+#define DR6_BD _B(13) /* general detect */
+#define DR6_BS _B(14) /* single step */
+#define DR7_GD _B(13)
 
 /* Page-table entry bits (all formats). */
 #define PTE_P _B(0)

@@ -387,14 +387,17 @@ static void svm_intercept_dr(struct vcpu *v, bool on)
 	vmcb->dr_read = vmcb->dr_write = on ? DR_LAZY : 0;
 }
 
-static u64 svm_get_dr6(struct vcpu *v)
+static u64 svm_get_dr(struct vcpu *v, int n)
 {
-	return vmcb_of(v)->dr6;
+	return n == 6 ? vmcb_of(v)->dr6 : vmcb_of(v)->dr7;
 }
 
-static void svm_set_dr6(struct vcpu *v, u64 dr6)
+static void svm_set_dr(struct vcpu *v, int n, u64 val)
 {
-	vmcb_of(v)->dr6 = dr6;
+	if (n == 6)
+		vmcb_of(v)->dr6 = val;
+	else
+		vmcb_of(v)->dr7 = val;
 }
 
 static void svm_set_tsc_offset(struct vcpu *v, u64 offset)
@@ -408,25 +411,36 @@ static u64 event_word(const struct vevent *e)
 	       ((u64)e->error_code << 32);
 }
 
-/* Hardware sets DR6 before the #DB intercept; QEMU's TCG only when it delivers the #DB. Where
- * the VMCB shows no cause, derive it: a single step (TF), or instruction breakpoints at RIP. */
-static u32 db_cause(const struct vmcb *vmcb)
+/* Hardware sets DR6 before the #DB intercept; QEMU's TCG and Bochs only when they deliver the
+ * #DB. Where this run set no DR6 bit, derive the cause, most specific first: instruction
+ * breakpoints at RIP, a single step (TF), enabled data breakpoints (the one that hit cannot be
+ * told apart from the others), general detect; else a single step by an instruction that
+ * cleared TF itself (POPF, IRET). */
+static u64 db_cause(const struct vmcb *vmcb, u64 dr6_at_entry)
 {
 	const u64 dr[4] = { read_dr0(), read_dr1(), read_dr2(), read_dr3() };
-	u32 bits = 0;
+	u64 insn_bp = 0, data_bp = 0;
 
-	if (vmcb->dr6 & 0x600f)
+	if (vmcb->dr6 & ~dr6_at_entry & (DR6_B0_B3 | DR6_BD | DR6_BS))
 		return 0;
+	for (int i = 0; i < 4; i++) {
+		if (!(vmcb->dr7 & (3ull << (2 * i))))
+			continue;
+		if (!((vmcb->dr7 >> (16 + 4 * i)) & 3))
+			insn_bp |= dr[i] == vmcb->rip ? BIT(i) : 0;
+		else if (((vmcb->dr7 >> (16 + 4 * i)) & 3) != 2) /* not an I/O breakpoint */
+			data_bp |= BIT(i);
+	}
+	if (insn_bp)
+		return insn_bp;
 	if (vmcb->rflags & RFLAGS_TF)
-		return BIT(14);
-	for (int i = 0; i < 4; i++)
-		if ((vmcb->dr7 & (3ull << (2 * i))) && !((vmcb->dr7 >> (16 + 4 * i)) & 3) &&
-		    dr[i] == vmcb->rip)
-			bits |= BIT(i);
-	return bits;
+		return DR6_BS;
+	if (data_bp)
+		return data_bp;
+	return vmcb->dr7 & DR7_GD ? DR6_BD : DR6_BS;
 }
 
-static void decode_exit(struct vmcb *vmcb, struct vexit *x)
+static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 {
 	u64 code = vmcb->exit_code & 0xffffffffu;
 
@@ -452,7 +466,7 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x)
 		x->has_error = virt_exc_has_error(x->vector);
 		x->error_code = vmcb->exit_info1;
 		if (x->vector == 1)
-			x->dr6_set = db_cause(vmcb);
+			x->dr6_set = db_cause(vmcb, dr6_at_entry);
 	} else {
 		switch (code) {
 		case VMEXIT_INTR: x->reason = UMBRA_EXIT_INTR; break;
@@ -532,6 +546,7 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	/* Bochs' VMRUN does not load CR2 from the VMCB (hardware and QEMU do): put the guest's
 	 * value in the real register too, so the guest reads its own CR2 on every platform. */
 	write_cr2(vmcb->cr2);
+	u64 dr6_at_entry = vmcb->dr6;
 	svm_world_switch(v->arch_pa, v->regs.gpr, this_cpu()->virt_host_pa);
 
 	vmcb->tlb_control = 0;
@@ -545,7 +560,7 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 		v->regs.cr3 = vmcb->cr3;
 		v->regs.cr2 = vmcb->cr2;
 	}
-	decode_exit(vmcb, x);
+	decode_exit(vmcb, x, dr6_at_entry);
 
 	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
 	 * delivered again once the exit is handled. */
@@ -612,8 +627,8 @@ const struct virt_backend svm_backend = {
 	.request_irq_window = svm_request_irq_window,
 	.set_tsc_offset = svm_set_tsc_offset,
 	.intercept_dr = svm_intercept_dr,
-	.get_dr6 = svm_get_dr6,
-	.set_dr6 = svm_set_dr6,
+	.get_dr = svm_get_dr,
+	.set_dr = svm_set_dr,
 	.tdp_supported = svm_tdp_supported,
 	.tdp_format = &npt_format,
 	.tdp_enable = svm_tdp_enable,

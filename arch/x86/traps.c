@@ -89,6 +89,17 @@ void trap_handler(struct trap_frame *f)
 	}
 	if (f->vector == SPURIOUS_VECTOR)
 		return;
+	/* Umbra arms no breakpoint and never sets TF, so a #DB here is a guest's, raised after
+	 * the world switch (Bochs' SVM does this with a guest's pending single step). Survive it:
+	 * RF keeps an instruction breakpoint from firing again, TF off ends any stepping. */
+	if (f->vector == 1) {
+		static u32 stray_db;
+		if (__atomic_fetch_add(&stray_db, 1, __ATOMIC_RELAXED) < 4)
+			kprintf("cpu%d: stray #DB at rip 0x%lx (dr6 0x%lx) ignored\n",
+				this_cpu_index(), f->rip, read_dr6());
+		f->rflags = (f->rflags | RFLAGS_RF) & ~(u64)RFLAGS_TF;
+		return;
+	}
 
 	kprintf("UMBRA EXCEPTION: cpu=%d vector=%lu %s error=0x%lx rip=0x%lx cr2=0x%lx\n",
 		this_cpu_index(), f->vector, name, f->error_code, f->rip, read_cr2());

@@ -20,8 +20,8 @@ struct vexit {
 	u64 addr;          /* PAGE_FAULT: the faulting linear address; NESTED_FAULT: the gpa */
 	u8 vector;         /* EXCEPTION: which one (#UD for a foreign VMCALL/VMMCALL, ...) */
 	u8 insn;           /* INSN: which instruction (VINSN_*) */
-	u32 dr6_set;       /* EXCEPTION #DB on VMX: the DR6 bits it sets, which the CPU left to
-			      Umbra (SVM updates the guest's DR6 itself) */
+	u64 dr6_set;       /* EXCEPTION #DB: the DR6 bits it sets, which the CPU left to Umbra
+			      (VMX always; SVM where the emulator did not set them) */
 	bool has_error;
 	u8 cr;             /* CR_ACCESS: which register */
 	bool cr_write;     /* CR_ACCESS: write (else read) */
@@ -110,9 +110,10 @@ struct virt_backend {
 	void (*request_irq_window)(struct vcpu *v, bool on);
 	/* MOV DR exits (UMBRA_EXIT_DR_ACCESS) while on, run natively while off. */
 	void (*intercept_dr)(struct vcpu *v, bool on);
-	/* The guest's DR6 (SVM keeps it in the VMCB, VMX in the real register). */
-	u64 (*get_dr6)(struct vcpu *v);
-	void (*set_dr6)(struct vcpu *v, u64 dr6);
+	/* The guest's DR6 or DR7 (n = 6, 7): SVM keeps both in the VMCB, VMX DR7 in the VMCS and
+	 * DR6 in the real register. */
+	u64 (*get_dr)(struct vcpu *v, int n);
+	void (*set_dr)(struct vcpu *v, int n, u64 val);
 	/* Is it the real register, to be switched with DR0-DR3 (no world switch saves it)? */
 	bool dr6_live;
 	/* The guest's RDTSC reads the host TSC plus this (a guest's TSC write sets it). */

@@ -782,17 +782,21 @@ static void vmx_intercept_dr(struct vcpu *v, bool on)
 	vmwrite(F_PROC, s->proc);
 }
 
-/* VMX leaves DR6 alone on entry and exit: the guest's value is the CPU's. */
-static u64 vmx_get_dr6(struct vcpu *v)
+/* VMX leaves DR6 alone on entry and exit: the guest's value is the CPU's. DR7 is in the VMCS
+ * (the debug controls load and save it). */
+static u64 vmx_get_dr(struct vcpu *v, int n)
 {
 	(void)v;
-	return read_dr6();
+	return n == 6 ? read_dr6() : vmread(F_GUEST_DR7);
 }
 
-static void vmx_set_dr6(struct vcpu *v, u64 dr6)
+static void vmx_set_dr(struct vcpu *v, int n, u64 val)
 {
 	(void)v;
-	write_dr6(dr6);
+	if (n == 6)
+		write_dr6(val);
+	else
+		vmwrite(F_GUEST_DR7, val);
 }
 
 static void vmx_set_tsc_offset(struct vcpu *v, u64 offset)
@@ -1038,8 +1042,8 @@ const struct virt_backend vmx_backend = {
 	.request_irq_window = vmx_request_irq_window,
 	.set_tsc_offset = vmx_set_tsc_offset,
 	.intercept_dr = vmx_intercept_dr,
-	.get_dr6 = vmx_get_dr6,
-	.set_dr6 = vmx_set_dr6,
+	.get_dr = vmx_get_dr,
+	.set_dr = vmx_set_dr,
 	.dr6_live = true,
 	.tdp_supported = vmx_tdp_supported,
 	.tdp_format = &ept_format,
