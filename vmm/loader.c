@@ -3,6 +3,7 @@
 #include "arch/x86/regs.h"
 #include "lib/string.h"
 #include "pv/abi.h"
+#include "vmm/linux.h"
 #include "vmm/mptable.h"
 #include "vmm/multiboot1.h"
 #include "vmm/vm.h"
@@ -132,6 +133,16 @@ int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep_gpa, u64 keep_len,
 	return 0;
 }
 
+unsigned loader_memory_map(const struct vm *vm, struct loader_region *out)
+{
+	/* What QEMU's BIOS reports: 639 KiB of low RAM, the EBDA above it. */
+	out[0] = (struct loader_region){ 0, 0x9fc00, LOADER_RAM };
+	out[1] = (struct loader_region){ 0x9fc00, 0x400, LOADER_RESERVED };
+	out[2] = (struct loader_region){ 0xf0000, 0x10000, LOADER_RESERVED };
+	out[3] = (struct loader_region){ 0x100000, vm->mem.bytes - 0x100000, LOADER_RAM };
+	return 4;
+}
+
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx)
 {
 	struct x86_emu_ctx *r = &vm->vcpu.regs;
@@ -160,10 +171,12 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *f
 
 	/* First, so that an image loaded over the BIOS area simply replaces it. */
 	mptable_write(vm);
+	if (linux_is_bzimage(img, size))
+		return linux_load(vm, img, size, files, nfiles, why);
 	if (mb1)
 		return mb1_load(vm, img, size, mb1, files, nfiles, why);
 	if (nfiles) {
-		*why = "modules given to a guest that is not a multiboot v1 kernel";
+		*why = "files given to a guest that is neither a multiboot v1 kernel nor a bzImage";
 		return -1;
 	}
 	if (elf_load(vm, img, size, boot_page, PAGE_SIZE, &entry, &end, why) < 0)

@@ -20,4 +20,13 @@ int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep, u64 keep_len, u64
 /* 32-bit protected mode, paging off, flat segments, interrupts off, EAX/EBX as given. */
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx);
 
+/* The guest's physical memory map as a PC BIOS reports it (e820 / multiboot types): low RAM,
+ * the EBDA, the BIOS area (where the MP table is), then the rest of RAM. */
+enum { LOADER_RAM = 1, LOADER_RESERVED = 2, LOADER_MAX_REGIONS = 4 };
+struct loader_region {
+	u64 base, len;
+	u32 type;
+};
+unsigned loader_memory_map(const struct vm *vm, struct loader_region *out);
+
 #endif

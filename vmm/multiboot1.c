@@ -131,7 +131,9 @@ int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struc
 	}
 	u64 info = place_take(&p, sizeof(struct mbi), PAGE_SIZE);
 	u64 mods = place_take(&p, sizeof(struct mb1_module) * (nfiles ? nfiles : 1), 8);
-	u64 mmap = place_take(&p, sizeof(struct mb1_mmap) * 4, 8);
+	struct loader_region map[LOADER_MAX_REGIONS];
+	unsigned nmap = loader_memory_map(vm, map);
+	u64 mmap = place_take(&p, sizeof(struct mb1_mmap) * nmap, 8);
 	/* As QEMU does, the image name comes first: here the guest's name. */
 	u64 cmdline = place_string(&p, vm->name, vm->guest_args[0] ? vm->guest_args : NULL);
 	u64 loader = place_string(&p, "Umbra", NULL);
@@ -153,20 +155,17 @@ int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struc
 		m[i] = (struct mb1_module){ (u32)mods_gpa[i], (u32)(mods_gpa[i] + files[i].size),
 					    (u32)s, 0 };
 	}
-	/* The PC layout QEMU reports: low RAM, the EBDA, the BIOS area, then the rest; mem_lower
-	 * stops at the EBDA too (639 KiB, what QEMU's BIOS reports). */
-	struct mb1_mmap *e = memslots_ptr(&vm->mem, mmap, sizeof(*e) * 4);
-	e[0] = (struct mb1_mmap){ 20, 0, 0x9fc00, 1 };
-	e[1] = (struct mb1_mmap){ 20, 0x9fc00, 0x400, 2 };
-	e[2] = (struct mb1_mmap){ 20, 0xf0000, 0x10000, 2 };
-	e[3] = (struct mb1_mmap){ 20, 0x100000, vm->mem.bytes - 0x100000, 1 };
+	/* mem_lower stops at the EBDA, as the map does. */
+	struct mb1_mmap *e = memslots_ptr(&vm->mem, mmap, sizeof(*e) * nmap);
+	for (unsigned i = 0; i < nmap; i++)
+		e[i] = (struct mb1_mmap){ 20, map[i].base, map[i].len, map[i].type };
 
 	struct mbi *mbi = memslots_ptr(&vm->mem, info, sizeof(*mbi));
 	*mbi = (struct mbi){
 		.flags = MBI_MEMORY | MBI_BOOTDEV | MBI_CMDLINE | MBI_MODS | MBI_MMAP | MBI_LOADER,
-		.mem_lower = 0x9fc00 >> 10, .mem_upper = (u32)((vm->mem.bytes >> 10) - 1024),
+		.mem_lower = (u32)(map[0].len >> 10), .mem_upper = (u32)((vm->mem.bytes >> 10) - 1024),
 		.boot_device = 0x8000ffffu, .cmdline = (u32)cmdline, .mods_count = nfiles,
-		.mods_addr = (u32)mods, .mmap_length = sizeof(*e) * 4, .mmap_addr = (u32)mmap,
+		.mods_addr = (u32)mods, .mmap_length = (u32)(sizeof(*e) * nmap), .mmap_addr = (u32)mmap,
 		.boot_loader_name = (u32)loader,
 	};
 	loader_entry_state(vm, entry, MB1_BOOT_MAGIC, (u32)info);

@@ -1,0 +1,139 @@
+/* Booting a Linux bzImage through the 32-bit boot protocol (Documentation/x86/boot.rst). */
+#include "vmm/linux.h"
+#include "lib/string.h"
+#include "vmm/loader.h"
+#include "vmm/multiboot1.h"
+#include "vmm/vm.h"
+
+/* Offsets in the image and in boot_params ("the zero page"), which shares the setup header. */
+#define BP_E820_ENTRIES 0x1e8
+#define HDR_SETUP_SECTS 0x1f1
+#define HDR_BOOT_FLAG 0x1fe
+#define HDR_JUMP 0x200
+#define HDR_MAGIC 0x202
+#define HDR_VERSION 0x206
+#define HDR_TYPE_OF_LOADER 0x210
+#define HDR_LOADFLAGS 0x211
+#define HDR_RAMDISK_IMAGE 0x218
+#define HDR_RAMDISK_SIZE 0x21c
+#define HDR_CMD_LINE_PTR 0x228
+#define HDR_INITRD_ADDR_MAX 0x22c
+#define HDR_RELOCATABLE 0x234
+#define HDR_CMDLINE_SIZE 0x238
+#define HDR_PREF_ADDRESS 0x258
+#define HDR_INIT_SIZE 0x260
+#define BP_E820_TABLE 0x2d0
+#define BP_E820_MAX 128
+
+#define LOADED_HIGH 0x01
+#define MIN_VERSION 0x020a /* pref_address and init_size: the loader can check the room */
+
+/* Where Umbra puts things: the zero page and the command line in low memory, as QEMU does;
+ * the protected-mode kernel at 1 MiB. */
+#define ZERO_PAGE_GPA 0x10000ull
+#define CMDLINE_GPA 0x20000ull
+#define KERNEL_GPA 0x100000ull
+#define CMDLINE_ROOM 0x10000ull
+
+static u16 rd16(const u8 *p) { return (u16)(p[0] | p[1] << 8); }
+static u32 rd32(const u8 *p) { return rd16(p) | (u32)rd16(p + 2) << 16; }
+static u64 rd64(const u8 *p) { return rd32(p) | (u64)rd32(p + 4) << 32; }
+static void wr32(u8 *p, u32 v) { memcpy(p, &v, 4); }
+
+bool linux_is_bzimage(const u8 *img, u64 size)
+{
+	return size >= 0x210 && !memcmp(img + HDR_MAGIC, "HdrS", 4);
+}
+
+/* Everything the header promises that Umbra relies on; NULL when it holds. */
+static const char *check_header(const u8 *img, u64 size, u64 ram, u64 *pm_off, u64 *kernel_end)
+{
+	u16 version = rd16(img + HDR_VERSION);
+	unsigned sects = img[HDR_SETUP_SECTS] ? img[HDR_SETUP_SECTS] : 4;
+	u64 hdr_end = HDR_JUMP + 2 + img[HDR_JUMP + 1];
+
+	if (rd16(img + HDR_BOOT_FLAG) != 0xaa55)
+		return "bzImage: no 0xAA55 boot flag";
+	if (version < MIN_VERSION)
+		return "bzImage: boot protocol older than 2.10";
+	if (size < 0x268 || hdr_end > size || hdr_end > 0x1000)
+		return "bzImage: truncated setup header";
+	if (!(img[HDR_LOADFLAGS] & LOADED_HIGH))
+		return "bzImage: not loaded high (a zImage)";
+	*pm_off = (u64)(sects + 1) * 512;
+	if (*pm_off >= size)
+		return "bzImage: setup_sects beyond the end of the image";
+	/* The decompressor runs at pref_address (or where a relocatable kernel moves itself) and
+	 * needs init_size bytes there. */
+	u64 run_at = rd64(img + HDR_PREF_ADDRESS), init_size = rd32(img + HDR_INIT_SIZE);
+	if (run_at < KERNEL_GPA)
+		run_at = KERNEL_GPA;
+	*kernel_end = run_at + init_size;
+	u64 image_end = KERNEL_GPA + (size - *pm_off);
+	if (image_end > *kernel_end)
+		*kernel_end = image_end;
+	if (*kernel_end > ram)
+		return "bzImage: guest memory too small for the kernel (pref_address + init_size)";
+	return NULL;
+}
+
+int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
+	       unsigned nfiles, const char **why)
+{
+	u64 ram = vm->mem.bytes, pm_off, kernel_end;
+
+	if ((*why = check_header(img, size, ram, &pm_off, &kernel_end)))
+		return -1;
+	if (nfiles > 1) {
+		*why = "bzImage: more than one file for it (it takes one initrd)";
+		return -1;
+	}
+	u8 *bp = memslots_ptr(&vm->mem, ZERO_PAGE_GPA, PAGE_SIZE);
+	memset(bp, 0, PAGE_SIZE);
+	memcpy(bp + HDR_SETUP_SECTS, img + HDR_SETUP_SECTS,
+	       HDR_JUMP + 2 + img[HDR_JUMP + 1] - HDR_SETUP_SECTS);
+	memcpy(memslots_ptr(&vm->mem, KERNEL_GPA, size - pm_off), img + pm_off, size - pm_off);
+
+	/* The initrd as high as the header allows, above everything the kernel unpacks into. */
+	if (nfiles) {
+		u64 limit = (u64)rd32(img + HDR_INITRD_ADDR_MAX) + 1;
+		if (limit > ram)
+			limit = ram;
+		u64 at = (limit - files[0].size) & ~(PAGE_SIZE - 1);
+		if (files[0].size > limit || at < kernel_end) {
+			*why = "bzImage: initrd too large for the guest's mem= (it would overlap the "
+			       "kernel)";
+			return -1;
+		}
+		memcpy(memslots_ptr(&vm->mem, at, files[0].size), files[0].data, files[0].size);
+		wr32(bp + HDR_RAMDISK_IMAGE, (u32)at);
+		wr32(bp + HDR_RAMDISK_SIZE, (u32)files[0].size);
+	}
+
+	size_t n = strlen(vm->guest_args), max = rd32(img + HDR_CMDLINE_SIZE);
+	if (n > max || n >= CMDLINE_ROOM) {
+		*why = "bzImage: command line longer than the kernel's cmdline_size";
+		return -1;
+	}
+	memcpy(memslots_ptr(&vm->mem, CMDLINE_GPA, n + 1), vm->guest_args, n + 1);
+	wr32(bp + HDR_CMD_LINE_PTR, (u32)CMDLINE_GPA);
+	bp[HDR_TYPE_OF_LOADER] = 0xff; /* an unregistered loader */
+
+	struct loader_region map[LOADER_MAX_REGIONS];
+	unsigned nmap = loader_memory_map(vm, map);
+	for (unsigned i = 0; i < nmap && i < BP_E820_MAX; i++) {
+		u8 *e = bp + BP_E820_TABLE + 20 * i;
+		memcpy(e, &map[i].base, 8);
+		memcpy(e + 8, &map[i].len, 8);
+		wr32(e + 16, map[i].type);
+	}
+	bp[BP_E820_ENTRIES] = (u8)nmap;
+
+	/* 32-bit entry: flat __BOOT_CS (0x10) and __BOOT_DS (0x18), ESI the zero page. */
+	loader_entry_state(vm, KERNEL_GPA, 0, 0);
+	struct x86_emu_ctx *r = &vm->vcpu.regs;
+	r->gpr[X86_RSI] = ZERO_PAGE_GPA;
+	for (int s = 0; s < X86_NR_SREGS; s++)
+		r->seg[s].sel = s == X86_CS ? 0x10 : 0x18;
+	return 0;
+}
