@@ -40,6 +40,9 @@ static u32 rd32(const u8 *p) { return rd16(p) | (u32)rd16(p + 2) << 16; }
 static u64 rd64(const u8 *p) { return rd32(p) | (u64)rd32(p + 4) << 32; }
 static void wr32(u8 *p, u32 v) { memcpy(p, &v, 4); }
 
+/* The setup header runs from setup_sects to the end of the jump's target. */
+static u64 header_end(const u8 *img) { return HDR_JUMP + 2 + img[HDR_JUMP + 1]; }
+
 bool linux_is_bzimage(const u8 *img, u64 size)
 {
 	return size >= 0x210 && !memcmp(img + HDR_MAGIC, "HdrS", 4);
@@ -50,7 +53,7 @@ static const char *check_header(const u8 *img, u64 size, u64 ram, u64 *pm_off, u
 {
 	u16 version = rd16(img + HDR_VERSION);
 	unsigned sects = img[HDR_SETUP_SECTS] ? img[HDR_SETUP_SECTS] : 4;
-	u64 hdr_end = HDR_JUMP + 2 + img[HDR_JUMP + 1];
+	u64 hdr_end = header_end(img);
 
 	if (rd16(img + HDR_BOOT_FLAG) != 0xaa55)
 		return "bzImage: no 0xAA55 boot flag";
@@ -90,8 +93,7 @@ int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *fi
 	}
 	u8 *bp = memslots_ptr(&vm->mem, ZERO_PAGE_GPA, PAGE_SIZE);
 	memset(bp, 0, PAGE_SIZE);
-	memcpy(bp + HDR_SETUP_SECTS, img + HDR_SETUP_SECTS,
-	       HDR_JUMP + 2 + img[HDR_JUMP + 1] - HDR_SETUP_SECTS);
+	memcpy(bp + HDR_SETUP_SECTS, img + HDR_SETUP_SECTS, header_end(img) - HDR_SETUP_SECTS);
 	memcpy(memslots_ptr(&vm->mem, KERNEL_GPA, size - pm_off), img + pm_off, size - pm_off);
 
 	/* The initrd as high as the header allows, above everything the kernel unpacks into. */
@@ -99,8 +101,8 @@ int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *fi
 		u64 limit = (u64)rd32(img + HDR_INITRD_ADDR_MAX) + 1;
 		if (limit > ram)
 			limit = ram;
-		u64 at = (limit - files[0].size) & ~(PAGE_SIZE - 1);
-		if (files[0].size > limit || at < kernel_end) {
+		u64 at = files[0].size <= limit ? (limit - files[0].size) & ~(PAGE_SIZE - 1) : 0;
+		if (at < kernel_end) {
 			*why = "bzImage: initrd too large for the guest's mem= (it would overlap the "
 			       "kernel)";
 			return -1;
@@ -121,7 +123,8 @@ int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *fi
 
 	struct loader_region map[LOADER_MAX_REGIONS];
 	unsigned nmap = loader_memory_map(vm, map);
-	for (unsigned i = 0; i < nmap && i < BP_E820_MAX; i++) {
+	_Static_assert(LOADER_MAX_REGIONS <= BP_E820_MAX, "e820 table in the zero page");
+	for (unsigned i = 0; i < nmap; i++) {
 		u8 *e = bp + BP_E820_TABLE + 20 * i;
 		memcpy(e, &map[i].base, 8);
 		memcpy(e + 8, &map[i].len, 8);
