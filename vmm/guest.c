@@ -175,7 +175,6 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->tdp_on = options.tdp;
 	if (!vm->budget_ns)
 		vm->budget_ns = options.timeout_s * 1000000000ull;
-	board_reset(vm, monotonic_ns());
 	vm->cpu = cpu;
 	vm->vcpu.vm = vm;
 	vm->vcpu.id = 0;
@@ -183,6 +182,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->vcpu.asid = index + 1;
 	vm->vcpu.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
 	vlapic_reset(&vm->vcpu.vlapic, 0, true);
+	board_reset(vm, monotonic_ns());   /* after the APIC: it wires the APIC to the I/O APIC */
 	vm->vcpu.pat = 0x0007040600070406ull;                     /* the reset value */
 	vm->vcpu.dr6 = 0xffff0ff0;                                 /* the reset value */
 	vm->state = VM_READY;
@@ -240,7 +240,9 @@ static bool guest_passed(const struct vm *vm)
 		return vm->end == VM_END_STOPPED;
 	if (vm->expect_timeout)
 		return vm->end == VM_END_TIMEOUT;
-	return vm->end == VM_END_RESULT && vm->status == ((0x10u << 1) | 1);
+	/* A clean soft-off is how an operating system ends on its own, as QEMU exits 0 on it. */
+	return (vm->end == VM_END_RESULT && vm->status == ((0x10u << 1) | 1)) ||
+	       vm->end == VM_END_POWEROFF;
 }
 
 static void report_one(struct vm *vm)

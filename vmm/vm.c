@@ -9,7 +9,7 @@ u32 nr_vms;
 const char *vm_end_name(enum vm_end how)
 {
 	static const char *const n[] = { "none", "result", "halted", "triple-fault", "fatal",
-					 "load-error", "stopped", "timeout" };
+					 "load-error", "stopped", "timeout", "poweroff" };
 	return how < ARRAY_SIZE(n) ? n[how] : "?";
 }
 

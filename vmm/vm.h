@@ -31,6 +31,7 @@ enum vm_end {
 	VM_END_LOAD_ERROR, /* never started: bad image or no memory */
 	VM_END_STOPPED,    /* stopped by another guest's STOP_GUEST */
 	VM_END_TIMEOUT,    /* ran past its time budget (time= or Umbra's timeout=) */
+	VM_END_POWEROFF,   /* entered ACPI S5 (soft-off), as `poweroff` does */
 };
 
 struct vcpu {

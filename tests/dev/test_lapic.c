@@ -179,6 +179,58 @@ static void test_level_sets_tmr(void **state)
 	assert_int_equal(rd(&l, TMR + 0x30), 0);
 }
 
+static unsigned eoi_calls;
+static u8 eoi_vector;
+
+static void record_eoi(void *ctx, u8 vector)
+{
+	*(unsigned *)ctx += 1;
+	eoi_vector = vector;
+}
+
+/* The EOI of a level-triggered vector reaches the I/O APIC wire; an edge's does not; the wire
+ * survives the guest disabling and re-enabling the APIC, and vlapic_reset cuts it. */
+static void test_level_eoi_broadcast(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	eoi_calls = 0;
+	l.level_eoi = record_eoi;
+	l.eoi_ctx = &eoi_calls;
+	vlapic_set_irq(&l, 0x52, false);
+	vlapic_ack(&l, 0x52);
+	wr(&l, EOI, 0);
+	assert_int_equal(eoi_calls, 0);
+	vlapic_set_irq(&l, 0x61, true);
+	vlapic_ack(&l, 0x61);
+	wr(&l, EOI, 0);
+	assert_int_equal(eoi_calls, 1);
+	assert_int_equal(eoi_vector, 0x61);
+	wr(&l, EOI, 0);                        /* nothing in service: no broadcast */
+	assert_int_equal(eoi_calls, 1);
+	assert_true(vlapic_set_base(&l, l.base_msr & ~(1ull << 11)));
+	assert_true(vlapic_set_base(&l, l.base_msr | (1ull << 11)));
+	assert_ptr_equal(l.level_eoi, record_eoi);
+	vlapic_reset(&l, 0, true);
+	assert_null(l.level_eoi);
+}
+
+/* Interrupt messages: physical ID or broadcast; logical in flat and cluster models. */
+static void test_match_dest(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	assert_true(vlapic_match_dest(&l, 0, false));
+	assert_true(vlapic_match_dest(&l, 0xff, false));
+	assert_false(vlapic_match_dest(&l, 1, false));
+	wr(&l, LDR, 0x02000000);               /* flat: logical ID bit 1 */
+	assert_true(vlapic_match_dest(&l, 0x03, true));
+	assert_false(vlapic_match_dest(&l, 0x01, true));
+	wr(&l, DFR, 0x0fffffff);               /* cluster 0, member bit 1 */
+	assert_true(vlapic_match_dest(&l, 0x02, true));
+	assert_false(vlapic_match_dest(&l, 0x12, true));
+}
+
 static void test_illegal_vectors(void **state)
 {
 	(void)state;
@@ -765,6 +817,8 @@ int main(void)
 		cmocka_unit_test(test_highest_irr_first),
 		cmocka_unit_test(test_tpr_blocks),
 		cmocka_unit_test(test_level_sets_tmr),
+		cmocka_unit_test(test_level_eoi_broadcast),
+		cmocka_unit_test(test_match_dest),
 		cmocka_unit_test(test_illegal_vectors),
 		cmocka_unit_test(test_error_lvt),
 		cmocka_unit_test(test_disabled_not_pending),

@@ -18,6 +18,35 @@ static void note_unmodelled(struct vm *vm, u16 port)
 		vm->unmodelled[vm->n_unmodelled++] = port;
 }
 
+/* Messages from the I/O APIC to the local APICs they address. Only fixed and lowest-priority
+ * interrupts travel this way here: no vCPU takes NMI, SMI or INIT messages yet, and ExtINT
+ * is the 8259's path through LINT0. */
+static void ioapic_deliver(struct vm *vm)
+{
+	struct vlapic *l = &vm->vcpu.vlapic;
+	struct ioapic_msg m;
+
+	while (ioapic_take(&vm->board.ioapic, &m))
+		if (m.delivery <= IOAPIC_DM_LOWEST && vlapic_match_dest(l, m.dest, m.logical))
+			vlapic_set_irq(l, m.vector, m.level);
+}
+
+static void level_eoi(void *ctx, u8 vector)
+{
+	struct vm *vm = ctx;
+
+	ioapic_eoi(&vm->board.ioapic, vector);
+	ioapic_deliver(vm);
+}
+
+/* An ISA line drives both interrupt controllers, as on a PC: the 8259 pair, and the I/O APIC
+ * on the same pin except IRQ 0 (pin 2; pin 0 is the 8259's INTR). */
+static void isa_irq(struct vm *vm, unsigned irq, bool level)
+{
+	pic_set_irq(&vm->board.pic, irq, level);
+	ioapic_set_irq(&vm->board.ioapic, irq ? irq : 2, level);
+}
+
 /* The UART's interrupt is a level; the PIC sees its edges. */
 static void wire_irqs(struct vm *vm)
 {
@@ -25,8 +54,9 @@ static void wire_irqs(struct vm *vm)
 	bool com1 = uart_irq(&b->com1);
 	if (com1 != !!(b->irq_levels & BIT(IRQ_COM1))) {
 		b->irq_levels ^= BIT(IRQ_COM1);
-		pic_set_irq(&b->pic, IRQ_COM1, com1);
+		isa_irq(vm, IRQ_COM1, com1);
 	}
+	ioapic_deliver(vm);
 }
 
 /* ---- glue: each model behind the (vcpu, port, size, value) shape of the table ---- */
@@ -90,6 +120,35 @@ static void rtc_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 	rtc_write(&v->vm->board.rtc, port, (u8)val);
 }
 
+/* The ACPI PM block takes whole accesses (a 32-bit timer read in bytes could tear); bytes
+ * past its end float high like any unmodelled port. */
+static unsigned pm_bytes(u16 port, unsigned size)
+{
+	unsigned off = port - ACPI_PM_BASE;
+	return size < ACPI_PM_LEN - off ? size : ACPI_PM_LEN - off;
+}
+
+static u32 pm_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	unsigned n = pm_bytes(port, size);
+	u32 val = acpi_pm_read(&v->vm->board.pm, port - ACPI_PM_BASE, n, monotonic_ns());
+
+	for (unsigned i = n; i < size; i++)
+		val |= 0xffu << (i * 8);
+	return val;
+}
+
+static void pm_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	struct acpi_pm *pm = &v->vm->board.pm;
+
+	acpi_pm_write(pm, port - ACPI_PM_BASE, pm_bytes(port, size), val, monotonic_ns());
+	if (pm->soft_off) {
+		console_flush(v->vm);
+		vm_end(v->vm, VM_END_POWEROFF, 0, "ACPI soft-off (S5)");
+	}
+}
+
 /* PCI configuration mechanism #1 with no device behind it: every function reads as absent. */
 static u32 pci_port_in(struct vcpu *v, u16 port, unsigned size)
 {
@@ -139,6 +198,7 @@ static const struct pio_range pio_table[] = {
 	{ UMBRA_RESULT_PORT, UMBRA_RESULT_PORT, true, NULL, result_port_out },
 	{ 0x3f8, 0x3ff, false, com1_port_in, com1_port_out },
 	{ 0x4d0, 0x4d1, false, pic_port_in, pic_port_out },   /* ELCR */
+	{ ACPI_PM_BASE, ACPI_PM_BASE + ACPI_PM_LEN - 1, true, pm_port_in, pm_port_out },
 	{ 0xcf8, 0xcff, true, pci_port_in, pci_port_out },
 };
 
@@ -196,7 +256,8 @@ void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 		pio_out1(v, (u16)(port + i), 1, (val >> (8 * i)) & 0xff);
 }
 
-/* ---- MMIO: the local APIC page while the APIC is enabled in xAPIC mode ---- */
+/* ---- MMIO: the I/O APIC page, and the local APIC page while the APIC is enabled in xAPIC
+ * mode ---- */
 static void note_unbacked(struct vm *vm, u64 gpa)
 {
 	u64 page = gpa & ~(PAGE_SIZE - 1);
@@ -213,8 +274,20 @@ static bool apic_mmio(const struct vcpu *v, u64 gpa)
 	       !vlapic_x2apic(&v->vlapic);
 }
 
+/* The I/O APIC's registers are read and written as whole dwords (the datasheet requires it);
+ * a narrower or wider access sees or writes the dword's low bytes. */
+static bool ioapic_mmio(u64 gpa)
+{
+	return gpa - IOAPIC_BASE < PAGE_SIZE;
+}
+
 void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
 {
+	if (ioapic_mmio(gpa)) {
+		u64 val = ioapic_mmio_read(&v->vm->board.ioapic, (u32)(gpa - IOAPIC_BASE));
+		memcpy(buf, &val, len);
+		return;
+	}
 	if (apic_mmio(v, gpa)) {
 		/* Registers are 32 bits on 16-byte boundaries; narrower reads see part of one. */
 		u32 off = (u32)(gpa - VLAPIC_BASE);
@@ -230,6 +303,13 @@ void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
 
 void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 {
+	if (ioapic_mmio(gpa)) {
+		u32 val = 0;
+		memcpy(&val, buf, len > 4 ? 4 : len);
+		ioapic_mmio_write(&v->vm->board.ioapic, (u32)(gpa - IOAPIC_BASE), val);
+		ioapic_deliver(v->vm);
+		return;
+	}
 	if (apic_mmio(v, gpa)) {
 		u32 val = 0;
 		memcpy(&val, buf, len > 4 ? 4 : len);
@@ -248,6 +328,10 @@ void board_reset(struct vm *vm, u64 now_ns)
 	pit_reset(&b->pit, now_ns);
 	uart_reset(&b->com1, com1_tx, vm);
 	rtc_reset(&b->rtc, vm->mem.bytes);
+	acpi_pm_reset(&b->pm, now_ns);
+	ioapic_reset(&b->ioapic, BOARD_IOAPIC_ID);
+	vm->vcpu.vlapic.level_eoi = level_eoi;
+	vm->vcpu.vlapic.eoi_ctx = vm;
 	b->pci_addr = 0;
 	b->irq_levels = 0;
 }
@@ -258,8 +342,8 @@ void board_update(struct vcpu *v, u64 now_ns)
 	if (pit_irq0_due(&b->pit, now_ns)) {
 		/* A fresh rising edge; the line then stays high, as OUT0 does between ticks (a
 		 * request still unacknowledged from the last tick survives the low-high pulse). */
-		pic_set_irq(&b->pic, IRQ_PIT, false);
-		pic_set_irq(&b->pic, IRQ_PIT, true);
+		isa_irq(v->vm, IRQ_PIT, false);
+		isa_irq(v->vm, IRQ_PIT, true);
 	}
 	console_poll_input(v->vm);
 	wire_irqs(v->vm);

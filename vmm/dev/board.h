@@ -3,6 +3,8 @@
 #define VMM_DEV_BOARD_H
 
 #include "lib/types.h"
+#include "vmm/dev/acpi_pm.h"
+#include "vmm/dev/ioapic.h"
 #include "vmm/dev/pic.h"
 #include "vmm/dev/pit.h"
 #include "vmm/dev/rtc.h"
@@ -12,15 +14,19 @@ struct vm;
 struct vcpu;
 
 /* ISA interrupt lines of the devices modelled. */
-enum { IRQ_PIT = 0, IRQ_COM1 = 4 };
+enum { IRQ_PIT = 0, IRQ_COM1 = 4, IRQ_SCI = 9 };
+/* The I/O APIC's ID: after the vCPUs' local APIC IDs, which start at 0. */
+#define BOARD_IOAPIC_ID 1
 
 struct board {
 	struct pic pic;
+	struct ioapic ioapic;
 	struct pit pit;
 	struct uart com1;
 	struct rtc rtc;
+	struct acpi_pm pm;
 	u32 pci_addr;       /* 0xcf8: the configuration address (no device ever answers) */
-	u16 irq_levels;     /* the device lines as last driven into the PIC */
+	u16 irq_levels;     /* the device lines as last driven into the PIC and I/O APIC */
 };
 
 /* Power-on state of every device (the vm's memory size is known). */

@@ -50,6 +50,7 @@ enum acc { A_OK, A_RO, A_WO, A_ABSENT, A_RSVD };
 
 static void vec_set(u32 *r, unsigned v) { r[v >> 5] |= 1u << (v & 31); }
 static void vec_clear(u32 *r, unsigned v) { r[v >> 5] &= ~(1u << (v & 31)); }
+static bool vec_test(const u32 *r, unsigned v) { return r[v >> 5] >> (v & 31) & 1; }
 
 static int vec_highest(const u32 *r)
 {
@@ -77,17 +78,18 @@ static bool sw_enabled(const struct vlapic *l)
 }
 
 /* SDM 11.4.7.1: what a reset (or a global disable) leaves; only the ID and base survive. */
-static void power_on(struct vlapic *l, u32 id, u64 base_msr)
+static void power_on(struct vlapic *l, u32 id, u64 base_msr, void (*level_eoi)(void *, u8),
+		     void *eoi_ctx)
 {
 	*l = (struct vlapic){ .base_msr = base_msr, .id = id, .hw_id = id, .dfr = 0xffffffffu,
-			      .svr = 0xff };
+			      .svr = 0xff, .level_eoi = level_eoi, .eoi_ctx = eoi_ctx };
 	for (int i = 0; i < NLVT; i++)
 		l->lvt[i] = LVT_MASKED;
 }
 
 void vlapic_reset(struct vlapic *l, u32 id, bool bsp)
 {
-	power_on(l, id, VLAPIC_BASE | BASE_EN | (bsp ? BASE_BSP : 0));
+	power_on(l, id, VLAPIC_BASE | BASE_EN | (bsp ? BASE_BSP : 0), NULL, NULL);
 	if (!bsp)
 		return; /* SeaBIOS parks the APs; the OS's INIT leaves them at power-on anyway */
 	l->svr |= SVR_ENABLE;
@@ -154,13 +156,17 @@ void vlapic_ack(struct vlapic *l, u8 vector)
 	vec_set(l->isr, vector);
 }
 
-/* No I/O APIC yet, so a level-triggered EOI has nobody to broadcast to. */
+/* The EOI of a level-triggered interrupt is broadcast to the I/O APIC, which may then send
+ * the interrupt again if its line is still asserted. */
 static void eoi(struct vlapic *l)
 {
 	int v = vec_highest(l->isr);
 
-	if (v >= 0)
-		vec_clear(l->isr, (unsigned)v);
+	if (v < 0)
+		return;
+	vec_clear(l->isr, (unsigned)v);
+	if (vec_test(l->tmr, (unsigned)v) && l->level_eoi)
+		l->level_eoi(l->eoi_ctx, (u8)v);
 }
 
 bool vlapic_accepts_extint(const struct vlapic *l)
@@ -191,6 +197,13 @@ static bool logical_match(const struct vlapic *l, u32 dest)
 	return dest == 0xff || (dest >> 4 == ldr >> 4 && (dest & ldr & 0xf));
 }
 
+bool vlapic_match_dest(const struct vlapic *l, u32 dest, bool logical)
+{
+	if (logical)
+		return logical_match(l, dest);
+	return dest == l->id || dest == (vlapic_x2apic(l) ? 0xffffffffu : 0xffu);
+}
+
 static bool ipi_reaches_self(const struct vlapic *l, u32 lo, u32 dest)
 {
 	switch ((lo >> 18) & 3) {
@@ -200,9 +213,7 @@ static bool ipi_reaches_self(const struct vlapic *l, u32 lo, u32 dest)
 	case 3: /* all excluding self */
 		return false;
 	}
-	if (lo & ICR_LOGICAL)
-		return logical_match(l, dest);
-	return dest == l->id || dest == (vlapic_x2apic(l) ? 0xffffffffu : 0xffu);
+	return vlapic_match_dest(l, dest, lo & ICR_LOGICAL);
 }
 
 /* Fixed IPIs are taken as edge-triggered; other delivery modes (NMI, INIT, SIPI, lowest
@@ -652,7 +663,8 @@ bool vlapic_set_base(struct vlapic *l, u64 val)
 		return false;
 	if (from && !to) {
 		/* A globally disabled APIC loses its state (SDM 11.4.3). */
-		power_on(l, l->hw_id, val);
+		/* The wire to the I/O APIC is the board's, not the chip's: it survives. */
+		power_on(l, l->hw_id, val, l->level_eoi, l->eoi_ctx);
 		return true;
 	}
 	if (to == BASE_MODE && from != BASE_MODE)

@@ -23,6 +23,11 @@ struct vlapic {
 	u64 timer_next_ns;         /* when the timer fires next (0: not armed); the current
 	                            * count is derived from it */
 	u64 tsc_deadline;          /* IA32_TSC_DEADLINE as the guest wrote it (guest TSC) */
+	/* Called with the vector when a level-triggered interrupt is EOIed (the broadcast to
+	 * the I/O APIC); NULL after vlapic_reset, then set by the board; kept when the guest
+	 * disables the APIC. */
+	void (*level_eoi)(void *ctx, u8 vector);
+	void *eoi_ctx;
 };
 
 /* Power-on state for APIC id, then what the BIOS leaves (SeaBIOS: software-enabled, LINT0
@@ -50,10 +55,13 @@ bool vlapic_x2apic(const struct vlapic *l);
  * A deadline already past fires at the next vlapic_timer_update. */
 void vlapic_set_tsc_deadline(struct vlapic *l, u64 tsc, u64 deadline_ns);
 
-/* A fixed interrupt arrives (IPI, LVT, an I/O APIC later): set in IRR (and TMR if level),
+/* A fixed interrupt arrives (IPI, LVT, the I/O APIC): set in IRR (and TMR if level),
  * held there while software-disabled. Vectors 0-15 are refused and logged in ESR (received
  * illegal vector); a hardware-disabled APIC takes nothing. */
 void vlapic_set_irq(struct vlapic *l, u8 vector, bool level);
+/* Does an interrupt message for dest (physical APIC ID, or logical destination) address
+ * this APIC? The broadcast ID addresses all. */
+bool vlapic_match_dest(const struct vlapic *l, u32 dest, bool logical);
 /* The highest vector in IRR whose priority class is above PPR, or -1 (nothing, or the APIC
  * is software- or hardware-disabled). */
 int vlapic_pending(const struct vlapic *l);

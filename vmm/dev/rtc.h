@@ -4,6 +4,9 @@
 
 #include "lib/types.h"
 
+/* The clock reads 2027-01-01 00:00:00 UTC at Umbra's boot (the same instant as Unix time). */
+#define RTC_EPOCH_UNIX 1798761600ull
+
 struct rtc {
 	u8 index;       /* selected register (port 0x70, without the NMI-mask bit) */
 	u8 ram[128];    /* registers A, B and the RAM bytes a guest may write */
