@@ -3,6 +3,7 @@
 #include "arch/x86/regs.h"
 #include "lib/string.h"
 #include "pv/abi.h"
+#include "vmm/acpi_tables.h"
 #include "vmm/linux.h"
 #include "vmm/mptable.h"
 #include "vmm/multiboot1.h"
@@ -161,6 +162,20 @@ void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx)
 			flat_segment(&r->seg[s], 0x10, false);
 }
 
+/* What a PC's firmware leaves for the kernel: the MP table and the ACPI tables, both
+ * describing the same board (vmm/dev/board.h). */
+static void firmware_tables_write(struct vm *vm)
+{
+	const struct acpi_board b = { .cpus = 1, .ioapic_id = BOARD_IOAPIC_ID,
+				      .ioapic_gpa = (u32)IOAPIC_BASE, .pm_base = ACPI_PM_BASE,
+				      .sci_irq = IRQ_SCI };
+	u8 *acpi = memslots_ptr(&vm->mem, ACPI_TABLES_GPA, ACPI_TABLES_MAX);
+
+	mptable_write(vm);
+	if (acpi)  /* a guest too small for a BIOS area gets none */
+		acpi_tables_build(acpi, ACPI_TABLES_GPA, &b);
+}
+
 int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
 		unsigned nfiles, const char **why)
 {
@@ -170,7 +185,7 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *f
 	const u32 *mb1 = mb1_find_header(img, size);
 
 	/* First, so that an image loaded over the BIOS area simply replaces it. */
-	mptable_write(vm);
+	firmware_tables_write(vm);
 	if (linux_is_bzimage(img, size))
 		return linux_load(vm, img, size, files, nfiles, why);
 	if (mb1)

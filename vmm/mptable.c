@@ -3,6 +3,7 @@
 #include "arch/x86/cpu.h"
 #include "lib/assert.h"
 #include "lib/string.h"
+#include "vmm/dev/board.h"
 #include "vmm/vm.h"
 
 struct mp_floating {
@@ -36,14 +37,22 @@ struct mp_bus {
 	char name[6];
 } PACKED;
 
+struct mp_ioapic {
+	u8 type, id, version, flags;
+	u32 addr;
+} PACKED;
+
+/* An I/O interrupt (type 3) or local interrupt (type 4) assignment: same layout. */
 struct mp_local_irq {
 	u8 type, irq_type;
 	u16 flags;
 	u8 bus, bus_irq, apic_id, lint;
 } PACKED;
 
-enum { MP_CPU = 0, MP_BUS = 1, MP_LOCAL_IRQ = 4 };
-enum { MP_IRQ_NMI = 1, MP_IRQ_EXTINT = 3 };
+enum { MP_CPU = 0, MP_BUS = 1, MP_IOAPIC = 2, MP_IO_IRQ = 3, MP_LOCAL_IRQ = 4 };
+enum { MP_IRQ_INT = 0, MP_IRQ_NMI = 1, MP_IRQ_EXTINT = 3 };
+#define MP_HIGH_LEVEL 0x000d   /* polarity active high, trigger level */
+#define MP_ISA_IRQS 16
 #define MP_CPU_ENABLED 1
 #define MP_CPU_BSP 2
 
@@ -66,6 +75,8 @@ void mptable_write(struct vm *vm)
 		struct mp_config hdr;
 		struct mp_cpu cpu;
 		struct mp_bus bus;
+		struct mp_ioapic ioapic;
+		struct mp_local_irq io[MP_ISA_IRQS - 1];
 		struct mp_local_irq lint[2];
 	} PACKED t;
 	struct mp_floating fp;
@@ -81,13 +92,27 @@ void mptable_write(struct vm *vm)
 	t.hdr.revision = 4;
 	memcpy(t.hdr.oem, "UMBRA   ", 8);
 	memcpy(t.hdr.product, "UMBRA VM    ", 12);
-	t.hdr.entries = 4;
+	t.hdr.entries = 4 + MP_ISA_IRQS - 1 + 1;
 	t.hdr.lapic_addr = (u32)VLAPIC_BASE;
 	t.cpu = (struct mp_cpu){ .type = MP_CPU, .apic_id = (u8)vm->vcpu.id, .apic_version = 0x14,
 				 .flags = MP_CPU_ENABLED | MP_CPU_BSP, .signature = id.eax,
 				 .features = id.edx };
 	t.bus = (struct mp_bus){ .type = MP_BUS, .id = 0 };
 	memcpy(t.bus.name, "ISA   ", 6);
+	t.ioapic = (struct mp_ioapic){ .type = MP_IOAPIC, .id = BOARD_IOAPIC_ID,
+				       .version = (u8)IOAPIC_VERSION, .flags = 1,
+				       .addr = (u32)IOAPIC_BASE };
+	/* ISA IRQ n on pin n, but the PIT's IRQ 0 on pin 2 (pin 0 is the 8259's INTR) and no
+	 * IRQ 2 (the cascade); the SCI is level triggered, active high, as the MADT says. */
+	for (unsigned irq = 0, i = 0; irq < MP_ISA_IRQS; irq++) {
+		if (irq == 2)
+			continue;
+		t.io[i++] = (struct mp_local_irq){ .type = MP_IO_IRQ, .irq_type = MP_IRQ_INT,
+						   .flags = irq == IRQ_SCI ? MP_HIGH_LEVEL : 0,
+						   .bus = 0, .bus_irq = (u8)irq,
+						   .apic_id = BOARD_IOAPIC_ID,
+						   .lint = (u8)(irq ? irq : 2) };
+	}
 	/* The 8259's INTR on every CPU's LINT0 (ExtINT), NMI on LINT1: virtual-wire mode. */
 	t.lint[0] = (struct mp_local_irq){ .type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_EXTINT,
 					   .apic_id = 0xff, .lint = 0 };

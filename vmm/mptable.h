@@ -10,7 +10,8 @@ struct vm;
 #define MPTABLE_GPA 0xf0000ull
 
 /* Writes the floating pointer and the configuration table (one CPU per vCPU, the ISA bus,
- * the 8259 on LINT0 in virtual-wire mode, NMI on LINT1; no I/O APIC) into guest memory. */
+ * the I/O APIC with the ISA IRQs on its pins, the 8259 on LINT0 in virtual-wire mode, NMI on
+ * LINT1) into guest memory. */
 void mptable_write(struct vm *vm);
 
 #endif

@@ -1,6 +1,6 @@
-# Host unit tests for lib/, the multiboot2 parser and the ACPI parser (cmocka, ASan+UBSan).
+# Host unit tests for lib/, the multiboot2 parser, the ACPI parser and the guest's ACPI tables (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
-UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 acpi abi_doc
+UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 acpi acpi_tables abi_doc
 UNIT_COMMON := tests/unit/harness.c lib/printf.c
 
 # Per-test extra sources and flags.
@@ -9,13 +9,14 @@ unit_src_cmdline := lib/cmdline.c
 unit_src_palloc := lib/palloc.c
 unit_src_mb2 := boot/mb2.c
 unit_src_acpi := arch/x86/acpi.c
+unit_src_acpi_tables := vmm/acpi_tables.c arch/x86/acpi.c
 unit_src_abi_doc := pv/classes.c
 # lib/string.c would clash with libc's names: build it (and its users here) under renames.
 unit_cflags_string := -fno-builtin $(foreach f,memset memcpy memmove memcmp strlen strnlen strcmp strncmp strchr,-D$(f)=lib_$(f))
 unit_libs_palloc := -pthread
 
 define unit_rule
-$(UNIT_OUT)/test_$(1): tests/unit/test_$(1).c $(UNIT_COMMON) $(unit_src_$(1)) $(wildcard tests/unit/*.h lib/*.h boot/*.h arch/x86/*.h pv/*.h) docs/abi.md
+$(UNIT_OUT)/test_$(1): tests/unit/test_$(1).c $(UNIT_COMMON) $(unit_src_$(1)) $(wildcard tests/unit/*.h lib/*.h boot/*.h arch/x86/*.h pv/*.h vmm/*.h vmm/dev/*.h) docs/abi.md
 	@mkdir -p $$(dir $$@)
 	$$(HOSTCC) $$(HOSTCFLAGS) $(unit_cflags_$(1)) -o $$@ $$< $(UNIT_COMMON) $(unit_src_$(1)) $$(HOSTLDLIBS) $(unit_libs_$(1)) -lcmocka
 endef

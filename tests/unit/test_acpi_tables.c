@@ -1,0 +1,165 @@
+/* Unit tests for vmm/acpi_tables.c: the guest's tables, checked by sums and by Umbra's own ACPI parser. */
+#include <string.h>
+#include "tests/unit/harness.h"
+#include "arch/x86/acpi.h"
+#include "vmm/acpi_tables.h"
+#include "vmm/dev/acpi_pm.h"
+
+#define GPA 0xf1000ull
+
+static u8 mem[ACPI_TABLES_MAX];
+static const struct acpi_board board = {
+	.cpus = 3, .ioapic_id = 3, .ioapic_gpa = 0xfec00000u, .pm_base = ACPI_PM_BASE, .sci_irq = 9,
+};
+
+static const void *map(u64 pa, size_t len, void *ctx)
+{
+	(void)ctx;
+	if (pa < GPA || pa - GPA > sizeof(mem) || len > sizeof(mem) - (pa - GPA))
+		return NULL;
+	return mem + (pa - GPA);
+}
+
+static u32 get32(u64 pa) { u32 v; memcpy(&v, map(pa, 4, NULL), 4); return v; }
+static u16 get16(u64 pa) { u16 v; memcpy(&v, map(pa, 2, NULL), 2); return v; }
+
+static u8 sum(const u8 *p, size_t n)
+{
+	u8 s = 0;
+	while (n--)
+		s += *p++;
+	return s;
+}
+
+/* The table the XSDT lists with this signature, or 0. */
+static u64 find(const char *sig)
+{
+	u64 xsdt;
+	memcpy(&xsdt, mem + 24, 8);
+	u32 len = get32(xsdt + 4);
+	for (u32 off = 36; off + 8 <= len; off += 8) {
+		u64 t;
+		memcpy(&t, map(xsdt + off, 8, NULL), 8);
+		if (!memcmp(map(t, 4, NULL), sig, 4))
+			return t;
+	}
+	return 0;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(mem, 0xcc, sizeof(mem));
+	return acpi_tables_build(mem, GPA, &board) ? 0 : -1;
+}
+
+static void rsdp_sums_and_revision(void **state)
+{
+	(void)state;
+	assert_memory_equal(mem, "RSD PTR ", 8);
+	assert_int_equal(sum(mem, 20), 0);
+	assert_int_equal(sum(mem, 36), 0);
+	assert_int_equal(mem[15], 2);
+}
+
+static void every_table_sums_to_zero(void **state)
+{
+	(void)state;
+	static const char *const sigs[] = { "FACP", "APIC" };
+	for (unsigned i = 0; i < 2; i++) {
+		u64 t = find(sigs[i]);
+		assert_true(t != 0);
+		assert_int_equal(sum(map(t, get32(t + 4), NULL), get32(t + 4)), 0);
+	}
+	u64 dsdt = get32(find("FACP") + 40);
+	assert_memory_equal(map(dsdt, 4, NULL), "DSDT", 4);
+	assert_int_equal(sum(map(dsdt, get32(dsdt + 4), NULL), get32(dsdt + 4)), 0);
+	u32 rsdt = get32(GPA + 16);
+	assert_int_equal(sum(map(rsdt, get32(rsdt + 4), NULL), get32(rsdt + 4)), 0);
+	assert_int_equal(get32(rsdt + 4), 36 + 2 * 4);
+}
+
+static void madt_parses_with_umbras_parser(void **state)
+{
+	(void)state;
+	struct acpi_cpus cpus;
+	assert_int_equal(acpi_find_cpus(mem, 36, map, NULL, &cpus), 0);
+	assert_true(cpus.used_xsdt);
+	assert_int_equal(cpus.count, 3);
+	assert_int_equal(cpus.apic_id[2], 2);
+	assert_int_equal(cpus.lapic_base, 0xfee00000u);
+	assert_int_equal(cpus.madt_flags & 1, 1);
+}
+
+/* The entries after the CPUs: the I/O APIC, IRQ 0 -> GSI 2, the SCI level/high, LINT1 NMI. */
+static void madt_wiring(void **state)
+{
+	(void)state;
+	u64 e = find("APIC") + 44 + 3 * 8;
+	assert_int_equal(mem[e - GPA], 1);
+	assert_int_equal(mem[e - GPA + 2], 3);
+	assert_int_equal(get32(e + 4), 0xfec00000u);
+	assert_int_equal(get32(e + 8), 0);
+	e += 12;
+	assert_int_equal(mem[e - GPA], 2);
+	assert_int_equal(mem[e - GPA + 3], 0);
+	assert_int_equal(get32(e + 4), 2);
+	e += 10;
+	assert_int_equal(mem[e - GPA + 3], 9);
+	assert_int_equal(get16(e + 8), 0x000d);
+	e += 10;
+	assert_int_equal(mem[e - GPA], 4);
+	assert_int_equal(mem[e - GPA + 5], 1);
+	assert_int_equal(e + 6, find("APIC") + get32(find("APIC") + 4));
+}
+
+static void fadt_points_at_the_pm_block(void **state)
+{
+	(void)state;
+	u64 f = find("FACP");
+	assert_int_equal(get32(f + 4), 244);
+	assert_int_equal(get16(f + 46), 9);
+	assert_int_equal(get32(f + 48), 0);                 /* no SMI command: ACPI mode always */
+	assert_int_equal(get32(f + 56), ACPI_PM_BASE + ACPI_PM1_EVT);
+	assert_int_equal(get32(f + 64), ACPI_PM_BASE + ACPI_PM1_CNT);
+	assert_int_equal(get32(f + 76), ACPI_PM_BASE + ACPI_PM_TMR);
+	assert_int_equal(mem[f - GPA + 88], 4);
+	assert_int_equal(mem[f - GPA + 89], 2);
+	assert_int_equal(mem[f - GPA + 91], 4);
+	assert_true(get32(f + 112) & (1u << 8));            /* TMR_VAL_EXT: 32-bit timer */
+	u64 facs = get32(f + 36);
+	assert_int_equal(facs % 64, 0);
+	assert_memory_equal(map(facs, 4, NULL), "FACS", 4);
+}
+
+/* \_S5 must carry the SLP_TYP the PM model powers off on. */
+static void dsdt_has_s5(void **state)
+{
+	(void)state;
+	u64 d = get32(find("FACP") + 40);
+	const u8 *aml = map(d + 36, get32(d + 4) - 36, NULL);
+	assert_memory_equal(aml, "\x08_S5_\x12", 6);
+	assert_int_equal(aml[9], ACPI_SLP_TYP_S5);
+}
+
+static void too_many_cpus_do_not_fit(void **state)
+{
+	(void)state;
+	struct acpi_board big = board;
+	big.cpus = ACPI_TABLES_MAX / 8;
+	assert_int_equal(acpi_tables_build(mem, GPA, &big), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(rsdp_sums_and_revision, setup),
+		cmocka_unit_test_setup(every_table_sums_to_zero, setup),
+		cmocka_unit_test_setup(madt_parses_with_umbras_parser, setup),
+		cmocka_unit_test_setup(madt_wiring, setup),
+		cmocka_unit_test_setup(fadt_points_at_the_pm_block, setup),
+		cmocka_unit_test_setup(dsdt_has_s5, setup),
+		cmocka_unit_test(too_many_cpus_do_not_fit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

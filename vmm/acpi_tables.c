@@ -1,0 +1,271 @@
+/* Builds the guest's ACPI tables: enough for a kernel to find its CPUs, interrupt wiring, PM timer and soft-off. */
+#include "vmm/acpi_tables.h"
+#include "lib/assert.h"
+#include "lib/string.h"
+#include "vmm/dev/acpi_pm.h"
+
+struct sdt_header {
+	char sig[4];
+	u32 length;
+	u8 revision, checksum;
+	char oem_id[6], oem_table_id[8];
+	u32 oem_revision;
+	char creator_id[4];
+	u32 creator_revision;
+} PACKED;
+
+struct rsdp {
+	char sig[8];             /* "RSD PTR " */
+	u8 checksum;             /* over the first 20 bytes (the ACPI 1.0 structure) */
+	char oem_id[6];
+	u8 revision;             /* 2: XSDT and the extended fields below are valid */
+	u32 rsdt;
+	u32 length;
+	u64 xsdt;
+	u8 ext_checksum, reserved[3];
+} PACKED;
+
+/* The FADT of ACPI 3.0/4.0 (revision 4). The 64-bit X_ fields are left zero: a kernel then
+ * uses the 32-bit ones, and the two can never disagree. */
+struct fadt {
+	struct sdt_header h;
+	u32 facs, dsdt;
+	u8 reserved0, pm_profile;
+	u16 sci_int;
+	u32 smi_cmd;
+	u8 acpi_enable, acpi_disable, s4bios_req, pstate_cnt;
+	u32 pm1a_evt, pm1b_evt, pm1a_cnt, pm1b_cnt, pm2_cnt, pm_tmr, gpe0, gpe1;
+	u8 pm1_evt_len, pm1_cnt_len, pm2_cnt_len, pm_tmr_len, gpe0_len, gpe1_len, gpe1_base;
+	u8 cst_cnt;
+	u16 p_lvl2_lat, p_lvl3_lat, flush_size, flush_stride;
+	u8 duty_offset, duty_width, day_alrm, mon_alrm, century;
+	u16 boot_arch;
+	u8 reserved1;
+	u32 flags;
+	u8 reset_reg[12];
+	u8 reset_value, reserved2[3];
+	u64 x_facs, x_dsdt;
+	u8 x_blocks[8][12];      /* PM1a/b event, PM1a/b control, PM2, timer, GPE0, GPE1 */
+} PACKED;
+
+struct facs {
+	char sig[4];
+	u32 length;
+	u32 hw_signature, waking_vector, global_lock, flags;
+	u64 x_waking_vector;
+	u8 version, reserved[31];
+} PACKED;
+
+struct madt_lapic { u8 type, len, acpi_id, apic_id; u32 flags; } PACKED;
+struct madt_ioapic { u8 type, len, id, reserved; u32 addr, gsi_base; } PACKED;
+struct madt_override { u8 type, len, bus, source; u32 gsi; u16 flags; } PACKED;
+struct madt_lapic_nmi { u8 type, len, acpi_id; u16 flags; u8 lint; } PACKED;
+
+BUILD_BUG_ON(sizeof(struct sdt_header) != 36);
+BUILD_BUG_ON(sizeof(struct rsdp) != 36);
+BUILD_BUG_ON(sizeof(struct fadt) != 244);
+BUILD_BUG_ON(sizeof(struct facs) != 64);
+BUILD_BUG_ON(sizeof(struct madt_override) != 10);
+BUILD_BUG_ON(sizeof(struct madt_lapic_nmi) != 6);
+
+enum { MADT_LAPIC = 0, MADT_IOAPIC = 1, MADT_OVERRIDE = 2, MADT_LAPIC_NMI = 4 };
+#define MADT_PCAT_COMPAT 1          /* a dual 8259 is present too */
+#define MADT_ENABLED 1
+#define MPS_HIGH_LEVEL 0x000d       /* override flags: active high, level triggered */
+
+#define FADT_WBINVD (1u << 0)
+#define FADT_PROC_C1 (1u << 2)
+#define FADT_PWR_BUTTON (1u << 4)   /* no fixed-feature power button */
+#define FADT_SLP_BUTTON (1u << 5)   /* no fixed-feature sleep button */
+#define FADT_TMR_VAL_EXT (1u << 8)  /* the PM timer counts 32 bits */
+#define BOOT_ARCH_LEGACY (1u << 0)  /* ISA devices (the UART, the RTC) that no AML lists */
+#define BOOT_ARCH_NO_VGA (1u << 2)
+#define BOOT_ARCH_NO_MSI (1u << 3)
+#define CMOS_CENTURY 0x32
+
+/* DefinitionBlock's whole AML body: Name (_S5, Package (4) { 5, 5, 0, 0 }), the SLP_TYP
+ * values for soft-off that the PM model recognises. */
+static const u8 dsdt_aml[] = {
+	0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04,
+	0x0a, ACPI_SLP_TYP_S5, 0x0a, ACPI_SLP_TYP_S5, 0x00, 0x00,
+};
+
+static u8 checksum(const void *p, size_t len)
+{
+	u8 sum = 0;
+	for (size_t i = 0; i < len; i++)
+		sum += ((const u8 *)p)[i];
+	return (u8)-sum;
+}
+
+/* A bump allocator over the output buffer, handing out guest addresses. */
+struct out {
+	u8 *buf;
+	u64 gpa;
+	size_t used;
+	bool full;
+};
+
+static void *take(struct out *o, size_t len, size_t align, u32 *gpa)
+{
+	size_t at = (o->used + align - 1) & ~(align - 1);
+
+	if (o->full || at + len > ACPI_TABLES_MAX) {
+		o->full = true;
+		return NULL;
+	}
+	o->used = at + len;
+	*gpa = (u32)(o->gpa + at);
+	memset(o->buf + at, 0, len);
+	return o->buf + at;
+}
+
+static void header(struct sdt_header *h, const char *sig, u32 len, u8 revision)
+{
+	memcpy(h->sig, sig, 4);
+	h->length = len;
+	h->revision = revision;
+	memcpy(h->oem_id, "UMBRA ", 6);
+	memcpy(h->oem_table_id, "UMBRA VM", 8);
+	h->oem_revision = 1;
+	memcpy(h->creator_id, "UMBR", 4);
+	h->creator_revision = 1;
+}
+
+static void seal(struct sdt_header *h)
+{
+	h->checksum = checksum(h, h->length);
+}
+
+static u32 build_dsdt(struct out *o)
+{
+	u32 gpa;
+	struct sdt_header *h = take(o, sizeof(*h) + sizeof(dsdt_aml), 8, &gpa);
+
+	if (!h)
+		return 0;
+	header(h, "DSDT", sizeof(*h) + sizeof(dsdt_aml), 2);
+	memcpy(h + 1, dsdt_aml, sizeof(dsdt_aml));
+	seal(h);
+	return gpa;
+}
+
+static u32 build_facs(struct out *o)
+{
+	u32 gpa;
+	struct facs *f = take(o, sizeof(*f), 64, &gpa);
+
+	if (!f)
+		return 0;
+	memcpy(f->sig, "FACS", 4);
+	f->length = sizeof(*f);
+	f->version = 2;
+	return gpa;
+}
+
+static u32 build_fadt(struct out *o, const struct acpi_board *b, u32 facs, u32 dsdt)
+{
+	u32 gpa;
+	struct fadt *f = take(o, sizeof(*f), 8, &gpa);
+
+	if (!f)
+		return 0;
+	header(&f->h, "FACP", sizeof(*f), 4);
+	f->facs = facs;
+	f->dsdt = dsdt;
+	f->sci_int = b->sci_irq;
+	/* No SMI command port: the board is in ACPI mode from power-on (SCI_EN reads 1). */
+	f->pm1a_evt = b->pm_base + ACPI_PM1_EVT;
+	f->pm1a_cnt = b->pm_base + ACPI_PM1_CNT;
+	f->pm_tmr = b->pm_base + ACPI_PM_TMR;
+	f->pm1_evt_len = 4;
+	f->pm1_cnt_len = 2;
+	f->pm_tmr_len = 4;
+	/* Above 100 and 1000: C2 and C3 not supported, HLT (C1) is the only idle state. */
+	f->p_lvl2_lat = 101;
+	f->p_lvl3_lat = 1001;
+	f->century = CMOS_CENTURY;
+	f->boot_arch = BOOT_ARCH_LEGACY | BOOT_ARCH_NO_VGA | BOOT_ARCH_NO_MSI;
+	f->flags = FADT_WBINVD | FADT_PROC_C1 | FADT_PWR_BUTTON | FADT_SLP_BUTTON |
+		   FADT_TMR_VAL_EXT;
+	seal(&f->h);
+	return gpa;
+}
+
+static u32 build_madt(struct out *o, const struct acpi_board *b)
+{
+	size_t len = sizeof(struct sdt_header) + 8 + b->cpus * sizeof(struct madt_lapic) +
+		     sizeof(struct madt_ioapic) + 2 * sizeof(struct madt_override) +
+		     sizeof(struct madt_lapic_nmi);
+	u32 gpa;
+	struct sdt_header *h = take(o, len, 8, &gpa);
+	u8 *p = (u8 *)(h + 1);
+
+	if (!h)
+		return 0;
+	header(h, "APIC", (u32)len, 3);
+	memcpy(p, &(u32){ 0xfee00000u }, 4);
+	memcpy(p + 4, &(u32){ MADT_PCAT_COMPAT }, 4);
+	p += 8;
+	for (unsigned i = 0; i < b->cpus; i++, p += sizeof(struct madt_lapic))
+		memcpy(p, &(struct madt_lapic){ MADT_LAPIC, sizeof(struct madt_lapic), (u8)i,
+						(u8)i, MADT_ENABLED }, sizeof(struct madt_lapic));
+	memcpy(p, &(struct madt_ioapic){ MADT_IOAPIC, sizeof(struct madt_ioapic), b->ioapic_id,
+					 0, b->ioapic_gpa, 0 }, sizeof(struct madt_ioapic));
+	p += sizeof(struct madt_ioapic);
+	/* The PIT's IRQ 0 is on I/O APIC pin 2 (pin 0 is the 8259's INTR), as on every PC. */
+	memcpy(p, &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0, 0, 2,
+					   0 }, sizeof(struct madt_override));
+	p += sizeof(struct madt_override);
+	/* The SCI is level triggered, active high (the ACPI default would be active low). */
+	memcpy(p, &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0,
+					   b->sci_irq, b->sci_irq, MPS_HIGH_LEVEL },
+	       sizeof(struct madt_override));
+	p += sizeof(struct madt_override);
+	memcpy(p, &(struct madt_lapic_nmi){ MADT_LAPIC_NMI, sizeof(struct madt_lapic_nmi), 0xff,
+					    0, 1 }, sizeof(struct madt_lapic_nmi));
+	seal(h);
+	return gpa;
+}
+
+/* The RSDT (32-bit entries) and XSDT (64-bit) list the same tables, for kernels of any age. */
+static bool build_roots(struct out *o, struct rsdp *r, const u32 *tables, unsigned n)
+{
+	u32 rsdt_gpa, xsdt_gpa;
+	struct sdt_header *rsdt = take(o, sizeof(*rsdt) + 4 * n, 8, &rsdt_gpa);
+	struct sdt_header *xsdt = take(o, sizeof(*xsdt) + 8 * n, 8, &xsdt_gpa);
+
+	if (!rsdt || !xsdt)
+		return false;
+	header(rsdt, "RSDT", (u32)(sizeof(*rsdt) + 4 * n), 1);
+	header(xsdt, "XSDT", (u32)(sizeof(*xsdt) + 8 * n), 1);
+	for (unsigned i = 0; i < n; i++) {
+		memcpy((u8 *)(rsdt + 1) + 4 * i, &tables[i], 4);
+		memcpy((u8 *)(xsdt + 1) + 8 * i, &(u64){ tables[i] }, 8);
+	}
+	seal(rsdt);
+	seal(xsdt);
+	r->rsdt = rsdt_gpa;
+	r->xsdt = xsdt_gpa;
+	return true;
+}
+
+size_t acpi_tables_build(u8 *buf, u64 gpa, const struct acpi_board *b)
+{
+	struct out o = { .buf = buf, .gpa = gpa };
+	u32 rsdp_gpa, tables[2];
+	struct rsdp *r = take(&o, sizeof(*r), 16, &rsdp_gpa);
+	u32 dsdt = build_dsdt(&o), facs = build_facs(&o);
+
+	tables[0] = build_fadt(&o, b, facs, dsdt);
+	tables[1] = build_madt(&o, b);
+	if (o.full || !build_roots(&o, r, tables, 2))
+		return 0;
+	memcpy(r->sig, "RSD PTR ", 8);
+	memcpy(r->oem_id, "UMBRA ", 6);
+	r->revision = 2;
+	r->length = sizeof(*r);
+	r->checksum = checksum(r, 20);
+	r->ext_checksum = checksum(r, sizeof(*r));
+	return o.used;
+}
