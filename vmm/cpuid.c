@@ -2,6 +2,7 @@
 #include "vmm/cpuid.h"
 #include "arch/x86/cpu.h"
 #include "pv/abi.h"
+#include "vmm/kvmclock.h"
 #include "vmm/vm.h"
 
 /* Leaf 1 ECX: VMX, SMX, PCID, XSAVE/OSXSAVE/AVX/F16C/FMA (no XCR0 switching), RDRAND kept,
@@ -15,6 +16,13 @@
 /* Leaf 7 EBX: keep SMEP(7), ERMS(9), SMAP(20), CLFLUSHOPT(23); hide the rest. FSGSBASE is
  * hidden: the backends do not pass CR4.FSGSBASE to the real CR4, so RDFSBASE would #UD. */
 #define L7_EBX_KEEP (BIT(7) | BIT(9) | BIT(20) | BIT(23))
+/* Leaf 7 EBX: IA32_TSC_ADJUST (1) is modelled (vmm/msr.c). */
+#define L7_EBX_MODELLED BIT(1)
+/* 0x80000007 EDX: invariant TSC. The guest's TSC is the host's plus an offset, and Umbra keeps
+ * all of its own time (and the guest's timers) on that TSC at one calibrated rate, so the
+ * promise holds as far as Umbra's own clock does. With TSC_ADJUST it lets a kernel trust the
+ * TSC without a watchdog, which under a hypervisor would compare it with lossy ticks. */
+#define E7_EDX_INVARIANT_TSC BIT(8)
 /* 0x80000001 ECX: LAHF(0), ABM(5), SSE4A(6), PREFETCHW(8); EDX: all but RDTSCP-less extras. */
 #define E1_ECX_KEEP (BIT(0) | BIT(5) | BIT(6) | BIT(8))
 #define E1_EDX_NX BIT(20)
@@ -31,7 +39,7 @@ void cpuid_init(void)
 	struct cpuid_regs r = cpuid(1, 0);
 	l1_ecx = (r.ecx & ~(u32)L1_ECX_HIDE) | L1_ECX_MODELLED | (1u << 31);
 	l1_edx = r.edx & ~(u32)L1_EDX_HIDE;
-	l7_ebx = host_max_basic >= 7 ? cpuid(7, 0).ebx & L7_EBX_KEEP : 0;
+	l7_ebx = (host_max_basic >= 7 ? cpuid(7, 0).ebx & L7_EBX_KEEP : 0) | L7_EBX_MODELLED;
 	e1_edx = host_max_ext >= 0x80000001 ? cpuid(0x80000001, 0).edx : 0;
 	if (host_max_ext >= 0x80000008)
 		maxphyaddr = cpuid(0x80000008, 0).eax & 0xff;
@@ -57,6 +65,10 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 	struct cpuid_regs r = { 0, 0, 0, 0 };
 	bool ext = leaf >= 0x80000000u;
 
+	if (leaf >= KVM_CPUID_BASE && leaf < KVM_CPUID_BASE + 0x100) {
+		kvmclock_cpuid(leaf, out);
+		return;
+	}
 	if (leaf >= UMBRA_CPUID_BASE && leaf < UMBRA_CPUID_BASE + 0x100) {
 		if (leaf == UMBRA_CPUID_BASE)
 			r = (struct cpuid_regs){ UMBRA_CPUID_FEATURES, UMBRA_SIGNATURE_EBX,
@@ -83,6 +95,9 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 	case 0x80000001:
 		r.ecx &= E1_ECX_KEEP;
 		r.edx = e1_edx;
+		break;
+	case 0x80000007: /* power management: none but the TSC's */
+		r = (struct cpuid_regs){ 0, 0, 0, E7_EDX_INVARIANT_TSC };
 		break;
 	case 0x8000000a: /* SVM features: SVM is hidden */
 		r = (struct cpuid_regs){ 0, 0, 0, 0 };

@@ -2,9 +2,11 @@
 #include "vmm/msr.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
+#include "vmm/kvmclock.h"
 #include "vmm/vcpu.h"
 
 #define MSR_TSC 0x10
+#define MSR_TSC_ADJUST 0x3b
 #define MSR_MTRRCAP 0xfe
 #define MSR_MCG_CAP 0x179
 #define MSR_MCG_STATUS 0x17a
@@ -19,6 +21,9 @@
 #define MSR_MTRR_DEF_TYPE 0x2ff
 #define MSR_AMD_PERF_FIRST 0xc0010000
 #define MSR_AMD_PERF_LAST 0xc0010007
+/* K8's interrupt-pending message register: Linux reads it unguarded on CPUs with AMD erratum
+ * 400 (family 0xf and some 0x10); nothing here ever sets its bits. */
+#define MSR_AMD_INT_PENDING 0xc0010055
 
 #define MSR_TSC_DEADLINE 0x6e0
 #define MSR_X2APIC_FIRST 0x800
@@ -42,6 +47,15 @@ static bool pat_valid(u64 val)
 	return true;
 }
 
+/* The SDM's pairing: a write to the TSC moves TSC_ADJUST by the same amount, and a write to
+ * TSC_ADJUST moves the TSC, so a kernel can detect (and undo) anyone's TSC writes. */
+static void adjust_tsc(struct vcpu *v, u64 delta)
+{
+	v->tsc_adjust += delta;
+	v->tsc_offset += delta;
+	virt->set_tsc_offset(v, v->tsc_offset);
+}
+
 bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 {
 	switch (msr) {
@@ -50,6 +64,9 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		return true;
 	case MSR_TSC:
 		*val = rdtsc() + v->tsc_offset;
+		return true;
+	case MSR_TSC_ADJUST:
+		*val = v->tsc_adjust;
 		return true;
 	case MSR_APIC_BASE:
 		*val = v->vlapic.base_msr;
@@ -70,8 +87,12 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 	case MSR_MISC_ENABLE:
 	case MSR_MCG_CAP:   /* CPUID says MCA: no banks, no MCG_CTL */
 	case MSR_MCG_STATUS:
+	case MSR_AMD_INT_PENDING:
 		*val = 0;
 		return true;
+	case MSR_KVM_WALL_CLOCK_NEW:
+	case MSR_KVM_SYSTEM_TIME_NEW:
+		return kvmclock_msr_read(v, msr, val);
 	default:
 		if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
 			return vlapic_msr_read(&v->vlapic, msr, val, monotonic_ns());
@@ -90,8 +111,12 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		return vcpu_set_efer(v, val);
 	case MSR_TSC:
 		/* The guest's TSC becomes val now and keeps counting from there. */
-		v->tsc_offset = val - rdtsc();
-		virt->set_tsc_offset(v, v->tsc_offset);
+		adjust_tsc(v, val - (rdtsc() + v->tsc_offset));
+		return true;
+	case MSR_TSC_ADJUST:
+		adjust_tsc(v, val - v->tsc_adjust);
+		return true;
+	case MSR_AMD_INT_PENDING:
 		return true;
 	case MSR_PAT:
 		if (!pat_valid(val))
@@ -120,6 +145,9 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		return true;
 	case MSR_MCG_STATUS:
 		return val == 0; /* no machine check is ever in progress */
+	case MSR_KVM_WALL_CLOCK_NEW:
+	case MSR_KVM_SYSTEM_TIME_NEW:
+		return kvmclock_msr_write(v, msr, val);
 	default:
 		if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
 			return vlapic_msr_write(&v->vlapic, msr, val, monotonic_ns());

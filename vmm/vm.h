@@ -52,6 +52,9 @@ struct vcpu {
 	struct vlapic vlapic;
 	u64 pat, tsc_aux, mtrr_def_type;
 	u64 tsc_offset;           /* guest TSC = host TSC + this */
+	u64 tsc_adjust;           /* IA32_TSC_ADJUST: what the guest's TSC writes added */
+	u64 kvmclock_msr, wallclock_msr; /* the KVM clock MSRs as written (vmm/kvmclock.c) */
+	u32 kvmclock_version;
 	/* DR0-DR3 and, where the world switch does not keep it, DR6 (DR7 is in the VMCB/VMCS):
 	 * switched only for a vCPU that has touched them; until then MOV DR exits, so no guest
 	 * ever sees another's values. */
