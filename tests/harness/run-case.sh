@@ -5,6 +5,7 @@
 #   --emu qemu|bochs      emulator (default qemu)
 #   --cpu MODEL           qemu: max|qemu64|...; bochs: corei7_haswell_4770|ryzen|...
 #   --smp N               CPUs (default 1)
+#   --mem MB              the emulated machine's memory (default 256)
 #   --elf PATH            Umbra image (default build/umbra.elf)
 #   --cmdline "ARGS"      Umbra's command line
 #   --module "FILE ARGS"  a guest module with its command line (repeatable)
@@ -17,13 +18,14 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-emu=qemu cpu="" smp=1 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
+emu=qemu cpu="" smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
 modules=() expects=() expect_logs=()
 while [ $# -gt 1 ]; do
   case $1 in
     --emu) emu=$2; shift 2;;
     --cpu) cpu=$2; shift 2;;
     --smp) smp=$2; shift 2;;
+    --mem) mem=$2; shift 2;;
     --elf) elf=$2; shift 2;;
     --cmdline) cmdline=$2; shift 2;;
     --module) modules+=("$2"); shift 2;;
@@ -64,7 +66,7 @@ case $emu in
     serial=("file:$log") in_file=/dev/null out_file=$work/emu.txt
     [ -n "$input" ] && serial=(stdio) in_file=$input out_file=$log
     timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine q35 -cpu "${cpu:-max}" \
-      -smp "$smp" -m 256M -cdrom "$work/umbra.iso" -boot d -display none \
+      -smp "$smp" -m "${mem}M" -cdrom "$work/umbra.iso" -boot d -display none \
       -serial "${serial[@]}" -monitor none -no-reboot \
       -device isa-debug-exit,iobase=0xf4,iosize=0x04 <"$in_file" >"$out_file" 2>&1
     rc=$?
@@ -72,7 +74,7 @@ case $emu in
     ;;
   bochs)
     cat > "$work/bochsrc" <<BX
-megs: 256
+megs: $mem
 cpu: model=${cpu:-corei7_haswell_4770}, count=$smp, ips=50000000, reset_on_triple_fault=0, ignore_bad_msrs=0
 clock: sync=none
 romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
