@@ -215,6 +215,20 @@ static void test_level_eoi_broadcast(void **state)
 	assert_null(l.level_eoi);
 }
 
+/* x2APIC: the read-only LVT bits are ignored, not refused; reserved ones still #GP. */
+static void test_x2apic_lvt_readonly_bits(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	assert_true(vlapic_set_base(&l, l.base_msr | (1ull << 10)));
+	assert_true(vlapic_msr_write(&l, 0x835, 0x5700, 0));
+	u64 v = 0;
+	assert_true(vlapic_msr_read(&l, 0x835, &v, 0));
+	assert_int_equal(v, 0x700);
+	assert_false(vlapic_msr_write(&l, 0x835, 0x80700, 0));   /* bit 19: reserved */
+	assert_false(vlapic_msr_write(&l, 0x832, 0x4000 | 0x30, 0)); /* timer has no remote IRR */
+}
+
 /* Interrupt messages: physical ID or broadcast; logical in flat and cluster models. */
 static void test_match_dest(void **state)
 {
@@ -819,6 +833,7 @@ int main(void)
 		cmocka_unit_test(test_level_sets_tmr),
 		cmocka_unit_test(test_level_eoi_broadcast),
 		cmocka_unit_test(test_match_dest),
+		cmocka_unit_test(test_x2apic_lvt_readonly_bits),
 		cmocka_unit_test(test_illegal_vectors),
 		cmocka_unit_test(test_error_lvt),
 		cmocka_unit_test(test_disabled_not_pending),

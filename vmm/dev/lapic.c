@@ -376,10 +376,17 @@ static enum acc store(u32 *reg, u32 val, u32 bits, bool x2)
 	return A_OK;
 }
 
+/* Delivery status (12) and, on LINT0/1, remote IRR (14) are read-only, not reserved: writes
+ * to them are ignored in both modes (Linux's disconnect_bsp_APIC writes them over x2APIC). */
+static u32 lvt_readonly(int i)
+{
+	return 1u << 12 | (i == LVT_LINT0 || i == LVT_LINT1 ? 1u << 14 : 0);
+}
+
 static enum acc lvt_write(struct vlapic *l, int i, u32 val, bool x2)
 {
 	u32 old = l->lvt[i];
-	enum acc r = store(&l->lvt[i], val, lvt_bits[i], x2);
+	enum acc r = store(&l->lvt[i], val & ~lvt_readonly(i), lvt_bits[i], x2);
 
 	/* A software-disabled APIC keeps every LVT masked (SDM 11.4.7.2). */
 	if (!sw_enabled(l))
