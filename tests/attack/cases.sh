@@ -51,7 +51,7 @@ native() { # IMAGE [ARGS]
     tr -d '\r' <"$log" 2>/dev/null | grep -a 'CHECK FAILED\|RESULT\|unexpected' | head -20
   fi
 }
-for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop; do
+for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop clock; do
   native "$img"
 done
 
@@ -89,6 +89,8 @@ insn() { run "$1-insn" "${@:2}" -- "$A/insn64.elf name=insn64" "$A/insn32.elf na
 prefix() { run "$1-prefix" "${@:2}" -- "$A/prefix32.elf name=prefix32" "$A/prefix64.elf name=prefix64"; }
 # 5. pio: port widths, string I/O and its faults, IOPL at CPL 3.
 pio() { run "$1-pio" "${@:2}" -- "$A/pio.elf name=pio"; }
+# 5b. clock: the KVM clock MSRs aimed anywhere, TSC_ADJUST, the MSRs Linux reads unguarded.
+clock() { run "$1-clock" "${@:2}" -- "$A/clock.elf name=clock"; }
 # 6. ps: page-size and reserved bits in the three paging modes.
 ps() { run "$1-ps" "${@:2}" -- "$A/ps32.elf name=ps32" "$A/pspae.elf name=pspae" "$A/ps64.elf name=ps64"; }
 # 6b. ... on a CPU without 1 GiB pages: PS in a PDPTE is a reserved bit (Umbra's shadow walk).
@@ -139,6 +141,7 @@ DBAC_ARGS=nobp dbac qemu --cpu max
 insn qemu --cpu max
 prefix qemu --cpu max
 pio qemu --cpu max
+clock qemu --cpu max
 ps qemu --cpu max
 ps_no1g qemu64 --cpu qemu64
 console qemu --cpu max
@@ -150,6 +153,7 @@ loops bochs-vmx "${VMX[@]}"
 insn bochs-vmx "${VMX[@]}"
 prefix bochs-vmx "${VMX[@]}"
 pio bochs-vmx "${VMX[@]}"
+clock bochs-vmx "${VMX[@]}"
 ps bochs-vmx "${VMX[@]}"
 ps_no1g bochs-vmx-lynnfield --emu bochs --cpu corei5_lynnfield_750 --timeout 45
 stop bochs-vmx "${VMX[@]}"
@@ -161,6 +165,7 @@ loops bochs-svm "${SVM[@]}"
 insn bochs-svm "${SVM[@]}"
 prefix bochs-svm "${SVM[@]}"
 pio bochs-svm "${SVM[@]}"
+clock bochs-svm "${SVM[@]}"
 
 echo "attack: wall time $(($(date +%s) - start_s)) s"
 suite_end attack

@@ -1,0 +1,162 @@
+/* Attack guest (clock): the KVM clock MSRs with every kind of bad address, TSC_ADJUST, and the MSRs Linux reads unguarded. */
+/* A pvclock record (32 bytes) or wall clock (12 bytes) is written only when it lies wholly in
+ * one page of the guest's RAM at an 8-byte-aligned address; any other address is accepted and
+ * remembered (as KVM does) but nothing is written anywhere: not into the guest's pages around
+ * it, not into MMIO, not outside its RAM. Natively (QEMU's TCG has no KVM clock) these cases
+ * are skipped. */
+#include "tests/attack/attack.h"
+
+const char guest_name[] = GUEST_NAME;
+
+#define MSR_TSC 0x10u
+#define MSR_TSC_ADJUST 0x3bu
+#define MSR_WALL 0x4b564d00u
+#define MSR_TIME 0x4b564d01u
+#define MSR_AMD_INT_PENDING 0xc0010055u
+#define SENTINEL 0xa5
+
+struct pvclock { uint32_t version, pad; uint64_t tsc, system; uint32_t mul; int8_t shift;
+		 uint8_t flags, pad2[2]; };
+
+static uint8_t pages[3][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
+
+static void fill(void)
+{
+	for (unsigned i = 0; i < sizeof(pages); i++)
+		((volatile uint8_t *)pages)[i] = SENTINEL;
+}
+
+static unsigned untouched(void)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < sizeof(pages); i++)
+		n += ((volatile uint8_t *)pages)[i] == SENTINEL;
+	return n;
+}
+
+static uint64_t scale(uint64_t d, uint32_t mul, int8_t shift)
+{
+	d = shift >= 0 ? d << shift : d >> -shift;
+	return (uint64_t)(((unsigned __int128)d * mul) >> 32);
+}
+
+static void leaves(void)
+{
+	ulong mark = checks_failed;
+	struct cpuid r = cpuid(0x40000100, 0);
+	CHECK(r.a == 0x40000101 && r.b == 0x4b4d564b && r.c == 0x564b4d56 && r.d == 0x4d,
+	      "leaf 0x40000100: %x %x %x %x", r.a, r.b, r.c, r.d);
+	r = cpuid(0x40000101, 0);
+	CHECK(r.a == ((1u << 3) | (1u << 24)), "leaf 0x40000101 eax %x: CLOCKSOURCE2 | STABLE", r.a);
+	case_end("kvm-leaves (signature KVMKVMKVM, clock features only)", mark);
+}
+
+static void good_record(void)
+{
+	ulong mark = checks_failed;
+	volatile struct pvclock *p = (volatile struct pvclock *)pages[1];
+	fill();
+	wrmsr(MSR_TIME, (ulong)p | 1);
+	CHECK(rdmsr(MSR_TIME) == ((ulong)p | 1), "rdmsr gives back %lx", (ulong)rdmsr(MSR_TIME));
+	CHECK(p->version && !(p->version & 1), "version %u: even and not 0", p->version);
+	CHECK(p->flags & 1, "flags %x: TSC_STABLE", p->flags);
+	CHECK(p->mul >= 0x80000000u, "mul %x: the most precise scale", p->mul);
+	/* The record's time and the TSC agree within a millisecond either way of a fresh read. */
+	uint64_t t = read_tsc(), ns = p->system + scale(t - p->tsc, p->mul, p->shift);
+	uint64_t direct = scale(t, p->mul, p->shift);
+	CHECK(ns + 1000000 > direct && ns < direct + 1000000, "system time %lu vs %lu",
+	      (ulong)ns, (ulong)direct);
+	CHECK(untouched() == sizeof(pages) - sizeof(struct pvclock), "%u bytes around it changed",
+	      (unsigned)(sizeof(pages) - sizeof(struct pvclock) - untouched()));
+	uint32_t v = p->version;
+	wrmsr(MSR_TIME, (ulong)p);            /* disabled: nothing is published */
+	CHECK(p->version == v, "a disabled clock was republished (version %u -> %u)", v, p->version);
+	case_end("pvclock (an even version, a stable, precise scale, nothing else written)", mark);
+}
+
+static void bad_addresses(void)
+{
+	static const struct { ulong off; const char *what; } in_ram[] = {
+		{ PAGE_SIZE + 4, "misaligned" },
+		{ 2 * PAGE_SIZE - 8, "crossing a page" },
+		{ PAGE_SIZE - 16, "crossing a page (wall clock too)" },
+	};
+	static const ulong outside[] = { 0xfee00000ul, 0xfec00000ul, 0xf0000000ul, 1ul << 40,
+					 ~0ul & ~0xffful };
+	ulong mark = checks_failed;
+
+	for (unsigned i = 0; i < 3; i++) {
+		fill();
+		int v = ATTEMPT("wrmsr", "c"(MSR_TIME), "a"((uint32_t)((ulong)pages + in_ram[i].off) | 1),
+				"d"((uint32_t)(((ulong)pages + in_ram[i].off) >> 32)));
+		CHECK(v == NO_FAULT, "time at %s: %s", in_ram[i].what, vec_name(v));
+		v = ATTEMPT("wrmsr", "c"(MSR_WALL), "a"((uint32_t)((ulong)pages + in_ram[i].off)),
+			    "d"((uint32_t)(((ulong)pages + in_ram[i].off) >> 32)));
+		CHECK(v == NO_FAULT, "wall clock at %s: %s", in_ram[i].what, vec_name(v));
+		CHECK(untouched() == sizeof(pages) || (in_ram[i].off % 8 == 0 &&
+		      (in_ram[i].off % PAGE_SIZE) + 12 <= PAGE_SIZE),
+		      "%s: %u bytes written", in_ram[i].what, (unsigned)(sizeof(pages) - untouched()));
+	}
+	fill();
+	for (unsigned i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
+		int v = ATTEMPT("wrmsr", "c"(MSR_TIME), "a"((uint32_t)outside[i] | 1),
+				"d"((uint32_t)(outside[i] >> 32)));
+		CHECK(v == NO_FAULT, "time at %lx: %s", outside[i], vec_name(v));
+		v = ATTEMPT("wrmsr", "c"(MSR_WALL), "a"((uint32_t)outside[i]),
+			    "d"((uint32_t)(outside[i] >> 32)));
+		CHECK(v == NO_FAULT, "wall clock at %lx: %s", outside[i], vec_name(v));
+		CHECK(rdmsr(MSR_TIME) == (outside[i] | 1), "rdmsr after %lx", outside[i]);
+	}
+	CHECK(untouched() == sizeof(pages), "RAM changed by records aimed outside it");
+	wrmsr(MSR_TIME, 0);
+	case_end("bad-addresses (accepted, nothing written: misaligned, page-crossing, MMIO, beyond RAM)",
+		 mark);
+}
+
+static void wall_clock(void)
+{
+	ulong mark = checks_failed;
+	volatile uint32_t *w = (volatile uint32_t *)pages[2];
+	fill();
+	wrmsr(MSR_WALL, (ulong)w);
+	CHECK(w[0] && !(w[0] & 1), "version %u", w[0]);
+	CHECK(w[1] >= 1798761600u - 3600 && w[1] < 1798761600u + 3600 && w[2] < 1000000000u,
+	      "boot time %u.%09u: around 2027-01-01, the RTC's", w[1], w[2]);
+	case_end("wall-clock (the RTC's date, at system time 0)", mark);
+}
+
+/* TSC_ADJUST moves the TSC; a TSC write moves TSC_ADJUST by the same amount (SDM 17.17.3). */
+static void tsc_adjust(void)
+{
+	ulong mark = checks_failed;
+	const uint64_t jump = 1000000000000ull;
+	uint64_t a0 = rdmsr(MSR_TSC_ADJUST), t0 = read_tsc();
+	wrmsr(MSR_TSC_ADJUST, a0 + jump);
+	uint64_t t1 = read_tsc();
+	CHECK(t1 - t0 >= jump && t1 - t0 < jump + 10000000000ull, "TSC moved by %lu",
+	      (ulong)(t1 - t0));
+	CHECK(rdmsr(MSR_TSC_ADJUST) == a0 + jump, "TSC_ADJUST reads %lx", (ulong)rdmsr(MSR_TSC_ADJUST));
+	wrmsr(MSR_TSC, read_tsc() - jump);
+	/* Back by jump less the cycles between the read and the write: a little below a0. */
+	int64_t a1 = (int64_t)(rdmsr(MSR_TSC_ADJUST) - a0);
+	CHECK(a1 <= 0 && a1 > -10000000000ll, "after the TSC write back, TSC_ADJUST is a0 %+ld",
+	      (long)a1);
+	CHECK(rdmsr(MSR_AMD_INT_PENDING) == 0, "0xc0010055 reads %lx",
+	      (ulong)rdmsr(MSR_AMD_INT_PENDING));
+	case_end("tsc-adjust (paired with TSC writes; 0xc0010055 reads 0)", mark);
+}
+
+void test_main(void)
+{
+	if (!on_umbra) {
+		skip_note("the KVM clock, TSC_ADJUST and 0xc0010055 (Umbra's)");
+		kprintf("cases: clock\n");
+		return;
+	}
+	leaves();
+	good_record();
+	bad_addresses();
+	wall_clock();
+	tsc_adjust();
+	kprintf("cases: clock\n");
+}
