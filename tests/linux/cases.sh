@@ -22,6 +22,11 @@ mapfile -t short < <(linux_modules linux 160 20)
 case_run linux-audit --cpu max --timeout 900 --cmdline audit=1 "${short[@]}" "${pass[@]}" \
   --expect-log "audit_errors=0"
 
+# Bochs Haswell: the VMX backend, shadow MMU (Bochs is slower: a shorter loop).
+mapfile -t vmx < <(linux_modules linux 160 20)
+case_run linux-bochs-vmx --emu bochs --cpu corei7_haswell_4770 --timeout 900 "${vmx[@]}" \
+  "${pass[@]}" --expect virt=vmx
+
 # Two Linux guests on two CPUs, a healthy test guest sharing the first.
 mapfile -t a < <(linux_modules linux-a 112 100)
 mapfile -t b < <(linux_modules linux-b 112 100)
