@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fetches Debian's current linux-image-amd64 kernel and busybox-static (cached in OUT/cache) and
-# builds the test initramfs: busybox, tests/linux/init as /init, and the result helper.
-# prepare.sh OUT RESULT_BIN  ->  OUT/vmlinuz, OUT/initrd.gz, OUT/kernel-version
+# builds the test initramfs: busybox, tests/linux/init as /init, and the helpers given (in /bin).
+# prepare.sh OUT HELPER...  ->  OUT/vmlinuz, OUT/initrd.gz, OUT/kernel-version
 set -eu
-out=$1 result_bin=$2
+out=$1; shift
 here=$(cd "$(dirname "$0")" && pwd)
 cache=$out/cache
 mkdir -p "$cache"
@@ -28,8 +28,7 @@ dpkg-deb --fsys-tarfile "$(ls "$cache/busybox-static_"*.deb | head -n 1)" | tar 
 root=$tmp/root
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 cp "$tmp/bin/busybox" "$root/bin/busybox"
-cp "$result_bin" "$root/bin/result"
-cp "$here/init" "$root/init"
-chmod 755 "$root/init" "$root/bin/result"
+for h in "$@"; do install -m 755 "$h" "$root/bin/$(basename "$h")"; done
+install -m 755 "$here/init" "$root/init"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -9 > "$out/initrd.gz"
 echo "prepare.sh: $kpkg ($(stat -c %s "$out/vmlinuz") bytes), initramfs $(stat -c %s "$out/initrd.gz") bytes"

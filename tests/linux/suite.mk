@@ -2,18 +2,19 @@
 LINUX_OUT := $(BUILD)/linux
 LINUX_IMAGES := $(LINUX_OUT)/vmlinuz $(LINUX_OUT)/initrd.gz
 
-# The result helper runs in the guest's user space: static, no libc, 64-bit.
-$(LINUX_OUT)/result: tests/linux/result.c pv/abi.h
+# The helpers run in the guest's user space: static, no libc, 64-bit.
+LINUX_HELPERS := $(LINUX_OUT)/result $(LINUX_OUT)/ubench
+$(LINUX_OUT)/%: tests/linux/%.c pv/abi.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -ffreestanding -fno-builtin -nostdlib \
 	  -static -fno-pie -no-pie -fno-stack-protector -Wl,--build-id=none -o $@ $<
 
 # The kernel and busybox packages are downloaded once into $(LINUX_OUT)/cache.
-$(LINUX_OUT)/initrd.gz: tests/linux/prepare.sh tests/linux/init $(LINUX_OUT)/result
-	@tests/linux/prepare.sh $(LINUX_OUT) $(LINUX_OUT)/result
+$(LINUX_OUT)/initrd.gz: tests/linux/prepare.sh tests/linux/init $(LINUX_HELPERS)
+	@tests/linux/prepare.sh $(LINUX_OUT) $(LINUX_HELPERS)
 $(LINUX_OUT)/vmlinuz: $(LINUX_OUT)/initrd.gz
 
-.PHONY: check-linux run-linux
+.PHONY: check-linux run-linux bench-linux
 SUITES += check-linux
 check-linux: $(BUILD)/umbra.elf guests $(LINUX_IMAGES)
 	@tests/linux/cases.sh $(LINUX_OUT)
@@ -21,3 +22,8 @@ check-linux: $(BUILD)/umbra.elf guests $(LINUX_IMAGES)
 # Interactive: Umbra in QEMU with one Linux guest; the terminal is its serial console.
 run-linux: deps $(BUILD)/umbra.elf $(LINUX_IMAGES)
 	@tests/linux/run.sh $(LINUX_OUT)
+
+# The Linux workloads in the four modes (part of make bench): build/bench/linux.csv.
+bench-linux: deps $(BUILD)/umbra.elf $(LINUX_IMAGES)
+	@tests/linux/bench.sh $(LINUX_OUT) $(BUILD)/bench
+bench: bench-linux

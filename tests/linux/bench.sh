@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make bench-linux: Debian's kernel runs the ubench workloads in four modes (Umbra's cached
+# shadow MMU, mmu=nocache, mmu=tdp, and natively under qemu -kernel); prints a table and writes
+# OUT/linux.csv (mode,workload,ops,metric,value). Times are this machine's, exits are exact.
+# bench.sh LINUX_OUT OUT [OPS]
+set -u
+L=$1 out=$2 ops=${3:-100}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+mkdir -p "$out"
+csv=$out/linux.csv
+echo "mode,workload,ops,metric,value" > "$csv"
+append="console=ttyS0 bench=$ops expect_mem=160"
+
+lines() { # mode -> LBENCH lines
+  local mode=$1 log
+  case $mode in
+    native)
+      log=$out/linux-native.txt
+      timeout 900 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 160M -kernel "$L/vmlinuz" \
+        -initrd "$L/initrd.gz" -append "$append" -display none -serial "file:$log" -monitor none \
+        -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >/dev/null 2>&1
+      tr -d '\r' < "$log" | grep -a '^LBENCH ' ;;
+    *)
+      local cl=""; [ "$mode" != cached ] && cl="mmu=$mode"
+      tests/harness/run-case.sh --cpu max --cmdline "$cl" --timeout 900 \
+        --module "$L/vmlinuz name=linux mem=160 -- $append" --module "$L/initrd.gz for=linux" \
+        --expect guests_passed=1 "linux-bench-$mode" > "$out/linux-$mode.run" 2>&1 ||
+        { echo "bench-linux: the $mode run failed (see $out/linux-$mode.run)" >&2; return; }
+      tr -d '\r' < "build/harness/linux-bench-$mode/serial.txt" | grep -a '^\[linux\] LBENCH ' |
+        sed 's/^\[linux\] //' ;;
+  esac
+}
+
+for mode in cached nocache tdp native; do
+  lines $mode | while read -r _ wl k v; do echo "$mode,$wl,$ops,$k,$v"; done >> "$csv"
+done
+
+get() { awk -F, -v m="$1" -v w="$2" -v k="$3" '$1==m && $2==w && $4==k {print $5}' "$csv"; }
+printf '\nLinux workloads, %s operations each (ns per operation; exits per operation)\n' "$ops"
+printf '%-8s %14s %14s %14s %14s   %s\n' workload cached nocache tdp native "exits: cached / nocache / tdp"
+per_op() { awk -v v="$1" 'BEGIN { if (v == "") print "-"; else printf "%.1f", v / 1000 }'; }
+for w in fork pipe mmap; do
+  printf '%-8s %14s %14s %14s %14s   %s / %s / %s\n' "$w" "$(get cached $w ns_per_op)" \
+    "$(get nocache $w ns_per_op)" "$(get tdp $w ns_per_op)" "$(get native $w ns_per_op)" \
+    "$(per_op "$(get cached $w exits_per_op_x1000)")" \
+    "$(per_op "$(get nocache $w exits_per_op_x1000)")" "$(per_op "$(get tdp $w exits_per_op_x1000)")"
+done
+echo "(fork: fork+exec+exit of /bin/true; pipe: one round trip; mmap: map, touch and unmap 1 MiB;"
+echo " exits by reason, emulated page-table writes and shadow fills per operation x1000 in $csv)"
