@@ -3,6 +3,7 @@
 #include "lib/assert.h"
 #include "lib/string.h"
 #include "vmm/dev/acpi_pm.h"
+#include "vmm/dev/board.h"
 
 struct sdt_header {
 	char sig[4];
@@ -213,9 +214,9 @@ static u32 build_madt(struct out *o, const struct acpi_board *b)
 	memcpy(p, &(struct madt_ioapic){ MADT_IOAPIC, sizeof(struct madt_ioapic), b->ioapic_id,
 					 0, b->ioapic_gpa, 0 }, sizeof(struct madt_ioapic));
 	p += sizeof(struct madt_ioapic);
-	/* The PIT's IRQ 0 is on I/O APIC pin 2 (pin 0 is the 8259's INTR), as on every PC. */
-	memcpy(p, &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0, 0, 2,
-					   0 }, sizeof(struct madt_override));
+	/* The one ISA IRQ not on its own pin: the PIT's. */
+	memcpy(p, &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0, 0,
+					   isa_gsi(0), 0 }, sizeof(struct madt_override));
 	p += sizeof(struct madt_override);
 	/* The SCI is level triggered, active high (the ACPI default would be active low). */
 	memcpy(p, &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0,

@@ -102,8 +102,8 @@ void mptable_write(struct vm *vm)
 	t.ioapic = (struct mp_ioapic){ .type = MP_IOAPIC, .id = BOARD_IOAPIC_ID,
 				       .version = (u8)IOAPIC_VERSION, .flags = 1,
 				       .addr = (u32)IOAPIC_BASE };
-	/* ISA IRQ n on pin n, but the PIT's IRQ 0 on pin 2 (pin 0 is the 8259's INTR) and no
-	 * IRQ 2 (the cascade); the SCI is level triggered, active high, as the MADT says. */
+	/* Every ISA IRQ but 2 (the cascade) on its pin; the SCI is level triggered, active high,
+	 * as the MADT says. */
 	for (unsigned irq = 0, i = 0; irq < MP_ISA_IRQS; irq++) {
 		if (irq == 2)
 			continue;
@@ -111,7 +111,7 @@ void mptable_write(struct vm *vm)
 						   .flags = irq == IRQ_SCI ? MP_HIGH_LEVEL : 0,
 						   .bus = 0, .bus_irq = (u8)irq,
 						   .apic_id = BOARD_IOAPIC_ID,
-						   .lint = (u8)(irq ? irq : 2) };
+						   .lint = (u8)isa_gsi(irq) };
 	}
 	/* The 8259's INTR on every CPU's LINT0 (ExtINT), NMI on LINT1: virtual-wire mode. */
 	t.lint[0] = (struct mp_local_irq){ .type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_EXTINT,

@@ -39,12 +39,11 @@ static void level_eoi(void *ctx, u8 vector)
 	ioapic_deliver(vm);
 }
 
-/* An ISA line drives both interrupt controllers, as on a PC: the 8259 pair, and the I/O APIC
- * on the same pin except IRQ 0 (pin 2; pin 0 is the 8259's INTR). */
+/* An ISA line drives both interrupt controllers, as on a PC: the 8259 pair and the I/O APIC. */
 static void isa_irq(struct vm *vm, unsigned irq, bool level)
 {
 	pic_set_irq(&vm->board.pic, irq, level);
-	ioapic_set_irq(&vm->board.ioapic, irq ? irq : 2, level);
+	ioapic_set_irq(&vm->board.ioapic, isa_gsi(irq), level);
 }
 
 /* The UART's interrupt is a level; the PIC sees its edges. */

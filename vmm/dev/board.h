@@ -15,6 +15,13 @@ struct vcpu;
 
 /* ISA interrupt lines of the devices modelled. */
 enum { IRQ_PIT = 0, IRQ_COM1 = 4, IRQ_SCI = 9 };
+/* The I/O APIC pin (GSI) of an ISA IRQ: the same number, but the PIT's IRQ 0 on pin 2 (pin 0
+ * is the 8259's INTR), as on every PC; the MP table and the MADT say the same. */
+static inline unsigned isa_gsi(unsigned irq)
+{
+	return irq ? irq : 2;
+}
+
 /* The I/O APIC's ID: after the vCPUs' local APIC IDs, which start at 0. */
 #define BOARD_IOAPIC_ID 1
 
