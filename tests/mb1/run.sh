@@ -40,7 +40,7 @@ cases=(
   "exceptions32|exceptions32||||"
   "exceptions64|exceptions64||||"
   "unmodelled|unmodelled||||unmodelled ports:.* 0x60\\b|unmodelled ports:.* 0x64\\b\
-|unmodelled ports:.* 0x3f4\\b|unmodelled ports:.* 0x3f2\\b|unmodelled mmio pages:.* 0xfec00000\\b"
+|unmodelled ports:.* 0x3f4\\b|unmodelled ports:.* 0x3f2\\b|unmodelled mmio pages:.* 0xfed00000\\b"
   "paging32|paging32||||"
   "pagingpae|pagingpae||||"
   "paging64|paging64||||"
