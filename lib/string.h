@@ -14,4 +14,13 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 
+/* The byte that makes the sum of a structure's bytes zero (the ACPI and MP table checksums). */
+static inline u8 checksum8(const void *p, size_t len)
+{
+	u8 sum = 0;
+	for (size_t i = 0; i < len; i++)
+		sum += ((const u8 *)p)[i];
+	return (u8)-sum;
+}
+
 #endif

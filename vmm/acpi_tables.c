@@ -91,13 +91,6 @@ static const u8 dsdt_aml[] = {
 	0x0a, ACPI_SLP_TYP_S5, 0x0a, ACPI_SLP_TYP_S5, 0x00, 0x00,
 };
 
-static u8 checksum(const void *p, size_t len)
-{
-	u8 sum = 0;
-	for (size_t i = 0; i < len; i++)
-		sum += ((const u8 *)p)[i];
-	return (u8)-sum;
-}
 
 /* A bump allocator over the output buffer, handing out guest addresses. */
 struct out {
@@ -135,7 +128,7 @@ static void header(struct sdt_header *h, const char *sig, u32 len, u8 revision)
 
 static void seal(struct sdt_header *h)
 {
-	h->checksum = checksum(h, h->length);
+	h->checksum = checksum8(h, h->length);
 }
 
 static u32 build_dsdt(struct out *o)
@@ -266,7 +259,7 @@ size_t acpi_tables_build(u8 *buf, u64 gpa, const struct acpi_board *b)
 	memcpy(r->oem_id, "UMBRA ", 6);
 	r->revision = 2;
 	r->length = sizeof(*r);
-	r->checksum = checksum(r, 20);
-	r->ext_checksum = checksum(r, sizeof(*r));
+	r->checksum = checksum8(r, 20);
+	r->ext_checksum = checksum8(r, sizeof(*r));
 	return o.used;
 }

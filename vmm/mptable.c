@@ -60,14 +60,6 @@ BUILD_BUG_ON(sizeof(struct mp_floating) != 16);
 BUILD_BUG_ON(sizeof(struct mp_config) != 44);
 BUILD_BUG_ON(sizeof(struct mp_cpu) != 20);
 
-/* The byte that makes the sum of a structure zero. */
-static u8 checksum(const void *p, size_t len)
-{
-	u8 sum = 0;
-	for (size_t i = 0; i < len; i++)
-		sum += ((const u8 *)p)[i];
-	return (u8)-sum;
-}
 
 void mptable_write(struct vm *vm)
 {
@@ -118,11 +110,11 @@ void mptable_write(struct vm *vm)
 					   .apic_id = 0xff, .lint = 0 };
 	t.lint[1] = (struct mp_local_irq){ .type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_NMI,
 					   .apic_id = 0xff, .lint = 1 };
-	t.hdr.checksum = checksum(&t, sizeof(t));
+	t.hdr.checksum = checksum8(&t, sizeof(t));
 
 	fp = (struct mp_floating){ .config_gpa = (u32)config_gpa, .length = 1, .revision = 4 };
 	memcpy(fp.sig, "_MP_", 4);
-	fp.checksum = checksum(&fp, sizeof(fp));
+	fp.checksum = checksum8(&fp, sizeof(fp));
 	memcpy(dst, &fp, sizeof(fp));
 	memcpy((u8 *)dst + sizeof(fp), &t, sizeof(t));
 }
