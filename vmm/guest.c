@@ -67,7 +67,12 @@ static bool parse_guest_options(struct vm *vm, const char *cmdline, u64 *mem_mib
 			/* The rest is the guest's own (a multiboot v1 kernel's command line). */
 			while (*cur == ' ' || *cur == '\t')
 				cur++;
-			fmt_snprintf(vm->guest_args, sizeof(vm->guest_args), "%s", cur);
+			if (strlen(cur) >= sizeof(vm->guest_args)) {
+				kprintf("guest %s: command line after '--' longer than %u bytes\n",
+					vm->name, (unsigned)sizeof(vm->guest_args) - 1);
+				return false;
+			}
+			memcpy(vm->guest_args, cur, strlen(cur) + 1);
 			cur += strlen(cur);
 			break;
 		}
@@ -120,17 +125,21 @@ static const char *attached_to(const struct mb2_module *mod, char *name, size_t 
 	return c;
 }
 
-/* The files meant for this guest, in the order of their module lines. */
+/* The files meant for this guest, in the order of their module lines: how many there are,
+ * of which the first MB1_MAX_FILES are in f. */
 static unsigned collect_files(const struct boot_info *bi, const char *guest, struct mb1_file *f)
 {
 	char name[VM_NAME_LEN];
 	unsigned n = 0;
 
-	for (u32 i = 0; i < bi->nmodules && n < MB1_MAX_FILES; i++) {
+	for (u32 i = 0; i < bi->nmodules; i++) {
 		const char *rest = attached_to(&bi->modules[i], name, sizeof(name));
-		if (rest && !strcmp(name, guest))
-			f[n++] = (struct mb1_file){ phys_to_virt(bi->modules[i].start),
-						    bi->modules[i].end - bi->modules[i].start, rest };
+		if (!rest || strcmp(name, guest))
+			continue;
+		if (n < MB1_MAX_FILES)
+			f[n] = (struct mb1_file){ phys_to_virt(bi->modules[i].start),
+						  bi->modules[i].end - bi->modules[i].start, rest };
+		n++;
 	}
 	return n;
 }
@@ -154,6 +163,12 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		return false;
 	}
 	unsigned nfiles = collect_files(bi, vm->name, files);
+	if (nfiles > MB1_MAX_FILES) {
+		kprintf("guest %s: more than %u files (for=%s)\n", vm->name, MB1_MAX_FILES,
+			vm->name);
+		memslots_free(&vm->mem);
+		return false;
+	}
 	if (loader_load(vm, phys_to_virt(mod->start), mod->end - mod->start, files, nfiles,
 			&why) < 0) {
 		kprintf("guest %s: bad image: %s\n", vm->name, why);

@@ -6,6 +6,7 @@
 #include "vmm/acpi_tables.h"
 #include "vmm/linux.h"
 #include "vmm/mptable.h"
+#include "vmm/pvh.h"
 #include "vmm/multiboot1.h"
 #include "vmm/vm.h"
 
@@ -16,6 +17,7 @@
 #define EM_386 3
 #define EM_X86_64 62
 #define PT_LOAD 1
+#define PT_NOTE 4
 #define MAX_SEGMENTS 16
 
 struct elf_seg { u64 off, filesz, paddr, memsz; };
@@ -79,12 +81,53 @@ static const char *parse_elf(const u8 *img, u64 size, struct elf_image *out)
 	return NULL;
 }
 
+/* Walks the PT_NOTE segments for the note NAME/TYPE. The header was validated by parse_elf. */
+int elf_find_note(const u8 *img, u64 size, const char *name, u32 type, const u8 **desc,
+		  u32 *desc_len)
+{
+	struct elf_image e;
+	if (parse_elf(img, size, &e))
+		return 0;
+	bool is64 = img[EI_CLASS] == ELFCLASS64;
+	u64 phoff = is64 ? rd64(img + 32) : rd32(img + 28);
+	u16 phentsize = rd16(img + (is64 ? 54 : 42)), phnum = rd16(img + (is64 ? 56 : 44));
+	u32 name_len = (u32)strlen(name) + 1;
+
+	for (u16 i = 0; i < phnum; i++) {
+		const u8 *ph = img + phoff + (u64)i * phentsize;
+		if (rd32(ph) != PT_NOTE)
+			continue;
+		u64 off = is64 ? rd64(ph + 8) : rd32(ph + 4);
+		u64 len = is64 ? rd64(ph + 32) : rd32(ph + 16);
+		if (off > size || len > size - off)
+			return -1;
+		/* Each note: namesz, descsz, type, then name and desc, both padded to 4 bytes. */
+		for (u64 at = 0; len - at >= 12;) {
+			const u8 *n = img + off + at;
+			u64 nsz = rd32(n), dsz = rd32(n + 4);
+			u64 nroom = (nsz + 3) & ~3ull, droom = (dsz + 3) & ~3ull;
+			if (nroom + droom > len - at - 12)
+				return -1;
+			if (rd32(n + 8) == type && nsz == name_len && !memcmp(n + 12, name, name_len)) {
+				*desc = n + 12 + nroom;
+				*desc_len = (u32)dsz;
+				return 1;
+			}
+			at += 12 + nroom + droom;
+		}
+	}
+	return 0;
+}
+
+const char elf_bad_entry[] = "entry point is not inside a loaded segment below 4 GiB";
+
 static bool overlaps(u64 a, u64 alen, u64 b, u64 blen)
 {
 	return a < b + blen && b < a + alen;
 }
 
-static const char *check_layout(const struct elf_image *e, u64 ram, u64 keep, u64 keep_len)
+static const char *check_layout(const struct elf_image *e, u64 ram, u64 keep, u64 keep_len,
+				u64 entry)
 {
 	for (unsigned i = 0; i < e->nseg; i++) {
 		const struct elf_seg *s = &e->seg[i];
@@ -98,9 +141,9 @@ static const char *check_layout(const struct elf_image *e, u64 ram, u64 keep, u6
 	}
 	bool entry_ok = false;
 	for (unsigned i = 0; i < e->nseg; i++)
-		entry_ok |= e->entry - e->seg[i].paddr < e->seg[i].memsz;
-	if (!entry_ok || e->entry > 0xffffffffull)
-		return "entry point is not inside a loaded segment below 4 GiB";
+		entry_ok |= entry - e->seg[i].paddr < e->seg[i].memsz;
+	if (!entry_ok || entry > 0xffffffffull)
+		return elf_bad_entry;
 	return NULL;
 }
 
@@ -118,7 +161,7 @@ int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep_gpa, u64 keep_len,
 
 	*why = parse_elf(img, size, &e);
 	if (!*why)
-		*why = check_layout(&e, vm->mem.bytes, keep_gpa, keep_len);
+		*why = check_layout(&e, vm->mem.bytes, keep_gpa, keep_len, *entry ? *entry : e.entry);
 	if (*why)
 		return -1;
 	*end = 0;
@@ -130,7 +173,8 @@ int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep_gpa, u64 keep_len,
 		if (s->paddr + s->memsz > *end)
 			*end = s->paddr + s->memsz;
 	}
-	*entry = e.entry;
+	if (!*entry)
+		*entry = e.entry;
 	return 0;
 }
 
@@ -181,17 +225,25 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *f
 {
 	u64 ram = vm->mem.bytes;
 	u64 boot_page = ram - PAGE_SIZE;
-	u64 entry, end;
+	u64 entry = 0, end;
 	const u32 *mb1 = mb1_find_header(img, size);
 
 	/* First, so that an image loaded over the BIOS area simply replaces it. */
 	firmware_tables_write(vm);
 	if (linux_is_bzimage(img, size))
 		return linux_load(vm, img, size, files, nfiles, why);
+	/* A multiboot header wins over a PVH note, as with QEMU's -kernel. */
 	if (mb1)
 		return mb1_load(vm, img, size, mb1, files, nfiles, why);
+	switch (pvh_find_entry(img, size, &entry)) {
+	case 1:
+		return pvh_load(vm, img, size, entry, files, nfiles, why);
+	case -1:
+		*why = "PVH: malformed Xen note";
+		return -1;
+	}
 	if (nfiles) {
-		*why = "files given to a guest that is neither a multiboot v1 kernel nor a bzImage";
+		*why = "files given to a guest that is not a multiboot v1, PVH or bzImage kernel";
 		return -1;
 	}
 	if (elf_load(vm, img, size, boot_page, PAGE_SIZE, &entry, &end, why) < 0)

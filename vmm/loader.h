@@ -7,16 +7,23 @@
 struct vm;
 struct mb1_file;
 
-/* Loads the image [img, img + size) into vm's RAM and sets its entry state: a multiboot v1
- * kernel the multiboot way (with files as its modules), anything else with Umbra's boot
- * protocol (pv/abi.h). 0, or <0 with *why saying what is wrong with the image. */
+/* Loads the image [img, img + size) into vm's RAM and sets its entry state: a bzImage through
+ * the Linux boot protocol, a multiboot v1 kernel the multiboot way, an ELF with a PVH note the
+ * PVH way (those with files as their modules), anything else with Umbra's boot protocol
+ * (pv/abi.h). 0, or <0 with *why saying what is wrong with the image. */
 int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
 		unsigned nfiles, const char **why);
 
 /* The ELF32/ELF64 segments at their physical addresses, none overlapping [keep, +keep_len).
- * Returns the entry point and the end of the highest segment. */
+ * *entry: 0 for the ELF header's entry point, or another one to check instead (inside a
+ * segment, below 4 GiB); returns the entry point and the end of the highest segment. */
+extern const char elf_bad_entry[]; /* the reason elf_load gives for a bad entry point */
 int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep, u64 keep_len, u64 *entry,
 	     u64 *end, const char **why);
+/* The descriptor of the ELF note NAME/TYPE in img's PT_NOTE segments: 1 found, 0 none (or not
+ * an ELF), -1 a note segment that runs past the image or a note past its segment. */
+int elf_find_note(const u8 *img, u64 size, const char *name, u32 type, const u8 **desc,
+		  u32 *desc_len);
 /* 32-bit protected mode, paging off, flat segments, interrupts off, EAX/EBX as given. */
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx);
 

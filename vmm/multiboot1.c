@@ -109,7 +109,7 @@ static u64 place_string(struct place *p, const char *a, const char *b)
 int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struct mb1_file *files,
 	     unsigned nfiles, const char **why)
 {
-	u64 entry, end;
+	u64 entry = 0, end;
 
 	if (hdr[1] & MB1_FLAG_AOUT_KLUDGE) {
 		*why = load_kludge(vm, img, size, hdr, &entry, &end);

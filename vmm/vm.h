@@ -95,7 +95,7 @@ struct vm {
 	struct vcpu vcpu;         /* one vCPU per guest for now */
 	u32 cpu;                  /* where its vCPU runs */
 	char cmdline[256];
-	char guest_args[192];     /* after "--" on the module line: a multiboot v1 kernel's own */
+	char guest_args[512];     /* after "--" on the module line: a multiboot v1 kernel's own */
 	/* The console line being assembled, printed with the guest's name in front. */
 	char line[128];
 	u32 line_len;

@@ -22,6 +22,8 @@ mkdir -p "$logs"
 # regexes (none or more, each a line "guest NAME: REGEX" of Umbra's report must match).
 # xfail names a known gap of Umbra: the case runs and is reported, but counts neither way until
 # it passes (XPASS: remove the mark). Every case runs natively and on SVM.
+# The PVH kernels take one module at most and none with arguments: QEMU's PVH boot passes
+# -initrd as one file.
 cases=(
   "serial|serial|exit=0x10 hello world|||"
   "serial-exit20|serial|exit=0x20 leaves with status 65|||"
@@ -52,6 +54,10 @@ cases=(
   "intr32|intr32||||"
   "intrpae|intrpae||||"
   "intr64|intr64||||"
+  "pvh|pvh|ram=16 mods=1 words after the name|tests/mb1/mb1.h||"
+  "pvh-nomods|pvh|ram=16 mods=0||||"
+  "pvh-noargs|pvh||||"
+  "pvh64|pvh64|ram=16 mods=1 an ELF64 image|tests/mb1/boot.c||"
 )
 # Every case also runs on Bochs (VMX): all of them take well under a minute there.
 bochs=${MB1_BOCHS:-1}

@@ -81,4 +81,85 @@ case_run qemu-bad-bzimages --cpu max --smp 1 \
   --expect-log "guest huge: bad image: bzImage: guest memory too small" \
   --expect-log "guest twofiles: bad image: bzImage: more than one file"
 
+# PVH kernels (ELF with a Xen PHYS32_ENTRY note, tests/mb1/pvh.c) whose note or files Umbra
+# cannot honour are refused; the healthy ones (ELF32 and ELF64) still run and check their start
+# info. mkpvh SRC OUT FIELD=VALUE...: a copy of SRC with its note patched, found through its
+# PT_NOTE program header: entry (the address in the note, 4 or 8 bytes as its descsz says),
+# descsz, note_filesz (the PT_NOTE's size in the file).
+M=${MB1_DIR:-build/mb1}
+mkpvh() {
+  python3 - "$@" <<'PY'
+import struct, sys
+src, out, edits = sys.argv[1], sys.argv[2], dict(a.split("=") for a in sys.argv[3:])
+img = bytearray(open(src, "rb").read())
+is64 = img[4] == 2
+phoff, = struct.unpack_from("<Q" if is64 else "<I", img, 32 if is64 else 28)
+phentsize, phnum = struct.unpack_from("<HH", img, 54 if is64 else 42)
+for i in range(phnum):
+    ph = phoff + i * phentsize
+    if struct.unpack_from("<I", img, ph)[0] != 4:  # PT_NOTE
+        continue
+    off, = struct.unpack_from("<Q" if is64 else "<I", img, ph + 8 if is64 else ph + 4)
+    namesz, descsz, ntype = struct.unpack_from("<III", img, off)
+    assert img[off + 12:off + 16] == b"Xen\0" and ntype == 18, "not the Xen note"
+    desc = off + 12 + ((namesz + 3) & ~3)
+    for k, v in edits.items():
+        v = int(v, 0)
+        if k == "entry":
+            struct.pack_into("<Q" if descsz == 8 else "<I", img, desc, v)
+        elif k == "descsz":
+            struct.pack_into("<I", img, off + 4, v)
+        elif k == "note_filesz":
+            struct.pack_into("<Q" if is64 else "<I", img, ph + 32 if is64 else ph + 16, v)
+        else:
+            sys.exit("mkpvh: unknown field " + k)
+    open(out, "wb").write(img)
+    sys.exit(0)
+sys.exit("mkpvh: no PT_NOTE in " + src)
+PY
+}
+mkpvh $M/pvh.elf $bad/pvh-entry-out.elf entry=0x800000
+mkpvh $M/pvh.elf $bad/pvh-entry-zero.elf entry=0
+mkpvh $M/pvh64.elf $bad/pvh64-entry-out.elf entry=0x100000000
+mkpvh $M/pvh.elf $bad/pvh-desc2.elf descsz=2
+mkpvh $M/pvh.elf $bad/pvh-desc-past.elf descsz=0x40
+mkpvh $M/pvh.elf $bad/pvh-note-past.elf note_filesz=0x100000
+head -c $((5 << 20)) /dev/zero > $bad/pvh-5mib.bin
+printf 'first module, 36 bytes, the top one\n' > $bad/pvh-mod0.txt
+head -c 5000 /dev/urandom > $bad/pvh-mod1.bin
+# A 600-byte command line: refused (Umbra keeps 511 bytes), never cut.
+long="cmdlen=600 $(printf '%0589d' 0)"
+# Eight refused guests, plus the file of the refused bigmod.
+case_run qemu-bad-pvh --cpu max --smp 1 \
+  --module "$bad/pvh-entry-out.elf name=entryout" --module "$bad/pvh-entry-zero.elf name=entryzero" \
+  --module "$bad/pvh64-entry-out.elf name=entryout64" --module "$bad/pvh-desc2.elf name=desc2" \
+  --module "$bad/pvh-desc-past.elf name=descpast" --module "$bad/pvh-note-past.elf name=notepast" \
+  --module "$M/pvh.elf name=bigmod mem=4" --module "$bad/pvh-5mib.bin for=bigmod" \
+  --module "$M/pvh.elf name=longcmd -- $long" \
+  --module "$M/pvh.elf name=pvh mem=16 -- ram=16 mods=2 msize0=36 msize1=5000 cmdlen=45" \
+  --module "$bad/pvh-mod0.txt for=pvh" --module "$bad/pvh-mod1.bin for=pvh second" \
+  --module "$M/pvh64.elf name=pvh64 mem=16 -- ram=16 mods=0" \
+  --expect guests=2 --expect guests_passed=2 --expect guests_rejected=9 \
+  --expect-log "guest entryout: bad image: PVH: entry point is not inside a loaded segment" \
+  --expect-log "guest entryzero: bad image: PVH: entry point is not inside a loaded segment" \
+  --expect-log "guest entryout64: bad image: PVH: entry point is not inside a loaded segment" \
+  --expect-log "guest desc2: bad image: PVH: malformed Xen note" \
+  --expect-log "guest descpast: bad image: PVH: malformed Xen note" \
+  --expect-log "guest notepast: bad image: PVH: malformed Xen note" \
+  --expect-log "guest bigmod: bad image: PVH: modules too large for the guest's mem=" \
+  --expect-log "guest longcmd: command line after '--' longer than 511 bytes" \
+  --expect-log "\[pvh\] module 1: 5000 bytes" --expect-log "\[pvh64\] cmdline: \[ram=16 mods=0\]"
+# More files than a PVH guest takes (Umbra's limit: 8), and module strings beyond the room of
+# the start info page; the healthy guest still runs.
+tm=()
+for i in 1 2 3 4 5 6 7 8 9; do tm+=(--module "$bad/pvh-mod0.txt for=toomany"); done
+case_run qemu-bad-pvh-modules --cpu max --smp 1 \
+  --module "$M/pvh.elf name=toomany -- mods=9" "${tm[@]}" \
+  --module "$M/pvh.elf name=longstr -- mods=1" \
+  --module "$bad/pvh-mod1.bin for=longstr $(printf '%07500d' 0)" \
+  --module "$M/pvh.elf name=pvh -- mods=0" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=12 \
+  --expect-log "guest toomany: more than 8 files \\(for=toomany\\)" \
+  --expect-log "guest longstr: bad image: PVH: command line too long"
+
 suite_end qemu

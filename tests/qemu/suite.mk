@@ -7,5 +7,7 @@ $(BUILD)/fault/umbra.elf: $(KSRC) linker.ld
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fault EXTRA_KCFLAGS=-DUMBRA_TEST_FAULT \
 	  $(BUILD)/fault/umbra.elf
 
-check-qemu: $(BUILD)/umbra.elf $(BUILD)/fault/umbra.elf guests
+# The PVH images (tests/mb1) are the healthy guests of qemu-bad-pvh and the base of its bad ones.
+check-qemu: $(BUILD)/umbra.elf $(BUILD)/fault/umbra.elf guests $(BUILD)/mb1/pvh.elf \
+	    $(BUILD)/mb1/pvh64.elf
 	@tests/qemu/cases.sh $(BUILD)/fault/umbra.elf
