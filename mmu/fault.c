@@ -33,6 +33,34 @@ static u64 make_leaf(u64 hpa, unsigned acc)
 	return spte;
 }
 
+/*
+ * Under a guest large page (or with paging off) every 4 KiB piece of a direct shadow table has
+ * the rights of the faulting one, so the rest of the table is filled now rather than one exit
+ * per piece: the kernel's direct map and a decompressor's identity map are touched page after
+ * page. MMIO frames stay unmapped (their accesses must exit); guest page tables stay read-only.
+ * It stops when a writable entry could need a reverse-map descriptor the cache no longer has:
+ * the fault path never allocates.
+ */
+static void prefetch_direct(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned acc)
+{
+	struct mmu_vm *vm = vcpu->vm;
+
+	for (unsigned i = 0; i < SPT_ENTRIES; i++) {
+		u64 gfn = sp->gfn + i;
+		const struct mmu_slot *slot;
+		unsigned a = acc;
+
+		if (sp->spt[i] & PTE_P || !(slot = vm->ops->gfn_to_slot(vm->ctx, gfn)))
+			continue;
+		if (slot->frames[gfn - slot->base_gfn].shadowed)
+			a &= ~ACC_W;
+		if ((a & ACC_W) && !vcpu->rmap_descs.n)
+			return;
+		spte_set_leaf(vcpu, sp, i, gfn, make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, gfn), a));
+		vm->stats.prefetched++;
+	}
+}
+
 /* Link (or find linked) every table down to the leaf table for gva. */
 static struct mmu_page *fill_path(struct mmu_vcpu *vcpu, const struct mmu_walk *w, u64 gva)
 {
@@ -103,6 +131,9 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	spte = make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, w.gfn), acc);
 	if (sp->spt[idx] != spte || (!sp->role.direct && sp->gfns[idx] != w.gfn))
 		spte_set_leaf(vcpu, sp, idx, w.gfn, spte);
+	if (sp->role.direct)
+		prefetch_direct(vcpu, sp, leaf_access(w.acc[w.level], w.dirty,
+						      vcpu->base_role.cr0_wp));
 
 	if ((access & PFERR_W) && !(acc & ACC_W)) {
 		out->kind = MMU_EMULATE;

@@ -17,6 +17,7 @@ struct mmu_stats {
 	u64 unshadowed;		/* mmu_unshadow_gfn calls that zapped a shadowed frame */
 	u64 root_hits;		/* CR3 loads whose whole root was found cached */
 	u64 root_misses;
+	u64 prefetched;		/* leaves filled ahead of a fault (mmu/fault.c) */
 	u64 rmap_desc_in_use;	/* reverse-map descriptors currently allocated */
 	u64 pages_in_use;	/* host pages held by the pool (tables, gfn arrays, caches) */
 };

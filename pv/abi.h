@@ -158,6 +158,7 @@ struct umbra_mmu_stats {
 	uint64_t rmap_descs;       /* reverse-map descriptors in use */
 	uint64_t unshadowed_unemulated; /* PT writes the emulator could not handle: unshadowed */
 	uint64_t nested_faults_filled; /* mmu=tdp: nested page faults that mapped guest memory */
+	uint64_t prefetched;       /* shadow leaves filled ahead of a fault (guest large pages) */
 };
 
 struct umbra_stats {

@@ -5,6 +5,7 @@
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
 #include "pv/hypercall.h"
+#include "vmm/bootprof.h"
 #include "vmm/cpuid.h"
 #include "vmm/gmem.h"
 #include "vmm/console.h"
@@ -352,6 +353,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 {
 	u64 rip = v->regs.rip, rflags = v->regs.rflags;
 
+	bootprof_exit(v, x);
 	v->exits[x->reason < UMBRA_EXIT_REASONS ? x->reason : UMBRA_EXIT_OTHER]++;
 	v->exits_total++;
 	/* log=debug traces each guest's first exits: enough to see a bring-up go wrong. */

@@ -10,6 +10,7 @@
 #include "vmm/cpuid.h"
 #include "arch/x86/fpu.h"
 #include "arch/x86/tsc.h"
+#include "vmm/bootprof.h"
 #include "vmm/console.h"
 #include "vmm/loader.h"
 #include "vmm/multiboot1.h"
@@ -263,9 +264,6 @@ static bool guest_passed(const struct vm *vm)
 static void report_one(struct vm *vm)
 {
 	struct umbra_stats st;
-#define EXIT_NAME(name, short_name) #short_name,
-	static const char *const rn[UMBRA_EXIT_REASONS] = { UMBRA_EXIT_REASON_LIST(EXIT_NAME) };
-#undef EXIT_NAME
 	char line[320];
 	int n = 0;
 
@@ -291,15 +289,18 @@ static void report_one(struct vm *vm)
 		st.exits_total);
 	for (int i = 0; i < UMBRA_EXIT_REASONS; i++)
 		if (st.exits[i])
-			n += fmt_snprintf(line + n, sizeof(line) - n, " %s=%lu", rn[i], st.exits[i]);
+			n += fmt_snprintf(line + n, sizeof(line) - n, " %s=%lu", stats_exit_name(i),
+					  st.exits[i]);
 	kprintf("guest %s: exits:%s\n", vm->name, n ? line : " none");
+	bootprof_report(&vm->vcpu, vm->name);
 	kprintf("guest %s: mmu: faults_fixed=%lu faults_to_guest=%lu shadowed=%lu zapped=%lu "
 		"reclaimed=%lu writes_emulated=%lu flood_zaps=%lu misaligned_zaps=%lu "
-		"root_hits=%lu root_misses=%lu unemulated=%lu audit_errors=%lu\n",
+		"root_hits=%lu root_misses=%lu prefetched=%lu unemulated=%lu audit_errors=%lu\n",
 		vm->name, st.mmu.faults_fixed, st.mmu.faults_to_guest, st.mmu.pages_shadowed,
 		st.mmu.pages_zapped, st.mmu.pages_reclaimed, st.mmu.writes_emulated,
 		st.mmu.flood_zaps, st.mmu.misaligned_zaps, st.mmu.root_cache_hits,
-		st.mmu.root_cache_misses, st.mmu.unshadowed_unemulated, vm->audit_errors);
+		st.mmu.root_cache_misses, st.mmu.prefetched, st.mmu.unshadowed_unemulated,
+		vm->audit_errors);
 	if (vm->tdp_on)
 		kprintf("guest %s: tdp: faults_filled=%lu faults_mmio=%lu faults_mapped=%lu "
 			"large_pages=%lu small_pages=%lu tables=%lu\n", vm->name,

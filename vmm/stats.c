@@ -3,6 +3,14 @@
 #include "lib/string.h"
 #include "vmm/vm.h"
 
+const char *stats_exit_name(unsigned reason)
+{
+#define EXIT_NAME(name, short_name) #short_name,
+	static const char *const names[UMBRA_EXIT_REASONS] = { UMBRA_EXIT_REASON_LIST(EXIT_NAME) };
+#undef EXIT_NAME
+	return reason < UMBRA_EXIT_REASONS ? names[reason] : "?";
+}
+
 void stats_collect(struct vcpu *v, struct umbra_stats *out)
 {
 	struct mmu_stats m;
@@ -27,5 +35,6 @@ void stats_collect(struct vcpu *v, struct umbra_stats *out)
 		.rmap_descs = m.rmap_desc_in_use,
 		.unshadowed_unemulated = v->vm->unemulated,
 		.nested_faults_filled = v->vm->tdp.stats.faults_filled,
+		.prefetched = m.prefetched,
 	};
 }

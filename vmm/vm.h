@@ -9,6 +9,7 @@
 #include "mmu/mmu.h"
 #include "mmu/tdp.h"
 #include "pv/abi.h"
+#include "vmm/bootprof.h"
 #include "vmm/memslot.h"
 #include "vmm/dev/board.h"
 #include "vmm/dev/lapic.h"
@@ -71,6 +72,7 @@ struct vcpu {
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
 	u64 exits[UMBRA_EXIT_REASONS];
 	u64 exits_total;
+	struct bootprof boot;     /* exits and time by boot phase (vmm/bootprof.c) */
 };
 
 struct vm {

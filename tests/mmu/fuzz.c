@@ -360,6 +360,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	r->flood_zaps = st.flood_zaps;
 	r->misaligned_zaps = st.misaligned_zaps;
 	r->root_hits = st.root_hits;
+	r->prefetched = st.prefetched;
 	h_fini(&z->h);
 	free(z);
 }
@@ -372,11 +373,11 @@ void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 		       (unsigned long long)r->fail_op + 1, r->msg);
 	if (!o->quiet)
 		printf("mmu-fuzz: shadow_faults=%llu emulated_writes=%llu reclaimed=%llu mode_changes=%llu "
-		       "flood_zaps=%llu misaligned_zaps=%llu root_hits=%llu\n",
+		       "flood_zaps=%llu misaligned_zaps=%llu root_hits=%llu prefetched=%llu\n",
 		       (unsigned long long)r->shadow_faults, (unsigned long long)r->emulated,
 		       (unsigned long long)r->reclaimed, (unsigned long long)r->mode_changes,
 		       (unsigned long long)r->flood_zaps, (unsigned long long)r->misaligned_zaps,
-		       (unsigned long long)r->root_hits);
+		       (unsigned long long)r->root_hits, (unsigned long long)r->prefetched);
 	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu%s%s\n",
 	       (unsigned long long)r->ops, (unsigned long long)r->mismatches,
 	       (unsigned long long)r->audit_errors, (unsigned long long)o->seed,

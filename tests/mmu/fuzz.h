@@ -26,6 +26,7 @@ struct fuzz_result {
 	u64 incremental_missed;
 	u64 fail_op;		/* index of the failing operation */
 	u64 shadow_faults, emulated, reclaimed, mode_changes, flood_zaps, misaligned_zaps, root_hits;
+	u64 prefetched;		/* leaves filled ahead of a fault under large pages / paging off */
 	char msg[1024];
 };
 

@@ -1,4 +1,5 @@
-/* MMU scenarios 1-9 and 11 of issue 3, each a cmocka test, against the reference machine. */
+/* MMU scenarios 1-9 and 11 of issue 3, and the prefetch under large pages (12), each a cmocka
+ * test, against the reference machine. */
 #include <stdlib.h>
 #include <string.h>
 #include "mmu/internal.h"
@@ -704,6 +705,493 @@ static void test_root_zap(void **st UNUSED)
 	done(h);
 }
 
+/* ---- 12: prefetch under guest large pages (and paging off) ---- */
+
+/*
+ * A fault that fills a leaf of a direct shadow table (a guest 2/4 MiB or 1 GiB page, or paging
+ * off) fills every other not-present entry of that table with the same rights: frames in no slot
+ * stay not present, shadowed guest tables are mapped read-only, and it stops when a writable
+ * entry could need a reverse-map descriptor the vCPU's cache no longer has.
+ */
+
+static u64 prefetched(struct harness *h)
+{
+	struct mmu_stats st;
+
+	mmu_stats(&h->vm, &st);
+	return st.prefetched;
+}
+
+static u64 rmap_descs_in_use(struct harness *h)
+{
+	struct mmu_stats st;
+
+	mmu_stats(&h->vm, &st);
+	return st.rmap_desc_in_use;
+}
+
+/* The shadow leaf table the software CPU would go through for gva (NULL: no path to it yet). */
+static u64 *shadow_table_of(struct harness *h, u64 gva)
+{
+	struct mmu_vcpu *vc = &h->vcpu[0];
+	u64 table = mmu_root_hpa(vc), *t, e;
+	unsigned level = 4;
+
+	if (!vc->root_valid)
+		return NULL;
+	if (mmu_root_is_pae(vc)) {
+		t = (u64 *)h_hpa_ptr(h, table, false);
+		e = t[(gva >> 30) & 3];
+		if (!(e & PTE_P))
+			return NULL;
+		table = e & PTE_ADDR;
+		level = 2;
+	}
+	for (; level > 1; level--) {
+		t = (u64 *)h_hpa_ptr(h, table, false);
+		assert_non_null(t);
+		e = t[spt_index(gva, level)];
+		if (!(e & PTE_P))
+			return NULL;
+		assert_false(e & PTE_PS);
+		table = e & PTE_ADDR;
+	}
+	t = (u64 *)h_hpa_ptr(h, table, false);
+	assert_non_null(t);
+	return t;
+}
+
+static u64 spte_at(struct harness *h, u64 gva)
+{
+	u64 *t = shadow_table_of(h, gva);
+
+	assert_non_null(t);
+	return t[spt_index(gva, 1)];
+}
+
+static unsigned present_in(struct harness *h, u64 gva)
+{
+	u64 *t = shadow_table_of(h, gva);
+	unsigned i, n = 0;
+
+	assert_non_null(t);
+	for (i = 0; i < SPT_ENTRIES; i++)
+		n += !!(t[i] & PTE_P);
+	return n;
+}
+
+static u64 hpa_of_gfn(struct harness *h, u64 gfn)
+{
+	unsigned i;
+
+	for (i = 0; i < h->nslots; i++) {
+		const struct h_slot *s = &h->slot[i];
+
+		if (gfn >= s->s.base_gfn && gfn < s->s.base_gfn + s->s.npages)
+			return s->hpa_base + ((gfn - s->s.base_gfn) << PAGE_SHIFT);
+	}
+	fail_msg("gfn %llx in no slot", (unsigned long long)gfn);
+	return 0;
+}
+
+/* The shadow leaf for gva maps gfn with exactly the rights acc (ACC_*). */
+static void expect_leaf(struct harness *h, u64 gva, u64 gfn, unsigned acc)
+{
+	u64 e = spte_at(h, gva);
+
+	if (!(e & PTE_P) || (e & PTE_ADDR) != hpa_of_gfn(h, gfn) || !!(e & PTE_W) != !!(acc & ACC_W) ||
+	    !!(e & PTE_U) != !!(acc & ACC_U) || !(e & PTE_NX) != !!(acc & ACC_X))
+		fail_msg("gva %llx: spte %llx, want gfn %llx (hpa %llx) rights %x",
+			 (unsigned long long)gva, (unsigned long long)e, (unsigned long long)gfn,
+			 (unsigned long long)hpa_of_gfn(h, gfn), acc);
+}
+
+static void tag_frames(struct harness *h, u64 first, u64 n)
+{
+	u64 g;
+
+	for (g = first; g < first + n; g++)
+		fill_frame(h, g, 0x7a000000 + g);
+}
+
+/* 1: one read fault on one 4 KiB piece of a 2 MiB page (or with paging off) maps all 512. */
+static void prefetch_2m(int mode)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 x = mode == G_OFF ? 0 : 0x40000000, cr3 = 0, faults, p0, i;
+
+	tag_frames(h, 0, 0x200);	/* the guest's tables come from 0x300.., outside the page */
+	if (mode != G_OFF) {
+		cr3 = g_table(h, &f) << 12;
+		g_map(h, &f, mode, cr3, x, GPS | GP | GW | GU | GA | GD, 2, GP | GW | GU);
+	}
+	enter(h, mode, false, cr3);
+	p0 = prefetched(h);
+	faults = h->shadow_faults;
+	assert_int_equal(guest_read(h, x + 0x5000, true), 0x7a000005);
+	assert_int_equal(h->shadow_faults - faults, 1);
+	assert_int_equal(prefetched(h) - p0, 511);
+	assert_int_equal(present_in(h, x), 512);
+	for (i = 0; i < 512; i++)
+		expect_leaf(h, x + i * 0x1000, i, ACC_W | ACC_U | ACC_X);
+	CHECK_AUDIT(h);
+	/* Every other piece, read and written, user and supervisor, without another fault. */
+	faults = h->shadow_faults;
+	for (i = 0; i < 512; i++) {
+		struct h_access w = acc_of(x + i * 0x1000 + 0x40, ACC_WRITE, i & 1, i);
+
+		assert_int_equal(guest_read(h, x + i * 0x1000, i & 1), 0x7a000000 + i);
+		CHECK_ACCESS(h, 0, &w);
+	}
+	assert_int_equal(h->shadow_faults, faults);
+	assert_int_equal(prefetched(h) - p0, 511);
+	done(h);
+}
+
+static void test_prefetch_2m_long(void **st UNUSED) { prefetch_2m(G_LONG); }
+static void test_prefetch_2m_pae(void **st UNUSED) { prefetch_2m(G_PAE); }
+static void test_prefetch_paging_off(void **st UNUSED) { prefetch_2m(G_OFF); }
+
+/* 2: the prefetched entries carry the large page's rights: D, U/S, NX, and CR0.WP = 0. */
+static void prefetch_rights(int mode, u64 flags, bool wp, unsigned want)
+{
+	static const struct { int kind; bool user; } accs[] = {
+		{ ACC_READ, true }, { ACC_READ, false }, { ACC_WRITE, true },
+		{ ACC_WRITE, false }, { ACC_FETCH, true }, { ACC_FETCH, false },
+	};
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	struct g_cfg c = { mode, false, wp, true, false, false };
+	u64 x = 0x40000000, cr3 = g_table(h, &f) << 12, ent, p0, i;
+	unsigned k;
+
+	tag_frames(h, 0, 0x200);
+	ent = g_map(h, &f, mode, cr3, x, GPS | flags, 2, GP | GW | GU);
+	assert_int_equal(g_enter(h, 0, &c, cr3), MMU_OK);
+	p0 = prefetched(h);
+	assert_int_equal(guest_read(h, x + 0x5000, !!(flags & GU)), 0x7a000005);
+	assert_int_equal(prefetched(h) - p0, 511);
+	for (i = 0; i < 512; i++)
+		expect_leaf(h, x + i * 0x1000, i, want);
+	CHECK_AUDIT(h);
+	if (!(flags & GD) && (flags & GW)) {
+		/* Read-only until the guest's D bit is set: a write faults and is fixed (not emulated),
+		 * under a new direct table that is prefetched writable in turn. */
+		struct h_access a = acc_of(x + 0x7008, ACC_WRITE, !!(flags & GU), 0x77);
+		u64 faults = h->shadow_faults, emul = h->emulated_writes;
+
+		CHECK_ACCESS(h, 0, &a);
+		assert_int_equal(h->shadow_faults - faults, 1);
+		assert_int_equal(h->emulated_writes, emul);
+		assert_true(g_get(h, mode, ent) & GD);
+		assert_int_equal(prefetched(h) - p0, 2 * 511);
+		for (i = 0; i < 512; i++)
+			expect_leaf(h, x + i * 0x1000, i, want | ACC_W);
+		faults = h->shadow_faults;
+		for (i = 0; i < 512; i += 3) {
+			a = acc_of(x + i * 0x1000 + 0x10, ACC_WRITE, !!(flags & GU), i);
+			CHECK_ACCESS(h, 0, &a);
+		}
+		assert_int_equal(h->shadow_faults, faults);
+	}
+	/* Every kind of access to a sample of pieces agrees with the reference. */
+	for (i = 1; i < 512; i += 37)
+		for (k = 0; k < ARRAY_SIZE(accs); k++) {
+			struct h_access a = acc_of(x + i * 0x1000 + 0x100, accs[k].kind, accs[k].user, i);
+
+			CHECK_ACCESS(h, 0, &a);
+		}
+	done(h);
+}
+
+static void test_prefetch_not_dirty(void **st UNUSED)
+{
+	prefetch_rights(G_LONG, GP | GW | GU | GA, true, ACC_U | ACC_X);
+}
+
+static void test_prefetch_supervisor_nx(void **st UNUSED)
+{
+	prefetch_rights(G_LONG, GP | GW | GA | GD | GNX, true, ACC_W);
+}
+
+static void test_prefetch_user_ro_nx_pae(void **st UNUSED)
+{
+	prefetch_rights(G_PAE, GP | GU | GA | GD | GNX, true, ACC_U);
+}
+
+static void test_prefetch_wp0(void **st UNUSED)
+{
+	/* CR0.WP = 0: the supervisor may write a read-only supervisor page. */
+	prefetch_rights(G_LONG, GP | GA | GD, false, ACC_W | ACC_X);
+}
+
+/* 3: the guest's own page tables live inside the large page: read-only, and writes emulated. */
+static void test_prefetch_own_tables(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 x = 0x40000000, y = 0x40200000, z = 0x40400000, cr3, pd, p0, emul, faults, i;
+	unsigned all = ACC_W | ACC_U | ACC_X;
+	struct h_access a;
+
+	tag_frames(h, 0x200, 0x100);
+	cr3 = g_table(h, &f) << 12;	/* 0x300, then the PDPT 0x301 and the PD 0x302 */
+	g_map(h, &f, G_LONG, cr3, x, 0x200000 | GPS | GP | GW | GU | GA | GD, 2, GP | GW | GU);
+	pd = g_entry_at(h, G_LONG, cr3, x, 2) >> 12;
+	assert_int_equal(pd, 0x302);
+	enter(h, G_LONG, false, cr3);
+	p0 = prefetched(h);
+	assert_int_equal(guest_read(h, x + 0x5000, true), 0x7a000205);
+	assert_int_equal(prefetched(h) - p0, 511);
+	for (i = 0; i < 512; i++) {
+		u64 gfn = 0x200 + i;
+		bool table = gfn >= 0x300 && gfn <= 0x302;
+
+		assert_int_equal(shadows_of(h, gfn) > 0, table);
+		expect_leaf(h, x + i * 0x1000, gfn, table ? ACC_U | ACC_X : all);
+		if (table)
+			assert_int_equal(h->slot[0].s.frames[gfn].rmap, 0);
+	}
+	CHECK_AUDIT(h);
+
+	/* Through the large page, the guest writes its PML4 and its PD: both emulated. */
+	for (i = 0; i < 2; i++) {
+		emul = h->emulated_writes;
+		a = acc_of(x + 0x100000 + 0x800, ACC_WRITE, true, 0);	/* PML4[256]: unused */
+		CHECK_ACCESS(h, 0, &a);
+		assert_int_equal(h->emulated_writes, emul + 1);
+		expect_leaf(h, x + 0x100000, 0x300, ACC_U | ACC_X);
+	}
+	emul = h->emulated_writes;
+	a = acc_of(x + 0x102000 + ((y >> 21) & 511) * 8, ACC_WRITE, true,
+		   GPS | GP | GW | GU | GA | GD);			/* PD: y -> gpa 0 */
+	CHECK_ACCESS(h, 0, &a);
+	assert_int_equal(h->emulated_writes, emul + 1);
+	tag_frames(h, 0, 0x20);
+	assert_int_equal(guest_read(h, y + 0x3000, true), 0x7a000003);
+	assert_int_equal(prefetched(h) - p0, 2 * 511);
+	CHECK_AUDIT(h);
+
+	/* A prefetched writable frame that becomes a page table later loses its write access. */
+	expect_leaf(h, x + 0xf0000, 0x2f0, all);
+	a = acc_of(x + 0xf0000 + 8, ACC_WRITE, true, (0x210ull << 12) | GP | GW | GU);	/* PTE 1 */
+	emul = h->emulated_writes;
+	faults = h->shadow_faults;
+	CHECK_ACCESS(h, 0, &a);
+	assert_int_equal(h->emulated_writes, emul);	/* native: not a table yet */
+	assert_int_equal(h->shadow_faults, faults);
+	a = acc_of(x + 0x102000 + ((z >> 21) & 511) * 8, ACC_WRITE, true, (0x2f0ull << 12) | GP | GW | GU);
+	CHECK_ACCESS(h, 0, &a);
+	assert_int_equal(guest_read(h, z + 0x1000, true), 0x7a000210);
+	assert_true(shadows_of(h, 0x2f0) > 0);
+	assert_int_equal(h->slot[0].s.frames[0x2f0].rmap, 0);
+	expect_leaf(h, x + 0xf0000, 0x2f0, ACC_U | ACC_X);
+	emul = h->emulated_writes;
+	a = acc_of(x + 0xf0000 + 16, ACC_WRITE, true, 0);
+	CHECK_ACCESS(h, 0, &a);
+	assert_int_equal(h->emulated_writes, emul + 1);
+	done(h);
+}
+
+/* 4: frames in no slot (MMIO) inside the large page stay not present; the rest is filled. */
+static void test_prefetch_mmio_gap(void **st UNUSED)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	struct g_frames f = { 0x300, 0x400 };
+	u64 x = 0x40000000, cr3, p0, i, faults;
+	struct h_result r;
+
+	h_init(h, NULL, 1);
+	h_add_slot(h, 0, 0x100);
+	h_add_slot(h, 0x140, 0x2c0);	/* a hole at gfn 0x100..0x13f, in the middle of the page */
+	tag_frames(h, 0, 0x100);
+	tag_frames(h, 0x140, 0xc0);
+	cr3 = g_table(h, &f) << 12;
+	g_map(h, &f, G_LONG, cr3, x, GPS | GP | GW | GU | GA | GD, 2, GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	p0 = prefetched(h);
+	assert_int_equal(guest_read(h, x + 0x5000, true), 0x7a000005);
+	assert_int_equal(prefetched(h) - p0, 0x200 - 0x40 - 1);
+	assert_int_equal(present_in(h, x), 0x200 - 0x40);
+	for (i = 0; i < 512; i++) {
+		if (i >= 0x100 && i < 0x140)
+			assert_int_equal(spte_at(h, x + i * 0x1000), 0);
+		else
+			expect_leaf(h, x + i * 0x1000, i, ACC_W | ACC_U | ACC_X);
+	}
+	CHECK_AUDIT(h);
+	/* The hole still exits to the emulator as MMIO, and stays unmapped. */
+	faults = h->shadow_faults;
+	for (i = 0x100; i < 0x140; i += 0x1f) {
+		struct h_access a = acc_of(x + i * 0x1000 + 8, i & 1 ? ACC_WRITE : ACC_READ, true, 1);
+
+		CHECK_ACCESS(h, 0, &a);
+		h_cpu_access(h, 0, &a, &r);
+		assert_int_equal(r.kind, R_MMIO);
+		assert_int_equal(r.gpa, i * 0x1000 + 8);
+		assert_int_equal(spte_at(h, x + i * 0x1000), 0);
+	}
+	assert_int_equal(prefetched(h) - p0, 0x200 - 0x40 - 1);
+	for (i = 0x140; i < 0x200; i += 7)
+		assert_int_equal(guest_read(h, x + i * 0x1000, true), 0x7a000000 + i);
+	assert_int_equal(h->shadow_faults - faults, 2 * 3);	/* only the MMIO accesses exited */
+	done(h);
+}
+
+/* 4b: a large page running past the end of a slot (std_slots: RAM ends, then a hole), 2 MiB and
+ * 1 GiB. */
+static void test_prefetch_slot_end(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 x = 0x40000000, g1 = 0x80000000, cr3 = g_table(h, &f) << 12, p0, i;
+
+	tag_frames(h, 0x600, 0x80);
+	g_map(h, &f, G_LONG, cr3, x, 0x600000 | GPS | GP | GW | GU | GA | GD, 2, GP | GW | GU);
+	g_map(h, &f, G_LONG, cr3, g1, 0x40000000 | GPS | GP | GW | GU | GA | GD, 3, GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	p0 = prefetched(h);
+	assert_int_equal(guest_read(h, x + 0x7f000, true), 0x7a00067f);
+	assert_int_equal(prefetched(h) - p0, 0x7f);
+	assert_int_equal(present_in(h, x), 0x80);
+	for (i = 0; i < 512; i++)
+		if (i < 0x80)
+			expect_leaf(h, x + i * 0x1000, 0x600 + i, ACC_W | ACC_U | ACC_X);
+		else
+			assert_int_equal(spte_at(h, x + i * 0x1000), 0);
+	p0 = prefetched(h);
+	assert_int_equal(guest_read(h, g1, true), 0);
+	assert_int_equal(prefetched(h) - p0, 0x3f);	/* the slot at 1 GiB has 0x40 frames */
+	assert_int_equal(present_in(h, g1), 0x40);
+	for (i = 0; i < 0x40; i++)
+		expect_leaf(h, g1 + i * 0x1000, 0x40000 + i, ACC_W | ACC_U | ACC_X);
+	{
+		struct h_access a = acc_of(g1 + 0x40000, ACC_READ, true, 0);
+		struct h_result r;
+
+		CHECK_ACCESS(h, 0, &a);
+		h_cpu_access(h, 0, &a, &r);
+		assert_int_equal(r.kind, R_MMIO);
+	}
+	done(h);
+}
+
+/* 5: a 32-bit guest's 4 MiB page: two direct shadow tables (2 MiB each), each filled by one
+ * fault; the page directory, inside the page, stays read-only and its writes are emulated. */
+static void test_prefetch_4m_32(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 x = 0x40000000, cr3 = g_table(h, &f) << 12, p0, faults, emul, i;
+	struct h_access a;
+
+	tag_frames(h, 0, 0x300);
+	g_map(h, &f, G_32, cr3, x, GPS | GP | GW | GU | GA | GD, 2, GP | GW | GU);
+	enter(h, G_32, true, cr3);
+	p0 = prefetched(h);
+	faults = h->shadow_faults;
+	assert_int_equal(guest_read(h, x + 0x5000, true), 0x7a000005);
+	assert_int_equal(prefetched(h) - p0, 511);
+	assert_int_equal(present_in(h, x), 512);
+	assert_null(shadow_table_of(h, x + 0x200000));	/* the other half: not linked yet */
+	assert_int_equal(guest_read(h, x + 0x205000, true), 0x7a000205);
+	assert_int_equal(prefetched(h) - p0, 2 * 511);
+	assert_int_equal(present_in(h, x + 0x200000), 512);
+	assert_int_equal(h->shadow_faults - faults, 2);
+	assert_true(shadows_of(h, 0x300) > 0);
+	for (i = 0; i < 1024; i++)
+		expect_leaf(h, x + i * 0x1000, i, i == 0x300 ? ACC_U | ACC_X : ACC_W | ACC_U | ACC_X);
+	CHECK_AUDIT(h);
+	faults = h->shadow_faults;
+	for (i = 0; i < 0x300; i += 5)
+		assert_int_equal(guest_read(h, x + i * 0x1000, true), 0x7a000000 + i);
+	assert_int_equal(h->shadow_faults, faults);
+	/* The guest writes its page directory through the 4 MiB page: emulated. */
+	emul = h->emulated_writes;
+	a = acc_of(x + 0x300000 + 0x200 * 4, ACC_WRITE, true, 0);
+	a.size = 4;
+	CHECK_ACCESS(h, 0, &a);
+	assert_int_equal(h->emulated_writes, emul + 1);
+	expect_leaf(h, x + 0x300000, 0x300, ACC_U | ACC_X);
+	done(h);
+}
+
+/* 6: frames already mapped writable elsewhere (a physmap) need a reverse-map descriptor each for
+ * another writable mapping: one fault uses up the vCPU's cache and stops there, allocating
+ * nothing; read-only entries need none and are all filled. */
+static void test_prefetch_rmap_cache(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	struct mmu_vcpu *vc = &h->vcpu[0];
+	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, y = 0x40200000, p0, live, descs, faults, i;
+	struct mmu_outcome out;
+
+	g_map(h, &f, G_LONG, cr3, x, GPS | GP | GW | GA | GD, 2, GP | GW | GU);
+	g_map(h, &f, G_LONG, cr3, y, GPS | GP | GW | GA, 2, GP | GW | GU);	/* not dirty */
+	enter(h, G_LONG, false, cr3);
+	for (i = 0; i < 512; i++) {
+		struct h_access a = acc_of(PHYSMAP + (i << 12), ACC_WRITE, false, 0x7a000000 + i);
+
+		CHECK_ACCESS(h, 0, &a);
+		assert_int_equal(pset_count(h->slot[0].s.frames[i].rmap), 1);
+	}
+	CHECK_AUDIT(h);
+
+	/* The fault by hand, to see the cache: topped up, then one read fault. */
+	assert_int_equal(mmu_load(vc), MMU_OK);
+	assert_int_equal(mmu_topup(vc), MMU_OK);
+	assert_int_equal(vc->rmap_descs.n, MMU_CACHE_OBJS);
+	p0 = prefetched(h);
+	live = h->hpages_live;
+	descs = rmap_descs_in_use(h);
+	assert_int_equal(mmu_page_fault(vc, x + 0x5000, 0, &out), MMU_OK);
+	assert_int_equal(out.kind, MMU_FIXED);
+	assert_int_equal(h->hpages_live, live);		/* nothing from the host */
+	assert_int_equal(vc->rmap_descs.n, 0);		/* the cache, used up */
+	assert_int_equal(rmap_descs_in_use(h) - descs, MMU_CACHE_OBJS);
+	assert_int_equal(prefetched(h) - p0, MMU_CACHE_OBJS - 1);	/* the leaf took one */
+	assert_int_equal(present_in(h, x), MMU_CACHE_OBJS);
+	for (i = 0; i < 512; i++) {
+		if (i < MMU_CACHE_OBJS)	/* 5 and the first seven others */
+			expect_leaf(h, x + i * 0x1000, i, ACC_W | ACC_X);
+		else
+			assert_int_equal(spte_at(h, x + i * 0x1000), 0);
+	}
+	CHECK_AUDIT(h);
+
+	/* Through the harness: each fault fills one cache's worth, and all of it reads right. */
+	faults = h->shadow_faults;
+	for (i = 0; i < 512; i++)
+		assert_int_equal(guest_read(h, x + i * 0x1000, false), 0x7a000000 + i);
+	assert_int_equal(h->shadow_faults - faults, 512 / MMU_CACHE_OBJS - 1);
+	assert_int_equal(prefetched(h) - p0, 512 - 512 / MMU_CACHE_OBJS);
+	assert_int_equal(present_in(h, x), 512);
+	for (i = 0; i < 512; i += 17)
+		assert_int_equal(pset_count(h->slot[0].s.frames[i].rmap), 2);
+	CHECK_AUDIT(h);
+
+	/* A page that is not dirty: read-only entries need no descriptor, all 511 are filled. */
+	assert_int_equal(mmu_topup(vc), MMU_OK);
+	p0 = prefetched(h);
+	descs = rmap_descs_in_use(h);
+	live = h->hpages_live;
+	assert_int_equal(mmu_page_fault(vc, y + 0x9000, 0, &out), MMU_OK);
+	assert_int_equal(out.kind, MMU_FIXED);
+	assert_int_equal(h->hpages_live, live);
+	assert_int_equal(vc->rmap_descs.n, MMU_CACHE_OBJS);
+	assert_int_equal(rmap_descs_in_use(h), descs);
+	assert_int_equal(prefetched(h) - p0, 511);
+	for (i = 0; i < 512; i++)
+		expect_leaf(h, y + i * 0x1000, i, ACC_X);
+	faults = h->shadow_faults;
+	for (i = 0; i < 512; i += 9)
+		assert_int_equal(guest_read(h, y + i * 0x1000, false), 0x7a000000 + i);
+	assert_int_equal(h->shadow_faults, faults);
+	done(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +1223,18 @@ int main(void)
 		cmocka_unit_test(test_gva_to_gpa),
 		cmocka_unit_test(test_bad_pdpte),
 		cmocka_unit_test(test_root_zap),
+		cmocka_unit_test(test_prefetch_2m_long),
+		cmocka_unit_test(test_prefetch_2m_pae),
+		cmocka_unit_test(test_prefetch_paging_off),
+		cmocka_unit_test(test_prefetch_not_dirty),
+		cmocka_unit_test(test_prefetch_supervisor_nx),
+		cmocka_unit_test(test_prefetch_user_ro_nx_pae),
+		cmocka_unit_test(test_prefetch_wp0),
+		cmocka_unit_test(test_prefetch_own_tables),
+		cmocka_unit_test(test_prefetch_mmio_gap),
+		cmocka_unit_test(test_prefetch_slot_end),
+		cmocka_unit_test(test_prefetch_4m_32),
+		cmocka_unit_test(test_prefetch_rmap_cache),
 	};
 
 	return cmocka_run_group_tests_name("mmu-scenarios", tests, NULL, NULL);
