@@ -14,12 +14,15 @@
 #   --expect-fail         the run must be judged failed (harness self-tests)
 #   --timeout S           wall-clock limit (default 60)
 #   --input FILE          qemu: bytes typed on Umbra's serial line (the serial port is stdio)
+#   --input-after REGEX FILE  qemu: types FILE once the serial log, from where the previous
+#                         step typed its bytes on (the start for the first), has a line matching
+#                         REGEX (repeatable: a script of steps, in order; --input goes first)
 # Prints "PASS NAME" or "FAIL NAME: why" followed by the serial log; exits 0 or 1.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 emu=qemu cpu="" smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
-modules=() expects=() expect_logs=()
+modules=() expects=() expect_logs=() after_res=() after_files=()
 while [ $# -gt 1 ]; do
   case $1 in
     --emu) emu=$2; shift 2;;
@@ -34,6 +37,7 @@ while [ $# -gt 1 ]; do
     --expect-fail) expect_fail=1; shift;;
     --timeout) timeout_s=$2; shift 2;;
     --input) input=$2; shift 2;;
+    --input-after) after_res+=("$2") after_files+=("${3:?--input-after REGEX FILE}"); shift 3;;
     *) echo "run-case.sh: unknown option $1"; exit 2;;
   esac
 done
@@ -59,20 +63,46 @@ log="$work/serial.txt"
 "$root/boot/mkiso.sh" "$work/umbra.iso" "$work/grub.cfg" "$elf" "${files[@]+"${files[@]}"}" || {
   echo "FAIL $name: could not build the ISO"; exit 1; }
 
+# feed_input (stdout: QEMU's stdin): types --input, then each --input-after step's file once the
+# log since the previous step has a line matching its REGEX (polled every 0.2 s); then holds the
+# line open like a terminal. Ends at the case's timeout, or when this script is gone.
+feed_input() {
+  local deadline=$(( $(date +%s) + timeout_s )) off=0 i
+  [ -n "$input" ] && cat -- "$input"
+  for i in "${!after_res[@]}"; do
+    until tail -c +$((off + 1)) "$log" 2>/dev/null | tr -d '\r' | grep -aqE -- "${after_res[$i]}"; do
+      [ "$(date +%s)" -lt "$deadline" ] && kill -0 $$ 2>/dev/null || return 0
+      sleep 0.2
+    done
+    off=$(wc -c < "$log")
+    cat -- "${after_files[$i]}" || return 1
+  done
+  while [ "$(date +%s)" -lt "$deadline" ] && kill -0 $$ 2>/dev/null; do sleep 1; done
+}
+
 start=$(date +%s%N)
 case $emu in
   qemu)
     # With input, the serial port is QEMU's stdio: the file feeds it, the log takes its output.
-    serial=("file:$log") in_file=/dev/null out_file=$work/emu.txt
+    serial=("file:$log") in_file=/dev/null out_file=$work/emu.txt feeder=""
     [ -n "$input" ] && serial=(stdio) in_file=$input out_file=$log
+    if [ ${#after_res[@]} -gt 0 ]; then
+      # Scripted input: a fifo is QEMU's stdin, written by feed_input as the log asks for it.
+      serial=(stdio) in_file=$work/input.fifo out_file=$log
+      mkfifo "$in_file" || { echo "FAIL $name: could not make $in_file"; exit 1; }
+      feed_input >"$in_file" &
+      feeder=$!
+    fi
     timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine q35 -cpu "${cpu:-max}" \
       -smp "$smp" -m "${mem}M" -cdrom "$work/umbra.iso" -boot d -display none \
       -serial "${serial[@]}" -monitor none -no-reboot \
       -device isa-debug-exit,iobase=0xf4,iosize=0x04 <"$in_file" >"$out_file" 2>&1
     rc=$?
+    [ -n "$feeder" ] && { kill "$feeder"; wait "$feeder"; } 2>/dev/null
     case $rc in 33) status=pass;; 35) status=fail;; 124) status=timeout;; *) status="exit$rc";; esac
     ;;
   bochs)
+    [ ${#after_res[@]} -eq 0 ] || { echo "FAIL $name: --input-after needs --emu qemu"; exit 1; }
     cat > "$work/bochsrc" <<BX
 megs: $mem
 cpu: model=${cpu:-corei7_haswell_4770}, count=$smp, ips=50000000, reset_on_triple_fault=0, ignore_bad_msrs=0

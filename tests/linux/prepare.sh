@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches Debian's current linux-image-amd64 kernel and busybox-static (cached in OUT/cache) and
 # builds the test initramfs: busybox, tests/linux/init as /init, and the helpers given (in /bin).
-# prepare.sh OUT HELPER...  ->  OUT/vmlinuz, OUT/initrd.gz, OUT/kernel-version
+# The same kernel is also unpacked to OUT/vmlinux, the ELF that PVH boots (no decompressor).
+# prepare.sh OUT HELPER...  ->  OUT/vmlinuz, OUT/vmlinux, OUT/initrd.gz, OUT/kernel-version
 set -eu
 out=$1; shift
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,6 +24,22 @@ dpkg-deb --fsys-tarfile "$(ls "$cache/${kpkg}_"*.deb | head -n 1)" |
   tar -x -C "$tmp" --wildcards './boot/vmlinuz-*'
 cp "$tmp"/boot/vmlinuz-* "$out/vmlinuz"
 basename "$tmp"/boot/vmlinuz-* | sed 's/^vmlinuz-//' > "$out/kernel-version"
+# The bzImage's payload (setup header: payload_offset at 0x248, payload_length at 0x24c, after
+# setup_sects + 1 sectors) is the compressed vmlinux.
+u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
+sects=$(od -An -tu1 -j $((0x1f1)) -N1 "$out/vmlinuz" | tr -d ' ')
+poff=$(( (sects + 1) * 512 + $(u32 "$out/vmlinuz" $((0x248))) ))
+plen=$(u32 "$out/vmlinuz" $((0x24c)))
+tail -c +$((poff + 1)) "$out/vmlinuz" | head -c "$plen" > "$tmp/payload"
+case $(od -An -tx1 -N4 "$tmp/payload" | tr -d ' ') in
+  fd377a58) unpack="xz -dc --single-stream";;
+  1f8b*) unpack="gzip -dc";;
+  28b52ffd) unpack="zstd -dcq";;
+  *) echo "prepare.sh: unknown compression of the kernel's payload"; exit 1;;
+esac
+$unpack < "$tmp/payload" > "$out/vmlinux" 2>/dev/null || true
+[ "$(head -c 4 "$out/vmlinux" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] ||
+  { echo "prepare.sh: the kernel's payload did not unpack to an ELF vmlinux"; exit 1; }
 dpkg-deb --fsys-tarfile "$(ls "$cache/busybox-static_"*.deb | head -n 1)" | tar -x -C "$tmp" ./bin/busybox
 
 root=$tmp/root

@@ -1,6 +1,6 @@
 # Debian's stock kernel as an Umbra guest (tests/linux/): the initramfs, check-linux, run-linux.
 LINUX_OUT := $(BUILD)/linux
-LINUX_IMAGES := $(LINUX_OUT)/vmlinuz $(LINUX_OUT)/initrd.gz
+LINUX_IMAGES := $(LINUX_OUT)/vmlinuz $(LINUX_OUT)/vmlinux $(LINUX_OUT)/initrd.gz
 
 # The helpers run in the guest's user space: static, no libc, 64-bit.
 LINUX_HELPERS := $(LINUX_OUT)/result $(LINUX_OUT)/ubench
@@ -12,7 +12,7 @@ $(LINUX_OUT)/%: tests/linux/%.c pv/abi.h
 # The kernel and busybox packages are downloaded once into $(LINUX_OUT)/cache.
 $(LINUX_OUT)/initrd.gz: tests/linux/prepare.sh tests/linux/init $(LINUX_HELPERS)
 	@tests/linux/prepare.sh $(LINUX_OUT) $(LINUX_HELPERS)
-$(LINUX_OUT)/vmlinuz: $(LINUX_OUT)/initrd.gz
+$(LINUX_OUT)/vmlinuz $(LINUX_OUT)/vmlinux: $(LINUX_OUT)/initrd.gz
 
 .PHONY: check-linux run-linux bench-linux
 SUITES += check-linux
@@ -21,7 +21,7 @@ check-linux: $(BUILD)/umbra.elf guests $(LINUX_IMAGES)
 
 # Interactive: Umbra in QEMU with one Linux guest; the terminal is its serial console.
 run-linux: deps $(BUILD)/umbra.elf $(LINUX_IMAGES)
-	@tests/linux/run.sh $(LINUX_OUT)
+	@tests/linux/run.sh $(LINUX_OUT) $(or $(BOOT),bzimage)
 
 # The Linux workloads in the four modes (part of make bench): build/bench/linux.csv.
 bench-linux: deps $(BUILD)/umbra.elf $(LINUX_IMAGES)
