@@ -9,6 +9,6 @@ cp "$cfg" "$dir/boot/grub/grub.cfg"
 cp "$elf" "$dir/boot/umbra.elf"
 for f in "$@"; do cp "$f" "$dir/boot/"; done
 grub-mkrescue -o "$out" "$dir" \
-  --install-modules="multiboot2 normal configfile iso9660 biosdisk part_msdos serial terminal" \
+  --install-modules="multiboot2 normal configfile iso9660 part_msdos serial terminal" \
   --fonts= --locales= --themes= >/dev/null 2>&1 || {
   echo "grub-mkrescue failed for $out"; grub-mkrescue -o "$out" "$dir" 2>&1 | tail -5; exit 1; }
