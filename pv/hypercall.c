@@ -21,7 +21,7 @@ struct hc_args {
 
 typedef s64 (*hc_fn)(struct vcpu *v, const struct hc_args *args);
 
-static bool user_mode(const struct vcpu *v) { return v->regs.cpl == 3; }
+static bool user_mode(const struct vcpu *v) { return v->hw.regs.cpl == 3; }
 static u64 arg64(const struct hc_args *a, int lo) { return (a->a[lo] & 0xffffffffull) | (a->a[lo + 1] << 32); }
 
 static s64 hc_version(struct vcpu *v, const struct hc_args *a)
@@ -161,7 +161,7 @@ static s64 hc_timer_set(struct vcpu *v, const struct hc_args *a)
 /* The guest's page-table entry size: 4 bytes only in 2-level 32-bit paging. */
 static unsigned pte_size(const struct vcpu *v)
 {
-	return (v->regs.cr4 & CR4_PAE) || (v->regs.efer & EFER_LMA) ? 8 : 4;
+	return (v->hw.regs.cr4 & CR4_PAE) || (v->hw.regs.efer & EFER_LMA) ? 8 : 4;
 }
 
 static bool in_ram(const struct vcpu *v, u64 gpa, u64 len)
@@ -269,7 +269,7 @@ static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
 	case UMBRA_MMUOP_NEW_CR3:
 		/* A bad PDPTE is the one thing only the load itself can find. */
 		if (!vcpu_set_cr3(v, o->arg)) {
-			v->pending.valid = false; /* reported as an error, not a fault */
+			v->hw.pending.valid = false; /* reported as an error, not a fault */
 			*err = -UMBRA_EINVAL;
 			return false;
 		}
@@ -278,11 +278,11 @@ static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
 		mmu_invlpg(&v->mmu, o->arg);
 		/* With nested paging the CPU's TLB holds the guest's own translation. */
 		if (v->vm->tdp_on)
-			v->tlb_flush = true;
+			v->hw.tlb_flush = true;
 		return true;
 	default:
 		/* Shadows stay coherent through write protection: only the TLB goes. */
-		v->tlb_flush = true;
+		v->hw.tlb_flush = true;
 		return true;
 	}
 }
@@ -296,7 +296,7 @@ static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
 static s64 hc_vcpu_info(struct vcpu *v, const struct hc_args *a)
 {
 	struct umbra_vcpu_info info = { .guest_id = v->vm->id, .vcpu_id = v->id, .nr_vcpus = 1,
-					.cpu = v->cpu, .nr_guests = nr_vms, .caps = v->vm->caps };
+					.cpu = v->hw.cpu, .nr_guests = nr_vms, .caps = v->vm->caps };
 	memcpy(info.name, v->vm->name, sizeof(v->vm->name));
 	if (gmem_write_virt(v, a->a[0], &info, sizeof(info), user_mode(v)) < 0)
 		return -UMBRA_EFAULT;
@@ -349,8 +349,8 @@ static const hc_fn handlers[UMBRA_HC_COUNT] = {
 
 void pv_hypercall(struct vcpu *v)
 {
-	u64 *g = v->regs.gpr;
-	u64 mask = (v->regs.efer & EFER_LMA) ? ~0ull : 0xffffffffull; /* 32-bit guests: 32 bits */
+	u64 *g = v->hw.regs.gpr;
+	u64 mask = (v->hw.regs.efer & EFER_LMA) ? ~0ull : 0xffffffffull; /* 32-bit guests: 32 bits */
 	u64 nr = g[X86_RAX] & mask;
 	struct hc_args args = { { g[X86_RBX] & mask, g[X86_RCX] & mask, g[X86_RDX] & mask,
 				  g[X86_RSI] & mask } };
@@ -358,7 +358,7 @@ void pv_hypercall(struct vcpu *v)
 
 	if (nr >= UMBRA_HC_COUNT || hc_classes[nr].cls == HC_NONE)
 		ret = -UMBRA_ENOSYS;
-	else if (hc_classes[nr].cls != HC_RESTRICTED && v->regs.cpl != 0)
+	else if (hc_classes[nr].cls != HC_RESTRICTED && v->hw.regs.cpl != 0)
 		ret = -UMBRA_EPERM;
 	else if (hc_classes[nr].cls == HC_CROSS_GUEST && !(v->vm->caps & hc_classes[nr].cap))
 		ret = -UMBRA_EPERM;

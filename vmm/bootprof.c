@@ -28,7 +28,7 @@ static u64 site_of(const struct vcpu *v, const struct vexit *x)
 	switch (x->reason) {
 	case UMBRA_EXIT_IO: detail = x->port; break;
 	case UMBRA_EXIT_CR_ACCESS: detail = x->cr | (u64)x->cr_write << 8; break;
-	case UMBRA_EXIT_MSR: detail = (u32)v->regs.gpr[X86_RCX]; break;
+	case UMBRA_EXIT_MSR: detail = (u32)v->hw.regs.gpr[X86_RCX]; break;
 	default: return 0;
 	}
 	return (u64)x->reason << 48 | detail;
@@ -70,7 +70,7 @@ void bootprof_exit(struct vcpu *v, const struct vexit *x)
 
 	if (b->phase == BOOT_USER)
 		return;
-	enum boot_phase now = reached(&v->regs);
+	enum boot_phase now = reached(&v->hw.regs);
 	u64 tsc = rdtsc();
 
 	if (!b->start_tsc)

@@ -44,14 +44,22 @@ static int mmu_context(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool
 	return r;
 }
 
+bool vcpu_update_paging(struct vcpu *v)
+{
+	const char *why = NULL;
+	if (virt->update_paging(&v->hw, &why) == 0)
+		return true;
+	vm_end(v->vm, VM_END_FATAL, 0, why);
+	return false;
+}
+
 void vcpu_follow_cr3(struct vcpu *v)
 {
-	const struct x86_emu_ctx *r = &v->regs;
+	const struct x86_emu_ctx *r = &v->hw.regs;
 	if (v->mmu.cr3 != r->cr3)
 		mmu_context(v, r->cr0, r->cr4, r->efer, r->cr3, true); /* bad PDPTEs: the CPU's */
 }
 
-/* Resets the MMU for the guest's new mode; a bad PDPTE makes the write fault (#GP). */
 /* An MMU context change failed: a bad PDPTE faults the instruction, no memory ends the guest. */
 static bool context_ok(struct vcpu *v, int r, const char *what)
 {
@@ -71,17 +79,17 @@ static bool reset_paging(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3)
 	if (!context_ok(v, mmu_context(v, cr0, cr4, efer, cr3, false),
 			"out of memory resetting the MMU context"))
 		return false;
-	v->regs.cr0 = cr0;
-	v->regs.cr4 = cr4;
-	v->regs.efer = efer;
-	v->regs.cr3 = cr3;
-	virt->update_paging(v);
+	v->hw.regs.cr0 = cr0;
+	v->hw.regs.cr4 = cr4;
+	v->hw.regs.efer = efer;
+	v->hw.regs.cr3 = cr3;
+	vcpu_update_paging(v);
 	return true;
 }
 
 bool vcpu_set_cr0(struct vcpu *v, u64 val)
 {
-	struct x86_emu_ctx *r = &v->regs;
+	struct x86_emu_ctx *r = &v->hw.regs;
 	u64 efer = r->efer;
 
 	val |= CR0_ET; /* hardwired on every CPU since the 486 */
@@ -99,7 +107,7 @@ bool vcpu_set_cr0(struct vcpu *v, u64 val)
 		efer |= EFER_LMA;
 	}
 	if (!(val & CR0_PG) && (r->cr0 & CR0_PG) && (efer & EFER_LMA)) {
-		virt->read_segments(v);
+		virt->read_segments(&v->hw);
 		if (r->seg[X86_CS].attr & X86_SEG_L) {
 			vcpu_inject_gp(v); /* cannot leave long mode from 64-bit code */
 			return false;
@@ -110,13 +118,13 @@ bool vcpu_set_cr0(struct vcpu *v, u64 val)
 	if ((val ^ r->cr0) & paging_bits || efer != r->efer)
 		return reset_paging(v, val, r->cr4, efer, r->cr3);
 	r->cr0 = val;
-	virt->update_paging(v);
+	vcpu_update_paging(v);
 	return true;
 }
 
 bool vcpu_set_cr4(struct vcpu *v, u64 val)
 {
-	struct x86_emu_ctx *r = &v->regs;
+	struct x86_emu_ctx *r = &v->hw.regs;
 
 	if (val & ~cpuid_cr4_allowed()) {
 		vcpu_inject_gp(v);
@@ -130,13 +138,13 @@ bool vcpu_set_cr4(struct vcpu *v, u64 val)
 	if ((val ^ r->cr4) & paging_bits)
 		return reset_paging(v, r->cr0, val, r->efer, r->cr3);
 	r->cr4 = val;
-	virt->update_paging(v);
+	vcpu_update_paging(v);
 	return true;
 }
 
 bool vcpu_set_cr3(struct vcpu *v, u64 val)
 {
-	struct x86_emu_ctx *r = &v->regs;
+	struct x86_emu_ctx *r = &v->hw.regs;
 
 	/* Bits above MAXPHYADDR (and bit 63 without PCID) are reserved in long mode. */
 	if ((r->efer & EFER_LMA) && (val >> cpuid_maxphyaddr())) {
@@ -150,13 +158,13 @@ bool vcpu_set_cr3(struct vcpu *v, u64 val)
 		return false;
 	r->cr3 = val;
 	if (v->vm->tdp_on)
-		virt->update_paging(v); /* a PV CR3 load: the CPU runs on the guest's CR3 */
+		vcpu_update_paging(v); /* a PV CR3 load: the CPU runs on the guest's CR3 */
 	return true;
 }
 
 bool vcpu_set_efer(struct vcpu *v, u64 val)
 {
-	struct x86_emu_ctx *r = &v->regs;
+	struct x86_emu_ctx *r = &v->hw.regs;
 	u64 allowed = EFER_SCE | EFER_LME | EFER_LMA | (cpuid_has_nx() ? EFER_NXE : 0);
 
 	if (val & ~allowed) {
@@ -172,17 +180,17 @@ bool vcpu_set_efer(struct vcpu *v, u64 val)
 	if ((val ^ r->efer) & EFER_NXE)
 		return reset_paging(v, r->cr0, r->cr4, val, r->cr3);
 	r->efer = val;
-	virt->update_paging(v);
+	vcpu_update_paging(v);
 	return true;
 }
 
 static u64 read_cr(struct vcpu *v, unsigned cr)
 {
 	switch (cr) {
-	case 0: return v->regs.cr0;
-	case 2: return v->regs.cr2;
-	case 3: return v->regs.cr3;
-	case 4: return v->regs.cr4;
+	case 0: return v->hw.regs.cr0;
+	case 2: return v->hw.regs.cr2;
+	case 3: return v->hw.regs.cr3;
+	case 4: return v->hw.regs.cr4;
 	default: return 0;
 	}
 }
@@ -197,7 +205,7 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 	(void)x;
 	if (vcpu_decode(v, &insn) < 0)
 		return;
-	struct x86_emu_ctx *r = &v->regs;
+	struct x86_emu_ctx *r = &v->hw.regs;
 	unsigned width = insn.mode == X86_MODE_64 ? 8 : 4;
 
 	switch (insn.kind) {

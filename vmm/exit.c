@@ -46,8 +46,8 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 		mmu_unshadow_gfn(&v->vm->mmu, o->gpa >> PAGE_SHIFT);
 		return;
 	}
-	virt->read_segments(v);
-	int r = x86_emulate_at_rip(&v->regs, &gmem_emu_ops, &insn, &res);
+	virt->read_segments(&v->hw);
+	int r = x86_emulate_at_rip(&v->hw.regs, &gmem_emu_ops, &insn, &res);
 	switch (r) {
 	case X86_EMU_OK:
 	case X86_EMU_RETRY:
@@ -59,7 +59,7 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 		if (o->mmio) {
 			console_flush(v->vm);
 			kprintf("[%s] cannot emulate the instruction at 0x%lx touching device memory "
-				"at 0x%lx\n", v->vm->name, v->regs.rip, o->gpa);
+				"at 0x%lx\n", v->vm->name, v->hw.regs.rip, o->gpa);
 			vm_end(v->vm, VM_END_FATAL, 0, "unemulated MMIO access");
 			return;
 		}
@@ -76,7 +76,7 @@ static void handle_page_fault(struct vcpu *v, const struct vexit *x)
 	struct mmu_outcome o;
 	u32 ec = (u32)x->error_code;
 
-	if (v->regs.rflags & RFLAGS_AC)
+	if (v->hw.regs.rflags & RFLAGS_AC)
 		ec |= MMU_ACCESS_AC;
 	if (mmu_topup(&v->mmu) < 0 || mmu_page_fault(&v->mmu, x->addr, ec, &o) < 0) {
 		vm_end(v->vm, VM_END_FATAL, 0, "out of shadow memory on a page fault");
@@ -131,7 +131,7 @@ static void handle_invlpg(struct vcpu *v, const struct vexit *x)
 		return;
 	}
 	mmu_invlpg(&v->mmu, insn.mem.linear);
-	v->regs.rip = x86_next_rip(&v->regs, &insn);
+	v->hw.regs.rip = x86_next_rip(&v->hw.regs, &insn);
 }
 
 /* Iterations of INS/OUTS done per exit: a long REP re-enters the guest in between, as an
@@ -140,7 +140,7 @@ static void handle_invlpg(struct vcpu *v, const struct vexit *x)
 
 static void string_io(struct vcpu *v, const struct vexit *x)
 {
-	struct x86_emu_ctx *r = &v->regs;
+	struct x86_emu_ctx *r = &v->hw.regs;
 	struct x86_insn insn;
 	struct x86_fault f;
 
@@ -193,7 +193,7 @@ static void string_io(struct vcpu *v, const struct vexit *x)
 
 static void handle_io(struct vcpu *v, const struct vexit *x)
 {
-	u64 *rax = &v->regs.gpr[X86_RAX];
+	u64 *rax = &v->hw.regs.gpr[X86_RAX];
 
 	if (x->io_string) {
 		string_io(v, x);
@@ -216,7 +216,7 @@ static void handle_io(struct vcpu *v, const struct vexit *x)
 
 static void handle_msr(struct vcpu *v, const struct vexit *x)
 {
-	struct x86_emu_ctx *r = &v->regs;
+	struct x86_emu_ctx *r = &v->hw.regs;
 	u32 msr = (u32)r->gpr[X86_RCX];
 	bool ok;
 
@@ -232,7 +232,7 @@ static void handle_msr(struct vcpu *v, const struct vexit *x)
 		}
 	}
 	if (!ok) {
-		if (!v->pending.valid) /* unless the write itself already raised a fault */
+		if (!v->hw.pending.valid) /* unless the write itself already raised a fault */
 			vcpu_inject_gp(v);
 		return;
 	}
@@ -242,7 +242,7 @@ static void handle_msr(struct vcpu *v, const struct vexit *x)
 static void handle_cpuid(struct vcpu *v, const struct vexit *x)
 {
 	u32 out[4];
-	u64 *g = v->regs.gpr;
+	u64 *g = v->hw.regs.gpr;
 
 	cpuid_guest(v, (u32)g[X86_RAX], (u32)g[X86_RCX], out);
 	g[X86_RAX] = out[0];
@@ -259,13 +259,13 @@ static void handle_hlt(struct vcpu *v, const struct vexit *x)
 	/* With IF=1 the vCPU waits for an interrupt (the CPU runs others meanwhile). With IF=0
 	 * only an NMI could wake it, and none is ever sent: the guest has ended. So has one that
 	 * waits with no interrupt source armed: nothing would ever wake it. */
-	if ((v->regs.rflags & RFLAGS_IF) && irq_may_arrive(v, rdtsc())) {
+	if ((v->hw.regs.rflags & RFLAGS_IF) && irq_may_arrive(v, rdtsc())) {
 		v->halted = true;
 		return;
 	}
 	console_flush(v->vm);
 	vm_end(v->vm, VM_END_HALT, 0,
-	       (v->regs.rflags & RFLAGS_IF) ? "HLT with nothing that could wake it"
+	       (v->hw.regs.rflags & RFLAGS_IF) ? "HLT with nothing that could wake it"
 					    : "HLT with interrupts off");
 }
 
@@ -282,7 +282,7 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 			v->exits[UMBRA_EXIT_HYPERCALL]++;
 			pv_hypercall(v);
 			if (!vm_ended(v->vm))
-				v->regs.rip = x86_next_rip(&v->regs, &insn);
+				v->hw.regs.rip = x86_next_rip(&v->hw.regs, &insn);
 			return;
 		}
 	}
@@ -325,9 +325,9 @@ static void handle_insn(struct vcpu *v, const struct vexit *x)
 static void handle_rdtscp(struct vcpu *v, const struct vexit *x)
 {
 	u64 tsc = rdtsc() + v->tsc_offset;
-	v->regs.gpr[X86_RAX] = (u32)tsc;
-	v->regs.gpr[X86_RDX] = tsc >> 32;
-	v->regs.gpr[X86_RCX] = (u32)v->tsc_aux;
+	v->hw.regs.gpr[X86_RAX] = (u32)tsc;
+	v->hw.regs.gpr[X86_RDX] = tsc >> 32;
+	v->hw.regs.gpr[X86_RCX] = (u32)v->hw.tsc_aux;
 	vcpu_skip(v, x);
 }
 
@@ -343,7 +343,7 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
  * trap follows its wake-up and is left out. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
-	if (!(rflags & RFLAGS_TF) || v->regs.rip == rip || v->pending.valid ||
+	if (!(rflags & RFLAGS_TF) || v->hw.regs.rip == rip || v->hw.pending.valid ||
 	    x->reason == UMBRA_EXIT_HLT || vm_ended(v->vm))
 		return;
 	vcpu_inject_db(v, DR6_BS);
@@ -351,7 +351,7 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 
 void exit_handle(struct vcpu *v, const struct vexit *x)
 {
-	u64 rip = v->regs.rip, rflags = v->regs.rflags;
+	u64 rip = v->hw.regs.rip, rflags = v->hw.regs.rflags;
 
 	bootprof_exit(v, x);
 	v->exits[x->reason < UMBRA_EXIT_REASONS ? x->reason : UMBRA_EXIT_OTHER]++;
@@ -360,7 +360,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	if (log_level >= LOG_DEBUG && v->exits_total <= 64)
 		kprintf("[%s] exit %lu: reason %u code 0x%lx info1 0x%lx info2 0x%lx rip 0x%lx\n",
 			v->vm->name, v->exits_total, x->reason, x->raw_code, x->raw_info1,
-			x->raw_info2, v->regs.rip);
+			x->raw_info2, v->hw.regs.rip);
 
 	switch (x->reason) {
 	case UMBRA_EXIT_PAGE_FAULT: handle_page_fault(v, x); break;

@@ -194,15 +194,17 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->cpu = cpu;
 	vm->vcpu.vm = vm;
 	vm->vcpu.id = 0;
-	vm->vcpu.cpu = cpu;
-	vm->vcpu.asid = index + 1;
-	vm->vcpu.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
+	vm->vcpu.hw.name = vm->name;
+	vm->vcpu.hw.cpu = cpu;
+	vm->vcpu.hw.pdptes = vm->vcpu.mmu.pdptes;
+	vm->vcpu.hw.asid = index + 1;
+	vm->vcpu.hw.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
 	vlapic_reset(&vm->vcpu.vlapic, 0, true);
 	board_reset(vm, monotonic_ns());   /* after the APIC: it wires the APIC to the I/O APIC */
-	vm->vcpu.pat = 0x0007040600070406ull;                     /* the reset value */
+	vm->vcpu.hw.pat = 0x0007040600070406ull;                     /* the reset value */
 	vm->vcpu.dr6 = 0xffff0ff0;                                 /* the reset value */
 	vm->state = VM_READY;
-	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s%s\n", vm->name, mem_mib, vm->vcpu.regs.rip,
+	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s%s\n", vm->name, mem_mib, vm->vcpu.hw.regs.rip,
 	      cpu, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");
 	kdebug("guest %s: command line '%s'\n", vm->name, vm->cmdline);
 	return true;
@@ -270,7 +272,7 @@ static void report_one(struct vm *vm)
 	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN)
 		vcpu_dump(&vm->vcpu);
 	/* audit=1 checked what each fault changed; once the guest is gone, check everything. */
-	if (options.audit && vm->state == VM_ENDED && vm->vcpu.arch) {
+	if (options.audit && vm->state == VM_ENDED && vm->vcpu.hw.arch) {
 		char buf[160];
 		spin_lock(&vm->lock);
 		unsigned errors = mmu_audit(&vm->mmu, buf, sizeof(buf));

@@ -190,7 +190,7 @@ unsigned loader_memory_map(const struct vm *vm, struct loader_region *out)
 
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx)
 {
-	struct x86_emu_ctx *r = &vm->vcpu.regs;
+	struct x86_emu_ctx *r = &vm->vcpu.hw.regs;
 	void *opaque = r->opaque;
 
 	memset(r, 0, sizeof(*r));

@@ -73,7 +73,7 @@ static bool host_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_
 static void host_flush_tlb(void *ctx, struct mmu_vcpu *mv)
 {
 	(void)ctx;
-	container_of(mv, struct vcpu, mmu)->tlb_flush = true;
+	container_of(mv, struct vcpu, mmu)->hw.tlb_flush = true;
 }
 
 const struct mmu_platform_ops mmu_host_ops = {

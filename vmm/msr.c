@@ -53,14 +53,14 @@ static void adjust_tsc(struct vcpu *v, u64 delta)
 {
 	v->tsc_adjust += delta;
 	v->tsc_offset += delta;
-	virt->set_tsc_offset(v, v->tsc_offset);
+	virt->set_tsc_offset(&v->hw, v->tsc_offset);
 }
 
 bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 {
 	switch (msr) {
 	case MSR_EFER:
-		*val = v->regs.efer;
+		*val = v->hw.regs.efer;
 		return true;
 	case MSR_TSC:
 		*val = rdtsc() + v->tsc_offset;
@@ -75,10 +75,10 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		*val = v->vlapic.tsc_deadline;
 		return true;
 	case MSR_PAT:
-		*val = v->pat;
+		*val = v->hw.pat;
 		return true;
 	case MSR_TSC_AUX:
-		*val = v->tsc_aux;
+		*val = v->hw.tsc_aux;
 		return true;
 	case MSR_MTRR_DEF_TYPE:
 		*val = v->mtrr_def_type;
@@ -121,12 +121,12 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 	case MSR_PAT:
 		if (!pat_valid(val))
 			return false;
-		v->pat = val; /* the shadow maps guest memory write-back whatever the guest asks */
+		v->hw.pat = val; /* the shadow maps guest memory write-back whatever the guest asks */
 		return true;
 	case MSR_TSC_AUX:
 		if (val >> 32)
 			return false;
-		v->tsc_aux = val;
+		v->hw.tsc_aux = val;
 		return true;
 	case MSR_APIC_BASE:
 		return vlapic_set_base(&v->vlapic, val);

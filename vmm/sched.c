@@ -20,20 +20,20 @@ static bool start_vcpu(struct vcpu *v)
 	if (!__atomic_compare_exchange_n(&vm->state, &ready, VM_RUNNING, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return false;
-	if (virt->vcpu_create(v) < 0 || mmu_vcpu_init(&v->mmu, &vm->mmu) < 0) {
+	if (virt->vcpu_create(&v->hw) < 0 || mmu_vcpu_init(&v->mmu, &vm->mmu) < 0) {
 		vm_end(vm, VM_END_FATAL, 0, "no memory for the vCPU");
 		return false;
 	}
 	fpu_init_state(v->fpu);
-	const struct x86_emu_ctx *r = &v->regs;
+	const struct x86_emu_ctx *r = &v->hw.regs;
 	if (mmu_reset_context(&v->mmu, r->cr0, r->cr4, r->efer, r->cr3) < 0) {
 		vm_end(vm, VM_END_FATAL, 0, "no memory for the MMU context");
 		return false;
 	}
 	if (vm->tdp_on)
-		virt->tdp_enable(v, tdp_root_hpa(&vm->tdp));
-	else
-		virt->update_paging(v);
+		virt->tdp_enable(&v->hw, tdp_root_hpa(&vm->tdp));
+	if (!vcpu_update_paging(v))
+		return false;
 	/* The budget counts from the first instruction, not from boot. */
 	vm->end_tsc = vm->budget_ns ? rdtsc() + ns_to_tsc(vm->budget_ns) : ~0ull;
 	return true;

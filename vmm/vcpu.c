@@ -23,7 +23,7 @@ static enum exc_class exc_class(u8 vector)
 
 void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
 {
-	struct vevent *p = &v->pending;
+	struct vevent *p = &v->hw.pending;
 
 	/* A fault while the CPU delivered an interrupt (its gate or stack not present) replaces
 	 * it, as on hardware: the interrupt stays in service at its controller until the
@@ -51,8 +51,8 @@ void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
 
 void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2)
 {
-	v->regs.cr2 = cr2;
-	virt->set_cr2(v, cr2);
+	v->hw.regs.cr2 = cr2;
+	virt->set_cr2(&v->hw, cr2);
 	vcpu_inject(v, 14, true, error_code);
 }
 
@@ -68,8 +68,8 @@ int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
 {
 	struct x86_fault f;
 
-	virt->read_segments(v);
-	int r = x86_decode(&v->regs, &gmem_emu_ops, insn, &f);
+	virt->read_segments(&v->hw);
+	int r = x86_decode(&v->hw.regs, &gmem_emu_ops, insn, &f);
 	if (r == X86_DEC_OK)
 		return 0;
 	if (r == X86_DEC_FAULT) {
@@ -84,23 +84,23 @@ bool vcpu_skip(struct vcpu *v, const struct vexit *x)
 	struct x86_insn insn;
 
 	if (x->insn_len) {
-		u64 rip = v->regs.rip + x->insn_len;
-		v->regs.rip = (v->regs.efer & EFER_LMA) ? rip : (u32)rip;
+		u64 rip = v->hw.regs.rip + x->insn_len;
+		v->hw.regs.rip = (v->hw.regs.efer & EFER_LMA) ? rip : (u32)rip;
 		return true;
 	}
 	if (vcpu_decode(v, &insn) < 0)
 		return false;
-	v->regs.rip = x86_next_rip(&v->regs, &insn);
+	v->hw.regs.rip = x86_next_rip(&v->hw.regs, &insn);
 	return true;
 }
 
 void vcpu_dump(struct vcpu *v)
 {
-	const struct x86_emu_ctx *r = &v->regs;
+	const struct x86_emu_ctx *r = &v->hw.regs;
 	static const char *const names[] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
 					     "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
 
-	virt->read_segments(v);
+	virt->read_segments(&v->hw);
 	kprintf("[%s] vcpu%u state: rip=0x%lx rflags=0x%lx cpl=%d cs=0x%x(attr 0x%x)\n",
 		v->vm->name, v->id, r->rip, r->rflags, r->cpl, r->seg[X86_CS].sel,
 		r->seg[X86_CS].attr);
@@ -109,8 +109,8 @@ void vcpu_dump(struct vcpu *v)
 			names[i], r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
 			names[i + 3], r->gpr[i + 3]);
 	kprintf("[%s]   cr0=0x%lx cr2=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx shadow_root=0x%lx%s\n",
-		v->vm->name, r->cr0, r->cr2, r->cr3, r->cr4, r->efer, v->root_hpa,
-		v->root_pae ? " (pae)" : "");
+		v->vm->name, r->cr0, r->cr2, r->cr3, r->cr4, r->efer, v->hw.root_hpa,
+		v->hw.root_pae ? " (pae)" : "");
 }
 
 /* The root may have changed (CR3 load, context reset, a zapped root): reload it. */
@@ -122,10 +122,10 @@ static bool load_root(struct vcpu *v)
 	}
 	u64 root = mmu_root_hpa(&v->mmu);
 	bool pae = mmu_root_is_pae(&v->mmu);
-	if (root != v->root_hpa || pae != v->root_pae) {
-		v->root_hpa = root;
-		v->root_pae = pae;
-		virt->update_paging(v);
+	if (root != v->hw.root_hpa || pae != v->hw.root_pae) {
+		v->hw.root_hpa = root;
+		v->hw.root_pae = pae;
+		vcpu_update_paging(v);
 	}
 	return true;
 }
@@ -142,7 +142,7 @@ bool vcpu_update_events(struct vcpu *v)
 		bool event = irq_pending(v);
 		if (!event && now < v->block_deadline)
 			return false;
-		v->regs.gpr[X86_RAX] = event;
+		v->hw.regs.gpr[X86_RAX] = event;
 		v->blocking = false;
 		v->halted = false;
 		return true;
@@ -158,15 +158,15 @@ bool vcpu_update_events(struct vcpu *v)
 static void deliver_irq(struct vcpu *v)
 {
 	if (!irq_pending(v)) {
-		virt->request_irq_window(v, false);
+		virt->request_irq_window(&v->hw, false);
 		return;
 	}
-	if (v->pending.valid || !virt->irq_window_open(v)) {
-		virt->request_irq_window(v, true);
+	if (v->hw.pending.valid || !virt->irq_window_open(&v->hw)) {
+		virt->request_irq_window(&v->hw, true);
 		return;
 	}
-	virt->request_irq_window(v, false);
-	v->pending = (struct vevent){ .valid = true, .type = VEVENT_EXT_INTR, .vector = irq_ack(v) };
+	virt->request_irq_window(&v->hw, false);
+	v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_EXT_INTR, .vector = irq_ack(v) };
 }
 
 /* RDTSCP returns the real TSC_AUX even where the intercept is ignored (QEMU TCG): give it
@@ -178,9 +178,9 @@ static void load_tsc_aux(struct vcpu *v)
 
 	if (has_rdtscp < 0)
 		has_rdtscp = (cpuid(0x80000001, 0).edx >> 27) & 1;
-	if (has_rdtscp && pc->tsc_aux != v->tsc_aux) {
-		wrmsr(MSR_TSC_AUX, v->tsc_aux);
-		pc->tsc_aux = v->tsc_aux;
+	if (has_rdtscp && pc->tsc_aux != v->hw.tsc_aux) {
+		wrmsr(MSR_TSC_AUX, v->hw.tsc_aux);
+		pc->tsc_aux = v->hw.tsc_aux;
 	}
 }
 
@@ -215,7 +215,7 @@ void vcpu_dr_activate(struct vcpu *v)
 {
 	if (!v->dr_active) {
 		v->dr_active = true;
-		virt->intercept_dr(v, false);
+		virt->intercept_dr(&v->hw, false);
 	}
 	dr_load(v);
 }
@@ -223,13 +223,13 @@ void vcpu_dr_activate(struct vcpu *v)
 void vcpu_inject_db(struct vcpu *v, u64 dr6_set)
 {
 	vcpu_dr_activate(v);
-	u64 dr6 = virt->get_dr(v, 6);
+	u64 dr6 = virt->get_dr(&v->hw, 6);
 	if (dr6_set & DR6_B0_B3)
 		dr6 &= ~DR6_B0_B3;
-	virt->set_dr(v, 6, dr6 | dr6_set);
+	virt->set_dr(&v->hw, 6, dr6 | dr6_set);
 	/* The CPU clears GD as it enters the handler, so that the handler's own MOV DR does not
 	 * fault again; an injected #DB does not, so it is done here. */
-	virt->set_dr(v, 7, virt->get_dr(v, 7) & ~DR7_GD);
+	virt->set_dr(&v->hw, 7, virt->get_dr(&v->hw, 7) & ~DR7_GD);
 	vcpu_inject(v, 1, false, 0);
 }
 
@@ -250,7 +250,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 			ok = vm->tdp_on || load_root(v);
 		}
 		/* The guest exits by the end of its slice or budget, or when a device needs it. */
-		v->exit_deadline = deadline_min(deadline_min(slice_end, vm->end_tsc),
+		v->hw.exit_deadline = deadline_min(deadline_min(slice_end, vm->end_tsc),
 					    irq_next_deadline(v, now));
 		spin_unlock(&vm->lock);
 		if (!ok)
@@ -259,8 +259,8 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		load_tsc_aux(v);
 		if (v->dr_active)
 			dr_load(v);
-		lapic_timer_arm(v->exit_deadline);
-		virt->vcpu_run(v, &x);
+		lapic_timer_arm(v->hw.exit_deadline);
+		virt->vcpu_run(&v->hw, &x);
 		lapic_timer_expired();
 		spin_lock(&vm->lock);
 		if (vm->tdp_on)

@@ -38,20 +38,10 @@ enum vm_end {
 struct vcpu {
 	struct vm *vm;
 	u32 id;
-	u32 cpu;                  /* the physical CPU it runs on */
-	u32 asid;                 /* SVM ASID / VMX VPID */
-	struct x86_emu_ctx regs;  /* guest-visible state: GPRs, RIP, RFLAGS, CRs as the guest
-				     sees them, segments (after read_segments), CPL */
-	struct vevent pending;    /* delivered at the next entry */
-	u64 root_hpa;             /* the shadow root the CPU runs on */
-	bool root_pae;
-	bool tlb_flush;           /* flush before the next entry */
-	u64 exit_deadline;        /* host TSC by which the guest must exit again (0: none) */
-	void *arch;               /* the backend's control structure */
-	u64 arch_pa;
+	struct vcpu_hw hw;        /* registers, pending event, paging target: the backend's view */
 	struct mmu_vcpu mmu;
 	struct vlapic vlapic;
-	u64 pat, tsc_aux, mtrr_def_type;
+	u64 mtrr_def_type;
 	u64 tsc_offset;           /* guest TSC = host TSC + this */
 	u64 tsc_adjust;           /* IA32_TSC_ADJUST: what the guest's TSC writes added */
 	u64 kvmclock_msr, wallclock_msr; /* the KVM clock MSRs as written (vmm/kvmclock.c) */

@@ -7,9 +7,8 @@
 #include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
-#include "mmu/tdp.h"
+#include "arch/x86/tdp_format.h"
 #include "pv/abi.h"
-#include "vmm/vm.h"
 
 #define CPUID_SVM_ECX (1u << 2)       /* 0x80000001 ECX */
 #define SVM_FEAT_NP (1u << 0)         /* 0x8000000a EDX */
@@ -198,7 +197,7 @@ void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa);
 static u16 attr_to_vmcb(u16 a) { return a & 0xfff; }
 static u16 attr_from_vmcb(u16 a) { return a & 0xfff; }
 
-static struct vmcb *vmcb_of(struct vcpu *v) { return v->arch; }
+static struct vmcb *vmcb_of(struct vcpu_hw *v) { return v->arch; }
 
 static void seg_to_vmcb(struct vmcb_seg *d, const struct x86_seg *s)
 {
@@ -234,7 +233,7 @@ static const u32 vmcb_msrs[] = {
 	MSR_FS_BASE, MSR_GS_BASE, MSR_KERNEL_GS_BASE,
 };
 
-static int svm_vcpu_create(struct vcpu *v)
+static int svm_vcpu_create(struct vcpu_hw *v)
 {
 	/* One allocation: VMCB, I/O permission map (3 pages), MSR permission map (2 pages). */
 	u64 pa = palloc_alloc_contig(6, 1);
@@ -283,7 +282,7 @@ static int svm_vcpu_create(struct vcpu *v)
 	return 0;
 }
 
-static void svm_vcpu_destroy(struct vcpu *v)
+static void svm_vcpu_destroy(struct vcpu_hw *v)
 {
 	for (int i = 0; i < 6; i++)
 		palloc_free(v->arch_pa + i * PAGE_SIZE);
@@ -292,8 +291,9 @@ static void svm_vcpu_destroy(struct vcpu *v)
 
 static bool npt_on(const struct vmcb *vmcb) { return vmcb->np_enable & NP_ENABLE; }
 
-static void svm_update_paging(struct vcpu *v)
+static int svm_update_paging(struct vcpu_hw *v, const char **why)
 {
+	(void)why; /* SVM runs every mode the guest can enter */
 	struct vmcb *vmcb = vmcb_of(v);
 	const struct x86_emu_ctx *r = &v->regs;
 	bool paging = r->cr0 & CR0_PG;
@@ -306,7 +306,7 @@ static void svm_update_paging(struct vcpu *v)
 		vmcb->efer = r->efer | EFER_SVME;
 		vmcb->cr3 = r->cr3;
 		vmcb->tlb_control = TLB_FLUSH_ALL;
-		return;
+		return 0;
 	}
 
 	/* The CPU always pages (through the shadow) with WP on, so write-protected guest page
@@ -323,9 +323,10 @@ static void svm_update_paging(struct vcpu *v)
 	else
 		vmcb->efer |= EFER_LME | EFER_LMA;
 	vmcb->cr3 = v->root_hpa;
+	return 0;
 }
 
-static void svm_read_segments(struct vcpu *v)
+static void svm_read_segments(struct vcpu_hw *v)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 	struct x86_seg *s = v->regs.seg;
@@ -337,13 +338,13 @@ static void svm_read_segments(struct vcpu *v)
 	seg_from_vmcb(&s[X86_GS], &vmcb->gs);
 }
 
-static void svm_flush_tlb(struct vcpu *v)
+static void svm_flush_tlb(struct vcpu_hw *v)
 {
 	/* Flush-by-ASID is not emulated by QEMU TCG; flushing everything is always correct. */
 	vmcb_of(v)->tlb_control = TLB_FLUSH_ALL;
 }
 
-static void svm_set_cr2(struct vcpu *v, u64 cr2)
+static void svm_set_cr2(struct vcpu_hw *v, u64 cr2)
 {
 	vmcb_of(v)->cr2 = cr2;
 }
@@ -356,18 +357,18 @@ static void svm_set_cr2(struct vcpu *v, u64 cr2)
 
 /* The STI/MOV SS shadow covers one instruction: once Umbra has completed that instruction
  * (RIP moved since the exit: a HLT after STI, say), the shadow is over. */
-static bool svm_in_shadow(const struct vcpu *v)
+static bool svm_in_shadow(const struct vcpu_hw *v)
 {
-	const struct vmcb *vmcb = vmcb_of((struct vcpu *)v);
+	const struct vmcb *vmcb = vmcb_of((struct vcpu_hw *)v);
 	return (vmcb->int_shadow & 1) && vmcb->rip == v->regs.rip;
 }
 
-static bool svm_irq_window_open(struct vcpu *v)
+static bool svm_irq_window_open(struct vcpu_hw *v)
 {
 	return (v->regs.rflags & RFLAGS_IF) && !svm_in_shadow(v);
 }
 
-static void svm_request_irq_window(struct vcpu *v, bool on)
+static void svm_request_irq_window(struct vcpu_hw *v, bool on)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 	u64 bits = VINTR_V_IRQ | VINTR_PRIO_MAX | VINTR_IGN_TPR;
@@ -381,18 +382,18 @@ static void svm_request_irq_window(struct vcpu *v, bool on)
 	}
 }
 
-static void svm_intercept_dr(struct vcpu *v, bool on)
+static void svm_intercept_dr(struct vcpu_hw *v, bool on)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 	vmcb->dr_read = vmcb->dr_write = on ? DR_LAZY : 0;
 }
 
-static u64 svm_get_dr(struct vcpu *v, int n)
+static u64 svm_get_dr(struct vcpu_hw *v, int n)
 {
 	return n == 6 ? vmcb_of(v)->dr6 : vmcb_of(v)->dr7;
 }
 
-static void svm_set_dr(struct vcpu *v, int n, u64 val)
+static void svm_set_dr(struct vcpu_hw *v, int n, u64 val)
 {
 	if (n == 6)
 		vmcb_of(v)->dr6 = val;
@@ -400,7 +401,7 @@ static void svm_set_dr(struct vcpu *v, int n, u64 val)
 		vmcb_of(v)->dr7 = val;
 }
 
-static void svm_set_tsc_offset(struct vcpu *v, u64 offset)
+static void svm_set_tsc_offset(struct vcpu_hw *v, u64 offset)
 {
 	vmcb_of(v)->tsc_offset = offset;
 }
@@ -522,7 +523,7 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		x->insn_len = (u32)(vmcb->nrip - vmcb->rip);
 }
 
-static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
+static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 
@@ -598,7 +599,7 @@ static const struct tdp_format npt_format = {
 	.present = BIT(0), .write = BIT(1), .user = BIT(2), .large = BIT(7),
 };
 
-static void svm_tdp_enable(struct vcpu *v, u64 root_hpa)
+static void svm_tdp_enable(struct vcpu_hw *v, u64 root_hpa)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 
@@ -609,7 +610,6 @@ static void svm_tdp_enable(struct vcpu *v, u64 root_hpa)
 	vmcb->cr_read &= (u16)~CR_BIT_CR3;
 	vmcb->cr_write &= (u16)~CR_BIT_CR3;
 	vmcb->misc1 &= ~(u32)I1_INVLPG;
-	svm_update_paging(v);
 }
 
 const struct virt_backend svm_backend = {

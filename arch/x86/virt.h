@@ -7,7 +7,6 @@
 
 struct percpu;
 struct tdp_format;
-struct vcpu;
 
 /*
  * A vendor-neutral exit. reason is an enum umbra_exit_reason (pv/abi.h), the numbering every
@@ -52,6 +51,28 @@ struct vevent {
 enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_INT = 4,
        VEVENT_PRIV_SOFT_EXC = 5, VEVENT_SOFT_EXC = 6 };
 
+/*
+ * What a backend sees of a vCPU, and all it sees: vmm/ embeds this in struct vcpu and passes
+ * &v->hw, so vendor code cannot reach guests, the MMU or the devices, and reports failures by
+ * return value (the guest is ended by vmm/, never by a backend).
+ */
+struct vcpu_hw {
+	const char *name;         /* the guest's name, for the backend's messages */
+	u32 cpu;                  /* the physical CPU it runs on */
+	u32 asid;                 /* SVM ASID / VMX VPID */
+	struct x86_emu_ctx regs;  /* guest-visible state: GPRs, RIP, RFLAGS, CRs as the guest
+				     sees them, segments (after read_segments), CPL */
+	struct vevent pending;    /* delivered at the next entry */
+	u64 root_hpa;             /* the shadow root the CPU runs on */
+	bool root_pae;
+	bool tlb_flush;           /* flush before the next entry */
+	u64 exit_deadline;        /* host TSC by which the guest must exit again (0: none) */
+	const u64 *pdptes;        /* the guest's four PAE PDPTEs, as its CR3 load read them */
+	u64 pat, tsc_aux;
+	void *arch;               /* the backend's control structure */
+	u64 arch_pa;
+};
+
 /* Exceptions every backend intercepts: #UD (the other vendor's hypercall), #MC, and #DB and
  * #AC, whose delivery a guest can make raise the same exception again forever without an exit
  * (CVE-2015-5307, CVE-2015-8104); #PF too while the shadow MMU pages. */
@@ -86,38 +107,39 @@ struct virt_backend {
 
 	/* Control structure for v, guest state as in v->regs (segments, CRs); 0 or <0. Runs on
 	 * the CPU that will run v. */
-	int (*vcpu_create)(struct vcpu *v);
-	void (*vcpu_destroy)(struct vcpu *v);
+	int (*vcpu_create)(struct vcpu_hw *v);
+	void (*vcpu_destroy)(struct vcpu_hw *v);
 	/* Enter the guest with v->regs' GPRs, RIP and RFLAGS and v->pending event; on return
 	 * those registers and v->regs.cpl are current and *exit says why the guest stopped. An
 	 * event whose delivery the exit interrupted is put back into v->pending. Physical
 	 * interrupts always exit the guest, whatever its RFLAGS.IF; the guest also exits by the
 	 * host TSC v->exit_deadline at the latest (the backend may use a timer of its own). */
-	void (*vcpu_run)(struct vcpu *v, struct vexit *exit);
+	void (*vcpu_run)(struct vcpu_hw *v, struct vexit *exit);
 	/* The guest's CR0/CR4/EFER or shadow root changed (v->regs, v->root_hpa, v->root_pae):
-	 * recompute what the CPU really runs with. */
-	void (*update_paging)(struct vcpu *v);
+	 * recompute what the CPU really runs with. 0, or <0 with *why saying what this CPU cannot
+	 * run (vmm/ then ends the guest). */
+	int (*update_paging)(struct vcpu_hw *v, const char **why);
 	/* Fill v->regs.seg[] from the control structure (for decoding and dumps). */
-	void (*read_segments)(struct vcpu *v);
+	void (*read_segments)(struct vcpu_hw *v);
 	/* Flush v's TLB before its next entry. */
-	void (*flush_tlb)(struct vcpu *v);
+	void (*flush_tlb)(struct vcpu_hw *v);
 	/* Guest CR2 as the guest sees it (set when a #PF is injected). */
-	void (*set_cr2)(struct vcpu *v, u64 cr2);
+	void (*set_cr2)(struct vcpu_hw *v, u64 cr2);
 	/* Could an external interrupt be delivered right now (RFLAGS.IF set, no STI/MOV SS
 	 * shadow)? */
-	bool (*irq_window_open)(struct vcpu *v);
+	bool (*irq_window_open)(struct vcpu_hw *v);
 	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
-	void (*request_irq_window)(struct vcpu *v, bool on);
+	void (*request_irq_window)(struct vcpu_hw *v, bool on);
 	/* MOV DR exits (UMBRA_EXIT_DR_ACCESS) while on, run natively while off. */
-	void (*intercept_dr)(struct vcpu *v, bool on);
+	void (*intercept_dr)(struct vcpu_hw *v, bool on);
 	/* The guest's DR6 or DR7 (n = 6, 7): SVM keeps both in the VMCB, VMX DR7 in the VMCS and
 	 * DR6 in the real register. */
-	u64 (*get_dr)(struct vcpu *v, int n);
-	void (*set_dr)(struct vcpu *v, int n, u64 val);
+	u64 (*get_dr)(struct vcpu_hw *v, int n);
+	void (*set_dr)(struct vcpu_hw *v, int n, u64 val);
 	/* Is it the real register, to be switched with DR0-DR3 (no world switch saves it)? */
 	bool dr6_live;
 	/* The guest's RDTSC reads the host TSC plus this (a guest's TSC write sets it). */
-	void (*set_tsc_offset)(struct vcpu *v, u64 offset);
+	void (*set_tsc_offset)(struct vcpu_hw *v, u64 offset);
 
 	/* Nested paging (NPT/EPT); all three NULL on a backend without it. Does every CPU here
 	 * have it? */
@@ -127,8 +149,8 @@ struct virt_backend {
 	/* From now on v runs on the nested table at root_hpa: the guest's own CR3 and page
 	 * faults need no exit (UMBRA_EXIT_NESTED_FAULT instead), and every exit leaves the
 	 * guest's CR3 and CR2 in v->regs; update_paging then loads the guest's own CR0, CR3, CR4
-	 * and EFER (v->regs) into the CPU, without the shadow root. */
-	void (*tdp_enable)(struct vcpu *v, u64 root_hpa);
+	 * and EFER (v->regs) into the CPU, without the shadow root (the caller calls it next). */
+	void (*tdp_enable)(struct vcpu_hw *v, u64 root_hpa);
 };
 
 extern const struct virt_backend svm_backend;

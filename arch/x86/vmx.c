@@ -8,9 +8,8 @@
 #include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
-#include "mmu/tdp.h"
+#include "arch/x86/tdp_format.h"
 #include "pv/abi.h"
-#include "vmm/vm.h"
 
 #define CPUID_VMX_ECX (1u << 5)
 #define FC_LOCK (1ull << 0)
@@ -408,8 +407,8 @@ static int vmx_cpu_enable(struct percpu *pc)
 	return 0;
 }
 
-static struct vmx_vcpu *state_of(struct vcpu *v) { return v->arch; }
-static u64 page_pa(struct vcpu *v, int page) { return v->arch_pa + (u64)page * PAGE_SIZE; }
+static struct vmx_vcpu *state_of(struct vcpu_hw *v) { return v->arch; }
+static u64 page_pa(struct vcpu_hw *v, int page) { return v->arch_pa + (u64)page * PAGE_SIZE; }
 
 /* Makes v's VMCS the current one on this CPU (each CPU may run several vCPUs in turn). */
 static bool load_vmcs(struct vmx_vcpu *s)
@@ -492,7 +491,7 @@ static void write_host_state(void)
 		vmwrite(F_HOST_EFER, rdmsr(MSR_EFER));
 }
 
-static void write_controls(struct vcpu *v)
+static void write_controls(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
 	u64 state_pa = page_pa(v, PG_STATE);
@@ -546,7 +545,7 @@ static void write_controls(struct vcpu *v)
 	vmwrite(F_EXIT_MSR_STORE_N, nmsr);
 }
 
-static void write_guest_state(struct vcpu *v)
+static void write_guest_state(struct vcpu_hw *v)
 {
 	const struct x86_emu_ctx *r = &v->regs;
 
@@ -571,7 +570,7 @@ static void write_guest_state(struct vcpu *v)
 	vmwrite(F_GUEST_RFLAGS, r->rflags | 2);
 }
 
-static int vmx_vcpu_create(struct vcpu *v)
+static int vmx_vcpu_create(struct vcpu_hw *v)
 {
 	u64 pa = palloc_alloc_contig(VCPU_PAGES, 1);
 	if (!pa)
@@ -605,7 +604,7 @@ static int vmx_vcpu_create(struct vcpu *v)
 	return 0;
 }
 
-static void vmx_vcpu_destroy(struct vcpu *v)
+static void vmx_vcpu_destroy(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
 	u64 *cur = &current_vmcs[this_cpu()->index];
@@ -631,7 +630,7 @@ static void write_efer(struct vmx_vcpu *s, u64 efer)
  * On EPT the CPU runs the guest's own CR0/CR3/CR4/EFER. Unrestricted guest relaxes the fixed
  * PE and PG bits; CR0/CR4 writes still all exit (masks stay full), so vmm/ validates them.
  */
-static void update_paging_tdp(struct vcpu *v)
+static void update_paging_tdp(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
 	const struct x86_emu_ctx *r = &v->regs;
@@ -645,7 +644,7 @@ static void update_paging_tdp(struct vcpu *v)
 		    ((r->cr0 ^ vmread(F_CR0_SHADOW)) & (CR0_PG | CR0_CD | CR0_NW)) ||
 		    ((r->cr4 ^ vmread(F_CR4_SHADOW)) & (CR4_PAE | CR4_PGE | CR4_PSE | CR4_SMEP)))) {
 		for (int i = 0; i < 4; i++)
-			vmwrite(F_GUEST_PDPTE0 + 2 * i, v->mmu.pdptes[i]);
+			vmwrite(F_GUEST_PDPTE0 + 2 * i, v->pdptes[i]);
 	}
 	s->pdptes_set = pae;
 
@@ -662,22 +661,24 @@ static void update_paging_tdp(struct vcpu *v)
 	s->flush = true;
 }
 
-static void vmx_update_paging(struct vcpu *v)
+static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 {
 	struct vmx_vcpu *s = state_of(v);
 	const struct x86_emu_ctx *r = &v->regs;
 	bool paging = r->cr0 & CR0_PG;
 
-	if (!load_vmcs(s))
-		return;
+	if (!load_vmcs(s)) {
+		*why = "VMPTRLD of its VMCS failed";
+		return -1;
+	}
 	if (s->tdp) {
 		update_paging_tdp(v);
-		return;
+		return 0;
 	}
 	if (!(r->cr0 & CR0_PE)) {
 		/* Without unrestricted guest only virtual-8086 mode could run real-mode code. */
-		vm_end(v->vm, VM_END_FATAL, 0, "real mode (CR0.PE=0) is not supported under VMX");
-		return;
+		*why = "real mode (CR0.PE=0) is not supported under VMX";
+		return -1;
 	}
 	/* The CPU always pages (through the shadow) with WP on, so write-protected guest page
 	 * tables trap even from guest ring 0; NE stays on as VMX demands. */
@@ -709,9 +710,10 @@ static void vmx_update_paging(struct vcpu *v)
 	}
 	vmwrite(F_ENTRY_CTLS, s->entry_ctls);
 	write_efer(s, efer);
+	return 0;
 }
 
-static void vmx_read_segments(struct vcpu *v)
+static void vmx_read_segments(struct vcpu_hw *v)
 {
 	struct x86_seg *seg = v->regs.seg;
 
@@ -726,19 +728,19 @@ static void vmx_read_segments(struct vcpu *v)
 					   .attr = attr_from_ar((u32)vmread(seg_field[i].ar)) };
 }
 
-static void vmx_flush_tlb(struct vcpu *v)
+static void vmx_flush_tlb(struct vcpu_hw *v)
 {
 	state_of(v)->flush = true;
 }
 
-static void vmx_set_cr2(struct vcpu *v, u64 cr2)
+static void vmx_set_cr2(struct vcpu_hw *v, u64 cr2)
 {
 	state_of(v)->cr2 = cr2;
 }
 
 /* Without VPID every entry and exit flushes the guest's TLB (VPID 0) anyway, but not the
  * guest-physical mappings EPT caches by EPT pointer. */
-static void flush_vpid(struct vcpu *v)
+static void flush_vpid(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
 	struct { u64 vpid, addr; } desc = { v->asid, 0 };
@@ -754,7 +756,7 @@ static void flush_vpid(struct vcpu *v)
 
 /* The STI/MOV SS shadow as the next entry will see it: an instruction Umbra completed (RIP
  * moved) ends it, and blocking by STI cannot outlive RFLAGS.IF. */
-static u32 entry_shadow(struct vcpu *v)
+static u32 entry_shadow(struct vcpu_hw *v)
 {
 	const struct vmx_vcpu *s = state_of(v);
 	if (v->regs.rip != s->exit_rip)
@@ -762,18 +764,18 @@ static u32 entry_shadow(struct vcpu *v)
 	return (v->regs.rflags & RFLAGS_IF) ? s->shadow : s->shadow & ~1u;
 }
 
-static bool vmx_irq_window_open(struct vcpu *v)
+static bool vmx_irq_window_open(struct vcpu_hw *v)
 {
 	return (v->regs.rflags & RFLAGS_IF) && !entry_shadow(v);
 }
 
-static void vmx_request_irq_window(struct vcpu *v, bool on)
+static void vmx_request_irq_window(struct vcpu_hw *v, bool on)
 {
 	if (load_vmcs(state_of(v)))
 		vmwrite(F_PROC, on ? state_of(v)->proc | PROC_INT_WINDOW : state_of(v)->proc);
 }
 
-static void vmx_intercept_dr(struct vcpu *v, bool on)
+static void vmx_intercept_dr(struct vcpu_hw *v, bool on)
 {
 	struct vmx_vcpu *s = state_of(v);
 	if (!(caps.proc & PROC_MOV_DR) || !load_vmcs(s))
@@ -784,13 +786,13 @@ static void vmx_intercept_dr(struct vcpu *v, bool on)
 
 /* VMX leaves DR6 alone on entry and exit: the guest's value is the CPU's. DR7 is in the VMCS
  * (the debug controls load and save it). */
-static u64 vmx_get_dr(struct vcpu *v, int n)
+static u64 vmx_get_dr(struct vcpu_hw *v, int n)
 {
 	(void)v;
 	return n == 6 ? read_dr6() : vmread(F_GUEST_DR7);
 }
 
-static void vmx_set_dr(struct vcpu *v, int n, u64 val)
+static void vmx_set_dr(struct vcpu_hw *v, int n, u64 val)
 {
 	(void)v;
 	if (n == 6)
@@ -799,7 +801,7 @@ static void vmx_set_dr(struct vcpu *v, int n, u64 val)
 		vmwrite(F_GUEST_DR7, val);
 }
 
-static void vmx_set_tsc_offset(struct vcpu *v, u64 offset)
+static void vmx_set_tsc_offset(struct vcpu_hw *v, u64 offset)
 {
 	/* Without TSC offsetting (every model here has it) a TSC write stays invisible. */
 	if ((caps.proc & PROC_TSC_OFFSET) && load_vmcs(state_of(v)))
@@ -812,20 +814,20 @@ static u32 event_word(const struct vevent *e)
 }
 
 /* Says why the CPU refused to enter, with what an entry check most often trips over. */
-static void entry_failed(struct vcpu *v, struct vexit *x, const char *what, u64 detail,
+static void entry_failed(struct vcpu_hw *v, struct vexit *x, const char *what, u64 detail,
 			 u64 qual)
 {
 	const struct vmx_vcpu *s = state_of(v);
 
 	kprintf("[%s] vmx: %s %lu (qualification %lu); guest cr0=0x%lx cr4=0x%lx cr3=0x%lx "
-		"entry_ctls=0x%x rip=0x%lx rflags=0x%lx\n", v->vm->name, what, detail, qual,
+		"entry_ctls=0x%x rip=0x%lx rflags=0x%lx\n", v->name, what, detail, qual,
 		vmread(F_GUEST_CR0),
 		vmread(F_GUEST_CR4), vmread(F_GUEST_CR3), s->entry_ctls, vmread(F_GUEST_RIP),
 		vmread(F_GUEST_RFLAGS));
 	x->reason = UMBRA_EXIT_INVALID;
 }
 
-static void decode_exit(struct vcpu *v, struct vexit *x)
+static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 {
 	u32 code = (u32)vmread(F_EXIT_REASON);
 	u64 qual = vmread(F_QUALIFICATION);
@@ -866,7 +868,7 @@ static void decode_exit(struct vcpu *v, struct vexit *x)
 	if (basic == VX_EPT_MISCONFIG) {
 		/* An entry Umbra wrote is malformed: the generic unexpected-exit report ends it. */
 		x->raw_info2 = vmread(F_GUEST_PHYS);
-		kprintf("[%s] vmx: EPT misconfiguration at gpa 0x%lx\n", v->vm->name, x->raw_info2);
+		kprintf("[%s] vmx: EPT misconfiguration at gpa 0x%lx\n", v->name, x->raw_info2);
 		return;
 	}
 	u8 m = basic < VX_REASONS ? exit_map[basic] : 0;
@@ -906,7 +908,7 @@ static void decode_exit(struct vcpu *v, struct vexit *x)
 	}
 }
 
-static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
+static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 {
 	struct vmx_vcpu *s = state_of(v);
 	struct x86_emu_ctx *r = &v->regs;
@@ -1009,7 +1011,7 @@ static bool vmx_tdp_supported(void)
 	return caps.ready && !caps.error && caps.ept;
 }
 
-static void vmx_tdp_enable(struct vcpu *v, u64 root_hpa)
+static void vmx_tdp_enable(struct vcpu_hw *v, u64 root_hpa)
 {
 	struct vmx_vcpu *s = state_of(v);
 
@@ -1024,7 +1026,6 @@ static void vmx_tdp_enable(struct vcpu *v, u64 root_hpa)
 	s->exc_bitmap = VIRT_EXC_ALWAYS; /* the guest takes its own page faults */
 	vmwrite(F_EXC_BITMAP, s->exc_bitmap);
 	s->flush = true; /* a reused root page may still have cached translations */
-	vmx_update_paging(v);
 }
 
 const struct virt_backend vmx_backend = {
