@@ -84,6 +84,7 @@ void kmain(u32 magic, u32 info_pa)
 	struct percpu *bsp = &percpus[0];
 	const char *why;
 
+	panic_set_handler(umbra_panic);
 	serial_init();
 	idt_init();
 	percpu_init(bsp, 0, 0);

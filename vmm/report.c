@@ -32,15 +32,11 @@ NORETURN void umbra_finish(bool pass, const char *why)
 	platform_exit(pass);
 }
 
-NORETURN void panic(const char *fmt, ...)
+NORETURN void umbra_panic(const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	cli();
 	kprintf("UMBRA PANIC: cpu=%d: ", this_cpu_index());
-	va_start(ap, fmt);
 	console_vprintf(fmt, ap);
-	va_end(ap);
 	kprintf("\n");
 	backtrace_from((u64)__builtin_frame_address(0));
 	umbra_finish(false, "panic");

@@ -2,10 +2,13 @@
 #ifndef VMM_REPORT_H
 #define VMM_REPORT_H
 
+#include <stdarg.h>
 #include "lib/types.h"
 
 /* Prints the summary (once, whichever CPU gets here first) and ends the run. */
 NORETURN void umbra_finish(bool pass, const char *why);
+/* panic()'s handler (lib/assert.h): the message, a backtrace, then the summary with result=fail. */
+NORETURN void umbra_panic(const char *fmt, va_list ap);
 /* More key=value pairs for the summary line (the guests' totals). */
 void umbra_set_summary_extra(const char *kv);
 

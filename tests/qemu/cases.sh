@@ -19,9 +19,11 @@ case_run qemu-unknown-option --cpu max --smp 1 --cmdline "frobnicate=3 log=quiet
 case_run qemu-bad-cpus-value --cpu max --smp 2 --cmdline "cpus=zero" --expect cpus_online=2 \
   --expect-log "unknown or invalid option 'cpus=zero'"
 # The harness must be able to fail: this build takes a #PF at boot, which must be reported as a
-# failed run with the exception dump in the log.
+# failed run with the exception dump in the log, then panic()'s report (lib/panic.c calls the
+# handler vmm/ registered) and the summary.
 case_must_fail qemu-harness-detects-exception "UMBRA EXCEPTION: cpu=0 vector=14 #PF" \
-  "cr2=0x0" "^backtrace: 0x" "result=fail" -- --elf "$fault_elf" --cpu max --smp 1
+  "cr2=0x0" "^backtrace: 0x" "UMBRA PANIC: cpu=0: unexpected exception" \
+  "result=fail reason=panic" -- --elf "$fault_elf" --cpu max --smp 1
 
 # The guest suite on SVM, with and without NPT in the CPU model (Umbra uses shadow paging on both).
 guest_groups qemu-max --cpu max --smp 2
