@@ -91,7 +91,7 @@ deps:
 	@tests/deps.sh
 
 # Host suites first: they fail fastest and say most precisely what broke.
-HOST_SUITES := check-unit check-dev check-mmu check-emul check-tdp
+HOST_SUITES := check-unit check-layers check-dev check-mmu check-emul check-tdp
 test: deps
 	@tests/run-suites.sh $(filter $(HOST_SUITES),$(SUITES)) $(filter-out $(HOST_SUITES),$(SUITES))
 

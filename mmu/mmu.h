@@ -3,7 +3,7 @@
 #define MMU_MMU_H
 
 /*
- * Shadow page tables for guests without nested paging (design: DESIGN.md, "The shadow MMU").
+ * Shadow page tables for guests without nested paging (design: docs/design.md, "The shadow MMU").
  *
  * Locking: every function here must be called with one per-VM lock held (the caller's), which
  * also covers the platform callbacks made from inside. Nothing here sleeps or blocks.
