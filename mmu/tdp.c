@@ -46,8 +46,8 @@ static bool is_present(const struct tdp *t, u64 e)
 static struct tdp_node *node_new(struct tdp *t, unsigned level)
 {
 	struct tdp_node_page *np = t->node_pages;
+	u64 hpa;
 	if (!np || np->used == NODES_PER_PAGE) {
-		u64 hpa;
 		np = t->ops->alloc_page(t->ctx, &hpa);
 		if (!np)
 			return NULL;
@@ -68,6 +68,8 @@ static struct tdp_node *node_new(struct tdp *t, unsigned level)
 	}
 	np->used++;
 	t->stats.tables++;
+	/* cppcheck-suppress returnDanglingLifetime ; alloc_page stores the page's address through
+	 * &hpa, it does not return a pointer into hpa */
 	return n;
 }
 

@@ -193,10 +193,9 @@ static u32 build_madt(struct out *o, const struct acpi_board *b)
 		     sizeof(struct madt_lapic_nmi);
 	u32 gpa;
 	struct sdt_header *h = take(o, len, 8, &gpa);
-	u8 *p = (u8 *)(h + 1);
-
 	if (!h)
 		return 0;
+	u8 *p = (u8 *)(h + 1);
 	header(h, "APIC", (u32)len, 3);
 	memcpy(p, &(u32){ 0xfee00000u }, 4);
 	memcpy(p + 4, &(u32){ MADT_PCAT_COMPAT }, 4);

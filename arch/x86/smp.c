@@ -15,7 +15,7 @@ extern u64 ap_tramp_cr3, ap_tramp_stack, ap_tramp_arg, ap_tramp_entry;
 
 /* The trampoline's variables, as seen in its copy below 1 MiB. */
 #define TVAR(sym) (*(volatile u64 *)phys_to_virt(AP_TRAMPOLINE_BASE + \
-		((char *)&(sym) - ap_tramp_start)))
+		((uintptr_t)&(sym) - (uintptr_t)ap_tramp_start)))
 
 static void (*ap_setup)(void);
 static void (*ap_run)(void);
@@ -76,7 +76,7 @@ void smp_boot_aps(const struct acpi_cpus *cpus, u32 max_cpus, void (*setup)(void
 	ap_run = run;
 
 	memcpy(phys_to_virt(AP_TRAMPOLINE_BASE), ap_tramp_start,
-	       (size_t)(ap_tramp_end - ap_tramp_start));
+	       (size_t)((uintptr_t)ap_tramp_end - (uintptr_t)ap_tramp_start));
 
 	for (u32 i = 0; i < cpus->count && next < max_cpus && next < NR_CPUS; i++) {
 		struct percpu *pc = &percpus[next];

@@ -22,9 +22,12 @@ extern const struct extable_entry __ex_table_start[], __ex_table_end[];
 
 static bool apply_fixup(struct trap_frame *f)
 {
-	for (const struct extable_entry *e = __ex_table_start; e < __ex_table_end; e++)
-		if (e->insn == f->rip) {
-			f->rip = e->fixup;
+	/* Linker symbols bound the section: count entries rather than compare distinct objects. */
+	size_t n = ((uintptr_t)__ex_table_end - (uintptr_t)__ex_table_start) /
+		   sizeof(struct extable_entry);
+	for (size_t i = 0; i < n; i++)
+		if (__ex_table_start[i].insn == f->rip) {
+			f->rip = __ex_table_start[i].fixup;
 			return true;
 		}
 	return false;
