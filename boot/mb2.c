@@ -38,6 +38,7 @@ struct mb2_tag_meminfo {
 	u32 lower, upper;
 } PACKED;
 
+#define MB2_PHYS_LIMIT (1ull << 52)
 #define RSDP_V1_LEN 20
 #define RSDP_V2_LEN 36
 
@@ -122,9 +123,10 @@ static int parse_efi_mmap(const struct mb2_tag *t, u32 off, struct boot_info *ou
 	}
 	for (u32 pos = sizeof(*m); t->size - pos >= m->desc_size; pos += m->desc_size) {
 		const struct efi_mem_desc *d = (const void *)((const u8 *)t + pos);
-		/* 2^52 pages of 4 KiB is all of the 64-bit space: more, or a wrap, is corrupt. */
-		if (d->pages > (~0ull >> 12) || d->phys + (d->pages << 12) < d->phys ||
-		    (d->phys & (EFI_PAGE_SIZE - 1)))
+		/* x86 physical addresses have at most 52 bits: a range beyond (or a page count
+		 * that would wrap base + length) is corrupt, as is an unaligned base. */
+		if (d->pages > (MB2_PHYS_LIMIT >> 12) || d->phys > MB2_PHYS_LIMIT ||
+		    d->phys + (d->pages << 12) > MB2_PHYS_LIMIT || (d->phys & (EFI_PAGE_SIZE - 1)))
 			return FMT_ERROR(out, MB2_ERR_CONTENT,
 				         "mb2: EFI mmap tag at offset %u: descriptor at +%u: "
 				         "0x%lx + 0x%lx pages outside the address space",
