@@ -80,7 +80,7 @@ static int parse_mmap(const struct mb2_tag *t, u32 off, struct boot_info *out)
 
 /* What an EFI memory type is to Umbra once boot services are gone: the loader's and the boot
  * services' memory is free RAM like conventional memory; runtime services, MMIO and anything
- * unknown stay reserved. */
+ * unknown stay reserved (as does any range marked for runtime use, whatever its type). */
 static u32 efi_to_mb2_type(u32 efi)
 {
 	switch (efi) {
@@ -133,7 +133,7 @@ static int parse_efi_mmap(const struct mb2_tag *t, u32 off, struct boot_info *ou
 				         off, pos, d->phys, d->pages);
 		if (!d->pages)
 			continue;
-		u32 type = efi_to_mb2_type(d->type);
+		u32 type = d->attr & EFI_MEMORY_RUNTIME ? MB2_MMAP_RESERVED : efi_to_mb2_type(d->type);
 		u64 len = d->pages << 12;
 		struct mb2_mmap_entry *prev = out->nmmap ? &out->mmap[out->nmmap - 1] : NULL;
 		if (prev && prev->type == type && prev->base + prev->len == d->phys)

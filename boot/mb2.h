@@ -58,6 +58,7 @@
 #define EFI_ACPI_RECLAIM_MEMORY  9
 #define EFI_ACPI_MEMORY_NVS      10
 #define EFI_PAGE_SIZE            4096
+#define EFI_MEMORY_RUNTIME       (1ull << 63)   /* the firmware keeps using it at run time */
 
 #ifndef __ASSEMBLY__
 #include "lib/types.h"

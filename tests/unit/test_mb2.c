@@ -105,6 +105,7 @@ static const struct efi_desc ovmf_like[] = {
 	{ 11 /* MMIO */, 0, 0xffc00000, 0, 0x400, 0x8000000000000001ull },
 	{ EFI_UNUSABLE_MEMORY, 0, 0x3000000, 0, 1, 0 },
 	{ 0x70000000 /* OEM type */, 0, 0x4000000, 0, 1, 0 },
+	{ EFI_BOOT_SERVICES_DATA, 0, 0x5000000, 0, 1, 0x800000000000000full }, /* runtime use */
 };
 #define N_OVMF (sizeof(ovmf_like) / sizeof(ovmf_like[0]))
 
@@ -382,6 +383,7 @@ static void check_ovmf_map(void)
 		{ 0xffc00000, 0x400000, MB2_MMAP_RESERVED },
 		{ 0x3000000, 0x1000, MB2_MMAP_BADRAM },
 		{ 0x4000000, 0x1000, MB2_MMAP_RESERVED },
+		{ 0x5000000, 0x1000, MB2_MMAP_RESERVED },
 	};
 	assert_true(bi.mmap_from_efi);
 	assert_int_equal(bi.nmmap, sizeof(want) / sizeof(want[0]));
