@@ -7,6 +7,7 @@ struct mb2_tag {
 	u32 type, size;
 } PACKED;
 
+/* The header of both memory-map tags (6, and 17 with EFI descriptors as entries). */
 struct mb2_tag_mmap {
 	struct mb2_tag tag;
 	u32 entry_size, entry_version;
@@ -17,12 +18,7 @@ struct mb2_raw_mmap_entry {
 	u32 type, reserved;
 } PACKED;
 
-struct mb2_tag_efi_mmap {
-	struct mb2_tag tag;
-	u32 desc_size, desc_version;
-} PACKED;
-
-/* EFI_MEMORY_DESCRIPTOR as UEFI 2.x lays it out; desc_size may be larger (newer firmware). */
+/* EFI_MEMORY_DESCRIPTOR as UEFI 2.x lays it out; the tag's entry size may be larger (newer firmware). */
 struct efi_mem_desc {
 	u32 type, pad;
 	u64 phys, virt, pages, attr;
@@ -60,15 +56,26 @@ static void add_mmap(struct boot_info *out, u64 base, u64 len, u32 type)
 	out->mmap[out->nmmap++] = (struct mb2_mmap_entry){ base, len, type };
 }
 
-static int parse_mmap(const struct mb2_tag *t, u32 off, struct boot_info *out)
+/* Either map tag's header, whole, with entries of at least min_entry bytes. */
+static int check_map_header(const struct mb2_tag *t, u32 off, const char *what, u32 min_entry,
+			    struct boot_info *out)
 {
 	const struct mb2_tag_mmap *m = (const void *)t;
 	if (t->size < sizeof(*m))
-		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: mmap tag at offset %u: size %u < %zu",
-			         off, t->size, sizeof(*m));
-	if (m->entry_size < sizeof(struct mb2_raw_mmap_entry))
-		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: mmap tag at offset %u: entry_size %u < %zu",
-			         off, m->entry_size, sizeof(struct mb2_raw_mmap_entry));
+		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: %s tag at offset %u: size %u < %zu",
+			         what, off, t->size, sizeof(*m));
+	if (m->entry_size < min_entry)
+		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: %s tag at offset %u: entry_size %u < %u",
+			         what, off, m->entry_size, min_entry);
+	return 0;
+}
+
+static int parse_mmap(const struct mb2_tag *t, u32 off, struct boot_info *out)
+{
+	const struct mb2_tag_mmap *m = (const void *)t;
+	int err = check_map_header(t, off, "mmap", sizeof(struct mb2_raw_mmap_entry), out);
+	if (err)
+		return err;
 	/* Whole entries only: a partial trailing entry is ignored like the spec's padding. */
 	for (u32 pos = sizeof(*m); t->size - pos >= m->entry_size; pos += m->entry_size) {
 		const struct mb2_raw_mmap_entry *e = (const void *)((const u8 *)t + pos);
@@ -108,20 +115,16 @@ static u32 efi_to_mb2_type(u32 efi)
  */
 static int parse_efi_mmap(const struct mb2_tag *t, u32 off, struct boot_info *out)
 {
-	const struct mb2_tag_efi_mmap *m = (const void *)t;
-	if (t->size < sizeof(*m))
-		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: EFI mmap tag at offset %u: size %u < %zu",
-			         off, t->size, sizeof(*m));
-	if (m->desc_size < sizeof(struct efi_mem_desc))
-		return FMT_ERROR(out, MB2_ERR_CONTENT,
-			         "mb2: EFI mmap tag at offset %u: descriptor size %u < %zu",
-			         off, m->desc_size, sizeof(struct efi_mem_desc));
+	const struct mb2_tag_mmap *m = (const void *)t;
+	int err = check_map_header(t, off, "EFI mmap", sizeof(struct efi_mem_desc), out);
+	if (err)
+		return err;
 	if (!out->mmap_from_efi) {
 		out->nmmap = 0;
 		out->mmap_dropped = 0;
 		out->mmap_from_efi = true;
 	}
-	for (u32 pos = sizeof(*m); t->size - pos >= m->desc_size; pos += m->desc_size) {
+	for (u32 pos = sizeof(*m); t->size - pos >= m->entry_size; pos += m->entry_size) {
 		const struct efi_mem_desc *d = (const void *)((const u8 *)t + pos);
 		/* x86 physical addresses have at most 52 bits: a range beyond (or a page count
 		 * that would wrap base + length) is corrupt, as is an unaligned base. */

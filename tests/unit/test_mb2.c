@@ -450,14 +450,14 @@ static void test_efi_mmap_errors(void **state)
 	tag_efi_mmap(m, ovmf_like, 2, 32);
 	finish(m);
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
-	assert_error_has(bi.error, "descriptor size 32 < 40");
+	assert_error_has(bi.error, "EFI mmap tag at offset 8: entry_size 32 < 40");
 	free(m);
 
 	m = img_new();
 	tag_efi_mmap(m, ovmf_like, 0, 0);
 	finish(m);
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
-	assert_error_has(bi.error, "descriptor size 0 < 40");
+	assert_error_has(bi.error, "entry_size 0 < 40");
 	free(m);
 
 	/* Ranges that wrap the address space, or more pages than it holds, or an unaligned base. */
