@@ -18,7 +18,7 @@ struct mb2_raw_mmap_entry {
 	u32 type, reserved;
 } PACKED;
 
-/* EFI_MEMORY_DESCRIPTOR as UEFI 2.x lays it out; the tag's entry size may be larger (newer firmware). */
+/* EFI_MEMORY_DESCRIPTOR (UEFI 2.x); newer firmware may use larger entries. */
 struct efi_mem_desc {
 	u32 type, pad;
 	u64 phys, virt, pages, attr;
