@@ -69,4 +69,7 @@ void memory_init(const struct boot_info *bi, u64 info_pa)
 	if (ignored)
 		kinfo(" (%lu MiB above 4 GiB not used)", ignored >> 20);
 	kinfo("\n");
+	if (bi->mmap_dropped)
+		kprintf("memory: %u map entries beyond the first %u not used\n", bi->mmap_dropped,
+			MB2_MAX_MMAP);
 }

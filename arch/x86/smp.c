@@ -7,6 +7,7 @@
 #include "arch/x86/memory.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
+#include "lib/assert.h"
 #include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -79,6 +80,10 @@ void smp_boot_aps(const struct acpi_cpus *cpus, u32 max_cpus, void (*setup)(void
 	ap_run = run;
 
 	tramp_pa = memory_trampoline_page();
+	/* The chosen page was checked alone: the copy must fit in it (the assembler cannot tell). */
+	if ((u64)(ap_tramp_end - ap_tramp_start) > PAGE_SIZE)
+		panic("smp: the AP trampoline is %ld bytes, more than a page",
+		      (long)(ap_tramp_end - ap_tramp_start));
 	if (!tramp_pa) {
 		kprintf("smp: no page for the AP trampoline: running on the boot CPU only\n");
 		return;
