@@ -34,6 +34,10 @@ case_run qemu-bad-cpus-value --cpu max --smp 2 --cmdline "cpus=zero" --expect cp
 # failed run with the exception dump in the log.
 case_must_fail qemu-harness-detects-exception "UMBRA EXCEPTION: cpu=0 vector=14 #PF" \
   "cr2=0x0" "^backtrace: 0x" "result=fail" -- --elf "$fault_elf" --cpu max --smp 1
+# The same under UEFI, where OVMF's messages and escape sequences come first on the same port.
+case_must_fail qemu-uefi-harness-detects-exception "UMBRA EXCEPTION: cpu=0 vector=14 #PF" \
+  "cr2=0x0" "^backtrace: 0x" "result=fail" -- --elf "$fault_elf" --firmware uefi --cpu max \
+  --smp 1
 
 # The guest suite on SVM, with and without NPT in the CPU model (Umbra uses shadow paging on both).
 # On -cpu max the pass without audit=1 runs under UEFI below: that adds OVMF's start-up to CI
