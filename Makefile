@@ -1,8 +1,9 @@
 # Umbra: build the hypervisor, its ISO, the host test programs, and run the suites.
 #
 #   make            build/umbra.elf (multiboot2, checked with grub-file)
-#   make iso        build/umbra.iso
-#   make run        boot the ISO in QEMU TCG (-cpu max -smp 4), serial on this terminal
+#   make iso        build/umbra.iso (hybrid: BIOS and x86-64 UEFI GRUB)
+#   make run        boot the ISO in QEMU (-smp 4; KVM when the host nests, else TCG -cpu max),
+#                   serial on this terminal; FIRMWARE=uefi boots it through OVMF
 #   make test       every suite; the last line is "N passed, N failed"
 #   make check-*    one suite (check-unit, check-mmu, check-emul, check-qemu, check-bochs, ...)
 #   make bench      benchmarks (see README)
@@ -63,10 +64,15 @@ $(BUILD)/umbra.elf: $(KOBJ) linker.ld
 
 -include $(KOBJ_ALL:.o=.d)
 
-QEMU := qemu-system-x86_64
-QEMU_FLAGS := -accel tcg -machine q35 -cpu max -smp 4 -m 256M -boot d -display none \
-              -serial stdio -monitor none -no-reboot \
-              -device isa-debug-exit,iobase=0xf4,iosize=0x04
+# make run FIRMWARE=bios|uefi ACCEL=auto|tcg|kvm (README: "Running Umbra").
+FIRMWARE ?= bios
+ACCEL    ?= auto
+
+# Tries whether /dev/kvm runs an unmodified guest (tests/harness/machine.sh falls back to TCG).
+KVM_PROBE := $(BUILD)/host/kvm-probe
+$(KVM_PROBE): tests/harness/kvm-probe.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) -std=gnu11 -O1 $(WARN) -o $@ $<
 
 # The demo guests named in boot/grub.cfg (built by tests/guests/suite.mk).
 DEMO_GUESTS := $(patsubst %,$(BUILD)/guests/%.elf,paging-off perm32 permpae perm64 healthy)
@@ -77,8 +83,9 @@ $(BUILD)/umbra.iso: $(BUILD)/umbra.elf boot/grub.cfg boot/mkiso.sh $(DEMO_GUESTS
 	$(Q)boot/mkiso.sh $@ boot/grub.cfg $(BUILD)/umbra.elf $(DEMO_GUESTS)
 
 # QEMU exits 33 when Umbra reports pass, 35 on fail (README: exit statuses).
-run: deps $(BUILD)/umbra.iso
-	@timeout 300 $(QEMU) $(QEMU_FLAGS) -cdrom $(BUILD)/umbra.iso; rc=$$?; \
+run: deps $(BUILD)/umbra.iso $(KVM_PROBE)
+	@FIRMWARE=$(FIRMWARE) ACCEL=$(ACCEL) KVM_PROBE=$(KVM_PROBE) \
+	  tests/harness/run-iso.sh $(BUILD)/umbra.iso; rc=$$?; \
 	  case $$rc in 33) echo "umbra: pass (qemu exit 33)";; \
 	  35) echo "umbra: fail (qemu exit 35)"; exit 1;; \
 	  *) echo "umbra: qemu exit $$rc"; exit 1;; esac

@@ -10,12 +10,14 @@ mb2_header:
 	.long mb2_header_end - mb2_header
 	.long -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
 
-	/* Information request: cmdline(1), modules(3), mmap(6), old RSDP(14), new RSDP(15). */
+	/* Information request: cmdline(1), modules(3), mmap(6), old RSDP(14), new RSDP(15), and
+	 * under UEFI the firmware's memory map (17), which GRUB gives once it has exited boot
+	 * services (no EFI boot-services tag here: Umbra wants the machine to itself). */
 	.balign 8
 info_req:
 	.short 1, 0
 	.long info_req_end - info_req
-	.long 1, 3, 6, 14, 15
+	.long 1, 3, 6, 14, 15, 17
 info_req_end:
 
 	/* Modules page-aligned so guest images can be mapped or copied by frame. */

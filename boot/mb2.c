@@ -7,6 +7,7 @@ struct mb2_tag {
 	u32 type, size;
 } PACKED;
 
+/* The header of both memory-map tags (6, and 17 with EFI descriptors as entries). */
 struct mb2_tag_mmap {
 	struct mb2_tag tag;
 	u32 entry_size, entry_version;
@@ -15,6 +16,12 @@ struct mb2_tag_mmap {
 struct mb2_raw_mmap_entry {
 	u64 base, len;
 	u32 type, reserved;
+} PACKED;
+
+/* EFI_MEMORY_DESCRIPTOR (UEFI 2.x); newer firmware may use larger entries. */
+struct efi_mem_desc {
+	u32 type, pad;
+	u64 phys, virt, pages, attr;
 } PACKED;
 
 struct mb2_tag_module {
@@ -27,6 +34,7 @@ struct mb2_tag_meminfo {
 	u32 lower, upper;
 } PACKED;
 
+#define MB2_PHYS_LIMIT (1ull << 52)
 #define RSDP_V1_LEN 20
 #define RSDP_V2_LEN 36
 
@@ -39,23 +47,102 @@ static const char *tag_string(const struct mb2_tag *t, u32 off)
 	return strnlen(s, t->size - off) < t->size - off ? s : NULL;
 }
 
-static int parse_mmap(const struct mb2_tag *t, u32 off, struct boot_info *out)
+static void add_mmap(struct boot_info *out, u64 base, u64 len, u32 type)
+{
+	if (out->nmmap == MB2_MAX_MMAP) {
+		out->mmap_dropped++;
+		return;
+	}
+	out->mmap[out->nmmap++] = (struct mb2_mmap_entry){ base, len, type };
+}
+
+/* Either map tag's header, whole, with entries of at least min_entry bytes. */
+static int check_map_header(const struct mb2_tag *t, u32 off, const char *what, u32 min_entry,
+			    struct boot_info *out)
 {
 	const struct mb2_tag_mmap *m = (const void *)t;
 	if (t->size < sizeof(*m))
-		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: mmap tag at offset %u: size %u < %zu",
-			         off, t->size, sizeof(*m));
-	if (m->entry_size < sizeof(struct mb2_raw_mmap_entry))
-		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: mmap tag at offset %u: entry_size %u < %zu",
-			         off, m->entry_size, sizeof(struct mb2_raw_mmap_entry));
+		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: %s tag at offset %u: size %u < %zu",
+			         what, off, t->size, sizeof(*m));
+	if (m->entry_size < min_entry)
+		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: %s tag at offset %u: entry_size %u < %u",
+			         what, off, m->entry_size, min_entry);
+	return 0;
+}
+
+static int parse_mmap(const struct mb2_tag *t, u32 off, struct boot_info *out)
+{
+	const struct mb2_tag_mmap *m = (const void *)t;
+	int err = check_map_header(t, off, "mmap", sizeof(struct mb2_raw_mmap_entry), out);
+	if (err)
+		return err;
 	/* Whole entries only: a partial trailing entry is ignored like the spec's padding. */
 	for (u32 pos = sizeof(*m); t->size - pos >= m->entry_size; pos += m->entry_size) {
 		const struct mb2_raw_mmap_entry *e = (const void *)((const u8 *)t + pos);
-		if (out->nmmap == MB2_MAX_MMAP) {
-			out->mmap_dropped++;
+		if (!out->mmap_from_efi)
+			add_mmap(out, e->base, e->len, e->type);
+	}
+	return 0;
+}
+
+/* What an EFI memory type is to Umbra once boot services are gone: the loader's and the boot
+ * services' memory is free RAM like conventional memory; runtime services, MMIO and anything
+ * unknown stay reserved (as does any range marked for runtime use, whatever its type). */
+static u32 efi_to_mb2_type(u32 efi)
+{
+	switch (efi) {
+	case EFI_LOADER_CODE:
+	case EFI_LOADER_DATA:
+	case EFI_BOOT_SERVICES_CODE:
+	case EFI_BOOT_SERVICES_DATA:
+	case EFI_CONVENTIONAL_MEMORY:
+		return MB2_MMAP_AVAILABLE;
+	case EFI_ACPI_RECLAIM_MEMORY:
+		return MB2_MMAP_ACPI_RECLAIM;
+	case EFI_ACPI_MEMORY_NVS:
+		return MB2_MMAP_NVS;
+	case EFI_UNUSABLE_MEMORY:
+		return MB2_MMAP_BADRAM;
+	default:
+		return MB2_MMAP_RESERVED;
+	}
+}
+
+/*
+ * The EFI map replaces a tag-6 map parsed before it. Firmware splits RAM into many small
+ * descriptors (one per allocation); merging neighbours of one translated type keeps the
+ * map within MB2_MAX_MMAP on real machines.
+ */
+static int parse_efi_mmap(const struct mb2_tag *t, u32 off, struct boot_info *out)
+{
+	const struct mb2_tag_mmap *m = (const void *)t;
+	int err = check_map_header(t, off, "EFI mmap", sizeof(struct efi_mem_desc), out);
+	if (err)
+		return err;
+	if (!out->mmap_from_efi) {
+		out->nmmap = 0;
+		out->mmap_dropped = 0;
+		out->mmap_from_efi = true;
+	}
+	for (u32 pos = sizeof(*m); t->size - pos >= m->entry_size; pos += m->entry_size) {
+		const struct efi_mem_desc *d = (const void *)((const u8 *)t + pos);
+		/* x86 physical addresses have at most 52 bits: a range beyond (or a page count
+		 * that would wrap base + length) is corrupt, as is an unaligned base. */
+		if (d->pages > (MB2_PHYS_LIMIT >> 12) || d->phys > MB2_PHYS_LIMIT ||
+		    d->phys + (d->pages << 12) > MB2_PHYS_LIMIT || (d->phys & (EFI_PAGE_SIZE - 1)))
+			return FMT_ERROR(out, MB2_ERR_CONTENT,
+				         "mb2: EFI mmap tag at offset %u: descriptor at +%u: "
+				         "0x%lx + 0x%lx pages outside the address space",
+				         off, pos, d->phys, d->pages);
+		if (!d->pages)
 			continue;
-		}
-		out->mmap[out->nmmap++] = (struct mb2_mmap_entry){ e->base, e->len, e->type };
+		u32 type = d->attr & EFI_MEMORY_RUNTIME ? MB2_MMAP_RESERVED : efi_to_mb2_type(d->type);
+		u64 len = d->pages << 12;
+		struct mb2_mmap_entry *prev = out->nmmap ? &out->mmap[out->nmmap - 1] : NULL;
+		if (prev && prev->type == type && prev->base + prev->len == d->phys)
+			prev->len += len;
+		else
+			add_mmap(out, d->phys, len, type);
 	}
 	return 0;
 }
@@ -125,12 +212,14 @@ static int parse_tag(const struct mb2_tag *t, u32 off, struct boot_info *out)
 	}
 	case MB2_TAG_MMAP:
 		return parse_mmap(t, off, out);
+	case MB2_TAG_EFI_MMAP:
+		return parse_efi_mmap(t, off, out);
 	case MB2_TAG_ACPI_OLD:
 		return parse_rsdp(t, off, RSDP_V1_LEN, &out->rsdp_old, &out->rsdp_old_len, out);
 	case MB2_TAG_ACPI_NEW:
 		return parse_rsdp(t, off, RSDP_V2_LEN, &out->rsdp_new, &out->rsdp_new_len, out);
 	default:
-		return 0;  /* tags Umbra does not use */
+		return 0;  /* tags Umbra does not use: framebuffer, EFI system table, SMBIOS... */
 	}
 }
 

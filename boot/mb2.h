@@ -48,10 +48,22 @@
 #define MB2_MMAP_NVS         4
 #define MB2_MMAP_BADRAM      5
 
+/* UEFI memory types (EFI_MEMORY_TYPE) in the EFI memory-map tag (17) */
+#define EFI_LOADER_CODE          1
+#define EFI_LOADER_DATA          2
+#define EFI_BOOT_SERVICES_CODE   3
+#define EFI_BOOT_SERVICES_DATA   4
+#define EFI_CONVENTIONAL_MEMORY  7
+#define EFI_UNUSABLE_MEMORY      8
+#define EFI_ACPI_RECLAIM_MEMORY  9
+#define EFI_ACPI_MEMORY_NVS      10
+#define EFI_PAGE_SIZE            4096
+#define EFI_MEMORY_RUNTIME       (1ull << 63)   /* the firmware keeps using it at run time */
+
 #ifndef __ASSEMBLY__
 #include "lib/types.h"
 
-#define MB2_MAX_MMAP    64
+#define MB2_MAX_MMAP    128
 #define MB2_MAX_MODULES 16
 
 /* Negative return values of mb2_parse */
@@ -78,6 +90,9 @@ struct boot_info {
 	u32 mem_lower_kb, mem_upper_kb;
 	u32 nmmap;
 	u32 mmap_dropped;        /* entries beyond MB2_MAX_MMAP, ignored */
+	/* The map came from the EFI memory-map tag (boot services exited), in multiboot2 types,
+	 * adjacent entries of one type merged; it wins over the tag-6 map when both are given. */
+	bool mmap_from_efi;
 	struct mb2_mmap_entry mmap[MB2_MAX_MMAP];
 	u32 nmodules;
 	u32 modules_dropped;

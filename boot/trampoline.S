@@ -1,8 +1,9 @@
-/* The AP trampoline: copied to AP_TRAMPOLINE_BASE, takes an AP from real mode to long mode. */
+/* The AP trampoline: copied to a free page below 1 MiB, takes an AP from real mode to long mode. */
 #include "arch/x86/regs.h"
-#include "arch/x86/smp.h"
 
-#define T(sym) (AP_TRAMPOLINE_BASE + ((sym) - ap_tramp_start))
+/* Offsets in the copy: the page is chosen at boot from the memory map (boot/lowmem.c), so
+ * every address the code needs is its base, from CS, plus one of these. */
+#define OFF(sym) ((sym) - ap_tramp_start)
 
 	.section .rodata
 	.globl ap_tramp_start, ap_tramp_end, ap_tramp_cr3, ap_tramp_stack, ap_tramp_arg, ap_tramp_entry
@@ -13,11 +14,20 @@ ap_tramp_start:
 	cld
 	movw %cs, %ax
 	movw %ax, %ds
-	lgdtl ap_tramp_gdt_ptr - ap_tramp_start
+	movzwl %ax, %ebx
+	shll $4, %ebx			/* ebx = the copy's physical base from here to the end */
+	/* The GDT pointer and the far jumps hold linear addresses: fill them in for this page. */
+	leal OFF(ap_tramp_gdt)(%ebx), %eax
+	movl %eax, OFF(ap_tramp_gdt_ptr) + 2
+	leal OFF(ap_tramp32)(%ebx), %eax
+	movl %eax, OFF(ap_tramp_jmp32)
+	leal OFF(ap_tramp64)(%ebx), %eax
+	movl %eax, OFF(ap_tramp_jmp64)
+	lgdtl OFF(ap_tramp_gdt_ptr)
 	movl %cr0, %eax
 	orl $CR0_PE, %eax
 	movl %eax, %cr0
-	ljmpl $0x08, $T(ap_tramp32)
+	ljmpl *OFF(ap_tramp_jmp32)
 
 	.code32
 ap_tramp32:
@@ -28,7 +38,7 @@ ap_tramp32:
 	movl %cr4, %eax
 	orl $(CR4_PAE | CR4_PGE), %eax
 	movl %eax, %cr4
-	movl T(ap_tramp_cr3), %eax
+	movl OFF(ap_tramp_cr3)(%ebx), %eax
 	movl %eax, %cr3
 	movl $MSR_EFER, %ecx
 	rdmsr
@@ -37,7 +47,7 @@ ap_tramp32:
 	movl %cr0, %eax
 	orl $(CR0_PG | CR0_WP | CR0_NE), %eax
 	movl %eax, %cr0
-	ljmp $0x18, $T(ap_tramp64)
+	ljmpl *OFF(ap_tramp_jmp64)(%ebx)
 
 	.code64
 ap_tramp64:
@@ -45,9 +55,10 @@ ap_tramp64:
 	movw %ax, %ds
 	movw %ax, %es
 	movw %ax, %ss
-	movq T(ap_tramp_stack), %rsp
-	movq T(ap_tramp_arg), %rdi
-	movq T(ap_tramp_entry), %rax
+	movl %ebx, %ebx			/* the upper half is undefined across the mode switch */
+	movq OFF(ap_tramp_stack)(%rbx), %rsp
+	movq OFF(ap_tramp_arg)(%rbx), %rdi
+	movq OFF(ap_tramp_entry)(%rbx), %rax
 	xorq %rbp, %rbp
 	jmpq *%rax
 
@@ -64,5 +75,11 @@ ap_tramp_gdt:
 ap_tramp_gdt_end:
 ap_tramp_gdt_ptr:
 	.short ap_tramp_gdt_end - ap_tramp_gdt - 1
-	.long T(ap_tramp_gdt)
+	.long 0				/* base: filled in by the code above */
+ap_tramp_jmp32:
+	.long 0				/* far pointer m16:32: offset filled in above */
+	.short 0x08
+ap_tramp_jmp64:
+	.long 0
+	.short 0x18
 ap_tramp_end:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks for the Debian packages Umbra's build and tests need; installs the missing ones as root.
 set -u
-pkgs="gcc make qemu-system-x86 grub-pc-bin grub-common xorriso mtools bochs bochsbios vgabios
+pkgs="gcc make qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso mtools ovmf bochs bochsbios vgabios
       libcmocka-dev valgrind gnuplot-nox bochs-term gcc-multilib cpio xz-utils"
 missing=()
 for p in $pkgs; do

@@ -1,7 +1,6 @@
 /* Builds Umbra's final page tables, replacing the all-writable early map from boot/entry.S. */
 #include "arch/x86/paging.h"
 #include "arch/x86/cpu.h"
-#include "arch/x86/smp.h"
 #include "lib/printf.h"
 
 static u64 pml4[512] __attribute__((aligned(4096)));
@@ -22,8 +21,6 @@ static u64 low_page_flags(u64 pa)
 		return PTE_P; /* text: read-only, executable */
 	if (pa >= (u64)__text_end && pa < (u64)__rodata_end)
 		return PTE_P | PTE_NX;
-	if (pa == AP_TRAMPOLINE_BASE)
-		return PTE_P | PTE_W; /* the AP trampoline runs from here until it jumps to text */
 	return PTE_P | PTE_W | PTE_NX;
 }
 
@@ -53,6 +50,17 @@ void paging_init(void)
 		kprintf("warning: kernel ends at 0x%lx, beyond the 4 KiB-mapped region\n",
 			(u64)__kernel_end);
 	write_cr3(virt_to_phys(pml4));
+}
+
+/* The AP trampoline runs from its low page until it jumps to text; the page is chosen from
+ * the memory map after the tables are built. */
+void paging_allow_exec(u64 pa)
+{
+	if (pa == 0 || pa >= LOW_PTS * 0x200000ull)
+		return;
+	u64 i = pa >> PAGE_SHIFT;
+	pt_low[i / 512][i % 512] &= ~PTE_NX;
+	invlpg(pa);
 }
 
 u64 paging_host_cr3(void)

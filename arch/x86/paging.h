@@ -10,6 +10,8 @@
 void paging_init(void);
 /* The CR3 value every CPU loads (below 4 GiB, as the AP trampoline needs). */
 u64 paging_host_cr3(void);
+/* Lets the CPU execute the low page at pa (the AP trampoline; a page below 8 MiB). */
+void paging_allow_exec(u64 pa);
 
 static inline void *phys_to_virt(u64 pa) { return (void *)(uintptr_t)pa; }
 static inline u64 virt_to_phys(const void *va) { return (u64)(uintptr_t)va; }

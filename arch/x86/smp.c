@@ -4,8 +4,10 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/delay.h"
 #include "arch/x86/lapic.h"
+#include "arch/x86/memory.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
+#include "lib/assert.h"
 #include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -13,8 +15,11 @@
 extern char ap_tramp_start[], ap_tramp_end[];
 extern u64 ap_tramp_cr3, ap_tramp_stack, ap_tramp_arg, ap_tramp_entry;
 
-/* The trampoline's variables, as seen in its copy below 1 MiB. */
-#define TVAR(sym) (*(volatile u64 *)phys_to_virt(AP_TRAMPOLINE_BASE + \
+/* The page below 1 MiB the trampoline is copied to (memory_trampoline_page). */
+static u64 tramp_pa;
+
+/* The trampoline's variables, as seen in its copy. */
+#define TVAR(sym) (*(volatile u64 *)phys_to_virt(tramp_pa + \
 		((uintptr_t)&(sym) - (uintptr_t)ap_tramp_start)))
 
 static void (*ap_setup)(void);
@@ -57,7 +62,7 @@ static bool start_one(struct percpu *pc)
 	lapic_send_init(pc->apic_id);
 	mdelay(10);
 	for (int sipi = 0; sipi < 2; sipi++) {
-		lapic_send_sipi(pc->apic_id, AP_TRAMPOLINE_BASE >> PAGE_SHIFT);
+		lapic_send_sipi(pc->apic_id, (u8)(tramp_pa >> PAGE_SHIFT));
 		for (int i = 0; i < 200 && !pc->online; i++)
 			udelay(sipi ? 5000 : 100);
 		if (pc->online)
@@ -75,8 +80,17 @@ void smp_boot_aps(const struct acpi_cpus *cpus, u32 max_cpus, void (*setup)(void
 	ap_setup = setup;
 	ap_run = run;
 
-	memcpy(phys_to_virt(AP_TRAMPOLINE_BASE), ap_tramp_start,
-	       (size_t)((uintptr_t)ap_tramp_end - (uintptr_t)ap_tramp_start));
+	tramp_pa = memory_trampoline_page();
+	/* The chosen page was checked alone: the copy must fit in it (the assembler cannot tell). */
+	size_t size = (size_t)((uintptr_t)ap_tramp_end - (uintptr_t)ap_tramp_start);
+	if (size > PAGE_SIZE)
+		panic("smp: the AP trampoline is %zu bytes, more than a page", size);
+	if (!tramp_pa) {
+		kprintf("smp: no page for the AP trampoline: running on the boot CPU only\n");
+		return;
+	}
+	memcpy(phys_to_virt(tramp_pa), ap_tramp_start, size);
+	paging_allow_exec(tramp_pa);
 
 	for (u32 i = 0; i < cpus->count && next < max_cpus && next < NR_CPUS; i++) {
 		struct percpu *pc = &percpus[next];

@@ -2,9 +2,6 @@
 #ifndef ARCH_X86_SMP_H
 #define ARCH_X86_SMP_H
 
-#define AP_TRAMPOLINE_BASE 0x8000
-
-#ifndef __ASSEMBLY__
 #include "lib/types.h"
 
 struct acpi_cpus;
@@ -12,6 +9,5 @@ struct acpi_cpus;
  * Each AP runs setup() before it counts as online (so bring-up stays sequential), then run(). */
 void smp_boot_aps(const struct acpi_cpus *cpus, u32 max_cpus, void (*setup)(void),
 		  void (*run)(void));
-#endif
 
 #endif

@@ -4,6 +4,9 @@
 # run-case.sh [options] NAME
 #   --emu qemu|bochs      emulator (default qemu)
 #   --cpu MODEL           qemu: max|qemu64|...; bochs: corei7_haswell_4770|ryzen|...
+#                         (qemu under KVM: max becomes -cpu host; another model is a fact of
+#                         TCG's emulation, so that case runs under TCG)
+#   --firmware bios|uefi  qemu: SeaBIOS or OVMF (default: $FIRMWARE, else bios)
 #   --smp N               CPUs (default 1)
 #   --mem MB              the emulated machine's memory (default 256)
 #   --elf PATH            Umbra image (default build/umbra.elf)
@@ -21,12 +24,14 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-emu=qemu cpu="" smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
+. "$here/machine.sh"
+emu=qemu cpu="" firmware=${FIRMWARE:-bios} smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
 modules=() expects=() expect_logs=() after_res=() after_files=()
 while [ $# -gt 1 ]; do
   case $1 in
     --emu) emu=$2; shift 2;;
     --cpu) cpu=$2; shift 2;;
+    --firmware) firmware=$2; shift 2;;
     --smp) smp=$2; shift 2;;
     --mem) mem=$2; shift 2;;
     --elf) elf=$2; shift 2;;
@@ -49,6 +54,7 @@ log="$work/serial.txt"
 {
   echo "set timeout=0"
   echo "set default=0"
+  echo 'if [ "$grub_platform" = efi ]; then insmod all_video; fi'
   echo 'menuentry "umbra-test" {'
   echo "  multiboot2 /boot/umbra.elf $cmdline"
   files=()
@@ -93,7 +99,13 @@ case $emu in
       feed_input >"$in_file" &
       feeder=$!
     fi
-    timeout "$timeout_s" qemu-system-x86_64 -accel tcg -machine q35 -cpu "${cpu:-max}" \
+    # suite-lib.sh chooses the accelerator once per suite and exports it; alone, choose here.
+    [ -n "${UMBRA_ACCEL:-}" ] || machine_accel || { echo "FAIL $name: $UMBRA_ACCEL_WHY"; exit 1; }
+    accel=$UMBRA_ACCEL
+    [ "${cpu:-max}" = max ] || accel=tcg
+    UMBRA_ACCEL=$accel machine_accel_args "${cpu:-max}"
+    machine_firmware "$firmware" "$work" || { echo "FAIL $name: no $firmware firmware"; exit 1; }
+    timeout "$timeout_s" qemu-system-x86_64 "${ACCEL_ARGS[@]}" "${FIRMWARE_ARGS[@]}" -machine q35 \
       -smp "$smp" -m "${mem}M" -cdrom "$work/umbra.iso" -boot d -display none \
       -serial "${serial[@]}" -monitor none -no-reboot \
       -device isa-debug-exit,iobase=0xf4,iosize=0x04 <"$in_file" >"$out_file" 2>&1
@@ -103,6 +115,8 @@ case $emu in
     ;;
   bochs)
     [ ${#after_res[@]} -eq 0 ] || { echo "FAIL $name: --input-after needs --emu qemu"; exit 1; }
+    [ "$firmware" = bios ] || { echo "FAIL $name: --firmware $firmware needs --emu qemu"; exit 1; }
+    accel=bochs
     cat > "$work/bochsrc" <<BX
 megs: $mem
 cpu: model=${cpu:-corei7_haswell_4770}, count=$smp, ips=50000000, reset_on_triple_fault=0, ignore_bad_msrs=0
@@ -154,7 +168,7 @@ for r in "${expect_logs[@]+"${expect_logs[@]}"}"; do
 done
 
 if [ -z "$why" ]; then
-  echo "PASS $name (${ms} ms) $summary"
+  echo "PASS $name (${ms} ms, $accel, $firmware) $summary"
   exit 0
 fi
 echo "FAIL $name: $why"

@@ -1,6 +1,13 @@
 #!/usr/bin/env bash
 # Shared by the emulator suites: runs cases through run-case.sh and prints the suite's totals.
 harness_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$harness_dir/machine.sh"
+# One accelerator for the whole suite, said once (README: "KVM or TCG").
+if [ -z "${UMBRA_ACCEL:-}" ]; then
+  machine_accel || { echo "harness: $UMBRA_ACCEL_WHY"; exit 2; }
+  export UMBRA_ACCEL UMBRA_ACCEL_WHY UMBRA_HOST_VIRT
+fi
+echo "harness: QEMU accelerator $UMBRA_ACCEL ($UMBRA_ACCEL_WHY)"
 suite_passed=0
 suite_failed=0
 suite_failures=()

@@ -1,6 +1,6 @@
-# Host unit tests for lib/, the multiboot2 parser, the ACPI parser and the guest's ACPI tables (cmocka, ASan+UBSan).
+# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser and the guest's ACPI tables (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
-UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 acpi acpi_tables abi_doc
+UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc
 UNIT_COMMON := tests/unit/harness.c lib/printf.c
 
 # Per-test extra sources and flags.
@@ -8,6 +8,7 @@ unit_src_string := lib/string.c
 unit_src_cmdline := lib/cmdline.c
 unit_src_palloc := lib/palloc.c
 unit_src_mb2 := boot/mb2.c
+unit_src_lowmem := boot/lowmem.c
 unit_src_acpi := arch/x86/acpi.c
 unit_src_acpi_tables := vmm/acpi_tables.c arch/x86/acpi.c
 unit_src_abi_doc := pv/classes.c
@@ -26,5 +27,6 @@ UNIT_BINS := $(patsubst %,$(UNIT_OUT)/test_%,$(UNIT_TESTS))
 
 .PHONY: check-unit
 SUITES += check-unit
-check-unit: $(UNIT_BINS)
-	@tests/cmocka-run.sh unit $(UNIT_BINS)
+# test_accel.sh: the harness's KVM/TCG choice on made-up hosts, with the real kvm-probe.
+check-unit: $(UNIT_BINS) $(KVM_PROBE)
+	@KVM_PROBE=$(KVM_PROBE) tests/cmocka-run.sh unit $(UNIT_BINS) tests/unit/test_accel.sh

@@ -1,4 +1,4 @@
-/* Unit tests for boot/mb2.c on hand-built multiboot2 information images, valid and malformed. */
+/* Unit tests for boot/mb2.c on hand-built multiboot2 information images (BIOS and UEFI), valid and malformed. */
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/harness.h"
@@ -69,6 +69,45 @@ static void tag_module(struct img *m, u32 start, u32 end, const char *cmd)
 	strcpy((char *)p + 8, cmd);
 	tag(m, MB2_TAG_MODULE, p, 8 + (u32)strlen(cmd) + 1);
 }
+
+/* EFI_MEMORY_DESCRIPTOR (40 bytes); esz may be larger, as OVMF's 48. */
+struct efi_desc {
+	u32 type, pad;
+	u64 phys, virt, pages, attr;
+};
+
+static u8 *tag_efi_mmap(struct img *m, const struct efi_desc *d, u32 n, u32 esz)
+{
+	u8 p[4096] = { 0 };
+	u32 hdr[2] = { esz, 1 };
+	memcpy(p, hdr, 8);
+	for (u32 i = 0; i < n; i++)
+		memcpy(p + 8 + i * esz, &d[i], sizeof(d[i]));
+	return tag(m, MB2_TAG_EFI_MMAP, p, 8 + n * esz);
+}
+
+/* What OVMF hands over, cut down: low RAM with a reserved hole, boot-services and loader
+ * pieces that are RAM once boot services are gone, ACPI, runtime, MMIO and a type from the
+ * future. */
+static const struct efi_desc ovmf_like[] = {
+	{ EFI_BOOT_SERVICES_CODE, 0, 0x0, 0, 1, 0xf },
+	{ EFI_CONVENTIONAL_MEMORY, 0, 0x1000, 0, 0x7, 0xf },
+	{ 0 /* reserved */, 0, 0x8000, 0, 1, 0xf },
+	{ EFI_CONVENTIONAL_MEMORY, 0, 0x9000, 0, 0x97, 0xf },
+	{ EFI_CONVENTIONAL_MEMORY, 0, 0x100000, 0, 0x100, 0xf },
+	{ EFI_LOADER_CODE, 0, 0x200000, 0, 0x10, 0xf },
+	{ EFI_LOADER_DATA, 0, 0x210000, 0, 0x10, 0xf },
+	{ EFI_BOOT_SERVICES_DATA, 0, 0x220000, 0, 0x1de0, 0xf },
+	{ EFI_ACPI_RECLAIM_MEMORY, 0, 0x2000000, 0, 2, 0xf },
+	{ EFI_ACPI_MEMORY_NVS, 0, 0x2002000, 0, 1, 0xf },
+	{ 6 /* runtime data */, 0, 0x2003000, 0, 1, 0x800000000000000full },
+	{ EFI_CONVENTIONAL_MEMORY, 0, 0x2004000, 0, 0, 0xf },       /* empty: dropped */
+	{ 11 /* MMIO */, 0, 0xffc00000, 0, 0x400, 0x8000000000000001ull },
+	{ EFI_UNUSABLE_MEMORY, 0, 0x3000000, 0, 1, 0 },
+	{ 0x70000000 /* OEM type */, 0, 0x4000000, 0, 1, 0 },
+	{ EFI_BOOT_SERVICES_DATA, 0, 0x5000000, 0, 1, 0x800000000000000full }, /* runtime use */
+};
+#define N_OVMF (sizeof(ovmf_like) / sizeof(ovmf_like[0]))
 
 static u8 rsdp_old[20] = "RSD PTR ";
 static u8 rsdp_new[36] = "RSD PTR ";
@@ -331,6 +370,168 @@ static void test_acpi_tags(void **state)
 	free(m);
 }
 
+static void check_ovmf_map(void)
+{
+	static const struct mb2_mmap_entry want[] = {
+		{ 0x0, 0x8000, MB2_MMAP_AVAILABLE },        /* BS code + conventional, merged */
+		{ 0x8000, 0x1000, MB2_MMAP_RESERVED },
+		{ 0x9000, 0x97000, MB2_MMAP_AVAILABLE },
+		{ 0x100000, 0x1f00000, MB2_MMAP_AVAILABLE }, /* conventional, loader, BS data */
+		{ 0x2000000, 0x2000, MB2_MMAP_ACPI_RECLAIM },
+		{ 0x2002000, 0x1000, MB2_MMAP_NVS },
+		{ 0x2003000, 0x1000, MB2_MMAP_RESERVED },
+		{ 0xffc00000, 0x400000, MB2_MMAP_RESERVED },
+		{ 0x3000000, 0x1000, MB2_MMAP_BADRAM },
+		{ 0x4000000, 0x1000, MB2_MMAP_RESERVED },
+		{ 0x5000000, 0x1000, MB2_MMAP_RESERVED },
+	};
+	assert_true(bi.mmap_from_efi);
+	assert_int_equal(bi.nmmap, sizeof(want) / sizeof(want[0]));
+	for (u32 i = 0; i < bi.nmmap; i++) {
+		assert_int_equal(bi.mmap[i].base, want[i].base);
+		assert_int_equal(bi.mmap[i].len, want[i].len);
+		assert_int_equal(bi.mmap[i].type, want[i].type);
+	}
+}
+
+static void test_efi_mmap(void **state)
+{
+	(void)state;
+	struct raw_mmap e[2] = { { 0, 0x9fc00, 1, 0 }, { 0x100000, 0x7ee0000, 1, 0 } };
+	/* GRUB under UEFI: tag-6 map first, then the EFI map, which wins; a framebuffer tag and
+	 * the EFI system table tag are ignored. Descriptors of 48 bytes, as OVMF's. */
+	struct img *m = img_new();
+	tag_mmap(m, e, 2, 24);
+	u8 fb[24] = { 0 };
+	tag(m, MB2_TAG_FRAMEBUFFER, fb, sizeof(fb));
+	tag(m, MB2_TAG_EFI64, "\0\0\0~\0\0\0\0", 8);
+	tag_efi_mmap(m, ovmf_like, N_OVMF, 48);
+	tag(m, MB2_TAG_ACPI_NEW, rsdp_new, sizeof(rsdp_new));
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	check_ovmf_map();
+	assert_int_equal(bi.rsdp_new_len, 36);
+	assert_null(bi.rsdp_old);
+	free(m);
+
+	/* The other order: the tag-6 map after the EFI one is not used. */
+	m = img_new();
+	tag_efi_mmap(m, ovmf_like, N_OVMF, 40);
+	tag_mmap(m, e, 2, 24);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	check_ovmf_map();
+	free(m);
+
+	/* A partial trailing descriptor is ignored, like the tag-6 map's. */
+	m = img_new();
+	u8 part[8 + 40 + 24] = { 40, 0, 0, 0, 1 };
+	memcpy(part + 8, &ovmf_like[0], 40);
+	memcpy(part + 48, &ovmf_like[1], 24);
+	tag(m, MB2_TAG_EFI_MMAP, part, sizeof(part));
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_int_equal(bi.nmmap, 1);
+	assert_int_equal(bi.mmap[0].len, 0x1000);
+	free(m);
+}
+
+static void test_efi_mmap_errors(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	tag(m, MB2_TAG_EFI_MMAP, "(\0\0\0", 4);  /* header cut short */
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "EFI mmap tag at offset 8: size 12 < 16");
+	free(m);
+
+	m = img_new();
+	tag_efi_mmap(m, ovmf_like, 2, 32);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "EFI mmap tag at offset 8: entry_size 32 < 40");
+	free(m);
+
+	m = img_new();
+	tag_efi_mmap(m, ovmf_like, 0, 0);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "entry_size 0 < 40");
+	free(m);
+
+	/* Ranges that wrap the address space, or more pages than it holds, or an unaligned base. */
+	static const struct efi_desc bad[] = {
+		{ EFI_CONVENTIONAL_MEMORY, 0, 0xfffffffffffff000ull, 0, 2, 0 },
+		{ EFI_CONVENTIONAL_MEMORY, 0, 0x100000, 0, 1ull << 52, 0 },
+		{ EFI_CONVENTIONAL_MEMORY, 0, (1ull << 52) - 0x1000, 0, 2, 0 },
+		{ EFI_CONVENTIONAL_MEMORY, 0, 0x100800, 0, 1, 0 },
+	};
+	for (u32 i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m = img_new();
+		struct efi_desc d[2] = { ovmf_like[1], bad[i] };
+		tag_efi_mmap(m, d, 2, 40);
+		finish(m);
+		assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+		assert_error_has(bi.error, "descriptor at +56");
+		assert_error_has(bi.error, "outside the address space");
+		free(m);
+	}
+
+	/* The last page of the 52-bit physical address space is fine. */
+	m = img_new();
+	struct efi_desc top = { 0, 0, (1ull << 52) - 0x1000, 0, 1, 0 };
+	tag_efi_mmap(m, &top, 1, 40);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_int_equal(bi.nmmap, 1);
+	free(m);
+
+	/* More unmergeable descriptors than MB2_MAX_MMAP: the rest are counted, not stored. */
+	m = img_new();
+	static struct efi_desc many[MB2_MAX_MMAP + 3];
+	for (u32 i = 0; i < MB2_MAX_MMAP + 3; i++)
+		many[i] = (struct efi_desc){ i & 1 ? EFI_CONVENTIONAL_MEMORY : 0, 0, i * 0x1000ull, 0,
+					     1, 0 };
+	u8 p[8 + (MB2_MAX_MMAP + 3) * 40];
+	u32 hdr[2] = { 40, 1 };
+	memcpy(p, hdr, 8);
+	for (u32 i = 0; i < MB2_MAX_MMAP + 3; i++)
+		memcpy(p + 8 + i * 40, &many[i], 40);
+	tag(m, MB2_TAG_EFI_MMAP, p, sizeof(p));
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_int_equal(bi.nmmap, MB2_MAX_MMAP);
+	assert_int_equal(bi.mmap_dropped, 3);
+	free(m);
+}
+
+static void test_acpi_both(void **state)
+{
+	(void)state;
+	/* UEFI firmware gives both RSDP tags; the first of each kind is kept. */
+	struct img *m = img_new();
+	u8 second[36] = "RSD PTR 2";
+	tag(m, MB2_TAG_ACPI_OLD, rsdp_old, sizeof(rsdp_old));
+	tag(m, MB2_TAG_ACPI_NEW, rsdp_new, sizeof(rsdp_new));
+	tag(m, MB2_TAG_ACPI_NEW, second, sizeof(second));
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_int_equal(bi.rsdp_old_len, 20);
+	assert_int_equal(bi.rsdp_new_len, 36);
+	assert_memory_equal(bi.rsdp_new, rsdp_new, 36);
+	free(m);
+
+	/* A malformed new RSDP after a good old one still fails the parse: no silent fallback. */
+	m = img_new();
+	tag(m, MB2_TAG_ACPI_OLD, rsdp_old, sizeof(rsdp_old));
+	tag(m, MB2_TAG_ACPI_NEW, rsdp_new, 35);
+	finish(m);
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
+	assert_error_has(bi.error, "35 bytes < 36");
+	free(m);
+}
+
 /* A valid image copied into an exactly sized heap buffer, so ASan sees any overread. */
 static u8 *exact_copy(const struct img *m, u32 len)
 {
@@ -347,6 +548,7 @@ static void test_every_truncation(void **state)
 	struct raw_mmap e[2] = { { 0, 0x9fc00, 1, 0 }, { 0x100000, 0x1000000, 1, 0 } };
 	tag_mmap(m, e, 2, 24);
 	tag_module(m, 0x200000, 0x300000, "mod");
+	tag_efi_mmap(m, ovmf_like, 4, 48);
 	tag(m, MB2_TAG_ACPI_NEW, rsdp_new, sizeof(rsdp_new));
 	u32 total = finish(m);
 	/* Shrinking total_size (and the buffer with it) must give a clean error every time. */
@@ -370,6 +572,7 @@ static void test_random_corruption(void **state)
 				 { 0xfee00000, 0x1000, 2, 0 } };
 	tag_mmap(m, e, 3, 24);
 	tag_module(m, 0x200000, 0x300000, "guest");
+	tag_efi_mmap(m, ovmf_like, 5, 40);
 	tag(m, MB2_TAG_ACPI_OLD, rsdp_old, sizeof(rsdp_old));
 	u32 total = finish(m);
 	srand(12345);
@@ -401,6 +604,9 @@ int main(void)
 		cmocka_unit_test(test_module_errors),
 		cmocka_unit_test(test_string_errors),
 		cmocka_unit_test(test_acpi_tags),
+		cmocka_unit_test(test_efi_mmap),
+		cmocka_unit_test(test_efi_mmap_errors),
+		cmocka_unit_test(test_acpi_both),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_random_corruption),
 	};
