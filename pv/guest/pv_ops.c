@@ -1,5 +1,6 @@
 /* Guest-side paravirt ops: native defaults, Umbra's hypercall versions, the lazy MMU queue. */
 #include "pv/guest/pv_ops.h"
+#include "pv/guest/x86.h"
 
 #define COM1 0x3f8
 #define PIT_HZ 1193182u
@@ -10,20 +11,6 @@ int pv_on_umbra;
 uint64_t pv_tsc_hz;
 pv_ulong pv_phys_offset;
 struct pv_lazy_stats pv_lazy_stats;
-
-/* ---- hardware ---- */
-static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
-static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-static inline void cpuid(uint32_t leaf, uint32_t r[4])
-{
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
-}
 
 long pv_hypercall_insn(enum pv_insn insn, pv_ulong nr, pv_ulong a0, pv_ulong a1, pv_ulong a2,
 		       pv_ulong a3)
@@ -126,7 +113,7 @@ static uint64_t tsc_to_ns(uint64_t tsc)
 	return tsc / pv_tsc_hz * NS_PER_S + tsc % pv_tsc_hz * NS_PER_S / pv_tsc_hz;
 }
 
-static uint64_t native_time_ns(void) { return tsc_to_ns(rdtsc()); }
+static uint64_t native_time_ns(void) { return tsc_to_ns(read_tsc()); }
 static long native_yield(void) { return 0; }
 
 /* The TSC against 10 ms of PIT channel 2 (mode 0, gate on, speaker off): OUT2 in port 0x61
@@ -138,11 +125,11 @@ static uint64_t measure_tsc_hz(void)
 	outb(0x43, 0xb0);
 	outb(0x42, (uint8_t)count);
 	outb(0x42, (uint8_t)(count >> 8));
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = read_tsc();
 	for (unsigned long i = 0; !(inb(0x61) & 0x20); i++)
 		if (i > 100000000ul)
 			return 0; /* no PIT */
-	uint64_t t1 = rdtsc();
+	uint64_t t1 = read_tsc();
 	return (t1 - t0) * PIT_HZ / count;
 }
 
@@ -227,14 +214,14 @@ int pv_detect(void)
 {
 	uint32_t r[4];
 
-	cpuid(1, r);
+	cpuid_regs(1, 0, r);
 	if (!(r[2] & (1u << 31)))
 		return 0;
-	cpuid(UMBRA_CPUID_BASE, r);
+	cpuid_regs(UMBRA_CPUID_BASE, 0, r);
 	if (r[0] < UMBRA_CPUID_FEATURES || r[1] != UMBRA_SIGNATURE_EBX ||
 	    r[2] != UMBRA_SIGNATURE_ECX || r[3] != UMBRA_SIGNATURE_EDX)
 		return 0;
-	cpuid(UMBRA_CPUID_FEATURES, r);
+	cpuid_regs(UMBRA_CPUID_FEATURES, 0, r);
 	return r[0] == UMBRA_ABI_VERSION;
 }
 
@@ -242,7 +229,7 @@ int pv_init(void)
 {
 	uint32_t v[4];
 
-	cpuid(0, v);
+	cpuid_regs(0, 0, v);
 	/* AuthenticAMD, HygonGenuine */
 	pv_insn = v[1] == 0x68747541u || v[1] == 0x6f677948u ? PV_VMMCALL : PV_VMCALL;
 	pv_on_umbra = pv_detect();

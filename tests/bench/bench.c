@@ -11,13 +11,6 @@ const char guest_name[] = GUEST_NAME;
 static struct aspace kernel, spaces[MAX_P];
 static int smoke;
 
-static uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /* Exits the workload caused and MMU faults (shadow fills, or nested fills with mmu=tdp) so far;
  * natively both stay 0. Exits for host interrupts (the slice timer, kicks) are left out: they
  * come with elapsed time, not with the work, so counting them would make the exact counts noisy. */
@@ -85,12 +78,12 @@ static void ctxswitch(int nspaces, int w, int switches)
 		touch(w);
 	}
 	struct counts a = snapshot();
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = read_tsc();
 	for (int i = 0; i < switches; i++) {
 		write_cr3(spaces[i % nspaces].root);
 		touch(w);
 	}
-	uint64_t t1 = rdtsc();
+	uint64_t t1 = read_tsc();
 	struct counts b = snapshot();
 	write_cr3(kernel.root);
 	static const char *const params[] = { "P=8 W=16", "P=8 W=64", "P=8 W=256", "P=2 W=64",
@@ -122,7 +115,7 @@ static void forkflood(int rounds, int pv)
 	for (int r = -1; r < rounds; r++) {
 		uint64_t val = frame | PTE_P | PTE_W | (r & 1 ? 0 : PTE_A);
 		struct counts a = snapshot();
-		uint64_t t0 = rdtsc();
+		uint64_t t0 = read_tsc();
 		if (pv) {
 			for (int i = 0; i < n; i++)
 				batch[i] = (struct umbra_mmu_update){ (ulong)pt + (ulong)i * as.bytes, val };
@@ -132,7 +125,7 @@ static void forkflood(int rounds, int pv)
 			for (int i = 0; i < n; i++)
 				pte_set(&as, pt + i * as.bytes, val);
 		}
-		uint64_t t1 = rdtsc();
+		uint64_t t1 = read_tsc();
 		struct counts b = snapshot();
 		write_cr3(as.root); /* the flush that follows a fork's rewrite: not the rewrite's */
 		if (r >= 0) {
@@ -156,9 +149,9 @@ static void touchpages(int n)
 		map_page(&as, TEST_VA + (ulong)i * PAGE_SIZE, page_alloc(), 1, PTE_P | PTE_W);
 	write_cr3(as.root);
 	struct counts a = snapshot();
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = read_tsc();
 	touch(n);
-	uint64_t t1 = rdtsc();
+	uint64_t t1 = read_tsc();
 	struct counts b = snapshot();
 	write_cr3(kernel.root);
 	report("touch", "pages=fresh", (uint64_t)n, t1 - t0, exits_between(a, b), b.faults - a.faults);
@@ -171,10 +164,10 @@ static void nullcall(int calls)
 		return;
 	}
 	struct counts a = snapshot();
-	uint64_t t0 = rdtsc();
+	uint64_t t0 = read_tsc();
 	for (int i = 0; i < calls; i++)
 		umbra_hypercall(UMBRA_HC_VERSION, 0, 0);
-	uint64_t t1 = rdtsc();
+	uint64_t t1 = read_tsc();
 	struct counts b = snapshot();
 	report("nullcall", "call=version", (uint64_t)calls, t1 - t0, exits_between(a, b),
 	       b.faults - a.faults);

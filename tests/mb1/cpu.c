@@ -7,13 +7,6 @@ const char guest_name[] = "cpu";
 #define CR0_CD (1ul << 30)
 #define CR0_NW (1ul << 29)
 
-static uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 static int printable(uint32_t w)
 {
 	for (int i = 0; i < 4; i++, w >>= 8)
@@ -226,9 +219,9 @@ static void msr_checks(void)
 	wrmsr(0xc0000102u, 0);
 
 	uint64_t t1, t2, t3;
-	t1 = rdtsc();
+	t1 = read_tsc();
 	CHECK(!rdmsr_safe(0x10, &t2), "rdmsr tsc");
-	t3 = rdtsc();
+	t3 = read_tsc();
 	/* TCG's rdmsr of the TSC is not the running counter rdtsc reads; hardware's is. */
 	CHECK(t1 < t3 && (tcg_native() || (t1 < t2 && t2 < t3)),
 	      "tsc not increasing across rdtsc, rdmsr, rdtsc");
@@ -323,7 +316,7 @@ static void tsc_write(void)
 	uint64_t t = 1ull << 40, now = 0;
 	int w = wrmsr_safe(0x10, t);
 	if (!w) /* rdtsc, not rdmsr: TCG's rdmsr of the TSC is not the counter (see above) */
-		now = rdtsc();
+		now = read_tsc();
 	/* TCG takes the write but its rdtsc does not move: natively only the write is checked. */
 	CHECK(!w && (tcg_native() || (now >= t && now - t < (1ull << 36))),
 	      "tsc write: vector %d, read %llx", w, (unsigned long long)now);

@@ -219,9 +219,9 @@ static void timer_cases(void)
 	EXPECT_TRUE("timer interrupt on vector B", irq_count_b == 1 && irq_count_a == 0);
 	/* And through pv_ops.halt. */
 	EXPECT("timer_set A", HC(TIMER_SET, VEC_A, 5 * ms, 0, 0), 0);
-	sti();
+	irq_on();
 	pv_ops.halt();
-	cli();
+	irq_off();
 	EXPECT_TRUE("timer interrupt on vector A (pv halt)", irq_count_a == 1 && irq_count_b == 1);
 
 	t0 = time_now_ns();
@@ -241,10 +241,10 @@ static void timer_cases(void)
 		kprintf("block with a 2 ms timer took %llu us\n", (unsigned long long)((t1 - t0) / 1000));
 	EXPECT("block with the event pending", HC(BLOCK, 1000 * ms, 0, 0, 0), 1);
 	EXPECT_TRUE("not delivered with IF=0", irq_count_a == 1);
-	sti();
+	irq_on();
 	for (int i = 0; i < 100000 && irq_count_a == 1; i++)
 		asm volatile("pause");
-	cli();
+	irq_off();
 	EXPECT_TRUE("delivered once IF=1", irq_count_a == 2);
 
 	/* Bad timers arm nothing. */
@@ -258,10 +258,10 @@ static void timer_cases(void)
 	EXPECT("timer_set A again", HC(TIMER_SET, VEC_A, 2 * ms, 0, 0), 0);
 	EXPECT("timer cancel", HC(TIMER_SET, 0, 0, 0, 0), 0);
 	EXPECT("block: cancelled timer stays quiet", HC(BLOCK, 5 * ms, 0, 0, 0), 0);
-	sti();
+	irq_on();
 	for (volatile int i = 0; i < 10000; i++)
 		;
-	cli();
+	irq_off();
 	EXPECT_TRUE("no stray interrupts", irq_count_a == 2 && irq_count_b == 1);
 }
 

@@ -33,8 +33,6 @@ ulong run_user(ulong (*fn)(void));
 #define VEC_B 0x41
 extern volatile ulong irq_count_a, irq_count_b;
 void irq_install(void);
-static inline void sti(void) { asm volatile("sti" : : : "memory"); }
-static inline void cli(void) { asm volatile("cli" : : : "memory"); }
 
 /* Prints the case count and ends: on Umbra by the EXIT hypercall, natively by the port. */
 __attribute__((noreturn)) void pvt_finish(void);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "pv/abi.h"
+#include "pv/guest/x86.h"
 
 typedef unsigned long ulong; /* register width: 32 or 64 bits */
 
@@ -81,27 +82,6 @@ extern int umbra_nested; /* ... and says the CPU does the guest's paging (mmu=td
 long umbra_hypercall(ulong nr, ulong a0, ulong a1);
 int umbra_stats(struct umbra_stats *s); /* 0 on success */
 
-static inline ulong read_cr0(void) { ulong v; asm volatile("mov %%cr0, %0" : "=r"(v)); return v; }
-static inline ulong read_cr2(void) { ulong v; asm volatile("mov %%cr2, %0" : "=r"(v)); return v; }
-static inline ulong read_cr3(void) { ulong v; asm volatile("mov %%cr3, %0" : "=r"(v)); return v; }
-static inline ulong read_cr4(void) { ulong v; asm volatile("mov %%cr4, %0" : "=r"(v)); return v; }
-static inline void write_cr0(ulong v) { asm volatile("mov %0, %%cr0" : : "r"(v) : "memory"); }
-static inline void write_cr3(ulong v) { asm volatile("mov %0, %%cr3" : : "r"(v) : "memory"); }
-static inline void write_cr4(ulong v) { asm volatile("mov %0, %%cr4" : : "r"(v) : "memory"); }
-static inline void invlpg(ulong va) { asm volatile("invlpg (%0)" : : "r"(va) : "memory"); }
-static inline uint64_t rdmsr(uint32_t msr)
-{
-	uint32_t lo, hi;
-	asm volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-	return ((uint64_t)hi << 32) | lo;
-}
-static inline void wrmsr(uint32_t msr, uint64_t v)
-{
-	asm volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
-}
-static inline void outb(uint16_t port, uint8_t v) { asm volatile("outb %0, %1" : : "a"(v), "Nd"(port)); }
-static inline void outl(uint16_t port, uint32_t v) { asm volatile("outl %0, %1" : : "a"(v), "Nd"(port)); }
-static inline uint8_t inb(uint16_t port) { uint8_t v; asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
 /* EFLAGS.AC without STAC/CLAC, so it also works where SMAP is not offered. */
 void set_ac(int on);
 void set_cr0_bits(ulong set, ulong clear);
@@ -156,18 +136,6 @@ void *idt_base(void); /* the IDT in force (SIDT) */
 void idt_load(const void *base, uint16_t limit);
 void tss_set_ist(int n, ulong top); /* long mode: IST n (1-7) of the library's TSS */
 
-static inline void irq_on(void) { asm volatile("sti" : : : "memory"); }
-static inline void irq_off(void) { asm volatile("cli" : : : "memory"); }
-/* Waits for an interrupt: sti's shadow covers hlt, so one arriving in between still wakes it.
- * Returns with IF=1. */
-static inline void irq_wait(void) { asm volatile("sti; hlt" : : : "memory"); }
-static inline ulong read_flags(void) { ulong f; asm volatile("pushf; pop %0" : "=r"(f)); return f; }
-static inline uint64_t read_tsc(void)
-{
-	uint32_t lo, hi;
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
 /* TSC ticks per ms, measured once against PIT channel 2 (mode 0, gate in port 0x61), robust to
  * host stalls; a fallback of 3 GHz without a PIT, so timeouts still end. Never printed. */
 ulong tsc_per_ms(void);

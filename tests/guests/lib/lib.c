@@ -398,9 +398,9 @@ int user_fetch(ulong va) { return user_run(va, 0, 0, 0); }
 /* ---- CPU ---- */
 struct cpuid cpuid(uint32_t leaf, uint32_t sub)
 {
-	struct cpuid r;
-	asm volatile("cpuid" : "=a"(r.a), "=b"(r.b), "=c"(r.c), "=d"(r.d) : "a"(leaf), "c"(sub));
-	return r;
+	uint32_t v[4];
+	cpuid_regs(leaf, sub, v);
+	return (struct cpuid){ v[0], v[1], v[2], v[3] };
 }
 
 static void features_init(void)
