@@ -6,29 +6,10 @@
 #include "lib/assert.h"
 #include "lib/string.h"
 #include "mmu/mmu.h"
-
-/* Paging-structure entry bits (guest and shadow). */
-#define PTE_P BIT(0)
-#define PTE_W BIT(1)
-#define PTE_U BIT(2)
-#define PTE_A BIT(5)
-#define PTE_D BIT(6)
-#define PTE_PS BIT(7)
-#define PTE_NX BIT(63)
-#define PTE_ADDR 0x000ffffffffff000ull
+#include "arch/x86/regs.h" /* paging-entry and control-register bits: defined once, there */
 
 #define SPT_ENTRIES 512
 #define HASH_BUCKETS 512	/* one page of pointers */
-
-/* Control register bits the MMU looks at. */
-#define CR0_WP BIT(16)
-#define CR0_PG BIT(31)
-#define CR4_PSE BIT(4)
-#define CR4_PAE BIT(5)
-#define CR4_SMEP BIT(20)
-#define CR4_SMAP BIT(21)
-#define EFER_NXE BIT(11)
-#define EFER_LMA BIT(10)
 
 struct mmu_page {
 	struct mmu_page *gfn_next;	/* gfn hash chain */

@@ -1,9 +1,9 @@
 /* Two-dimensional paging: the nested table, filled lazily from the memory slots (see tdp.h). */
 #include "mmu/tdp.h"
+#include "arch/x86/regs.h"
 
 #define TDP_ENTRIES 512
 #define TDP_LEVELS 4
-#define TDP_ADDR 0x000ffffffffff000ull
 #define LARGE_PAGES (TDP_ENTRIES)	/* 4 KiB frames in a 2 MiB leaf */
 #define LARGE_SIZE (LARGE_PAGES * PAGE_SIZE)
 
@@ -186,7 +186,7 @@ bool tdp_lookup(const struct tdp *t, u64 gpa, u64 *hpa)
 			return false;
 		if (l == 1 || (l == 2 && !n->kid[index_at(gpa, l)])) {
 			u64 off = gpa & ((PAGE_SIZE << (9 * (l - 1))) - 1);
-			*hpa = (e & TDP_ADDR & ~((PAGE_SIZE << (9 * (l - 1))) - 1)) + off;
+			*hpa = (e & PTE_ADDR & ~((PAGE_SIZE << (9 * (l - 1))) - 1)) + off;
 			return true;
 		}
 		n = n->kid[index_at(gpa, l)];

@@ -70,9 +70,9 @@ enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx)
 {
 	u16 cs = ctx->seg[X86_CS].attr;
 
-	if (!(ctx->cr0 & X86_CR0_PE) || (ctx->rflags & X86_FL_VM))
+	if (!(ctx->cr0 & CR0_PE) || (ctx->rflags & RFLAGS_VM))
 		return X86_MODE_16;
-	if ((ctx->efer & X86_EFER_LMA) && (cs & X86_SEG_L))
+	if ((ctx->efer & EFER_LMA) && (cs & X86_SEG_L))
 		return X86_MODE_64;
 	return (cs & X86_SEG_DB) ? X86_MODE_32 : X86_MODE_16;
 }
@@ -97,7 +97,7 @@ static bool fail(struct dec *d, int status, u8 vector)
 
 bool x86_canonical(const struct x86_emu_ctx *ctx, u64 linear)
 {
-	unsigned s = (ctx->cr4 & X86_CR4_LA57) ? 7 : 16;
+	unsigned s = (ctx->cr4 & CR4_LA57) ? 7 : 16;
 
 	return (u64)((s64)(linear << s) >> s) == linear;
 }
@@ -105,7 +105,7 @@ bool x86_canonical(const struct x86_emu_ctx *ctx, u64 linear)
 /* The default #PF error code of a fetch; the I bit exists only with NX or SMEP in force. */
 static u32 fetch_error(const struct x86_emu_ctx *ctx)
 {
-	bool id = (ctx->efer & X86_EFER_NXE) || (ctx->cr4 & X86_CR4_SMEP);
+	bool id = (ctx->efer & EFER_NXE) || (ctx->cr4 & CR4_SMEP);
 
 	return (id ? X86_PF_I : 0) | (ctx->cpl == 3 ? X86_PF_U : 0);
 }

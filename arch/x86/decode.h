@@ -3,6 +3,7 @@
 #define ARCH_X86_DECODE_H
 
 #include "lib/types.h"
+#include "arch/x86/regs.h" /* RFLAGS, CR and EFER bits */
 
 enum x86_gpr {
 	X86_RAX, X86_RCX, X86_RDX, X86_RBX, X86_RSP, X86_RBP, X86_RSI, X86_RDI,
@@ -31,24 +32,6 @@ struct x86_seg {
 	u16 sel;
 	u16 attr;
 };
-
-#define X86_FL_CF BIT(0)
-#define X86_FL_PF BIT(2)
-#define X86_FL_AF BIT(4)
-#define X86_FL_ZF BIT(6)
-#define X86_FL_SF BIT(7)
-#define X86_FL_TF BIT(8)
-#define X86_FL_DF BIT(10)
-#define X86_FL_OF BIT(11)
-#define X86_FL_RF BIT(16)
-#define X86_FL_VM BIT(17)
-#define X86_FL_ARITH (X86_FL_CF | X86_FL_PF | X86_FL_AF | X86_FL_ZF | X86_FL_SF | X86_FL_OF)
-
-#define X86_CR0_PE BIT(0)
-#define X86_CR4_LA57 BIT(12)
-#define X86_CR4_SMEP BIT(20)
-#define X86_EFER_LMA BIT(10)
-#define X86_EFER_NXE BIT(11)
 
 #define X86_MAX_INSN_LEN 15
 

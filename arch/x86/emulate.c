@@ -266,7 +266,7 @@ static bool parity_even(u64 v)
 static u64 alu(enum alu_op op, u64 a, u64 b, unsigned w, u64 *fl)
 {
 	const struct alu_desc *d = &alu_tab[op];
-	u64 m = x86_mask(w), cin = d->carry_in && (*fl & X86_FL_CF), r, f = 0, c;
+	u64 m = x86_mask(w), cin = d->carry_in && (*fl & RFLAGS_CF), r, f = 0, c;
 
 	a &= m;
 	b &= m;
@@ -274,28 +274,28 @@ static u64 alu(enum alu_op op, u64 a, u64 b, unsigned w, u64 *fl)
 	case CLS_ADD:
 		r = (a + b + cin) & m;
 		c = (a & b) | ((a ^ b) & ~r);
-		f |= msb(c, w) ? X86_FL_CF : 0;
-		f |= msb((a ^ r) & (b ^ r), w) ? X86_FL_OF : 0;
-		f |= (a ^ b ^ r) & X86_FL_AF;
+		f |= msb(c, w) ? RFLAGS_CF : 0;
+		f |= msb((a ^ r) & (b ^ r), w) ? RFLAGS_OF : 0;
+		f |= (a ^ b ^ r) & RFLAGS_AF;
 		break;
 	case CLS_SUB:
 		r = (a - b - cin) & m;
 		c = (~a & b) | (~(a ^ b) & r);
-		f |= msb(c, w) ? X86_FL_CF : 0;
-		f |= msb((a ^ b) & (a ^ r), w) ? X86_FL_OF : 0;
-		f |= (a ^ b ^ r) & X86_FL_AF;
+		f |= msb(c, w) ? RFLAGS_CF : 0;
+		f |= msb((a ^ b) & (a ^ r), w) ? RFLAGS_OF : 0;
+		f |= (a ^ b ^ r) & RFLAGS_AF;
 		break;
 	case CLS_AND: r = a & b; break;
 	case CLS_OR: r = a | b; break;
 	case CLS_XOR: r = a ^ b; break;
 	default: return ~a & m; /* NOT leaves the flags alone */
 	}
-	f |= r == 0 ? X86_FL_ZF : 0;
-	f |= msb(r, w) ? X86_FL_SF : 0;
-	f |= parity_even(r) ? X86_FL_PF : 0;
+	f |= r == 0 ? RFLAGS_ZF : 0;
+	f |= msb(r, w) ? RFLAGS_SF : 0;
+	f |= parity_even(r) ? RFLAGS_PF : 0;
 	if (d->keep_cf)
-		f = (f & ~X86_FL_CF) | (*fl & X86_FL_CF);
-	*fl = (*fl & ~X86_FL_ARITH) | f;
+		f = (f & ~RFLAGS_CF) | (*fl & RFLAGS_CF);
+	*fl = (*fl & ~RFLAGS_ARITH) | f;
 	return r;
 }
 
@@ -593,7 +593,7 @@ static int cmpxchg_double(struct emu *e)
 	rc = cmpxchg(e, in->mem.seg, in->mem.ea, expect, desired, 2 * half, &swapped);
 	if (rc != X86_EMU_OK)
 		return rc;
-	e->w.rflags = (e->w.rflags & ~X86_FL_ZF) | (swapped ? X86_FL_ZF : 0);
+	e->w.rflags = (e->w.rflags & ~RFLAGS_ZF) | (swapped ? RFLAGS_ZF : 0);
 	if (!swapped) {
 		if (half == 4)
 			expect[1] = expect[0] >> 32;
@@ -646,7 +646,7 @@ static int bit_test(struct emu *e)
 		if (rc != X86_EMU_OK)
 			return rc;
 	}
-	e->w.rflags = (e->w.rflags & ~X86_FL_CF) | ((v & bit) ? X86_FL_CF : 0);
+	e->w.rflags = (e->w.rflags & ~RFLAGS_CF) | ((v & bit) ? RFLAGS_CF : 0);
 	return X86_EMU_OK;
 }
 
@@ -663,7 +663,7 @@ static int string_step(struct emu *e, unsigned w, unsigned asz)
 	bool reads = (in->opcode & 0xfe) != 0xaa, writes = (in->opcode & 0xfe) != 0xac;
 	u8 src_seg = in->seg_override == X86_REG_NONE ? X86_DS : in->seg_override;
 	u64 si = e->w.gpr[X86_RSI] & x86_mask(asz), di = e->w.gpr[X86_RDI] & x86_mask(asz);
-	u64 step = (e->w.rflags & X86_FL_DF) ? (u64)-(s64)w : w, v = 0;
+	u64 step = (e->w.rflags & RFLAGS_DF) ? (u64)-(s64)w : w, v = 0;
 	int rc;
 
 	if (reads) {
@@ -778,8 +778,8 @@ int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	if (rc != X86_EMU_OK || res->rep_incomplete)
 		return rc;
 	commit(&e, ctx);
-	res->single_step = ctx->rflags & X86_FL_TF;
-	ctx->rflags &= ~X86_FL_RF;
+	res->single_step = ctx->rflags & RFLAGS_TF;
+	ctx->rflags &= ~RFLAGS_RF;
 	ctx->rip = x86_next_rip(ctx, insn);
 	return rc;
 }

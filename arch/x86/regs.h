@@ -6,7 +6,8 @@
 #define _B(n) (1 << (n))
 #define _BL(n) (1 << (n))
 #else
-#define _B(n) (1u << (n))
+/* 64 bits wide, so ~BIT never clears the upper half of a 64-bit register or entry. */
+#define _B(n) (1ull << (n))
 #define _BL(n) (1ull << (n))
 #endif
 
@@ -37,6 +38,7 @@
 #define CR4_SMXE _B(14)
 #define CR4_PCIDE _B(17)
 #define CR4_OSXSAVE _B(18)
+#define CR4_LA57 _B(12)
 #define CR4_SMEP _B(20)
 #define CR4_SMAP _B(21)
 
@@ -79,11 +81,19 @@
 #define MSR_VM_HSAVE_PA 0xc0010117
 
 #define RFLAGS_CF _B(0)
+#define RFLAGS_PF _B(2)
+#define RFLAGS_AF _B(4)
+#define RFLAGS_ZF _B(6)
+#define RFLAGS_SF _B(7)
 #define RFLAGS_TF _B(8)
 #define RFLAGS_IF _B(9)
 #define RFLAGS_DF _B(10)
+#define RFLAGS_OF _B(11)
 #define RFLAGS_RF _B(16)
+#define RFLAGS_VM _B(17)
 #define RFLAGS_AC _B(18)
+/* The status flags arithmetic instructions write. */
+#define RFLAGS_ARITH (RFLAGS_CF | RFLAGS_PF | RFLAGS_AF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF)
 
 /* Debug status and control bits. */
 #define DR6_B0_B3 0xfull
@@ -102,5 +112,8 @@
 #define PTE_PS _B(7)
 #define PTE_G _B(8)
 #define PTE_NX _BL(63)
+#ifndef __ASSEMBLY__
+#define PTE_ADDR 0x000ffffffffff000ull /* the frame address bits 12..51 */
+#endif
 
 #endif

@@ -35,13 +35,13 @@ void fake_ctx(struct x86_emu_ctx *ctx, enum x86_mode mode)
 	ctx->seg[X86_CS].attr = X86_SEG_P | X86_SEG_S | 0xb;
 	if (mode == X86_MODE_16)
 		return;
-	ctx->cr0 = X86_CR0_PE | BIT(31);
+	ctx->cr0 = CR0_PE | BIT(31);
 	if (mode == X86_MODE_32) {
 		ctx->seg[X86_CS].attr |= X86_SEG_DB;
 		return;
 	}
 	ctx->cr4 = BIT(5);
-	ctx->efer = BIT(8) | X86_EFER_LMA | X86_EFER_NXE;
+	ctx->efer = BIT(8) | EFER_LMA | EFER_NXE;
 	ctx->seg[X86_CS].attr |= X86_SEG_L;
 }
 

@@ -322,7 +322,7 @@ static void test_page_crossing_fetch(void **state)
 	assert_int_equal(f.error_code, X86_PF_I | X86_PF_U);
 
 	/* Without NX (and SMEP) the CPU leaves the I bit clear. */
-	ctx.efer &= ~X86_EFER_NXE;
+	ctx.efer &= ~EFER_NXE;
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &f), X86_DEC_FAULT);
 	assert_int_equal(f.error_code, X86_PF_U);
 }
@@ -373,9 +373,9 @@ static void test_modes(void **state)
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_16);
 	fake_ctx(&ctx, M32);
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_32);
-	ctx.rflags |= X86_FL_VM;
+	ctx.rflags |= RFLAGS_VM;
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_16);
-	ctx.rflags &= ~X86_FL_VM;
+	ctx.rflags &= ~RFLAGS_VM;
 	ctx.seg[X86_CS].attr &= ~X86_SEG_DB;
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_16);
 	fake_ctx(&ctx, M64);
@@ -383,7 +383,7 @@ static void test_modes(void **state)
 	ctx.seg[X86_CS].attr = (ctx.seg[X86_CS].attr & ~X86_SEG_L) | X86_SEG_DB; /* compatibility mode */
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_32);
 	ctx.seg[X86_CS].attr |= X86_SEG_L;
-	ctx.efer &= ~X86_EFER_LMA;
+	ctx.efer &= ~EFER_LMA;
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_32);
 }
 

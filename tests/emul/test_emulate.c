@@ -13,7 +13,7 @@ struct rv {
 #define MEMIN(a, s) .mem_at = (a), .mem = s, .mem_n = sizeof(s) - 1
 #define MEMOUT(a, s) .out_at = (a), .mout = s, .out_n = sizeof(s) - 1
 #define FL(m, v) .fl_mask = (m), .fl_out = (v)
-#define AR X86_FL_ARITH
+#define AR RFLAGS_ARITH
 #define D 0x2000 /* data */
 #define MO64 "\x00\x20\x00\x00\x00\x00\x00\x00" /* moffs64 = D */
 
@@ -93,12 +93,12 @@ static const struct ecase cases[] = {
 	/* ALU on memory and registers */
 	{ "add eax,(rdi)", CODE("\x01\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\xff\xff\xff\xff"), 0, 2, {}, FL(AR, 0x55), MEMOUT(D, "\0\0\0\0"), .writes = 1 },
 	{ "lock add eax,(rdi)", CODE("\xf0\x01\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\xff\xff\xff\xff"), 0, 3, {}, FL(AR, 0x55), MEMOUT(D, "\0\0\0\0"), .writes = -1, .cmpxchgs = 1 },
-	{ "or", CODE("\x09\x07"), { R(RAX, 0x80000000), R(RDI, D) }, 0, MEMIN(D, "\x01\0\0\0"), 0, 2, {}, FL(AR, X86_FL_SF), MEMOUT(D, "\x01\0\0\x80") },
+	{ "or", CODE("\x09\x07"), { R(RAX, 0x80000000), R(RDI, D) }, 0, MEMIN(D, "\x01\0\0\0"), 0, 2, {}, FL(AR, RFLAGS_SF), MEMOUT(D, "\x01\0\0\x80") },
 	{ "and", CODE("\x21\x07"), { R(RAX, 0x0f0f0f0f), R(RDI, D) }, AR, MEMIN(D, "\xf0\xf0\xf0\xf0"), 0, 2, {}, FL(AR, 0x44), MEMOUT(D, "\0\0\0\0") },
 	{ "xor", CODE("\x31\x07"), { R(RAX, 0x12345678), R(RDI, D) }, 0, MEMIN(D, "\x78\x56\x34\x12"), 0, 2, {}, FL(AR, 0x44), MEMOUT(D, "\0\0\0\0") },
 	{ "sub", CODE("\x29\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0"), 0, 2, {}, FL(AR, 0x95), MEMOUT(D, "\xff\xff\xff\xff") },
-	{ "sbb with CF", CODE("\x19\x07"), { R(RAX, 3), R(RDI, D) }, X86_FL_CF, MEMIN(D, "\x05\0\0\0"), 0, 2, {}, FL(AR, 0), MEMOUT(D, "\x01\0\0\0") },
-	{ "adc with CF", CODE("\x11\x07"), { R(RAX, 0), R(RDI, D) }, X86_FL_CF, MEMIN(D, "\xff\xff\xff\x7f"), 0, 2, {}, FL(AR, 0x894), MEMOUT(D, "\0\0\0\x80") },
+	{ "sbb with CF", CODE("\x19\x07"), { R(RAX, 3), R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\x05\0\0\0"), 0, 2, {}, FL(AR, 0), MEMOUT(D, "\x01\0\0\0") },
+	{ "adc with CF", CODE("\x11\x07"), { R(RAX, 0), R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\xff\xff\xff\x7f"), 0, 2, {}, FL(AR, 0x894), MEMOUT(D, "\0\0\0\x80") },
 	{ "cmp al,(rdi): no write", CODE("\x38\x07"), { R(RAX, 0x20), R(RDI, D) }, 0, MEMIN(D, "\x10"), 0, 2, {}, FL(AR, 0x85), .writes = -1 },
 	{ "cmp (rdi),eax", CODE("\x3b\x07"), { R(RAX, 5), R(RDI, D) }, 0, MEMIN(D, "\x05\0\0\0"), 0, 2, {}, FL(AR, 0x44) },
 	{ "add (rdi),eax", CODE("\x03\x07"), { R(RAX, 0xffffffff00000010), R(RDI, D) }, 0, MEMIN(D, "\x20\0\0\0"), 0, 2, { R(RAX, 0x30) }, FL(AR, 0x04) },
@@ -109,16 +109,16 @@ static const struct ecase cases[] = {
 	{ "andl imm8 (83)", CODE("\x83\x27\xfe"), { R(RDI, D) }, AR, MEMIN(D, "\x03\0\0\0"), 0, 3, {}, FL(AR, 0), MEMOUT(D, "\x02\0\0\0") },
 	{ "orq $1: pte present", CODE("\x48\x83\x0f\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x00\x10\0\0\0\0\0\0"), 0, 4, {}, FL(AR, 0), MEMOUT(D, "\x01\x10\0\0\0\0\0\0"), .width = 8 },
 	{ "lock orq $1", CODE("\xf0\x48\x83\x0f\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x00\x10\0\0\0\0\0\0"), 0, 5, {}, FL(AR, 0), MEMOUT(D, "\x01\x10\0\0\0\0\0\0"), .cmpxchgs = 1, .writes = -1 },
-	{ "lock andq $~2", CODE("\xf0\x48\x81\x27\xfd\xff\xff\xff"), { R(RDI, D) }, 0, MEMIN(D, "\x03\x10\0\0\0\0\0\x80"), 0, 8, {}, FL(AR, X86_FL_SF), MEMOUT(D, "\x01\x10\0\0\0\0\0\x80") },
+	{ "lock andq $~2", CODE("\xf0\x48\x81\x27\xfd\xff\xff\xff"), { R(RDI, D) }, 0, MEMIN(D, "\x03\x10\0\0\0\0\0\x80"), 0, 8, {}, FL(AR, RFLAGS_SF), MEMOUT(D, "\x01\x10\0\0\0\0\0\x80") },
 	{ "lock add lost race: retry", CODE("\xf0\x01\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\x10\0\0\0"), X86_EMU_RETRY, 0, {}, 0, 0, MEMOUT(D, "\x50\0\0\0"), .race = 1 },
 	{ "addw (66)", CODE("\x66\x01\x07"), { R(RAX, 1), R(RDI, D) }, 0, MEMIN(D, "\xff\x7f\x33"), 0, 3, {}, FL(AR, 0x894), MEMOUT(D, "\x00\x80\x33") },
-	{ "test (84): no write", CODE("\x84\x07"), { R(RAX, 0x80), R(RDI, D) }, AR, MEMIN(D, "\x80"), 0, 2, {}, FL(AR, X86_FL_SF), .writes = -1 },
+	{ "test (84): no write", CODE("\x84\x07"), { R(RAX, 0x80), R(RDI, D) }, AR, MEMIN(D, "\x80"), 0, 2, {}, FL(AR, RFLAGS_SF), .writes = -1 },
 	{ "test al,imm (a8)", CODE("\xa8\x01"), { R(RAX, 2) }, 0, .len = 2, .fl_mask = AR, .fl_out = 0x44 },
 	{ "testb imm (f6)", CODE("\xf6\x07\x80"), { R(RDI, D) }, 0, MEMIN(D, "\x7f"), 0, 3, {}, FL(AR, 0x44) },
 	{ "notl: flags kept", CODE("\xf7\x17"), { R(RDI, D) }, 0x41, MEMIN(D, "\x0f\x0f\x0f\x0f"), 0, 2, {}, FL(AR, 0x41), MEMOUT(D, "\xf0\xf0\xf0\xf0") },
 	{ "negl 1", CODE("\xf7\x1f"), { R(RDI, D) }, 0, MEMIN(D, "\x01\0\0\0"), 0, 2, {}, FL(AR, 0x95), MEMOUT(D, "\xff\xff\xff\xff") },
-	{ "negl 0", CODE("\xf7\x1f"), { R(RDI, D) }, X86_FL_CF, MEMIN(D, "\0\0\0\0"), 0, 2, {}, FL(AR, 0x44) },
-	{ "incb keeps CF", CODE("\xfe\x07"), { R(RDI, D) }, X86_FL_CF, MEMIN(D, "\x7f"), 0, 2, {}, FL(AR, 0x891), MEMOUT(D, "\x80") },
+	{ "negl 0", CODE("\xf7\x1f"), { R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\0\0\0\0"), 0, 2, {}, FL(AR, 0x44) },
+	{ "incb keeps CF", CODE("\xfe\x07"), { R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\x7f"), 0, 2, {}, FL(AR, 0x891), MEMOUT(D, "\x80") },
 	{ "decl keeps CF", CODE("\xff\x0f"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0"), 0, 2, {}, FL(AR, 0x94), MEMOUT(D, "\xff\xff\xff\xff") },
 	{ "incq", CODE("\x48\xff\x07"), { R(RDI, D) }, 0, MEMIN(D, "\xff\xff\xff\xff\xff\xff\xff\xff"), 0, 3, {}, FL(AR, 0x54), MEMOUT(D, "\0\0\0\0\0\0\0\0") },
 	{ "lock decw", CODE("\xf0\x66\xff\x0f"), { R(RDI, D) }, 0, MEMIN(D, "\x01\x00"), 0, 4, {}, FL(AR, 0x44), MEMOUT(D, "\0\0"), .cmpxchgs = 1 },
@@ -132,33 +132,33 @@ static const struct ecase cases[] = {
 	{ "xchg lost race: retry", CODE("\x87\x07"), { R(RAX, 0x11223344), R(RDI, D) }, 0, MEMIN(D, "ABCD"), X86_EMU_RETRY, 0, {}, 0, 0, MEMOUT(D, "\x01" "BCD"), .race = 1 },
 	{ "xchg ecx,eax (registers)", CODE("\x91"), {}, 0, .status = X86_EMU_UNHANDLED },
 	/* CMPXCHG */
-	{ "cmpxchg equal", CODE("\xf0\x0f\xb1\x17"), { R(RAX, 0x44434241), R(RDX, 0x11223344), R(RDI, D) }, X86_FL_CF, MEMIN(D, "ABCD"), 0, 4, {}, FL(AR, 0x44), MEMOUT(D, "\x44\x33\x22\x11"), .cmpxchgs = 1 },
+	{ "cmpxchg equal", CODE("\xf0\x0f\xb1\x17"), { R(RAX, 0x44434241), R(RDX, 0x11223344), R(RDI, D) }, RFLAGS_CF, MEMIN(D, "ABCD"), 0, 4, {}, FL(AR, 0x44), MEMOUT(D, "\x44\x33\x22\x11"), .cmpxchgs = 1 },
 	{ "cmpxchg different", CODE("\xf0\x0f\xb1\x17"), { R(RAX, 0xffffffff00000001), R(RDX, 7), R(RDI, D) }, 0, MEMIN(D, "\x02\0\0\0"), 0, 4, { R(RAX, 2) }, FL(AR, 0x95) },
 	{ "cmpxchg without lock", CODE("\x0f\xb1\x17"), { R(RAX, 2), R(RDX, 7), R(RDI, D) }, 0, MEMIN(D, "\x02\0\0\0"), 0, 3, {}, FL(AR, 0x44), MEMOUT(D, "\x07\0\0\0") },
 	{ "cmpxchg rdx,(rdi)", CODE("\x48\x0f\xb1\x17"), { R(RAX, 0x4847464544434241), R(RDX, 0x0102030405060708), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 4, {}, FL(AR, 0x44), MEMOUT(D, "\x08\x07\x06\x05\x04\x03\x02\x01") },
 	{ "cmpxchg byte", CODE("\x0f\xb0\x0f"), { R(RAX, 0x41), R(RCX, 0x5a), R(RDI, D) }, 0, MEMIN(D, "A"), 0, 3, {}, FL(AR, 0x44), MEMOUT(D, "Z") },
 	{ "cmpxchg ecx,edx (registers)", CODE("\x0f\xb1\xca"), { R(RAX, 5), R(RCX, 9), R(RDX, 5) }, 0, .len = 3, .out = { R(RDX, 9) }, FL(AR, 0x44) },
-	{ "cmpxchg8b equal", CODE("\xf0\x0f\xc7\x0f"), { R(RAX, 0x44434241), R(RDX, 0x48474645), R(RBX, 0x11111111), R(RCX, 0x22222222), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 4, {}, FL(X86_FL_ZF, X86_FL_ZF), MEMOUT(D, "\x11\x11\x11\x11\x22\x22\x22\x22"), .width = 8, .cmpxchgs = 1 },
-	{ "cmpxchg8b different", CODE("\xf0\x0f\xc7\x0f"), { R(RAX, ~0ull), R(RDX, ~0ull), R(RBX, 1), R(RCX, 2), R(RDI, D) }, X86_FL_ZF, MEMIN(D, "ABCDEFGH"), 0, 4, { R(RAX, 0x44434241), R(RDX, 0x48474645) }, FL(X86_FL_ZF, 0) },
-	{ "32: cmpxchg8b", X86_MODE_32, CODE("\x0f\xc7\x0f"), { R(RAX, 0x44434241), R(RDX, 0x48474645), R(RBX, 0x33333333), R(RCX, 0x44444444), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 3, {}, FL(X86_FL_ZF, X86_FL_ZF), MEMOUT(D, "\x33\x33\x33\x33\x44\x44\x44\x44") },
-	{ "cmpxchg16b equal", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RAX, 0x4847464544434241), R(RDX, 0x504f4e4d4c4b4a49), R(RBX, 0x1111111111111111), R(RCX, 0x2222222222222222), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGHIJKLMNOP"), 0, 5, {}, FL(X86_FL_ZF, X86_FL_ZF), MEMOUT(D, "\x11\x11\x11\x11\x11\x11\x11\x11\x22\x22\x22\x22\x22\x22\x22\x22"), .width = 16 },
-	{ "cmpxchg16b different", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RBX, 1), R(RCX, 2), R(RDI, D) }, X86_FL_ZF, MEMIN(D, "ABCDEFGHIJKLMNOP"), 0, 5, { R(RAX, 0x4847464544434241), R(RDX, 0x504f4e4d4c4b4a49) }, FL(X86_FL_ZF, 0) },
+	{ "cmpxchg8b equal", CODE("\xf0\x0f\xc7\x0f"), { R(RAX, 0x44434241), R(RDX, 0x48474645), R(RBX, 0x11111111), R(RCX, 0x22222222), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 4, {}, FL(RFLAGS_ZF, RFLAGS_ZF), MEMOUT(D, "\x11\x11\x11\x11\x22\x22\x22\x22"), .width = 8, .cmpxchgs = 1 },
+	{ "cmpxchg8b different", CODE("\xf0\x0f\xc7\x0f"), { R(RAX, ~0ull), R(RDX, ~0ull), R(RBX, 1), R(RCX, 2), R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "ABCDEFGH"), 0, 4, { R(RAX, 0x44434241), R(RDX, 0x48474645) }, FL(RFLAGS_ZF, 0) },
+	{ "32: cmpxchg8b", X86_MODE_32, CODE("\x0f\xc7\x0f"), { R(RAX, 0x44434241), R(RDX, 0x48474645), R(RBX, 0x33333333), R(RCX, 0x44444444), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 3, {}, FL(RFLAGS_ZF, RFLAGS_ZF), MEMOUT(D, "\x33\x33\x33\x33\x44\x44\x44\x44") },
+	{ "cmpxchg16b equal", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RAX, 0x4847464544434241), R(RDX, 0x504f4e4d4c4b4a49), R(RBX, 0x1111111111111111), R(RCX, 0x2222222222222222), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGHIJKLMNOP"), 0, 5, {}, FL(RFLAGS_ZF, RFLAGS_ZF), MEMOUT(D, "\x11\x11\x11\x11\x11\x11\x11\x11\x22\x22\x22\x22\x22\x22\x22\x22"), .width = 16 },
+	{ "cmpxchg16b different", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RBX, 1), R(RCX, 2), R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "ABCDEFGHIJKLMNOP"), 0, 5, { R(RAX, 0x4847464544434241), R(RDX, 0x504f4e4d4c4b4a49) }, FL(RFLAGS_ZF, 0) },
 	{ "cmpxchg16b misaligned: #GP", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RDI, D + 8) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP },
 	{ "cmpxchg8b register: #UD", CODE("\x0f\xc7\xc8"), {}, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_UD },
 	/* BT family */
-	{ "bts reg small", CODE("\x0f\xab\x07"), { R(RAX, 3), R(RDI, D) }, X86_FL_CF, MEMIN(D, "\x00"), 0, 3, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\x08"), .linear = D, .width = 4 },
-	{ "bts reg beyond operand", CODE("\x0f\xab\x07"), { R(RAX, 35), R(RDI, D) }, 0, MEMIN(D + 4, "\x08"), 0, 3, {}, FL(X86_FL_CF, X86_FL_CF), .linear = D + 4 },
-	{ "btr reg negative", CODE("\x0f\xb3\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D - 4, "\xff\xff\xff\xff"), 0, 3, {}, FL(X86_FL_CF, X86_FL_CF), MEMOUT(D - 4, "\xff\xff\xff\x7f"), .linear = D - 4 },
-	{ "btc reg 16-bit", CODE("\x66\x0f\xbb\x07"), { R(RAX, 17), R(RDI, D) }, 0, MEMIN(D + 2, "\x00\x00"), 0, 4, {}, FL(X86_FL_CF, 0), MEMOUT(D + 2, "\x02\x00"), .linear = D + 2, .width = 2 },
-	{ "bts rax=64 64-bit", CODE("\x48\x0f\xab\x07"), { R(RAX, 64), R(RDI, D) }, 0, MEMIN(D + 8, "\x00"), 0, 4, {}, FL(X86_FL_CF, 0), MEMOUT(D + 8, "\x01"), .linear = D + 8 },
-	{ "bt reg: no write", CODE("\x0f\xa3\x07"), { R(RAX, 7), R(RDI, D) }, 0, MEMIN(D, "\x80"), 0, 3, {}, FL(X86_FL_CF, X86_FL_CF), .writes = -1 },
-	{ "bts imm", CODE("\x0f\xba\x2f\x03"), { R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 4, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\x08") },
-	{ "bts imm masked", CODE("\x0f\xba\x2f\x23"), { R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 4, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\x08"), .linear = D },
-	{ "btr imm", CODE("\x0f\xba\x37\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x03"), 0, 4, {}, FL(X86_FL_CF, X86_FL_CF), MEMOUT(D, "\x01") },
-	{ "btc imm", CODE("\x0f\xba\x3f\x00"), { R(RDI, D) }, 0, MEMIN(D, "\x03"), 0, 4, {}, FL(X86_FL_CF, X86_FL_CF), MEMOUT(D, "\x02") },
-	{ "bt imm", CODE("\x0f\xba\x27\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x01"), 0, 4, {}, FL(X86_FL_CF, 0) },
-	{ "lock bts imm", CODE("\xf0\x48\x0f\xba\x2f\x3f"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0"), 0, 6, {}, FL(X86_FL_CF, 0), MEMOUT(D, "\0\0\0\0\0\0\0\x80"), .cmpxchgs = 1 },
-	{ "bts reg,reg", CODE("\x0f\xab\xc1"), { R(RAX, 35), R(RCX, 0) }, 0, .len = 3, .out = { R(RCX, 8) }, FL(X86_FL_CF, 0) },
+	{ "bts reg small", CODE("\x0f\xab\x07"), { R(RAX, 3), R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\x00"), 0, 3, {}, FL(RFLAGS_CF, 0), MEMOUT(D, "\x08"), .linear = D, .width = 4 },
+	{ "bts reg beyond operand", CODE("\x0f\xab\x07"), { R(RAX, 35), R(RDI, D) }, 0, MEMIN(D + 4, "\x08"), 0, 3, {}, FL(RFLAGS_CF, RFLAGS_CF), .linear = D + 4 },
+	{ "btr reg negative", CODE("\x0f\xb3\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D - 4, "\xff\xff\xff\xff"), 0, 3, {}, FL(RFLAGS_CF, RFLAGS_CF), MEMOUT(D - 4, "\xff\xff\xff\x7f"), .linear = D - 4 },
+	{ "btc reg 16-bit", CODE("\x66\x0f\xbb\x07"), { R(RAX, 17), R(RDI, D) }, 0, MEMIN(D + 2, "\x00\x00"), 0, 4, {}, FL(RFLAGS_CF, 0), MEMOUT(D + 2, "\x02\x00"), .linear = D + 2, .width = 2 },
+	{ "bts rax=64 64-bit", CODE("\x48\x0f\xab\x07"), { R(RAX, 64), R(RDI, D) }, 0, MEMIN(D + 8, "\x00"), 0, 4, {}, FL(RFLAGS_CF, 0), MEMOUT(D + 8, "\x01"), .linear = D + 8 },
+	{ "bt reg: no write", CODE("\x0f\xa3\x07"), { R(RAX, 7), R(RDI, D) }, 0, MEMIN(D, "\x80"), 0, 3, {}, FL(RFLAGS_CF, RFLAGS_CF), .writes = -1 },
+	{ "bts imm", CODE("\x0f\xba\x2f\x03"), { R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 4, {}, FL(RFLAGS_CF, 0), MEMOUT(D, "\x08") },
+	{ "bts imm masked", CODE("\x0f\xba\x2f\x23"), { R(RDI, D) }, 0, MEMIN(D, "\x00"), 0, 4, {}, FL(RFLAGS_CF, 0), MEMOUT(D, "\x08"), .linear = D },
+	{ "btr imm", CODE("\x0f\xba\x37\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x03"), 0, 4, {}, FL(RFLAGS_CF, RFLAGS_CF), MEMOUT(D, "\x01") },
+	{ "btc imm", CODE("\x0f\xba\x3f\x00"), { R(RDI, D) }, 0, MEMIN(D, "\x03"), 0, 4, {}, FL(RFLAGS_CF, RFLAGS_CF), MEMOUT(D, "\x02") },
+	{ "bt imm", CODE("\x0f\xba\x27\x01"), { R(RDI, D) }, 0, MEMIN(D, "\x01"), 0, 4, {}, FL(RFLAGS_CF, 0) },
+	{ "lock bts imm", CODE("\xf0\x48\x0f\xba\x2f\x3f"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0"), 0, 6, {}, FL(RFLAGS_CF, 0), MEMOUT(D, "\0\0\0\0\0\0\0\x80"), .cmpxchgs = 1 },
+	{ "bts reg,reg", CODE("\x0f\xab\xc1"), { R(RAX, 35), R(RCX, 0) }, 0, .len = 3, .out = { R(RCX, 8) }, FL(RFLAGS_CF, 0) },
 	/* string instructions */
 	/* PUSH/POP with a memory operand (a device register on MMIO, say) */
 	{ "push (rdi)", CODE("\xff\x37"), { R(RDI, D), R(RSP, D + 24) }, 0, MEMIN(D, "ABCDEFGH\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 2, { R(RSP, D + 16) }, 0, 0, MEMOUT(D, "ABCDEFGH\0\0\0\0\0\0\0\0ABCDEFGH") },
@@ -168,10 +168,10 @@ static const struct ecase cases[] = {
 	{ "pop /1 is not pop", CODE("\x8f\x0f"), { R(RDI, D), R(RSP, D + 16) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "stosb", CODE("\xaa"), { R(RAX, 0x5a), R(RDI, D) }, 0, MEMIN(D, "\0\0"), 0, 1, { R(RDI, D + 1) }, 0, 0, MEMOUT(D, "\x5a\0"), .reps = 1 },
 	{ "rep stosl", CODE("\xf3\xab"), { R(RAX, 0x11223344), R(RCX, 4), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 2, { R(RDI, D + 16), R(RCX, 0) }, 0, 0, MEMOUT(D, "\x44\x33\x22\x11\x44\x33\x22\x11\x44\x33\x22\x11\x44\x33\x22\x11\0"), .reps = 4, .writes = 4 },
-	{ "rep stosq backwards", CODE("\xf3\x48\xab"), { R(RAX, 0x0102030405060708), R(RCX, 2), R(RDI, D + 8) }, X86_FL_DF, MEMIN(D, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 3, { R(RDI, D - 8), R(RCX, 0) }, 0, 0, MEMOUT(D, "\x08\x07\x06\x05\x04\x03\x02\x01\x08\x07\x06\x05\x04\x03\x02\x01"), .reps = 2 },
+	{ "rep stosq backwards", CODE("\xf3\x48\xab"), { R(RAX, 0x0102030405060708), R(RCX, 2), R(RDI, D + 8) }, RFLAGS_DF, MEMIN(D, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), 0, 3, { R(RDI, D - 8), R(RCX, 0) }, 0, 0, MEMOUT(D, "\x08\x07\x06\x05\x04\x03\x02\x01\x08\x07\x06\x05\x04\x03\x02\x01"), .reps = 2 },
 	{ "repne stosw acts as rep", CODE("\xf2\x66\xab"), { R(RAX, 0xbbaa), R(RCX, 2), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0"), 0, 3, { R(RDI, D + 4), R(RCX, 0) }, 0, 0, MEMOUT(D, "\xaa\xbb\xaa\xbb\0"), .reps = 2 },
 	{ "rep movsb", CODE("\xf3\xa4"), { R(RSI, 0x3000), R(RDI, D), R(RCX, 5) }, 0, MEMIN(0x3000, "HELLO"), 0, 2, { R(RSI, 0x3005), R(RDI, D + 5), R(RCX, 0) }, 0, 0, MEMOUT(D, "HELLO"), .reps = 5 },
-	{ "rep movsl backwards", CODE("\xf3\xa5"), { R(RSI, 0x3004), R(RDI, D + 4), R(RCX, 2) }, X86_FL_DF, MEMIN(0x3000, "ABCDEFGH"), 0, 2, { R(RSI, 0x2ffc), R(RDI, D - 4), R(RCX, 0) }, 0, 0, MEMOUT(D, "ABCDEFGH"), .reps = 2 },
+	{ "rep movsl backwards", CODE("\xf3\xa5"), { R(RSI, 0x3004), R(RDI, D + 4), R(RCX, 2) }, RFLAGS_DF, MEMIN(0x3000, "ABCDEFGH"), 0, 2, { R(RSI, 0x2ffc), R(RDI, D - 4), R(RCX, 0) }, 0, 0, MEMOUT(D, "ABCDEFGH"), .reps = 2 },
 	{ "movsq with fs source", CODE("\x64\x48\xa5"), { R(RSI, 0x100), R(RDI, D) }, 0, MEMIN(0x3100, "12345678"), 0, 3, { R(RSI, 0x108), R(RDI, D + 8) }, 0, 0, MEMOUT(D, "12345678"), .reps = 1 },
 	{ "fs stosb still writes es:rdi", CODE("\x64\xaa"), { R(RAX, 0x5a), R(RDI, D) }, 0, MEMIN(D, "\0"), 0, 2, { R(RDI, D + 1) }, 0, 0, MEMOUT(D, "\x5a"), .linear = D, .reps = 1 },
 	{ "lodsb", CODE("\xac"), { R(RAX, 0x1100), R(RSI, 0x3000) }, 0, MEMIN(0x3000, "Z"), 0, 1, { R(RAX, 0x115a), R(RSI, 0x3001) }, .reps = 1 },
@@ -434,10 +434,10 @@ static void test_expand_down_and_tf(void **state)
 	ctx.seg[X86_DS].attr |= X86_SEG_TYPE_EXPDOWN;
 	ctx.seg[X86_DS].limit = 0x1fff;
 	ctx.gpr[X86_RDI] = 0x2000;
-	ctx.rflags |= X86_FL_TF | X86_FL_RF;
+	ctx.rflags |= RFLAGS_TF | RFLAGS_RF;
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
 	assert_true(res.single_step);
-	assert_false(ctx.rflags & X86_FL_RF);
+	assert_false(ctx.rflags & RFLAGS_RF);
 	ctx.rip = FAKE_CODE;
 	ctx.gpr[X86_RDI] = 0x1ffe;
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);

@@ -110,8 +110,8 @@ static void check(enum op op, unsigned w)
 {
 	u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
 	u64 a = operand(w), b = operand(w), acc = fake_rand() % 4 ? operand(w) : a;
-	u64 fl_in = (fake_rand() & X86_FL_ARITH) | 2;
-	u64 want_fl = fl_in, want_acc = acc, want, mask = X86_FL_ARITH, got = 0;
+	u64 fl_in = (fake_rand() & RFLAGS_ARITH) | 2;
+	u64 want_fl = fl_in, want_acc = acc, want, mask = RFLAGS_ARITH, got = 0;
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
 	struct x86_insn in;
@@ -122,9 +122,9 @@ static void check(enum op op, unsigned w)
 		b &= w * 8 - 1; /* the register form wraps; the memory form would move */
 	want = host(op, w, a, b, &want_acc, &want_fl) & m;
 	if (op == OR || op == AND || op == XOR || op == TEST)
-		mask &= ~X86_FL_AF; /* undefined */
+		mask &= ~RFLAGS_AF; /* undefined */
 	if (op >= BT && op <= BTC)
-		mask = X86_FL_CF;   /* the others are undefined */
+		mask = RFLAGS_CF;   /* the others are undefined */
 
 	fake_ctx(&ctx, X86_MODE_64);
 	fake_code(code, encode(op, w, code));

@@ -35,7 +35,7 @@ static void random_ctx(struct x86_emu_ctx *ctx)
 	fake_ctx(ctx, modes[fake_rand() % 3]);
 	for (int i = 0; i < X86_NR_GPRS; i++)
 		ctx->gpr[i] = reg_value();
-	ctx->rflags = 2 | (fake_rand() & (X86_FL_ARITH | X86_FL_DF));
+	ctx->rflags = 2 | (fake_rand() & (RFLAGS_ARITH | RFLAGS_DF));
 	ctx->max_reps = fake_rand() % 8;
 	ctx->cpl = fake_rand() % 4;
 	if (fake_rand() % 4 == 0)
