@@ -183,8 +183,6 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define VMEXIT_NPF 0x400
 #define VMEXIT_INVALID 0xffffffffu
 
-#define EVENT_VALID BIT(31)
-#define EVENT_HAS_ERR BIT(11)
 
 #define TLB_FLUSH_ALL 1
 
@@ -296,7 +294,6 @@ static int svm_update_paging(struct vcpu_hw *v, const char **why)
 	(void)why; /* SVM runs every mode the guest can enter */
 	struct vmcb *vmcb = vmcb_of(v);
 	const struct x86_emu_ctx *r = &v->regs;
-	bool paging = r->cr0 & CR0_PG;
 
 	if (npt_on(vmcb)) {
 		/* The CPU pages with the guest's own control registers. Their changes that exit
@@ -309,19 +306,12 @@ static int svm_update_paging(struct vcpu_hw *v, const char **why)
 		return 0;
 	}
 
-	/* The CPU always pages (through the shadow) with WP on, so write-protected guest page
-	 * tables trap even from guest ring 0; the guest's own view stays in v->regs. */
-	vmcb->cr0 = (r->cr0 & ~(u64)(CR0_CD | CR0_NW)) | CR0_PG | CR0_WP;
-	u64 keep = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_MCE | CR4_PCE | CR4_OSFXSR |
-		   CR4_OSXMMEXCPT | CR4_OSXSAVE;
-	if (paging)
-		keep |= CR4_SMEP | CR4_SMAP;
-	vmcb->cr4 = (r->cr4 & keep) | CR4_PAE;
-	vmcb->efer = EFER_SVME | EFER_NXE | (r->efer & (EFER_SCE | EFER_LME | EFER_LMA));
-	if (v->root_pae)
-		vmcb->efer &= ~(u64)(EFER_LME | EFER_LMA);
-	else
-		vmcb->efer |= EFER_LME | EFER_LMA;
+	/* The guest's own view stays in v->regs; CR reads exit and are answered from there. */
+	struct virt_shadow_regs sh;
+	virt_shadow_regs(v, &sh);
+	vmcb->cr0 = sh.cr0;
+	vmcb->cr4 = sh.cr4;
+	vmcb->efer = sh.efer | EFER_SVME;
 	vmcb->cr3 = v->root_hpa;
 	return 0;
 }
@@ -406,10 +396,10 @@ static void svm_set_tsc_offset(struct vcpu_hw *v, u64 offset)
 	vmcb_of(v)->tsc_offset = offset;
 }
 
+/* EVENTINJ: the common event word, the error code in the upper half. */
 static u64 event_word(const struct vevent *e)
 {
-	return e->vector | ((u64)e->type << 8) | (e->has_error ? EVENT_HAS_ERR : 0) | EVENT_VALID |
-	       ((u64)e->error_code << 32);
+	return vevent_word(e) | ((u64)e->error_code << 32);
 }
 
 /* Hardware sets DR6 before the #DB intercept; QEMU's TCG and Bochs only when they deliver the
@@ -569,13 +559,11 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	/* While the #PF intercept is on, every #PF the guest sees is one Umbra injected: a #PF
 	 * in EXITINTINFO that this VMRUN did not inject is stale. Bochs reports the last
 	 * injected event for an exit during an INT n's delivery (it does not record INT n). */
-	if ((ii & EVENT_VALID) && (ii & 0x7ff) == (14 | (VEVENT_EXCEPTION << 8)) &&
+	if ((ii & VEVENT_WORD_VALID) && (ii & 0x7ff) == (14 | (VEVENT_EXCEPTION << 8)) &&
 	    (vmcb->exceptions & BIT(14)) && (injected & 0x7ff) != (ii & 0x7ff))
 		ii = 0;
-	if (ii & EVENT_VALID) {
-		v->pending = (struct vevent){ .valid = true, .vector = ii & 0xff,
-					      .type = (ii >> 8) & 7, .has_error = ii & EVENT_HAS_ERR,
-					      .error_code = (u32)(ii >> 32) };
+	if (ii & VEVENT_WORD_VALID) {
+		v->pending = vevent_from_word((u32)ii, (u32)(ii >> 32));
 		x->vectoring = true;
 		/* INT n is re-executed, not re-injected (EVENTINJ would push the VMCB's RIP,
 		 * which still points at it). So are INT3 and INTO, which AMD reports as

@@ -73,6 +73,27 @@ struct vcpu_hw {
 	u64 arch_pa;
 };
 
+/* Both vendors encode an event in one 32-bit word (VMX's interruption information, the low
+ * half of SVM's EVENTINJ and EXITINTINFO): vector in bits 0-7, type (VEVENT_*) in 8-10, an
+ * error code pushed in 11, valid in 31. The error code itself travels apart. */
+#define VEVENT_WORD_HAS_ERROR BIT(11)
+#define VEVENT_WORD_VALID BIT(31)
+#define VEVENT_WORD_TYPE(w) (((w) >> 8) & 7)
+
+static inline u32 vevent_word(const struct vevent *e)
+{
+	return e->vector | ((u32)e->type << 8) | (e->has_error ? VEVENT_WORD_HAS_ERROR : 0) |
+	       VEVENT_WORD_VALID;
+}
+
+/* The event a valid word describes (an exit cut its delivery short: it is delivered again). */
+static inline struct vevent vevent_from_word(u32 w, u32 error_code)
+{
+	bool has_error = w & VEVENT_WORD_HAS_ERROR;
+	return (struct vevent){ .valid = true, .vector = w & 0xff, .type = VEVENT_WORD_TYPE(w),
+				.has_error = has_error, .error_code = has_error ? error_code : 0 };
+}
+
 /* Exceptions every backend intercepts: #UD (the other vendor's hypercall), #MC, and #DB and
  * #AC, whose delivery a guest can make raise the same exception again forever without an exit
  * (CVE-2015-5307, CVE-2015-8104); #PF too while the shadow MMU pages. */
@@ -152,6 +173,18 @@ struct virt_backend {
 	 * and EFER (v->regs) into the CPU, without the shadow root (the caller calls it next). */
 	void (*tdp_enable)(struct vcpu_hw *v, u64 root_hpa);
 };
+
+/* What the CPU really runs with under shadow paging, whichever the vendor (arch/x86/virt.c). */
+struct virt_shadow_regs {
+	u64 cr0, cr4, efer;
+	bool long_mode;    /* the shadow root is 4-level: the CPU runs in IA-32e mode */
+};
+/* From the guest's view (v->regs) and the root it runs on: paging always on through the
+ * shadow, WP always on (so write-protected guest tables trap even from ring 0), PAE always on
+ * (every shadow is 8-byte entries), NX always on (shadow entries use it), caching bits off,
+ * and of CR4 only the bits that do not change translation; EFER.LME/LMA follow the root. The
+ * backend adds its own must-be-one bits (SVME, VMXE, NE and PE, the VMX fixed bits). */
+void virt_shadow_regs(const struct vcpu_hw *v, struct virt_shadow_regs *out);
 
 extern const struct virt_backend svm_backend;
 extern const struct virt_backend vmx_backend;

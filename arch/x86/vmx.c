@@ -108,11 +108,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define EPTP_WB 6ull
 #define EPTP_WALK4 (3ull << 3)
 
-/* Interruption information (entry, exit, IDT vectoring): vector, type, error code, valid. */
-#define INTR_TYPE(i) (((i) >> 8) & 7)
-#define INTR_HAS_ERROR BIT(11)
-#define INTR_VALID BIT(31)
-enum { INTR_NMI = 2, INTR_SOFT_INT = 4, INTR_PRIV_SOFT_EXC = 5, INTR_SOFT_EXC = 6 };
+/* Interruption information (entry, exit, IDT vectoring) is the common event word (virt.h). */
 
 /* Basic exit reasons */
 enum {
@@ -665,7 +661,6 @@ static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 {
 	struct vmx_vcpu *s = state_of(v);
 	const struct x86_emu_ctx *r = &v->regs;
-	bool paging = r->cr0 & CR0_PG;
 
 	if (!load_vmcs(s)) {
 		*why = "VMPTRLD of its VMCS failed";
@@ -680,16 +675,11 @@ static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 		*why = "real mode (CR0.PE=0) is not supported under VMX";
 		return -1;
 	}
-	/* The CPU always pages (through the shadow) with WP on, so write-protected guest page
-	 * tables trap even from guest ring 0; NE stays on as VMX demands. */
-	u64 cr0 = (r->cr0 & ~(u64)(CR0_CD | CR0_NW)) | CR0_PG | CR0_WP | CR0_NE | CR0_PE;
-	vmwrite(F_GUEST_CR0, (cr0 | caps.cr0_fixed0) & caps.cr0_fixed1);
-	u64 keep = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_MCE | CR4_PCE | CR4_OSFXSR |
-		   CR4_OSXMMEXCPT | CR4_OSXSAVE;
-	if (paging)
-		keep |= CR4_SMEP | CR4_SMAP;
-	u64 cr4 = (r->cr4 & keep) | CR4_PAE | CR4_VMXE;
-	vmwrite(F_GUEST_CR4, (cr4 | caps.cr4_fixed0) & caps.cr4_fixed1);
+	/* NE and PE stay on as VMX demands (the guest's view is in the read shadows). */
+	struct virt_shadow_regs sh;
+	virt_shadow_regs(v, &sh);
+	vmwrite(F_GUEST_CR0, (sh.cr0 | CR0_NE | CR0_PE | caps.cr0_fixed0) & caps.cr0_fixed1);
+	vmwrite(F_GUEST_CR4, (sh.cr4 | CR4_VMXE | caps.cr4_fixed0) & caps.cr4_fixed1);
 	vmwrite(F_CR0_SHADOW, r->cr0);
 	vmwrite(F_CR4_SHADOW, r->cr4);
 
@@ -702,14 +692,9 @@ static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 		s->flush = true;
 	}
 
-	u64 efer = EFER_NXE | (r->efer & EFER_SCE);
-	s->entry_ctls = caps.entry;
-	if (!v->root_pae) {
-		efer |= EFER_LME | EFER_LMA;
-		s->entry_ctls |= ENTRY_IA32E;
-	}
+	s->entry_ctls = caps.entry | (sh.long_mode ? ENTRY_IA32E : 0);
 	vmwrite(F_ENTRY_CTLS, s->entry_ctls);
-	write_efer(s, efer);
+	write_efer(s, sh.efer);
 	return 0;
 }
 
@@ -808,10 +793,6 @@ static void vmx_set_tsc_offset(struct vcpu_hw *v, u64 offset)
 		vmwrite(F_TSC_OFFSET, offset);
 }
 
-static u32 event_word(const struct vevent *e)
-{
-	return e->vector | ((u32)e->type << 8) | (e->has_error ? INTR_HAS_ERROR : 0) | INTR_VALID;
-}
 
 /* Says why the CPU refused to enter, with what an entry check most often trips over. */
 static void entry_failed(struct vcpu_hw *v, struct vexit *x, const char *what, u64 detail,
@@ -843,10 +824,10 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		u32 info = (u32)vmread(F_EXIT_INTR);
 		x->raw_info2 = info;
 		x->vector = info & 0xff;
-		x->has_error = info & INTR_HAS_ERROR;
+		x->has_error = info & VEVENT_WORD_HAS_ERROR;
 		if (x->has_error)
 			x->error_code = (u32)vmread(F_EXIT_INTR_ERROR);
-		if (INTR_TYPE(info) == INTR_NMI) {
+		if (VEVENT_WORD_TYPE(info) == VEVENT_NMI) {
 			x->reason = UMBRA_EXIT_NMI;
 		} else if (x->vector == 14) {
 			x->reason = UMBRA_EXIT_PAGE_FAULT;
@@ -935,7 +916,7 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	}
 	u32 intr = 0;
 	if (v->pending.valid) {
-		intr = event_word(&v->pending);
+		intr = vevent_word(&v->pending);
 		vmwrite(F_ENTRY_ERROR, v->pending.error_code);
 		vmwrite(F_ENTRY_INSN_LEN, v->pending.insn_len);
 		v->pending.valid = false;
@@ -977,17 +958,15 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
 	 * delivered again once the exit is handled. */
 	u32 idt = (u32)vmread(F_IDT_VECTORING);
-	if (idt & INTR_VALID) {
-		u8 type = (u8)INTR_TYPE(idt);
-		v->pending = (struct vevent){ .valid = true, .vector = idt & 0xff, .type = type,
-					      .has_error = idt & INTR_HAS_ERROR };
-		if (idt & INTR_HAS_ERROR)
-			v->pending.error_code = (u32)vmread(F_IDT_VECTORING_ERROR);
+	if (idt & VEVENT_WORD_VALID) {
+		u8 type = (u8)VEVENT_WORD_TYPE(idt);
+		u32 error = idt & VEVENT_WORD_HAS_ERROR ? (u32)vmread(F_IDT_VECTORING_ERROR) : 0;
+		v->pending = vevent_from_word(idt, error);
 		x->vectoring = true;
 		/* INT n, INT3, INTO, INT1: RIP is still at the instruction. Delivered again with
 		 * its length rather than run again: an interrupt that became deliverable meanwhile
 		 * must not overtake it (an STI shadow ended by the exit, say). */
-		if (type == INTR_SOFT_INT || type == INTR_PRIV_SOFT_EXC || type == INTR_SOFT_EXC)
+		if (type == VEVENT_SOFT_INT || type == VEVENT_PRIV_SOFT_EXC || type == VEVENT_SOFT_EXC)
 			v->pending.insn_len = (u8)vmread(F_EXIT_INSN_LEN);
 	}
 	/* Blocked on the host since the exit: the host's own handler runs, as it would natively
