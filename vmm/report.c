@@ -1,4 +1,4 @@
-/* Summary line, panic, and the end of the run. */
+/* Reports: each guest's at its end, the summary line, panic, and the end of the run. */
 #include "vmm/report.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
@@ -7,6 +7,12 @@
 #include "arch/x86/virt.h"
 #include "lib/assert.h"
 #include "lib/printf.h"
+#include "lib/spinlock.h"
+#include "vmm/bootprof.h"
+#include "vmm/guest.h"
+#include "vmm/options.h"
+#include "vmm/stats.h"
+#include "vmm/vm.h"
 
 void console_vprintf(const char *fmt, va_list ap);
 
@@ -40,4 +46,110 @@ NORETURN void umbra_panic(const char *fmt, va_list ap)
 	kprintf("\n");
 	backtrace_from((u64)__builtin_frame_address(0));
 	umbra_finish(false, "panic");
+}
+
+static bool guest_passed(const struct vm *vm)
+{
+	if (vm->audit_errors)
+		return false;
+	if (vm->expect_crash)
+		return vm->end == VM_END_SHUTDOWN || vm->end == VM_END_FATAL;
+	if (vm->expect_stop)
+		return vm->end == VM_END_STOPPED;
+	if (vm->expect_timeout)
+		return vm->end == VM_END_TIMEOUT;
+	/* A clean soft-off is how an operating system ends on its own, as QEMU exits 0 on it. */
+	return (vm->end == VM_END_RESULT && vm->status == ((UMBRA_RESULT_PASS << 1) | 1)) ||
+	       vm->end == VM_END_POWEROFF;
+}
+
+static void report_one(struct vm *vm)
+{
+	struct umbra_stats st;
+	char line[320];
+	int n = 0;
+
+	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN)
+		vcpu_dump(&vm->vcpu);
+	/* audit=1 checked what each fault changed; once the guest is gone, check everything. */
+	if (options.audit && vm->state == VM_ENDED && vm->vcpu.hw.arch) {
+		char buf[160];
+		spin_lock(&vm->lock);
+		unsigned errors = mmu_audit(&vm->mmu, buf, sizeof(buf));
+		spin_unlock(&vm->lock);
+		if (errors)
+			kprintf("guest %s: MMU AUDIT (final, full): %u errors: %s\n", vm->name, errors,
+				buf);
+		vm->audit_errors += errors;
+	}
+	stats_collect(&vm->vcpu, &st);
+	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, vm_end_name(vm->end),
+		vm->status, vm->end_detail ? vm->end_detail : "-",
+		vm->expect_crash ? " expected-crash" : vm->expect_stop ? " expected-stop" :
+		vm->expect_timeout ? " expected-timeout" : "",
+		guest_passed(vm) ? " PASS" : " FAIL",
+		st.exits_total);
+	for (int i = 0; i < UMBRA_EXIT_REASONS; i++)
+		if (st.exits[i])
+			n += fmt_snprintf(line + n, sizeof(line) - n, " %s=%lu", stats_exit_name(i),
+					  st.exits[i]);
+	kprintf("guest %s: exits:%s\n", vm->name, n ? line : " none");
+	bootprof_report(&vm->vcpu, vm->name);
+	kprintf("guest %s: mmu: faults_fixed=%lu faults_to_guest=%lu shadowed=%lu zapped=%lu "
+		"reclaimed=%lu writes_emulated=%lu flood_zaps=%lu misaligned_zaps=%lu "
+		"root_hits=%lu root_misses=%lu prefetched=%lu unemulated=%lu audit_errors=%lu\n",
+		vm->name, st.mmu.faults_fixed, st.mmu.faults_to_guest, st.mmu.pages_shadowed,
+		st.mmu.pages_zapped, st.mmu.pages_reclaimed, st.mmu.writes_emulated,
+		st.mmu.flood_zaps, st.mmu.misaligned_zaps, st.mmu.root_cache_hits,
+		st.mmu.root_cache_misses, st.mmu.prefetched, st.mmu.unshadowed_unemulated,
+		vm->audit_errors);
+	if (vm->tdp_on)
+		kprintf("guest %s: tdp: faults_filled=%lu faults_mmio=%lu faults_mapped=%lu "
+			"large_pages=%lu small_pages=%lu tables=%lu\n", vm->name,
+			vm->tdp.stats.faults_filled, vm->tdp.stats.faults_mmio,
+			vm->tdp.stats.faults_mapped, vm->tdp.stats.large_pages,
+			vm->tdp.stats.small_pages, vm->tdp.stats.tables);
+	if (vm->n_unmodelled) {
+		n = 0;
+		for (u32 i = 0; i < vm->n_unmodelled; i++)
+			n += fmt_snprintf(line + n, sizeof(line) - n, " 0x%x", vm->unmodelled[i]);
+		kprintf("guest %s: unmodelled ports:%s\n", vm->name, line);
+	}
+	if (vm->n_mmio_unmodelled) {
+		n = 0;
+		for (u32 i = 0; i < vm->n_mmio_unmodelled; i++)
+			n += fmt_snprintf(line + n, sizeof(line) - n, " 0x%lx", vm->mmio_unmodelled[i]);
+		kprintf("guest %s: unmodelled mmio pages:%s\n", vm->name, line);
+	}
+}
+
+bool guests_wait_and_report(char *summary, size_t size)
+{
+	u32 passed = 0, failed = 0, crashed = 0, stopped = 0, timedout = 0;
+	u64 exits = 0;
+
+	/* Every guest's CPU lets go of it (parks it) once it has ended for good. */
+	for (u32 i = 0; i < nr_vms; i++)
+		while (!__atomic_load_n(&vms[i].parked, __ATOMIC_ACQUIRE))
+			cpu_relax();
+	for (u32 i = 0; i < nr_vms; i++) {
+		struct vm *vm = &vms[i];
+		report_one(vm);
+		exits += vm->vcpu.exits_total;
+		if (!guest_passed(vm))
+			failed++;
+		else if (vm->expect_crash)
+			crashed++;
+		else if (vm->expect_stop)
+			stopped++;
+		else if (vm->expect_timeout)
+			timedout++;
+		else
+			passed++;
+	}
+	/* Rejected modules were reported when they were loaded; they never ran. */
+	fmt_snprintf(summary, size, "guests=%u guests_passed=%u guests_failed=%u guests_crashed=%u "
+		     "guests_stopped=%u guests_timedout=%u guests_rejected=%u exits=%lu", nr_vms,
+		     passed, failed, crashed, stopped, timedout, guests_rejected(), exits);
+	return failed == 0;
 }

@@ -1,0 +1,110 @@
+/* A module's line: which guest a file is for (for=NAME), and a guest's own options. */
+#include "vmm/guest_options.h"
+#include "boot/mb2.h"
+#include "lib/cmdline.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+#define DEFAULT_MEM_MIB 16
+#define MAX_MEM_MIB 1024
+#define MAX_TIME_S (30ull * 24 * 3600)
+
+/* caps=stats,stop: what this guest may do to other guests. */
+static bool parse_caps(const char *val, u32 *caps)
+{
+	static const struct { const char *name; u32 bit; } known[] = {
+		{ "stats", UMBRA_CAP_STATS }, { "stop", UMBRA_CAP_STOP } };
+	char word[16];
+
+	while (*val) {
+		size_t n = 0;
+		while (val[n] && val[n] != ',')
+			n++;
+		if (n == 0 || n >= sizeof(word))
+			return false;
+		memcpy(word, val, n);
+		word[n] = 0;
+		unsigned i;
+		for (i = 0; i < ARRAY_SIZE(known) && strcmp(word, known[i].name); i++)
+			;
+		if (i == ARRAY_SIZE(known))
+			return false;
+		*caps |= known[i].bit;
+		val += n + (val[n] == ',');
+	}
+	return true;
+}
+
+bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *cpu,
+			 u32 ncpus, u32 index)
+{
+	char key[32], val[64];
+	const char *cur = cmdline ? cmdline : "";
+	u64 n;
+
+	fmt_snprintf(vm->name, sizeof(vm->name), "guest%u", index);
+	*mem_mib = DEFAULT_MEM_MIB;
+	*cpu = index % ncpus;
+	while (cmdline_next(&cur, key, sizeof(key), val, sizeof(val))) {
+		if (key[0] == '/' && !val[0])
+			continue; /* the module's own path */
+		if (!strcmp(key, "--") && !val[0]) {
+			/* The rest is the guest's own (a multiboot v1 kernel's command line). */
+			while (*cur == ' ' || *cur == '\t')
+				cur++;
+			if (strlen(cur) >= sizeof(vm->guest_args)) {
+				kprintf("guest %s: command line after '--' longer than %u bytes\n",
+					vm->name, (unsigned)sizeof(vm->guest_args) - 1);
+				return false;
+			}
+			memcpy(vm->guest_args, cur, strlen(cur) + 1);
+			cur += strlen(cur);
+			break;
+		}
+		if (!strcmp(key, "name") && val[0]) {
+			fmt_snprintf(vm->name, sizeof(vm->name), "%s", val);
+		} else if (!strcmp(key, "mem") && parse_u64(val, &n) && n >= 1 && n <= MAX_MEM_MIB) {
+			*mem_mib = n;
+		} else if (!strcmp(key, "cpu") && parse_u64(val, &n) && n < ncpus) {
+			*cpu = (u32)n;
+		} else if (!strcmp(key, "expect") && !strcmp(val, "crash")) {
+			vm->expect_crash = true;
+		} else if (!strcmp(key, "expect") && !strcmp(val, "stop")) {
+			vm->expect_stop = true;
+		} else if (!strcmp(key, "expect") && !strcmp(val, "timeout")) {
+			vm->expect_timeout = true;
+		} else if (!strcmp(key, "time") && parse_u64(val, &n) && n >= 1 && n <= MAX_TIME_S) {
+			vm->budget_ns = n * 1000000000ull;
+		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
+			/* granted */
+		} else {
+			kprintf("guest %s: unknown or invalid option '%s%s%s'\n", vm->name, key,
+				val[0] ? "=" : "", val);
+			return false;
+		}
+	}
+	if (*cur) {
+		kprintf("guest %s: option too long at '%.24s'\n", vm->name, cur);
+		return false;
+	}
+	fmt_snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", cmdline ? cmdline : "");
+	return true;
+}
+
+const char *guest_options_attached_to(const struct mb2_module *mod, char *name, size_t size)
+{
+	const char *c = mod->cmdline ? mod->cmdline : "";
+	while (*c == ' ')
+		c++;
+	if (strncmp(c, "for=", 4))
+		return NULL;
+	c += 4;
+	size_t n = 0;
+	while (c[n] && c[n] != ' ')
+		n++;
+	fmt_snprintf(name, size, "%.*s", (int)n, c);
+	c += n;
+	while (*c == ' ')
+		c++;
+	return c;
+}
