@@ -4,6 +4,7 @@
 #include "lib/string.h"
 #include "vmm/dev/acpi_pm.h"
 #include "vmm/dev/board.h"
+#include "vmm/dev/lapic.h"
 
 struct sdt_header {
 	char sig[4];
@@ -197,7 +198,7 @@ static u32 build_madt(struct out *o, const struct acpi_board *b)
 		return 0;
 	u8 *p = (u8 *)(h + 1);
 	header(h, "APIC", (u32)len, 3);
-	memcpy(p, &(u32){ 0xfee00000u }, 4);
+	memcpy(p, &(u32){ (u32)VLAPIC_BASE }, 4);
 	memcpy(p + 4, &(u32){ MADT_PCAT_COMPAT }, 4);
 	p += 8;
 	for (unsigned i = 0; i < b->cpus; i++, p += sizeof(struct madt_lapic))

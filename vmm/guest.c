@@ -99,7 +99,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->vcpu.hw.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
 	vlapic_reset(&vm->vcpu.vlapic, 0, true);
 	board_reset(vm, monotonic_ns());   /* after the APIC: it wires the APIC to the I/O APIC */
-	vm->vcpu.hw.pat = 0x0007040600070406ull;                     /* the reset value */
+	vm->vcpu.hw.pat = PAT_RESET;
 	vm->vcpu.dr6 = 0xffff0ff0;                                 /* the reset value */
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s%s\n", vm->name, mem_mib, vm->vcpu.hw.regs.rip,

@@ -70,7 +70,7 @@ static void find_cpus(void)
 		kprintf("acpi: %s: running on the boot CPU only\n",
 			rsdp ? acpi_cpus.error : "no RSDP from the boot loader");
 		acpi_cpus.count = 0;
-		acpi_cpus.lapic_base = 0xfee00000ull;
+		acpi_cpus.lapic_base = APIC_DEFAULT_BASE;
 	}
 	if (acpi_cpus.dropped)
 		kprintf("acpi: %u CPUs beyond %u ignored\n", acpi_cpus.dropped, NR_CPUS);

@@ -19,7 +19,7 @@ enum { LAPIC_ID = 0x20, LAPIC_EOI = 0xb0, LAPIC_SVR = 0xf0, LAPIC_ESR = 0x280,
 #define ICR_ASSERT (1u << 14)
 #define ICR_LEVEL (1u << 15)
 
-static volatile u8 *lapic = (volatile u8 *)0xfee00000ull;
+static volatile u8 *lapic = (volatile u8 *)APIC_DEFAULT_BASE;
 
 static u32 rd(u32 reg) { return *(volatile u32 *)(lapic + reg); }
 static void wr(u32 reg, u32 v) { *(volatile u32 *)(lapic + reg) = v; }

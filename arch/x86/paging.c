@@ -11,7 +11,7 @@ static u64 pt_low[LOW_PTS][512] __attribute__((aligned(4096))); /* first 8 MiB b
 
 extern char __kernel_start[], __text_end[], __rodata_end[], __kernel_end[];
 
-#define LAPIC_REGION 0xfee00000ull
+#define LAPIC_REGION APIC_DEFAULT_BASE
 
 static u64 low_page_flags(u64 pa)
 {

@@ -50,12 +50,14 @@
 #define EFER_SVME _B(12)
 
 #define MSR_APIC_BASE 0x1b
+#define APIC_DEFAULT_BASE 0xfee00000ull /* where IA32_APIC_BASE puts the xAPIC at reset */
 #define MSR_FEATURE_CONTROL 0x3a
 #define MSR_TSC_AUX 0xc0000103
 #define MSR_FS_BASE 0xc0000100
 #define MSR_GS_BASE 0xc0000101
 #define MSR_KERNEL_GS_BASE 0xc0000102
 #define MSR_PAT 0x277
+#define PAT_RESET 0x0007040600070406ull /* WB, WT, UC-, UC, twice */
 
 /* Intel VMX capability MSRs. */
 #define MSR_VMX_BASIC 0x480

@@ -275,7 +275,7 @@ static int svm_vcpu_create(struct vcpu_hw *v)
 	vmcb->cpl = 0;
 	vmcb->dr6 = 0xffff0ff0;
 	vmcb->dr7 = 0x400;
-	vmcb->g_pat = 0x0007040600070406ull;
+	vmcb->g_pat = PAT_RESET;
 	vmcb->cr2 = r->cr2;
 	return 0;
 }

@@ -3,8 +3,9 @@
 #define VMM_DEV_LAPIC_H
 
 #include "lib/types.h"
+#include "arch/x86/regs.h"
 
-#define VLAPIC_BASE 0xfee00000ull
+#define VLAPIC_BASE APIC_DEFAULT_BASE /* the guest's xAPIC stays where reset puts it */
 /* The model's APIC bus: one timer tick per ns before the divider (as KVM's). */
 #define VLAPIC_BUS_HZ 1000000000ull
 
