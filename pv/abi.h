@@ -23,31 +23,32 @@
  * four arguments in EBX/RBX, ECX/RCX, EDX/RDX, ESI/RSI. The result comes back in EAX/RAX:
  * >= 0 on success, a negative UMBRA_E* code on failure; other registers are preserved.
  * A 32-bit guest passes 32-bit values; addresses are guest-virtual unless a call says gpa. */
-/* The calls. R = restricted (any CPL), P = privileged (guest CPL 0 only), C = privileged and
- * acting on another guest: the caller's module command line must grant the capability
- * (caps=stats,stop). docs/abi.md describes each; a test checks it against this list. */
-#define UMBRA_HC_VERSION 1         /* R () -> UMBRA_ABI_VERSION */
-#define UMBRA_HC_CONSOLE_WRITE 2   /* R (gva buf, len) -> bytes written */
-#define UMBRA_HC_EXIT 3            /* P (status) -> does not return */
-#define UMBRA_HC_STATS 4           /* R (gva struct umbra_stats *, size) -> bytes written */
-#define UMBRA_HC_CONSOLE_READ 5    /* R (gva buf, len) -> bytes read, 0 if none (never blocks) */
-#define UMBRA_HC_YIELD 6           /* R () -> 0 */
-#define UMBRA_HC_TIME 7            /* R (gva struct umbra_time *) -> 0 */
-#define UMBRA_HC_BLOCK 8           /* P (timeout_ns lo, hi) -> 1 event pending, 0 timed out */
-#define UMBRA_HC_TIMER_SET 9       /* P (vector, delay_ns lo, hi) -> 0; vector 0 cancels */
-#define UMBRA_HC_MMU_UPDATE 10     /* P (gva struct umbra_mmu_update[], count) -> count */
-#define UMBRA_HC_MMU_OP 11         /* P (gva struct umbra_mmu_op[], count) -> count */
-#define UMBRA_HC_VCPU_INFO 12      /* R (gva struct umbra_vcpu_info *) -> 0 */
-#define UMBRA_HC_STATS_OF 13       /* C stats (guest id, gva struct umbra_stats *, size) -> bytes */
-#define UMBRA_HC_STOP_GUEST 14     /* C stop (guest id) -> 0 */
-#define UMBRA_HC_COUNT 15          /* one past the highest call number */
-
-/* The same list for tools and tests: X(number, name, class letter). */
+/* The calls, listed once: X(number, NAME, class, capability). Class R = restricted (any CPL),
+ * P = privileged (guest CPL 0 only), C = privileged and acting on another guest: the caller's
+ * module command line must grant the capability (caps=stats,stop). The calls are numbered from
+ * 1 without gaps. docs/abi.md describes each; a test checks its table against this list. */
 #define UMBRA_HYPERCALLS(X) \
-	X(1, VERSION, R) X(2, CONSOLE_WRITE, R) X(3, EXIT, P) X(4, STATS, R) \
-	X(5, CONSOLE_READ, R) X(6, YIELD, R) X(7, TIME, R) X(8, BLOCK, P) X(9, TIMER_SET, P) \
-	X(10, MMU_UPDATE, P) X(11, MMU_OP, P) X(12, VCPU_INFO, R) X(13, STATS_OF, C) \
-	X(14, STOP_GUEST, C)
+	X(1, VERSION, R, 0)                 /* () -> UMBRA_ABI_VERSION */ \
+	X(2, CONSOLE_WRITE, R, 0)           /* (gva buf, len) -> bytes written */ \
+	X(3, EXIT, P, 0)                    /* (status) -> does not return */ \
+	X(4, STATS, R, 0)                   /* (gva struct umbra_stats *, size) -> bytes written */ \
+	X(5, CONSOLE_READ, R, 0)            /* (gva buf, len) -> bytes read, 0 if none */ \
+	X(6, YIELD, R, 0)                   /* () -> 0 */ \
+	X(7, TIME, R, 0)                    /* (gva struct umbra_time *) -> 0 */ \
+	X(8, BLOCK, P, 0)                   /* (timeout_ns lo, hi) -> 1 event, 0 timed out */ \
+	X(9, TIMER_SET, P, 0)               /* (vector, delay_ns lo, hi) -> 0; vector 0 cancels */ \
+	X(10, MMU_UPDATE, P, 0)             /* (gva struct umbra_mmu_update[], count) -> count */ \
+	X(11, MMU_OP, P, 0)                 /* (gva struct umbra_mmu_op[], count) -> count */ \
+	X(12, VCPU_INFO, R, 0)              /* (gva struct umbra_vcpu_info *) -> 0 */ \
+	X(13, STATS_OF, C, UMBRA_CAP_STATS) /* (guest id, gva struct umbra_stats *, size) -> bytes */ \
+	X(14, STOP_GUEST, C, UMBRA_CAP_STOP) /* (guest id) -> 0 */
+
+#define UMBRA_HC_ENUM_(nr, name, cls, cap) UMBRA_HC_##name = nr,
+enum umbra_hypercall { UMBRA_HYPERCALLS(UMBRA_HC_ENUM_) };
+#undef UMBRA_HC_ENUM_
+#define UMBRA_HC_ONE_(nr, name, cls, cap) +1
+enum { UMBRA_HC_COUNT = 1 UMBRA_HYPERCALLS(UMBRA_HC_ONE_) }; /* one past the highest call */
+#undef UMBRA_HC_ONE_
 
 #define UMBRA_CONSOLE_MAX 4096 /* longest console write or read in one call */
 #define UMBRA_MMU_BATCH_MAX 512 /* most entries in one MMU_UPDATE or MMU_OP call */

@@ -1,19 +1,16 @@
 /* Hypercall privilege classes, after paravirt_ops' split of the module ops (restricted subset). */
 #include "pv/classes.h"
 
-const struct hc_class_entry hc_classes[UMBRA_HC_COUNT] = {
-	[UMBRA_HC_VERSION] = { HC_RESTRICTED, 0 },
-	[UMBRA_HC_CONSOLE_WRITE] = { HC_RESTRICTED, 0 },
-	[UMBRA_HC_EXIT] = { HC_PRIVILEGED, 0 },
-	[UMBRA_HC_STATS] = { HC_RESTRICTED, 0 },
-	[UMBRA_HC_CONSOLE_READ] = { HC_RESTRICTED, 0 },
-	[UMBRA_HC_YIELD] = { HC_RESTRICTED, 0 },
-	[UMBRA_HC_TIME] = { HC_RESTRICTED, 0 },
-	[UMBRA_HC_BLOCK] = { HC_PRIVILEGED, 0 },
-	[UMBRA_HC_TIMER_SET] = { HC_PRIVILEGED, 0 },
-	[UMBRA_HC_MMU_UPDATE] = { HC_PRIVILEGED, 0 },
-	[UMBRA_HC_MMU_OP] = { HC_PRIVILEGED, 0 },
-	[UMBRA_HC_VCPU_INFO] = { HC_RESTRICTED, 0 },
-	[UMBRA_HC_STATS_OF] = { HC_CROSS_GUEST, UMBRA_CAP_STATS },
-	[UMBRA_HC_STOP_GUEST] = { HC_CROSS_GUEST, UMBRA_CAP_STOP },
-};
+/* The class letters of pv/abi.h's list. */
+#define HC_CLASS_R HC_RESTRICTED
+#define HC_CLASS_P HC_PRIVILEGED
+#define HC_CLASS_C HC_CROSS_GUEST
+
+#define HC_ENTRY(nr, name, cls, cap) [nr] = { HC_CLASS_##cls, cap },
+const struct hc_class_entry hc_classes[UMBRA_HC_COUNT] = { UMBRA_HYPERCALLS(HC_ENTRY) };
+#undef HC_ENTRY
+
+/* Numbered from 1 without gaps: each call's number is at most the count of calls. */
+#define HC_DENSE(nr, name, cls, cap) _Static_assert(nr < UMBRA_HC_COUNT, #name " beyond the count");
+UMBRA_HYPERCALLS(HC_DENSE)
+#undef HC_DENSE
