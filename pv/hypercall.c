@@ -303,17 +303,9 @@ static s64 hc_vcpu_info(struct vcpu *v, const struct hc_args *a)
 	return 0;
 }
 
-static struct vm *other_guest(u64 id)
-{
-	for (u32 i = 0; i < nr_vms; i++)
-		if (vms[i].id == id)
-			return &vms[i];
-	return NULL;
-}
-
 static s64 hc_stats_of(struct vcpu *v, const struct hc_args *a)
 {
-	struct vm *t = other_guest(a->a[0]);
+	struct vm *t = vm_by_id(a->a[0]);
 	if (!t)
 		return -UMBRA_EINVAL;
 	return copy_stats(v, &t->vcpu, a->a[1], a->a[2]);
@@ -321,7 +313,7 @@ static s64 hc_stats_of(struct vcpu *v, const struct hc_args *a)
 
 static s64 hc_stop_guest(struct vcpu *v, const struct hc_args *a)
 {
-	struct vm *t = other_guest(a->a[0]);
+	struct vm *t = vm_by_id(a->a[0]);
 	if (!t || t == v->vm)
 		return -UMBRA_EINVAL;
 	/* Two guests stopping the same one: the first wins, the other learns nothing more. */

@@ -135,10 +135,7 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 	for (u32 i = 0; i < bi->nmodules; i++) {
 		if (!guest_options_attached_to(&bi->modules[i], owner, sizeof(owner)))
 			continue;
-		u32 g;
-		for (g = 0; g < nr_vms && strcmp(vms[g].name, owner); g++)
-			;
-		if (g == nr_vms) {
+		if (!vm_by_name(owner)) {
 			kprintf("umbra: module for=%s names no guest (ignored)\n", owner);
 			load_errors++;
 		}

@@ -1,5 +1,6 @@
 /* The guest table and the one way a guest ends: atomically, once, from any CPU. */
 #include "vmm/vm.h"
+#include "lib/string.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 
@@ -8,8 +9,9 @@ u32 nr_vms;
 
 const char *vm_end_name(enum vm_end how)
 {
-	static const char *const n[] = { "none", "result", "halted", "triple-fault", "fatal",
-					 "load-error", "stopped", "timeout", "poweroff" };
+#define VM_END_TEXT_(name, text) text,
+	static const char *const n[] = { VM_END_LIST(VM_END_TEXT_) };
+#undef VM_END_TEXT_
 	return how < ARRAY_SIZE(n) ? n[how] : "?";
 }
 
@@ -29,4 +31,20 @@ bool vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail)
 	if (vm->cpu != (u32)this_cpu_index())
 		lapic_send_fixed(percpus[vm->cpu].apic_id, KICK_VECTOR);
 	return true;
+}
+
+struct vm *vm_by_id(u64 id)
+{
+	for (u32 i = 0; i < nr_vms; i++)
+		if (vms[i].id == id)
+			return &vms[i];
+	return NULL;
+}
+
+struct vm *vm_by_name(const char *name)
+{
+	for (u32 i = 0; i < nr_vms; i++)
+		if (!strcmp(vms[i].name, name))
+			return &vms[i];
+	return NULL;
 }

@@ -22,18 +22,20 @@
  * stopped before it ran. Only vm_end moves a guest to ENDED, and only once. */
 enum vm_state { VM_EMPTY, VM_READY, VM_RUNNING, VM_ENDED };
 
-/* How a guest ended, for its report and the summary. */
-enum vm_end {
-	VM_END_NONE,
-	VM_END_RESULT,     /* wrote the result port or called exit: status below */
-	VM_END_HALT,       /* HLT with interrupts off and nothing pending */
-	VM_END_SHUTDOWN,   /* triple fault */
-	VM_END_FATAL,      /* something Umbra could not continue (dump printed) */
-	VM_END_LOAD_ERROR, /* never started: bad image or no memory */
-	VM_END_STOPPED,    /* stopped by another guest's STOP_GUEST */
-	VM_END_TIMEOUT,    /* ran past its time budget (time= or Umbra's timeout=) */
-	VM_END_POWEROFF,   /* entered ACPI S5 (soft-off), as `poweroff` does */
-};
+/* How a guest ended, for its report and the summary: X(NAME, what the report says). */
+#define VM_END_LIST(X) \
+	X(NONE, "none") \
+	X(RESULT, "result")         /* wrote the result port or called exit: status below */ \
+	X(HALT, "halted")           /* HLT with interrupts off and nothing pending */ \
+	X(SHUTDOWN, "triple-fault") /* triple fault */ \
+	X(FATAL, "fatal")           /* something Umbra could not continue (dump printed) */ \
+	X(LOAD_ERROR, "load-error") /* never started: bad image or no memory */ \
+	X(STOPPED, "stopped")       /* stopped by another guest's STOP_GUEST */ \
+	X(TIMEOUT, "timeout")       /* ran past its time budget (time= or Umbra's timeout=) */ \
+	X(POWEROFF, "poweroff")     /* entered ACPI S5 (soft-off), as `poweroff` does */
+#define VM_END_ENUM_(name, text) VM_END_##name,
+enum vm_end { VM_END_LIST(VM_END_ENUM_) };
+#undef VM_END_ENUM_
 
 struct vcpu {
 	struct vm *vm;
@@ -113,6 +115,9 @@ static inline bool vm_ended(const struct vm *vm)
 {
 	return __atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_ENDED;
 }
+/* The guest with this id or name among those created (NULL if none). */
+struct vm *vm_by_id(u64 id);
+struct vm *vm_by_name(const char *name);
 /* Prints the guest's registers and recent state (on a fatal end). */
 void vcpu_dump(struct vcpu *v);
 
