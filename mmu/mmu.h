@@ -178,6 +178,10 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
  * affects in every shadow of that frame (whole pages on misaligned writes and floods), then
  * performs the write on guest memory. Returns MMU_OK or MMU_EINVAL. */
 int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
+/* The same for one entry of a guest's paravirtual update batch: shadows are zapped alike, but
+ * it is no emulated write (not counted as one, STATS tells a guest which way its updates went)
+ * and no step towards a flood zap (a batch rewriting one table is not a fork). */
+int mmu_write_batch(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
 
 /* Translate through the guest's tables (emulator, debugger). access = PFERR_W/U/I bits
  * | MMU_ACCESS_AC | MMU_ACCESS_PEEK. Returns true with *gpa, or false with the #PF error code. */

@@ -37,7 +37,21 @@ static void zap_entries(struct mmu_vm *vm, struct mmu_page *sp, unsigned offset)
 		sp_drop_spte(vm, sp, idx[i]);
 }
 
-int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+/* One more emulated write to a shadowed frame: true once they flood it. */
+static bool count_emulated(struct mmu_vm *vm, u64 gfn)
+{
+	vm->stats.writes_emulated++;
+	if (vm->last_write_gfn != gfn) {
+		vm->last_write_gfn = gfn;
+		vm->write_count = 1;
+		return false;
+	}
+	return ++vm->write_count >= FLOOD_WRITES;
+}
+
+/* emulated: a guest store Umbra emulated (counted, a step towards a flood zap), else an entry
+ * of a paravirtual batch (neither: a batch rewriting one table is not a fork). */
+static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool emulated)
 {
 	unsigned offset = gpa & (PAGE_SIZE - 1);
 	u64 gfn = gpa >> PAGE_SHIFT;
@@ -58,13 +72,7 @@ int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
 			continue;
 		if (!shadowed) {
 			shadowed = true;
-			vm->stats.writes_emulated++;
-			if (vm->last_write_gfn == gfn) {
-				flooded = ++vm->write_count >= FLOOD_WRITES;
-			} else {
-				vm->last_write_gfn = gfn;
-				vm->write_count = 1;
-			}
+			flooded = emulated && count_emulated(vm, gfn);
 		}
 		pte_size = sp->role.glevels == GLEVELS_32 ? 4 : 8;
 		if ((offset ^ (offset + len - 1)) & ~(pte_size - 1)) {
@@ -91,4 +99,14 @@ write:
 	audit_mark_guest_write(vm, gpa, len);
 	vm->ops->write_gpa(vm->ctx, gpa, &value, len);
 	return MMU_OK;
+}
+
+int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+{
+	return write_gpa(vm, gpa, len, value, true);
+}
+
+int mmu_write_batch(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+{
+	return write_gpa(vm, gpa, len, value, false);
 }

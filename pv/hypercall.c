@@ -226,18 +226,9 @@ static s64 check_update(struct vcpu *v, const void *rec)
 static bool apply_update(struct vcpu *v, const void *rec, s64 *err)
 {
 	const struct umbra_mmu_update *u = rec;
-	struct mmu_vm *m = &v->vm->mmu;
-	u64 emulated = m->stats.writes_emulated, last_gfn = m->last_write_gfn;
-	unsigned count = m->write_count;
 	(void)err;
-	/* Through the MMU's write hook: shadows of the table are zapped, none is made writable.
-	 * But it is no emulated write: it is not counted as one (STATS tells a guest whether its
-	 * updates went this way), nor as a step towards a flood zap, since a batch rewriting
-	 * one table is what PV updates look like, not a fork. */
-	mmu_write(m, u->ptr, pte_size(v), u->val);
-	m->stats.writes_emulated = emulated;
-	m->last_write_gfn = last_gfn;
-	m->write_count = count;
+	/* Shadows of the table are zapped, none is made writable. */
+	mmu_write_batch(&v->vm->mmu, u->ptr, pte_size(v), u->val);
 	return true;
 }
 

@@ -354,6 +354,51 @@ static void test_misaligned_flood(void **st UNUSED)
 	done(h);
 }
 
+/* A paravirtual batch rewriting a shadowed table zaps the entries it changes, like emulated
+ * writes, but is neither counted as emulated nor taken for a flood: the table stays shadowed
+ * however many entries it rewrites, and an emulated write after it starts a fresh count. */
+static void batch_write(struct harness *h, u64 gpa, u64 value)
+{
+	assert_int_equal(mmu_write_batch(&h->vm, gpa, 8, value), MMU_OK);
+	memcpy(h_gpa_ptr(h, gpa, true), &value, 8); /* the reference machine's memory too */
+}
+
+static void test_batch_no_flood(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, pte, t, emulated, zaps;
+	unsigned i;
+
+	pte = g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	t = pte >> 12;
+	enter(h, G_LONG, false, cr3);
+	guest_read(h, x, true);
+	assert_int_equal(shadows_of(h, t), 1);
+	emulated = h->vm.stats.writes_emulated;
+	zaps = h->vm.stats.flood_zaps;
+	for (i = 0; i < 16; i++)
+		batch_write(h, (t << 12) + 0x800 + i * 8, 0);
+	assert_int_equal(h->vm.stats.writes_emulated, emulated);
+	assert_int_equal(h->vm.stats.flood_zaps, zaps);
+	assert_int_equal(shadows_of(h, t), 1);
+	CHECK_AUDIT(h);
+	/* The entry x uses (at gpa pte), rewritten by the batch to another frame: its shadow
+	 * entry is dropped, and the next access maps the new frame. */
+	batch_write(h, pte, (0x180 << 12) | GP | GW | GU);
+	CHECK_AUDIT(h);
+	h_invlpg(h, 0, x); /* as the guest's flush after its batch */
+	guest_read(h, x, true);
+	CHECK_AUDIT(h);
+	assert_int_equal(shadows_of(h, t), 1);
+	/* Two emulated writes after the batch: counted, but no flood yet (it needs three). */
+	guest_set(h, G_LONG, (t << 12) + 0x900, 0);
+	guest_set(h, G_LONG, (t << 12) + 0x908, 0);
+	assert_int_equal(h->vm.stats.writes_emulated, emulated + 2);
+	assert_int_equal(shadows_of(h, t), 1);
+	done(h);
+}
+
 /* ---- 6: 32-bit tables over all quadrants ---- */
 
 static void test_quadrants(void **st UNUSED)
@@ -1210,6 +1255,7 @@ int main(void)
 		cmocka_unit_test(test_pt_writes),
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_misaligned_flood),
+		cmocka_unit_test(test_batch_no_flood),
 		cmocka_unit_test(test_quadrants),
 		cmocka_unit_test(test_two_roles),
 		cmocka_unit_test(test_unshadow),
