@@ -129,6 +129,8 @@ void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
 u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx);
 void rmap_write_protect(struct mmu_vm *vm, u64 gfn);
 static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)) == (PTE_P | PTE_W); }
+/* Guest page tables are mapped read-only so that writes to them trap. */
+static inline bool frame_may_map_writable(const struct mmu_frame *f) { return !f->shadowed; }
 
 /* audit.c: change tracking for mmu_audit_incremental. Every change of shadow state calls one
  * of these (each is a no-op until tracking is on). */
