@@ -20,7 +20,7 @@ static void child_key(const struct mmu_vcpu *vcpu, const struct mmu_walk *w, u64
 	*gfn = w->table_gfn[level];
 }
 
-static u64 make_leaf(u64 hpa, unsigned acc)
+u64 make_leaf(u64 hpa, unsigned acc)
 {
 	u64 spte = hpa | PTE_P | PTE_A;
 
@@ -72,36 +72,44 @@ static void prefetch_direct(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned
  */
 #define PREFETCH_LEAVES 8
 
+u64 leaf_of_guest(struct mmu_vcpu *vcpu, const struct mmu_page *sp, u64 e, u64 *gfn)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	const struct mmu_slot *slot;
+	struct walk_entry we;
+	unsigned acc;
+
+	if ((e & (PTE_P | PTE_A)) != (PTE_P | PTE_A) || (e & walk_leaf_rsvd(vm, sp->role)))
+		return 0;
+	walk_entry_info(sp->role, 1, e, 0, &we);
+	if (!(slot = vm->ops->gfn_to_slot(vm->ctx, we.gfn)))
+		return 0;
+	*gfn = we.gfn;
+	acc = leaf_access(sp->role.access & we.rights, e & PTE_D, sp->role.cr0_wp);
+	if (!frame_may_map_writable(&slot->frames[we.gfn - slot->base_gfn]) || !vcpu->rmap_descs.n)
+		acc &= ~ACC_W;
+	return make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, we.gfn), acc);
+}
+
 static void prefetch_leaves(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx)
 {
 	struct mmu_vm *vm = vcpu->vm;
 	unsigned esize = sp->role.glevels == GLEVELS_32 ? 4 : 8, first = idx & ~(PREFETCH_LEAVES - 1u);
 	unsigned gfirst = (sp->role.glevels == GLEVELS_32 ? sp->role.quadrant * 512u : 0) + first;
-	u64 rsvd = walk_leaf_rsvd(vm, sp->role), ge[PREFETCH_LEAVES];
+	u64 ge[PREFETCH_LEAVES], gfn = 0, spte;
 	u32 *ge32 = (u32 *)ge;
 
 	if (vm->ops->read_gpa(vm->ctx, (sp->gfn << PAGE_SHIFT) + gfirst * esize, ge,
 			      PREFETCH_LEAVES * esize))
 		return;
 	for (unsigned i = 0; i < PREFETCH_LEAVES; i++) {
-		u64 e = esize == 4 ? ge32[i] : ge[i];
-		const struct mmu_slot *slot;
-		struct walk_entry we;
-		unsigned acc;
-
-		if (first + i == idx || sp->spt[first + i] & PTE_P ||
-		    (e & (PTE_P | PTE_A)) != (PTE_P | PTE_A) || (e & rsvd))
+		if (first + i == idx || sp->spt[first + i] & PTE_P)
 			continue;
-		walk_entry_info(sp->role, 1, e, 0, &we);
-		if (!(slot = vm->ops->gfn_to_slot(vm->ctx, we.gfn)))
-			continue;
-		acc = leaf_access(sp->role.access & we.rights, e & PTE_D, sp->role.cr0_wp);
-		if (!frame_may_map_writable(&slot->frames[we.gfn - slot->base_gfn]) ||
-		    !vcpu->rmap_descs.n)
-			acc &= ~ACC_W;
-		spte_set_leaf(vcpu, sp, first + i, we.gfn,
-			      make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, we.gfn), acc));
-		vm->stats.prefetched++;
+		spte = leaf_of_guest(vcpu, sp, esize == 4 ? ge32[i] : ge[i], &gfn);
+		if (spte) {
+			spte_set_leaf(vcpu, sp, first + i, gfn, spte);
+			vm->stats.prefetched++;
+		}
 	}
 }
 
@@ -143,6 +151,7 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	struct mmu_vm *vm = vcpu->vm;
 	u32 access = error_code & (PFERR_W | PFERR_U | PFERR_I | MMU_ACCESS_AC);
 	const struct mmu_slot *slot;
+	struct mmu_frame *frame;
 	struct mmu_walk w;
 	struct mmu_page *sp;
 	unsigned acc, idx;
@@ -170,7 +179,10 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	sp = fill_path(vcpu, &w, gva);
 	idx = spt_index(gva, 1);
 	acc = leaf_access(w.acc[w.level], w.dirty, vcpu->base_role.cr0_wp);
-	if (!frame_may_map_writable(&slot->frames[w.gfn - slot->base_gfn]))
+	frame = &slot->frames[w.gfn - slot->base_gfn];
+	/* A store to a guest page table: a leaf table goes out of sync rather than trap each. */
+	if (!frame_may_map_writable(frame) &&
+	    !((access & PFERR_W) && (acc & ACC_W) && sp_unsync_frame(vcpu, frame, w.gfn)))
 		acc &= ~ACC_W;
 	spte = make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, w.gfn), acc);
 	if (sp->spt[idx] != spte || (!sp->role.direct && sp->gfns[idx] != w.gfn))

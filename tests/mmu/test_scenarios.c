@@ -104,6 +104,10 @@ static void test_matrix_off(void **st UNUSED)
 
 #define PHYSMAP 0xc0000000ull
 
+/* Scenarios of guest stores to shadowed tables that trap (as every store did before out-of-sync
+ * shadows, and as stores to upper-level tables still do); out of sync: scenario 14. */
+static const struct mmu_config wp_only = { .no_unsync = true };
+
 static struct harness *mk(const struct mmu_config *cfg)
 {
 	struct harness *h = calloc(1, sizeof(*h));
@@ -223,7 +227,7 @@ static void test_pt_writes(void **st UNUSED)
 
 	for (m = 0; m < ARRAY_SIZE(modes); m++) {
 		int mode = modes[m];
-		struct harness *h = mk(NULL);
+		struct harness *h = mk(&wp_only);
 		struct g_frames f = { 0x300, 0x400 };
 		u64 cr3 = new_space(h, &f, mode), x = 0x40000000, pte, pde;
 		struct h_access wr = acc_of(x, ACC_WRITE, true, 5);
@@ -255,7 +259,7 @@ static void test_pt_writes(void **st UNUSED)
 
 static void test_aliases(void **st UNUSED)
 {
-	struct harness *h = mk(NULL);
+	struct harness *h = mk(&wp_only);
 	struct g_frames f = { 0x200, 0x400 };
 	u64 cr3 = new_space(h, &f, G_LONG), d = 0x150, n = 10000, i, *order;
 	struct mmu_frame *fr = &h->slot[0].s.frames[d];
@@ -315,7 +319,7 @@ static void test_aliases(void **st UNUSED)
 
 static void test_misaligned_flood(void **st UNUSED)
 {
-	struct harness *h = mk(NULL);
+	struct harness *h = mk(&wp_only);
 	struct g_frames f = { 0x300, 0x400 };
 	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, pte, t, before, faults, zaps;
 	struct h_access a;
@@ -931,7 +935,7 @@ static void test_prefetch_wp0(void **st UNUSED)
 /* 3: the guest's own page tables live inside the large page: read-only, and writes emulated. */
 static void test_prefetch_own_tables(void **st UNUSED)
 {
-	struct harness *h = mk(NULL);
+	struct harness *h = mk(&wp_only);
 	struct g_frames f = { 0x300, 0x400 };
 	u64 x = 0x40000000, y = 0x40200000, z = 0x40400000, cr3, pd, p0, emul, faults, i;
 	unsigned all = ACC_W | ACC_U | ACC_X;
@@ -1261,6 +1265,92 @@ static void test_prefetch_group_long(void **st UNUSED) { prefetch_group(G_LONG);
 static void test_prefetch_group_pae(void **st UNUSED) { prefetch_group(G_PAE); }
 static void test_prefetch_group_32(void **st UNUSED) { prefetch_group(G_32); }
 
+/* ---- 14: out-of-sync leaf tables ---- */
+
+/*
+ * The first guest store to a shadowed leaf table leaves it writable (out of sync): later stores
+ * run natively, and until the guest's next flush an access may still use the old entry (the
+ * reference accepts what a TLB could hold). INVLPG brings the entry for its address back, a CR3
+ * load or a PV flush the whole table, which is then write-protected again. A second shadow of
+ * the frame (another role) brings it back in sync first, and then stores trap.
+ */
+static void unsync_mode(int mode)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, mode), x = 0x40000000, y = 0x40400000, pte, pde_y, t, emul, faults;
+	unsigned es = g_esize(mode);
+	struct h_access wr = acc_of(x, ACC_WRITE, true, 5);
+	struct mmu_frame *ft;
+
+	fill_frame(h, 0x100, 0xa);
+	fill_frame(h, 0x101, 0xb);
+	fill_frame(h, 0x102, 0xc);
+	pte = g_map(h, &f, mode, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	g_map(h, &f, mode, cr3, x + 0x1000, (0x102 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	t = pte >> 12;
+	ft = &h->slot[0].s.frames[t];
+	enter(h, mode, false, cr3);
+	assert_int_equal(guest_read(h, x, true), 0xa);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xc);
+	assert_int_equal(ft->shadowed, 1);
+
+	/* The first store faults once and is not emulated; the next ones do not fault. */
+	emul = h->emulated_writes;
+	guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);
+	assert_int_equal(h->emulated_writes, emul);
+	assert_int_equal(ft->unsync, 1);
+	assert_int_equal(h->vm.stats.unsyncs, 1);
+	CHECK_AUDIT(h);
+	faults = h->shadow_faults;
+	guest_set(h, mode, pte + es, (0x100 << 12) | GP | GU);
+	assert_int_equal(h->shadow_faults, faults);
+	/* Both entries are stale until flushed: INVLPG(x) brings x's back, not the other. */
+	assert_int_equal(guest_read(h, x, true), 0xa);
+	h_invlpg(h, 0, x);
+	assert_int_equal(guest_read(h, x, true), 0xb);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xc);
+	assert_int_equal(ft->unsync, 1);
+	CHECK_AUDIT(h);
+
+	/* A CR3 load resyncs the table and write-protects it again. */
+	assert_int_equal(h_set_cr3(h, 0, cr3), MMU_OK);
+	assert_int_equal(ft->unsync, 0);
+	assert_int_equal(h->vm.stats.resyncs, 1);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xa);
+	CHECK_AUDIT(h);
+	emul = h->emulated_writes;
+	guest_set(h, mode, pte, 0);
+	assert_int_equal(h->emulated_writes, emul);
+	assert_int_equal(ft->unsync, 1);
+	/* The PV flush: the write must fault now (x is not present). */
+	h_flush(h, 0);
+	assert_int_equal(ft->unsync, 0);
+	CHECK_ACCESS(h, 0, &wr);
+	CHECK_AUDIT(h);
+
+	/* Out of sync again, then the table also serves y through a read-only directory entry:
+	 * a second shadow (another role), so the first comes back in sync, and stores trap. */
+	guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);
+	assert_int_equal(ft->unsync, 1);
+	pde_y = g_entry_at(h, mode, cr3, y, 2);
+	guest_set(h, mode, pde_y, (t << 12) | GP | GU);
+	assert_int_equal(guest_read(h, y, true), 0xb);
+	assert_int_equal(ft->shadowed, 2);
+	assert_int_equal(ft->unsync, 0);
+	CHECK_AUDIT(h);
+	emul = h->emulated_writes;
+	guest_set(h, mode, pte, (0x102 << 12) | GP | GW | GU);
+	assert_int_equal(h->emulated_writes, emul + 1);
+	assert_int_equal(guest_read(h, x, true), 0xc);
+	assert_int_equal(guest_read(h, y, true), 0xc);
+	done(h);
+}
+
+static void test_unsync_32(void **st UNUSED) { unsync_mode(G_32); }
+static void test_unsync_pae(void **st UNUSED) { unsync_mode(G_PAE); }
+static void test_unsync_long(void **st UNUSED) { unsync_mode(G_LONG); }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1307,6 +1397,9 @@ int main(void)
 		cmocka_unit_test(test_prefetch_group_long),
 		cmocka_unit_test(test_prefetch_group_pae),
 		cmocka_unit_test(test_prefetch_group_32),
+		cmocka_unit_test(test_unsync_32),
+		cmocka_unit_test(test_unsync_pae),
+		cmocka_unit_test(test_unsync_long),
 	};
 
 	return cmocka_run_group_tests_name("mmu-scenarios", tests, NULL, NULL);
