@@ -190,7 +190,7 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	if (sp->role.direct)
 		prefetch_direct(vcpu, sp, leaf_access(w.acc[w.level], w.dirty,
 						      vcpu->base_role.cr0_wp));
-	else
+	else if (!vm->cfg.nocache)	/* the baseline predates leaf prefetch */
 		prefetch_leaves(vcpu, sp, idx);
 
 	if ((access & PFERR_W) && !(acc & ACC_W)) {

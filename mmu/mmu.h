@@ -78,7 +78,8 @@ struct mmu_list {
 struct mmu_config {
 	u64 pool_max_pages;	/* host pages for shadow tables (>= 16); 0 = default 1024 */
 	u8 maxphyaddr;		/* the guest's CPUID MAXPHYADDR; 0 = 40 */
-	bool nocache;		/* rebuild every shadow after each CR3 load (2.6.20-rc3 baseline) */
+	bool nocache;		/* rebuild every shadow after each CR3 load (2.6.20-rc3 baseline:
+				 * also no leaf prefetch, no out-of-sync tables) */
 	bool no_1g;		/* the guest's CPUID lacks Page1GB: PS in a PDPTE is reserved */
 	bool no_unsync;		/* keep every shadowed guest table write-protected (mmu/sync.c) */
 };

@@ -94,8 +94,8 @@ bool sp_unsync_frame(struct mmu_vcpu *vcpu, struct mmu_frame *f, u64 gfn)
 
 	if (f->unsync)
 		return true;
-	if (f->shadowed != 1 || vm->cfg.no_unsync || !(sp = frame_shadow(vm, gfn)) ||
-	    sp->role.level != 1)
+	if (f->shadowed != 1 || vm->cfg.no_unsync || vm->cfg.nocache ||
+	    !(sp = frame_shadow(vm, gfn)) || sp->role.level != 1)
 		return false;
 	if (vm->nunsync >= MMU_UNSYNC_MAX)
 		sync_page(vcpu, container_of(vm->unsync_pages.next, struct mmu_page, unsync_link));
