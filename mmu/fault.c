@@ -86,7 +86,9 @@ u64 leaf_of_guest(struct mmu_vcpu *vcpu, const struct mmu_page *sp, u64 e, u64 *
 		return 0;
 	*gfn = we.gfn;
 	acc = leaf_access(sp->role.access & we.rights, e & PTE_D, sp->role.cr0_wp);
-	if (!frame_may_map_writable(&slot->frames[we.gfn - slot->base_gfn]) || !vcpu->rmap_descs.n)
+	/* Keep one descriptor for the entry of a fault in progress (a resync may run inside). */
+	if (!frame_may_map_writable(&slot->frames[we.gfn - slot->base_gfn]) ||
+	    vcpu->rmap_descs.n < 2)
 		acc &= ~ACC_W;
 	return make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, we.gfn), acc);
 }
