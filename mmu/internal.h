@@ -148,6 +148,7 @@ unsigned sp_mirrors(const struct mmu_page *sp, unsigned offset, unsigned idx[2])
 /* sync.c: out-of-sync leaf shadows. */
 bool sp_unsync_frame(struct mmu_vcpu *vcpu, struct mmu_frame *f, u64 gfn);
 void sp_sync_frame(struct mmu_vcpu *vcpu, u64 gfn);
+void sp_sync(struct mmu_vcpu *vcpu, struct mmu_page *sp);
 void sp_forget_unsync(struct mmu_vm *vm, struct mmu_page *sp);
 void mmu_sync_all(struct mmu_vcpu *vcpu);
 void sync_invlpg(struct mmu_vcpu *vcpu, u64 gva);

@@ -67,6 +67,10 @@ struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, boo
 
 	*created = !sp;
 	if (sp) {
+		/* About to be linked anew (found, not followed): a CPU caches no entry of a table
+		 * it could not reach, so an out-of-sync table must match the guest's first. */
+		if (sp->unsync)
+			sp_sync(vcpu, sp);
 		sp_touch(vm, sp);
 		return sp;
 	}

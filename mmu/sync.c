@@ -13,6 +13,10 @@
  * only entry a CPU must then re-read). A fault always walks the guest's current tables, so an
  * entry the guest adds or loosens needs no flush, as on hardware.
  *
+ * A table's entries may only be stale for the address spaces that could reach it since the
+ * guest changed them: a CPU caches nothing of a table it cannot reach, and a guest (Linux
+ * tearing down an address space that is not loaded, say) changes such tables without a flush,
+ * then links the frame anew. So a lookup that is about to link a table (sp_get) resyncs it.
  * Only a frame whose one shadow is a leaf table goes out of sync: a second shadow of the frame
  * (another role, or its use as a higher-level table, whose links must stay exact) first
  * resyncs it (sp_get). MMU_UNSYNC_MAX bounds the pages out of sync, and with them the work of
@@ -108,6 +112,12 @@ bool sp_unsync_frame(struct mmu_vcpu *vcpu, struct mmu_frame *f, u64 gfn)
 	audit_mark_page(vm, sp);
 	audit_mark_frame(vm, gfn);
 	return true;
+}
+
+void sp_sync(struct mmu_vcpu *vcpu, struct mmu_page *sp)
+{
+	if (sp->unsync)
+		sync_page(vcpu, sp);
 }
 
 /* Frame gfn gets a second shadow: its out-of-sync one (if any) must be in sync first. */

@@ -34,6 +34,8 @@ struct fuzz {
 	u64 win_pde[NAS][2];	/* gpa of the entries pointing at them */
 	unsigned nwin;		/* window tables per space (1 for 32-bit, 2 otherwise) */
 	u64 hot;		/* the window page whose entry the guest last wrote */
+	u64 seen;		/* the window page last accessed (its shadow entry is likely present) */
+	unsigned seen_as;
 };
 
 static u64 rnd(struct fuzz *z)
@@ -173,6 +175,7 @@ static void change_mode(struct fuzz *z)
 	unsigned v;
 
 	z->mode = modes[below(z, ARRAY_SIZE(modes))];
+	z->seen = 0;
 	z->pse = z->mode == G_32 && chance(z, 60);
 	build(z);
 	for (v = 0; v < z->h.nvcpus; v++) {
@@ -196,6 +199,13 @@ static struct h_access pt_write(struct fuzz *z)
 		unsigned i = below(z, z->nwin);
 
 		gpa = (z->win_pt[as][i] << 12) + below(z, PAGE_SIZE / esize) * esize;
+		if (z->seen && chance(z, 40)) {
+			/* The entry of a page just used: the shadow likely holds the old one. */
+			u64 step = z->mode == G_32 ? 0x400000 : 0x200000;
+
+			i = (unsigned)((z->seen - WIN) / step);
+			gpa = (z->win_pt[z->seen_as][i] << 12) + ((z->seen - WIN) % step >> 12) * esize;
+		}
 		val = random_leaf(z, false, 1);
 		z->hot = WIN + i * (z->mode == G_32 ? 0x400000 : 0x200000) + (gpa & 0xfff) / esize * PAGE_SIZE;
 	} else if (c < 85) {
@@ -295,6 +305,11 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 		h_phys_write(h, gpa, 8, h_phys_read(h, gpa, 8, false) ^ GA);
 	} else {
 		a = c < 330 ? pt_write(z) : random_access(z);
+		if (c >= 330 && a.gva >= WIN && a.gva < WIN + WIN_SIZE && z->mode != G_OFF &&
+		    a.gva - WIN < z->nwin * (z->mode == G_32 ? 0x400000ull : 0x200000ull)) {
+			z->seen = a.gva & ~0xfffull;
+			z->seen_as = z->as_of[v];
+		}
 		if (!h_check_access(h, v, &a, r->msg, sizeof(r->msg)))
 			return false;
 	}

@@ -368,6 +368,36 @@ static bool stale_hit(struct harness *h, unsigned v, const struct h_access *a,
 	return false;
 }
 
+/* A CPU caches nothing below a link it has not used since it changed: an access through a
+ * directory entry changed since the last flush (more than its A/D bits) sees the tables below
+ * it as they are. */
+static void forget_relinked(struct harness *h, unsigned v, const struct h_access *a)
+{
+	struct ref_walk rw;
+	unsigned i, j, k, n;
+
+	ref_translate(h, v, a, &rw, false);
+	for (i = 0; i + 1 < rw.n; i++) {
+		u64 cur = h_phys_read(h, rw.ent_gpa[i], rw.ent_size, true);
+
+		for (k = 0; k < h->nold; k++)
+			if (h->old[k].gpa == rw.ent_gpa[i] && ((h->old[k].val ^ cur) & ~0x60ull))
+				break;
+		if (k == h->nold)
+			continue;
+		for (k = n = 0; k < h->nold; k++) {
+			bool below = h->old[k].gpa == rw.ent_gpa[i];
+
+			for (j = i + 1; j < rw.n; j++)
+				below |= (h->old[k].gpa >> 12) == (rw.ent_gpa[j] >> 12);
+			if (!below)
+				h->old[n++] = h->old[k];
+		}
+		h->nold = n;
+		return;
+	}
+}
+
 bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, char *msg, size_t n)
 {
 	static const char *kinds[] = { "ok", "fault", "mmio", "ERROR" };
@@ -377,6 +407,7 @@ bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, cha
 
 	if (h->nold > H_OLD_MAX - 32)
 		h_flush(h, v);	/* the reference TLB is full: the guest flushes */
+	forget_relinked(h, v, a);
 	h_cpu_access(h, v, a, &got);
 	nold = h->nold;
 	h->nundo = 0;

@@ -1346,6 +1346,45 @@ static void unsync_mode(int mode)
 	done(h);
 }
 
+/*
+ * A table of an address space that is not loaded, changed without a flush (a CPU caches
+ * nothing of it: Linux tears down such a space so), then linked into the loaded one: its
+ * entries must be the guest's at once, not what its out-of-sync shadow still held.
+ */
+static void unsync_relink(int mode)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cra = new_space(h, &f, mode), crb = new_space(h, &f, mode), x = 0x40000000, pte, pde_a;
+	struct mmu_frame *ft;
+
+	fill_frame(h, 0x100, 0xa);
+	fill_frame(h, 0x101, 0xb);
+	pte = g_map(h, &f, mode, crb, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	g_map(h, &f, mode, crb, x + 0x1000, (0x101 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	ft = &h->slot[0].s.frames[pte >> 12];
+	/* Space a has a directory for x's region but no table for x. */
+	g_map(h, &f, mode, cra, x + (mode == G_32 ? 0x400000 : 0x200000), (0x101 << 12) | GP | GU, 1,
+	      GP | GW | GU);
+	pde_a = g_entry_at(h, mode, cra, x, 2);
+	enter(h, mode, false, crb);
+	assert_int_equal(guest_read(h, x, true), 0xa);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xb);
+	assert_int_equal(h_set_cr3(h, 0, cra), MMU_OK);
+	/* b's table, swapped: no flush. */
+	guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);
+	guest_set(h, mode, pte + g_esize(mode), (0x100 << 12) | GP | GW | GU);
+	assert_int_equal(ft->unsync, 1);
+	guest_set(h, mode, pde_a, (pte & ~0xfffull) | GP | GW | GU);
+	/* The first access fills its own entry; the second must not find b's old one. */
+	assert_int_equal(guest_read(h, x, true), 0xb);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xa);
+	assert_int_equal(ft->unsync, 0);
+	done(h);
+}
+
+static void test_unsync_relink_long(void **st UNUSED) { unsync_relink(G_LONG); }
+static void test_unsync_relink_32(void **st UNUSED) { unsync_relink(G_32); }
 static void test_unsync_32(void **st UNUSED) { unsync_mode(G_32); }
 static void test_unsync_pae(void **st UNUSED) { unsync_mode(G_PAE); }
 static void test_unsync_long(void **st UNUSED) { unsync_mode(G_LONG); }
@@ -1399,6 +1438,8 @@ int main(void)
 		cmocka_unit_test(test_unsync_32),
 		cmocka_unit_test(test_unsync_pae),
 		cmocka_unit_test(test_unsync_long),
+		cmocka_unit_test(test_unsync_relink_long),
+		cmocka_unit_test(test_unsync_relink_32),
 	};
 
 	return cmocka_run_group_tests_name("mmu-scenarios", tests, NULL, NULL);
