@@ -115,7 +115,15 @@ static void check_leaf(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 	if ((spte & PTE_ADDR) != vm->ops->gfn_to_hpa(vm->ctx, s, gfn))
 		FAIL(a, "leaf %llx[%u]: hpa does not match gfn %llx", (unsigned long long)sp->gfn, idx,
 		     (unsigned long long)gfn);
-	if (!sp->role.direct) {
+	if (sp->unsync) {
+		/* The guest writes this table natively: its entries may be older than the guest's
+		 * (until the next resync, which marks them all for the audit), but never looser
+		 * than the guest's entries above it allow (with CR0.WP = 0 a supervisor leaf is
+		 * writable whatever its W bit). */
+		allowed = leaf_access(allowed, true, sp->role.cr0_wp);
+		if (!(spte & PTE_U))
+			allowed = leaf_access(allowed & ~ACC_U, true, sp->role.cr0_wp);
+	} else if (!sp->role.direct) {
 		u64 ge = mirrored(a, sp, idx, &off);
 		struct walk_entry we;
 
@@ -131,7 +139,7 @@ static void check_leaf(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 	if (!(spte & PTE_W))
 		return;
 	a->writable_leaves++;
-	if (f->shadowed)
+	if (f->shadowed && !f->unsync)
 		FAIL(a, "shadowed gfn %llx mapped writable by %llx[%u]", (unsigned long long)gfn,
 		     (unsigned long long)sp->gfn, idx);
 	if (!pset_contains(f->rmap, &sp->spt[idx]))
@@ -211,8 +219,14 @@ static void check_page_state(struct audit *a, struct mmu_page *sp)
 		     sp->role.word);
 	if (sp_find_hpa(vm, sp->hpa) != sp || sp_of_sptep(vm, sp->spt) != sp)
 		FAIL(a, "page %llx not found in the hpa or va hash", (unsigned long long)sp->gfn);
-	if (!sp->role.direct && (f = frame_of(vm, sp->gfn)) != NULL && f->rmap)
+	if (sp->role.direct || !(f = frame_of(vm, sp->gfn)))
+		return;
+	if (f->rmap && !f->unsync)
 		FAIL(a, "shadowed gfn %llx has writable mappings", (unsigned long long)sp->gfn);
+	/* Out of sync: a leaf table, its frame's only shadow, and the frame knows it. */
+	if (sp->unsync != !!f->unsync || (sp->unsync && (sp->role.level != 1 || f->shadowed != 1)))
+		FAIL(a, "page %llx/%x unsync %d, frame unsync %u shadowed %u", (unsigned long long)sp->gfn,
+		     sp->role.word, sp->unsync, f->unsync, f->shadowed);
 }
 
 static void check_page(struct audit *a, struct mmu_page *sp)
@@ -296,6 +310,9 @@ static void check_frames(struct audit *a)
 		for (i = 0; i < s->npages; i++) {
 			rmapped += pset_count(s->frames[i].rmap);
 			check_shadow_count(a, s->base_gfn + i, &s->frames[i]);
+			if (s->frames[i].unsync && s->frames[i].shadowed != 1)
+				FAIL(a, "gfn %llx out of sync with %u shadows",
+				     (unsigned long long)(s->base_gfn + i), s->frames[i].shadowed);
 		}
 	if (rmapped != a->writable_leaves)
 		FAIL(a, "rmap holds %llu entries, %llu writable leaves exist",
@@ -308,14 +325,25 @@ static void check_counts(struct audit *a)
 	struct mmu_vm *vm = a->vm;
 	struct mmu_list *l;
 	struct mmu_page *sp;
-	u64 hashed = 0, listed = 0;
+	u64 hashed = 0, listed = 0, unsync = 0, unsync_listed = 0;
 	unsigned b;
 
 	for (l = vm->lru.next; l != &vm->lru; l = l->next) {
 		sp = sp_of_lru(l);
 		sp->audit_links = sp->audit_roots = 0;
 		listed++;
+		unsync += sp->unsync;
 	}
+	for (l = vm->unsync_pages.next; l != &vm->unsync_pages; l = l->next) {
+		sp = container_of(l, struct mmu_page, unsync_link);
+		unsync_listed++;
+		if (!sp->unsync || sp->invalid)
+			FAIL(a, "page %llx on the out-of-sync list is %s", (unsigned long long)sp->gfn,
+			     sp->invalid ? "zapped" : "in sync");
+	}
+	if (unsync != unsync_listed || unsync != vm->nunsync)
+		FAIL(a, "%llu pages out of sync, %llu listed, %u counted", (unsigned long long)unsync,
+		     (unsigned long long)unsync_listed, vm->nunsync);
 	for (b = 0; b < HASH_BUCKETS; b++)
 		for (sp = vm->gfn_hash[b]; sp; sp = sp->gfn_next) {
 			hashed++;
@@ -422,8 +450,10 @@ static void check_frame_incr(struct audit *a, u64 gfn)
 	u64 *p;
 
 	check_shadow_count(a, gfn, f);
-	if (f->shadowed && f->rmap)
+	if (f->shadowed && f->rmap && !f->unsync)
 		FAIL(a, "shadowed gfn %llx has writable mappings", (unsigned long long)gfn);
+	if (f->unsync && f->shadowed != 1)
+		FAIL(a, "gfn %llx out of sync with %u shadows", (unsigned long long)gfn, f->shadowed);
 	PSET_FOR_EACH(f->rmap, it, p)
 		if ((sp = check_member(a, p, true, "rmap", gfn)) != NULL &&
 		    (!spte_writable_leaf(*p) || spte_leaf_gfn(sp, (unsigned)(p - sp->spt)) != gfn))

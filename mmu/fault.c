@@ -20,7 +20,7 @@ static void child_key(const struct mmu_vcpu *vcpu, const struct mmu_walk *w, u64
 	*gfn = w->table_gfn[level];
 }
 
-static u64 make_leaf(u64 hpa, unsigned acc)
+u64 make_leaf(u64 hpa, unsigned acc)
 {
 	u64 spte = hpa | PTE_P | PTE_A;
 
@@ -52,12 +52,66 @@ static void prefetch_direct(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned
 
 		if (sp->spt[i] & PTE_P || !(slot = vm->ops->gfn_to_slot(vm->ctx, gfn)))
 			continue;
-		if (slot->frames[gfn - slot->base_gfn].shadowed)
+		if (!frame_may_map_writable(&slot->frames[gfn - slot->base_gfn]))
 			a &= ~ACC_W;
 		if ((a & ACC_W) && !vcpu->rmap_descs.n)
 			return;
 		spte_set_leaf(vcpu, sp, i, gfn, make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, gfn), a));
 		vm->stats.prefetched++;
+	}
+}
+
+/*
+ * A fault in a guest leaf table also maps the other present entries of its aligned group of
+ * PREFETCH_LEAVES (KVM's choice too): a process touches its pages in runs, and each would
+ * otherwise cost an exit. Only what a walk would give without changing the guest: the entry
+ * must be present, accessed, free of reserved bits and name guest RAM; a clean entry stays
+ * read-only (its first write must fault to set D), and so does a frame that is shadowed.
+ * Entries already present are left alone, and a writable entry is made read-only when the
+ * reverse-map descriptor it could need is not in the cache: the fault path never allocates.
+ */
+#define PREFETCH_LEAVES 8
+
+u64 leaf_of_guest(struct mmu_vcpu *vcpu, const struct mmu_page *sp, u64 e, u64 *gfn)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	const struct mmu_slot *slot;
+	struct walk_entry we;
+	unsigned acc;
+
+	if ((e & (PTE_P | PTE_A)) != (PTE_P | PTE_A) || (e & walk_leaf_rsvd(vm, sp->role)))
+		return 0;
+	walk_entry_info(sp->role, 1, e, 0, &we);
+	if (!(slot = vm->ops->gfn_to_slot(vm->ctx, we.gfn)))
+		return 0;
+	*gfn = we.gfn;
+	acc = leaf_access(sp->role.access & we.rights, e & PTE_D, sp->role.cr0_wp);
+	/* Keep one descriptor for the entry of a fault in progress (a resync may run inside). */
+	if (!frame_may_map_writable(&slot->frames[we.gfn - slot->base_gfn]) ||
+	    vcpu->rmap_descs.n < 2)
+		acc &= ~ACC_W;
+	return make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, we.gfn), acc);
+}
+
+static void prefetch_leaves(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	unsigned esize = sp->role.glevels == GLEVELS_32 ? 4 : 8, first = idx & ~(PREFETCH_LEAVES - 1u);
+	unsigned gfirst = (sp->role.glevels == GLEVELS_32 ? sp->role.quadrant * 512u : 0) + first;
+	u64 ge[PREFETCH_LEAVES], gfn = 0, spte;
+	u32 *ge32 = (u32 *)ge;
+
+	if (vm->ops->read_gpa(vm->ctx, (sp->gfn << PAGE_SHIFT) + gfirst * esize, ge,
+			      PREFETCH_LEAVES * esize))
+		return;
+	for (unsigned i = 0; i < PREFETCH_LEAVES; i++) {
+		if (first + i == idx || sp->spt[first + i] & PTE_P)
+			continue;
+		spte = leaf_of_guest(vcpu, sp, esize == 4 ? ge32[i] : ge[i], &gfn);
+		if (spte) {
+			spte_set_leaf(vcpu, sp, first + i, gfn, spte);
+			vm->stats.prefetched++;
+		}
 	}
 }
 
@@ -99,6 +153,7 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	struct mmu_vm *vm = vcpu->vm;
 	u32 access = error_code & (PFERR_W | PFERR_U | PFERR_I | MMU_ACCESS_AC);
 	const struct mmu_slot *slot;
+	struct mmu_frame *frame;
 	struct mmu_walk w;
 	struct mmu_page *sp;
 	unsigned acc, idx;
@@ -126,7 +181,10 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	sp = fill_path(vcpu, &w, gva);
 	idx = spt_index(gva, 1);
 	acc = leaf_access(w.acc[w.level], w.dirty, vcpu->base_role.cr0_wp);
-	if (slot->frames[w.gfn - slot->base_gfn].shadowed)
+	frame = &slot->frames[w.gfn - slot->base_gfn];
+	/* A store to a guest page table: a leaf table goes out of sync rather than trap each. */
+	if (!frame_may_map_writable(frame) &&
+	    !((access & PFERR_W) && (acc & ACC_W) && sp_unsync_frame(vcpu, frame, w.gfn)))
 		acc &= ~ACC_W;
 	spte = make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, w.gfn), acc);
 	if (sp->spt[idx] != spte || (!sp->role.direct && sp->gfns[idx] != w.gfn))
@@ -134,6 +192,8 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	if (sp->role.direct)
 		prefetch_direct(vcpu, sp, leaf_access(w.acc[w.level], w.dirty,
 						      vcpu->base_role.cr0_wp));
+	else if (!vm->cfg.nocache)	/* the baseline predates leaf prefetch */
+		prefetch_leaves(vcpu, sp, idx);
 
 	if ((access & PFERR_W) && !(acc & ACC_W)) {
 		out->kind = MMU_EMULATE;

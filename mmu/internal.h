@@ -25,6 +25,8 @@ struct mmu_page {
 	union mmu_role role;
 	u32 root_count;		/* vCPUs using it as (part of) their root */
 	bool invalid;		/* zapped while a root: emptied, out of the hash */
+	bool unsync;		/* a leaf table the guest writes natively until the next resync */
+	struct mmu_list unsync_link;	/* on vm->unsync_pages while unsync */
 	u32 audit_links, audit_roots;	/* scratch for mmu_audit */
 	/* Changes since the last audit: entries, and page-level state (hash, parents, roots). */
 	struct mmu_list audit_link;	/* on vm->audit_pages when audit_listed */
@@ -110,6 +112,8 @@ void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
 u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx);
 void rmap_write_protect(struct mmu_vm *vm, u64 gfn);
 static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)) == (PTE_P | PTE_W); }
+/* Guest page tables are mapped read-only so that writes to them trap, unless out of sync. */
+static inline bool frame_may_map_writable(const struct mmu_frame *f) { return !f->shadowed || f->unsync; }
 
 /* audit.c: change tracking for mmu_audit_incremental. Every change of shadow state calls one
  * of these (each is a no-op until tracking is on). */
@@ -121,6 +125,19 @@ void audit_mark_guest_write(struct mmu_vm *vm, u64 gpa, unsigned len);
 void audit_forget_page(struct mmu_vm *vm, struct mmu_page *sp);
 /* write.c: the shadow entries of sp that mirror the guest entry at byte offset of its frame. */
 unsigned sp_mirrors(const struct mmu_page *sp, unsigned offset, unsigned idx[2]);
+
+/* sync.c: out-of-sync leaf shadows. */
+bool sp_unsync_frame(struct mmu_vcpu *vcpu, struct mmu_frame *f, u64 gfn);
+void sp_sync_frame(struct mmu_vcpu *vcpu, u64 gfn);
+void sp_sync(struct mmu_vcpu *vcpu, struct mmu_page *sp);
+void sp_forget_unsync(struct mmu_vm *vm, struct mmu_page *sp);
+void mmu_sync_all(struct mmu_vcpu *vcpu);
+void sync_invlpg(struct mmu_vcpu *vcpu, u64 gva);
+
+/* fault.c: a leaf entry with rights acc; what a fault would fill for guest leaf entry e of sp
+ * (0: none, and *gfn the frame otherwise). */
+u64 make_leaf(u64 hpa, unsigned acc);
+u64 leaf_of_guest(struct mmu_vcpu *vcpu, const struct mmu_page *sp, u64 e, u64 *gfn);
 
 /* walk.c: the guest walker. */
 bool mmu_walk(struct mmu_vcpu *vcpu, u64 gva, u32 access, struct mmu_walk *w);

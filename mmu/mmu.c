@@ -21,6 +21,7 @@ int mmu_vm_init(struct mmu_vm *vm, const struct mmu_platform_ops *ops, void *ctx
 	vm->rsvd_phys = (BIT(52) - 1) & ~(BIT(vm->cfg.maxphyaddr) - 1);
 	list_init(&vm->lru);
 	list_init(&vm->audit_pages);
+	list_init(&vm->unsync_pages);
 	vm->audit_full_every = MMU_AUDIT_FULL_EVERY;
 	vm->last_write_gfn = ~0ull;
 	slab_init(&vm->sp_slab, ALIGN_UP(sizeof(struct mmu_page), 16));
@@ -239,6 +240,7 @@ int mmu_reset_context(struct mmu_vcpu *vcpu, u64 cr0, u64 cr4, u64 efer, u64 cr3
 	}
 	if (r.glevels == GLEVELS_PAE && load_pdptes(vcpu, cr3, pdptes))
 		return MMU_EBADPDPTE;
+	mmu_sync_all(vcpu);	/* a mode change flushes the TLB */
 	vcpu->cr0 = cr0;
 	vcpu->cr4 = cr4;
 	vcpu->efer = efer;
@@ -258,6 +260,7 @@ int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
 			return MMU_EBADPDPTE;
 		memcpy(vcpu->pdptes, pdptes, sizeof(pdptes));
 	}
+	mmu_sync_all(vcpu);
 	vcpu->cr3 = cr3;
 	release_roots(vcpu);
 	if (vcpu->vm->cfg.nocache)
@@ -270,6 +273,7 @@ void mmu_invlpg(struct mmu_vcpu *vcpu, u64 gva)
 	struct mmu_page *sp;
 	u64 e;
 
+	sync_invlpg(vcpu, gva);
 	if (!vcpu->root_valid || vcpu->base_role.glevels == GLEVELS_OFF)
 		return;
 	for (sp = vcpu_top_sp(vcpu, gva); sp; sp = sp_from_hpa(vcpu->vm, e & PTE_ADDR)) {

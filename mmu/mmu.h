@@ -78,8 +78,10 @@ struct mmu_list {
 struct mmu_config {
 	u64 pool_max_pages;	/* host pages for shadow tables (>= 16); 0 = default 1024 */
 	u8 maxphyaddr;		/* the guest's CPUID MAXPHYADDR; 0 = 40 */
-	bool nocache;		/* rebuild every shadow after each CR3 load (2.6.20-rc3 baseline) */
+	bool nocache;		/* rebuild every shadow after each CR3 load (2.6.20-rc3 baseline:
+				 * also no leaf prefetch, no out-of-sync tables) */
 	bool no_1g;		/* the guest's CPUID lacks Page1GB: PS in a PDPTE is reserved */
+	bool no_unsync;		/* keep every shadowed guest table write-protected (mmu/sync.c) */
 };
 
 struct mmu_vm {
@@ -96,6 +98,8 @@ struct mmu_vm {
 	u64 pool_used;			/* host pages counted against cfg.pool_max_pages */
 	struct mmu_slab sp_slab, rmap_slab, parent_slab;
 	struct mmu_vcpu *vcpus;
+	struct mmu_list unsync_pages;	/* out-of-sync leaf tables, oldest first */
+	unsigned nunsync;
 	u64 last_write_gfn;		/* flood detection */
 	unsigned write_count;
 	struct mmu_stats stats;
@@ -111,6 +115,8 @@ struct mmu_vm {
 	/* Mutation knobs for the tests: each breaks one invariant on purpose. */
 	bool test_skip_wp_on_shadow;
 	bool test_skip_zap_on_write;
+	bool test_skip_resync;		/* flushes leave out-of-sync pages as they are */
+	bool test_stale_resync;		/* a resync write-protects but updates no entry */
 };
 
 struct mmu_vcpu {
@@ -161,6 +167,9 @@ int mmu_reset_context(struct mmu_vcpu *vcpu, u64 cr0, u64 cr4, u64 efer, u64 cr3
 int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3);
 /* Guest INVLPG. */
 void mmu_invlpg(struct mmu_vcpu *vcpu, u64 gva);
+/* The guest flushed its whole TLB without a CR3 load or mode change (a PV flush): out-of-sync
+ * shadows catch up with the guest's tables. */
+void mmu_flush_tlb(struct mmu_vcpu *vcpu);
 
 /* Refill the vCPU's caches (may reclaim shadow pages); MMU_ENOMEM when nothing is left. */
 int mmu_topup(struct mmu_vcpu *vcpu);

@@ -14,7 +14,8 @@ struct mmu_vcpu;
 struct mmu_frame {
 	uintptr_t rmap;		/* writable present leaf sptes mapping this frame (a pset) */
 	u32 shadowed;		/* shadow pages (non-direct) keyed on this frame */
-	u32 audit_dirty;	/* listed for the next incremental audit */
+	u16 audit_dirty;	/* listed for the next incremental audit */
+	u16 unsync;		/* its one shadow, a leaf table, is out of sync (mmu/sync.c) */
 };
 
 /* A range of guest-physical memory backed by host memory. */

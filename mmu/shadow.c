@@ -67,9 +67,16 @@ struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, boo
 
 	*created = !sp;
 	if (sp) {
+		/* About to be linked anew (found, not followed): a CPU caches no entry of a table
+		 * it could not reach, so an out-of-sync table must match the guest's first. */
+		if (sp->unsync)
+			sp_sync(vcpu, sp);
 		sp_touch(vm, sp);
 		return sp;
 	}
+	/* Only a frame's one shadow may be out of sync. */
+	if (!role.direct && (f = frame_of(vm, gfn)) != NULL && f->unsync)
+		sp_sync_frame(vcpu, gfn);
 	sp = cache_take(&vcpu->sps, &vm->sp_slab);
 	sp->spt = pagecache_take(&vcpu->pages, &sp->hpa);
 	if (role.level == 1 && !role.direct)
@@ -167,6 +174,8 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp)
 	unsigned i;
 
 	ASSERT(!sp->invalid);
+	if (sp->unsync)
+		sp_forget_unsync(vm, sp);
 	for (i = 0; i < SPT_ENTRIES; i++)
 		if (sp->spt[i] & PTE_P)		/* most are empty: spare the call */
 			sp_drop_spte(vm, sp, i);

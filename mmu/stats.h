@@ -18,6 +18,8 @@ struct mmu_stats {
 	u64 root_hits;		/* CR3 loads whose whole root was found cached */
 	u64 root_misses;
 	u64 prefetched;		/* leaves filled ahead of a fault (mmu/fault.c) */
+	u64 unsyncs;		/* guest leaf tables left writable at a write fault (mmu/sync.c) */
+	u64 resyncs;		/* out-of-sync tables brought back in sync */
 	u64 rmap_desc_in_use;	/* reverse-map descriptors currently allocated */
 	u64 pages_in_use;	/* host pages held by the pool (tables, gfn arrays, caches) */
 };

@@ -13,6 +13,13 @@ u64 walk_pdpte_rsvd(const struct mmu_vm *vm)
 	return vm->rsvd_phys | 0xfff0000000000000ull | BIT(1) | BIT(2) | 0x1e0;
 }
 
+u64 walk_leaf_rsvd(const struct mmu_vm *vm, union mmu_role r)
+{
+	if (r.glevels == GLEVELS_32)
+		return 0;
+	return vm->rsvd_phys | (r.nxe ? 0 : PTE_NX);
+}
+
 void walk_entry_info(union mmu_role r, unsigned level, u64 e, u64 gva, struct walk_entry *out)
 {
 	if (r.glevels == GLEVELS_32)

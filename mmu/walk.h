@@ -22,6 +22,8 @@ void walk_entry_info(union mmu_role r, unsigned level, u64 e, u64 gva, struct wa
 
 /* Reserved bits of a PAE PDPTE (checked once, when CR3 is loaded). */
 u64 walk_pdpte_rsvd(const struct mmu_vm *vm);
+/* Reserved bits of a 4 KiB leaf entry in tables of role r. */
+u64 walk_leaf_rsvd(const struct mmu_vm *vm, union mmu_role r);
 
 static inline unsigned walk_fault_code(const struct mmu_vcpu *vcpu, u32 access, bool nx_format)
 {

@@ -159,7 +159,9 @@ struct umbra_mmu_stats {
 	uint64_t rmap_descs;       /* reverse-map descriptors in use */
 	uint64_t unshadowed_unemulated; /* PT writes the emulator could not handle: unshadowed */
 	uint64_t nested_faults_filled; /* mmu=tdp: nested page faults that mapped guest memory */
-	uint64_t prefetched;       /* shadow leaves filled ahead of a fault (guest large pages) */
+	uint64_t prefetched;       /* shadow leaves filled ahead of a fault (large pages, groups of 8) */
+	uint64_t unsyncs;          /* guest leaf tables left writable at a store (out of sync) */
+	uint64_t resyncs;          /* out-of-sync tables brought back in sync at a flush */
 };
 
 struct umbra_stats {

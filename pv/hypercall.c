@@ -272,7 +272,9 @@ static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
 			v->hw.tlb_flush = true;
 		return true;
 	default:
-		/* Shadows stay coherent through write protection: only the TLB goes. */
+		/* Out-of-sync shadows catch up with the guest's tables, as a TLB would reload. */
+		if (!v->vm->tdp_on)
+			mmu_flush_tlb(&v->mmu);
 		v->hw.tlb_flush = true;
 		return true;
 	}

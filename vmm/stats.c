@@ -36,5 +36,7 @@ void stats_collect(struct vcpu *v, struct umbra_stats *out)
 		.unshadowed_unemulated = v->vm->unemulated,
 		.nested_faults_filled = v->vm->tdp.stats.faults_filled,
 		.prefetched = m.prefetched,
+		.unsyncs = m.unsyncs,
+		.resyncs = m.resyncs,
 	};
 }

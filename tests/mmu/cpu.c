@@ -83,6 +83,7 @@ void h_cpu_access(struct harness *h, unsigned v, const struct h_access *a, struc
 			if (!p)
 				break;	/* a shadow leaf that is not guest memory */
 			r->kind = R_OK;
+			r->at = h_hpa_to_gpa(h, hpa);
 			if (a->kind == ACC_WRITE)
 				memcpy(p, &a->value, a->size);
 			else
@@ -108,6 +109,7 @@ void h_cpu_access(struct harness *h, unsigned v, const struct h_access *a, struc
 		}
 		/* The emulator: a write goes through the hook; anything else reads memory. */
 		r->kind = R_OK;
+		r->at = out.gpa;
 		if (a->kind == ACC_WRITE) {
 			h->emulated_writes++;
 			ASSERT(mmu_write(&h->vm, out.gpa, a->size, a->value) == MMU_OK);
@@ -123,4 +125,11 @@ void h_cpu_access(struct harness *h, unsigned v, const struct h_access *a, struc
 void h_invlpg(struct harness *h, unsigned v, u64 gva)
 {
 	mmu_invlpg(&h->vcpu[v], gva);
+	ref_tlb_invlpg(h, v, gva);
+}
+
+void h_flush(struct harness *h, unsigned v)
+{
+	mmu_flush_tlb(&h->vcpu[v]);
+	ref_tlb_flush(h);
 }

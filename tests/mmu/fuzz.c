@@ -33,6 +33,9 @@ struct fuzz {
 	u64 win_pt[NAS][2];	/* window leaf tables */
 	u64 win_pde[NAS][2];	/* gpa of the entries pointing at them */
 	unsigned nwin;		/* window tables per space (1 for 32-bit, 2 otherwise) */
+	u64 hot;		/* the window page whose entry the guest last wrote */
+	u64 seen;		/* the window page last accessed (its shadow entry is likely present) */
+	unsigned seen_as;
 };
 
 static u64 rnd(struct fuzz *z)
@@ -172,6 +175,7 @@ static void change_mode(struct fuzz *z)
 	unsigned v;
 
 	z->mode = modes[below(z, ARRAY_SIZE(modes))];
+	z->seen = 0;
 	z->pse = z->mode == G_32 && chance(z, 60);
 	build(z);
 	for (v = 0; v < z->h.nvcpus; v++) {
@@ -195,7 +199,15 @@ static struct h_access pt_write(struct fuzz *z)
 		unsigned i = below(z, z->nwin);
 
 		gpa = (z->win_pt[as][i] << 12) + below(z, PAGE_SIZE / esize) * esize;
+		if (z->seen && chance(z, 40)) {
+			/* The entry of a page just used: the shadow likely holds the old one. */
+			u64 step = z->mode == G_32 ? 0x400000 : 0x200000;
+
+			i = (unsigned)((z->seen - WIN) / step);
+			gpa = (z->win_pt[z->seen_as][i] << 12) + ((z->seen - WIN) % step >> 12) * esize;
+		}
 		val = random_leaf(z, false, 1);
+		z->hot = WIN + i * (z->mode == G_32 ? 0x400000 : 0x200000) + (gpa & 0xfff) / esize * PAGE_SIZE;
 	} else if (c < 85) {
 		unsigned i = below(z, z->nwin), k = below(z, 5);
 
@@ -254,6 +266,8 @@ static struct h_access random_access(struct fuzz *z)
 	a.value = rnd(z);
 	if (z->mode == G_OFF)
 		a.gva = below(z, 0x300000);
+	else if (c < 25)	/* what the guest just remapped: old or new, until a flush */
+		a.gva = z->hot + below(z, PAGE_SIZE);
 	else if (c < 75)
 		a.gva = WIN + below(z, z->nwin * (z->mode == G_32 ? 0x400000 : 0x200000));
 	else if (c < 90)
@@ -282,6 +296,8 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 		h_set_cr3(h, v, z->cr3[z->as_of[v]]);
 	} else if (c < 60) {
 		h_invlpg(h, v, WIN + below(z, WIN_SIZE));
+	} else if (c < 63) {
+		h_flush(h, v);	/* the PV flush */
 	} else if (c < 70) {
 		/* The hypervisor itself writes guest memory (a loader, a hypercall). */
 		u64 gpa = ((PT_FIRST + below(z, 0x20)) << 12) + below(z, 512) * 8;
@@ -289,6 +305,11 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 		h_phys_write(h, gpa, 8, h_phys_read(h, gpa, 8, false) ^ GA);
 	} else {
 		a = c < 330 ? pt_write(z) : random_access(z);
+		if (c >= 330 && a.gva >= WIN && a.gva < WIN + WIN_SIZE && z->mode != G_OFF &&
+		    a.gva - WIN < z->nwin * (z->mode == G_32 ? 0x400000ull : 0x200000ull)) {
+			z->seen = a.gva & ~0xfffull;
+			z->seen_as = z->as_of[v];
+		}
 		if (!h_check_access(h, v, &a, r->msg, sizeof(r->msg)))
 			return false;
 	}
@@ -309,7 +330,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	 * every fourth without 1 GiB pages (PS in a PDPTE reserved). */
 	struct mmu_config cfg = { .pool_max_pages = o->pool_pages ? o->pool_pages : 96,
 				  .nocache = o->nocache, .maxphyaddr = o->seed % 3 ? 40 : 36,
-				  .no_1g = o->seed % 4 == 1 };
+				  .no_1g = o->seed % 4 == 1, .no_unsync = o->no_unsync };
 	struct fuzz *z = calloc(1, sizeof(*z));
 	struct mmu_stats st;
 	char buf[900];
@@ -323,6 +344,8 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	h_add_slot(&z->h, 0x200, 0x40);
 	z->h.vm.test_skip_wp_on_shadow = o->skip_wp_on_shadow;
 	z->h.vm.test_skip_zap_on_write = o->skip_zap_on_write;
+	z->h.vm.test_skip_resync = o->skip_resync;
+	z->h.vm.test_stale_resync = o->stale_resync;
 	z->h.vm.audit_full_every = 0;
 	change_mode(z);
 	for (op = 0; op < o->ops; op++) {
@@ -361,6 +384,9 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	r->misaligned_zaps = st.misaligned_zaps;
 	r->root_hits = st.root_hits;
 	r->prefetched = st.prefetched;
+	r->unsyncs = st.unsyncs;
+	r->resyncs = st.resyncs;
+	r->stale_hits = z->h.stale_hits;
 	h_fini(&z->h);
 	free(z);
 }
@@ -373,11 +399,14 @@ void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 		       (unsigned long long)r->fail_op + 1, r->msg);
 	if (!o->quiet)
 		printf("mmu-fuzz: shadow_faults=%llu emulated_writes=%llu reclaimed=%llu mode_changes=%llu "
-		       "flood_zaps=%llu misaligned_zaps=%llu root_hits=%llu prefetched=%llu\n",
+		       "flood_zaps=%llu misaligned_zaps=%llu root_hits=%llu prefetched=%llu unsyncs=%llu "
+		       "resyncs=%llu stale_hits=%llu\n",
 		       (unsigned long long)r->shadow_faults, (unsigned long long)r->emulated,
 		       (unsigned long long)r->reclaimed, (unsigned long long)r->mode_changes,
 		       (unsigned long long)r->flood_zaps, (unsigned long long)r->misaligned_zaps,
-		       (unsigned long long)r->root_hits, (unsigned long long)r->prefetched);
+		       (unsigned long long)r->root_hits, (unsigned long long)r->prefetched,
+		       (unsigned long long)r->unsyncs, (unsigned long long)r->resyncs,
+		       (unsigned long long)r->stale_hits);
 	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu%s%s\n",
 	       (unsigned long long)r->ops, (unsigned long long)r->mismatches,
 	       (unsigned long long)r->audit_errors, (unsigned long long)o->seed,

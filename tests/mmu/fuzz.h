@@ -11,6 +11,8 @@ struct fuzz_opts {
 	bool nocache;
 	bool skip_wp_on_shadow;	/* mutation knobs (scenario 11) */
 	bool skip_zap_on_write;
+	bool skip_resync, stale_resync;
+	bool no_unsync;
 	bool quiet;
 	bool no_audit;		/* differential comparison only */
 	/* mmu_audit_incremental after each op (never a periodic full one) and mmu_audit at the
@@ -26,7 +28,9 @@ struct fuzz_result {
 	u64 incremental_missed;
 	u64 fail_op;		/* index of the failing operation */
 	u64 shadow_faults, emulated, reclaimed, mode_changes, flood_zaps, misaligned_zaps, root_hits;
-	u64 prefetched;		/* leaves filled ahead of a fault under large pages / paging off */
+	u64 prefetched;		/* leaves filled ahead of a fault */
+	u64 unsyncs, resyncs;	/* out-of-sync leaf tables (mmu/sync.c) */
+	u64 stale_hits;		/* accesses served from an older entry, as a TLB may */
 	char msg[1024];
 };
 

@@ -258,6 +258,17 @@ u8 *h_hpa_ptr(struct harness *h, u64 hpa, bool want_guest)
 	return NULL;
 }
 
+u64 h_hpa_to_gpa(struct harness *h, u64 hpa)
+{
+	for (unsigned i = 0; i < h->nslots; i++) {
+		struct h_slot *s = &h->slot[i];
+
+		if (hpa >= s->hpa_base && hpa < s->hpa_base + s->s.npages * PAGE_SIZE)
+			return (s->s.base_gfn << PAGE_SHIFT) + (hpa - s->hpa_base);
+	}
+	return ~0ull;
+}
+
 u8 *h_gpa_ptr(struct harness *h, u64 gpa, bool ref)
 {
 	return gpa_ptr(h, gpa, ref);

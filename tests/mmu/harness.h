@@ -7,6 +7,7 @@
 
 #define H_MAX_SLOTS 4
 #define H_MAX_VCPUS 2
+#define H_OLD_MAX 2048
 
 struct h_slot {
 	struct mmu_slot s;
@@ -40,6 +41,15 @@ struct harness {
 	unsigned ntouched;
 	u64 emulated_writes, shadow_faults;
 	u64 ctl_mismatches;	/* CR3/mode loads where the MMU and the reference disagreed */
+	/* The reference TLB: every value a guest entry held since the last flush that covers it
+	 * (what a CPU's TLB may still use), and the undo log of one reference access. */
+	struct h_old { u64 gpa, val; unsigned size; } old[H_OLD_MAX];
+	unsigned nold;
+	struct h_old undo[16];
+	unsigned nundo;
+	bool logging;
+	u64 leaf_gpa;		/* the last reference walk's 4 KiB leaf entry, or ~0 */
+	u64 stale_hits;		/* accesses the MMU served from an older entry, as a TLB may */
 };
 
 /* Access kinds. */
@@ -61,6 +71,7 @@ struct h_result {
 	u32 ec;
 	u64 cr2;
 	u64 gpa;	/* MMIO */
+	u64 at;		/* R_OK: the guest-physical address accessed */
 };
 
 static inline struct h_access acc_of(u64 gva, int kind, bool user, u64 value)
@@ -82,6 +93,8 @@ u64 h_phys_read(struct harness *h, u64 gpa, unsigned len, bool ref);
 int h_set_mode(struct harness *h, unsigned v, u64 cr0, u64 cr4, u64 efer, u64 cr3);
 int h_set_cr3(struct harness *h, unsigned v, u64 cr3);
 void h_invlpg(struct harness *h, unsigned v, u64 gva);
+/* A whole-TLB flush without a CR3 load (the PV flush). */
+void h_flush(struct harness *h, unsigned v);
 
 /* One access through the shadow (software CPU) and through the reference walker. */
 void h_cpu_access(struct harness *h, unsigned v, const struct h_access *a, struct h_result *r);
@@ -95,7 +108,10 @@ bool h_mem_equal(struct harness *h, u64 *where);
 unsigned h_audit(struct harness *h, bool print);
 
 /* Internal to the harness files. */
+void ref_tlb_flush(struct harness *h);
+void ref_tlb_invlpg(struct harness *h, unsigned v, u64 gva);
 u8 *h_hpa_ptr(struct harness *h, u64 hpa, bool want_guest);
 u8 *h_gpa_ptr(struct harness *h, u64 gpa, bool ref);
+u64 h_hpa_to_gpa(struct harness *h, u64 hpa);
 
 #endif

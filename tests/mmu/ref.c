@@ -1,8 +1,22 @@
 /* The reference machine: an independent walk of the guest's own tables in the reference memory. */
+
+/*
+ * With a TLB. The shadow MMU lets a guest write its leaf tables natively (out-of-sync shadows,
+ * mmu/sync.c) and catches up at the guest's flushes, so between two flushes an access may use
+ * an entry older than the guest's, as a CPU's TLB may. The reference keeps every value a guest
+ * entry held since the last flush that covers it (h->old) and accepts an access served by one
+ * of them in place of the leaf entry: present, accessed, dirty for a write (a TLB entry that
+ * lacks D walks again to set it), no A/D written. A flush covers what the MMU promises: a CR3
+ * load, a mode change or a PV flush by any vCPU covers every entry (stricter than a CPU, whose
+ * TLB is per-CPU and keeps global pages), INVLPG(gva) every entry at gva's index in its table.
+ */
 #include <stdio.h>
 #include <string.h>
 #include "lib/assert.h"
 #include "tests/mmu/harness.h"
+
+/* An older value standing in for one entry (ref_access with a stale leaf). */
+static struct { bool on; u64 gpa, val; } ovr;
 
 /* Reads a guest entry in reference memory (0 in a hole) and records where it was. */
 static u64 rd(struct harness *h, u64 gpa, unsigned size)
@@ -12,17 +26,82 @@ static u64 rd(struct harness *h, u64 gpa, unsigned size)
 
 	if (h->ntouched < 16)
 		h->touched[h->ntouched++] = gpa & ~7ull;
+	if (ovr.on && gpa == ovr.gpa)
+		return ovr.val;
 	if (p)
 		memcpy(&v, p, size);
 	return v;
 }
 
-static void wr(struct harness *h, u64 gpa, unsigned size, u64 v)
+static unsigned ent_size(const struct harness *h, unsigned v)
 {
-	u8 *p = h_gpa_ptr(h, gpa, true);
+	return h->ctl[v].cr4 & BIT(5) ? 8 : 4;
+}
 
-	if (p)
-		memcpy(p, &v, size);
+static void remember(struct harness *h, u64 gpa, u64 val, unsigned size)
+{
+	unsigned i;
+
+	for (i = 0; i < h->nold; i++)
+		if (h->old[i].gpa == gpa && h->old[i].val == val && h->old[i].size == size)
+			return;
+	ASSERT(h->nold < H_OLD_MAX);
+	h->old[h->nold++] = (struct h_old){ gpa, val, size };
+}
+
+/* Stores len bytes (within a page) into reference memory: the entries it changes keep their
+ * old values for the TLB, and h->logging keeps what it overwrote for an undo. */
+static void ref_store(struct harness *h, unsigned v, u64 gpa, const void *src, unsigned len)
+{
+	u8 *p = h_gpa_ptr(h, gpa, true), *page;
+	unsigned es = ent_size(h, v), off;
+	u64 before[2] = { 0, 0 }, after;
+
+	if (!p)
+		return;
+	page = p - (gpa & 0xfff);
+	off = (unsigned)(gpa & 0xfff) & ~(es - 1);
+	memcpy(before, page + off, ((gpa & 0xfff) + len - off + es - 1) / es * es);
+	if (h->logging) {
+		ASSERT(h->nundo < ARRAY_SIZE(h->undo));
+		h->undo[h->nundo] = (struct h_old){ gpa, 0, len };
+		memcpy(&h->undo[h->nundo++].val, p, len);
+	}
+	memcpy(p, src, len);
+	for (unsigned k = 0; off + k * es < (gpa & 0xfff) + len; k++) {
+		u64 old = 0;
+
+		after = 0;
+		memcpy(&after, page + off + k * es, es);
+		memcpy(&old, (u8 *)before + k * es, es);
+		if (old != after)
+			remember(h, (gpa & ~0xfffull) + off + k * es, old, es);
+	}
+}
+
+static void ref_undo(struct harness *h, unsigned nold)
+{
+	while (h->nundo) {
+		struct h_old *u = &h->undo[--h->nundo];
+
+		memcpy(h_gpa_ptr(h, u->gpa, true), &u->val, u->size);
+	}
+	h->nold = nold;
+}
+
+void ref_tlb_flush(struct harness *h)
+{
+	h->nold = 0;
+}
+
+void ref_tlb_invlpg(struct harness *h, unsigned v UNUSED, u64 gva)
+{
+	unsigned i, n = 0, idx = (gva >> 12) & 511;
+
+	for (i = 0; i < h->nold; i++)
+		if ((((h->old[i].gpa & 0xfff) / h->old[i].size) & 511) != idx)
+			h->old[n++] = h->old[i];
+	h->nold = n;
 }
 
 static u64 maxpa_mask(struct harness *h)
@@ -55,8 +134,10 @@ int h_set_cr3(struct harness *h, unsigned v, u64 cr3)
 	h->ntouched = 0;
 	if (ref_ok != (rc != MMU_EBADPDPTE))
 		h->ctl_mismatches++;
-	if (ref_ok)
+	if (ref_ok) {
 		c->cr3 = cr3;
+		ref_tlb_flush(h);
+	}
 	return rc;
 }
 
@@ -77,9 +158,10 @@ int h_set_mode(struct harness *h, unsigned v, u64 cr0, u64 cr4, u64 efer, u64 cr
 	h->ntouched = 0;
 	if (ref_ok != (rc != MMU_EBADPDPTE))
 		h->ctl_mismatches++;
-	if (ref_ok)
+	if (ref_ok) {
 		c->cr3 = cr3;
-	else
+		ref_tlb_flush(h);
+	} else
 		*c = save;
 	return rc;
 }
@@ -92,7 +174,8 @@ struct ref_walk {
 };
 
 /* Translate gva like the SDM says; on success set A (and D for a write) in reference memory. */
-static bool ref_translate(struct harness *h, unsigned v, const struct h_access *a, struct ref_walk *rw)
+static bool ref_translate(struct harness *h, unsigned v, const struct h_access *a, struct ref_walk *rw,
+			  bool set_ad)
 {
 	const struct h_ctl *c = &h->ctl[v];
 	bool pae = c->cr4 & BIT(5), lma = c->efer & BIT(10), nxe = (c->efer & BIT(11)) && pae;
@@ -103,6 +186,7 @@ static bool ref_translate(struct harness *h, unsigned v, const struct h_access *
 	int level, i;
 
 	rw->n = 0;
+	h->leaf_gpa = ~0ull;
 	rw->ec = (write ? 2 : 0) | (a->user ? 4 : 0) | (fetch && (smep || nxe) ? 16 : 0);
 	if (!(c->cr0 & BIT(31))) {
 		rw->gpa = a->gva & 0xffffffffull;
@@ -127,6 +211,7 @@ static bool ref_translate(struct harness *h, unsigned v, const struct h_access *
 			gpa = (e & 0xffc00000ull) + (((e >> 13) & 0xff) << 32) + (a->gva & 0x3fffff);
 		} else {
 			rw->ent_gpa[rw->n] = (e & 0xfffff000ull) + ((a->gva >> 12) & 0x3ff) * 4;
+			h->leaf_gpa = rw->ent_gpa[rw->n];
 			e = rd(h, rw->ent_gpa[rw->n++], 4);
 			if (!(e & 1))
 				return false;
@@ -151,6 +236,8 @@ static bool ref_translate(struct harness *h, unsigned v, const struct h_access *
 			bool leaf;
 
 			rw->ent_gpa[rw->n] = table + ((a->gva >> (3 + 9 * level)) & 511) * 8;
+			if (level == 1)
+				h->leaf_gpa = rw->ent_gpa[rw->n];
 			e = rd(h, rw->ent_gpa[rw->n++], 8);
 			if (!(e & 1))
 				return false;
@@ -187,24 +274,29 @@ static bool ref_translate(struct harness *h, unsigned v, const struct h_access *
 		rw->ec |= 1;
 		return false;
 	}
-	for (i = 0; i < (int)rw->n; i++) {
+	for (i = 0; set_ad && i < (int)rw->n; i++) {
 		u64 old = rd(h, rw->ent_gpa[i], rw->ent_size);
 		u64 set = 0x20 | (i == (int)rw->n - 1 && write ? 0x40 : 0);
 
-		wr(h, rw->ent_gpa[i], rw->ent_size, old | set);
+		if ((old | set) != old) {
+			old |= set;
+			ref_store(h, v, rw->ent_gpa[i], &old, rw->ent_size);
+		}
 	}
 	rw->gpa = gpa;
 	return true;
 }
 
-void h_ref_access(struct harness *h, unsigned v, const struct h_access *a, struct h_result *r)
+/* set_ad: a walk (A/D bits set), or a TLB hit (ovr: an older leaf entry, nothing written). */
+static void ref_access(struct harness *h, unsigned v, const struct h_access *a, struct h_result *r,
+		       bool set_ad)
 {
 	struct ref_walk rw;
 	u8 *p;
 
 	memset(r, 0, sizeof(*r));
 	h->ntouched = 0;
-	if (!ref_translate(h, v, a, &rw)) {
+	if (!ref_translate(h, v, a, &rw, set_ad)) {
 		r->kind = R_FAULT;
 		r->ec = rw.ec;
 		r->cr2 = a->gva;
@@ -219,38 +311,134 @@ void h_ref_access(struct harness *h, unsigned v, const struct h_access *a, struc
 		return;
 	}
 	r->kind = R_OK;
+	r->at = rw.gpa;
 	if (a->kind == ACC_WRITE)
-		memcpy(p, &a->value, a->size);
+		ref_store(h, v, rw.gpa, &a->value, a->size);
 	else
 		memcpy(&r->value, p, a->size);
+}
+
+void h_ref_access(struct harness *h, unsigned v, const struct h_access *a, struct h_result *r)
+{
+	ref_access(h, v, a, r, true);
+}
+
+static bool same_result(const struct h_result *x, const struct h_result *y)
+{
+	return x->kind == y->kind && x->value == y->value && x->ec == y->ec && x->cr2 == y->cr2 &&
+	       x->gpa == y->gpa && x->at == y->at;
+}
+
+/* The page-table words (and data) the last reference access touched hold the same on both. */
+static bool same_touched(struct harness *h, unsigned *bad)
+{
+	for (unsigned i = 0; i < h->ntouched; i++)
+		if (h_phys_read(h, h->touched[i], 8, false) != h_phys_read(h, h->touched[i], 8, true)) {
+			*bad = i;
+			return false;
+		}
+	return true;
+}
+
+/* The MMU's answer differs from a walk of the guest's current tables: is it what a TLB entry
+ * made from an older value of the leaf entry would give? */
+static bool stale_hit(struct harness *h, unsigned v, const struct h_access *a,
+		      const struct h_result *got, unsigned nold)
+{
+	u64 leaf = h->leaf_gpa, need = 0x21 | (a->kind == ACC_WRITE ? 0x40 : 0);
+	struct h_result alt;
+	unsigned i, bad;
+
+	for (i = 0; got->kind == R_OK && leaf != ~0ull && i < nold; i++) {
+		const struct h_old o = h->old[i];
+
+		if (o.gpa != leaf || o.size != ent_size(h, v) || (o.val & need) != need)
+			continue;
+		ref_undo(h, nold);
+		ovr.on = true;
+		ovr.gpa = leaf;
+		ovr.val = o.val;
+		ref_access(h, v, a, &alt, false);
+		ovr.on = false;
+		if (same_result(got, &alt) && same_touched(h, &bad)) {
+			h->stale_hits++;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A CPU caches nothing below a link it has not used since it changed: an access through a
+ * directory entry changed since the last flush (more than its A/D bits) sees the tables below
+ * it as they are. */
+static void forget_relinked(struct harness *h, unsigned v, const struct h_access *a)
+{
+	struct ref_walk rw;
+	unsigned i, j, k, n;
+
+	ref_translate(h, v, a, &rw, false);
+	for (i = 0; i + 1 < rw.n; i++) {
+		u64 cur = h_phys_read(h, rw.ent_gpa[i], rw.ent_size, true);
+
+		for (k = 0; k < h->nold; k++)
+			if (h->old[k].gpa == rw.ent_gpa[i] && ((h->old[k].val ^ cur) & ~0x60ull))
+				break;
+		if (k == h->nold)
+			continue;
+		for (k = n = 0; k < h->nold; k++) {
+			bool below = h->old[k].gpa == rw.ent_gpa[i];
+
+			for (j = i + 1; j < rw.n; j++)
+				below |= (h->old[k].gpa >> 12) == (rw.ent_gpa[j] >> 12);
+			if (!below)
+				h->old[n++] = h->old[k];
+		}
+		h->nold = n;
+		return;
+	}
 }
 
 bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, char *msg, size_t n)
 {
 	static const char *kinds[] = { "ok", "fault", "mmio", "ERROR" };
 	struct h_result got, want;
-	unsigned i;
+	unsigned i, nold;
+	bool ok;
 
+	if (h->nold > H_OLD_MAX - 32)
+		h_flush(h, v);	/* the reference TLB is full: the guest flushes */
+	forget_relinked(h, v, a);
 	h_cpu_access(h, v, a, &got);
+	nold = h->nold;
+	h->nundo = 0;
+	h->logging = true;
 	h_ref_access(h, v, a, &want);
-	if (got.kind != want.kind || got.value != want.value || got.ec != want.ec ||
-	    got.cr2 != want.cr2 || got.gpa != want.gpa) {
-		snprintf(msg, n, "vcpu%u %s %s%s gva %llx: mmu %s val %llx ec %x gpa %llx, ref %s val %llx ec %x gpa %llx",
+	ok = same_result(&got, &want) && same_touched(h, &i);
+	if (!ok && stale_hit(h, v, a, &got, nold))
+		ok = true;
+	else if (!ok && h->nundo != 0) {
+		ref_undo(h, nold);	/* back to the walk of the current tables, for the report */
+		h_ref_access(h, v, a, &want);
+	}
+	h->logging = false;
+	if (ok)
+		return true;
+	if (!same_result(&got, &want)) {
+		snprintf(msg, n, "vcpu%u %s %s%s gva %llx: mmu %s val %llx ec %x gpa %llx at %llx, ref %s val %llx ec %x gpa %llx at %llx",
 			 v, a->kind == ACC_WRITE ? "write" : a->kind == ACC_FETCH ? "fetch" : "read",
 			 a->user ? "user" : "sup", a->ac ? "+ac" : "", (unsigned long long)a->gva,
 			 kinds[got.kind], (unsigned long long)got.value, got.ec, (unsigned long long)got.gpa,
-			 kinds[want.kind], (unsigned long long)want.value, want.ec, (unsigned long long)want.gpa);
+			 (unsigned long long)got.at, kinds[want.kind], (unsigned long long)want.value, want.ec,
+			 (unsigned long long)want.gpa, (unsigned long long)want.at);
 		return false;
 	}
-	for (i = 0; i < h->ntouched; i++) {
+	if (!same_touched(h, &i)) {
 		u64 m = h_phys_read(h, h->touched[i], 8, false), r = h_phys_read(h, h->touched[i], 8, true);
 
-		if (m != r) {
-			snprintf(msg, n, "vcpu%u gva %llx: memory at %llx is %llx, reference %llx", v,
-				 (unsigned long long)a->gva, (unsigned long long)h->touched[i],
-				 (unsigned long long)m, (unsigned long long)r);
-			return false;
-		}
+		snprintf(msg, n, "vcpu%u gva %llx: memory at %llx is %llx, reference %llx", v,
+			 (unsigned long long)a->gva, (unsigned long long)h->touched[i],
+			 (unsigned long long)m, (unsigned long long)r);
+		return false;
 	}
 	return true;
 }

@@ -104,6 +104,10 @@ static void test_matrix_off(void **st UNUSED)
 
 #define PHYSMAP 0xc0000000ull
 
+/* Scenarios of guest stores to shadowed tables that trap (as every store did before out-of-sync
+ * shadows, and as stores to upper-level tables still do); out of sync: scenario 14. */
+static const struct mmu_config wp_only = { .no_unsync = true };
+
 static struct harness *mk(const struct mmu_config *cfg)
 {
 	struct harness *h = calloc(1, sizeof(*h));
@@ -199,6 +203,7 @@ static void switch_spaces(int mode, bool nocache)
 		}
 		if (round == 1 && !nocache)
 			assert_int_equal(h->shadow_faults - before, 0);
+		/* Every space is rebuilt, one fault per page (the baseline does not prefetch). */
 		if (round == 1 && nocache)
 			assert_true(h->shadow_faults - before >= 8 * 16);
 	}
@@ -221,7 +226,7 @@ static void test_pt_writes(void **st UNUSED)
 
 	for (m = 0; m < ARRAY_SIZE(modes); m++) {
 		int mode = modes[m];
-		struct harness *h = mk(NULL);
+		struct harness *h = mk(&wp_only);
 		struct g_frames f = { 0x300, 0x400 };
 		u64 cr3 = new_space(h, &f, mode), x = 0x40000000, pte, pde;
 		struct h_access wr = acc_of(x, ACC_WRITE, true, 5);
@@ -253,7 +258,7 @@ static void test_pt_writes(void **st UNUSED)
 
 static void test_aliases(void **st UNUSED)
 {
-	struct harness *h = mk(NULL);
+	struct harness *h = mk(&wp_only);
 	struct g_frames f = { 0x200, 0x400 };
 	u64 cr3 = new_space(h, &f, G_LONG), d = 0x150, n = 10000, i, *order;
 	struct mmu_frame *fr = &h->slot[0].s.frames[d];
@@ -313,7 +318,7 @@ static void test_aliases(void **st UNUSED)
 
 static void test_misaligned_flood(void **st UNUSED)
 {
-	struct harness *h = mk(NULL);
+	struct harness *h = mk(&wp_only);
 	struct g_frames f = { 0x300, 0x400 };
 	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, pte, t, before, faults, zaps;
 	struct h_access a;
@@ -365,7 +370,7 @@ static void batch_write(struct harness *h, u64 gpa, u64 value)
 
 static void test_batch_no_flood(void **st UNUSED)
 {
-	struct harness *h = mk(NULL);
+	struct harness *h = mk(&wp_only); /* flood detection is for tables kept write-protected */
 	struct g_frames f = { 0x300, 0x400 };
 	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, pte, t, emulated, zaps;
 	unsigned i;
@@ -974,7 +979,7 @@ static void test_prefetch_wp0(void **st UNUSED)
 /* 3: the guest's own page tables live inside the large page: read-only, and writes emulated. */
 static void test_prefetch_own_tables(void **st UNUSED)
 {
-	struct harness *h = mk(NULL);
+	struct harness *h = mk(&wp_only);
 	struct g_frames f = { 0x300, 0x400 };
 	u64 x = 0x40000000, y = 0x40200000, z = 0x40400000, cr3, pd, p0, emul, faults, i;
 	unsigned all = ACC_W | ACC_U | ACC_X;
@@ -1237,6 +1242,198 @@ static void test_prefetch_rmap_cache(void **st UNUSED)
 	done(h);
 }
 
+/* ---- 13: prefetch in guest leaf tables ---- */
+
+/*
+ * A fault in a guest leaf table also maps the other entries of its aligned group of 8 that a
+ * walk would give without writing the guest's tables: present, accessed, no reserved bit, in
+ * RAM; clean entries and the guest's own tables read-only. At 0x40200000 a 32-bit guest's
+ * entries are in the second half (quadrant) of its page table.
+ */
+static void prefetch_group(int mode)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	const u64 x = 0x40200000;
+	bool w64 = mode != G_32;
+	u64 cr3, pd, p0, faults, i;
+
+	tag_frames(h, 0x100, 0x10);
+	cr3 = g_table(h, &f) << 12;
+	g_map(h, &f, mode, cr3, x, 0, 1, GP | GW | GU);
+	pd = g_entry_at(h, mode, cr3, x, 2) & ~0xfffull;	/* a page directory (PAE: not CR3's) */
+	const u64 ents[9] = {
+		(0x100ull << 12) | GP | GW | GU | GA | GD,	/* writable user */
+		(0x101ull << 12) | GP | GW | GU,		/* never accessed: its own fault */
+		(0x102ull << 12) | GP | GW | GU | GA,		/* clean: read-only */
+		(0x103ull << 12) | GP | GW | GU | GA | GD,	/* the fault */
+		(0x104ull << 12) | GP | GA | GD | (w64 ? GNX : 0),	/* supervisor read-only */
+		(0x105ull << 12) | GP | GW | GU | GA | GD | (w64 ? BIT(45) : 0),	/* reserved */
+		(0x500ull << 12) | GP | GW | GU | GA | GD,	/* a hole */
+		pd | GP | GW | GA | GD,				/* the guest's own table */
+		(0x108ull << 12) | GP | GW | GU | GA | GD,	/* the next group */
+	};
+	for (i = 0; i < ARRAY_SIZE(ents); i++)
+		g_map(h, &f, mode, cr3, x + i * 0x1000, ents[i], 1, GP | GW | GU);
+	enter(h, mode, false, cr3);
+	p0 = prefetched(h);
+	faults = h->shadow_faults;
+	assert_int_equal(guest_read(h, x + 0x3000, true), 0x7a000103);
+	assert_int_equal(h->shadow_faults - faults, 1);
+	expect_leaf(h, x, 0x100, ACC_W | ACC_U | ACC_X);
+	assert_false(spte_at(h, x + 0x1000) & PTE_P);
+	expect_leaf(h, x + 0x2000, 0x102, ACC_U | ACC_X);
+	expect_leaf(h, x + 0x3000, 0x103, ACC_W | ACC_U | ACC_X);
+	expect_leaf(h, x + 0x4000, 0x104, w64 ? 0 : ACC_X);
+	if (w64)
+		assert_false(spte_at(h, x + 0x5000) & PTE_P);
+	else
+		expect_leaf(h, x + 0x5000, 0x105, ACC_W | ACC_U | ACC_X);
+	assert_false(spte_at(h, x + 0x6000) & PTE_P);
+	expect_leaf(h, x + 0x7000, pd >> 12, ACC_X);
+	assert_false(spte_at(h, x + 0x8000) & PTE_P);
+	assert_int_equal(prefetched(h) - p0, w64 ? 4 : 5);
+	CHECK_AUDIT(h);
+	/* What the prefetch mapped behaves like the guest's tables, first access or not. */
+	for (i = 0; i < ARRAY_SIZE(ents); i++) {
+		struct h_access r = acc_of(x + i * 0x1000 + 0x10, ACC_READ, i & 1, 0);
+		struct h_access w = acc_of(x + i * 0x1000 + 0x20, ACC_WRITE, !(i & 1), i);
+
+		CHECK_ACCESS(h, 0, &r);
+		CHECK_ACCESS(h, 0, &w);
+	}
+	done(h);
+}
+
+static void test_prefetch_group_long(void **st UNUSED) { prefetch_group(G_LONG); }
+static void test_prefetch_group_pae(void **st UNUSED) { prefetch_group(G_PAE); }
+static void test_prefetch_group_32(void **st UNUSED) { prefetch_group(G_32); }
+
+/* ---- 14: out-of-sync leaf tables ---- */
+
+/*
+ * The first guest store to a shadowed leaf table leaves it writable (out of sync): later stores
+ * run natively, and until the guest's next flush an access may still use the old entry (the
+ * reference accepts what a TLB could hold). INVLPG brings the entry for its address back, a CR3
+ * load or a PV flush the whole table, which is then write-protected again. A second shadow of
+ * the frame (another role) brings it back in sync first, and then stores trap.
+ */
+static void unsync_mode(int mode)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, mode), x = 0x40000000, y = 0x40400000, pte, pde_y, t, emul, faults;
+	unsigned es = g_esize(mode);
+	struct h_access wr = acc_of(x, ACC_WRITE, true, 5);
+	struct mmu_frame *ft;
+
+	fill_frame(h, 0x100, 0xa);
+	fill_frame(h, 0x101, 0xb);
+	fill_frame(h, 0x102, 0xc);
+	pte = g_map(h, &f, mode, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	g_map(h, &f, mode, cr3, x + 0x1000, (0x102 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	t = pte >> 12;
+	ft = &h->slot[0].s.frames[t];
+	enter(h, mode, false, cr3);
+	assert_int_equal(guest_read(h, x, true), 0xa);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xc);
+	assert_int_equal(ft->shadowed, 1);
+
+	/* The first store faults once and is not emulated; the next ones do not fault. */
+	emul = h->emulated_writes;
+	guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);
+	assert_int_equal(h->emulated_writes, emul);
+	assert_int_equal(ft->unsync, 1);
+	assert_int_equal(h->vm.stats.unsyncs, 1);
+	CHECK_AUDIT(h);
+	faults = h->shadow_faults;
+	guest_set(h, mode, pte + es, (0x100 << 12) | GP | GU);
+	assert_int_equal(h->shadow_faults, faults);
+	/* Both entries are stale until flushed: INVLPG(x) brings x's back, not the other. */
+	assert_int_equal(guest_read(h, x, true), 0xa);
+	h_invlpg(h, 0, x);
+	assert_int_equal(guest_read(h, x, true), 0xb);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xc);
+	assert_int_equal(ft->unsync, 1);
+	CHECK_AUDIT(h);
+
+	/* A CR3 load resyncs the table and write-protects it again. */
+	assert_int_equal(h_set_cr3(h, 0, cr3), MMU_OK);
+	assert_int_equal(ft->unsync, 0);
+	assert_int_equal(h->vm.stats.resyncs, 1);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xa);
+	CHECK_AUDIT(h);
+	emul = h->emulated_writes;
+	guest_set(h, mode, pte, 0);
+	assert_int_equal(h->emulated_writes, emul);
+	assert_int_equal(ft->unsync, 1);
+	/* The PV flush: the write must fault now (x is not present). */
+	h_flush(h, 0);
+	assert_int_equal(ft->unsync, 0);
+	CHECK_ACCESS(h, 0, &wr);
+	CHECK_AUDIT(h);
+
+	/* Out of sync again, then the table also serves y through a read-only directory entry:
+	 * a second shadow (another role), so the first comes back in sync, and stores trap. */
+	guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);
+	assert_int_equal(ft->unsync, 1);
+	pde_y = g_entry_at(h, mode, cr3, y, 2);
+	guest_set(h, mode, pde_y, (t << 12) | GP | GU);
+	assert_int_equal(guest_read(h, y, true), 0xb);
+	assert_int_equal(ft->shadowed, 2);
+	assert_int_equal(ft->unsync, 0);
+	CHECK_AUDIT(h);
+	emul = h->emulated_writes;
+	guest_set(h, mode, pte, (0x102 << 12) | GP | GW | GU);
+	assert_int_equal(h->emulated_writes, emul + 1);
+	assert_int_equal(guest_read(h, x, true), 0xc);
+	assert_int_equal(guest_read(h, y, true), 0xc);
+	done(h);
+}
+
+/*
+ * A table of an address space that is not loaded, changed without a flush (a CPU caches
+ * nothing of it: Linux tears down such a space so), then linked into the loaded one: its
+ * entries must be the guest's at once, not what its out-of-sync shadow still held.
+ */
+static void unsync_relink(int mode)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cra = new_space(h, &f, mode), crb = new_space(h, &f, mode), x = 0x40000000, pte, pde_a;
+	struct mmu_frame *ft;
+
+	fill_frame(h, 0x100, 0xa);
+	fill_frame(h, 0x101, 0xb);
+	pte = g_map(h, &f, mode, crb, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	g_map(h, &f, mode, crb, x + 0x1000, (0x101 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	ft = &h->slot[0].s.frames[pte >> 12];
+	/* Space a has a directory for x's region but no table for x. */
+	g_map(h, &f, mode, cra, x + (mode == G_32 ? 0x400000 : 0x200000), (0x101 << 12) | GP | GU, 1,
+	      GP | GW | GU);
+	pde_a = g_entry_at(h, mode, cra, x, 2);
+	enter(h, mode, false, crb);
+	assert_int_equal(guest_read(h, x, true), 0xa);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xb);
+	assert_int_equal(h_set_cr3(h, 0, cra), MMU_OK);
+	/* b's table, swapped: no flush. */
+	guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);
+	guest_set(h, mode, pte + g_esize(mode), (0x100 << 12) | GP | GW | GU);
+	assert_int_equal(ft->unsync, 1);
+	guest_set(h, mode, pde_a, (pte & ~0xfffull) | GP | GW | GU);
+	/* The first access fills its own entry; the second must not find b's old one. */
+	assert_int_equal(guest_read(h, x, true), 0xb);
+	assert_int_equal(guest_read(h, x + 0x1000, true), 0xa);
+	assert_int_equal(ft->unsync, 0);
+	done(h);
+}
+
+static void test_unsync_relink_long(void **st UNUSED) { unsync_relink(G_LONG); }
+static void test_unsync_relink_32(void **st UNUSED) { unsync_relink(G_32); }
+static void test_unsync_32(void **st UNUSED) { unsync_mode(G_32); }
+static void test_unsync_pae(void **st UNUSED) { unsync_mode(G_PAE); }
+static void test_unsync_long(void **st UNUSED) { unsync_mode(G_LONG); }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1281,6 +1478,14 @@ int main(void)
 		cmocka_unit_test(test_prefetch_slot_end),
 		cmocka_unit_test(test_prefetch_4m_32),
 		cmocka_unit_test(test_prefetch_rmap_cache),
+		cmocka_unit_test(test_prefetch_group_long),
+		cmocka_unit_test(test_prefetch_group_pae),
+		cmocka_unit_test(test_prefetch_group_32),
+		cmocka_unit_test(test_unsync_32),
+		cmocka_unit_test(test_unsync_pae),
+		cmocka_unit_test(test_unsync_long),
+		cmocka_unit_test(test_unsync_relink_long),
+		cmocka_unit_test(test_unsync_relink_32),
 	};
 
 	return cmocka_run_group_tests_name("mmu-scenarios", tests, NULL, NULL);
