@@ -50,6 +50,12 @@ static bool apply(const char *key, const char *val)
 		memcpy(options.console, val, strlen(val) + 1);
 		return true;
 	}
+	if (!strcmp(key, "gdb") && val[0] && strlen(val) < sizeof(options.gdb)) {
+		memcpy(options.gdb, val, strlen(val) + 1);
+		return true;
+	}
+	if (!strcmp(key, "gdbwait"))
+		return parse_bool(val, &options.gdbwait);
 	if (!strcmp(key, "audit"))
 		return parse_bool(val, &options.audit);
 	if (!strcmp(key, "mmu")) {

@@ -7,6 +7,7 @@
 #include "arch/x86/tsc.h"
 #include "lib/printf.h"
 #include "vmm/console.h"
+#include "vmm/gdbstub.h"
 #include "vmm/irq.h"
 #include "vmm/vcpu.h"
 
@@ -43,6 +44,7 @@ static bool start_vcpu(struct vcpu *v)
 static void park(struct vm *vm)
 {
 	console_flush(vm);
+	gdbstub_guest_ended(vm);
 	/* When, in the order it happened: tests read who finished while others still ran. */
 	kinfo("guest %s: ended (%s) at %lu ms\n", vm->name, vm_end_name(vm->end),
 	      monotonic_ns() / 1000000);
@@ -69,6 +71,11 @@ static bool run_round(u32 me, bool *ran, u64 *wake)
 			continue;
 		if (vm->state == VM_READY && !start_vcpu(v)) {
 			park(vm);
+			continue;
+		}
+		/* Held by gdb: not run, and its budget waits too. */
+		if (!vm_ended(vm) && gdbstub_poll(vm, wake)) {
+			any = true;
 			continue;
 		}
 		if (!vm_ended(vm) && rdtsc() >= vm->end_tsc)

@@ -239,14 +239,16 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	struct vexit x;
 	bool ran = false;
 
-	while (!vm_ended(vm) && !v->yielded) {
+	while (!vm_ended(vm) && !v->yielded && !v->debug_stop) {
 		u64 now = rdtsc();
 		if (now >= slice_end || now >= vm->end_tsc)
 			break;
 		spin_lock(&vm->lock);
 		bool ok = vcpu_update_events(v);
 		if (ok) {
-			deliver_irq(v);
+			/* gdb's single step runs the instruction at RIP, not an interrupt handler. */
+			if (!v->debug_step)
+				deliver_irq(v);
 			ok = vm->tdp_on || load_root(v);
 		}
 		/* The guest exits by the end of its slice or budget, or when a device needs it. */

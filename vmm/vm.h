@@ -69,6 +69,11 @@ struct vcpu {
 	bool blocking;            /* BLOCK hypercall: wakes on an event or at block_deadline */
 	u64 block_deadline;
 	bool yielded;             /* YIELD: give the CPU away at the end of this exit */
+	/* The debugger (vmm/gdbstub.c): exceptions it intercepts besides Umbra's own, whether it
+	 * holds the vCPU (not run until it lets go) and whether it is single-stepping it. */
+	u32 exc_debug;
+	bool debug_stop;
+	bool debug_step;
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
 	u64 exits[UMBRA_EXIT_REASONS];
 	u64 exits_total;

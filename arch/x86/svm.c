@@ -135,6 +135,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define I1_VINTR BIT(4)
 #define I1_RDPMC BIT(15)
 #define I1_CPUID BIT(18)
+#define I1_INTN BIT(21)
 #define I1_INVD BIT(22)
 #define I1_HLT BIT(24)
 #define I1_INVLPG BIT(25)
@@ -166,6 +167,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define VMEXIT_DR15_WRITE 0x3f
 #define VMEXIT_RDPMC 0x6f
 #define VMEXIT_CPUID 0x72
+#define VMEXIT_SWINT 0x75
 #define VMEXIT_INVD 0x76
 #define VMEXIT_HLT 0x78
 #define VMEXIT_INVLPG 0x79
@@ -460,6 +462,10 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		x->reason = UMBRA_EXIT_PAGE_FAULT;
 		x->error_code = vmcb->exit_info1;
 		x->addr = vmcb->exit_info2;
+	} else if (code == VMEXIT_SWINT) {
+		x->reason = UMBRA_EXIT_EXCEPTION;
+		x->vector = 3;
+		x->swint = true;
 	} else if (code >= VMEXIT_EXCP_BASE && code < VMEXIT_EXCP_BASE + 32) {
 		x->reason = UMBRA_EXIT_EXCEPTION;
 		x->vector = (u8)(code - VMEXIT_EXCP_BASE);
@@ -532,7 +538,12 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 	vmcb->rsp = v->regs.gpr[X86_RSP];
 	vmcb->rip = v->regs.rip;
 	vmcb->rflags = v->regs.rflags;
-	vmcb->exceptions = virt_exc_bitmap(&v->pending, npt_on(vmcb));
+	vmcb->exceptions = virt_exc_bitmap(&v->pending, npt_on(vmcb), v->exc_debug);
+	/* QEMU's TCG reports INT3 as INT n, not as #BP: a debugger needs both. */
+	if (v->exc_debug & BIT(3))
+		vmcb->misc1 |= I1_INTN;
+	else
+		vmcb->misc1 &= ~(u32)I1_INTN;
 	u64 injected = v->pending.valid ? event_word(&v->pending) : 0;
 	vmcb->event_inj = injected;
 	v->pending.valid = false;

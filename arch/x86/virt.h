@@ -23,6 +23,8 @@ struct vexit {
 	u64 dr6_set;       /* EXCEPTION #DB: the DR6 bits it sets, which the CPU left to Umbra
 			      (VMX always; SVM where the emulator did not set them) */
 	bool has_error;
+	bool swint;        /* EXCEPTION 3: in fact an INT n or INT3 instruction at RIP, not yet
+			      run (SVM's INTn intercept, which QEMU takes for INT3 too) */
 	u8 cr;             /* CR_ACCESS: which register */
 	bool cr_write;     /* CR_ACCESS: write (else read) */
 	u16 port;          /* IO */
@@ -62,10 +64,10 @@ enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_IN
  * not apply the double-fault rules to an injected event (QEMU's TCG). */
 #define VIRT_EXC_DELIVERY (BIT(10) | BIT(11) | BIT(12) | BIT(13))
 
-/* The exception intercepts for the next entry. */
-static inline u32 virt_exc_bitmap(const struct vevent *pending, bool tdp)
+/* The exception intercepts for the next entry; debug: those a debugger adds (#BP). */
+static inline u32 virt_exc_bitmap(const struct vevent *pending, bool tdp, u32 debug)
 {
-	u32 bits = tdp ? VIRT_EXC_ALWAYS : VIRT_EXC_SHADOW;
+	u32 bits = (tdp ? VIRT_EXC_ALWAYS : VIRT_EXC_SHADOW) | debug;
 	return pending->valid && pending->type == VEVENT_EXCEPTION ? bits | VIRT_EXC_DELIVERY : bits;
 }
 

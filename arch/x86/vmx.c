@@ -926,7 +926,7 @@ static void vmx_vcpu_run(struct vcpu *v, struct vexit *x)
 	}
 	if (s->tsc_aux)
 		s->tsc_aux->value = v->tsc_aux;
-	u32 exc = virt_exc_bitmap(&v->pending, s->tdp);
+	u32 exc = virt_exc_bitmap(&v->pending, s->tdp, v->exc_debug);
 	if (exc != s->exc_bitmap) {
 		s->exc_bitmap = exc;
 		vmwrite(F_EXC_BITMAP, exc);
