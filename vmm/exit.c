@@ -286,7 +286,7 @@ static void guest_int3(struct vcpu *v, const struct vexit *x)
 		vm_end(v->vm, VM_END_FATAL, 0, "INT n at an address that cannot be read");
 		return;
 	}
-	if (op[0] == 0xcc && gdbstub_debug_exit(v, 3))
+	if (op[0] == 0xcc && gdbstub_debug_exit(v, 3, 0))
 		return;
 	u64 rip = v->regs.rip + (op[0] == 0xcc ? 1 : 2);
 	v->regs.rip = (v->regs.efer & EFER_LMA) ? rip : (u32)rip;
@@ -319,7 +319,7 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 		return;
 	}
 	if (x->vector == 1) {
-		if (!gdbstub_debug_exit(v, 1))
+		if (!gdbstub_debug_exit(v, 1, x->dr6_set))
 			vcpu_inject_db(v, x->dr6_set);
 		return;
 	}
@@ -336,7 +336,10 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 static void handle_dr_access(struct vcpu *v, const struct vexit *x)
 {
 	(void)x;
-	vcpu_dr_activate(v);
+	if (v->debug_dr_own)
+		vcpu_emulate_mov_dr(v);
+	else
+		vcpu_dr_activate(v);
 }
 
 /* Instructions that must not reach the CPU as the guest wrote them. INVD would drop dirty
@@ -379,7 +382,7 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 	if (!(rflags & RFLAGS_TF) || v->regs.rip == rip || v->pending.valid ||
 	    x->reason == UMBRA_EXIT_HLT || vm_ended(v->vm))
 		return;
-	if (!gdbstub_debug_exit(v, 1))
+	if (!gdbstub_debug_exit(v, 1, DR6_BS))
 		vcpu_inject_db(v, DR6_BS);
 }
 

@@ -86,6 +86,13 @@ static const char *const feature_names[F_COUNT] = {
 	"org.umbra.x86.control",
 };
 
+/* A hardware breakpoint (type 1) or watchpoint (2 write, 4 access) in debug register slot. */
+struct hwbp {
+	u64 addr;
+	u8 type, len;
+	bool used;
+};
+
 struct swbp {
 	u64 addr;
 	u8 orig;
@@ -106,6 +113,8 @@ static struct {
 	bool guest_tf;          /* RFLAGS.TF as the guest had it before gdb's step */
 	u64 stop_tsc;
 	struct swbp bp[SWBP_MAX];
+	struct hwbp hw[4];
+	char why_buf[40];
 	char xml[8192];
 	u32 xml_len;
 } gdb;
@@ -156,13 +165,6 @@ static void send_reply(void)
 	gdb.out_len = gdb_frame(gdb.out, sizeof(gdb.out), gdb.reply, gdb.reply_len);
 	gdb.reply_len = 0;
 	transmit();
-}
-
-static void send_str(const char *s)
-{
-	gdb.reply_len = 0;
-	put(s);
-	send_reply();
 }
 
 /* ---- registers ---- */
@@ -325,6 +327,53 @@ static void bp_remove_all(struct vcpu *v)
 			bp_remove(v, gdb.bp[i].addr);
 }
 
+/* ---- hardware breakpoints and watchpoints ---- */
+
+/* DR7 for gdb's slots: local enable, R/W (00 exec, 01 write, 11 access), LEN, exact (LE). */
+static void hw_apply(struct vcpu *v)
+{
+	u64 dr[4] = { 0 }, dr7 = 0;
+	bool any = false;
+	for (int i = 0; i < 4; i++) {
+		const struct hwbp *h = &gdb.hw[i];
+		if (!h->used)
+			continue;
+		u64 rw = h->type == 1 ? 0 : h->type == 2 ? 1 : 3;
+		u64 len = h->type == 1 ? 0 : h->len == 1 ? 0 : h->len == 2 ? 1 : h->len == 8 ? 2 : 3;
+		dr[i] = h->addr;
+		dr7 |= BIT(2 * i) | (rw << (16 + 4 * i)) | (len << (18 + 4 * i));
+		any = true;
+	}
+	vcpu_dr_debugger(v, any, dr, any ? dr7 | BIT(8) | BIT(10) : 0);
+}
+
+static const char *hw_insert(struct vcpu *v, u64 type, u64 addr, u64 len)
+{
+	if (type == 1)
+		len = 1;
+	if ((len != 1 && len != 2 && len != 4 && len != 8) || (addr & (len - 1)))
+		return "E16"; /* the CPU watches aligned 1, 2, 4 or 8 bytes */
+	for (int i = 0; i < 4; i++)
+		if (!gdb.hw[i].used) {
+			gdb.hw[i] = (struct hwbp){ .addr = addr, .type = (u8)type, .len = (u8)len,
+						   .used = true };
+			hw_apply(v);
+			return "OK";
+		}
+	return "E1c"; /* ENOSPC: four debug registers */
+}
+
+static const char *hw_remove(struct vcpu *v, u64 type, u64 addr)
+{
+	for (int i = 0; i < 4; i++)
+		if (gdb.hw[i].used && gdb.hw[i].type == type && gdb.hw[i].addr == addr) {
+			gdb.hw[i].used = false;
+			hw_apply(v);
+			break;
+		}
+	return "OK";
+}
+
 /* ---- run control ---- */
 
 static void stop(struct vcpu *v, int signal, const char *why)
@@ -360,7 +409,7 @@ static void put_stop_reply(void)
 	putf("T%02xthread:1;%s", gdb.signal, gdb.why);
 }
 
-bool gdbstub_debug_exit(struct vcpu *v, u8 vector)
+bool gdbstub_debug_exit(struct vcpu *v, u8 vector, u64 dr6)
 {
 	if (!gdbstub_attached(v->vm))
 		return false;
@@ -373,6 +422,26 @@ bool gdbstub_debug_exit(struct vcpu *v, u8 vector)
 			return false;
 		stop(v, SIG_TRAP, "swbreak:;");
 		return true;
+	}
+	if (vector == 1 && v->debug_dr_own) {
+		/* Which of gdb's slots hit: from the exit, or DR6 where the CPU set it. */
+		u64 hits = (dr6 | virt->get_dr(v, 6)) & DR6_B0_B3;
+		virt->set_dr(v, 6, DR6_INIT);
+		for (int i = 0; i < 4; i++) {
+			const struct hwbp *h = &gdb.hw[i];
+			if (!h->used || !(hits & BIT(i)))
+				continue;
+			if (h->type == 1)
+				fmt_snprintf(gdb.why_buf, sizeof(gdb.why_buf), "hwbreak:;");
+			else
+				fmt_snprintf(gdb.why_buf, sizeof(gdb.why_buf), "%s:%lx;",
+					     h->type == 2 ? "watch" : "awatch", h->addr);
+			stop(v, SIG_TRAP, gdb.why_buf);
+			/* An instruction breakpoint is a fault: RF lets it run once resumed. */
+			if (h->type == 1)
+				v->regs.rflags |= RFLAGS_RF;
+			return true;
+		}
 	}
 	if (vector == 1 && v->debug_step) {
 		stop(v, SIG_TRAP, "");
@@ -509,9 +578,11 @@ static void cmd_breakpoint(struct vcpu *v, const char *p, bool insert)
 		put("E16");
 		return;
 	}
-	if (type != 0)
-		return; /* empty: not supported, gdb falls back */
-	put(insert ? bp_insert(v, addr) : bp_remove(v, addr));
+	if (type == 0)
+		put(insert ? bp_insert(v, addr) : bp_remove(v, addr));
+	else if (type == 1 || type == 2 || type == 4)
+		put(insert ? hw_insert(v, type, addr, kind) : hw_remove(v, type, addr));
+	/* else (3, read watchpoints: x86 has none) empty, "not supported" */
 }
 
 static void cmd_xfer(const char *p)
@@ -581,6 +652,8 @@ static void cmd_vcont(struct vcpu *v, const char *p)
 static void detach(struct vcpu *v)
 {
 	bp_remove_all(v);
+	memset(gdb.hw, 0, sizeof(gdb.hw));
+	hw_apply(v);
 	if (v->debug_stop)
 		resume(v, false);
 	kprintf("umbra: gdb detached from %s; it runs on\n", v->vm->name);
@@ -641,7 +714,7 @@ static void handle_packet(struct vcpu *v, const char *p)
 		if (!strncmp(p, "qSupported", 10)) {
 			gdb.lm = v->regs.efer & EFER_LMA;
 			build_xml();
-			putf("PacketSize=%x;qXfer:features:read+;swbreak+;vContSupported+",
+			putf("PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;vContSupported+",
 			     GDB_PACKET_MAX);
 		} else if (!strncmp(p, "qXfer:", 6)) {
 			cmd_xfer(p + 6);
@@ -732,8 +805,15 @@ void gdbstub_guest_ended(struct vm *vm)
 {
 	if (!gdbstub_attached(vm))
 		return;
-	/* gdb waiting for a stop learns that the guest is gone; the stub is done. */
-	if (!vm->vcpu.debug_stop)
-		send_str(vm->end == VM_END_RESULT ? "W00" : "X09");
+	/* gdb waiting for a stop learns that the guest is gone (W with the value the guest wrote
+	 * to its result port, else X with SIGKILL); the stub is done. */
+	if (!vm->vcpu.debug_stop) {
+		gdb.reply_len = 0;
+		if (vm->end == VM_END_RESULT)
+			putf("W%02x", (vm->status >> 1) & 0xff);
+		else
+			put("X09");
+		send_reply();
+	}
 	gdb.vm = NULL;
 }

@@ -61,6 +61,12 @@ struct vcpu {
 	 * ever sees another's values. */
 	bool dr_active;
 	u64 dr[4], dr6;
+	/* While the debugger has hardware breakpoints (debug_dr_own), the CPU runs with its
+	 * DR0-DR3 and DR7; the guest's DR6/DR7 wait in guest_dr6/7 (DR0-DR3 in dr[]) and its MOV
+	 * DR is emulated against them. */
+	bool debug_dr_own;
+	u64 debug_dr[4];
+	u64 guest_dr6, guest_dr7;
 	/* Virtual interrupts and waiting. */
 	u8 irq_vector;            /* the PV timer's interrupt waiting to be injected (0: none) */
 	u8 timer_vector;          /* the PV one-shot timer's vector */

@@ -786,16 +786,17 @@ static void vmx_intercept_dr(struct vcpu *v, bool on)
  * (the debug controls load and save it). */
 static u64 vmx_get_dr(struct vcpu *v, int n)
 {
-	(void)v;
-	return n == 6 ? read_dr6() : vmread(F_GUEST_DR7);
+	if (n == 6)
+		return read_dr6();
+	/* Between slices (the gdb stub) another guest's VMCS may be the current one. */
+	return load_vmcs(state_of(v)) ? vmread(F_GUEST_DR7) : 0;
 }
 
 static void vmx_set_dr(struct vcpu *v, int n, u64 val)
 {
-	(void)v;
 	if (n == 6)
 		write_dr6(val);
-	else
+	else if (load_vmcs(state_of(v)))
 		vmwrite(F_GUEST_DR7, val);
 }
 

@@ -22,7 +22,7 @@ void test_main(void)
 {
 	int total = 0;
 	/* Bounded: without gdb the kernel ends (and fails) instead of spinning forever. */
-	for (int i = 0; i < 2000000 && answer != 42; i++)
+	for (int i = 0; i < 20000000 && answer != 42; i++)
 		total += step_outer(i & 7);
 	kprintf("answer=%d counter=%d total=%d\n", answer, counter, total);
 	CHECK(answer == 42, "gdb did not set answer (it is %d)", answer);
