@@ -13,8 +13,9 @@
 #   --expect-log REGEX    a line the serial log must contain (repeatable)
 #   --expect-fail         the run must be judged failed (harness self-tests)
 #   --timeout S           wall-clock limit (default 60)
-#   --serial2 SPEC        qemu: the second serial port (COM2, the gdb stub's), e.g.
-#                         tcp:127.0.0.1:PORT,server,nowait
+#   --serial2 SPEC        the second serial port (COM2, the gdb stub's) as QEMU spells it, e.g.
+#                         tcp:127.0.0.1:PORT,server,nowait; Bochs takes tcp:HOST:PORT only, as
+#                         its socket-server mode, which waits for the client before it boots
 #   --input FILE          qemu: bytes typed on Umbra's serial line (the serial port is stdio)
 #   --input-after REGEX FILE  qemu: types FILE once the serial log, from where the previous
 #                         step typed its bytes on (the start for the first), has a line matching
@@ -115,6 +116,8 @@ vgaromimage: file=/usr/share/vgabios/vgabios.bin
 ata0-master: type=cdrom, path=$work/umbra.iso, status=inserted
 boot: cdrom
 com1: enabled=1, mode=file, dev=$log
+$(if [[ $serial2 =~ ^tcp:([^:]+):([0-9]+) ]]; then
+    echo "com2: enabled=1, mode=socket-server, dev=${BASH_REMATCH[1]}:${BASH_REMATCH[2]}"; fi)
 display_library: term
 magic_break: enabled=1
 port_e9_hack: enabled=1
