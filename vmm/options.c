@@ -54,6 +54,10 @@ static bool apply(const char *key, const char *val)
 		memcpy(options.gdb, val, strlen(val) + 1);
 		return true;
 	}
+	if (!strcmp(key, "monitor") && strchr(val, ':') && options.n_monitor < 8) {
+		memcpy(options.monitor[options.n_monitor++], val, strlen(val) + 1);
+		return true;
+	}
 	if (!strcmp(key, "gdbwait"))
 		return parse_bool(val, &options.gdbwait);
 	if (!strcmp(key, "audit"))

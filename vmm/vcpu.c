@@ -312,7 +312,8 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	struct vexit x;
 	bool ran = false;
 
-	while (!vm_ended(vm) && !v->yielded && !v->debug_stop) {
+	while (!vm_ended(vm) && !v->yielded && !v->debug_stop &&
+	       !__atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE)) {
 		u64 now = rdtsc();
 		if (now >= slice_end || now >= vm->end_tsc)
 			break;

@@ -17,6 +17,7 @@
 #define MAX_VMS 16
 #define VM_NAME_LEN 24
 #define VM_UNMODELLED_MAX 16
+#define VM_LOG_LINES 8
 
 /* READY -> RUNNING (its CPU starts it) -> ENDED (vm_end, from any CPU); READY -> ENDED if it is
  * stopped before it ran. Only vm_end moves a guest to ENDED, and only once. */
@@ -112,6 +113,11 @@ struct vm {
 	/* The console line being assembled, printed with the guest's name in front. */
 	char line[128];
 	u32 line_len;
+	/* Its last console lines, for the monitor's log command (ring, log_count lines so far). */
+	char log[VM_LOG_LINES][128];
+	u32 log_count;
+	bool paused;              /* the monitor's pause: not run until resume (atomic) */
+	u64 pause_tsc;            /* when its CPU last saw it paused (its budget waits) */
 	struct board board;       /* its PC devices (vmm/dev/) */
 	u16 unmodelled[VM_UNMODELLED_MAX];        /* distinct ports read as all ones */
 	u32 n_unmodelled;

@@ -21,8 +21,10 @@ __attribute__((noinline)) int step_outer(int a)
 void test_main(void)
 {
 	int total = 0;
-	/* Bounded: without gdb the kernel ends (and fails) instead of spinning forever. */
-	for (int i = 0; i < 20000000 && answer != 42; i++)
+	/* Bounded: without gdb the kernel ends (and fails) instead of spinning forever; loops=0
+	 * (the monitor's test) spins until stopped. */
+	ulong loops = mb1_arg_num("loops", 20000000);
+	for (ulong i = 0; (!loops || i < loops) && answer != 42; i++)
 		total += step_outer(i & 7);
 	kprintf("answer=%d counter=%d total=%d\n", answer, counter, total);
 	CHECK(answer == 42, "gdb did not set answer (it is %d)", answer);
