@@ -8,6 +8,7 @@
 #include "lib/string.h"
 #include "vmm/gdb_packet.h"
 #include "vmm/gmem.h"
+#include "vmm/options.h"
 #include "vmm/vcpu.h"
 
 enum { SIG_INT = 2, SIG_TRAP = 5 };
@@ -712,7 +713,9 @@ static void handle_packet(struct vcpu *v, const char *p)
 	case 'H': case 'T': put("OK"); break;
 	case 'q':
 		if (!strncmp(p, "qSupported", 10)) {
-			gdb.lm = v->regs.efer & EFER_LMA;
+			/* The layout is fixed for the connection: the guest's mode now, unless
+			 * gdbarch= names one (a 64-bit kernel that boots in 32-bit mode). */
+			gdb.lm = options.gdbarch ? options.gdbarch == 2 : v->regs.efer & EFER_LMA;
 			build_xml();
 			putf("PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;vContSupported+",
 			     GDB_PACKET_MAX);

@@ -58,6 +58,15 @@ static bool apply(const char *key, const char *val)
 		memcpy(options.monitor[options.n_monitor++], val, strlen(val) + 1);
 		return true;
 	}
+	if (!strcmp(key, "gdbarch")) {
+		static const char *const archs[] = { "auto", "i386", "x86-64" };
+		for (u8 i = 0; i < 3; i++)
+			if (!strcmp(val, archs[i])) {
+				options.gdbarch = i;
+				return true;
+			}
+		return false;
+	}
 	if (!strcmp(key, "gdbwait"))
 		return parse_bool(val, &options.gdbwait);
 	if (!strcmp(key, "audit"))

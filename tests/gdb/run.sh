@@ -61,7 +61,8 @@ one_case() { # emu (qemu|bochs)
     [ "$emu" = bochs ] && [[ $line == *can-use-hw-watchpoints* ]] && continue
     ex+=(-ex "$line")
   done < "$here/session.gdb"
-  timeout 300 gdb -batch -nx -ex "target remote 127.0.0.1:$gdb_port" "${ex[@]}" "$elf" \
+  timeout 300 gdb -batch -nx -ex "set remotetimeout 30" -ex "target remote 127.0.0.1:$gdb_port" \
+    "${ex[@]}" "$elf" \
     >"$session" 2>&1
   # A step's output: from its CHECK line to the next one.
   step() { sed -n "/^CHECK $1\$/,/^CHECK /p" "$session"; }
@@ -92,7 +93,39 @@ one_case() { # emu (qemu|bochs)
   grep -q "^PASS $name" "$logs/harness-$tag.txt" || { cat "$logs/harness-$tag.txt"; cat "$session"; }
 }
 
+# x86-64: a 64-bit kernel, which boots in 32-bit mode, described as x86-64 from the start
+# (gdbarch=x86-64); the 64-bit registers and a backtrace through 64-bit frames.
+case64() {
+  local port name=gdb-svm64 serial=$root/build/harness/gdb-svm64/serial.txt s=$logs/session-64.txt
+  port=$(free_port)
+  rm -f "$serial"
+  "$root/tests/harness/run-case.sh" --timeout 200 --serial2 "tcp:127.0.0.1:$port,server,nowait" \
+    --cmdline "gdb=target gdbwait gdbarch=x86-64" --module "$out/gdbtarget64.elf name=target" \
+    --expect guests_passed=1 "$name" >"$logs/harness-64.txt" 2>&1 &
+  local harness=$!
+  for _ in $(seq 120); do
+    [ -f "$serial" ] && tr -d '\r' < "$serial" | grep -q "gdb stub for target" && break
+    sleep 1
+  done
+  timeout 200 gdb -batch -nx -ex "set remotetimeout 30" -ex "target remote 127.0.0.1:$port" \
+    -ex "echo CHECK arch\n" -ex "show architecture" -ex "info registers rip" \
+    -ex "break step_inner" -ex "continue" -ex "echo CHECK bt\n" -ex "bt" \
+    -ex "echo CHECK regs\n" -ex "print \$rsp" -ex "print/x \$cr4" -ex "set var answer = 42" \
+    -ex "delete" -ex "echo CHECK detach\n" -ex "detach" "$out/gdbtarget64.elf64" >"$s" 2>&1
+  step() { sed -n "/^CHECK $1\$/,/^CHECK /p" "$s"; }
+  has() { step "$1" | grep -qE -- "$2" || { echo "  step $1 lacks /$2/"; return 1; }; }
+  check svm64-arch has arch 'i386:x86-64'
+  check svm64-rip has arch 'rip +0x100010 '
+  check svm64-bt has bt '#1 +0x0000000000[0-9a-f]+ in step_outer'
+  check svm64-rsp has regs '^\$1 = \(void \*\) 0x[0-9a-f]+'
+  check svm64-cr4 has regs '^\$2 = 0x[0-9a-f]*2[0-9a-f]$'
+  check svm64-detach has detach 'detached'
+  wait "$harness"
+  check svm64-guest-ends grep -q "^PASS $name" "$logs/harness-64.txt"
+}
+
 one_case qemu
+case64
 [ "${GDB_BOCHS:-1}" = 0 ] || one_case bochs
 echo "gdb: $pass passed, $fail failed"
 [ "$fail" = 0 ]

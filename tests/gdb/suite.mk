@@ -1,5 +1,9 @@
 # check-gdb: real gdb against a guest through the gdb stub on COM2 (tests/gdb/run.sh).
 SUITES += check-gdb
+.PHONY: debug
+# make debug GUEST=NAME [GDB_ARGS=...]: boot/grub.cfg's guests with NAME held for gdb (README).
+debug: $(BUILD)/umbra.elf $(DEMO_GUESTS)
+	@tests/gdb/debug.sh $(BUILD) $(BUILD)/umbra.elf "$(GUEST)" $(GDB_ARGS)
 .PHONY: check-gdb
-check-gdb: $(BUILD)/umbra.elf $(BUILD)/mb1/gdbtarget.elf
+check-gdb: $(BUILD)/umbra.elf $(BUILD)/mb1/gdbtarget.elf $(BUILD)/mb1/gdbtarget64.elf
 	@tests/gdb/run.sh $(BUILD)/mb1
