@@ -673,7 +673,13 @@ static void handle_packet(struct vcpu *v, const char *p)
 		return;
 	}
 	switch (p[0]) {
-	case '?': put_stop_reply(); gdb.report_due = false; break;
+	case '?':
+		/* A gdb that connects to a running guest stops it, as attaching does. */
+		if (!v->debug_stop)
+			stop(v, SIG_TRAP, "");
+		put_stop_reply();
+		gdb.report_due = false;
+		break;
 	case 'g': cmd_read_regs(v); break;
 	case 'G': cmd_write_regs(v, p + 1); break;
 	case 'p': cmd_read_reg(v, p + 1); break;

@@ -67,18 +67,10 @@ static void cmd_guests(void)
  * them. */
 static void cmd_regs(struct vm *vm)
 {
-	static const char *const names[] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-					     "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
 	const struct x86_emu_ctx *r = &vm->vcpu.regs;
 	kprintf("monitor: %s vcpu0 (%s) rip=0x%lx rflags=0x%lx cpl=%d\n", vm->name,
 		state_name(vm), r->rip, r->rflags, r->cpl);
-	for (int i = 0; i < 16; i += 4)
-		kprintf("monitor:   %-3s=%016lx %-3s=%016lx %-3s=%016lx %-3s=%016lx\n", names[i],
-			r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
-			names[i + 3], r->gpr[i + 3]);
-	kprintf("monitor:   cr0=0x%lx cr2=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx shadow_root=0x%lx%s\n",
-		r->cr0, r->cr2, r->cr3, r->cr4, r->efer, vm->vcpu.root_hpa,
-		vm->vcpu.root_pae ? " (pae)" : "");
+	vcpu_print_regs(&vm->vcpu, "monitor:");
 }
 
 static void print_entry(const char *table, int level, u64 idx, u64 at, u64 e)

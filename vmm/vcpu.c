@@ -95,23 +95,32 @@ bool vcpu_skip(struct vcpu *v, const struct vexit *x)
 	return true;
 }
 
-void vcpu_dump(struct vcpu *v)
+void vcpu_print_regs(const struct vcpu *v, const char *prefix)
 {
 	const struct x86_emu_ctx *r = &v->regs;
 	static const char *const names[] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
 					     "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
 
+	for (int i = 0; i < 16; i += 4)
+		kprintf("%s   %-3s=%016lx %-3s=%016lx %-3s=%016lx %-3s=%016lx\n", prefix,
+			names[i], r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
+			names[i + 3], r->gpr[i + 3]);
+	kprintf("%s   cr0=0x%lx cr2=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx shadow_root=0x%lx%s\n",
+		prefix, r->cr0, r->cr2, r->cr3, r->cr4, r->efer, v->root_hpa,
+		v->root_pae ? " (pae)" : "");
+}
+
+void vcpu_dump(struct vcpu *v)
+{
+	const struct x86_emu_ctx *r = &v->regs;
+	char prefix[VM_NAME_LEN + 2];
+
 	virt->read_segments(v);
 	kprintf("[%s] vcpu%u state: rip=0x%lx rflags=0x%lx cpl=%d cs=0x%x(attr 0x%x)\n",
 		v->vm->name, v->id, r->rip, r->rflags, r->cpl, r->seg[X86_CS].sel,
 		r->seg[X86_CS].attr);
-	for (int i = 0; i < 16; i += 4)
-		kprintf("[%s]   %-3s=%016lx %-3s=%016lx %-3s=%016lx %-3s=%016lx\n", v->vm->name,
-			names[i], r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
-			names[i + 3], r->gpr[i + 3]);
-	kprintf("[%s]   cr0=0x%lx cr2=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx shadow_root=0x%lx%s\n",
-		v->vm->name, r->cr0, r->cr2, r->cr3, r->cr4, r->efer, v->root_hpa,
-		v->root_pae ? " (pae)" : "");
+	fmt_snprintf(prefix, sizeof(prefix), "[%s]", v->vm->name);
+	vcpu_print_regs(v, prefix);
 }
 
 /* The root may have changed (CR3 load, context reset, a zapped root): reload it. */

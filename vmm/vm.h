@@ -142,5 +142,8 @@ static inline bool vm_ended(const struct vm *vm)
 }
 /* Prints the guest's registers and recent state (on a fatal end). */
 void vcpu_dump(struct vcpu *v);
+/* Its general and control registers as saved, lines starting with prefix (no segments: those
+ * need the vCPU's own CPU on VMX). */
+void vcpu_print_regs(const struct vcpu *v, const char *prefix);
 
 #endif
