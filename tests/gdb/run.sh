@@ -57,8 +57,9 @@ one_case() { # emu (qemu|bochs)
   local ex=() line
   while IFS= read -r line; do
     [[ -z $line || $line == \#* ]] && continue
-    # Only QEMU needs the software watchpoint.
-    [ "$emu" = bochs ] && [[ $line == *can-use-hw-watchpoints* ]] && continue
+    case $line in
+      qemu:*|bochs:*) [ "${line%%:*}" = "$emu" ] || continue; line=${line#*:};;
+    esac
     ex+=(-ex "$line")
   done < "$here/session.gdb"
   timeout 300 gdb -batch -nx -ex "set remotetimeout 30" -ex "target remote 127.0.0.1:$gdb_port" \
@@ -84,6 +85,7 @@ one_case() { # emu (qemu|bochs)
   check "$tag-watch-hit" has watch 'Old value = [0-9]+'
   check "$tag-watch-new" has watch 'New value = [0-9]+'
   check "$tag-watch-again" has watch2 'Old value = [0-9]+'
+  [ "$emu" = bochs ] && check "$tag-hbreak" has hbreak 'Breakpoint 3, step_outer'
   check "$tag-set-var" has "set answer" '^\$[0-9]+ = 42$'
   check "$tag-detach" has detach 'Inferior 1 \(Remote target\) detached'
 

@@ -1,5 +1,6 @@
 # The check-gdb session (one command a line; run.sh passes each as -ex so that an expected
-# error does not end the session). Lines starting with "echo CHECK" mark the steps.
+# error does not end the session). Lines starting with "echo CHECK" mark the steps; "qemu:"
+# and "bochs:" lines are for that emulator only.
 set pagination off
 set confirm off
 set remotetimeout 30
@@ -20,12 +21,16 @@ print *(int *)0xfffff000
 print $cr0
 delete
 echo CHECK watch\n
-set can-use-hw-watchpoints 0
+qemu:set can-use-hw-watchpoints 0
 watch counter
 continue
 echo CHECK watch2\n
 continue
 delete
+bochs:echo CHECK hbreak\n
+bochs:hbreak step_outer
+bochs:continue
+bochs:delete
 echo CHECK set answer\n
 set var answer = 42
 print answer
