@@ -187,6 +187,12 @@ static void cmd_shadow(struct vm *vm)
 		"writes_emulated=%lu flood_zaps=%lu prefetched=%lu\n", st.pages_shadowed,
 		st.pages_zapped, st.pages_reclaimed, st.root_hits, st.root_misses, st.writes_emulated,
 		st.flood_zaps, st.prefetched);
+	struct mmu_census c;
+	mmu_census(&vm->mmu, &c);
+	kprintf("monitor:   by level (shadowing+direct): L5 %lu+%lu L4 %lu+%lu L3 %lu+%lu L2 %lu+%lu "
+		"L1 %lu+%lu; roots=%lu parent_links=%lu\n", c.shadowing[5], c.direct[5],
+		c.shadowing[4], c.direct[4], c.shadowing[3], c.direct[3], c.shadowing[2], c.direct[2],
+		c.shadowing[1], c.direct[1], c.roots, c.parent_links);
 	spin_unlock(&vm->lock);
 }
 

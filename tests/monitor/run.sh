@@ -69,6 +69,7 @@ check walk-guest-leaf 'monitor:   guest L[12] \[ *[0-9]+\] @0x[0-9a-f]+ = 0x[0-9
 check walk-translation 'monitor:   guest translation: gpa 0x104000'
 check walk-shadow 'monitor:   shadow L1 \[ *260\] @0x[0-9a-f]+ = 0x[0-9a-f]+ P'
 check shadow 'monitor: shadow worker: mode=shadow pages=[1-9][0-9]* pool=[0-9]+/[0-9]+ pages rmap_descs=[0-9]+'
+check shadow-levels 'monitor:   by level \(shadowing\+direct\): L5 0\+0 L4 [1-9][0-9]*\+0 .* L1 [0-9]+\+[0-9]+; roots=[1-9][0-9]* parent_links=[1-9]'
 check audit 'monitor: audit worker: 0 errors'
 check paused 'monitor: guest worker state=paused'
 check log 'monitor:   gdbtarget: booted'
