@@ -319,7 +319,8 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 		return;
 	}
 	if (x->vector == 1) {
-		if (!gdbstub_debug_exit(v, 1, x->dr6_set))
+		/* The monitor trap flag is only ever the debugger's: nothing for the guest. */
+		if (!gdbstub_debug_exit(v, 1, x->mtf ? DR6_BS : x->dr6_set) && !x->mtf)
 			vcpu_inject_db(v, x->dr6_set);
 		return;
 	}
@@ -379,10 +380,15 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
  * trap follows its wake-up and is left out. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
-	if (!(rflags & RFLAGS_TF) || v->regs.rip == rip || v->pending.valid ||
-	    x->reason == UMBRA_EXIT_HLT || vm_ended(v->vm))
+	if (v->regs.rip == rip || v->pending.valid || x->reason == UMBRA_EXIT_HLT ||
+	    vm_ended(v->vm))
 		return;
-	if (!gdbstub_debug_exit(v, 1, DR6_BS))
+	/* The debugger's step (by TF or the monitor trap flag) ends with this instruction. */
+	if (v->debug_step) {
+		gdbstub_debug_exit(v, 1, DR6_BS);
+		return;
+	}
+	if (rflags & RFLAGS_TF)
 		vcpu_inject_db(v, DR6_BS);
 }
 

@@ -112,6 +112,8 @@ static struct {
 	int signal;
 	const char *why;        /* the stop reason's key ("swbreak:;"), or "" */
 	bool guest_tf;          /* RFLAGS.TF as the guest had it before gdb's step */
+	bool mtf;               /* the step runs on the monitor trap flag, not TF */
+	bool step_told;         /* the log said how gdb steps */
 	u64 stop_tsc;
 	struct swbp bp[SWBP_MAX];
 	struct hwbp hw[4];
@@ -379,10 +381,11 @@ static const char *hw_remove(struct vcpu *v, u64 type, u64 addr)
 
 static void stop(struct vcpu *v, int signal, const char *why)
 {
-	if (v->debug_step) {
+	if (v->debug_step && gdb.mtf)
+		virt->single_step(v, false);
+	else if (v->debug_step)
 		v->regs.rflags = (v->regs.rflags & ~(u64)RFLAGS_TF) | (gdb.guest_tf ? RFLAGS_TF : 0);
-		v->debug_step = false;
-	}
+	v->debug_step = false;
 	v->debug_stop = true;
 	gdb.signal = signal;
 	gdb.why = why;
@@ -397,8 +400,17 @@ static void resume(struct vcpu *v, bool step)
 	if (vm->end_tsc != ~0ull)
 		vm->end_tsc += rdtsc() - gdb.stop_tsc;
 	if (step) {
-		gdb.guest_tf = v->regs.rflags & RFLAGS_TF;
-		v->regs.rflags |= RFLAGS_TF;
+		/* The monitor trap flag where the CPU has it: the guest sees nothing (TF would show
+		 * in a PUSHF and in the frame of an exception taken by the step). */
+		gdb.mtf = virt->single_step(v, true);
+		if (!gdb.mtf) {
+			gdb.guest_tf = v->regs.rflags & RFLAGS_TF;
+			v->regs.rflags |= RFLAGS_TF;
+		}
+		if (!gdb.step_told)
+			kprintf("umbra: gdb steps %s with %s\n", v->vm->name,
+				gdb.mtf ? "the monitor trap flag" : "RFLAGS.TF");
+		gdb.step_told = true;
 		v->debug_step = true;
 	}
 	gdb.report_due = false;

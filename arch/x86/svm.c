@@ -383,6 +383,14 @@ static void svm_request_irq_window(struct vcpu *v, bool on)
 	}
 }
 
+/* SVM has no monitor trap flag: the debugger steps with RFLAGS.TF. */
+static bool svm_single_step(struct vcpu *v, bool on)
+{
+	(void)v;
+	(void)on;
+	return false;
+}
+
 static void svm_intercept_dr(struct vcpu *v, bool on)
 {
 	struct vmcb *vmcb = vmcb_of(v);
@@ -638,6 +646,7 @@ const struct virt_backend svm_backend = {
 	.request_irq_window = svm_request_irq_window,
 	.set_tsc_offset = svm_set_tsc_offset,
 	.intercept_dr = svm_intercept_dr,
+	.single_step = svm_single_step,
 	.get_dr = svm_get_dr,
 	.set_dr = svm_set_dr,
 	.tdp_supported = svm_tdp_supported,

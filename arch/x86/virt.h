@@ -23,6 +23,7 @@ struct vexit {
 	u64 dr6_set;       /* EXCEPTION #DB: the DR6 bits it sets, which the CPU left to Umbra
 			      (VMX always; SVM where the emulator did not set them) */
 	bool has_error;
+	bool mtf;          /* EXCEPTION 1: in fact the monitor trap flag's exit (single_step) */
 	bool swint;        /* EXCEPTION 3: in fact an INT n or INT3 instruction at RIP, not yet
 			      run (SVM's INTn intercept, which QEMU takes for INT3 too) */
 	u8 cr;             /* CR_ACCESS: which register */
@@ -110,6 +111,10 @@ struct virt_backend {
 	bool (*irq_window_open)(struct vcpu *v);
 	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
 	void (*request_irq_window)(struct vcpu *v, bool on);
+	/* A debugger's single step: exit (EXCEPTION 1 with mtf set) after the guest's next
+	 * instruction, its RFLAGS untouched (VMX's monitor trap flag). False where the CPU has
+	 * none: the caller steps with RFLAGS.TF. Call on the vCPU's CPU. */
+	bool (*single_step)(struct vcpu *v, bool on);
 	/* MOV DR exits (UMBRA_EXIT_DR_ACCESS) while on, run natively while off. */
 	void (*intercept_dr)(struct vcpu *v, bool on);
 	/* The guest's DR6 or DR7 (n = 6, 7): SVM keeps both in the VMCB, VMX DR7 in the VMCS and
