@@ -597,9 +597,12 @@ static void svm_vcpu_run(struct vcpu *v, struct vexit *x)
 		x->vectoring = true;
 		/* INT n is re-executed, not re-injected (EVENTINJ would push the VMCB's RIP,
 		 * which still points at it). So are INT3 and INTO, which AMD reports as
-		 * exceptions #BP and #OF: nothing else raises those two. */
+		 * exceptions #BP and #OF: nothing else raises those two. Unless this entry
+		 * injected the event itself: then RIP is already past the instruction (the gdb
+		 * stub hands the guest its own INT3 and INT n that way), and it goes again. */
 		u8 t = v->pending.type, vec = v->pending.vector;
-		if (t == VEVENT_SOFT_INT || (t == VEVENT_EXCEPTION && (vec == 3 || vec == 4)))
+		if ((t == VEVENT_SOFT_INT || (t == VEVENT_EXCEPTION && (vec == 3 || vec == 4))) &&
+		    (injected & 0x7ff) != (ii & 0x7ff))
 			v->pending.valid = false;
 	}
 	/* A physical interrupt made us exit: take it now (the host runs with IF clear). */

@@ -26,7 +26,10 @@ while True:
                 client.close()
             client, _ = srv.accept()
             continue
-        data = s.recv(65536)
+        try:
+            data = s.recv(65536)
+        except ConnectionResetError:
+            data = b""
         if s is up:
             if not data:
                 sys.exit(0)

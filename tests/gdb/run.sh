@@ -131,6 +131,21 @@ case64() {
   check svm64-guest-ends grep -q "^PASS $name" "$logs/harness-64.txt"
 }
 
+# The guest's own INT3 and INT n while the stub is attached (#BP and, on SVM, INTn
+# intercepted): the exceptions kernels' checks (INT3, INT n through good and not-present
+# gates, INT3 whose delivery faults on a fresh stack) must pass as without the stub.
+own_traps() { # emu kernel
+  local tag=svm cpu=max
+  [ "$1" = bochs ] && tag=vmx cpu=corei7_haswell_4770
+  "$root/tests/harness/run-case.sh" --emu "$1" --cpu "$cpu" --timeout 200 \
+    --cmdline "gdb=$2 audit=1" --module "$out/$2.elf name=$2 mem=16" \
+    --expect guests_passed=1 --expect-log "umbra: gdb stub for $2" "gdb-own-$tag-$2" \
+    >"$logs/own-$tag-$2.txt" 2>&1 || { cat "$logs/own-$tag-$2.txt"; return 1; }
+}
+check own-traps-svm-32 own_traps qemu exceptions32
+check own-traps-svm-64 own_traps qemu exceptions64
+[ "${GDB_BOCHS:-1}" = 0 ] || check own-traps-vmx-32 own_traps bochs exceptions32
+
 one_case qemu
 case64
 [ "${GDB_BOCHS:-1}" = 0 ] || one_case bochs

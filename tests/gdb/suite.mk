@@ -5,5 +5,5 @@ SUITES += check-gdb
 debug: $(BUILD)/umbra.elf $(DEMO_GUESTS)
 	@tests/gdb/debug.sh $(BUILD) $(BUILD)/umbra.elf "$(GUEST)" $(GDB_ARGS)
 .PHONY: check-gdb
-check-gdb: $(BUILD)/umbra.elf $(BUILD)/mb1/gdbtarget.elf $(BUILD)/mb1/gdbtarget64.elf
+check-gdb: $(BUILD)/umbra.elf $(patsubst %,$(BUILD)/mb1/%.elf,gdbtarget gdbtarget64 exceptions32 exceptions64)
 	@tests/gdb/run.sh $(BUILD)/mb1
