@@ -485,16 +485,25 @@ static u32 reg_size(const struct gdb_reg *r)
 static void cmd_write_regs(struct vcpu *v, const char *p)
 {
 	u8 buf[16];
-	for (u32 i = 0; i < NREGS; i++) {
+	u32 len = (u32)strlen(p), need = 0;
+
+	/* Checked whole first, so a bad packet changes nothing. A packet shorter than the layout
+	 * sets the registers it has in full. */
+	for (u32 i = 0; i < len; i++)
+		if (gdb_hex_digit(p[i]) < 0)
+			len = 0;
+	for (u32 i = 0; i < NREGS && need < len; i++)
+		if (in_layout(&regs[i]))
+			need += 2 * reg_size(&regs[i]);
+	if (!len || need != len) {
+		put("E16");
+		return;
+	}
+	for (u32 i = 0; i < NREGS && *p; i++) {
 		if (!in_layout(&regs[i]))
 			continue;
 		u32 n = reg_size(&regs[i]);
-		if (strnlen(p, 2 * n) < 2 * n)
-			break; /* a short packet sets the registers it has */
-		if (!gdb_from_hex(buf, p, n)) {
-			put("E16");
-			return;
-		}
+		gdb_from_hex(buf, p, n);
 		reg_write(v, &regs[i], buf);
 		p += 2 * n;
 	}

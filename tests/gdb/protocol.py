@@ -115,6 +115,18 @@ expect(b"qXfer:features:read:other.xml:0,100", b"E00")
 expect(b"qXfer:features:read:target.xml:0,40", b"m<?xml", exact=False)
 expect(b"qXfer:features:read:target.xml:ffffff,40", b"l")
 expect(b"vCont?", b"vCont;c;C;s;S;t")
+expect(b"vCont;x", b"E16")
+expect(b"Gzz", b"E16")
+expect(b"G" + regs[:-1], b"E16")    # a register cut in half
+expect(b"G" + regs, b"OK")          # the same values back: accepted, nothing changes
+expect(b"Z1,zz,1", b"E16")
+expect(b"Z2,100000", b"E16")
+expect(b"qXfer:features:read:target.xml:zz", b"E16")
+expect(b"P4=" + b"0" * 40, b"E16")  # a value longer than the register
+# Registers unchanged by all of that.
+if packet(b"g") != regs:
+    fail("registers changed by bad packets")
+print("ok registers unchanged")
 expect(b"Xunknown", b"")
 # Continue, then Ctrl-C: the running guest stops with SIGINT.
 s.sendall(frame(b"vCont;c"))
