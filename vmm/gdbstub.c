@@ -422,6 +422,15 @@ static void put_stop_reply(void)
 	putf("T%02xthread:1;%s", gdb.signal, gdb.why);
 }
 
+/* Stops the guest unless it is stopped, and answers with the stop (which is then told). */
+static void stop_and_reply(struct vcpu *v, int signal)
+{
+	if (!v->debug_stop)
+		stop(v, signal, "");
+	put_stop_reply();
+	gdb.report_due = false;
+}
+
 bool gdbstub_debug_exit(struct vcpu *v, u8 vector, u64 dr6)
 {
 	if (!gdbstub_attached(v->vm))
@@ -661,10 +670,7 @@ static void cmd_vcont(struct vcpu *v, const char *p)
 		do_resume(v, action, NULL);
 		return;
 	case 't':
-		if (!v->debug_stop)
-			stop(v, SIG_INT, "");
-		put_stop_reply();
-		gdb.report_due = false;
+		stop_and_reply(v, SIG_INT);
 		return;
 	default:
 		put("E16");
@@ -696,10 +702,7 @@ static void handle_packet(struct vcpu *v, const char *p)
 	switch (p[0]) {
 	case '?':
 		/* A gdb that connects to a running guest stops it, as attaching does. */
-		if (!v->debug_stop)
-			stop(v, SIG_TRAP, "");
-		put_stop_reply();
-		gdb.report_due = false;
+		stop_and_reply(v, SIG_TRAP);
 		break;
 	case 'g': cmd_read_regs(v); break;
 	case 'G': cmd_write_regs(v, p + 1); break;

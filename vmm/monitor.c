@@ -82,6 +82,41 @@ static void print_entry(const char *table, int level, u64 idx, u64 at, u64 e)
 
 #define ADDR_MASK 0x000ffffffffff000ull
 
+static bool read_guest_entry(struct vm *vm, u64 gpa, unsigned bytes, u64 *e)
+{
+	const void *p = memslots_ptr(&vm->mem, gpa, bytes);
+	if (p)
+		memcpy(e, p, bytes);
+	return p != NULL;
+}
+
+static bool read_shadow_entry(struct vm *vm, u64 hpa, unsigned bytes, u64 *e)
+{
+	(void)vm;
+	(void)bytes;
+	*e = *(const u64 *)phys_to_virt(hpa);
+	return true;
+}
+
+/* Prints the entries for gva from table down to the leaf: bits of the address per level,
+ * entries of bytes each; PS ends the walk above level 1 where large says it means a page. */
+static void walk_levels(struct vm *vm, const char *which,
+			bool (*read)(struct vm *vm, u64 addr, unsigned bytes, u64 *e), u64 table,
+			int levels, unsigned bits, unsigned bytes, u64 addr_mask, bool large, u64 gva)
+{
+	for (int level = levels; level >= 1; level--) {
+		u64 i = (gva >> (12 + bits * (level - 1))) & ((1u << bits) - 1), e = 0;
+		if (!read(vm, table + bytes * i, bytes, &e)) {
+			kprintf("monitor:   %s L%d table at 0x%lx is not RAM\n", which, level, table);
+			return;
+		}
+		print_entry(which, level, i, table + bytes * i, e);
+		if (!(e & PTE_P) || (level > 1 && (e & PTE_PS) && large))
+			return;
+		table = e & addr_mask;
+	}
+}
+
 /* The guest's own tables, read from its RAM for display (the translation itself is the MMU's,
  * printed after): levels, index width and entry size by paging mode. */
 static void walk_guest(struct vm *vm, u64 gva)
@@ -101,20 +136,8 @@ static void walk_guest(struct vm *vm, u64 gva)
 		table = e & ADDR_MASK;
 		levels = 2;
 	}
-	for (int level = levels; level >= 1; level--) {
-		unsigned shift = 12 + (pae ? 9 : 10) * (level - 1);
-		u64 i = (gva >> shift) & (pae ? 511 : 1023), e = 0;
-		const void *p = memslots_ptr(&vm->mem, table + bytes * i, bytes);
-		if (!p) {
-			kprintf("monitor:   guest L%d table at 0x%lx is not RAM\n", level, table);
-			return;
-		}
-		memcpy(&e, p, bytes);
-		print_entry("guest", level, i, table + bytes * i, e);
-		if (!(e & PTE_P) || (level > 1 && (e & PTE_PS) && (pae || (r->cr4 & CR4_PSE))))
-			return;
-		table = e & (pae ? ADDR_MASK : 0xfffff000ull);
-	}
+	walk_levels(vm, "guest", read_guest_entry, table, levels, pae ? 9 : 10, bytes,
+		    pae ? ADDR_MASK : 0xfffff000ull, pae || (r->cr4 & CR4_PSE), gva);
 }
 
 /* The shadow the CPU runs on for gva: 4 levels, or the PAE root of a 32-bit guest. */
@@ -139,14 +162,7 @@ static void walk_shadow(struct vm *vm, u64 gva)
 		table = e & ADDR_MASK;
 		levels = 2;
 	}
-	for (int level = levels; level >= 1; level--) {
-		u64 i = (gva >> (12 + 9 * (level - 1))) & 511;
-		u64 e = ((const u64 *)phys_to_virt(table))[i];
-		print_entry("shadow", level, i, table + 8 * i, e);
-		if (!(e & PTE_P) || (level > 1 && (e & PTE_PS)))
-			return;
-		table = e & ADDR_MASK;
-	}
+	walk_levels(vm, "shadow", read_shadow_entry, table, levels, 9, 8, ADDR_MASK, true, gva);
 }
 
 static void cmd_walk(struct vm *vm, u64 gva)
