@@ -171,8 +171,8 @@ static void cmd_walk(struct vm *vm, u64 gva)
 	u64 gpa;
 	u32 ec;
 
-	if (vm->state == VM_READY) {
-		kprintf("monitor: %s has not started\n", vm->name);
+	if (!vm->vcpu.mmu.vm) {
+		kprintf("monitor: %s never ran: no paging state to walk\n", vm->name);
 		return;
 	}
 	spin_lock(&vm->lock);
