@@ -8,6 +8,7 @@
 #include "lib/string.h"
 #include "vmm/gdb_packet.h"
 #include "vmm/gmem.h"
+#include "vmm/monitor.h"
 #include "vmm/options.h"
 #include "vmm/vcpu.h"
 
@@ -751,6 +752,17 @@ static void handle_packet(struct vcpu *v, const char *p)
 			     GDB_PACKET_MAX);
 		} else if (!strncmp(p, "qXfer:", 6)) {
 			cmd_xfer(p + 6);
+		} else if (!strncmp(p, "qRcmd,", 6)) {
+			/* gdb's "monitor CMD": queued for the monitor, whose answer goes to
+			 * Umbra's console (the stub holds the guest's lock, the monitor takes it). */
+			char line[64];
+			u32 n = (u32)strlen(p + 6) / 2;
+			if (n >= sizeof(line) || !gdb_from_hex(line, p + 6, n))
+				put("E16");
+			else {
+				line[n] = 0;
+				put(monitor_queue(line) ? "OK" : "E10");
+			}
 		} else if (!strcmp(p, "qAttached")) {
 			put("1");
 		} else if (!strcmp(p, "qC")) {

@@ -354,18 +354,25 @@ void monitor_exec(const char *line)
 	spin_unlock(&run_lock);
 }
 
+bool monitor_queue(const char *line)
+{
+	u32 len = (u32)strnlen(line, sizeof(queued));
+	if (len == sizeof(queued) || __atomic_load_n(&queued_ready, __ATOMIC_ACQUIRE)) {
+		kprintf("monitor: busy or too long, line dropped\n");
+		return false;
+	}
+	memcpy(queued, line, len + 1);
+	__atomic_store_n(&queued_ready, true, __ATOMIC_RELEASE);
+	return true;
+}
+
 void monitor_input(int c)
 {
 	if (c == '\r' || c == '\n') {
 		if (!typing_len)
 			return;
-		if (__atomic_load_n(&queued_ready, __ATOMIC_ACQUIRE)) {
-			kprintf("monitor: busy, line dropped\n");
-		} else {
-			typing[typing_len] = 0;
-			memcpy(queued, typing, typing_len + 1);
-			__atomic_store_n(&queued_ready, true, __ATOMIC_RELEASE);
-		}
+		typing[typing_len] = 0;
+		monitor_queue(typing);
 		typing_len = 0;
 		return;
 	}

@@ -116,6 +116,8 @@ expect(b"qXfer:features:read:target.xml:0,40", b"m<?xml", exact=False)
 expect(b"qXfer:features:read:target.xml:ffffff,40", b"l")
 expect(b"vCont?", b"vCont;c;C;s;S;t")
 expect(b"vCont;x", b"E16")
+expect(b"qRcmd,zz", b"E16")
+expect(b"qRcmd," + b"41" * 100, b"E16")  # longer than a monitor line
 expect(b"Gzz", b"E16")
 expect(b"G" + regs[:-1], b"E16")    # a register cut in half
 expect(b"G" + regs, b"OK")          # the same values back: accepted, nothing changes

@@ -92,6 +92,7 @@ one_case() { # emu (qemu|bochs)
   wait "$harness"
   [ -n "$relay" ] && { kill "$relay"; wait "$relay"; } 2>/dev/null
   check "$tag-guest-ends" grep -q "^PASS $name" "$logs/harness-$tag.txt"
+  check "$tag-monitor" grep -aq "monitor: guest target state=held-by-gdb" "$serial"
   # The step uses the monitor trap flag where Umbra found one (VMX, cpu0's "mtf=yes"), else
   # RFLAGS.TF (SVM; Bochs' models here offer no MTF, so hardware is the only place to see it).
   local how="RFLAGS.TF"

@@ -19,6 +19,7 @@ echo CHECK memory\n
 print *(int *)0x10
 print *(int *)0xfffff000
 print $cr0
+monitor guests
 delete
 echo CHECK watch\n
 qemu:set can-use-hw-watchpoints 0
