@@ -19,9 +19,9 @@ __attribute__((noinline)) int step_outer(int a)
 }
 
 /* The kernel's own debug registers, which must stay its own while gdb uses the CPU's for
- * hardware breakpoints: DR1 takes the loop counter, DR7 keeps what the kernel wrote (an
- * enabled breakpoint on an address nothing executes). */
-#define OWN_DR7 0x408ul /* G1 | reserved bit 10 */
+ * hardware breakpoints: DR1 (not enabled) takes the loop counter, DR7 keeps what the kernel
+ * wrote (DR2 enabled, on an address nothing executes). */
+#define OWN_DR7 0x420ul /* G2 | reserved bit 10 */
 __attribute__((noinline)) static void own_debug_regs(ulong i)
 {
 	ulong dr1, dr7;
@@ -36,7 +36,7 @@ void test_main(void)
 {
 	int total = 0;
 	ulong never = 0xfffff000ul;
-	asm volatile("mov %0, %%dr1" : : "r"(never));
+	asm volatile("mov %0, %%dr2" : : "r"(never));
 	asm volatile("mov %0, %%dr7" : : "r"(OWN_DR7));
 	/* Bounded: without gdb the kernel ends (and fails) instead of spinning forever; loops=0
 	 * (the monitor's test) spins until stopped. */
