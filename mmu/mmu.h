@@ -208,6 +208,15 @@ unsigned mmu_audit_incremental(struct mmu_vm *vm, char *buf, size_t size);
 /* Counters (a snapshot). */
 void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out);
 
+/* The live shadow pages by level (1 = leaf table), those that shadow a guest table and those
+ * with none behind them (paging off, guest large pages); how many are (part of) a vCPU's root,
+ * and the shadow entries linking them (mmu/census.c, for the monitor). */
+struct mmu_census {
+	u64 shadowing[6], direct[6];
+	u64 roots, parent_links;
+};
+void mmu_census(const struct mmu_vm *vm, struct mmu_census *out);
+
 /* Zap every shadow of the guest table at gfn (all roles; not the direct pages of large guest
  * pages), so the frame is no longer write-protected: for writes the emulator cannot do. */
 void mmu_unshadow_gfn(struct mmu_vm *vm, u64 gfn);

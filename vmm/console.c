@@ -7,10 +7,12 @@
 #include "lib/string.h"
 #include "lib/spinlock.h"
 #include "vmm/dev/uart.h"
+#include "vmm/monitor.h"
 #include "vmm/vm.h"
 
 static u32 focus;              /* index in vms[] of the guest that gets typed input */
 static bool escape_seen;       /* the last byte read was CONSOLE_ESCAPE */
+static bool in_monitor;        /* typed bytes go to the monitor (Ctrl-A c), not a guest */
 static spinlock_t input_lock;  /* the serial receiver and the two fields above */
 
 void console_flush(struct vm *vm)
@@ -19,6 +21,7 @@ void console_flush(struct vm *vm)
 		return;
 	vm->line[vm->line_len] = 0;
 	kprintf("[%s] %s\n", vm->name, vm->line);
+	memcpy(vm->log[vm->log_count++ % VM_LOG_LINES], vm->line, vm->line_len + 1);
 	vm->line_len = 0;
 }
 
@@ -73,6 +76,15 @@ bool console_has_focus(const struct vm *vm)
 	return nr_vms && &vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)] == vm;
 }
 
+void console_focus_set(struct vm *vm)
+{
+	u32 i = (u32)(vm - vms);
+	__atomic_store_n(&focus, i, __ATOMIC_RELAXED);
+	kprintf("umbra: console input goes to %s\n", vm->name);
+	if (vm->cpu != (u32)this_cpu_index())
+		lapic_send_fixed(percpus[vm->cpu].apic_id, KICK_VECTOR);
+}
+
 static void focus_next(void)
 {
 	for (u32 step = 1; step <= nr_vms; step++) {
@@ -95,9 +107,16 @@ static bool escape_key(int c)
 	switch (c) {
 	case 'n': focus_next(); return true;
 	case 'a': return false;
+	case 'c':
+		in_monitor = !in_monitor;
+		kprintf(in_monitor ? "umbra: monitor (help lists the commands; Ctrl-A c leaves)\n"
+				   : "umbra: monitor closed; input goes to %s\n",
+			nr_vms ? vms[focus].name : "nobody");
+		return true;
 	default:
-		kprintf("umbra: keys: Ctrl-A n (console to the next guest), Ctrl-A a (send Ctrl-A); "
-			"input goes to %s\n", nr_vms ? vms[focus].name : "nobody");
+		kprintf("umbra: keys: Ctrl-A n (console to the next guest), Ctrl-A c (the monitor), "
+			"Ctrl-A a (send Ctrl-A); input goes to %s\n",
+			nr_vms ? vms[focus].name : "nobody");
 		return true;
 	}
 }
@@ -110,10 +129,13 @@ void console_poll_input(struct vm *vm)
 	bool to_guest = vm == owner && !vm_ended(vm);
 	if (vm && !to_guest)
 		return;
-	if (!vm && !vm_ended(owner))
-		return; /* the owner's CPU reads for it */
+	/* The owner's CPU reads for it, unless it does not run it now (held by gdb or paused:
+	 * what is typed to it meanwhile is dropped) or the monitor has the input. */
+	bool owner_held = owner->vcpu.debug_stop || __atomic_load_n(&owner->paused, __ATOMIC_RELAXED);
+	if (!vm && !vm_ended(owner) && !in_monitor && !owner_held)
+		return;
 	spin_lock(&input_lock);
-	while (!to_guest || uart_rx_room(&vm->board.com1)) {
+	while (!to_guest || in_monitor || uart_rx_room(&vm->board.com1)) {
 		int c = serial_getc();
 		if (c < 0)
 			break;
@@ -126,7 +148,9 @@ void console_poll_input(struct vm *vm)
 			escape_seen = true;
 			continue;
 		}
-		if (to_guest)
+		if (in_monitor)
+			monitor_input(c);
+		else if (to_guest)
 			uart_rx_push(&vm->board.com1, (u8)c);
 	}
 	spin_unlock(&input_lock);

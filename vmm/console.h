@@ -13,12 +13,15 @@ void console_flush(struct vm *vm);
 
 /* Keyboard input: bytes typed on Umbra's serial line go to the guest with the focus
  * (console=NAME on Umbra's line, else the first guest). Ctrl-A n moves the focus to the next
- * guest that has not ended, Ctrl-A a sends a Ctrl-A, Ctrl-A h lists the keys. */
+ * guest that has not ended, Ctrl-A c opens or closes the monitor (vmm/monitor.c), Ctrl-A a sends
+ * a Ctrl-A, Ctrl-A h lists the keys. */
 #define CONSOLE_ESCAPE 0x01
 void console_focus_init(const char *name);
 /* Moves typed bytes into vm's COM1 if it has the focus; with vm NULL (or an ended focus) only
  * the escape keys are read, so the focus can always be moved. Called by the CPU running vm. */
 void console_poll_input(struct vm *vm);
+/* Gives vm the focus (the monitor's focus command). */
+void console_focus_set(struct vm *vm);
 /* Does vm have the focus (so input may arrive for it)? */
 bool console_has_focus(const struct vm *vm);
 

@@ -7,6 +7,7 @@
 #include "pv/hypercall.h"
 #include "vmm/bootprof.h"
 #include "vmm/cpuid.h"
+#include "vmm/gdbstub.h"
 #include "vmm/gmem.h"
 #include "vmm/console.h"
 #include "vmm/irq.h"
@@ -269,6 +270,33 @@ static void handle_hlt(struct vcpu *v, const struct vexit *x)
 					    : "HLT with interrupts off");
 }
 
+/* #BP and INT n are intercepted only for the gdb stub: one of its breakpoints stops the guest;
+ * anything else is the guest's own, caught before it completed (RIP still at it) and given
+ * to it as the instruction would have: a trap (#BP) or software interrupt past it. */
+static void guest_int3(struct vcpu *v, const struct vexit *x)
+{
+	u8 op[2] = { 0xcc, 0 };
+
+	virt->read_segments(&v->hw);
+	u64 linear = v->hw.regs.seg[X86_CS].base + v->hw.regs.rip;
+	if (!(v->hw.regs.efer & EFER_LMA))
+		linear = (u32)linear;
+	if (x->swint && gmem_debug_access(v, linear, op, 2, false) < 0 &&
+	    gmem_debug_access(v, linear, op, 1, false) < 0) {
+		vm_end(v->vm, VM_END_FATAL, 0, "INT n at an address that cannot be read");
+		return;
+	}
+	if (op[0] == 0xcc && gdbstub_debug_exit(v, 3, 0))
+		return;
+	u64 rip = v->hw.regs.rip + (op[0] == 0xcc ? 1 : 2);
+	v->hw.regs.rip = (v->hw.regs.efer & EFER_LMA) ? rip : (u32)rip;
+	if (op[0] == 0xcc)
+		vcpu_inject(v, 3, false, 0);
+	else /* SVM delivers INT n from EVENTINJ with the RIP it holds: past the instruction */
+		v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_SOFT_INT,
+					      .vector = op[1], .insn_len = 2 };
+}
+
 static void handle_exception(struct vcpu *v, const struct vexit *x)
 {
 	struct x86_insn insn;
@@ -291,7 +319,13 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 		return;
 	}
 	if (x->vector == 1) {
-		vcpu_inject_db(v, x->dr6_set);
+		/* The monitor trap flag is only ever the debugger's: nothing for the guest. */
+		if (!gdbstub_debug_exit(v, 1, x->mtf ? DR6_BS : x->dr6_set) && !x->mtf)
+			vcpu_inject_db(v, x->dr6_set);
+		return;
+	}
+	if (x->vector == 3) {
+		guest_int3(v, x);
 		return;
 	}
 	/* Anything else intercepted belongs to the guest. */
@@ -303,7 +337,10 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 static void handle_dr_access(struct vcpu *v, const struct vexit *x)
 {
 	(void)x;
-	vcpu_dr_activate(v);
+	if (v->debug_dr_own)
+		vcpu_emulate_mov_dr(v);
+	else
+		vcpu_dr_activate(v);
 }
 
 /* Instructions that must not reach the CPU as the guest wrote them. INVD would drop dirty
@@ -343,10 +380,16 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
  * trap follows its wake-up and is left out. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
-	if (!(rflags & RFLAGS_TF) || v->hw.regs.rip == rip || v->hw.pending.valid ||
-	    x->reason == UMBRA_EXIT_HLT || vm_ended(v->vm))
+	if (v->hw.regs.rip == rip || v->hw.pending.valid || x->reason == UMBRA_EXIT_HLT ||
+	    vm_ended(v->vm))
 		return;
-	vcpu_inject_db(v, DR6_BS);
+	/* The debugger's step (by TF or the monitor trap flag) ends with this instruction. */
+	if (v->debug_step) {
+		gdbstub_debug_exit(v, 1, DR6_BS);
+		return;
+	}
+	if (rflags & RFLAGS_TF)
+		vcpu_inject_db(v, DR6_BS);
 }
 
 void exit_handle(struct vcpu *v, const struct vexit *x)

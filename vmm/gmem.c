@@ -198,3 +198,32 @@ int gmem_write_virt(struct vcpu *v, u64 gva, const void *buf, u64 len, bool user
 	}
 	return 0;
 }
+
+/* A debugger's access: any mapped RAM, whatever the page's rights (breakpoints go into code
+ * pages), never device memory (a read could have side effects). Each piece is translated once
+ * for the check and once to copy, so a failure leaves memory as it was. */
+int gmem_debug_access(struct vcpu *v, u64 gva, void *buf, u64 len, bool write)
+{
+	u32 access = MMU_ACCESS_AC | MMU_ACCESS_PEEK;
+	u8 *p = buf;
+	u64 gpa;
+	u32 ec;
+
+	for (u64 off = 0; off < len;) {
+		u64 n = piece_len(gva + off, len - off);
+		if (!mmu_gva_to_gpa(&v->mmu, gva + off, access, &gpa, &ec) ||
+		    !memslots_ptr(&v->vm->mem, gpa, n))
+			return -1;
+		off += n;
+	}
+	for (u64 off = 0; off < len;) {
+		u64 n = piece_len(gva + off, len - off);
+		mmu_gva_to_gpa(&v->mmu, gva + off, access, &gpa, &ec);
+		if (write)
+			write_gpa(v, gpa, p + off, (unsigned)n);
+		else
+			memcpy(p + off, memslots_ptr(&v->vm->mem, gpa, n), n);
+		off += n;
+	}
+	return 0;
+}

@@ -15,6 +15,7 @@
 #include "lib/printf.h"
 #include "lib/spinlock.h"
 #include "vmm/console.h"
+#include "vmm/gdbstub.h"
 #include "vmm/guest.h"
 #include "vmm/options.h"
 #include "vmm/report.h"
@@ -133,6 +134,8 @@ void kmain(u32 magic, u32 info_pa)
 
 	u32 n = guests_create(&boot_info, cpus_online);
 	console_focus_init(options.console[0] ? options.console : NULL);
+	if (options.gdb[0])
+		gdbstub_init(options.gdb, options.gdbwait);
 	guests_ready = true;
 	sched_run_this_cpu();
 	static char guest_summary[200];

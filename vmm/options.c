@@ -50,6 +50,25 @@ static bool apply(const char *key, const char *val)
 		memcpy(options.console, val, strlen(val) + 1);
 		return true;
 	}
+	if (!strcmp(key, "gdb") && val[0] && strlen(val) < sizeof(options.gdb)) {
+		memcpy(options.gdb, val, strlen(val) + 1);
+		return true;
+	}
+	if (!strcmp(key, "monitor") && strchr(val, ':') && options.n_monitor < 8) {
+		memcpy(options.monitor[options.n_monitor++], val, strlen(val) + 1);
+		return true;
+	}
+	if (!strcmp(key, "gdbarch")) {
+		static const char *const archs[] = { "auto", "i386", "x86-64" };
+		for (u8 i = 0; i < 3; i++)
+			if (!strcmp(val, archs[i])) {
+				options.gdbarch = i;
+				return true;
+			}
+		return false;
+	}
+	if (!strcmp(key, "gdbwait"))
+		return parse_bool(val, &options.gdbwait);
 	if (!strcmp(key, "audit"))
 		return parse_bool(val, &options.audit);
 	if (!strcmp(key, "mmu")) {

@@ -11,6 +11,11 @@ struct umbra_options {
 	bool tdp;     /* mmu=tdp: nested paging (NPT/EPT) where the CPU has it */
 	u64 timeout_s;/* timeout=SECONDS: a guest without time= ends as timeout after this long */
 	char console[24]; /* console=NAME: the guest that gets typed input first */
+	char gdb[24];     /* gdb=NAME: the guest the gdb stub on COM2 serves */
+	bool gdbwait;     /* gdbwait: that guest waits for gdb before its first instruction */
+	u8 gdbarch;       /* gdbarch=auto|i386|x86-64: the register layout gdb is given (0 auto) */
+	char monitor[8][64]; /* monitor=NAME:CMD: monitor commands run when guest NAME ends */
+	u32 n_monitor;
 	u32 unknown;  /* how many words were not understood (each is reported) */
 };
 

@@ -7,6 +7,8 @@
 #include "arch/x86/tsc.h"
 #include "lib/printf.h"
 #include "vmm/console.h"
+#include "vmm/gdbstub.h"
+#include "vmm/monitor.h"
 #include "vmm/irq.h"
 #include "vmm/vcpu.h"
 
@@ -43,10 +45,30 @@ static bool start_vcpu(struct vcpu *v)
 static void park(struct vm *vm)
 {
 	console_flush(vm);
+	gdbstub_guest_ended(vm);
+	monitor_at_end(vm);
 	/* When, in the order it happened: tests read who finished while others still ran. */
 	kinfo("guest %s: ended (%s) at %lu ms\n", vm->name, vm_end_name(vm->end),
 	      monotonic_ns() / 1000000);
 	__atomic_store_n(&vm->parked, true, __ATOMIC_RELEASE);
+}
+
+/* The monitor's pause: the time it lasts is added to the guest's budget when it resumes. */
+static bool held_by_monitor(struct vm *vm, u64 *wake)
+{
+	u64 now = rdtsc();
+	if (__atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE)) {
+		if (!vm->pause_tsc)
+			vm->pause_tsc = now;
+		*wake = deadline_min(*wake, now + ns_to_tsc(SCHED_SLICE_NS));
+		return true;
+	}
+	if (vm->pause_tsc) {
+		if (vm->end_tsc != ~0ull)
+			vm->end_tsc += now - vm->pause_tsc;
+		vm->pause_tsc = 0;
+	}
+	return false;
 }
 
 /* When a waiting vCPU may become runnable: its interrupt sources, BLOCK's timeout, its budget. */
@@ -69,6 +91,11 @@ static bool run_round(u32 me, bool *ran, u64 *wake)
 			continue;
 		if (vm->state == VM_READY && !start_vcpu(v)) {
 			park(vm);
+			continue;
+		}
+		/* Held by gdb or paused by the monitor: not run, and its budget waits too. */
+		if (!vm_ended(vm) && (gdbstub_poll(vm, wake) || held_by_monitor(vm, wake))) {
+			any = true;
 			continue;
 		}
 		if (!vm_ended(vm) && rdtsc() >= vm->end_tsc)
@@ -98,6 +125,7 @@ void sched_run_this_cpu(void)
 		u64 wake = 0;
 		/* Escape keys still work once the guest with the console has ended. */
 		console_poll_input(NULL);
+		monitor_poll();
 		if (!run_round(me, &ran, &wake))
 			break;
 		if (ran)

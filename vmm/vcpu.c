@@ -9,6 +9,7 @@
 #include "vmm/exit.h"
 #include "vmm/irq.h"
 #include "vmm/gmem.h"
+#include "vmm/vm.h"
 #include "vmm/options.h"
 
 /* Exception classes for the double-fault rules (SDM vol. 3 table 6-5, APM 8.2.9). */
@@ -94,23 +95,32 @@ bool vcpu_skip(struct vcpu *v, const struct vexit *x)
 	return true;
 }
 
-void vcpu_dump(struct vcpu *v)
+void vcpu_print_regs(const struct vcpu *v, const char *prefix)
 {
 	const struct x86_emu_ctx *r = &v->hw.regs;
 	static const char *const names[] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
 					     "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
 
+	for (int i = 0; i < 16; i += 4)
+		kprintf("%s   %-3s=%016lx %-3s=%016lx %-3s=%016lx %-3s=%016lx\n", prefix,
+			names[i], r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
+			names[i + 3], r->gpr[i + 3]);
+	kprintf("%s   cr0=0x%lx cr2=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx shadow_root=0x%lx%s\n",
+		prefix, r->cr0, r->cr2, r->cr3, r->cr4, r->efer, v->hw.root_hpa,
+		v->hw.root_pae ? " (pae)" : "");
+}
+
+void vcpu_dump(struct vcpu *v)
+{
+	const struct x86_emu_ctx *r = &v->hw.regs;
+	char prefix[VM_NAME_LEN + 2];
+
 	virt->read_segments(&v->hw);
 	kprintf("[%s] vcpu%u state: rip=0x%lx rflags=0x%lx cpl=%d cs=0x%x(attr 0x%x)\n",
 		v->vm->name, v->id, r->rip, r->rflags, r->cpl, r->seg[X86_CS].sel,
 		r->seg[X86_CS].attr);
-	for (int i = 0; i < 16; i += 4)
-		kprintf("[%s]   %-3s=%016lx %-3s=%016lx %-3s=%016lx %-3s=%016lx\n", v->vm->name,
-			names[i], r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
-			names[i + 3], r->gpr[i + 3]);
-	kprintf("[%s]   cr0=0x%lx cr2=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx shadow_root=0x%lx%s\n",
-		v->vm->name, r->cr0, r->cr2, r->cr3, r->cr4, r->efer, v->hw.root_hpa,
-		v->hw.root_pae ? " (pae)" : "");
+	fmt_snprintf(prefix, sizeof(prefix), "[%s]", v->vm->name);
+	vcpu_print_regs(v, prefix);
 }
 
 /* The root may have changed (CR3 load, context reset, a zapped root): reload it. */
@@ -191,10 +201,11 @@ static void dr_load(struct vcpu *v)
 
 	if (pc->dr_owner == v)
 		return;
-	write_dr0(v->dr[0]);
-	write_dr1(v->dr[1]);
-	write_dr2(v->dr[2]);
-	write_dr3(v->dr[3]);
+	const u64 *dr = v->debug_dr_own ? v->debug_dr : v->dr;
+	write_dr0(dr[0]);
+	write_dr1(dr[1]);
+	write_dr2(dr[2]);
+	write_dr3(dr[3]);
 	if (virt->dr6_live)
 		write_dr6(v->dr6);
 	pc->dr_owner = v;
@@ -203,6 +214,8 @@ static void dr_load(struct vcpu *v)
 /* Keeps them while the CPU runs others (which may load theirs). */
 static void dr_save(struct vcpu *v)
 {
+	if (v->debug_dr_own)
+		return; /* the CPU holds the debugger's; the guest's are kept aside */
 	v->dr[0] = read_dr0();
 	v->dr[1] = read_dr1();
 	v->dr[2] = read_dr2();
@@ -215,9 +228,78 @@ void vcpu_dr_activate(struct vcpu *v)
 {
 	if (!v->dr_active) {
 		v->dr_active = true;
-		virt->intercept_dr(&v->hw, false);
+		virt->intercept_dr(&v->hw, v->debug_dr_own);
 	}
 	dr_load(v);
+}
+
+void vcpu_dr_debugger(struct vcpu *v, bool own, const u64 dr[4], u64 dr7)
+{
+	if (own && !v->debug_dr_own) {
+		vcpu_dr_activate(v);
+		dr_save(v);
+		v->guest_dr6 = virt->get_dr(&v->hw, 6);
+		v->guest_dr7 = virt->get_dr(&v->hw, 7);
+		virt->set_dr(&v->hw, 6, DR6_INIT);
+	} else if (!own && v->debug_dr_own) {
+		virt->set_dr(&v->hw, 6, v->guest_dr6);
+		virt->set_dr(&v->hw, 7, v->guest_dr7);
+	}
+	v->debug_dr_own = own;
+	if (own) {
+		for (int i = 0; i < 4; i++)
+			v->debug_dr[i] = dr[i];
+		virt->set_dr(&v->hw, 7, dr7);
+	}
+	v->dr_active = true;
+	virt->intercept_dr(&v->hw, own);
+	this_cpu()->dr_owner = NULL; /* loaded again before the next entry */
+}
+
+/* MOV to or from a debug register while the debugger holds them: done on the guest's copies.
+ * Decoded here (0F 21/23 /r, a REX prefix in 64-bit mode): the exit gives no operands on every
+ * CPU. Faults as the instruction would: #GP above CPL 0, #UD for DR8+ and for DR4/5 with
+ * CR4.DE. */
+void vcpu_emulate_mov_dr(struct vcpu *v)
+{
+	struct x86_emu_ctx *r = &v->hw.regs;
+	bool lm = r->efer & EFER_LMA;
+	u8 b[4] = { 0 }, rex = 0;
+	unsigned i = 0;
+
+	virt->read_segments(&v->hw);
+	u64 linear = r->seg[X86_CS].base + r->rip;
+	if (gmem_debug_access(v, lm ? linear : (u32)linear, b, 4, false) < 0 &&
+	    gmem_debug_access(v, lm ? linear : (u32)linear, b, 3, false) < 0) {
+		vm_end(v->vm, VM_END_FATAL, 0, "MOV DR at an address that cannot be read");
+		return;
+	}
+	if (lm && (b[0] & 0xf0) == 0x40)
+		rex = b[i++];
+	if (b[i] != 0x0f || (b[i + 1] != 0x21 && b[i + 1] != 0x23)) {
+		vm_end(v->vm, VM_END_FATAL, 0, "debug-register exit at another instruction");
+		return;
+	}
+	bool write = b[i + 1] == 0x23;
+	u8 modrm = b[i + 2];
+	unsigned dr = ((modrm >> 3) & 7) | (rex & 4 ? 8 : 0), gpr = (modrm & 7) | (rex & 1 ? 8 : 0);
+	if (r->cpl) {
+		vcpu_inject_gp(v);
+		return;
+	}
+	if (dr == 4 || dr == 5)
+		dr = (r->cr4 & CR4_DE) ? 8 : dr + 2;
+	if (dr >= 8) {
+		vcpu_inject_ud(v);
+		return;
+	}
+	u64 *slot = dr < 4 ? &v->dr[dr] : dr == 6 ? &v->guest_dr6 : &v->guest_dr7;
+	if (write)
+		*slot = lm ? r->gpr[gpr] : (u32)r->gpr[gpr];
+	else
+		r->gpr[gpr] = lm ? *slot : (u32)*slot;
+	u64 rip = r->rip + i + 3;
+	r->rip = lm ? rip : (u32)rip;
 }
 
 void vcpu_inject_db(struct vcpu *v, u64 dr6_set)
@@ -239,14 +321,17 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	struct vexit x;
 	bool ran = false;
 
-	while (!vm_ended(vm) && !v->yielded) {
+	while (!vm_ended(vm) && !v->yielded && !v->debug_stop &&
+	       !__atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE)) {
 		u64 now = rdtsc();
 		if (now >= slice_end || now >= vm->end_tsc)
 			break;
 		spin_lock(&vm->lock);
 		bool ok = vcpu_update_events(v);
 		if (ok) {
-			deliver_irq(v);
+			/* gdb's single step runs the instruction at RIP, not an interrupt handler. */
+			if (!v->debug_step)
+				deliver_irq(v);
 			ok = vm->tdp_on || load_root(v);
 		}
 		/* The guest exits by the end of its slice or budget, or when a device needs it. */

@@ -35,6 +35,11 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x);
 /* The guest touched a debug register: from now on its DR0-DR3 and DR6 are switched with it
  * and MOV DR runs natively. Call on the vCPU's CPU. */
 void vcpu_dr_activate(struct vcpu *v);
+/* The debugger takes (own) or gives back the debug registers: while it has them the CPU runs
+ * with its DR0-DR3 (dr) and DR7 (dr7), and the guest's own stay aside, read and written by its
+ * MOV DR (emulated, vcpu_emulate_mov_dr) and given back unchanged. Call on the vCPU's CPU. */
+void vcpu_dr_debugger(struct vcpu *v, bool own, const u64 dr[4], u64 dr7);
+void vcpu_emulate_mov_dr(struct vcpu *v);
 /* Injects #DB as the CPU would deliver it: DR6 gains dr6_set (breakpoint hits B0-B3 replace the
  * old ones), and DR7.GD is cleared. Call on the vCPU's CPU. */
 void vcpu_inject_db(struct vcpu *v, u64 dr6_set);

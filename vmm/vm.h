@@ -17,6 +17,7 @@
 #define MAX_VMS 16
 #define VM_NAME_LEN 24
 #define VM_UNMODELLED_MAX 16
+#define VM_LOG_LINES 8
 
 /* READY -> RUNNING (its CPU starts it) -> ENDED (vm_end, from any CPU); READY -> ENDED if it is
  * stopped before it ran. Only vm_end moves a guest to ENDED, and only once. */
@@ -53,6 +54,12 @@ struct vcpu {
 	 * ever sees another's values. */
 	bool dr_active;
 	u64 dr[4], dr6;
+	/* While the debugger has hardware breakpoints (debug_dr_own), the CPU runs with its
+	 * DR0-DR3 and DR7; the guest's DR6/DR7 wait in guest_dr6/7 (DR0-DR3 in dr[]) and its MOV
+	 * DR is emulated against them. */
+	bool debug_dr_own;
+	u64 debug_dr[4];
+	u64 guest_dr6, guest_dr7;
 	/* Virtual interrupts and waiting. */
 	u8 irq_vector;            /* the PV timer's interrupt waiting to be injected (0: none) */
 	u8 timer_vector;          /* the PV one-shot timer's vector */
@@ -61,6 +68,10 @@ struct vcpu {
 	bool blocking;            /* BLOCK hypercall: wakes on an event or at block_deadline */
 	u64 block_deadline;
 	bool yielded;             /* YIELD: give the CPU away at the end of this exit */
+	/* The debugger (vmm/gdbstub.c, which also sets hw.exc_debug): whether it holds the vCPU
+	 * (not run until it lets go) and whether it is single-stepping it. */
+	bool debug_stop;
+	bool debug_step;
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
 	u64 exits[UMBRA_EXIT_REASONS];
 	u64 exits_total;
@@ -93,6 +104,11 @@ struct vm {
 	/* The console line being assembled, printed with the guest's name in front. */
 	char line[128];
 	u32 line_len;
+	/* Its last console lines, for the monitor's log command (ring, log_count lines so far). */
+	char log[VM_LOG_LINES][128];
+	u32 log_count;
+	bool paused;              /* the monitor's pause: not run until resume (atomic) */
+	u64 pause_tsc;            /* when its CPU last saw it paused (its budget waits) */
 	struct board board;       /* its PC devices (vmm/dev/) */
 	u16 unmodelled[VM_UNMODELLED_MAX];        /* distinct ports read as all ones */
 	u32 n_unmodelled;
@@ -120,5 +136,8 @@ struct vm *vm_by_id(u64 id);
 struct vm *vm_by_name(const char *name);
 /* Prints the guest's registers and recent state (on a fatal end). */
 void vcpu_dump(struct vcpu *v);
+/* Its general and control registers as saved, lines starting with prefix (no segments: those
+ * need the vCPU's own CPU on VMX). */
+void vcpu_print_regs(const struct vcpu *v, const char *prefix);
 
 #endif

@@ -102,6 +102,7 @@
 #define DR6_BD _B(13) /* general detect */
 #define DR6_BS _B(14) /* single step */
 #define DR7_GD _B(13)
+#define DR6_INIT 0xffff0ff0ull /* DR6 at reset: no cause recorded */
 
 /* Page-table entry bits (all formats). */
 #define PTE_P _B(0)

@@ -134,6 +134,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define I1_VINTR BIT(4)
 #define I1_RDPMC BIT(15)
 #define I1_CPUID BIT(18)
+#define I1_INTN BIT(21)
 #define I1_INVD BIT(22)
 #define I1_HLT BIT(24)
 #define I1_INVLPG BIT(25)
@@ -165,6 +166,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define VMEXIT_DR15_WRITE 0x3f
 #define VMEXIT_RDPMC 0x6f
 #define VMEXIT_CPUID 0x72
+#define VMEXIT_SWINT 0x75
 #define VMEXIT_INVD 0x76
 #define VMEXIT_HLT 0x78
 #define VMEXIT_INVLPG 0x79
@@ -372,6 +374,14 @@ static void svm_request_irq_window(struct vcpu_hw *v, bool on)
 	}
 }
 
+/* SVM has no monitor trap flag: the debugger steps with RFLAGS.TF. */
+static bool svm_single_step(struct vcpu_hw *v, bool on)
+{
+	(void)v;
+	(void)on;
+	return false;
+}
+
 static void svm_intercept_dr(struct vcpu_hw *v, bool on)
 {
 	struct vmcb *vmcb = vmcb_of(v);
@@ -451,6 +461,10 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		x->reason = UMBRA_EXIT_PAGE_FAULT;
 		x->error_code = vmcb->exit_info1;
 		x->addr = vmcb->exit_info2;
+	} else if (code == VMEXIT_SWINT) {
+		x->reason = UMBRA_EXIT_EXCEPTION;
+		x->vector = 3;
+		x->swint = true;
 	} else if (code >= VMEXIT_EXCP_BASE && code < VMEXIT_EXCP_BASE + 32) {
 		x->reason = UMBRA_EXIT_EXCEPTION;
 		x->vector = (u8)(code - VMEXIT_EXCP_BASE);
@@ -523,7 +537,12 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	vmcb->rsp = v->regs.gpr[X86_RSP];
 	vmcb->rip = v->regs.rip;
 	vmcb->rflags = v->regs.rflags;
-	vmcb->exceptions = virt_exc_bitmap(&v->pending, npt_on(vmcb));
+	vmcb->exceptions = virt_exc_bitmap(&v->pending, npt_on(vmcb), v->exc_debug);
+	/* QEMU's TCG reports INT3 as INT n, not as #BP: a debugger needs both. */
+	if (v->exc_debug & BIT(3))
+		vmcb->misc1 |= I1_INTN;
+	else
+		vmcb->misc1 &= ~(u32)I1_INTN;
 	u64 injected = v->pending.valid ? event_word(&v->pending) : 0;
 	vmcb->event_inj = injected;
 	v->pending.valid = false;
@@ -567,9 +586,12 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		x->vectoring = true;
 		/* INT n is re-executed, not re-injected (EVENTINJ would push the VMCB's RIP,
 		 * which still points at it). So are INT3 and INTO, which AMD reports as
-		 * exceptions #BP and #OF: nothing else raises those two. */
+		 * exceptions #BP and #OF: nothing else raises those two. Unless this entry
+		 * injected the event itself: then RIP is already past the instruction (the gdb
+		 * stub hands the guest its own INT3 and INT n that way), and it goes again. */
 		u8 t = v->pending.type, vec = v->pending.vector;
-		if (t == VEVENT_SOFT_INT || (t == VEVENT_EXCEPTION && (vec == 3 || vec == 4)))
+		if ((t == VEVENT_SOFT_INT || (t == VEVENT_EXCEPTION && (vec == 3 || vec == 4))) &&
+		    (injected & 0x7ff) != (ii & 0x7ff))
 			v->pending.valid = false;
 	}
 	/* A physical interrupt made us exit: take it now (the host runs with IF clear). */
@@ -615,6 +637,7 @@ const struct virt_backend svm_backend = {
 	.request_irq_window = svm_request_irq_window,
 	.set_tsc_offset = svm_set_tsc_offset,
 	.intercept_dr = svm_intercept_dr,
+	.single_step = svm_single_step,
 	.get_dr = svm_get_dr,
 	.set_dr = svm_set_dr,
 	.tdp_supported = svm_tdp_supported,

@@ -22,6 +22,9 @@ struct vexit {
 	u64 dr6_set;       /* EXCEPTION #DB: the DR6 bits it sets, which the CPU left to Umbra
 			      (VMX always; SVM where the emulator did not set them) */
 	bool has_error;
+	bool mtf;          /* EXCEPTION 1: in fact the monitor trap flag's exit (single_step) */
+	bool swint;        /* EXCEPTION 3: in fact an INT n or INT3 instruction at RIP, not yet
+			      run (SVM's INTn intercept, which QEMU takes for INT3 too) */
 	u8 cr;             /* CR_ACCESS: which register */
 	bool cr_write;     /* CR_ACCESS: write (else read) */
 	u16 port;          /* IO */
@@ -69,6 +72,7 @@ struct vcpu_hw {
 	u64 exit_deadline;        /* host TSC by which the guest must exit again (0: none) */
 	const u64 *pdptes;        /* the guest's four PAE PDPTEs, as its CR3 load read them */
 	u64 pat, tsc_aux;
+	u32 exc_debug;            /* exceptions a debugger intercepts besides Umbra's own (#BP) */
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;
 };
@@ -104,10 +108,10 @@ static inline struct vevent vevent_from_word(u32 w, u32 error_code)
  * not apply the double-fault rules to an injected event (QEMU's TCG). */
 #define VIRT_EXC_DELIVERY (BIT(10) | BIT(11) | BIT(12) | BIT(13))
 
-/* The exception intercepts for the next entry. */
-static inline u32 virt_exc_bitmap(const struct vevent *pending, bool tdp)
+/* The exception intercepts for the next entry; debug: those a debugger adds (#BP). */
+static inline u32 virt_exc_bitmap(const struct vevent *pending, bool tdp, u32 debug)
 {
-	u32 bits = tdp ? VIRT_EXC_ALWAYS : VIRT_EXC_SHADOW;
+	u32 bits = (tdp ? VIRT_EXC_ALWAYS : VIRT_EXC_SHADOW) | debug;
 	return pending->valid && pending->type == VEVENT_EXCEPTION ? bits | VIRT_EXC_DELIVERY : bits;
 }
 
@@ -151,6 +155,10 @@ struct virt_backend {
 	bool (*irq_window_open)(struct vcpu_hw *v);
 	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
 	void (*request_irq_window)(struct vcpu_hw *v, bool on);
+	/* A debugger's single step: exit (EXCEPTION 1 with mtf set) after the guest's next
+	 * instruction, its RFLAGS untouched (VMX's monitor trap flag). False where the CPU has
+	 * none: the caller steps with RFLAGS.TF. Call on the vCPU's CPU. */
+	bool (*single_step)(struct vcpu_hw *v, bool on);
 	/* MOV DR exits (UMBRA_EXIT_DR_ACCESS) while on, run natively while off. */
 	void (*intercept_dr)(struct vcpu_hw *v, bool on);
 	/* The guest's DR6 or DR7 (n = 6, 7): SVM keeps both in the VMCB, VMX DR7 in the VMCS and

@@ -78,6 +78,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define PROC_TPR_SHADOW BIT(21)
 #define PROC_MOV_DR BIT(23)
 #define PROC_IO_BITMAPS BIT(25)
+#define PROC_MTF BIT(27)
 #define PROC_MSR_BITMAPS BIT(28)
 #define PROC_MONITOR BIT(29)
 #define PROC_SECONDARY BIT(31)
@@ -114,7 +115,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 enum {
 	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10,
 	VX_HLT = 12, VX_INVD = 13, VX_INVLPG = 14, VX_RDPMC = 15, VX_MOV_DR = 29, VX_WBINVD = 54, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28,
-	VX_IO = 30, VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MONITOR = 39,
+	VX_IO = 30, VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MTF = 37, VX_MONITOR = 39,
 	VX_EPT_VIOLATION = 48, VX_EPT_MISCONFIG = 49, VX_INVEPT = 50, VX_PREEMPT = 52,
 	VX_INVVPID = 53, VX_REASONS = 66,
 };
@@ -149,6 +150,7 @@ struct vmx_caps {
 	u32 pin, proc, proc2, exit, entry; /* entry without IA-32e mode guest */
 	bool vpid, invvpid_single, load_efer, ack_intr, tpr_shadow, rdtscp;
 	bool preempt;      /* the VMX-preemption timer ends slices (it counts TSC >> rate) */
+	bool mtf;          /* the monitor trap flag (a debugger's single step) */
 	u8 preempt_rate;
 	/* EPT with unrestricted guest, WB tables and 4-level walks: proc_tdp and proc2_tdp are
 	 * the controls then (no CR3 or INVLPG exits). */
@@ -277,7 +279,7 @@ static const char *read_caps(struct vmx_caps *c)
 	u32 need = PROC_HLT | PROC_INVLPG | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_IO_BITMAPS |
 		   PROC_INT_WINDOW;
 	u32 want = PROC_MWAIT | PROC_MONITOR | PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW |
-		   PROC_TSC_OFFSET | PROC_RDPMC | PROC_MOV_DR;
+		   PROC_TSC_OFFSET | PROC_RDPMC | PROC_MOV_DR | PROC_MTF;
 	u32 proc_msr = tru ? MSR_VMX_TRUE_PROCBASED_CTLS : MSR_VMX_PROCBASED_CTLS;
 	adjust(proc_msr, need, want, &c->proc);
 	c->tpr_shadow = c->proc & PROC_TPR_SHADOW;
@@ -286,6 +288,8 @@ static const char *read_caps(struct vmx_caps *c)
 	if (!adjust(proc_msr, need, want, &c->proc))
 		return "no HLT, INVLPG, CR3, CR8, interrupt-window or I/O-bitmap exiting";
 	c->proc &= ~(u32)PROC_INT_WINDOW; /* on only while Umbra waits for the window */
+	c->mtf = c->proc & PROC_MTF;
+	c->proc &= ~(u32)PROC_MTF;        /* on only while a debugger steps */
 
 	/* Shadow paging: never EPT or unrestricted guest, even where offered. */
 	c->proc2 = 0;
@@ -353,12 +357,12 @@ static void describe(struct percpu *pc)
 
 	fmt_snprintf(pc->virt_info, sizeof(pc->virt_info),
 		     "vmx rev=0x%x ept=%s vpid=%s unrestricted_guest=%s cr3_targets=%u "
-		     "preemption_timer=%s efer_controls=%s",
+		     "preemption_timer=%s efer_controls=%s mtf=%s",
 		     caps.revision, proc2 & PROC2_EPT ? "yes" : "no",
 		     proc2 & PROC2_VPID ? "yes" : "no", proc2 & PROC2_UNRESTRICTED ? "yes" : "no",
 		     (unsigned)((misc >> 16) & 0x1ff),
 		     (rdmsr(MSR_VMX_PINBASED_CTLS) >> 32) & (1ull << 6) ? "yes" : "no",
-		     caps.load_efer ? "yes" : "no");
+		     caps.load_efer ? "yes" : "no", caps.mtf ? "yes" : "no");
 }
 
 static int vmx_cpu_enable(struct percpu *pc)
@@ -760,6 +764,16 @@ static void vmx_request_irq_window(struct vcpu_hw *v, bool on)
 		vmwrite(F_PROC, on ? state_of(v)->proc | PROC_INT_WINDOW : state_of(v)->proc);
 }
 
+static bool vmx_single_step(struct vcpu_hw *v, bool on)
+{
+	struct vmx_vcpu *s = state_of(v);
+	if (!caps.mtf || !load_vmcs(s))
+		return false;
+	s->proc = on ? s->proc | PROC_MTF : s->proc & ~(u32)PROC_MTF;
+	vmwrite(F_PROC, s->proc);
+	return true;
+}
+
 static void vmx_intercept_dr(struct vcpu_hw *v, bool on)
 {
 	struct vmx_vcpu *s = state_of(v);
@@ -773,16 +787,17 @@ static void vmx_intercept_dr(struct vcpu_hw *v, bool on)
  * (the debug controls load and save it). */
 static u64 vmx_get_dr(struct vcpu_hw *v, int n)
 {
-	(void)v;
-	return n == 6 ? read_dr6() : vmread(F_GUEST_DR7);
+	if (n == 6)
+		return read_dr6();
+	/* Between slices (the gdb stub) another guest's VMCS may be the current one. */
+	return load_vmcs(state_of(v)) ? vmread(F_GUEST_DR7) : 0;
 }
 
 static void vmx_set_dr(struct vcpu_hw *v, int n, u64 val)
 {
-	(void)v;
 	if (n == 6)
 		write_dr6(val);
-	else
+	else if (load_vmcs(state_of(v)))
 		vmwrite(F_GUEST_DR7, val);
 }
 
@@ -818,6 +833,12 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 	if (code & EXIT_ENTRY_FAILED) {
 		x->raw_info2 = vmread(F_INSN_ERROR);
 		entry_failed(v, x, "VM entry failed: exit reason", basic, qual);
+		return;
+	}
+	if (basic == VX_MTF) {
+		x->reason = UMBRA_EXIT_EXCEPTION;
+		x->vector = 1;
+		x->mtf = true;
 		return;
 	}
 	if (basic == VX_EXCEPTION) {
@@ -909,7 +930,7 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	}
 	if (s->tsc_aux)
 		s->tsc_aux->value = v->tsc_aux;
-	u32 exc = virt_exc_bitmap(&v->pending, s->tdp);
+	u32 exc = virt_exc_bitmap(&v->pending, s->tdp, v->exc_debug);
 	if (exc != s->exc_bitmap) {
 		s->exc_bitmap = exc;
 		vmwrite(F_EXC_BITMAP, exc);
@@ -1022,6 +1043,7 @@ const struct virt_backend vmx_backend = {
 	.request_irq_window = vmx_request_irq_window,
 	.set_tsc_offset = vmx_set_tsc_offset,
 	.intercept_dr = vmx_intercept_dr,
+	.single_step = vmx_single_step,
 	.get_dr = vmx_get_dr,
 	.set_dr = vmx_set_dr,
 	.dr6_live = true,

@@ -16,6 +16,9 @@
 #   --expect-log REGEX    a line the serial log must contain (repeatable)
 #   --expect-fail         the run must be judged failed (harness self-tests)
 #   --timeout S           wall-clock limit (default 60)
+#   --serial2 SPEC        the second serial port (COM2, the gdb stub's) as QEMU spells it, e.g.
+#                         tcp:127.0.0.1:PORT,server,nowait; Bochs takes tcp:HOST:PORT only, as
+#                         its socket-server mode, which waits for the client before it boots
 #   --input FILE          qemu: bytes typed on Umbra's serial line (the serial port is stdio)
 #   --input-after REGEX FILE  qemu: types FILE once the serial log, from where the previous
 #                         step typed its bytes on (the start for the first), has a line matching
@@ -25,7 +28,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/machine.sh"
-emu=qemu cpu="" firmware=${FIRMWARE:-bios} smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
+serial2="" emu=qemu cpu="" firmware=${FIRMWARE:-bios} smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
 modules=() expects=() expect_logs=() after_res=() after_files=()
 while [ $# -gt 1 ]; do
   case $1 in
@@ -41,6 +44,7 @@ while [ $# -gt 1 ]; do
     --expect-log) expect_logs+=("$2"); shift 2;;
     --expect-fail) expect_fail=1; shift;;
     --timeout) timeout_s=$2; shift 2;;
+    --serial2) serial2=$2; shift 2;;
     --input) input=$2; shift 2;;
     --input-after) after_res+=("$2") after_files+=("${3:?--input-after REGEX FILE}"); shift 3;;
     *) echo "run-case.sh: unknown option $1"; exit 2;;
@@ -107,7 +111,7 @@ case $emu in
     machine_firmware "$firmware" "$work" || { echo "FAIL $name: no $firmware firmware"; exit 1; }
     timeout "$timeout_s" qemu-system-x86_64 "${ACCEL_ARGS[@]}" "${FIRMWARE_ARGS[@]}" -machine q35 \
       -smp "$smp" -m "${mem}M" -cdrom "$work/umbra.iso" -boot d -display none \
-      -serial "${serial[@]}" -monitor none -no-reboot \
+      -serial "${serial[@]}" ${serial2:+-serial "$serial2"} -monitor none -no-reboot \
       -device isa-debug-exit,iobase=0xf4,iosize=0x04 <"$in_file" >"$out_file" 2>&1
     rc=$?
     [ -n "$feeder" ] && { kill "$feeder"; wait "$feeder"; } 2>/dev/null
@@ -126,6 +130,8 @@ vgaromimage: file=/usr/share/vgabios/vgabios.bin
 ata0-master: type=cdrom, path=$work/umbra.iso, status=inserted
 boot: cdrom
 com1: enabled=1, mode=file, dev=$log
+$(if [[ $serial2 =~ ^tcp:([^:]+):([0-9]+) ]]; then
+    echo "com2: enabled=1, mode=socket-server, dev=${BASH_REMATCH[1]}:${BASH_REMATCH[2]}"; fi)
 display_library: term
 magic_break: enabled=1
 port_e9_hack: enabled=1

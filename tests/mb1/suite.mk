@@ -10,7 +10,8 @@ MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 c
             pit:pit:32:PM_OFF pic:pic:32:PM_OFF uart:uart:32:PM_OFF \
             lapic:lapic:32:PM_OFF lapic64:lapic:64:PM_64 \
             intr32:intr:32:PM_32 intrpae:intr:32:PM_PAE intr64:intr:64:PM_64 \
-            pvh:pvh:32:PM_OFF pvh64:pvh:32:PM_OFF
+            pvh:pvh:32:PM_OFF pvh64:pvh:32:PM_OFF gdbtarget:gdbtarget:32:PM_OFF \
+            gdbtarget64:gdbtarget:64:PM_64
 MB1_NAMES := $(foreach k,$(MB1_LIST),$(firstword $(subst :, ,$(k))))
 MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
 

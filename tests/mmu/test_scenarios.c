@@ -623,6 +623,38 @@ static void test_large_1g(void **st UNUSED) { large_small(G_LONG, false, 3); }
 static void test_large_pae(void **st UNUSED) { large_small(G_PAE, false, 2); }
 static void test_large_4m(void **st UNUSED) { large_small(G_32, true, 2); }
 
+/* The monitor's census: one 4 KiB page of a long-mode guest is shadowed by one table per level,
+ * linked in a chain under one root; a 2 MiB guest page adds a direct leaf table. */
+static void test_census(void **st UNUSED)
+{
+	struct harness *h = mk(NULL);
+	struct g_frames f = { 0x300, 0x400 };
+	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000 + 0x21000;
+	struct mmu_census c;
+
+	fill_frame(h, 0x100, 0xa);
+	g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	assert_int_equal(guest_read(h, x, true), 0xa);
+	mmu_census(&h->vm, &c);
+	for (unsigned l = 1; l <= 4; l++) {
+		assert_int_equal(c.shadowing[l], 1);
+		assert_int_equal(c.direct[l], 0);
+	}
+	assert_int_equal(c.shadowing[5] + c.direct[5], 0);
+	assert_int_equal(c.roots, 1);
+	assert_int_equal(c.parent_links, 3);
+	g_map(h, &f, G_LONG, cr3, 0x80000000ull, GPS | GP | GW | GU, 2, GP | GW | GU);
+	guest_read(h, 0x80000000ull, true);
+	mmu_census(&h->vm, &c);
+	assert_int_equal(c.direct[1], 1);
+	assert_int_equal(c.shadowing[1] + c.shadowing[2] + c.shadowing[3] + c.shadowing[4] +
+			 c.direct[1], h->vm.npages);
+	CHECK_AUDIT(h);
+	h_fini(h);
+	free(h);
+}
+
 /* ---- 9: a pool of a few pages under a large working set ---- */
 
 static void test_small_pool(void **st UNUSED)
@@ -1462,6 +1494,7 @@ int main(void)
 		cmocka_unit_test(test_large_pae),
 		cmocka_unit_test(test_large_4m),
 		cmocka_unit_test(test_small_pool),
+		cmocka_unit_test(test_census),
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_gva_to_gpa),
 		cmocka_unit_test(test_bad_pdpte),
