@@ -1,4 +1,4 @@
-/* Flag checks against the host CPU: every ALU, BTx and CMPXCHG form at every width, on random and edge operands. */
+/* Flag checks against the host CPU: every ALU, BTx and CMPXCHG form and the string compares at every width, on random and edge operands. */
 #include <string.h>
 
 #include "tests/emul/fake.h"
@@ -161,10 +161,124 @@ static void test_against_host(void **state)
 		}
 }
 
+/*
+ * String compares: the host runs the same CMPS/SCAS, with the same prefix and direction, over
+ * buffers that equal the guest's memory; RCX, RSI, RDI and the flags must agree. Elements come
+ * from a small alphabet so that REPE and REPNE both end early as often as they run out.
+ */
+enum str_op { S_CMPS, S_SCAS };
+enum { S_NONE, S_REPE, S_REPNE };
+#define S_ELEMS 8
+#define S_SRC 0x2000u
+#define S_DST 0x3000u
+
+#define STR_ASM(text) \
+	__asm__ volatile("sub $128, %%rsp\n\tpush %[fl]\n\tpopf\n\t" text "\n\tpushf\n\tpop %[fl]\n\tcld\n\t" \
+			 "add $128, %%rsp" \
+			 : "+S"(si), "+D"(di), "+c"(cx), [fl] "+r"(fl) : "a"(ax) : "cc", "memory")
+#define STR_W(text) \
+	switch (w) { \
+	case 1: STR_ASM(text "b"); break; \
+	case 2: STR_ASM(text "w"); break; \
+	case 4: STR_ASM(text "l"); break; \
+	default: STR_ASM(text "q"); break; \
+	}
+#define STR_OP(pfx) \
+	if (op == S_CMPS) \
+		STR_W(pfx "cmps") \
+	else \
+		STR_W(pfx "scas")
+
+struct str_state {
+	u64 si, di, cx, fl;
+};
+
+static void host_str(enum str_op op, int rep, unsigned w, u64 ax, struct str_state *st)
+{
+	u64 si = st->si, di = st->di, cx = st->cx, fl = st->fl;
+
+	switch (rep) {
+	case S_NONE: STR_OP("") break;
+	case S_REPE: STR_OP("repe ") break;
+	default: STR_OP("repne ") break;
+	}
+	*st = (struct str_state){ si, di, cx, fl };
+}
+
+static void check_str(enum str_op op, int rep, unsigned w, bool df)
+{
+	static const char *const pfx[] = { "", "repe ", "repne " };
+	static u8 src[S_ELEMS * 8], dst[S_ELEMS * 8];
+	u64 start = df ? (S_ELEMS - 1) * w : 0, count = fake_rand() % (S_ELEMS + 1);
+	u64 ax = 0, fl_in = (fake_rand() & RFLAGS_ARITH) | 2 | (df ? RFLAGS_DF : 0);
+	struct str_state h = { (u64)(uintptr_t)src + start, (u64)(uintptr_t)dst + start, count, fl_in };
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	struct x86_insn in;
+	u8 code[4];
+	size_t n = 0;
+	int rc;
+
+	for (unsigned i = 0; i < sizeof(src); i++) {
+		src[i] = (u8)(0x80 + fake_rand() % 3);
+		dst[i] = (u8)(0x80 + fake_rand() % 3);
+	}
+	memcpy(&ax, src, w);
+	if (fake_rand() & 1)
+		memcpy(dst + start, src + start, w); /* the first pair equal half the time */
+	host_str(op, rep, w, ax, &h);
+
+	if (rep)
+		code[n++] = rep == S_REPE ? 0xf3 : 0xf2;
+	if (w == 2)
+		code[n++] = 0x66;
+	if (w == 8)
+		code[n++] = 0x48;
+	code[n++] = (u8)((op == S_CMPS ? 0xa6 : 0xae) + (w > 1));
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_64);
+	fake_code(code, n);
+	memcpy(fake.mem + S_SRC, src, sizeof(src));
+	memcpy(fake.mem + S_DST, dst, sizeof(dst));
+	ctx.rflags = fl_in;
+	ctx.gpr[X86_RAX] = ax;
+	ctx.gpr[X86_RCX] = count;
+	ctx.gpr[X86_RSI] = op == S_CMPS ? S_SRC + start : 0;
+	ctx.gpr[X86_RDI] = S_DST + start; /* both walk ES:rDI over dst; SCAS compares it with rAX */
+	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+	if (rc != X86_EMU_OK || res.rep_incomplete)
+		fail_msg("%s%s%u: status %d incomplete %d", pfx[rep], op == S_CMPS ? "cmps" : "scas", w,
+			 rc, res.rep_incomplete);
+	if (ctx.gpr[X86_RCX] != h.cx ||
+	    (op == S_CMPS && ctx.gpr[X86_RSI] - S_SRC != h.si - (u64)(uintptr_t)src) ||
+	    ctx.gpr[X86_RDI] - S_DST != h.di - (u64)(uintptr_t)dst ||
+	    (ctx.rflags & RFLAGS_ARITH) != (h.fl & RFLAGS_ARITH))
+		fail_msg("%s%s%u df=%d count=%llu: rcx %llu rdi %+lld fl %#llx, host rcx %llu rdi %+lld fl %#llx",
+			 pfx[rep], op == S_CMPS ? "cmps" : "scas", w, df, (unsigned long long)count,
+			 (unsigned long long)ctx.gpr[X86_RCX],
+			 (long long)(ctx.gpr[X86_RDI] - S_DST - start), (unsigned long long)ctx.rflags,
+			 (unsigned long long)h.cx, (long long)(h.di - (u64)(uintptr_t)dst - start),
+			 (unsigned long long)h.fl);
+	if (rep == S_NONE && ctx.gpr[X86_RCX] != count)
+		fail_msg("a string compare without REP changed RCX");
+}
+
+static void test_strings_against_host(void **state)
+{
+	(void)state;
+	fake_reset();
+	for (int op = S_CMPS; op <= S_SCAS; op++)
+		for (int rep = S_NONE; rep <= S_REPNE; rep++)
+			for (unsigned w = 1; w <= 8; w *= 2)
+				for (int i = 0; i < 400; i++)
+					check_str(op, rep, w, i & 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_host),
+		cmocka_unit_test(test_strings_against_host),
 	};
 
 	return cmocka_run_group_tests_name("emul-flags", tests, NULL, NULL);
