@@ -13,6 +13,7 @@
 #define L1_ECX_MODELLED (BIT(21) | BIT(24))
 /* Leaf 1 EDX: everything the host has but debug store, thermal control, TM and PBE (no MSRs). */
 #define L1_EDX_HIDE (BIT(21) | BIT(22) | BIT(29) | BIT(31))
+#define L1_EDX_APIC BIT(9)
 /* Leaf 7 EBX: keep SMEP(7), ERMS(9), SMAP(20), CLFLUSHOPT(23); hide the rest. FSGSBASE is
  * hidden: the backends do not pass CR4.FSGSBASE to the real CR4, so RDFSBASE would #UD. */
 #define L7_EBX_KEEP (BIT(7) | BIT(9) | BIT(20) | BIT(23))
@@ -115,7 +116,8 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 	switch (leaf) {
 	case 1:
 		r.ecx = l1_ecx;
-		r.edx = l1_edx;
+		/* APIC: as on the CPU, clear while IA32_APIC_BASE has the APIC globally disabled. */
+		r.edx = l1_edx & ~(vlapic_hw_enabled(&v->vlapic) ? 0 : L1_EDX_APIC);
 		r.ebx = (r.ebx & 0x00ffffff) | (v->id << 24);
 		break;
 	case 5: case 6: case 0xa: case 0xd: case 0xf: case 0x10: case 0x12: case 0x14:

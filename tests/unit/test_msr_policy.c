@@ -192,6 +192,26 @@ static void test_x2apic(void **state)
 	assert_int_equal(val, 0);
 }
 
+/* CPUID.1:EDX.APIC follows IA32_APIC_BASE's global enable; the MSR itself stays, so the APIC
+ * can be enabled again, while its x2APIC registers go. */
+static void test_apic_bit_follows_enable(void **state)
+{
+	struct vcpu *v = boot(INTEL, ALL_EDX1, ALL_E1, 0);
+	u64 base, val;
+
+	(void)state;
+	assert_true(announced(v, 1, EDX, EDX1_APIC));
+	assert_true(msr_read(v, 0x1b, &base));
+	assert_true(msr_write(v, 0x1b, base & ~BIT(11)));
+	assert_false(announced(v, 1, EDX, EDX1_APIC));
+	assert_true(announced(v, 1, EDX, EDX1_TSC)); /* nothing else goes */
+	assert_true(msr_read(v, 0x1b, &val));
+	assert_int_equal(val, base & ~BIT(11));
+	assert_false(msr_read(v, 0x802, &val));
+	assert_true(msr_write(v, 0x1b, base));
+	assert_true(announced(v, 1, EDX, EDX1_APIC));
+}
+
 /* IA32_MISC_ENABLE: the SDM's bits as the announced CPU has them; reserved bits #GP. */
 static void test_misc_enable(void **state)
 {
@@ -227,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_features_missing),
 		cmocka_unit_test(test_x2apic),
 		cmocka_unit_test(test_misc_enable),
+		cmocka_unit_test(test_apic_bit_follows_enable),
 	};
 
 	return cmocka_run_group_tests_name("unit-msr-policy", tests, NULL, NULL);
