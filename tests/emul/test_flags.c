@@ -1,4 +1,4 @@
-/* Flag checks against the host CPU: every ALU, BTx and CMPXCHG form and the string compares at every width, on random and edge operands. */
+/* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG and the string compares at every width, on random and edge operands. */
 #include <string.h>
 
 #include "tests/emul/fake.h"
@@ -90,6 +90,13 @@ static size_t encode(enum op op, unsigned w, u8 *p)
 }
 
 
+static u64 sext(u64 v, unsigned w)
+{
+	unsigned sh = 64 - 8 * w;
+
+	return w >= 8 ? v : (u64)((s64)(v << sh) >> sh);
+}
+
 /* Edge values carry most flag bugs: 0, 1, -1, the sign bit and its neighbours, nibble edges. */
 static u64 operand(unsigned w)
 {
@@ -159,6 +166,104 @@ static void test_against_host(void **state)
 			for (int i = 0; i < 10000; i++)
 				check(op, w);
 		}
+}
+
+/*
+ * The other encodings of the eight ALU operations (and TEST's immediate ones), which a kernel's
+ * compiler emits on device registers as readily as "op r/m, r": "op r, r/m" with the register
+ * as destination and memory as source, "op r/m, imm" (80/81, F6/F7 /0), "op r/m, imm8"
+ * sign-extended (83), and "op acc, imm" (04/05 .. 3C/3D, A8/A9). Same host comparison.
+ */
+enum form { F_R_RM, F_RM_IMM, F_RM_IMM8, F_ACC_IMM, NR_FORMS };
+static const char *const form_names[NR_FORMS] = { "r,r/m", "r/m,imm", "r/m,imm8", "acc,imm" };
+
+static void check_form(enum op op, unsigned w, enum form f)
+{
+	u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
+	u64 a = operand(w), b = operand(w), mem = operand(w), acc = 0;
+	u64 fl_in = (fake_rand() & RFLAGS_ARITH) | 2, want_fl = fl_in, want, mask = RFLAGS_ARITH;
+	unsigned imm_len = w == 8 ? 4 : w;
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	struct x86_insn in;
+	u8 code[16];
+	size_t n = 0;
+	u64 got;
+	int rc;
+
+	if (f == F_RM_IMM8) {
+		imm_len = 1;
+		b = sext(b & 0xff, 1) & m;
+	} else if (f != F_R_RM) {
+		b = sext(b & x86_mask(imm_len), imm_len) & m; /* imm32 sign-extends to 64 bits */
+	}
+	if (f == F_R_RM)
+		want = host(op, w, a, mem, &acc, &want_fl) & m; /* register op= memory */
+	else
+		want = host(op, w, f == F_ACC_IMM ? a : mem, b, &acc, &want_fl) & m;
+	if (op == OR || op == AND || op == XOR || op == TEST)
+		mask &= ~RFLAGS_AF;
+
+	if (w == 2)
+		code[n++] = 0x66;
+	if (w == 8 || w == 1)
+		code[n++] = w == 8 ? 0x48 : 0x40;
+	switch (f) {
+	case F_R_RM: code[n++] = (u8)(op * 8 + 2 + (w > 1)); code[n++] = 0x37; break;
+	case F_RM_IMM:
+		code[n++] = op == TEST ? (w > 1 ? 0xf7 : 0xf6) : (w > 1 ? 0x81 : 0x80);
+		code[n++] = (u8)((op == TEST ? 0 : op) << 3 | 7);
+		break;
+	case F_RM_IMM8: code[n++] = 0x83; code[n++] = (u8)(op << 3 | 7); break;
+	default: code[n++] = op == TEST ? (w > 1 ? 0xa9 : 0xa8) : (u8)(op * 8 + 4 + (w > 1)); break;
+	}
+	if (f != F_R_RM) {
+		memcpy(code + n, &b, imm_len);
+		n += imm_len;
+	}
+
+	fake_ctx(&ctx, X86_MODE_64);
+	fake_code(code, n);
+	ctx.rflags = fl_in;
+	ctx.gpr[X86_RDI] = 0x2000;
+	ctx.gpr[X86_RSI] = a;
+	ctx.gpr[X86_RAX] = a;
+	memset(fake.mem + 0x2000, 0, 8);
+	memcpy(fake.mem + 0x2000, &mem, w);
+	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+	if (rc != X86_EMU_OK)
+		fail_msg("%s%u %s: status %d", names[op], w, form_names[f], rc);
+	got = 0;
+	if (f == F_R_RM)
+		got = ctx.gpr[X86_RSI] & m;
+	else if (f == F_ACC_IMM)
+		got = ctx.gpr[X86_RAX] & m;
+	else
+		memcpy(&got, fake.mem + 0x2000, w);
+	if (op == CMP || op == TEST)
+		want = f == F_R_RM || f == F_ACC_IMM ? a : mem; /* the destination stays */
+	if (got != want || (ctx.rflags & mask) != (want_fl & mask))
+		fail_msg("%s%u %s a=%#llx mem=%#llx b=%#llx fl=%#llx: got %#llx fl %#llx, host %#llx fl %#llx",
+			 names[op], w, form_names[f], (unsigned long long)a, (unsigned long long)mem,
+			 (unsigned long long)b, (unsigned long long)fl_in, (unsigned long long)got,
+			 (unsigned long long)ctx.rflags, (unsigned long long)want,
+			 (unsigned long long)want_fl);
+}
+
+static void test_forms_against_host(void **state)
+{
+	(void)state;
+	fake_reset();
+	for (int op = ADD; op <= TEST; op++)
+		for (unsigned w = 1; w <= 8; w *= 2)
+			for (int f = 0; f < NR_FORMS; f++) {
+				if (op == TEST && (f == F_R_RM || f == F_RM_IMM8))
+					continue; /* 84/85 is symmetric; TEST has no imm8 form */
+				if (f == F_RM_IMM8 && w == 1)
+					continue; /* 82 is invalid in 64-bit mode */
+				for (int i = 0; i < 2000; i++)
+					check_form(op, w, f);
+			}
 }
 
 /*
@@ -278,6 +383,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_host),
+		cmocka_unit_test(test_forms_against_host),
 		cmocka_unit_test(test_strings_against_host),
 	};
 
