@@ -113,6 +113,24 @@ static u64 operand(unsigned w)
 	return fake_rand() & m;
 }
 
+/* Runs code in 64-bit mode with RDI -> the w-byte memory operand (mem) at 0x2000. */
+static int run_guest(struct x86_emu_ctx *ctx, const u8 *code, size_t n, u64 fl, u64 rsi, u64 rax,
+		     u64 mem, unsigned w)
+{
+	struct x86_emu_result res;
+	struct x86_insn in;
+
+	fake_ctx(ctx, X86_MODE_64);
+	fake_code(code, n);
+	ctx->rflags = fl;
+	ctx->gpr[X86_RDI] = 0x2000;
+	ctx->gpr[X86_RSI] = rsi;
+	ctx->gpr[X86_RAX] = rax;
+	memset(fake.mem + 0x2000, 0, 8);
+	memcpy(fake.mem + 0x2000, &mem, w);
+	return x86_emulate_at_rip(ctx, &fake_ops, &in, &res);
+}
+
 static void check(enum op op, unsigned w)
 {
 	u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
@@ -120,8 +138,6 @@ static void check(enum op op, unsigned w)
 	u64 fl_in = (fake_rand() & RFLAGS_ARITH) | 2;
 	u64 want_fl = fl_in, want_acc = acc, want, mask = RFLAGS_ARITH, got = 0;
 	struct x86_emu_ctx ctx;
-	struct x86_emu_result res;
-	struct x86_insn in;
 	u8 code[8];
 	int rc;
 
@@ -133,15 +149,7 @@ static void check(enum op op, unsigned w)
 	if (op >= BT && op <= BTC)
 		mask = RFLAGS_CF;   /* the others are undefined */
 
-	fake_ctx(&ctx, X86_MODE_64);
-	fake_code(code, encode(op, w, code));
-	ctx.rflags = fl_in;
-	ctx.gpr[X86_RDI] = 0x2000;
-	ctx.gpr[X86_RSI] = b;
-	ctx.gpr[X86_RAX] = acc;
-	memset(fake.mem + 0x2000, 0, 8);
-	memcpy(fake.mem + 0x2000, &a, w);
-	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+	rc = run_guest(&ctx, code, encode(op, w, code), fl_in, b, acc, a, w);
 	if (rc != X86_EMU_OK)
 		fail_msg("%s%u: status %d", names[op], w, rc);
 	memcpy(&got, fake.mem + 0x2000, w);
@@ -184,8 +192,6 @@ static void check_form(enum op op, unsigned w, enum form f)
 	u64 fl_in = (fake_rand() & RFLAGS_ARITH) | 2, want_fl = fl_in, want, mask = RFLAGS_ARITH;
 	unsigned imm_len = w == 8 ? 4 : w;
 	struct x86_emu_ctx ctx;
-	struct x86_emu_result res;
-	struct x86_insn in;
 	u8 code[16];
 	size_t n = 0;
 	u64 got;
@@ -222,15 +228,7 @@ static void check_form(enum op op, unsigned w, enum form f)
 		n += imm_len;
 	}
 
-	fake_ctx(&ctx, X86_MODE_64);
-	fake_code(code, n);
-	ctx.rflags = fl_in;
-	ctx.gpr[X86_RDI] = 0x2000;
-	ctx.gpr[X86_RSI] = a;
-	ctx.gpr[X86_RAX] = a;
-	memset(fake.mem + 0x2000, 0, 8);
-	memcpy(fake.mem + 0x2000, &mem, w);
-	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+	rc = run_guest(&ctx, code, n, fl_in, a, a, mem, w);
 	if (rc != X86_EMU_OK)
 		fail_msg("%s%u %s: status %d", names[op], w, form_names[f], rc);
 	got = 0;
