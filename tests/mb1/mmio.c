@@ -82,6 +82,18 @@ static void strings(const char *name)
 		di = TPR, cx = 1, ax = 0x20;
 		STR(DF_ON, "repne scasl", z2, c2);
 		ok = ok && !z2 && c2 && ends(0, TPR - 4, si, di, cx);
+#ifdef __x86_64__
+	} else if (mb1_streq(name, "a32")) {
+		/* 67 in long mode: ESI, EDI and ECX, whatever the upper halves hold, which the
+		 * iteration's writes then clear (32-bit register writes zero-extend). */
+		ram[0] = 0x70;
+		si = r0 | (0xdeadull << 32), di = TPR | (0xbeefull << 32), cx = 1 | (0x5ull << 32);
+		STR(DF_OFF, "addr32 rep movsl", z, c);
+		ok = *tpr == 0x70 && ends(r1, TPR + 4, si, di, cx);
+		si = TPR | (0xdeadull << 32), di = r1 | (0xbeefull << 32), cx = 1 | (0x5ull << 32);
+		STR(DF_OFF, "addr32 repe cmpsl", z, c);
+		ok = ok && !z && !c && ends(TPR + 4, r1 + 4, si, di, cx); /* 0x70 above 0 */
+#endif
 	} else {
 		/* I/O APIC: select the version register with MOVS, read it through IOWIN with LODS. */
 		volatile uint32_t *sel = (volatile uint32_t *)(ulong)IOAPIC;
@@ -137,7 +149,8 @@ static void form(const char *name)
 		asm volatile("push %1; pop" SUFFIX " (%0)" : : "r"(tpr), "r"(w) : "memory");
 		flag = *tpr == 0x60;
 	} else if (mb1_streq(name, "movs") || mb1_streq(name, "stos") || mb1_streq(name, "lods") ||
-		   mb1_streq(name, "cmps") || mb1_streq(name, "scas") || mb1_streq(name, "ioapic")) {
+		   mb1_streq(name, "cmps") || mb1_streq(name, "scas") || mb1_streq(name, "ioapic") ||
+		   mb1_streq(name, "a32")) {
 		strings(name);
 		return;
 	} else {
