@@ -13,6 +13,7 @@
 #define L1_ECX_MODELLED (BIT(21) | BIT(24))
 /* Leaf 1 EDX: everything the host has but debug store, thermal control, TM and PBE (no MSRs). */
 #define L1_EDX_HIDE (BIT(21) | BIT(22) | BIT(29) | BIT(31))
+#define L1_EDX_APIC BIT(9)
 /* Leaf 7 EBX: keep SMEP(7), ERMS(9), SMAP(20), CLFLUSHOPT(23); hide the rest. FSGSBASE is
  * hidden: the backends do not pass CR4.FSGSBASE to the real CR4, so RDFSBASE would #UD. */
 #define L7_EBX_KEEP (BIT(7) | BIT(9) | BIT(20) | BIT(23))
@@ -28,26 +29,58 @@
 #define E1_EDX_NX BIT(20)
 #define E1_EDX_PAGE1GB BIT(26)
 
+/* Leaf 0 EBX of GenuineIntel, AuthenticAMD and HygonGenuine (AMD's MSRs): leaf 0 is the
+ * host's, so the vendor Umbra announces is the host's. */
+#define VENDOR_INTEL_EBX 0x756e6547u
+#define VENDOR_AMD_EBX 0x68747541u
+#define VENDOR_HYGON_EBX 0x6f677948u
+#define L1_ECX_MONITOR BIT(3)
+
+static bool vendor_intel, vendor_amd;
+static cpuid_source_fn raw = cpuid;
 static u32 host_max_basic, host_max_ext;
 static u32 l1_ecx, l1_edx, l7_ebx, e1_edx;
 static unsigned maxphyaddr = 36;
 
-void cpuid_init(void)
+void cpuid_init_from(cpuid_source_fn source)
 {
-	host_max_basic = cpuid(0, 0).eax;
-	host_max_ext = cpuid(0x80000000, 0).eax;
-	struct cpuid_regs r = cpuid(1, 0);
+	raw = source;
+	struct cpuid_regs l0 = raw(0, 0);
+
+	host_max_basic = l0.eax;
+	vendor_intel = l0.ebx == VENDOR_INTEL_EBX;
+	vendor_amd = l0.ebx == VENDOR_AMD_EBX || l0.ebx == VENDOR_HYGON_EBX;
+	host_max_ext = raw(0x80000000, 0).eax;
+	struct cpuid_regs r = raw(1, 0);
 	l1_ecx = (r.ecx & ~(u32)L1_ECX_HIDE) | L1_ECX_MODELLED | (1u << 31);
 	l1_edx = r.edx & ~(u32)L1_EDX_HIDE;
-	l7_ebx = (host_max_basic >= 7 ? cpuid(7, 0).ebx & L7_EBX_KEEP : 0) | L7_EBX_MODELLED;
-	e1_edx = host_max_ext >= 0x80000001 ? cpuid(0x80000001, 0).edx : 0;
-	if (host_max_ext >= 0x80000008)
-		maxphyaddr = cpuid(0x80000008, 0).eax & 0xff;
+	l7_ebx = (host_max_basic >= 7 ? raw(7, 0).ebx & L7_EBX_KEEP : 0) | L7_EBX_MODELLED;
+	e1_edx = host_max_ext >= 0x80000001 ? raw(0x80000001, 0).edx : 0;
+	maxphyaddr = host_max_ext >= 0x80000008 ? raw(0x80000008, 0).eax & 0xff : 36;
+}
+
+void cpuid_init(void)
+{
+	cpuid_init_from(cpuid);
 }
 
 bool cpuid_has_nx(void) { return e1_edx & E1_EDX_NX; }
 bool cpuid_has_1g(void) { return e1_edx & E1_EDX_PAGE1GB; }
 unsigned cpuid_maxphyaddr(void) { return maxphyaddr; }
+bool cpuid_vendor_intel(void) { return vendor_intel; }
+bool cpuid_vendor_amd(void) { return vendor_amd; }
+
+/*
+ * IA32_MISC_ENABLE as the announced CPU would read: fast strings on (REP MOVS/STOS are the
+ * host's); no debug store (DS is hidden), so BTS and PEBS unavailable; leaf 0xA announces no
+ * PMU, so performance monitoring unavailable; the MONITOR enable as leaf 1 announces MONITOR;
+ * the CPUID limit and XD disable off, since leaf 0 and NX are announced as they are.
+ */
+u64 cpuid_misc_enable(void)
+{
+	return MISC_ENABLE_FAST_STRINGS | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL |
+	       ((l1_ecx & L1_ECX_MONITOR) ? MISC_ENABLE_MONITOR : 0);
+}
 
 u64 cpuid_cr4_allowed(void)
 {
@@ -77,13 +110,14 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 			r = (struct cpuid_regs){ UMBRA_ABI_VERSION, UMBRA_FEAT_VMCALL_ANY |
 				(v->vm->tdp_on ? UMBRA_FEAT_NESTED_PAGING : 0), 0, 0 };
 	} else if ((!ext && leaf <= host_max_basic) || (ext && leaf <= host_max_ext)) {
-		r = cpuid(leaf, sub);
+		r = raw(leaf, sub);
 	}
 
 	switch (leaf) {
 	case 1:
 		r.ecx = l1_ecx;
-		r.edx = l1_edx;
+		/* APIC: as on the CPU, clear while IA32_APIC_BASE has the APIC globally disabled. */
+		r.edx = l1_edx & ~(vlapic_hw_enabled(&v->vlapic) ? 0 : L1_EDX_APIC);
 		r.ebx = (r.ebx & 0x00ffffff) | (v->id << 24);
 		break;
 	case 5: case 6: case 0xa: case 0xd: case 0xf: case 0x10: case 0x12: case 0x14:

@@ -1,7 +1,8 @@
-/* MSR policy: the architectural MSRs a kernel may touch, kept per vCPU; #GP for the rest. */
+/* MSR policy: the MSRs the announced CPU has (by its CPUID), kept per vCPU; #GP for the rest. */
 #include "vmm/msr.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
+#include "vmm/cpuid.h"
 #include "vmm/kvmclock.h"
 #include "vmm/vcpu.h"
 
@@ -10,14 +11,6 @@
 #define MSR_MTRRCAP 0xfe
 #define MSR_MCG_CAP 0x179
 #define MSR_MCG_STATUS 0x17a
-#define MSR_MISC_ENABLE 0x1a0
-#define MSR_MTRR_VAR_FIRST 0x200
-#define MSR_MTRR_VAR_LAST 0x20f
-#define MSR_MTRR_FIX_64K 0x250
-#define MSR_MTRR_FIX_16K_FIRST 0x258
-#define MSR_MTRR_FIX_16K_LAST 0x259
-#define MSR_MTRR_FIX_4K_FIRST 0x268
-#define MSR_MTRR_FIX_4K_LAST 0x26f
 #define MSR_MTRR_DEF_TYPE 0x2ff
 #define MSR_AMD_PERF_FIRST 0xc0010000
 #define MSR_AMD_PERF_LAST 0xc0010007
@@ -29,11 +22,53 @@
 #define MSR_X2APIC_FIRST 0x800
 #define MSR_X2APIC_LAST 0x8ff
 
-static bool is_mtrr(u32 msr)
+enum msr_needs { NEEDS_CPUID, NEEDS_INTEL, NEEDS_AMD };
+enum { EAX, EBX, ECX, EDX };
+
+/*
+ * Which MSRs exist: each range and the CPUID feature (as the guest's CPUID announces it) or the
+ * vendor that brings it. An MSR outside this table, or whose feature is not announced, #GPs.
+ */
+static const struct msr_dep {
+	u32 first, last;
+	u8 needs;
+	u32 leaf;
+	u8 reg, bit;
+} msr_deps[] = {
+	{ MSR_TSC, MSR_TSC, NEEDS_CPUID, 1, EDX, 4 },
+	{ MSR_APIC_BASE, MSR_APIC_BASE, NEEDS_CPUID, 0, 0, 0 }, /* stays while the APIC is off */
+	{ MSR_TSC_ADJUST, MSR_TSC_ADJUST, NEEDS_CPUID, 7, EBX, 1 },
+	{ MSR_MTRRCAP, MSR_MTRRCAP, NEEDS_CPUID, 1, EDX, 12 },
+	{ MSR_MCG_CAP, MSR_MCG_STATUS, NEEDS_CPUID, 1, EDX, 14 },
+	{ MSR_MISC_ENABLE, MSR_MISC_ENABLE, NEEDS_INTEL, 0, 0, 0 },
+	{ MSR_PAT, MSR_PAT, NEEDS_CPUID, 1, EDX, 16 },
+	{ MSR_MTRR_DEF_TYPE, MSR_MTRR_DEF_TYPE, NEEDS_CPUID, 1, EDX, 12 },
+	{ MSR_TSC_DEADLINE, MSR_TSC_DEADLINE, NEEDS_CPUID, 1, ECX, 24 },
+	{ MSR_X2APIC_FIRST, MSR_X2APIC_LAST, NEEDS_CPUID, 1, ECX, 21 },
+	{ MSR_KVM_WALL_CLOCK_NEW, MSR_KVM_SYSTEM_TIME_NEW, NEEDS_CPUID, KVM_CPUID_FEATURES, EAX, 3 },
+	{ MSR_EFER, MSR_EFER, NEEDS_CPUID, 0x80000001, EDX, 29 },
+	{ MSR_TSC_AUX, MSR_TSC_AUX, NEEDS_CPUID, 0x80000001, EDX, 27 },
+	/* K7 performance counters: AMD's CPUs have them whatever CPUID says. */
+	{ MSR_AMD_PERF_FIRST, MSR_AMD_PERF_LAST, NEEDS_AMD, 0, 0, 0 },
+	{ MSR_AMD_INT_PENDING, MSR_AMD_INT_PENDING, NEEDS_AMD, 0, 0, 0 },
+};
+
+static bool msr_exists(struct vcpu *v, u32 msr)
 {
-	return (msr >= MSR_MTRR_VAR_FIRST && msr <= MSR_MTRR_VAR_LAST) || msr == MSR_MTRR_FIX_64K ||
-	       (msr >= MSR_MTRR_FIX_16K_FIRST && msr <= MSR_MTRR_FIX_16K_LAST) ||
-	       (msr >= MSR_MTRR_FIX_4K_FIRST && msr <= MSR_MTRR_FIX_4K_LAST);
+	for (unsigned i = 0; i < ARRAY_SIZE(msr_deps); i++) {
+		const struct msr_dep *d = &msr_deps[i];
+		u32 r[4];
+
+		if (msr < d->first || msr > d->last)
+			continue;
+		if (d->needs != NEEDS_CPUID)
+			return d->needs == NEEDS_INTEL ? cpuid_vendor_intel() : cpuid_vendor_amd();
+		if (d->leaf == 0)
+			return true;
+		cpuid_guest(v, d->leaf, 0, r);
+		return (r[d->reg] >> d->bit) & 1;
+	}
+	return false;
 }
 
 /* PAT: eight memory types, each one of UC, WC, WT, WP, WB, UC-. */
@@ -58,6 +93,8 @@ static void adjust_tsc(struct vcpu *v, u64 delta)
 
 bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 {
+	if (!msr_exists(v, msr))
+		return false;
 	switch (msr) {
 	case MSR_EFER:
 		*val = v->hw.regs.efer;
@@ -83,8 +120,10 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 	case MSR_MTRR_DEF_TYPE:
 		*val = v->mtrr_def_type;
 		return true;
-	case MSR_MTRRCAP:   /* no variable ranges, no fixed ranges, no WC */
 	case MSR_MISC_ENABLE:
+		*val = cpuid_misc_enable();
+		return true;
+	case MSR_MTRRCAP:   /* no variable ranges, no fixed ranges, no WC */
 	case MSR_MCG_CAP:   /* CPUID says MCA: no banks, no MCG_CTL */
 	case MSR_MCG_STATUS:
 	case MSR_AMD_INT_PENDING:
@@ -96,16 +135,17 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 	default:
 		if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
 			return vlapic_msr_read(&v->vlapic, msr, val, monotonic_ns());
-		if (is_mtrr(msr) || (msr >= MSR_AMD_PERF_FIRST && msr <= MSR_AMD_PERF_LAST)) {
-			*val = 0;
-			return true;
-		}
-		return false;
+		/* AMD's counters read 0 and count nothing. No MTRR range exists: MTRRcap
+		 * announces no variable and no fixed ones. */
+		*val = 0;
+		return msr >= MSR_AMD_PERF_FIRST && msr <= MSR_AMD_PERF_LAST;
 	}
 }
 
 bool msr_write(struct vcpu *v, u32 msr, u64 val)
 {
+	if (!msr_exists(v, msr))
+		return false;
 	switch (msr) {
 	case MSR_EFER:
 		return vcpu_set_efer(v, val);
@@ -142,7 +182,10 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		v->mtrr_def_type = val;
 		return true;
 	case MSR_MISC_ENABLE:
-		return true;
+		/* Reserved bits #GP and read-only ones are ignored, as on the CPU. Umbra keeps no
+		 * per-vCPU copy (it would live in struct vcpu), so the writable bits can only be
+		 * restated: a write that would change one #GPs rather than be silently lost. */
+		return !((val ^ cpuid_misc_enable()) & ~MISC_ENABLE_READ_ONLY);
 	case MSR_MCG_STATUS:
 		return val == 0; /* no machine check is ever in progress */
 	case MSR_KVM_WALL_CLOCK_NEW:

@@ -656,46 +656,70 @@ static void commit(struct emu *e, struct x86_emu_ctx *ctx)
 	ctx->rflags = e->w.rflags;
 }
 
-/* One iteration of MOVS (A4/A5), STOS (AA/AB) or LODS (AC/AD). */
+/* The string instruction an opcode names; the low bit only picks the byte form. */
+enum { STR_MOVS = 0xa4, STR_CMPS = 0xa6, STR_STOS = 0xaa, STR_LODS = 0xac, STR_SCAS = 0xae };
+
+/*
+ * One iteration of MOVS, CMPS, STOS, LODS or SCAS. CMPS compares [rSI] with ES:[rDI] and SCAS
+ * rAX with ES:[rDI], both as CMP (first minus second) and with its flags.
+ */
 static int string_step(struct emu *e, unsigned w, unsigned asz)
 {
 	const struct x86_insn *in = e->in;
-	bool reads = (in->opcode & 0xfe) != 0xaa, writes = (in->opcode & 0xfe) != 0xac;
+	u8 kind = in->opcode & 0xfe;
+	bool uses_si = kind == STR_MOVS || kind == STR_CMPS || kind == STR_LODS;
 	u8 src_seg = in->seg_override == X86_REG_NONE ? X86_DS : in->seg_override;
 	u64 si = e->w.gpr[X86_RSI] & x86_mask(asz), di = e->w.gpr[X86_RDI] & x86_mask(asz);
-	u64 step = (e->w.rflags & RFLAGS_DF) ? (u64)-(s64)w : w, v = 0;
-	int rc;
+	u64 step = (e->w.rflags & RFLAGS_DF) ? (u64)-(s64)w : w, v = 0, d = 0;
+	u64 fl = e->w.rflags;
+	int rc = X86_EMU_OK;
 
-	if (reads) {
+	if (uses_si)
 		rc = access(e, ACC_READ, src_seg, si, &v, NULL, w);
-		if (rc != X86_EMU_OK)
-			return rc;
-	} else {
+	else
 		v = x86_get_reg(&e->w, X86_RAX, w, true);
-	}
-	if (writes) {
-		/* The destination is always ES: overrides apply to the source only. */
+	if (rc != X86_EMU_OK)
+		return rc;
+	/* ES:rDI is never overridden: overrides apply to the source only. */
+	switch (kind) {
+	case STR_MOVS:
+	case STR_STOS:
 		rc = access(e, ACC_WRITE, X86_ES, di, &v, NULL, w);
-		if (rc != X86_EMU_OK)
-			return rc;
-		x86_set_reg(&e->w, X86_RDI, asz, true, di + step);
-	} else {
+		break;
+	case STR_CMPS:
+	case STR_SCAS:
+		rc = access(e, ACC_READ, X86_ES, di, &d, NULL, w);
+		if (rc == X86_EMU_OK) {
+			alu(ALU_CMP, v, d, w, &fl);
+			e->w.rflags = fl;
+		}
+		break;
+	default: /* LODS */
 		x86_set_reg(&e->w, X86_RAX, w, true, v);
+		break;
 	}
-	if (reads)
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (kind != STR_LODS)
+		x86_set_reg(&e->w, X86_RDI, asz, true, di + step);
+	if (uses_si)
 		x86_set_reg(&e->w, X86_RSI, asz, true, si + step);
 	return X86_EMU_OK;
 }
 
 /*
- * REP (F3, and F2, which these instructions treat alike) runs at most max_reps iterations per
- * call; when some remain, RIP stays so that the guest re-executes the instruction, exactly as
- * the CPU does when it takes an interrupt mid-string.
+ * REP runs at most max_reps iterations per call; when some remain, RIP stays so that the guest
+ * re-executes the instruction, exactly as the CPU does when it takes an interrupt mid-string.
+ * MOVS/STOS/LODS treat F2 like F3. CMPS and SCAS also stop after an iteration whose ZF ends
+ * the repeat: REPE (F3) while equal, REPNE (F2) while different. RCX = 0 runs nothing and
+ * leaves the flags alone.
  */
 static int string(struct emu *e, struct x86_emu_ctx *ctx)
 {
 	const struct x86_insn *in = e->in;
 	unsigned w = opw(e), asz = in->addrsize;
+	u8 kind = in->opcode & 0xfe;
+	bool compares = kind == STR_CMPS || kind == STR_SCAS, done = false;
 	u64 budget = ctx->max_reps ? ctx->max_reps : X86_EMU_DEFAULT_REPS;
 	u64 count = e->w.gpr[X86_RCX] & x86_mask(asz);
 	int rc = X86_EMU_OK;
@@ -705,15 +729,17 @@ static int string(struct emu *e, struct x86_emu_ctx *ctx)
 		e->res->reps = rc == X86_EMU_OK;
 		return rc;
 	}
-	while (count && e->res->reps < budget) {
+	while (count && !done && e->res->reps < budget) {
 		rc = string_step(e, w, asz);
 		if (rc != X86_EMU_OK)
 			break;
 		x86_set_reg(&e->w, X86_RCX, asz, true, --count);
 		e->res->reps++;
+		if (compares)
+			done = (in->rep == 0xf3) != !!(e->w.rflags & RFLAGS_ZF);
 	}
-	e->res->rep_incomplete = count != 0;
-	if (rc != X86_EMU_OK || count)
+	e->res->rep_incomplete = count != 0 && !done;
+	if (rc != X86_EMU_OK || e->res->rep_incomplete)
 		commit(e, ctx); /* finished iterations stand; RIP stays on the instruction */
 	return rc;
 }
@@ -746,7 +772,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	case 0x86: case 0x87: return xchg(e);
 	case 0x8f: return pop_rm(e);
 	case 0x88 ... 0x8b: case 0xa0 ... 0xa3: case 0xc6: case 0xc7: return mov(e);
-	case 0xa4: case 0xa5: case 0xaa ... 0xad: return string(e, ctx);
+	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: return string(e, ctx);
 	}
 	return X86_EMU_UNHANDLED;
 }

@@ -31,7 +31,8 @@ struct x86_emu_result {
  *   ADD/OR/ADC/SBB/AND/SUB/XOR/CMP 00-3D and 80-83; TEST 84/85, A8/A9, F6/F7 /0; NOT/NEG F6/F7
  *   /2 /3; INC/DEC FE/FF /0 /1 and 40-4F outside 64-bit mode; XCHG 86/87; XADD 0F C0/C1;
  *   CMPXCHG 0F B0/B1; CMPXCHG8B/16B 0F C7 /1; BT/BTS/BTR/BTC 0F A3/AB/B3/BB and 0F BA /4-/7;
- *   MOVS/STOS/LODS A4/A5/AA/AB/AC/AD with REP. Register and memory operands alike.
+ *   MOVS/CMPS/STOS/LODS/SCAS A4-A7/AA-AF with REP, REPE/REPNE (ZF ends CMPS and SCAS).
+ *   Register and memory operands alike.
  * Writes and read-modify-writes reach ops->write once per operand with its full width, even
  * across pages. LOCKed read-modify-writes and XCHG with memory go through ops->cmpxchg.
  * The exit handler's use: OK -> resume (inject #DB if single_step); FAULT -> inject res->fault;

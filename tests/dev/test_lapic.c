@@ -766,6 +766,43 @@ static void test_x2apic_self_ipi(void **state)
 	assert_int_equal(msr_rd(&l, ESR), 0x20);
 }
 
+/* The 64-bit ICR's other shorthands: all including self reaches this APIC, all excluding self
+ * (the only CPU) nobody; the destination field is ignored with a shorthand. */
+static void test_x2apic_shorthands(void **state)
+{
+	(void)state;
+	struct vlapic l = x2apic(5);
+	assert_true(vlapic_msr_write(&l, 0x830, (0x77ull << 32) | 0x80000 | 0x51, T0));
+	assert_true(irr_has(&l, 0x51));
+	assert_true(vlapic_msr_write(&l, 0x830, (5ull << 32) | 0xc0000 | 0x52, T0));
+	assert_false(irr_has(&l, 0x52));
+	assert_true(vlapic_msr_write(&l, 0x830, (0x77ull << 32) | 0x40000 | 0x53, T0));
+	assert_true(irr_has(&l, 0x53));
+}
+
+/* A globally disabled APIC: no MSRs, no MMIO (reads 0 here, the board answers all ones), no
+ * interrupts accepted, whichever mode it left. */
+static void test_globally_disabled(void **state)
+{
+	(void)state;
+	u64 v;
+	for (int from_x2 = 0; from_x2 < 2; from_x2++) {
+		struct vlapic l = from_x2 ? x2apic(0) : bsp();
+		assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+		assert_false(vlapic_hw_enabled(&l));
+		assert_false(vlapic_msr_read(&l, 0x802, &v, T0));
+		assert_false(vlapic_msr_write(&l, 0x83f, 0x60, T0));
+		assert_false(vlapic_msr_write(&l, 0x830, 0x40000 | 0x60, T0));
+		assert_int_equal(rd(&l, SVR), 0);
+		wr(&l, TPR, 0x40);
+		wr(&l, ICR_LO, 0x40000 | 0x61);
+		assert_int_equal(l.tpr, 0);
+		vlapic_set_irq(&l, 0x62, false);
+		assert_int_equal(l.irr[0] | l.irr[1] | l.irr[2] | l.irr[3], 0);
+		assert_int_equal(vlapic_pending(&l), -1);
+	}
+}
+
 static void test_x2apic_eoi(void **state)
 {
 	(void)state;
@@ -864,6 +901,8 @@ int main(void)
 		cmocka_unit_test(test_x2apic_id_ldr_dfr),
 		cmocka_unit_test(test_x2apic_icr),
 		cmocka_unit_test(test_x2apic_self_ipi),
+		cmocka_unit_test(test_x2apic_shorthands),
+		cmocka_unit_test(test_globally_disabled),
 		cmocka_unit_test(test_x2apic_eoi),
 		cmocka_unit_test(test_x2apic_gp_cases),
 		cmocka_unit_test(test_x2apic_timer),

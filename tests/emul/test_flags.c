@@ -1,4 +1,4 @@
-/* Flag checks against the host CPU: every ALU, BTx and CMPXCHG form at every width, on random and edge operands. */
+/* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG and the string compares at every width, on random and edge operands. */
 #include <string.h>
 
 #include "tests/emul/fake.h"
@@ -90,6 +90,13 @@ static size_t encode(enum op op, unsigned w, u8 *p)
 }
 
 
+static u64 sext(u64 v, unsigned w)
+{
+	unsigned sh = 64 - 8 * w;
+
+	return w >= 8 ? v : (u64)((s64)(v << sh) >> sh);
+}
+
 /* Edge values carry most flag bugs: 0, 1, -1, the sign bit and its neighbours, nibble edges. */
 static u64 operand(unsigned w)
 {
@@ -106,6 +113,24 @@ static u64 operand(unsigned w)
 	return fake_rand() & m;
 }
 
+/* Runs code in 64-bit mode with RDI -> the w-byte memory operand (mem) at 0x2000. */
+static int run_guest(struct x86_emu_ctx *ctx, const u8 *code, size_t n, u64 fl, u64 rsi, u64 rax,
+		     u64 mem, unsigned w)
+{
+	struct x86_emu_result res;
+	struct x86_insn in;
+
+	fake_ctx(ctx, X86_MODE_64);
+	fake_code(code, n);
+	ctx->rflags = fl;
+	ctx->gpr[X86_RDI] = 0x2000;
+	ctx->gpr[X86_RSI] = rsi;
+	ctx->gpr[X86_RAX] = rax;
+	memset(fake.mem + 0x2000, 0, 8);
+	memcpy(fake.mem + 0x2000, &mem, w);
+	return x86_emulate_at_rip(ctx, &fake_ops, &in, &res);
+}
+
 static void check(enum op op, unsigned w)
 {
 	u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
@@ -113,8 +138,6 @@ static void check(enum op op, unsigned w)
 	u64 fl_in = (fake_rand() & RFLAGS_ARITH) | 2;
 	u64 want_fl = fl_in, want_acc = acc, want, mask = RFLAGS_ARITH, got = 0;
 	struct x86_emu_ctx ctx;
-	struct x86_emu_result res;
-	struct x86_insn in;
 	u8 code[8];
 	int rc;
 
@@ -126,15 +149,7 @@ static void check(enum op op, unsigned w)
 	if (op >= BT && op <= BTC)
 		mask = RFLAGS_CF;   /* the others are undefined */
 
-	fake_ctx(&ctx, X86_MODE_64);
-	fake_code(code, encode(op, w, code));
-	ctx.rflags = fl_in;
-	ctx.gpr[X86_RDI] = 0x2000;
-	ctx.gpr[X86_RSI] = b;
-	ctx.gpr[X86_RAX] = acc;
-	memset(fake.mem + 0x2000, 0, 8);
-	memcpy(fake.mem + 0x2000, &a, w);
-	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+	rc = run_guest(&ctx, code, encode(op, w, code), fl_in, b, acc, a, w);
 	if (rc != X86_EMU_OK)
 		fail_msg("%s%u: status %d", names[op], w, rc);
 	memcpy(&got, fake.mem + 0x2000, w);
@@ -161,10 +176,213 @@ static void test_against_host(void **state)
 		}
 }
 
+/*
+ * The other encodings of the eight ALU operations (and TEST's immediate ones), which a kernel's
+ * compiler emits on device registers as readily as "op r/m, r": "op r, r/m" with the register
+ * as destination and memory as source, "op r/m, imm" (80/81, F6/F7 /0), "op r/m, imm8"
+ * sign-extended (83), and "op acc, imm" (04/05 .. 3C/3D, A8/A9). Same host comparison.
+ */
+enum form { F_R_RM, F_RM_IMM, F_RM_IMM8, F_ACC_IMM, NR_FORMS };
+static const char *const form_names[NR_FORMS] = { "r,r/m", "r/m,imm", "r/m,imm8", "acc,imm" };
+
+static void check_form(enum op op, unsigned w, enum form f)
+{
+	u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
+	u64 a = operand(w), b = operand(w), mem = operand(w), acc = 0;
+	u64 fl_in = (fake_rand() & RFLAGS_ARITH) | 2, want_fl = fl_in, want, mask = RFLAGS_ARITH;
+	unsigned imm_len = w == 8 ? 4 : w;
+	struct x86_emu_ctx ctx;
+	u8 code[16];
+	size_t n = 0;
+	u64 got;
+	int rc;
+
+	if (f == F_RM_IMM8) {
+		imm_len = 1;
+		b = sext(b & 0xff, 1) & m;
+	} else if (f != F_R_RM) {
+		b = sext(b & x86_mask(imm_len), imm_len) & m; /* imm32 sign-extends to 64 bits */
+	}
+	if (f == F_R_RM)
+		want = host(op, w, a, mem, &acc, &want_fl) & m; /* register op= memory */
+	else
+		want = host(op, w, f == F_ACC_IMM ? a : mem, b, &acc, &want_fl) & m;
+	if (op == OR || op == AND || op == XOR || op == TEST)
+		mask &= ~RFLAGS_AF;
+
+	if (w == 2)
+		code[n++] = 0x66;
+	if (w == 8 || w == 1)
+		code[n++] = w == 8 ? 0x48 : 0x40;
+	switch (f) {
+	case F_R_RM: code[n++] = (u8)(op * 8 + 2 + (w > 1)); code[n++] = 0x37; break;
+	case F_RM_IMM:
+		code[n++] = op == TEST ? (w > 1 ? 0xf7 : 0xf6) : (w > 1 ? 0x81 : 0x80);
+		code[n++] = (u8)((op == TEST ? 0 : op) << 3 | 7);
+		break;
+	case F_RM_IMM8: code[n++] = 0x83; code[n++] = (u8)(op << 3 | 7); break;
+	default: code[n++] = op == TEST ? (w > 1 ? 0xa9 : 0xa8) : (u8)(op * 8 + 4 + (w > 1)); break;
+	}
+	if (f != F_R_RM) {
+		memcpy(code + n, &b, imm_len);
+		n += imm_len;
+	}
+
+	rc = run_guest(&ctx, code, n, fl_in, a, a, mem, w);
+	if (rc != X86_EMU_OK)
+		fail_msg("%s%u %s: status %d", names[op], w, form_names[f], rc);
+	got = 0;
+	if (f == F_R_RM)
+		got = ctx.gpr[X86_RSI] & m;
+	else if (f == F_ACC_IMM)
+		got = ctx.gpr[X86_RAX] & m;
+	else
+		memcpy(&got, fake.mem + 0x2000, w);
+	if (op == CMP || op == TEST)
+		want = f == F_R_RM || f == F_ACC_IMM ? a : mem; /* the destination stays */
+	if (got != want || (ctx.rflags & mask) != (want_fl & mask))
+		fail_msg("%s%u %s a=%#llx mem=%#llx b=%#llx fl=%#llx: got %#llx fl %#llx, host %#llx fl %#llx",
+			 names[op], w, form_names[f], (unsigned long long)a, (unsigned long long)mem,
+			 (unsigned long long)b, (unsigned long long)fl_in, (unsigned long long)got,
+			 (unsigned long long)ctx.rflags, (unsigned long long)want,
+			 (unsigned long long)want_fl);
+}
+
+static void test_forms_against_host(void **state)
+{
+	(void)state;
+	fake_reset();
+	for (int op = ADD; op <= TEST; op++)
+		for (unsigned w = 1; w <= 8; w *= 2)
+			for (int f = 0; f < NR_FORMS; f++) {
+				if (op == TEST && (f == F_R_RM || f == F_RM_IMM8))
+					continue; /* 84/85 is symmetric; TEST has no imm8 form */
+				if (f == F_RM_IMM8 && w == 1)
+					continue; /* 82 is invalid in 64-bit mode */
+				for (int i = 0; i < 2000; i++)
+					check_form(op, w, f);
+			}
+}
+
+/*
+ * String compares: the host runs the same CMPS/SCAS, with the same prefix and direction, over
+ * buffers that equal the guest's memory; RCX, RSI, RDI and the flags must agree. Elements come
+ * from a small alphabet so that REPE and REPNE both end early as often as they run out.
+ */
+enum str_op { S_CMPS, S_SCAS };
+enum { S_NONE, S_REPE, S_REPNE };
+#define S_ELEMS 8
+#define S_SRC 0x2000u
+#define S_DST 0x3000u
+
+#define STR_ASM(text) \
+	__asm__ volatile("sub $128, %%rsp\n\tpush %[fl]\n\tpopf\n\t" text "\n\tpushf\n\tpop %[fl]\n\tcld\n\t" \
+			 "add $128, %%rsp" \
+			 : "+S"(si), "+D"(di), "+c"(cx), [fl] "+r"(fl) : "a"(ax) : "cc", "memory")
+#define STR_W(text) \
+	switch (w) { \
+	case 1: STR_ASM(text "b"); break; \
+	case 2: STR_ASM(text "w"); break; \
+	case 4: STR_ASM(text "l"); break; \
+	default: STR_ASM(text "q"); break; \
+	}
+#define STR_OP(pfx) \
+	if (op == S_CMPS) \
+		STR_W(pfx "cmps") \
+	else \
+		STR_W(pfx "scas")
+
+struct str_state {
+	u64 si, di, cx, fl;
+};
+
+static void host_str(enum str_op op, int rep, unsigned w, u64 ax, struct str_state *st)
+{
+	u64 si = st->si, di = st->di, cx = st->cx, fl = st->fl;
+
+	switch (rep) {
+	case S_NONE: STR_OP("") break;
+	case S_REPE: STR_OP("repe ") break;
+	default: STR_OP("repne ") break;
+	}
+	*st = (struct str_state){ si, di, cx, fl };
+}
+
+static void check_str(enum str_op op, int rep, unsigned w, bool df)
+{
+	static const char *const pfx[] = { "", "repe ", "repne " };
+	static u8 src[S_ELEMS * 8], dst[S_ELEMS * 8];
+	u64 start = df ? (S_ELEMS - 1) * w : 0, count = fake_rand() % (S_ELEMS + 1);
+	u64 ax = 0, fl_in = (fake_rand() & RFLAGS_ARITH) | 2 | (df ? RFLAGS_DF : 0);
+	struct str_state h = { (u64)(uintptr_t)src + start, (u64)(uintptr_t)dst + start, count, fl_in };
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	struct x86_insn in;
+	u8 code[4];
+	size_t n = 0;
+	int rc;
+
+	for (unsigned i = 0; i < sizeof(src); i++) {
+		src[i] = (u8)(0x80 + fake_rand() % 3);
+		dst[i] = (u8)(0x80 + fake_rand() % 3);
+	}
+	memcpy(&ax, src, w);
+	if (fake_rand() & 1)
+		memcpy(dst + start, src + start, w); /* the first pair equal half the time */
+	host_str(op, rep, w, ax, &h);
+
+	if (rep)
+		code[n++] = rep == S_REPE ? 0xf3 : 0xf2;
+	if (w == 2)
+		code[n++] = 0x66;
+	if (w == 8)
+		code[n++] = 0x48;
+	code[n++] = (u8)((op == S_CMPS ? 0xa6 : 0xae) + (w > 1));
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_64);
+	fake_code(code, n);
+	memcpy(fake.mem + S_SRC, src, sizeof(src));
+	memcpy(fake.mem + S_DST, dst, sizeof(dst));
+	ctx.rflags = fl_in;
+	ctx.gpr[X86_RAX] = ax;
+	ctx.gpr[X86_RCX] = count;
+	ctx.gpr[X86_RSI] = op == S_CMPS ? S_SRC + start : 0;
+	ctx.gpr[X86_RDI] = S_DST + start; /* both walk ES:rDI over dst; SCAS compares it with rAX */
+	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+	if (rc != X86_EMU_OK || res.rep_incomplete)
+		fail_msg("%s%s%u: status %d incomplete %d", pfx[rep], op == S_CMPS ? "cmps" : "scas", w,
+			 rc, res.rep_incomplete);
+	if (ctx.gpr[X86_RCX] != h.cx ||
+	    (op == S_CMPS && ctx.gpr[X86_RSI] - S_SRC != h.si - (u64)(uintptr_t)src) ||
+	    ctx.gpr[X86_RDI] - S_DST != h.di - (u64)(uintptr_t)dst ||
+	    (ctx.rflags & RFLAGS_ARITH) != (h.fl & RFLAGS_ARITH))
+		fail_msg("%s%s%u df=%d count=%llu: rcx %llu rdi %+lld fl %#llx, host rcx %llu rdi %+lld fl %#llx",
+			 pfx[rep], op == S_CMPS ? "cmps" : "scas", w, df, (unsigned long long)count,
+			 (unsigned long long)ctx.gpr[X86_RCX],
+			 (long long)(ctx.gpr[X86_RDI] - S_DST - start), (unsigned long long)ctx.rflags,
+			 (unsigned long long)h.cx, (long long)(h.di - (u64)(uintptr_t)dst - start),
+			 (unsigned long long)h.fl);
+	if (rep == S_NONE && ctx.gpr[X86_RCX] != count)
+		fail_msg("a string compare without REP changed RCX");
+}
+
+static void test_strings_against_host(void **state)
+{
+	(void)state;
+	fake_reset();
+	for (int op = S_CMPS; op <= S_SCAS; op++)
+		for (int rep = S_NONE; rep <= S_REPNE; rep++)
+			for (unsigned w = 1; w <= 8; w *= 2)
+				for (int i = 0; i < 400; i++)
+					check_str(op, rep, w, i & 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_host),
+		cmocka_unit_test(test_forms_against_host),
+		cmocka_unit_test(test_strings_against_host),
 	};
 
 	return cmocka_run_group_tests_name("emul-flags", tests, NULL, NULL);

@@ -243,24 +243,44 @@ static void msr_checks(void)
 		kprintf("rdtscp: not offered\n");
 	}
 
-	/* MISC_ENABLE is Intel's, but TCG and Umbra offer it on every vendor. */
-	CHECK(!rdmsr_safe(0x1a0, &v), "misc_enable read");
-	CHECK(!wrmsr_safe(0x1a0, v), "misc_enable rewritten unchanged");
-	kprintf("misc_enable: readable, same value writable\n");
+	/* MISC_ENABLE is Intel's: AMD's CPUs raise #GP, and so does Umbra announcing AMD. TCG
+	 * offers it on every vendor. On Intel: fast strings on, BTS and PEBS unavailable, the
+	 * MONITOR enable as CPUID.1 announces MONITOR, the CPUID limit and XD disable off. */
+	int misc = rdmsr_safe(0x1a0, &v);
+	if (!cpu.amd || tcg_native()) {
+		CHECK(!misc, "misc_enable read");
+		CHECK(!wrmsr_safe(0x1a0, v), "misc_enable rewritten unchanged");
+		if (!cpu.amd) {
+			int monitor = (cpuid(1, 0).c >> 3) & 1;
+			CHECK((v & 0x1801) == 0x1801 && ((v >> 18) & 1) == (uint64_t)monitor &&
+			      !(v & (1u << 22)) && !(v & (1ull << 34)), "misc_enable %llx", (unsigned long long)v);
+			/* Reserved bit 1: hardware #GP; TCG keeps it. No line of its own: the
+			 * output must not depend on the vendor. */
+			int rsvd = wrmsr_safe(0x1a0, v | 2);
+			CHECK(rsvd == 13 || tcg_native(), "misc_enable reserved bit 1: vector %d", rsvd);
+			wrmsr_safe(0x1a0, v);
+		}
+	} else {
+		CHECK(misc == 13, "misc_enable on AMD: vector %d, expected #GP", misc);
+		CHECK(wrmsr_safe(0x1a0, 0x1801) == 13, "misc_enable write on AMD: no #GP");
+	}
+	kprintf("misc_enable: as the vendor has it\n");
 
 	/* AMD's legacy counters: Umbra reads 0 and drops writes, as TCG does (it has no counters);
-	 * on Intel hardware they do not exist (#GP), which Umbra does not imitate. */
+	 * on Intel they do not exist (#GP), under Umbra announcing Intel too. */
 	int perf_ok = 1;
 	for (uint32_t m = 0xc0010000u; m <= 0xc0010007u; m++) {
 		int w = wrmsr_safe(m, m & 4 ? 0x1234 : 0x430076);
 		int r = rdmsr_safe(m, &v);
-		if (cpu.amd || on_umbra)
+		if (cpu.amd)
 			perf_ok &= !w && !r && v == 0;
+		else if (on_umbra)
+			perf_ok &= w == 13 && r == 13;
 		else
 			perf_ok &= (w == 13 && r == 13) || (!w && !r && v == 0);
 	}
 	CHECK(perf_ok, "amd perf counters 0xc0010000-7");
-	kprintf("amd perf counters: read 0, writes dropped\n");
+	kprintf("amd perf counters: as the vendor has them\n");
 
 	/* An MSR nobody implements: TCG reads 0 where hardware and Umbra raise #GP. */
 	expect_gp_hw("unknown msr 0x2fff read -> #GP", rdmsr_safe(0x2fff, &v), 0);

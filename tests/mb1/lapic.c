@@ -1,5 +1,6 @@
 /* mb1 kernel: the local APIC timer (one-shot, periodic, masked, divide, TSC deadline where
- * offered) and interrupt priority: IRR, ISR, PPR, TPR, EOI, self-IPIs, software disable. */
+ * offered) and interrupt priority: IRR, ISR, PPR, TPR, EOI, self-IPIs by every shorthand and
+ * x2APIC's SELF IPI, software disable and global disable through IA32_APIC_BASE. */
 #include "tests/mb1/mb1.h"
 
 const char guest_name[] = "lapic";
@@ -43,10 +44,16 @@ static uint32_t isr_bits(void)
 	return b;
 }
 
+static volatile int in_x2apic; /* registers are MSRs: the page does not answer */
+
 static void plain(struct frame *f)
 {
 	int i = nseq;
 	log_ev((int)f->vector);
+	if (in_x2apic) {
+		wrmsr(0x80b, 0); /* EOI */
+		return;
+	}
 	if (i < 16)
 		ppr_in[i] = apic_reg_read(LAPIC_PPR), isr_in[i] = isr_bits();
 	apic_reg_write(LAPIC_EOI, 0);
@@ -94,7 +101,7 @@ static void window(ulong ms)
 	irq_off();
 }
 
-static void setup(void)
+static void setup_quiet(void)
 {
 	irq_off();
 	pic_remap(0x20, 0x28); /* every 8259 input masked: only the APIC's own sources below */
@@ -103,6 +110,11 @@ static void setup(void)
 	timer_stop();
 	for (int v = 0x40; v < 0x70; v++)
 		set_irq_handler(v, plain);
+}
+
+static void setup(void)
+{
+	setup_quiet();
 	kprintf("apic: enabled, tpr 0, timer masked\n");
 }
 
@@ -304,6 +316,94 @@ static void ipis(void)
 	kprintf("ipi: to its own apic id and by the self shorthand, idle afterwards\n");
 }
 
+/* The other destination shorthands: all including self reaches this CPU once; all excluding
+ * self, with one CPU, reaches nobody. */
+static void shorthands(void)
+{
+	seq_reset();
+	apic_reg_write(LAPIC_ICR_LO, 0x80000u | V_MID);
+	wait_events(1, 1000);
+	window(5);
+	int incl = nseq == 1 && seq[0] == V_MID ? 1 : nseq + 100;
+	seq_reset();
+	apic_reg_write(LAPIC_ICR_LO, 0xc0000u | V_HIGH);
+	window(5);
+	int excl = nseq;
+	CHECK(incl == 1, "all including self: %d delivered", incl);
+	CHECK(excl == 0, "all excluding self with one cpu: %d delivered", excl);
+	kprintf("ipi shorthands: all-including-self once, all-excluding-self nobody\n");
+}
+
+#define MSR_APIC_BASE 0x1bu
+#define BASE_EN (1u << 11)
+#define BASE_EXTD (1u << 10)
+#define CPUID1_EDX_APIC (1u << 9)
+#define CPUID1_ECX_X2APIC (1u << 21)
+
+/* x2APIC's SELF IPI register and the ICR's self shorthand as one 64-bit MSR write. Leaving
+ * x2APIC goes through disabled (the SDM's only way), which resets the APIC: setup() again. */
+static void x2apic_self_ipi(uint64_t base)
+{
+	seq_reset();
+	wrmsr(MSR_APIC_BASE, base | BASE_EXTD);
+	in_x2apic = 1;
+	wrmsr(0x83f, V_LOW);
+	wrmsr(0x830, 0x40000u | V_HIGH);
+	wait_events(2, 1000);
+	window(5);
+	int n = nseq;
+	uint64_t icr = rdmsr(0x830);
+	wrmsr(MSR_APIC_BASE, base & ~(uint64_t)(BASE_EN | BASE_EXTD));
+	in_x2apic = 0;
+	wrmsr(MSR_APIC_BASE, base);
+	CHECK(n == 2 && seq[0] == V_HIGH && seq[1] == V_LOW, "x2apic self ipis: %d, %x %x", n,
+	      seq[0], seq[1]);
+	CHECK((icr & 0xcffff) == (0x40000u | V_HIGH), "x2apic icr reads %llx",
+	      (unsigned long long)icr);
+}
+
+/*
+ * Global disable through IA32_APIC_BASE: CPUID's APIC bit goes, the APIC page stops answering
+ * (reads all ones, writes dropped), enabling again gives the reset state (SVR 0xff, software
+ * disabled). QEMU's TCG (7.2) deviates here: its APIC page keeps answering and a disabled APIC
+ * cannot be enabled again, so natively on TCG this part does not run; under Umbra (SVM and
+ * VMX) the APIC is Umbra's and it runs. The same with x2APIC, which TCG 7.2 does not offer.
+ */
+static void global_disable(void)
+{
+	if (!tcg_native()) {
+		uint64_t base = rdmsr(MSR_APIC_BASE);
+		int apic_on = !!(cpuid(1, 0).d & CPUID1_EDX_APIC);
+		if (cpuid(1, 0).c & CPUID1_ECX_X2APIC)
+			x2apic_self_ipi(base);
+		setup_quiet();
+		apic_reg_write(LAPIC_TPR, 0x20);
+		wrmsr(MSR_APIC_BASE, base & ~(uint64_t)BASE_EN);
+		uint64_t off = rdmsr(MSR_APIC_BASE);
+		CHECK(off == (base & ~(uint64_t)BASE_EN), "apic base reads %llx disabled",
+		      (unsigned long long)off);
+		int apic_off = !!(cpuid(1, 0).d & CPUID1_EDX_APIC);
+		uint32_t id = apic_reg_read(LAPIC_ID), svr = apic_reg_read(LAPIC_SVR);
+		apic_reg_write(LAPIC_TPR, 0x30);
+		uint32_t tpr = apic_reg_read(LAPIC_TPR);
+		uint64_t x2id;
+		int x2 = rdmsr_safe(0x802, &x2id) == 13;
+		wrmsr(MSR_APIC_BASE, base);
+		uint32_t svr_on = apic_reg_read(LAPIC_SVR), tpr_on = apic_reg_read(LAPIC_TPR);
+		int apic_again = !!(cpuid(1, 0).d & CPUID1_EDX_APIC);
+		CHECK(apic_on && !apic_off && apic_again, "cpuid apic bit: %d, %d disabled, %d again",
+		      apic_on, apic_off, apic_again);
+		CHECK(id == 0xffffffffu && svr == 0xffffffffu && tpr == 0xffffffffu,
+		      "disabled apic page reads id %x svr %x tpr %x", id, svr, tpr);
+		CHECK(x2, "x2apic msr with the apic disabled: no #GP");
+		CHECK((svr_on & 0x1ff) == 0xff && tpr_on == 0, "enabled again: svr %x tpr %x", svr_on,
+		      tpr_on);
+		setup_quiet();
+	}
+	kprintf("apic global disable: cpuid bit clear, page reads ones, reset state after (not on TCG)\n");
+	kprintf("x2apic: self ipi register and self shorthand delivered (where offered, not on TCG)\n");
+}
+
 static void software_disable(void)
 {
 	seq_reset();
@@ -375,7 +475,9 @@ void test_main(void)
 	nesting();
 	tpr();
 	ipis();
+	shorthands();
 	software_disable();
 	tsc_deadline();
+	global_disable();
 	apic_reg_write(LAPIC_TPR, 0);
 }

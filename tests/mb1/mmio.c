@@ -15,6 +15,105 @@ static volatile uint32_t *const tpr = (volatile uint32_t *)(ulong)TPR;
 #define SUFFIX "l"
 #endif
 
+/*
+ * String instructions on device registers, one element each (the xAPIC's registers sit 16 bytes
+ * apart and the bytes between are undefined, so REP never walks past one), with REP and RCX = 1,
+ * in both directions: what they move, the flags CMPS and SCAS leave, and where rSI, rDI and rCX
+ * end. The I/O APIC is selected and read through IOREGSEL/IOWIN by MOVS and LODS and must agree
+ * with plain loads.
+ */
+#define IOAPIC 0xfec00000u
+#define DF_ON "std\n\t"
+#define DF_OFF ""
+#define STR(df, insn, zf, cf) \
+	asm volatile(df insn "\n\tsetz %[z]\n\tsetc %[c]\n\tcld" \
+		     : "+S"(si), "+D"(di), "+c"(cx), "+a"(ax), [z] "=q"(zf), [c] "=q"(cf) : : "memory", "cc")
+
+static uint32_t ram[4];
+
+static int ends(ulong si_want, ulong di_want, ulong si, ulong di, ulong cx)
+{
+	return si == si_want && di == di_want && cx == 0;
+}
+
+static void strings(const char *name)
+{
+	ulong si, di, cx, ax = 0, r0 = (ulong)&ram[0], r1 = (ulong)&ram[1];
+	uint8_t z = 0, c = 0, z2 = 0, c2 = 0;
+	int ok;
+
+	*tpr = 0x30;
+	ram[0] = ram[1] = 0;
+	if (mb1_streq(name, "movs")) {
+		ram[0] = 0x40;
+		si = r0, di = TPR, cx = 1;
+		STR(DF_OFF, "rep movsl", z, c);
+		ok = *tpr == 0x40 && ends(r1, TPR + 4, si, di, cx);
+		si = TPR, di = r1, cx = 1;
+		STR(DF_ON, "rep movsl", z, c);
+		ok = ok && ram[1] == 0x40 && ends(TPR - 4, r0, si, di, cx);
+	} else if (mb1_streq(name, "stos")) {
+		si = 0, di = TPR, cx = 1, ax = 0x50;
+		STR(DF_ON, "rep stosl", z, c);
+		ok = *tpr == 0x50 && ends(0, TPR - 4, si, di, cx);
+		di = TPR, cx = 1, ax = 0x60;
+		STR(DF_OFF, "rep stosl", z, c);
+		ok = ok && *tpr == 0x60 && ends(0, TPR + 4, si, di, cx);
+	} else if (mb1_streq(name, "lods")) {
+		si = TPR, di = 0, cx = 1, ax = ~0ul;
+		STR(DF_OFF, "rep lodsl", z, c);
+		ok = ax == 0x30 && ends(TPR + 4, 0, si, di, cx);
+		si = TPR, cx = 0, ax = 0;
+		STR(DF_ON, "lodsl", z, c);
+		ok = ok && ax == 0x30 && si == TPR - 4 && cx == 0;
+	} else if (mb1_streq(name, "cmps")) {
+		/* Equal, then the device's 0x30 below memory's 0x31: ZF clear, CF (borrow) set. */
+		ram[0] = 0x30, ram[1] = 0x31;
+		si = TPR, di = r0, cx = 1;
+		STR(DF_OFF, "repe cmpsl", z, c);
+		ok = z && !c && ends(TPR + 4, r1, si, di, cx);
+		si = TPR, di = r1, cx = 1;
+		STR(DF_ON, "repe cmpsl", z2, c2);
+		ok = ok && !z2 && c2 && ends(TPR - 4, r0, si, di, cx);
+	} else if (mb1_streq(name, "scas")) {
+		si = 0, di = TPR, cx = 1, ax = 0x30;
+		STR(DF_OFF, "repne scasl", z, c);
+		ok = z && !c && ends(0, TPR + 4, si, di, cx);
+		di = TPR, cx = 1, ax = 0x20;
+		STR(DF_ON, "repne scasl", z2, c2);
+		ok = ok && !z2 && c2 && ends(0, TPR - 4, si, di, cx);
+#ifdef __x86_64__
+	} else if (mb1_streq(name, "a32")) {
+		/* 67 in long mode: ESI, EDI and ECX, whatever the upper halves hold, which the
+		 * iteration's writes then clear (32-bit register writes zero-extend). */
+		ram[0] = 0x70;
+		si = r0 | (0xdeadull << 32), di = TPR | (0xbeefull << 32), cx = 1 | (0x5ull << 32);
+		STR(DF_OFF, "addr32 rep movsl", z, c);
+		ok = *tpr == 0x70 && ends(r1, TPR + 4, si, di, cx);
+		si = TPR | (0xdeadull << 32), di = r1 | (0xbeefull << 32), cx = 1 | (0x5ull << 32);
+		STR(DF_OFF, "addr32 repe cmpsl", z, c);
+		ok = ok && !z && !c && ends(TPR + 4, r1 + 4, si, di, cx); /* 0x70 above 0 */
+#endif
+	} else {
+		/* I/O APIC: select the version register with MOVS, read it through IOWIN with LODS. */
+		volatile uint32_t *sel = (volatile uint32_t *)(ulong)IOAPIC;
+		volatile uint32_t *win = (volatile uint32_t *)(ulong)(IOAPIC + 0x10);
+		*sel = 0;
+		ram[0] = 1;
+		si = r0, di = IOAPIC, cx = 1;
+		STR(DF_OFF, "rep movsl", z, c);
+		uint32_t selected = *sel, plain = *win;
+		si = IOAPIC + 0x10, cx = 1, ax = 0;
+		STR(DF_ON, "rep lodsl", z, c);
+		ok = (selected & 0xff) == 1 && ax == plain && (plain & 0xff) != 0 &&
+		     si == IOAPIC + 0xc && cx == 0;
+		z = (uint8_t)ax; /* for the message */
+	}
+	CHECK(ok, "%s on device registers: zf %d %d cf %d %d ax %lx si %lx di %lx", name, z, z2, c,
+	      c2, (unsigned long)ax, (unsigned long)si, (unsigned long)di);
+	kprintf("%s: ok\n", name);
+}
+
 static void form(const char *name)
 {
 	ulong base = TPR - 0x80, idx = 0x80 / 4;
@@ -49,6 +148,11 @@ static void form(const char *name)
 		ulong w = 0x60;
 		asm volatile("push %1; pop" SUFFIX " (%0)" : : "r"(tpr), "r"(w) : "memory");
 		flag = *tpr == 0x60;
+	} else if (mb1_streq(name, "movs") || mb1_streq(name, "stos") || mb1_streq(name, "lods") ||
+		   mb1_streq(name, "cmps") || mb1_streq(name, "scas") || mb1_streq(name, "ioapic") ||
+		   mb1_streq(name, "a32")) {
+		strings(name);
+		return;
 	} else {
 		fail("unknown form %s", name);
 	}
@@ -64,6 +168,7 @@ void test_main(void)
 	static struct aspace as;
 	as_init(&as, PM_64);
 	map_page(&as, TPR & ~0xfffu, TPR & ~0xfffu, 1, PTE_P | PTE_W);
+	map_page(&as, IOAPIC, IOAPIC, 1, PTE_P | PTE_W);
 	as_activate(&as);
 #endif
 	for (const char *s = mb1_args(); *s;) {

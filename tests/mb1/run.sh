@@ -36,6 +36,8 @@ cases=(
   "mmio32|mmio32|or and add indexed cmp test xchg||||"
   "mmio32-pushpop|mmio32|push pop|||"
   "mmio64|mmio64|or and add indexed cmp test xchg||||"
+  "mmio32-strings|mmio32|movs stos lods cmps scas ioapic|||"
+  "mmio64-strings|mmio64|movs stos lods cmps scas ioapic a32|||"
   "cpu|cpu||||"
   "cpu32|cpu32||||"
   "cpu-tscwrite|cpu|tscwrite=1|||"

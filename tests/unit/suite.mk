@@ -1,6 +1,6 @@
-# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser and the guest's ACPI tables (cmocka, ASan+UBSan).
+# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables and the MSR policy against CPUID (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
-UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc gdb_packet
+UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy
 UNIT_COMMON := tests/unit/harness.c lib/printf.c
 
 # Per-test extra sources and flags.
@@ -13,6 +13,8 @@ unit_src_acpi := arch/x86/acpi.c
 unit_src_acpi_tables := vmm/acpi_tables.c arch/x86/acpi.c
 unit_src_abi_doc := pv/classes.c
 unit_src_gdb_packet := vmm/gdb_packet.c
+# The MSR policy over the CPUID policy, with the APIC and KVM clock models behind it.
+unit_src_msr_policy := vmm/msr.c vmm/cpuid.c vmm/dev/lapic.c vmm/kvmclock.c
 # lib/string.c would clash with libc's names: build it (and its users here) under renames.
 unit_cflags_string := -fno-builtin $(foreach f,memset memcpy memmove memcmp strlen strnlen strcmp strncmp strchr,-D$(f)=lib_$(f))
 unit_libs_palloc := -pthread

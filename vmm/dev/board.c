@@ -260,6 +260,11 @@ void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 static void note_unbacked(struct vm *vm, u64 gpa)
 {
 	u64 page = gpa & ~(PAGE_SIZE - 1);
+
+	/* The APIC page of a disabled (or x2APIC) APIC answers nothing, as on the CPU: the guest
+	 * chose that, and the APIC is modelled, so the page is not one to report. */
+	if (page == VLAPIC_BASE)
+		return;
 	for (u32 i = 0; i < vm->n_mmio_unmodelled; i++)
 		if (vm->mmio_unmodelled[i] == page)
 			return;
