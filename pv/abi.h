@@ -145,24 +145,29 @@ enum umbra_exit_reason {
 #define UMBRA_EXIT_SLOTS 32
 typedef char umbra_exit_slots_fit_[(UMBRA_EXIT_REASONS <= UMBRA_EXIT_SLOTS) ? 1 : -1];
 
-struct umbra_mmu_stats {
-	uint64_t faults_fixed;     /* shadow faults that filled or fixed a shadow entry */
-	uint64_t faults_to_guest;  /* faults that were the guest's own, injected */
-	uint64_t pages_shadowed;
-	uint64_t pages_zapped;
-	uint64_t pages_reclaimed;
-	uint64_t writes_emulated;  /* guest page-table writes emulated */
-	uint64_t flood_zaps;
-	uint64_t misaligned_zaps;
-	uint64_t root_cache_hits;  /* CR3 loads that found their shadow root cached */
-	uint64_t root_cache_misses;
-	uint64_t rmap_descs;       /* reverse-map descriptors in use */
-	uint64_t unshadowed_unemulated; /* PT writes the emulator could not handle: unshadowed */
-	uint64_t nested_faults_filled; /* mmu=tdp: nested page faults that mapped guest memory */
-	uint64_t prefetched;       /* shadow leaves filled ahead of a fault (large pages, groups of 8) */
-	uint64_t unsyncs;          /* guest leaf tables left writable at a store (out of sync) */
-	uint64_t resyncs;          /* out-of-sync tables brought back in sync at a flush */
-};
+/* The MMU counters of struct umbra_stats, listed once, in ABI order (new ones are appended):
+ * X(field, the name the guest's report gives it). */
+#define UMBRA_MMU_STATS(X) \
+	X(faults_fixed, faults_fixed)          /* shadow faults that filled or fixed an entry */ \
+	X(faults_to_guest, faults_to_guest)    /* faults that were the guest's own, injected */ \
+	X(pages_shadowed, shadowed)            /* shadow pages created */ \
+	X(pages_zapped, zapped)                /* shadow pages zapped (all causes) */ \
+	X(pages_reclaimed, reclaimed)          /* zapped to make room in the pool */ \
+	X(writes_emulated, writes_emulated)    /* guest page-table writes emulated */ \
+	X(flood_zaps, flood_zaps)              /* tables unshadowed by a flood of writes */ \
+	X(misaligned_zaps, misaligned_zaps)    /* tables unshadowed by a write across entries */ \
+	X(root_cache_hits, root_hits)          /* CR3 loads that found their shadow root cached */ \
+	X(root_cache_misses, root_misses) \
+	X(rmap_descs, rmap_descs)              /* reverse-map descriptors in use */ \
+	X(unshadowed_unemulated, unemulated)   /* PT writes the emulator could not do: unshadowed */ \
+	X(nested_faults_filled, nested_filled) /* mmu=tdp: nested faults that mapped guest memory */ \
+	X(prefetched, prefetched)              /* leaves filled ahead of a fault */ \
+	X(unsyncs, unsyncs)                    /* guest leaf tables left writable (out of sync) */ \
+	X(resyncs, resyncs)                    /* out-of-sync tables brought back in sync */
+
+#define UMBRA_MMU_STAT_FIELD_(field, name) uint64_t field;
+struct umbra_mmu_stats { UMBRA_MMU_STATS(UMBRA_MMU_STAT_FIELD_) };
+#undef UMBRA_MMU_STAT_FIELD_
 
 struct umbra_stats {
 	uint32_t size;    /* bytes filled by Umbra */

@@ -95,16 +95,13 @@ static void report_one(struct vm *vm)
 					  st.exits[i]);
 	kprintf("guest %s: exits:%s\n", vm->name, n ? line : " none");
 	bootprof_report(&vm->vcpu, vm->name);
-	kprintf("guest %s: mmu: faults_fixed=%lu faults_to_guest=%lu shadowed=%lu zapped=%lu "
-		"reclaimed=%lu writes_emulated=%lu flood_zaps=%lu misaligned_zaps=%lu "
-		"root_hits=%lu root_misses=%lu prefetched=%lu unsyncs=%lu resyncs=%lu unemulated=%lu "
-		"audit_errors=%lu\n",
-		vm->name, st.mmu.faults_fixed, st.mmu.faults_to_guest, st.mmu.pages_shadowed,
-		st.mmu.pages_zapped, st.mmu.pages_reclaimed, st.mmu.writes_emulated,
-		st.mmu.flood_zaps, st.mmu.misaligned_zaps, st.mmu.root_cache_hits,
-		st.mmu.root_cache_misses, st.mmu.prefetched, st.mmu.unsyncs, st.mmu.resyncs,
-		st.mmu.unshadowed_unemulated,
-		vm->audit_errors);
+	char mmu[640]; /* 16 counters of at most 37 characters */
+	n = 0;
+#define MMU_STAT_TEXT(field, name) \
+	n += fmt_snprintf(mmu + n, sizeof(mmu) - n, " " #name "=%lu", st.mmu.field);
+	UMBRA_MMU_STATS(MMU_STAT_TEXT)
+#undef MMU_STAT_TEXT
+	kprintf("guest %s: mmu:%s audit_errors=%lu\n", vm->name, mmu, vm->audit_errors);
 	if (vm->tdp_on)
 		kprintf("guest %s: tdp: faults_filled=%lu faults_mmio=%lu faults_mapped=%lu "
 			"large_pages=%lu small_pages=%lu tables=%lu\n", vm->name,
