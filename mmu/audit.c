@@ -323,7 +323,7 @@ static void check_frames(struct audit *a)
 static void check_counts(struct audit *a)
 {
 	struct mmu_vm *vm = a->vm;
-	struct mmu_list *l;
+	struct list_head *l;
 	struct mmu_page *sp;
 	u64 hashed = 0, listed = 0, unsync = 0, unsync_listed = 0;
 	unsigned b;
@@ -387,7 +387,7 @@ static void audit_start(struct audit *a, struct mmu_vm *vm, char *buf, size_t si
 unsigned mmu_audit(struct mmu_vm *vm, char *buf, size_t size)
 {
 	struct audit a;
-	struct mmu_list *l;
+	struct list_head *l;
 
 	audit_start(&a, vm, buf, size);
 	a.windowed = true;
@@ -465,7 +465,7 @@ static void check_frame_incr(struct audit *a, u64 gfn)
 unsigned mmu_audit_incremental(struct mmu_vm *vm, char *buf, size_t size)
 {
 	struct audit a;
-	struct mmu_list *l;
+	struct list_head *l;
 	unsigned w, n;
 
 	if (!vm->audit_track || vm->audit_overflow ||
@@ -498,7 +498,7 @@ static void audit_list(struct mmu_vm *vm, struct mmu_page *sp)
 {
 	if (!sp->audit_listed) {
 		sp->audit_listed = true;
-		list_add_tail(&vm->audit_pages, &sp->audit_link);
+		list_add_tail(&sp->audit_link, &vm->audit_pages);
 	}
 }
 

@@ -4,7 +4,7 @@
 void mmu_census(const struct mmu_vm *vm, struct mmu_census *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (const struct mmu_list *l = vm->lru.next; l != &vm->lru; l = l->next) {
+	for (const struct list_head *l = vm->lru.next; l != &vm->lru; l = l->next) {
 		const struct mmu_page *sp = container_of(l, struct mmu_page, lru);
 		unsigned level = sp->role.level <= 5 ? sp->role.level : 0;
 		if (sp->role.direct)

@@ -15,7 +15,7 @@ struct mmu_page {
 	struct mmu_page *gfn_next;	/* gfn hash chain */
 	struct mmu_page *hpa_next;	/* hpa hash chain */
 	struct mmu_page *va_next;	/* va hash chain */
-	struct mmu_list lru;
+	struct list_head lru;
 	u64 gfn;		/* guest table frame, or first frame covered when direct */
 	u64 hpa;
 	u64 *spt;		/* the shadow table, 512 entries */
@@ -26,10 +26,10 @@ struct mmu_page {
 	u32 root_count;		/* vCPUs using it as (part of) their root */
 	bool invalid;		/* zapped while a root: emptied, out of the hash */
 	bool unsync;		/* a leaf table the guest writes natively until the next resync */
-	struct mmu_list unsync_link;	/* on vm->unsync_pages while unsync */
+	struct list_head unsync_link;	/* on vm->unsync_pages while unsync */
 	u32 audit_links, audit_roots;	/* scratch for mmu_audit */
 	/* Changes since the last audit: entries, and page-level state (hash, parents, roots). */
-	struct mmu_list audit_link;	/* on vm->audit_pages when audit_listed */
+	struct list_head audit_link;	/* on vm->audit_pages when audit_listed */
 	bool audit_listed, audit_page;
 	u64 audit_entries[SPT_ENTRIES / 64];
 };
@@ -73,23 +73,6 @@ void pool_free_page(struct mmu_vm *vm, void *va, u64 hpa);
 void vcpu_caches_release(struct mmu_vcpu *vcpu);
 bool vcpu_caches_ready(const struct mmu_vcpu *vcpu);
 
-static inline void list_init(struct mmu_list *l) { l->prev = l->next = l; }
-
-static inline void list_del(struct mmu_list *l)
-{
-	l->prev->next = l->next;
-	l->next->prev = l->prev;
-	list_init(l);
-}
-
-static inline void list_add_tail(struct mmu_list *head, struct mmu_list *l)
-{
-	l->prev = head->prev;
-	l->next = head;
-	head->prev->next = l;
-	head->prev = l;
-}
-
 /* shadow.c: the shadow page cache. */
 struct mmu_page *sp_find_hpa(struct mmu_vm *vm, u64 hpa);
 struct mmu_page *sp_of_sptep(struct mmu_vm *vm, const u64 *sptep);
@@ -103,7 +86,7 @@ void sp_put_root(struct mmu_vm *vm, struct mmu_page *sp);
 bool sp_reclaim_one(struct mmu_vm *vm);
 void sp_touch(struct mmu_vm *vm, struct mmu_page *sp);
 static inline unsigned gfn_hash_idx(u64 gfn) { return (unsigned)(gfn ^ (gfn >> 9)) % HASH_BUCKETS; }
-static inline struct mmu_page *sp_of_lru(struct mmu_list *l) { return container_of(l, struct mmu_page, lru); }
+static inline struct mmu_page *sp_of_lru(struct list_head *l) { return container_of(l, struct mmu_page, lru); }
 
 /* rmap.c: reverse map of writable leaf sptes per guest frame. */
 struct mmu_frame *frame_of(struct mmu_vm *vm, u64 gfn);

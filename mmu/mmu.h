@@ -22,6 +22,7 @@
  */
 
 #include "lib/types.h"
+#include "lib/list.h"
 #include "mmu/platform.h"
 #include "mmu/role.h"
 #include "mmu/stats.h"
@@ -71,10 +72,6 @@ struct mmu_pagecache {
 	u64 hpa[MMU_CACHE_PAGES];
 };
 
-struct mmu_list {
-	struct mmu_list *prev, *next;
-};
-
 struct mmu_config {
 	u64 pool_max_pages;	/* host pages for shadow tables (>= 16); 0 = default 1024 */
 	u8 maxphyaddr;		/* the guest's CPUID MAXPHYADDR; 0 = 40 */
@@ -93,12 +90,12 @@ struct mmu_vm {
 	struct mmu_page **hpa_hash;	/* by host frame of the shadow table (entry -> page) */
 	struct mmu_page **va_hash;	/* by host-virtual table address (entry pointer -> page) */
 	u64 gfn_hash_hpa, hpa_hash_hpa, va_hash_hpa;
-	struct mmu_list lru;		/* all live pages, least recently used first */
+	struct list_head lru;		/* all live pages, least recently used first */
 	u64 npages;			/* live shadow pages */
 	u64 pool_used;			/* host pages counted against cfg.pool_max_pages */
 	struct mmu_slab sp_slab, rmap_slab, parent_slab;
 	struct mmu_vcpu *vcpus;
-	struct mmu_list unsync_pages;	/* out-of-sync leaf tables, oldest first */
+	struct list_head unsync_pages;	/* out-of-sync leaf tables, oldest first */
 	unsigned nunsync;
 	u64 last_write_gfn;		/* flood detection */
 	unsigned write_count;
@@ -107,7 +104,7 @@ struct mmu_vm {
 	bool audit_track;
 	bool audit_overflow;		/* too many frames: the next audit is a full one */
 	bool audit_pages_changed;	/* pages created or zapped: recount the hash and list */
-	struct mmu_list audit_pages;	/* pages with dirty entries or page-level state */
+	struct list_head audit_pages;	/* pages with dirty entries or page-level state */
 	u64 audit_frames[MMU_AUDIT_FRAMES];
 	unsigned audit_nframes;
 	unsigned audit_full_every;	/* incremental audits between full ones; 0 = never */

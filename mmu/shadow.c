@@ -53,7 +53,7 @@ struct mmu_page *sp_lookup(struct mmu_vm *vm, u64 gfn, union mmu_role role)
 void sp_touch(struct mmu_vm *vm, struct mmu_page *sp)
 {
 	list_del(&sp->lru);
-	list_add_tail(&vm->lru, &sp->lru);
+	list_add_tail(&sp->lru, &vm->lru);
 }
 
 /* Look up (gfn, role); on a miss build an empty page from the vCPU's caches. A new shadow of a
@@ -92,7 +92,7 @@ struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, boo
 	b = hpa_hash_idx((uintptr_t)sp->spt);
 	sp->va_next = vm->va_hash[b];
 	vm->va_hash[b] = sp;
-	list_add_tail(&vm->lru, &sp->lru);
+	list_add_tail(&sp->lru, &vm->lru);
 	list_init(&sp->audit_link);
 	vm->npages++;
 	vm->stats.pages_shadowed++;
@@ -211,7 +211,7 @@ void sp_put_root(struct mmu_vm *vm, struct mmu_page *sp)
 
 bool sp_reclaim_one(struct mmu_vm *vm)
 {
-	struct mmu_list *l;
+	struct list_head *l;
 
 	for (l = vm->lru.next; l != &vm->lru; l = l->next) {
 		struct mmu_page *sp = sp_of_lru(l);

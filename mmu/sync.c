@@ -105,7 +105,7 @@ bool sp_unsync_frame(struct mmu_vcpu *vcpu, struct mmu_frame *f, u64 gfn)
 		sync_page(vcpu, container_of(vm->unsync_pages.next, struct mmu_page, unsync_link));
 	sp->unsync = true;
 	f->unsync = 1;
-	list_add_tail(&vm->unsync_pages, &sp->unsync_link);
+	list_add_tail(&sp->unsync_link, &vm->unsync_pages);
 	vm->nunsync++;
 	vm->stats.unsyncs++;
 	vm->audit_pages_changed = true;
@@ -143,7 +143,7 @@ void sync_invlpg(struct mmu_vcpu *vcpu, u64 gva)
 {
 	struct mmu_vm *vm = vcpu->vm;
 	unsigned idx = spt_index(gva, 1);
-	struct mmu_list *l;
+	struct list_head *l;
 	bool dropped = false;
 
 	if (vm->test_skip_resync)

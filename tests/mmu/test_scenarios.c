@@ -521,7 +521,7 @@ static void test_unshadow(void **st UNUSED)
 
 	mmu_unshadow_gfn(&h->vm, pd);
 	assert_int_equal(shadows_of(h, pd), 0);
-	for (struct mmu_list *l = h->vm.lru.next; l != &h->vm.lru; l = l->next)
+	for (struct list_head *l = h->vm.lru.next; l != &h->vm.lru; l = l->next)
 		assert_false(sp_of_lru(l)->gfn == pd && !sp_of_lru(l)->role.direct);
 	assert_int_equal(h->vm.stats.unshadowed, n + 1);
 	CHECK_AUDIT(h);
