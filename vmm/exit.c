@@ -291,7 +291,7 @@ static void guest_int3(struct vcpu *v, const struct vexit *x)
 	u64 rip = v->hw.regs.rip + (op[0] == 0xcc ? 1 : 2);
 	v->hw.regs.rip = (v->hw.regs.efer & EFER_LMA) ? rip : (u32)rip;
 	if (op[0] == 0xcc)
-		vcpu_inject(v, 3, false, 0);
+		vcpu_inject(v, VEC_BP, false, 0);
 	else /* SVM delivers INT n from EVENTINJ with the RIP it holds: past the instruction */
 		v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_SOFT_INT,
 					      .vector = op[1], .insn_len = 2 };
@@ -301,7 +301,7 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 {
 	struct x86_insn insn;
 
-	if (x->vector == 6) {
+	if (x->vector == VEC_UD) {
 		/* The other vendor's hypercall instruction arrives as #UD: honour it. */
 		int r = vcpu_decode(v, &insn);
 		if (r == -1)
@@ -314,17 +314,17 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 			return;
 		}
 	}
-	if (x->vector == 18) {
+	if (x->vector == VEC_MC) {
 		vm_end(v->vm, VM_END_FATAL, 0, "machine check");
 		return;
 	}
-	if (x->vector == 1) {
+	if (x->vector == VEC_DB) {
 		/* The monitor trap flag is only ever the debugger's: nothing for the guest. */
 		if (!gdbstub_debug_exit(v, 1, x->mtf ? DR6_BS : x->dr6_set) && !x->mtf)
 			vcpu_inject_db(v, x->dr6_set);
 		return;
 	}
-	if (x->vector == 3) {
+	if (x->vector == VEC_BP) {
 		guest_int3(v, x);
 		return;
 	}

@@ -436,7 +436,7 @@ bool gdbstub_debug_exit(struct vcpu *v, u8 vector, u64 dr6)
 {
 	if (!gdbstub_attached(v->vm))
 		return false;
-	if (vector == 3) {
+	if (vector == VEC_BP) {
 		virt->read_segments(&v->hw);
 		u64 linear = v->hw.regs.seg[X86_CS].base + v->hw.regs.rip;
 		if (!(v->hw.regs.efer & EFER_LMA))
@@ -446,7 +446,7 @@ bool gdbstub_debug_exit(struct vcpu *v, u8 vector, u64 dr6)
 		stop(v, SIG_TRAP, "swbreak:;");
 		return true;
 	}
-	if (vector == 1 && v->debug_dr_own) {
+	if (vector == VEC_DB && v->debug_dr_own) {
 		/* Which of gdb's slots hit: from the exit, or DR6 where the CPU set it. */
 		u64 hits = (dr6 | virt->get_dr(&v->hw, 6)) & DR6_B0_B3;
 		virt->set_dr(&v->hw, 6, DR6_INIT);
@@ -466,7 +466,7 @@ bool gdbstub_debug_exit(struct vcpu *v, u8 vector, u64 dr6)
 			return true;
 		}
 	}
-	if (vector == 1 && v->debug_step) {
+	if (vector == VEC_DB && v->debug_step) {
 		stop(v, SIG_TRAP, "");
 		return true;
 	}

@@ -21,7 +21,7 @@ static bool translate(struct vcpu *v, u64 linear, u32 access, u64 *gpa, struct x
 	u32 ec;
 	if (mmu_gva_to_gpa(&v->mmu, linear, access, gpa, &ec))
 		return true;
-	*fault = (struct x86_fault){ .vector = X86_VEC_PF, .has_error = true, .error_code = ec,
+	*fault = (struct x86_fault){ .vector = VEC_PF, .has_error = true, .error_code = ec,
 				     .addr = linear };
 	return false;
 }

@@ -17,9 +17,11 @@ enum exc_class { EXC_BENIGN, EXC_CONTRIBUTORY, EXC_PAGE_FAULT };
 
 static enum exc_class exc_class(u8 vector)
 {
-	if (vector == 14)
+	if (vector == VEC_PF)
 		return EXC_PAGE_FAULT;
-	return vector == 0 || (vector >= 10 && vector <= 13) ? EXC_CONTRIBUTORY : EXC_BENIGN;
+	if (vector == VEC_DE || (vector >= VEC_TS && vector <= VEC_GP))
+		return EXC_CONTRIBUTORY;
+	return EXC_BENIGN;
 }
 
 void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
@@ -32,7 +34,7 @@ void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
 	 * untouched: they follow the exception once the guest's window opens. */
 	if (p->valid && p->type == VEVENT_EXCEPTION) {
 		/* A fault while the CPU delivered another exception. */
-		if (p->vector == 8) {
+		if (p->vector == VEC_DF) {
 			vm_end(v->vm, VM_END_SHUTDOWN, 0, "fault while delivering #DF");
 			return;
 		}
@@ -54,12 +56,12 @@ void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2)
 {
 	v->hw.regs.cr2 = cr2;
 	virt->set_cr2(&v->hw, cr2);
-	vcpu_inject(v, 14, true, error_code);
+	vcpu_inject(v, VEC_PF, true, error_code);
 }
 
 void vcpu_inject_fault(struct vcpu *v, const struct x86_fault *f)
 {
-	if (f->vector == 14)
+	if (f->vector == VEC_PF)
 		vcpu_inject_pf(v, f->error_code, f->addr);
 	else
 		vcpu_inject(v, f->vector, f->has_error, f->error_code);
@@ -312,7 +314,7 @@ void vcpu_inject_db(struct vcpu *v, u64 dr6_set)
 	/* The CPU clears GD as it enters the handler, so that the handler's own MOV DR does not
 	 * fault again; an injected #DB does not, so it is done here. */
 	virt->set_dr(&v->hw, 7, virt->get_dr(&v->hw, 7) & ~DR7_GD);
-	vcpu_inject(v, 1, false, 0);
+	vcpu_inject(v, VEC_DB, false, 0);
 }
 
 bool vcpu_run_slice(struct vcpu *v, u64 slice_end)

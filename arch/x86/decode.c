@@ -90,7 +90,7 @@ static bool fail(struct dec *d, int status, u8 vector)
 	if (d->status == X86_DEC_OK) {
 		d->status = status;
 		if (status == X86_DEC_FAULT)
-			set_fault(d->fault, vector, vector != X86_VEC_UD, 0, 0);
+			set_fault(d->fault, vector, vector != VEC_UD, 0, 0);
 	}
 	return false;
 }
@@ -123,7 +123,7 @@ static bool need(struct dec *d, unsigned n)
 	if (d->status != X86_DEC_OK)
 		return false;
 	if (n > X86_MAX_INSN_LEN)
-		return fail(d, X86_DEC_FAULT, X86_VEC_GP);
+		return fail(d, X86_DEC_FAULT, VEC_GP);
 	while (d->avail < n) {
 		u64 ip = (ctx->rip + d->avail) & ipmask, lin;
 		unsigned chunk = X86_MAX_INSN_LEN - d->avail;
@@ -134,10 +134,10 @@ static bool need(struct dec *d, unsigned n)
 		if (d->insn->mode == X86_MODE_64) {
 			lin = ip;
 			if (!x86_canonical(ctx, lin))
-				return fail(d, X86_DEC_FAULT, X86_VEC_GP);
+				return fail(d, X86_DEC_FAULT, VEC_GP);
 		} else {
 			if (ip > cs->limit)
-				return fail(d, X86_DEC_FAULT, X86_VEC_GP);
+				return fail(d, X86_DEC_FAULT, VEC_GP);
 			if (chunk > cs->limit - ip + 1)
 				chunk = cs->limit - ip + 1;
 			if (chunk > ipmask - ip + 1)
@@ -146,7 +146,7 @@ static bool need(struct dec *d, unsigned n)
 		}
 		if (chunk > PAGE_SIZE - (lin & (PAGE_SIZE - 1)))
 			chunk = PAGE_SIZE - (lin & (PAGE_SIZE - 1));
-		set_fault(d->fault, X86_VEC_PF, true, fetch_error(ctx), lin);
+		set_fault(d->fault, VEC_PF, true, fetch_error(ctx), lin);
 		rc = d->ops->fetch(ctx, lin, d->insn->bytes + d->avail, chunk, d->fault);
 		if (rc == X86_ACC_FAULT) {
 			d->status = X86_DEC_FAULT;
@@ -434,7 +434,7 @@ static void classify_map1(struct dec *d)
 		in->gpr = in->rm;
 		in->opsize = in->mode == X86_MODE_64 ? 8 : 4;
 		if (!is_cr_valid(in->cr))
-			fail(d, X86_DEC_FAULT, X86_VEC_UD);
+			fail(d, X86_DEC_FAULT, VEC_UD);
 		break;
 	case 0x01:
 		if (in->has_mem && in->sub == 7)
@@ -549,7 +549,7 @@ static void decode(struct dec *d)
 		effective_address(d->ctx, in);
 	classify(d);
 	if (in->lock && !lock_ok(in))
-		fail(d, X86_DEC_FAULT, X86_VEC_UD);
+		fail(d, X86_DEC_FAULT, VEC_UD);
 }
 
 static int run(struct dec *d)

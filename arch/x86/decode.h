@@ -58,10 +58,6 @@ struct x86_fault {
 	u64 addr; /* #PF: the linear address (CR2) */
 };
 
-#define X86_VEC_UD 6
-#define X86_VEC_SS 12
-#define X86_VEC_GP 13
-#define X86_VEC_PF 14
 
 #define X86_PF_P BIT(0)
 #define X86_PF_W BIT(1)

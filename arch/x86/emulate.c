@@ -74,7 +74,7 @@ static int seg_fault(struct emu *e, u8 seg)
 {
 	struct x86_fault *f = &e->res->fault;
 
-	f->vector = seg == X86_SS ? X86_VEC_SS : X86_VEC_GP;
+	f->vector = seg == X86_SS ? VEC_SS : VEC_GP;
 	f->has_error = true;
 	f->error_code = 0;
 	f->addr = 0;
@@ -124,7 +124,7 @@ static int access(struct emu *e, enum access kind, u8 seg, u64 ea, void *buf,
 		res->linear = lin;
 		res->width = len;
 	}
-	f->vector = X86_VEC_PF;
+	f->vector = VEC_PF;
 	f->has_error = true;
 	f->error_code = (kind != ACC_READ ? X86_PF_W : 0) | (e->w.cpl == 3 ? X86_PF_U : 0);
 	f->addr = lin;
@@ -576,7 +576,7 @@ static int cmpxchg_double(struct emu *e)
 	if (in->sub != 1)
 		return X86_EMU_UNHANDLED;
 	if (!in->has_mem) {
-		e->res->fault = (struct x86_fault){ .vector = X86_VEC_UD };
+		e->res->fault = (struct x86_fault){ .vector = VEC_UD };
 		return X86_EMU_FAULT;
 	}
 	if (half == 8 && (in->mem.linear & 15))

@@ -109,6 +109,30 @@
 /* The status flags arithmetic instructions write. */
 #define RFLAGS_ARITH (RFLAGS_CF | RFLAGS_PF | RFLAGS_AF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF)
 
+/* Exception vectors. */
+#define VEC_DE 0
+#define VEC_DB 1
+#define VEC_NMI 2
+#define VEC_BP 3
+#define VEC_OF 4
+#define VEC_BR 5
+#define VEC_UD 6
+#define VEC_NM 7
+#define VEC_DF 8
+#define VEC_TS 10
+#define VEC_NP 11
+#define VEC_SS 12
+#define VEC_GP 13
+#define VEC_PF 14
+#define VEC_MF 16
+#define VEC_AC 17
+#define VEC_MC 18
+#define VEC_XM 19
+#define VEC_VE 20
+#define VEC_CP 21
+#define VEC_VC 29
+#define VEC_SX 30
+
 /* Debug status and control bits. */
 #define DR6_B0_B3 0xfull
 #define DR6_BD _B(13) /* general detect */

@@ -463,14 +463,14 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		x->addr = vmcb->exit_info2;
 	} else if (code == VMEXIT_SWINT) {
 		x->reason = UMBRA_EXIT_EXCEPTION;
-		x->vector = 3;
+		x->vector = VEC_BP;
 		x->swint = true;
 	} else if (code >= VMEXIT_EXCP_BASE && code < VMEXIT_EXCP_BASE + 32) {
 		x->reason = UMBRA_EXIT_EXCEPTION;
 		x->vector = (u8)(code - VMEXIT_EXCP_BASE);
 		x->has_error = virt_exc_has_error(x->vector);
 		x->error_code = vmcb->exit_info1;
-		if (x->vector == 1)
+		if (x->vector == VEC_DB)
 			x->dr6_set = db_cause(vmcb, dr6_at_entry);
 	} else {
 		switch (code) {
@@ -496,7 +496,7 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		case VMEXIT_MONITOR:
 		case VMEXIT_MWAIT:
 			x->reason = UMBRA_EXIT_EXCEPTION;
-			x->vector = 6;
+			x->vector = VEC_UD;
 			break;
 		case VMEXIT_MSR:
 			x->reason = UMBRA_EXIT_MSR;
@@ -590,7 +590,7 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		 * injected the event itself: then RIP is already past the instruction (the gdb
 		 * stub hands the guest its own INT3 and INT n that way), and it goes again. */
 		u8 t = v->pending.type, vec = v->pending.vector;
-		if ((t == VEVENT_SOFT_INT || (t == VEVENT_EXCEPTION && (vec == 3 || vec == 4))) &&
+		if ((t == VEVENT_SOFT_INT || (t == VEVENT_EXCEPTION && (vec == VEC_BP || vec == VEC_OF))) &&
 		    (injected & 0x7ff) != (ii & 0x7ff))
 			v->pending.valid = false;
 	}

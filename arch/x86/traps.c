@@ -83,7 +83,7 @@ void trap_handler(struct trap_frame *f)
 {
 	const char *name = f->vector < 32 ? vector_names[f->vector] : "?";
 
-	if (f->vector == 13 && apply_fixup(f))
+	if (f->vector == VEC_GP && apply_fixup(f))
 		return;
 	/* The timer only exists to force guests off the CPU: its work is done by the exit. */
 	if (f->vector == TIMER_VECTOR) {
@@ -95,7 +95,7 @@ void trap_handler(struct trap_frame *f)
 	/* Umbra arms no breakpoint and never sets TF, so a #DB here is a guest's, raised after
 	 * the world switch (Bochs' SVM does this with a guest's pending single step). Survive it:
 	 * RF keeps an instruction breakpoint from firing again, TF off ends any stepping. */
-	if (f->vector == 1) {
+	if (f->vector == VEC_DB) {
 		static u32 stray_db;
 		if (__atomic_fetch_add(&stray_db, 1, __ATOMIC_RELAXED) < 4)
 			kprintf("cpu%d: stray #DB at rip 0x%lx (dr6 0x%lx) ignored\n",

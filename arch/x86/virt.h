@@ -101,12 +101,12 @@ static inline struct vevent vevent_from_word(u32 w, u32 error_code)
 /* Exceptions every backend intercepts: #UD (the other vendor's hypercall), #MC, and #DB and
  * #AC, whose delivery a guest can make raise the same exception again forever without an exit
  * (CVE-2015-5307, CVE-2015-8104); #PF too while the shadow MMU pages. */
-#define VIRT_EXC_ALWAYS (BIT(1) | BIT(6) | BIT(17) | BIT(18))
+#define VIRT_EXC_ALWAYS (BIT(VEC_DB) | BIT(VEC_UD) | BIT(VEC_AC) | BIT(VEC_MC))
 #define VIRT_EXC_SHADOW (VIRT_EXC_ALWAYS | BIT(14))
 /* The faults an event's delivery can raise (#TS, #NP, #SS, #GP), intercepted while Umbra injects
  * an exception: Umbra then combines them itself (#DF, triple fault), also where the CPU does
  * not apply the double-fault rules to an injected event (QEMU's TCG). */
-#define VIRT_EXC_DELIVERY (BIT(10) | BIT(11) | BIT(12) | BIT(13))
+#define VIRT_EXC_DELIVERY (BIT(VEC_TS) | BIT(VEC_NP) | BIT(VEC_SS) | BIT(VEC_GP))
 
 /* The exception intercepts for the next entry; debug: those a debugger adds (#BP). */
 static inline u32 virt_exc_bitmap(const struct vevent *pending, bool tdp, u32 debug)
@@ -118,8 +118,8 @@ static inline u32 virt_exc_bitmap(const struct vevent *pending, bool tdp, u32 de
 /* Does exception vector push an error code? */
 static inline bool virt_exc_has_error(u8 vector)
 {
-	return vector == 8 || (vector >= 10 && vector <= 14) || vector == 17 || vector == 21 ||
-	       vector == 29 || vector == 30;
+	return vector == VEC_DF || (vector >= VEC_TS && vector <= VEC_PF) || vector == VEC_AC ||
+	       vector == VEC_CP || vector == VEC_VC || vector == VEC_SX;
 }
 
 struct virt_backend {

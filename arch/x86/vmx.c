@@ -837,7 +837,7 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 	}
 	if (basic == VX_MTF) {
 		x->reason = UMBRA_EXIT_EXCEPTION;
-		x->vector = 1;
+		x->vector = VEC_DB;
 		x->mtf = true;
 		return;
 	}
@@ -850,13 +850,13 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 			x->error_code = (u32)vmread(F_EXIT_INTR_ERROR);
 		if (VEVENT_WORD_TYPE(info) == VEVENT_NMI) {
 			x->reason = UMBRA_EXIT_NMI;
-		} else if (x->vector == 14) {
+		} else if (x->vector == VEC_PF) {
 			x->reason = UMBRA_EXIT_PAGE_FAULT;
 			x->addr = qual;
 		} else {
 			x->reason = UMBRA_EXIT_EXCEPTION;
 			/* B0-B3, BD, BS: SDM 27.1, a #DB exit leaves DR6 as it was. */
-			if (x->vector == 1)
+			if (x->vector == VEC_DB)
 				x->dr6_set = (u32)qual & 0x600f;
 		}
 		return;
@@ -880,7 +880,7 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
 	if ((m & MAP_REASON) == MAP_UD) {
 		x->reason = UMBRA_EXIT_EXCEPTION;
-		x->vector = 6;
+		x->vector = VEC_UD;
 		return;
 	}
 	x->reason = m & MAP_REASON;

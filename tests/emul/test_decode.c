@@ -85,12 +85,12 @@ static const struct dcase cases[] = {
 	{ "rep stosq", M64, B("\xf3\x48\xab"), 0, 3, 8, 8, NOMEM },
 	{ "movsxd", M64, B("\x48\x63\x07"), 0, 3, 8, 8, MEM(0x800, DS) },
 	/* bad LOCK, sizes, unsupported */
-	{ "lock mov: #UD", M64, B("\xf0\x89\x07"), X86_DEC_FAULT, .vector = X86_VEC_UD },
-	{ "lock add reg,reg: #UD", M64, B("\xf0\x01\xc0"), X86_DEC_FAULT, .vector = X86_VEC_UD },
-	{ "lock cmp: #UD", M64, B("\xf0\x39\x07"), X86_DEC_FAULT, .vector = X86_VEC_UD },
+	{ "lock mov: #UD", M64, B("\xf0\x89\x07"), X86_DEC_FAULT, .vector = VEC_UD },
+	{ "lock add reg,reg: #UD", M64, B("\xf0\x01\xc0"), X86_DEC_FAULT, .vector = VEC_UD },
+	{ "lock cmp: #UD", M64, B("\xf0\x39\x07"), X86_DEC_FAULT, .vector = VEC_UD },
 	{ "15 bytes", M64, B("\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x90"), 0, 15 },
-	{ "16 bytes: #GP", M64, B("\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x90"), X86_DEC_FAULT, .vector = X86_VEC_GP },
-	{ "15 with disp+imm: #GP", M64, B("\x66\x66\x66\x66\x66\x48\xc7\x84\x00\x00\x00\x00\x00\x00\x00\x00\x00"), X86_DEC_FAULT, .vector = X86_VEC_GP },
+	{ "16 bytes: #GP", M64, B("\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x66\x90"), X86_DEC_FAULT, .vector = VEC_GP },
+	{ "15 with disp+imm: #GP", M64, B("\x66\x66\x66\x66\x66\x48\xc7\x84\x00\x00\x00\x00\x00\x00\x00\x00\x00"), X86_DEC_FAULT, .vector = VEC_GP },
 	{ "truncated", M64, B("\x89"), X86_DEC_UNHANDLED },
 	{ "vex", M64, B("\xc5\xf8\x77"), X86_DEC_UNHANDLED },
 	{ "pop (rdi) (8f /0)", M64, B("\x8f\x07"), 0, 2, 4, 8, MEM(0x800, DS) },
@@ -123,8 +123,8 @@ static const struct dcase cases[] = {
 	{ "mov r11,cr3", M64, B("\x41\x0f\x22\xdb"), 0, 4, 8, .kind = X86_K_MOV_TO_CR, .cr = 3, .gpr = 11 },
 	{ "mov cr0,rcx mod!=3", M64, B("\x0f\x20\x01"), 0, 3, 8, NOMEM, .kind = X86_K_MOV_FROM_CR, .cr = 0, .gpr = 1 },
 	{ "mov rax,cr4", M64, B("\x0f\x22\xe0"), 0, 3, 8, .kind = X86_K_MOV_TO_CR, .cr = 4 },
-	{ "mov rax,cr5: #UD", M64, B("\x0f\x22\xe8"), X86_DEC_FAULT, .vector = X86_VEC_UD },
-	{ "mov rax,cr9: #UD", M64, B("\x44\x0f\x22\xc8"), X86_DEC_FAULT, .vector = X86_VEC_UD },
+	{ "mov rax,cr5: #UD", M64, B("\x0f\x22\xe8"), X86_DEC_FAULT, .vector = VEC_UD },
+	{ "mov rax,cr9: #UD", M64, B("\x44\x0f\x22\xc8"), X86_DEC_FAULT, .vector = VEC_UD },
 	{ "invlpg (rax)", M64, B("\x0f\x01\x38"), 0, 3, MEM(0x100, DS), .kind = X86_K_INVLPG, .linear = 0x100 },
 	{ "invlpg 8(rsp)", M64, B("\x0f\x01\x7c\x24\x08"), 0, 5, MEM(0x508, SS), .kind = X86_K_INVLPG },
 	{ "invlpg gs:(rax)", M64, B("\x65\x0f\x01\x38"), 0, 4, MEM(0x100, X86_GS), .kind = X86_K_INVLPG, .linear = 0x100 + 0x9000000 },
@@ -317,7 +317,7 @@ static void test_page_crossing_fetch(void **state)
 	ctx.rip = FAKE_HOLE - 3;
 	ctx.cpl = 3;
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &f), X86_DEC_FAULT);
-	assert_int_equal(f.vector, X86_VEC_PF);
+	assert_int_equal(f.vector, VEC_PF);
 	assert_int_equal(f.addr, FAKE_HOLE);
 	assert_int_equal(f.error_code, X86_PF_I | X86_PF_U);
 
@@ -342,7 +342,7 @@ static void test_cs_limit_and_ip_wrap(void **state)
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &f), X86_DEC_OK);
 	fake_code("\x66\x89\x07", 3);
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &f), X86_DEC_FAULT);
-	assert_int_equal(f.vector, X86_VEC_GP);
+	assert_int_equal(f.vector, VEC_GP);
 
 	/* 16-bit IP wraps to 0 inside the instruction. */
 	fake_ctx(&ctx, M16);
@@ -359,7 +359,7 @@ static void test_cs_limit_and_ip_wrap(void **state)
 	fake_ctx(&ctx, M64);
 	ctx.rip = 0x0000800000000000ull;
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &f), X86_DEC_FAULT);
-	assert_int_equal(f.vector, X86_VEC_GP);
+	assert_int_equal(f.vector, VEC_GP);
 }
 
 static void test_modes(void **state)

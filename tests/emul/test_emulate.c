@@ -143,8 +143,8 @@ static const struct ecase cases[] = {
 	{ "32: cmpxchg8b", X86_MODE_32, CODE("\x0f\xc7\x0f"), { R(RAX, 0x44434241), R(RDX, 0x48474645), R(RBX, 0x33333333), R(RCX, 0x44444444), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGH"), 0, 3, {}, FL(RFLAGS_ZF, RFLAGS_ZF), MEMOUT(D, "\x33\x33\x33\x33\x44\x44\x44\x44") },
 	{ "cmpxchg16b equal", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RAX, 0x4847464544434241), R(RDX, 0x504f4e4d4c4b4a49), R(RBX, 0x1111111111111111), R(RCX, 0x2222222222222222), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGHIJKLMNOP"), 0, 5, {}, FL(RFLAGS_ZF, RFLAGS_ZF), MEMOUT(D, "\x11\x11\x11\x11\x11\x11\x11\x11\x22\x22\x22\x22\x22\x22\x22\x22"), .width = 16 },
 	{ "cmpxchg16b different", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RBX, 1), R(RCX, 2), R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "ABCDEFGHIJKLMNOP"), 0, 5, { R(RAX, 0x4847464544434241), R(RDX, 0x504f4e4d4c4b4a49) }, FL(RFLAGS_ZF, 0) },
-	{ "cmpxchg16b misaligned: #GP", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RDI, D + 8) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP },
-	{ "cmpxchg8b register: #UD", CODE("\x0f\xc7\xc8"), {}, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_UD },
+	{ "cmpxchg16b misaligned: #GP", CODE("\xf0\x48\x0f\xc7\x0f"), { R(RDI, D + 8) }, 0, .status = X86_EMU_FAULT, .vector = VEC_GP },
+	{ "cmpxchg8b register: #UD", CODE("\x0f\xc7\xc8"), {}, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
 	/* BT family */
 	{ "bts reg small", CODE("\x0f\xab\x07"), { R(RAX, 3), R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\x00"), 0, 3, {}, FL(RFLAGS_CF, 0), MEMOUT(D, "\x08"), .linear = D, .width = 4 },
 	{ "bts reg beyond operand", CODE("\x0f\xab\x07"), { R(RAX, 35), R(RDI, D) }, 0, MEMIN(D + 4, "\x08"), 0, 3, {}, FL(RFLAGS_CF, RFLAGS_CF), .linear = D + 4 },
@@ -177,7 +177,7 @@ static const struct ecase cases[] = {
 	{ "lodsb", CODE("\xac"), { R(RAX, 0x1100), R(RSI, 0x3000) }, 0, MEMIN(0x3000, "Z"), 0, 1, { R(RAX, 0x115a), R(RSI, 0x3001) }, .reps = 1 },
 	{ "rep stos with rcx=0", CODE("\xf3\xab"), { R(RDI, D) }, 0, .len = 2, .reps = 0, .writes = -1 },
 	{ "rep stos budget", CODE("\xf3\xaa"), { R(RAX, 0x77), R(RCX, 5), R(RDI, D) }, 0, MEMIN(D, "\0\0\0"), 0, 0, { R(RCX, 3), R(RDI, D + 2) }, 0, 0, MEMOUT(D, "\x77\x77\0"), .reps = 2, .incomplete = true, .max_reps = 2 },
-	{ "rep stos into a hole", CODE("\xf3\xab"), { R(RAX, ~0ull), R(RCX, 4), R(RDI, FAKE_HOLE - 8) }, 0, MEMIN(FAKE_HOLE - 8, "\0\0\0\0\0\0\0\0"), X86_EMU_FAULT, 0, { R(RCX, 2), R(RDI, FAKE_HOLE) }, 0, 0, MEMOUT(FAKE_HOLE - 8, "\xff\xff\xff\xff\xff\xff\xff\xff"), .reps = 2, .incomplete = true, .vector = X86_VEC_PF, .error = X86_PF_W, .fault_addr = FAKE_HOLE },
+	{ "rep stos into a hole", CODE("\xf3\xab"), { R(RAX, ~0ull), R(RCX, 4), R(RDI, FAKE_HOLE - 8) }, 0, MEMIN(FAKE_HOLE - 8, "\0\0\0\0\0\0\0\0"), X86_EMU_FAULT, 0, { R(RCX, 2), R(RDI, FAKE_HOLE) }, 0, 0, MEMOUT(FAKE_HOLE - 8, "\xff\xff\xff\xff\xff\xff\xff\xff"), .reps = 2, .incomplete = true, .vector = VEC_PF, .error = X86_PF_W, .fault_addr = FAKE_HOLE },
 	{ "67 rep stosb uses ecx/edi", CODE("\x67\xf3\xaa"), { R(RAX, 1), R(RCX, 0xffffffff00000002), R(RDI, 0xffffffff00002000) }, 0, MEMIN(D, "\0\0\0"), 0, 3, { R(RCX, 0), R(RDI, D + 2) }, 0, 0, MEMOUT(D, "\x01\x01\0"), .reps = 2 },
 	{ "16: rep stosw", X86_MODE_16, CODE("\xf3\xab"), { R(RAX, 0xbbaa), R(RCX, 0x12340001), R(RDI, 0x5678fffe) }, 0, MEMIN(0xfffe, "\0\0"), 0, 2, { R(RCX, 0x12340000), R(RDI, 0x56780000) }, 0, 0, MEMOUT(0xfffe, "\xaa\xbb"), .reps = 1 },
 	/* more MOVS/STOS/LODS sizes and directions (REP string copies to and from device memory) */
@@ -197,7 +197,7 @@ static const struct ecase cases[] = {
 	{ "repe cmpsb budget: resumes", CODE("\xf3\xa6"), { R(RSI, D), R(RDI, D + 5), R(RCX, 5) }, 0, MEMIN(D, "AAAAAAAAAA"), 0, 0, { R(RCX, 3), R(RSI, D + 2), R(RDI, D + 7) }, FL(AR, 0x44), .reps = 2, .incomplete = true, .max_reps = 2 },
 	{ "repe cmpsb difference at the budget: done", CODE("\xf3\xa6"), { R(RSI, D), R(RDI, D + 5), R(RCX, 5) }, 0, MEMIN(D, "ABAAAACAAA"), 0, 2, { R(RCX, 3), R(RSI, D + 2), R(RDI, D + 7) }, FL(AR, 0x95), .reps = 2, .max_reps = 2 },
 	{ "cmpsb fs source, es destination", CODE("\x64\xa6"), { R(RSI, 0x100), R(RDI, 0x3108) }, 0, MEMIN(0x3100, "Q\0\0\0\0\0\0\0Q"), 0, 2, { R(RSI, 0x101), R(RDI, 0x3109) }, FL(AR, 0x44), .linear = 0x3100, .width = 1, .reps = 1 },
-	{ "rep cmpsb faults after one", CODE("\xf3\xa6"), { R(RSI, FAKE_HOLE - 1), R(RDI, FAKE_HOLE - 2), R(RCX, 4) }, RFLAGS_CF, MEMIN(FAKE_HOLE - 2, "AA"), X86_EMU_FAULT, 0, { R(RCX, 3), R(RSI, FAKE_HOLE), R(RDI, FAKE_HOLE - 1) }, FL(AR, 0x44), .reps = 1, .incomplete = true, .vector = X86_VEC_PF, .error = 0, .fault_addr = FAKE_HOLE },
+	{ "rep cmpsb faults after one", CODE("\xf3\xa6"), { R(RSI, FAKE_HOLE - 1), R(RDI, FAKE_HOLE - 2), R(RCX, 4) }, RFLAGS_CF, MEMIN(FAKE_HOLE - 2, "AA"), X86_EMU_FAULT, 0, { R(RCX, 3), R(RSI, FAKE_HOLE), R(RDI, FAKE_HOLE - 1) }, FL(AR, 0x44), .reps = 1, .incomplete = true, .vector = VEC_PF, .error = 0, .fault_addr = FAKE_HOLE },
 	{ "scasb", CODE("\xae"), { R(RAX, 0x41), R(RDI, D) }, 0, MEMIN(D, "A"), 0, 1, { R(RDI, D + 1) }, FL(AR, 0x44), .linear = D, .width = 1, .reps = 1, .writes = -1 },
 	{ "scasq", CODE("\x48\xaf"), { R(RAX, 0x4847464544434241), R(RDI, D) }, 0, MEMIN(D, "ABCDEFGI"), 0, 2, { R(RDI, D + 8) }, FL(AR, 0x85), .reps = 1 },
 	{ "repne scasb finds", CODE("\xf2\xae"), { R(RAX, 0x43), R(RDI, D), R(RCX, 10) }, 0, MEMIN(D, "ABCDEF"), 0, 2, { R(RCX, 7), R(RDI, D + 3) }, FL(AR, 0x44), .reps = 3 },
@@ -211,25 +211,25 @@ static const struct ecase cases[] = {
 	{ "32: mov eax,(ebx+esi*2+4)", X86_MODE_32, CODE("\x89\x44\x73\x04"), { R(RAX, 0xcafebabe), R(RBX, 0x1ff0), R(RSI, 6) }, 0, MEMIN(D, "\0\0\0\0"), 0, 4, {}, 0, 0, MEMOUT(D, "\xbe\xba\xfe\xca"), .linear = D },
 	{ "32: mov moffs32,eax", X86_MODE_32, CODE("\xa3\x00\x20\x00\x00"), { R(RAX, 0x44434241) }, 0, MEMIN(D, "\0\0\0\0"), 0, 5, {}, 0, 0, MEMOUT(D, "ABCD") },
 	{ "32: lock or 16-bit addr", X86_MODE_32, CODE("\xf0\x67\x83\x0f\x01"), { R(RBX, D) }, 0, MEMIN(D, "\x00\x10\0\0"), 0, 5, {}, FL(AR, 0), MEMOUT(D, "\x01\x10\0\0") },
-	{ "32: past DS limit: #GP", X86_MODE_32, CODE("\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP, .ds_limit = D + 2 },
-	{ "32: ss past limit: #SS", X86_MODE_32, CODE("\x89\x04\x24"), { R(RSP, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_SS, .ds_limit = D + 2 },
+	{ "32: past DS limit: #GP", X86_MODE_32, CODE("\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_GP, .ds_limit = D + 2 },
+	{ "32: ss past limit: #SS", X86_MODE_32, CODE("\x89\x04\x24"), { R(RSP, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_SS, .ds_limit = D + 2 },
 	{ "32: movsxd is arpl", X86_MODE_32, CODE("\x63\x07"), {}, 0, .status = X86_EMU_UNHANDLED },
 	{ "16: mov ax,(bx+si)", X86_MODE_16, CODE("\x89\x00"), { R(RAX, 0x4241), R(RBX, 0x1000), R(RSI, 0x1000) }, 0, MEMIN(D, "\0\0\0"), 0, 2, {}, 0, 0, MEMOUT(D, "AB\0"), .linear = D, .width = 2 },
 	{ "16: 66 mov eax,(bp+di)", X86_MODE_16, CODE("\x66\x89\x03"), { R(RAX, 0x44434241), R(RBP, 0x1000), R(RDI, 0x1000) }, 0, MEMIN(D, "\0\0\0\0"), 0, 3, {}, 0, 0, MEMOUT(D, "ABCD") },
 	{ "16: movw imm disp16", X86_MODE_16, CODE("\xc7\x06\x00\x20\x34\x12"), {}, 0, MEMIN(D, "\0\0"), 0, 6, {}, 0, 0, MEMOUT(D, "\x34\x12") },
-	{ "16: word at 0xffff: #GP", X86_MODE_16, CODE("\x89\x07"), { R(RBX, 0xffff) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP },
+	{ "16: word at 0xffff: #GP", X86_MODE_16, CODE("\x89\x07"), { R(RBX, 0xffff) }, 0, .status = X86_EMU_FAULT, .vector = VEC_GP },
 	{ "16: add (bx) flags", X86_MODE_16, CODE("\x01\x07"), { R(RAX, 1), R(RBX, D) }, 0, MEMIN(D, "\xff\xff"), 0, 2, {}, FL(AR, 0x55), MEMOUT(D, "\0\0") },
 	/* faults and unhandled */
-	{ "write to read-only page: #PF", CODE("\x89\x07"), { R(RDI, FAKE_RO) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = X86_PF_W | X86_PF_P, .fault_addr = FAKE_RO },
-	{ "user write to hole: #PF", CODE("\x89\x07"), { R(RDI, FAKE_HOLE + 4) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = X86_PF_W | X86_PF_U, .fault_addr = FAKE_HOLE + 4, .cpl = 3 },
-	{ "read from hole: #PF", CODE("\x8b\x07"), { R(RDI, FAKE_HOLE) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = 0, .fault_addr = FAKE_HOLE },
-	{ "page-crossing write into hole", CODE("\x48\x89\x07"), { R(RDI, FAKE_HOLE - 4) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = X86_PF_W, .fault_addr = FAKE_HOLE, .writes = 1 },
-	{ "non-canonical: #GP", CODE("\x48\x89\x07"), { R(RDI, 0x0000800000000000) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP, .writes = -1 },
-	{ "non-canonical stack: #SS", CODE("\x89\x04\x24"), { R(RSP, 0x0000800000000000) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_SS },
+	{ "write to read-only page: #PF", CODE("\x89\x07"), { R(RDI, FAKE_RO) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_W | X86_PF_P, .fault_addr = FAKE_RO },
+	{ "user write to hole: #PF", CODE("\x89\x07"), { R(RDI, FAKE_HOLE + 4) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_W | X86_PF_U, .fault_addr = FAKE_HOLE + 4, .cpl = 3 },
+	{ "read from hole: #PF", CODE("\x8b\x07"), { R(RDI, FAKE_HOLE) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = 0, .fault_addr = FAKE_HOLE },
+	{ "page-crossing write into hole", CODE("\x48\x89\x07"), { R(RDI, FAKE_HOLE - 4) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_W, .fault_addr = FAKE_HOLE, .writes = 1 },
+	{ "non-canonical: #GP", CODE("\x48\x89\x07"), { R(RDI, 0x0000800000000000) }, 0, .status = X86_EMU_FAULT, .vector = VEC_GP, .writes = -1 },
+	{ "non-canonical stack: #SS", CODE("\x89\x04\x24"), { R(RSP, 0x0000800000000000) }, 0, .status = X86_EMU_FAULT, .vector = VEC_SS },
 	{ "ud2", CODE("\x0f\x0b"), {}, 0, .status = X86_EMU_UNHANDLED },
-	{ "lock mov: #UD from decode", CODE("\xf0\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_UD },
-	{ "16 bytes: #GP from decode", CODE("\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_GP },
-	{ "fetch from a hole: #PF", CODE("\x90"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = X86_VEC_PF, .error = X86_PF_I, .fault_addr = FAKE_HOLE, .rip = FAKE_HOLE },
+	{ "lock mov: #UD from decode", CODE("\xf0\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
+	{ "16 bytes: #GP from decode", CODE("\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x26\x89\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_GP },
+	{ "fetch from a hole: #PF", CODE("\x90"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_I, .fault_addr = FAKE_HOLE, .rip = FAKE_HOLE },
 	{ "call *(rdi)", CODE("\xff\x17"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "xbegin", CODE("\xc7\xf8\x00\x00\x00\x00"), {}, 0, .status = X86_EMU_UNHANDLED },
 	{ "imul", CODE("\x0f\xaf\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
@@ -325,10 +325,10 @@ static bool run_case(const struct ecase *c)
 	if (rc == X86_EMU_FAULT) {
 		if (res.fault.vector != c->vector)
 			FAIL("%s: vector %u, expected %u", c->name, res.fault.vector, c->vector);
-		if (c->vector == X86_VEC_PF) {
+		if (c->vector == VEC_PF) {
 			CHECK(res.fault.error_code, c->error);
 			CHECK(res.fault.addr, c->fault_addr);
-		} else if (c->vector != X86_VEC_UD) {
+		} else if (c->vector != VEC_UD) {
 			CHECK(res.fault.has_error, true);
 			CHECK(res.fault.error_code, 0);
 		}
@@ -437,7 +437,7 @@ static void test_unhandled_access(void **state)
 	before = ctx;
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
 	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, 2, 0x3b, &res), X86_EMU_FAULT);
-	assert_int_equal(res.fault.vector, X86_VEC_PF);
+	assert_int_equal(res.fault.vector, VEC_PF);
 	assert_memory_equal(&ctx, &before, sizeof(ctx));
 	ctx.gpr[X86_RDI] = 0x2000;
 
@@ -469,7 +469,7 @@ static void test_expand_down_and_tf(void **state)
 	ctx.rip = FAKE_CODE;
 	ctx.gpr[X86_RDI] = 0x1ffe;
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
-	assert_int_equal(res.fault.vector, X86_VEC_GP);
+	assert_int_equal(res.fault.vector, VEC_GP);
 	ctx.seg[X86_DS].attr &= ~X86_SEG_DB; /* 16-bit upper bound */
 	ctx.gpr[X86_RDI] = 0xfffe;
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);

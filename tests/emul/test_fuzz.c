@@ -76,7 +76,7 @@ static void one(void)
 		assert_true(!a.has_mem || a.mem.seg < X86_NR_SREGS);
 	}
 	if (ra == X86_DEC_FAULT)
-		assert_true(f.vector == X86_VEC_GP || f.vector == X86_VEC_UD);
+		assert_true(f.vector == VEC_GP || f.vector == VEC_UD);
 
 	/* Through fetch(): the same answer whenever the buffer held the whole instruction. */
 	rb = x86_decode(&ctx, &fake_ops, &b, &f);
@@ -99,8 +99,8 @@ static void one(void)
 			assert_true(ctx.rip == copy.rip && res.reps > 0);
 		break;
 	case X86_EMU_FAULT:
-		assert_true(res.fault.vector == X86_VEC_PF || res.fault.vector == X86_VEC_GP ||
-			    res.fault.vector == X86_VEC_SS || res.fault.vector == X86_VEC_UD);
+		assert_true(res.fault.vector == VEC_PF || res.fault.vector == VEC_GP ||
+			    res.fault.vector == VEC_SS || res.fault.vector == VEC_UD);
 		assert_true(ctx.rip == copy.rip);
 		break;
 	default:
