@@ -61,11 +61,11 @@ void console_putc(struct vm *vm, char c)
 
 void console_focus_init(const char *name)
 {
-	for (u32 i = 0; name && i < nr_vms; i++)
-		if (!strcmp(vms[i].name, name)) {
-			focus = i;
-			return;
-		}
+	struct vm *vm = name ? vm_by_name(name) : NULL;
+	if (vm) {
+		focus = (u32)(vm - vms);
+		return;
+	}
 	if (name)
 		kprintf("umbra: console=%s names no guest; input goes to %s\n", name,
 			nr_vms ? vms[0].name : "nobody");

@@ -783,10 +783,7 @@ static void handle_packet(struct vcpu *v, const char *p)
 
 void gdbstub_init(const char *name, bool wait)
 {
-	struct vm *vm = NULL;
-	for (u32 i = 0; i < nr_vms && !vm; i++)
-		if (!strcmp(vms[i].name, name))
-			vm = &vms[i];
+	struct vm *vm = vm_by_name(name);
 	if (!vm) {
 		kprintf("umbra: gdb=%s names no guest; no gdb stub\n", name);
 		return;

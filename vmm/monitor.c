@@ -27,11 +27,10 @@ static spinlock_t run_lock;     /* one command at a time */
 
 static struct vm *find_vm(const char *name)
 {
-	for (u32 i = 0; i < nr_vms; i++)
-		if (!strcmp(vms[i].name, name))
-			return &vms[i];
-	kprintf("monitor: no guest called '%s'\n", name ? name : "");
-	return NULL;
+	struct vm *vm = name ? vm_by_name(name) : NULL;
+	if (!vm)
+		kprintf("monitor: no guest called '%s'\n", name ? name : "");
+	return vm;
 }
 
 static const char *state_name(const struct vm *vm)
