@@ -43,12 +43,19 @@ static bool svm_probe(const char **why)
 	return true;
 }
 
+static bool insn_intercept_words(u32 *misc1, u32 *misc2);
+
 static int svm_cpu_enable(struct percpu *pc)
 {
 	/* Each CPU checks for itself: a heterogeneous or half-disabled machine must not hang. */
 	const char *why;
+	u32 misc1, misc2;
 	if (!svm_probe(&why)) {
 		pc->virt_error = why;
+		return -1;
+	}
+	if (!insn_intercept_words(&misc1, &misc2)) {
+		pc->virt_error = "an instruction intercept of virt.h has no SVM intercept bit";
 		return -1;
 	}
 	u64 hsave = palloc_alloc();
@@ -151,6 +158,34 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define I2_WBINVD BIT(9)          /* QEMU 7.2 checks INVD against this bit too */
 #define I2_MONITOR BIT(10)
 #define I2_MWAIT BIT(11)
+
+/* virt.h's instruction intercepts in the VMCB's two intercept words. */
+static const struct { u32 misc1, misc2; } insn_intercepts[VIRT_INSN_COUNT] = {
+	[VIRT_INSN_CPUID] = { I1_CPUID, 0 },
+	[VIRT_INSN_HLT] = { I1_HLT, 0 },
+	[VIRT_INSN_INVLPG] = { I1_INVLPG, 0 },
+	[VIRT_INSN_RDPMC] = { I1_RDPMC, 0 },
+	[VIRT_INSN_INVD] = { I1_INVD, 0 },
+	[VIRT_INSN_WBINVD] = { 0, I2_WBINVD },
+	[VIRT_INSN_MONITOR] = { 0, I2_MONITOR },
+	[VIRT_INSN_MWAIT] = { 0, I2_MWAIT },
+	[VIRT_INSN_IO] = { I1_IOIO, 0 },
+	[VIRT_INSN_MSR] = { I1_MSR, 0 },
+	[VIRT_INSN_VIRT] = { I1_INVLPGA, I2_SVM_INSNS },
+};
+
+/* The two words with every row of insn_intercepts; false if a row was left unmapped. */
+static bool insn_intercept_words(u32 *misc1, u32 *misc2)
+{
+	*misc1 = *misc2 = 0;
+	for (unsigned i = 0; i < VIRT_INSN_COUNT; i++) {
+		if (!insn_intercepts[i].misc1 && !insn_intercepts[i].misc2)
+			return false;
+		*misc1 |= insn_intercepts[i].misc1;
+		*misc2 |= insn_intercepts[i].misc2;
+	}
+	return true;
+}
 /* MOV DR intercepts until a guest first touches its debug registers (DR6/DR7 live in the
  * VMCB; DR0-DR3 are the CPU's and are switched only for guests that use them, so DR7 must
  * exit too: it would arm breakpoints on another guest's addresses). */
@@ -253,9 +288,12 @@ static int svm_vcpu_create(struct vcpu_hw *v)
 	vmcb->cr_read = BIT(0) | BIT(3) | BIT(4);
 	vmcb->cr_write = BIT(0) | BIT(3) | BIT(4);
 	vmcb->exceptions = VIRT_EXC_SHADOW;
-	vmcb->misc1 = I1_INTR | I1_NMI | I1_RDPMC | I1_CPUID | I1_INVD | I1_HLT | I1_INVLPG |
-		      I1_INVLPGA | I1_IOIO | I1_MSR | I1_TASK_SWITCH | I1_SHUTDOWN;
-	vmcb->misc2 = I2_SVM_INSNS | I2_RDTSCP | I2_WBINVD | I2_MONITOR | I2_MWAIT;
+	/* virt.h's instructions, plus what SVM alone needs: physical interrupts and NMIs exit,
+	 * task switches and shutdown are reported, RDTSCP (TSC_AUX is the guest's). */
+	u32 misc1, misc2;
+	insn_intercept_words(&misc1, &misc2);
+	vmcb->misc1 = misc1 | I1_INTR | I1_NMI | I1_TASK_SWITCH | I1_SHUTDOWN;
+	vmcb->misc2 = misc2 | I2_RDTSCP;
 	vmcb->dr_read = vmcb->dr_write = DR_LAZY;
 	vmcb->iopm_pa = pa + PAGE_SIZE;
 	vmcb->msrpm_pa = pa + 4 * PAGE_SIZE;

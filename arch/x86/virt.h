@@ -37,6 +37,28 @@ struct vexit {
 	u64 raw_info1, raw_info2;
 };
 
+/*
+ * The instructions no guest runs natively, the same for both vendors: X(name, what vmm/ does
+ * with them). Each backend maps every row to its own intercept control in a table indexed by
+ * these names (svm.c: the VMCB's intercept words; vmx.c: an execution control, or "always"
+ * where VMX exits unconditionally) and refuses to enable itself if a row is left unmapped.
+ */
+#define VIRT_INSN_INTERCEPTS(X) \
+	X(CPUID, "answered from the guest's CPUID policy (vmm/cpuid.c)") \
+	X(HLT, "the vCPU waits for an event while the CPU runs other guests") \
+	X(INVLPG, "the shadow MMU drops the page's shadows (nested paging lets it run)") \
+	X(RDPMC, "#GP: CPUID announces no performance counters") \
+	X(INVD, "completed as WBINVD would be: the host's dirty lines must not be lost") \
+	X(WBINVD, "completed") \
+	X(MONITOR, "#UD: CPUID does not announce MONITOR/MWAIT") \
+	X(MWAIT, "#UD: CPUID does not announce MONITOR/MWAIT") \
+	X(IO, "every port goes to the board's device models (vmm/dev/board.c)") \
+	X(MSR, "every MSR goes to vmm/msr.c, but those the world switch handles") \
+	X(VIRT, "#UD: the guest has no SVM or VMX of its own")
+#define VIRT_INSN_ENUM_(name, what) VIRT_INSN_##name,
+enum virt_insn { VIRT_INSN_INTERCEPTS(VIRT_INSN_ENUM_) VIRT_INSN_COUNT };
+#undef VIRT_INSN_ENUM_
+
 /* Instructions that exit only to be refused or completed (UMBRA_EXIT_INSN). */
 enum { VINSN_INVD = 1, VINSN_WBINVD, VINSN_RDPMC };
 

@@ -262,8 +262,41 @@ static bool adjust(u32 msr, u32 need, u32 want, u32 *out)
 	return !(need & ~may);
 }
 
+/* virt.h's instruction intercepts as VMX controls them: a primary execution control, a
+ * secondary one (wanted: a CPU without it runs the instruction natively, harmlessly), or
+ * always (VMX exits on CPUID, INVD and its own instructions unconditionally, and on RDMSR and
+ * WRMSR for every MSR the bitmaps do not pass). */
+static const struct { u32 proc, proc2; bool always; } insn_intercepts[VIRT_INSN_COUNT] = {
+	[VIRT_INSN_CPUID] = { .always = true },
+	[VIRT_INSN_HLT] = { .proc = PROC_HLT },
+	[VIRT_INSN_INVLPG] = { .proc = PROC_INVLPG },
+	[VIRT_INSN_RDPMC] = { .proc = PROC_RDPMC },
+	[VIRT_INSN_INVD] = { .always = true },
+	[VIRT_INSN_WBINVD] = { .proc2 = PROC2_WBINVD },
+	[VIRT_INSN_MONITOR] = { .proc = PROC_MONITOR },
+	[VIRT_INSN_MWAIT] = { .proc = PROC_MWAIT },
+	[VIRT_INSN_IO] = { .proc = PROC_IO_BITMAPS },
+	[VIRT_INSN_MSR] = { .always = true },
+	[VIRT_INSN_VIRT] = { .always = true },
+};
+
+/* The controls every row of insn_intercepts needs; false if a row was left unmapped. */
+static bool insn_intercept_controls(u32 *proc, u32 *proc2)
+{
+	*proc = *proc2 = 0;
+	for (unsigned i = 0; i < VIRT_INSN_COUNT; i++) {
+		if (!insn_intercepts[i].always && !insn_intercepts[i].proc &&
+		    !insn_intercepts[i].proc2)
+			return false;
+		*proc |= insn_intercepts[i].proc;
+		*proc2 |= insn_intercepts[i].proc2;
+	}
+	return true;
+}
+
 static const char *read_caps(struct vmx_caps *c)
 {
+	u32 insn_proc, insn_proc2;
 	u64 basic = rdmsr(MSR_VMX_BASIC);
 	bool tru = basic & BASIC_TRUE_CTLS;
 
@@ -275,18 +308,20 @@ static const char *read_caps(struct vmx_caps *c)
 	 * host timer to a guest spinning with IF=0): the preemption timer does, where offered. */
 	c->preempt = c->pin & PIN_PREEMPT;
 	c->preempt_rate = rdmsr(MSR_VMX_MISC) & 0x1f;
+	if (!insn_intercept_controls(&insn_proc, &insn_proc2))
+		return "an instruction intercept of virt.h has no VMX control";
 	/* CR8 goes to a TPR shadow when there is one, else it exits: never to the real TPR. */
-	u32 need = PROC_HLT | PROC_INVLPG | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_IO_BITMAPS |
-		   PROC_INT_WINDOW;
-	u32 want = PROC_MWAIT | PROC_MONITOR | PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW |
-		   PROC_TSC_OFFSET | PROC_RDPMC | PROC_MOV_DR | PROC_MTF;
+	u32 need = insn_proc | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_INT_WINDOW;
+	u32 want = PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW | PROC_TSC_OFFSET |
+		   PROC_MOV_DR | PROC_MTF;
 	u32 proc_msr = tru ? MSR_VMX_TRUE_PROCBASED_CTLS : MSR_VMX_PROCBASED_CTLS;
 	adjust(proc_msr, need, want, &c->proc);
 	c->tpr_shadow = c->proc & PROC_TPR_SHADOW;
 	if (!c->tpr_shadow)
 		need |= PROC_CR8_LOAD | PROC_CR8_STORE;
 	if (!adjust(proc_msr, need, want, &c->proc))
-		return "no HLT, INVLPG, CR3, CR8, interrupt-window or I/O-bitmap exiting";
+		return "no HLT, INVLPG, RDPMC, MONITOR, MWAIT, CR3, CR8, interrupt-window or I/O-bitmap "
+		       "exiting";
 	c->proc &= ~(u32)PROC_INT_WINDOW; /* on only while Umbra waits for the window */
 	c->mtf = c->proc & PROC_MTF;
 	c->proc &= ~(u32)PROC_MTF;        /* on only while a debugger steps */
@@ -299,7 +334,7 @@ static const char *read_caps(struct vmx_caps *c)
 		u64 ev = may2 & (PROC2_EPT | PROC2_VPID) ? rdmsr(MSR_VMX_EPT_VPID_CAP) : 0;
 		bool invvpid = (ev & CAP_INVVPID) && (ev & (CAP_INVVPID_SINGLE | CAP_INVVPID_ALL));
 		adjust(MSR_VMX_PROCBASED_CTLS2, 0,
-		       PROC2_RDTSCP | PROC2_WBINVD | (invvpid ? PROC2_VPID : 0), &c->proc2);
+		       PROC2_RDTSCP | insn_proc2 | (invvpid ? PROC2_VPID : 0), &c->proc2);
 		if (c->proc2 & (PROC2_EPT | PROC2_UNRESTRICTED))
 			return "secondary controls force EPT or unrestricted guest";
 		c->invvpid_single = ev & CAP_INVVPID_SINGLE;
