@@ -316,19 +316,29 @@ static void test_aliases(void **st UNUSED)
 
 /* ---- 5: misaligned write, flood ---- */
 
-static void test_misaligned_flood(void **st UNUSED)
+/* A long-mode guest that has read x = 0x40000000 through its leaf table, shadowed once and
+ * kept write-protected (flood detection is for such tables); *pte is the gpa of x's entry. */
+static struct harness *one_shadowed_leaf(u64 *pte)
 {
 	struct harness *h = mk(&wp_only);
 	struct g_frames f = { 0x300, 0x400 };
-	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, pte, t, before, faults, zaps;
+	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000;
+
+	*pte = g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	guest_read(h, x, true);
+	assert_int_equal(shadows_of(h, *pte >> 12), 1);
+	return h;
+}
+
+static void test_misaligned_flood(void **st UNUSED)
+{
+	u64 x = 0x40000000, pte, t, before, faults, zaps;
+	struct harness *h = one_shadowed_leaf(&pte);
 	struct h_access a;
 	unsigned i;
 
-	pte = g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
 	t = pte >> 12;
-	enter(h, G_LONG, false, cr3);
-	guest_read(h, x, true);
-	assert_int_equal(shadows_of(h, t), 1);
 
 	/* An 8-byte write across two entries zaps the shadow page. */
 	zaps = h->vm.stats.misaligned_zaps;
@@ -370,16 +380,11 @@ static void batch_write(struct harness *h, u64 gpa, u64 value)
 
 static void test_batch_no_flood(void **st UNUSED)
 {
-	struct harness *h = mk(&wp_only); /* flood detection is for tables kept write-protected */
-	struct g_frames f = { 0x300, 0x400 };
-	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, pte, t, emulated, zaps;
+	u64 x = 0x40000000, pte, t, emulated, zaps;
+	struct harness *h = one_shadowed_leaf(&pte);
 	unsigned i;
 
-	pte = g_map(h, &f, G_LONG, cr3, x, (0x100 << 12) | GP | GW | GU, 1, GP | GW | GU);
 	t = pte >> 12;
-	enter(h, G_LONG, false, cr3);
-	guest_read(h, x, true);
-	assert_int_equal(shadows_of(h, t), 1);
 	emulated = h->vm.stats.writes_emulated;
 	zaps = h->vm.stats.flood_zaps;
 	for (i = 0; i < 16; i++)
