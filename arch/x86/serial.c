@@ -19,7 +19,7 @@ static void port_init(u16 base, u8 *keep, unsigned *kept, unsigned room)
 	outb(base + DLM, 0);
 	outb(base + LCR, 0x03); /* 8N1 */
 	/* Enabling the FIFOs empties them: keep what was typed before (the guests' input). */
-	while (*kept < room && (inb(base + LSR) & LSR_DR))
+	while (keep && *kept < room && (inb(base + LSR) & LSR_DR))
 		keep[(*kept)++] = inb(base + RBR);
 	outb(base + FCR, 0xc7);
 	outb(base + MCR, 0x03);
