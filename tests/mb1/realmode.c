@@ -1,0 +1,65 @@
+/* mb1 kernel: real mode, dropped to from protected mode and left again (realmode16.S), twice. */
+#include "tests/mb1/mb1.h"
+
+const char guest_name[] = "realmode";
+
+/* As realmode16.S has them. */
+#define RM_BASE 0x9000u
+#define RM_SEG (RM_BASE >> 4)
+#define RM_IVT 0x1000u
+#define RM_RES 0x2000u
+
+struct rm_results {
+	uint16_t seg, stack, int40, int40_cs, int40_flags, bp, de, fl_cli, fl_sti, fl_popf, cr0,
+		msw, dflt, far;
+};
+
+extern char rm_start[], rm_end[], rm_default[], rm_int40[], rm_bp[], rm_de[], rm_bad[];
+void rm_call(void);
+
+static uint32_t vector(const char *handler)
+{
+	return (RM_SEG << 16) | (uint32_t)(handler - rm_start);
+}
+
+static void round_trip(int n)
+{
+	volatile struct rm_results *r = (volatile struct rm_results *)(ulong)(RM_BASE + RM_RES);
+	volatile uint8_t *z = (volatile uint8_t *)r;
+
+	for (unsigned i = 0; i < sizeof(*r); i++)
+		z[i] = 0;
+	rm_call();
+	kprintf("round %d: back in protected mode\n", n);
+	CHECK(r->seg == 0x1234, "segment arithmetic: %x", r->seg);
+	CHECK(r->stack == 0x5679, "stack: %x", r->stack);
+	CHECK(r->int40 == 0x2111 && r->int40_cs == RM_SEG && !(r->int40_flags & 0x200),
+	      "int 0x40: ax %x, pushed cs %x flags %x", r->int40, r->int40_cs, r->int40_flags);
+	CHECK(r->bp == 1 && r->de == 1 && r->dflt == 1, "int3 %u, #DE %u, int 0x77 %u", r->bp,
+	      r->de, r->dflt);
+	CHECK(!(r->fl_cli & 0x200) && (r->fl_sti & 0x200) && (r->fl_popf & 0x201) == 0x201,
+	      "flags: cli %x sti %x popf %x", r->fl_cli, r->fl_sti, r->fl_popf);
+	CHECK(!(r->cr0 & 1) && !(r->msw & 1) && (r->cr0 & 0x10), "cr0 %x msw %x", r->cr0, r->msw);
+	CHECK(r->far == RM_SEG, "far call: cs %x", r->far);
+	kprintf("round %d: segments, stack, int 0x40, int3, #DE, default vector, flags, cr0, "
+		"far call checked\n", n);
+}
+
+void test_main(void)
+{
+	volatile char *dst = (volatile char *)(ulong)RM_BASE;
+	volatile uint32_t *ivt = (volatile uint32_t *)(ulong)(RM_BASE + RM_IVT);
+
+	/* Nothing may interrupt the real-mode code: its IVT has no device handlers. */
+	pic_set_mask(0xffff);
+	for (long i = 0; i < rm_end - rm_start; i++)
+		dst[i] = rm_start[i];
+	for (unsigned v = 0; v < 256; v++)
+		ivt[v] = vector(rm_default);
+	ivt[0] = vector(rm_de);
+	ivt[3] = vector(rm_bp);
+	ivt[0x40] = vector(rm_int40);
+	dst[rm_bad - rm_start] = (char)mb1_arg_num("bad", 0);
+	round_trip(1);
+	round_trip(2);
+}
