@@ -87,6 +87,31 @@ static void deliver(struct vcpu *v)
 	}
 }
 
+/*
+ * STI opened interrupts: the CPU takes none before the next instruction is done ("sti; hlt"
+ * waits for one, "sti; ret" returns first). The emulated STI left the CPU no shadow, so the
+ * next instruction is emulated here too; one the emulator does not know runs natively (and
+ * an interrupt may then come one instruction early).
+ */
+static void sti_shadow(struct vcpu *v)
+{
+	struct x86_emu_result res;
+	struct x86_insn insn;
+
+	if (vm_ended(v->vm) || v->hw.pending.valid)
+		return;
+	switch (x86_emulate_sys(&v->hw.regs, &gmem_emu_ops, &rm_sys_ops, false, &insn, &res)) {
+	case X86_EMU_OK:
+		virt->write_segments(&v->hw);
+		return;
+	case X86_EMU_FAULT:
+		vcpu_inject_fault(v, &res.fault);
+		return;
+	default:
+		return;
+	}
+}
+
 void realmode_exit(struct vcpu *v, const struct vexit *x)
 {
 	struct x86_emu_ctx *r = &v->hw.regs;
@@ -103,9 +128,12 @@ void realmode_exit(struct vcpu *v, const struct vexit *x)
 		stop(v, "an event before the segments are valid", "event during a mode switch");
 		return;
 	}
+	bool if_was = r->rflags & RFLAGS_IF;
 	switch (x86_emulate_sys(r, &gmem_emu_ops, &rm_sys_ops, x->emulate_gp, &insn, &res)) {
 	case X86_EMU_OK:
 		virt->write_segments(&v->hw);
+		if (!if_was && (r->rflags & RFLAGS_IF) && insn.map == 0 && insn.opcode == 0xfb)
+			sti_shadow(v);
 		return;
 	case X86_EMU_RETRY: /* the fault is injected already */
 		return;

@@ -27,6 +27,8 @@
 #define R_MSW (RM_RES + 22)
 #define R_DEFAULT (RM_RES + 24)
 #define R_FAR (RM_RES + 26)
+#define R_IRQ (RM_RES + 28)
+#define R_IRQ_IP (RM_RES + 30)
 
 	.data
 saved_esp: .long 0
@@ -76,7 +78,8 @@ pm32_back:
 	popal
 	ret
 
-	.globl rm_start, rm_end, rm_default, rm_int40, rm_bp, rm_de, rm_bad, rm_far
+	.globl rm_after_hlt
+	.globl rm_start, rm_end, rm_default, rm_int40, rm_bp, rm_de, rm_bad, rm_far, rm_irq0
 	.p2align 3
 rm_start:
 gdt:	.quad 0
@@ -171,6 +174,17 @@ real:
 	cli
 	mov %ax, R_FL_POPF
 
+	/* External interrupts through the IVT: the 8254's IRQ 0 (realmode.c armed it, the
+	 * 8259 has it on vector 0x20, masked until now) wakes "sti; hlt", after the hlt. */
+	mov $0xfe, %al
+	out %al, $0x21
+	sti
+	hlt
+rm_after_hlt:
+	cli
+	mov $0xff, %al
+	out %al, $0x21
+
 	/* CR0 and the machine status word: PE is clear. */
 	mov %cr0, %eax
 	mov %ax, R_CR0
@@ -229,6 +243,19 @@ rm_de:	/* a fault: the pushed IP is the div's; skip its two bytes */
 	push %bp
 	mov %sp, %bp
 	addw $2, 2(%bp)
+	pop %bp
+	iret
+
+rm_irq0:
+	incw R_IRQ
+	push %bp
+	mov %sp, %bp
+	push %ax
+	mov 2(%bp), %ax		/* where it interrupted: the last one, past the hlt */
+	mov %ax, R_IRQ_IP
+	mov $0x20, %al
+	out %al, $0x20		/* EOI */
+	pop %ax
 	pop %bp
 	iret
 
