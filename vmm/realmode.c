@@ -6,6 +6,7 @@
 #include "vmm/console.h"
 #include "vmm/exit.h"
 #include "vmm/gmem.h"
+#include "vmm/msr.h"
 #include "vmm/vcpu.h"
 
 static int rm_write_cr(struct x86_emu_ctx *ctx, unsigned cr, u64 val)
@@ -46,10 +47,23 @@ static int rm_halt(struct x86_emu_ctx *ctx)
 	return 0;
 }
 
+/* As the MSR exit does: the policy's #GP for what it refuses. */
+static int rm_msr(struct x86_emu_ctx *ctx, u32 msr, bool write, u64 *val)
+{
+	struct vcpu *v = ctx->opaque;
+
+	if (write ? msr_write(v, msr, *val) : msr_read(v, msr, val))
+		return 0;
+	if (!v->hw.pending.valid)
+		vcpu_inject_gp(v);
+	return -1;
+}
+
 static const struct x86_sys_ops rm_sys_ops = {
 	.write_cr = rm_write_cr,
 	.io = rm_io,
 	.halt = rm_halt,
+	.msr = rm_msr,
 };
 
 static void stop(struct vcpu *v, const char *what, const char *why)

@@ -218,6 +218,60 @@ static int port_io(struct rm *m, const struct x86_sys_ops *sys, bool in)
 	return X86_EMU_OK;
 }
 
+/* INS/OUTS, REP or not: a batch of iterations per call, RIP left on the instruction until the
+ * count is done (as an interrupted one); finished iterations stay when one faults. */
+static int string_io(struct rm *m, const struct x86_sys_ops *sys, bool in)
+{
+	struct x86_emu_ctx *ctx = m->ctx;
+	const struct x86_insn *i = m->in;
+	u64 amask = x86_mask(i->addrsize);
+	unsigned reg = in ? X86_RDI : X86_RSI, size = i->io_size;
+	unsigned seg = in ? X86_ES : i->seg_override != X86_REG_NONE ? i->seg_override : X86_DS;
+	u64 step = (ctx->rflags & RFLAGS_DF) ? -(u64)size : size;
+	u64 count = i->rep ? ctx->gpr[X86_RCX] & amask : 1;
+	unsigned batch = ctx->max_reps ? ctx->max_reps : X86_EMU_DEFAULT_REPS;
+	u16 port = (u16)ctx->gpr[X86_RDX];
+
+	for (unsigned n = 0; n < batch && count; n++) {
+		u64 lin = ctx->seg[seg].base + (ctx->gpr[reg] & amask);
+		u32 val = 0;
+		int rc;
+		if (in) {
+			if (sys->io(ctx, port, size, true, &val) < 0)
+				return X86_EMU_RETRY;
+			rc = mem(m, true, lin, &val, size);
+		} else {
+			rc = mem(m, false, lin, &val, size);
+			if (rc == X86_EMU_OK && sys->io(ctx, port, size, false, &val) < 0)
+				return X86_EMU_RETRY;
+		}
+		if (rc != X86_EMU_OK)
+			return rc;
+		ctx->gpr[reg] = (ctx->gpr[reg] & ~amask) | ((ctx->gpr[reg] + step) & amask);
+		count--;
+		if (i->rep)
+			ctx->gpr[X86_RCX] = (ctx->gpr[X86_RCX] & ~amask) | (count & amask);
+	}
+	if (!count)
+		ctx->rip = x86_next_rip(ctx, i);
+	return X86_EMU_OK;
+}
+
+static int msr(struct rm *m, const struct x86_sys_ops *sys, bool write)
+{
+	struct x86_emu_ctx *ctx = m->ctx;
+	u64 val = (ctx->gpr[X86_RDX] << 32) | (u32)ctx->gpr[X86_RAX];
+
+	if (sys->msr(ctx, (u32)ctx->gpr[X86_RCX], write, &val) < 0)
+		return X86_EMU_RETRY;
+	if (!write) {
+		ctx->gpr[X86_RAX] = (u32)val;
+		ctx->gpr[X86_RDX] = val >> 32;
+	}
+	ctx->rip = x86_next_rip(ctx, m->in);
+	return X86_EMU_OK;
+}
+
 /* LGDT/LIDT/SGDT/SIDT: limit, then base (24 bits with a 16-bit operand size). */
 static int descriptor_table(struct rm *m, unsigned sub)
 {
@@ -291,6 +345,19 @@ static int privileged(struct rm *m, const struct x86_sys_ops *sys)
 	case X86_K_IN:
 	case X86_K_OUT:
 		return port_io(m, sys, in->kind == X86_K_IN);
+	case X86_K_INS:
+	case X86_K_OUTS:
+		return string_io(m, sys, in->kind == X86_K_INS);
+	case X86_K_RDMSR:
+	case X86_K_WRMSR:
+		return msr(m, sys, in->kind == X86_K_WRMSR);
+	case X86_K_INVLPG:
+		/* With paging off nothing is cached by linear address; with it on, the caller's MMU
+		 * would have to know: not modelled. */
+		if (ctx->cr0 & CR0_PG)
+			return X86_EMU_UNHANDLED;
+		ctx->rip = next;
+		return X86_EMU_OK;
 	default:
 		break;
 	}

@@ -15,15 +15,18 @@ struct x86_sys_ops {
 	int (*io)(struct x86_emu_ctx *ctx, u16 port, unsigned size, bool in, u32 *val);
 	/* HLT, RIP already past it. */
 	int (*halt)(struct x86_emu_ctx *ctx);
+	/* RDMSR (*val filled) or WRMSR. */
+	int (*msr)(struct x86_emu_ctx *ctx, u32 msr, bool write, u64 *val);
 };
 
 /*
  * Emulates the instruction at CS:RIP, for a guest whose code runs in virtual-8086 mode or
  * cannot be run natively at all (segment state a switch into or out of protected mode left).
  * gp: the CPU raised #GP at it in virtual-8086 mode, so only the instructions that mode
- * refuses are emulated (CLI STI PUSHF POPF INT n INT3 INTO IRET HLT IN OUT, MOV to/from CR,
- * LMSW CLTS SMSW, LGDT LIDT SGDT SIDT, WBINVD INVD) and anything else gets the #GP (a limit
- * violation, say). Without gp it also runs the segment loads (MOV/PUSH/POP sreg, far JMP,
+ * refuses are emulated (CLI STI PUSHF POPF INT n INT3 INTO IRET HLT, IN OUT INS OUTS with REP
+ * in batches of ctx->max_reps like x86_emulate's strings, MOV to/from CR, LMSW CLTS SMSW,
+ * LGDT LIDT SGDT SIDT, RDMSR WRMSR, WBINVD INVD, INVLPG with paging off) and anything else
+ * gets the #GP (a limit violation, say). Not modelled: MOV DR, XSETBV. Without gp it also runs the segment loads (MOV/PUSH/POP sreg, far JMP,
  * CALL and RET: descriptors from the GDT in protected mode), near JMP/CALL/RET, MOV r, imm,
  * and every instruction x86_emulate knows. Results as x86_emulate's: UNHANDLED leaves
  * everything unchanged (the caller ends the guest, naming the instruction).

@@ -50,7 +50,23 @@ static int s_halt(struct x86_emu_ctx *ctx)
 	return 0;
 }
 
-static const struct x86_sys_ops sys_ops = { .write_cr = s_write_cr, .io = s_io, .halt = s_halt };
+static u64 msr_value;
+static u32 msr_index;
+static int s_msr(struct x86_emu_ctx *ctx, u32 msr, bool write, u64 *val)
+{
+	(void)ctx;
+	msr_index = msr;
+	if (sys.fail)
+		return -1;
+	if (write)
+		msr_value = *val;
+	else
+		*val = msr_value;
+	return 0;
+}
+
+static const struct x86_sys_ops sys_ops = { .write_cr = s_write_cr, .io = s_io, .halt = s_halt,
+					    .msr = s_msr };
 
 /* Real mode: CS = DS = SS = 0, SP 0x8000, the IVT at 0 (its 256 entries), code at FAKE_CODE. */
 static void setup(struct x86_emu_ctx *ctx, const void *code, size_t n)
@@ -249,6 +265,66 @@ static void test_io_and_hlt(void **state)
 	assert_int_equal(ctx.rip, FAKE_CODE + 5);
 }
 
+/* REP OUTSB from DS:SI in batches (RIP stays until CX is done); INSW to ES:DI downwards; a
+ * fault on the memory side keeps the finished iterations. */
+static void test_string_io(void **state)
+{
+	static const u8 outs[] = { 0xf3, 0x6e }, ins[] = { 0x6d };
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+
+	(void)state;
+	setup(&ctx, outs, sizeof(outs));
+	memcpy(fake.mem + 0x3000, "abc", 3);
+	ctx.gpr[X86_RSI] = 0x3000;
+	ctx.gpr[X86_RCX] = 3;
+	ctx.gpr[X86_RDX] = 0x3f8;
+	ctx.max_reps = 2;
+	assert_int_equal(run(&ctx, true, &res), X86_EMU_OK);
+	assert_int_equal(ctx.rip, FAKE_CODE);
+	assert_true(sys.ios == 2 && ctx.gpr[X86_RCX] == 1 && ctx.gpr[X86_RSI] == 0x3002);
+	assert_int_equal(run(&ctx, true, &res), X86_EMU_OK);
+	assert_true(sys.ios == 3 && sys.out_val == 'c' && sys.port == 0x3f8 && !sys.in);
+	assert_true(ctx.rip == FAKE_CODE + 2 && ctx.gpr[X86_RCX] == 0);
+
+	setup(&ctx, ins, sizeof(ins));
+	ctx.rflags |= RFLAGS_DF;
+	ctx.gpr[X86_RDI] = 0x3010;
+	sys.in_val = 0x4142;
+	assert_int_equal(run(&ctx, true, &res), X86_EMU_OK);
+	assert_int_equal(word_at(0x3010), 0x4142);
+	assert_true(ctx.gpr[X86_RDI] == 0x300e && ctx.rip == FAKE_CODE + 1);
+	ctx.rip = FAKE_CODE;
+	ctx.gpr[X86_RDI] = FAKE_HOLE;
+	assert_int_equal(run(&ctx, true, &res), X86_EMU_FAULT);
+	assert_true(res.fault.vector == VEC_PF && ctx.gpr[X86_RDI] == FAKE_HOLE);
+}
+
+/* RDMSR/WRMSR through the caller (real mode may run them; vm86 refuses), INVLPG with paging off. */
+static void test_msr_and_invlpg(void **state)
+{
+	static const u8 code[] = { 0x0f, 0x30, 0x0f, 0x32, 0x0f, 0x01, 0x38 };
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+
+	(void)state;
+	setup(&ctx, code, sizeof(code));
+	ctx.gpr[X86_RCX] = 0x277;
+	ctx.gpr[X86_RDX] = 0x11;
+	ctx.gpr[X86_RAX] = 0x22;
+	assert_int_equal(run(&ctx, true, &res), X86_EMU_OK);
+	assert_true(msr_index == 0x277 && msr_value == 0x1100000022ull);
+	ctx.gpr[X86_RAX] = ctx.gpr[X86_RDX] = 0;
+	sys.fail = 1;
+	assert_int_equal(run(&ctx, true, &res), X86_EMU_RETRY);
+	assert_int_equal(ctx.rip, FAKE_CODE + 2);
+	sys.fail = 0;
+	assert_int_equal(run(&ctx, true, &res), X86_EMU_OK);
+	assert_true(ctx.gpr[X86_RAX] == 0x22 && ctx.gpr[X86_RDX] == 0x11);
+	assert_int_equal(run(&ctx, true, &res), X86_EMU_OK);
+	assert_int_equal(ctx.rip, FAKE_CODE + sizeof(code));
+}
+
 /* vm86 runs everything but the privileged instructions: a #GP elsewhere is the guest's. Without
  * the #GP the instruction is emulated (x86_emulate's); one nobody knows changes nothing. */
 static void test_genuine_gp_and_unknown(void **state)
@@ -440,6 +516,54 @@ static void test_mode_switches(void **state)
 	assert_int_equal(sys.crs, 2);
 }
 
+/* Hostile input: random bytes at CS:IP in real mode and in protected mode with real mode's
+ * segments, random registers, tables and segment bases. Nothing may crash (ASan, UBSan), an
+ * UNHANDLED or faulting instruction changes no register, and the results are the four. */
+static void test_fuzz(void **state)
+{
+	struct x86_emu_ctx ctx, before;
+	struct x86_emu_result res;
+	unsigned counts[4] = { 0 };
+
+	(void)state;
+	for (unsigned n = 0; n < 200000; n++) {
+		u8 code[15];
+		for (unsigned i = 0; i < sizeof(code); i++)
+			code[i] = (u8)fake_rand();
+		if (n % 4 == 0)
+			code[0] = 0x0f; /* the two-byte map is where the system instructions are */
+		if (n % 4096 == 0)
+			fake_reset(); /* what the instructions wrote, now and then */
+		memset(&sys, 0, sizeof(sys));
+		fake_ctx(&ctx, X86_MODE_16);
+		ctx.cr0 = CR0_ET;
+		fake_code(code, sizeof(code));
+		for (int r = 0; r < 8; r++)
+			ctx.gpr[r] = fake_rand() & (n & 8 ? 0xffffffffull : 0xffff);
+		for (int sg = 0; sg < X86_NR_SREGS; sg++) {
+			ctx.seg[sg].sel = (u16)fake_rand();
+			ctx.seg[sg].base = sg == X86_CS ? 0 : fake_rand() & 0xfff0;
+		}
+		ctx.rflags = 2 | (fake_rand() & 0x4cd5);
+		ctx.gdtr = (struct x86_dtr){ .base = fake_rand() & 0xfff8, .limit = (u16)fake_rand() };
+		ctx.idtr = (struct x86_dtr){ .base = fake_rand() & 0xfffc, .limit = (u16)fake_rand() };
+		if (n & 1)
+			ctx.cr0 |= CR0_PE;
+		sys.fail = (n % 7) == 0;
+		before = ctx;
+		int rc = run(&ctx, n & 2, &res);
+		assert_true(rc >= X86_EMU_OK && rc <= X86_EMU_RETRY);
+		counts[rc]++;
+		if (rc == X86_EMU_UNHANDLED || rc == X86_EMU_FAULT || rc == X86_EMU_RETRY)
+			assert_int_equal(ctx.rip, before.rip);
+		if (rc == X86_EMU_UNHANDLED)
+			assert_memory_equal(&ctx, &before, sizeof(ctx));
+	}
+	/* The fuzz reaches every outcome. */
+	for (int i = 0; i < 4; i++)
+		assert_true(counts[i] > 0);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -449,11 +573,14 @@ int main(void)
 		cmocka_unit_test(test_descriptor_tables),
 		cmocka_unit_test(test_control_registers),
 		cmocka_unit_test(test_io_and_hlt),
+		cmocka_unit_test(test_string_io),
+		cmocka_unit_test(test_msr_and_invlpg),
 		cmocka_unit_test(test_genuine_gp_and_unknown),
 		cmocka_unit_test(test_delivery_faults),
 		cmocka_unit_test(test_real_segments),
 		cmocka_unit_test(test_protected_segments),
 		cmocka_unit_test(test_mode_switches),
+		cmocka_unit_test(test_fuzz),
 	};
 
 	return cmocka_run_group_tests_name("emul-realmode", tests, NULL, NULL);
