@@ -11,7 +11,7 @@ const char guest_name[] = "realmode";
 
 struct rm_results {
 	uint16_t seg, stack, int40, int40_cs, int40_flags, bp, de, fl_cli, fl_sti, fl_popf, cr0,
-		msw, dflt, far, irq, irq_ip;
+		msw, dflt, far, irq, irq_ip, apic_base;
 };
 
 extern char rm_start[], rm_end[], rm_default[], rm_int40[], rm_bp[], rm_de[], rm_bad[],
@@ -56,6 +56,8 @@ static void round_trip(int n)
 	kprintf("round %d: segments, stack, int 0x40, int3, #DE, default vector, flags, cr0, "
 		"far call checked\n", n);
 	kprintf("round %d: irq 0 through the IVT woke sti; hlt\n", n);
+	CHECK((r->apic_base & 0x900) == 0x900, "rdmsr apic base: %x", r->apic_base);
+	kprintf("round %d: rdmsr of IA32_APIC_BASE: BSP, enabled\n", n);
 }
 
 void test_main(void)

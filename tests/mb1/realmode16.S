@@ -29,6 +29,7 @@
 #define R_FAR (RM_RES + 26)
 #define R_IRQ (RM_RES + 28)
 #define R_IRQ_IP (RM_RES + 30)
+#define R_APIC_BASE (RM_RES + 32)
 
 	.data
 saved_esp: .long 0
@@ -97,6 +98,8 @@ rm_bad:	.byte 0
 	.p2align 1
 far_ptr: .word O(rm_far), RM_SEG
 hello:	.asciz "realmode: hello from real mode\r\n"
+strio:	.ascii "realmode: and by rep outsb\r\n"
+strio_end:
 
 	.code16
 pm16:	/* 16-bit protected mode: the data segments' hidden bases are RM_BASE, not 0x20 * 16 */
@@ -210,6 +213,16 @@ rm_after_hlt:
 	out %al, %dx
 	jmp 2b
 4:
+	mov $O(strio), %si
+	mov $strio_end - strio, %cx
+	mov $0x3f8, %dx
+	rep outsb
+
+	/* An MSR: IA32_APIC_BASE, bits 8-11 (BSP, x2APIC, enable). */
+	mov $0x1b, %ecx
+	rdmsr
+	mov %ax, R_APIC_BASE
+
 	/* Up again: LGDT, PE, a far jump to 32-bit code. */
 	cli
 	lgdtl O(gdt_desc)
