@@ -1101,6 +1101,8 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		return;
 	}
 	if (!enterable(v)) {
+		if (s->vm86)
+			r->cpl = 0; /* real mode's, whatever the last protected-mode exit said */
 		*x = (struct vexit){ .reason = UMBRA_EXIT_EMULATE };
 		return;
 	}
