@@ -15,7 +15,7 @@ struct rm_results {
 };
 
 extern char rm_start[], rm_end[], rm_default[], rm_int40[], rm_bp[], rm_de[], rm_bad[],
-	rm_irq0[], rm_after_hlt[];
+	rm_triple[], rm_irq0[], rm_after_hlt[];
 void rm_call(void);
 
 static uint32_t vector(const char *handler)
@@ -77,6 +77,7 @@ void test_main(void)
 	ivt[0x40] = vector(rm_int40);
 	ivt[0x20] = vector(rm_irq0);
 	dst[rm_bad - rm_start] = (char)mb1_arg_num("bad", 0);
+	dst[rm_triple - rm_start] = (char)mb1_arg_num("triple", 0);
 	round_trip(1);
 	round_trip(2);
 }
