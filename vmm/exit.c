@@ -401,6 +401,9 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 {
 	u64 rip = v->hw.regs.rip, rflags = v->hw.regs.rflags;
 
+	/* An event that emulation delivers (real mode's IVT) is no instruction: it owes no trap. */
+	if (x->reason == UMBRA_EXIT_EMULATE && v->hw.pending.valid)
+		rflags &= ~(u64)RFLAGS_TF;
 	bootprof_exit(v, x);
 	v->exits[x->reason < UMBRA_EXIT_REASONS ? x->reason : UMBRA_EXIT_OTHER]++;
 	v->exits_total++;
