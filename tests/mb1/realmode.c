@@ -31,9 +31,9 @@ static void round_trip(int n)
 	for (unsigned i = 0; i < sizeof(*r); i++)
 		z[i] = 0;
 	/* IRQ 0 every millisecond (8254 channel 0, mode 2), held by the 8259's mask until the
-	 * real-mode code opens it. Periodic, because QEMU's TCG under SVM opens the interrupt
-	 * window right after STI, before the HLT its shadow covers: the first interrupt may
-	 * come before the HLT and the next one wakes it. */
+	 * real-mode code opens it. Periodic, because under Umbra on QEMU's SVM the interrupt
+	 * window opens right after STI, before the HLT its shadow covers (docs/testing.md): the
+	 * first interrupt may come before the HLT and the next one wakes it. */
 	pic_set_mask(0xffff);
 	outb(0x43, 0x34);
 	outb(0x40, 0xa9);
