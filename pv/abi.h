@@ -131,7 +131,7 @@ struct umbra_boot_info {
 	X(MSR, msr) X(CPUID, cpuid) X(HLT, hlt) X(EXCEPTION, exception) X(INTR, intr) X(NMI, nmi) \
 	X(IRQ_WINDOW, irq_window) X(RDTSCP, rdtscp) X(SHUTDOWN, shutdown) X(INVALID, invalid) \
 	X(OTHER, other) X(NESTED_FAULT, npf) X(PREEMPT, preempt) \
-	X(DR_ACCESS, dr) X(INSN, insn)
+	X(DR_ACCESS, dr) X(INSN, insn) X(EMULATE, emulate)
 
 #define UMBRA_EXIT_ENUM_(name, short_name) UMBRA_EXIT_##name,
 enum umbra_exit_reason {

@@ -13,6 +13,7 @@
 #include "vmm/irq.h"
 #include "vmm/msr.h"
 #include "vmm/options.h"
+#include "vmm/realmode.h"
 #include "vmm/vcpu.h"
 
 static void audit_after_fault(struct vcpu *v)
@@ -253,10 +254,8 @@ static void handle_cpuid(struct vcpu *v, const struct vexit *x)
 	vcpu_skip(v, x);
 }
 
-static void handle_hlt(struct vcpu *v, const struct vexit *x)
+void exit_halt(struct vcpu *v)
 {
-	if (!vcpu_skip(v, x))
-		return;
 	/* With IF=1 the vCPU waits for an interrupt (the CPU runs others meanwhile). With IF=0
 	 * only an NMI could wake it, and none is ever sent: the guest has ended. So has one that
 	 * waits with no interrupt source armed: nothing would ever wake it. */
@@ -268,6 +267,12 @@ static void handle_hlt(struct vcpu *v, const struct vexit *x)
 	vm_end(v->vm, VM_END_HALT, 0,
 	       (v->hw.regs.rflags & RFLAGS_IF) ? "HLT with nothing that could wake it"
 					    : "HLT with interrupts off");
+}
+
+static void handle_hlt(struct vcpu *v, const struct vexit *x)
+{
+	if (vcpu_skip(v, x))
+		exit_halt(v);
 }
 
 /* #BP and INT n are intercepted only for the gdb stub: one of its breakpoints stops the guest;
@@ -396,6 +401,9 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 {
 	u64 rip = v->hw.regs.rip, rflags = v->hw.regs.rflags;
 
+	/* An event that emulation delivers (real mode's IVT) is no instruction: it owes no trap. */
+	if (x->reason == UMBRA_EXIT_EMULATE && v->hw.pending.valid)
+		rflags &= ~(u64)RFLAGS_TF;
 	bootprof_exit(v, x);
 	v->exits[x->reason < UMBRA_EXIT_REASONS ? x->reason : UMBRA_EXIT_OTHER]++;
 	v->exits_total++;
@@ -419,6 +427,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	case UMBRA_EXIT_DR_ACCESS: handle_dr_access(v, x); break;
 	case UMBRA_EXIT_INSN: handle_insn(v, x); break;
 	case UMBRA_EXIT_EXCEPTION: handle_exception(v, x); break;
+	case UMBRA_EXIT_EMULATE: realmode_exit(v, x); break;
 	case UMBRA_EXIT_INTR:
 	case UMBRA_EXIT_PREEMPT:
 	case UMBRA_EXIT_NMI:

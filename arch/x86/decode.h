@@ -33,6 +33,12 @@ struct x86_seg {
 	u16 attr;
 };
 
+/* GDTR or IDTR. */
+struct x86_dtr {
+	u64 base;
+	u32 limit;
+};
+
 #define X86_MAX_INSN_LEN 15
 
 /* The value is the default address size in bytes, which is how the decoder uses it. */
@@ -45,6 +51,7 @@ struct x86_emu_ctx {
 	u64 rflags;
 	u64 cr0, cr2, cr3, cr4, efer;
 	struct x86_seg seg[X86_NR_SREGS];
+	struct x86_dtr gdtr, idtr; /* with seg[]: filled by read_segments */
 	int cpl;
 	u32 max_reps; /* string iterations per x86_emulate call; 0 = X86_EMU_DEFAULT_REPS */
 	void *opaque; /* the caller's (e.g. its vCPU); never touched here */

@@ -366,6 +366,27 @@ static void svm_read_segments(struct vcpu_hw *v)
 	seg_from_vmcb(&s[X86_DS], &vmcb->ds);
 	seg_from_vmcb(&s[X86_FS], &vmcb->fs);
 	seg_from_vmcb(&s[X86_GS], &vmcb->gs);
+	v->regs.gdtr = (struct x86_dtr){ .base = vmcb->gdtr.base, .limit = vmcb->gdtr.limit };
+	v->regs.idtr = (struct x86_dtr){ .base = vmcb->idtr.base, .limit = vmcb->idtr.limit };
+}
+
+/* SVM runs every mode natively and never asks for emulation; this serves a caller that
+ * changed the segments anyway. */
+static void svm_write_segments(struct vcpu_hw *v)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+	const struct x86_seg *s = v->regs.seg;
+	seg_to_vmcb(&vmcb->es, &s[X86_ES]);
+	seg_to_vmcb(&vmcb->cs, &s[X86_CS]);
+	seg_to_vmcb(&vmcb->ss, &s[X86_SS]);
+	seg_to_vmcb(&vmcb->ds, &s[X86_DS]);
+	seg_to_vmcb(&vmcb->fs, &s[X86_FS]);
+	seg_to_vmcb(&vmcb->gs, &s[X86_GS]);
+	vmcb->gdtr.base = v->regs.gdtr.base;
+	vmcb->gdtr.limit = v->regs.gdtr.limit;
+	vmcb->idtr.base = v->regs.idtr.base;
+	vmcb->idtr.limit = v->regs.idtr.limit;
+	vmcb->clean = 0;
 }
 
 static void svm_flush_tlb(struct vcpu_hw *v)
@@ -669,6 +690,7 @@ const struct virt_backend svm_backend = {
 	.vcpu_run = svm_vcpu_run,
 	.update_paging = svm_update_paging,
 	.read_segments = svm_read_segments,
+	.write_segments = svm_write_segments,
 	.flush_tlb = svm_flush_tlb,
 	.set_cr2 = svm_set_cr2,
 	.irq_window_open = svm_irq_window_open,

@@ -31,6 +31,9 @@ struct vexit {
 	u8 io_size;        /* IO: 1, 2, 4 */
 	bool io_in, io_string, io_rep;
 	bool msr_write;    /* MSR */
+	bool emulate_gp;   /* EMULATE: the CPU raised #GP at the instruction (virtual-8086 mode
+			      refuses it); else the backend cannot enter the state at all, or has
+			      an event to deliver that only emulation can (real mode's IVT) */
 	bool vectoring;    /* the exit cut an event delivery short (now back in vcpu->pending):
 			      the instruction at RIP has not run, nothing there may be emulated */
 	u64 raw_code;      /* the vendor's own exit code and qualification, for dumps */
@@ -166,8 +169,10 @@ struct virt_backend {
 	 * recompute what the CPU really runs with. 0, or <0 with *why saying what this CPU cannot
 	 * run (vmm/ then ends the guest). */
 	int (*update_paging)(struct vcpu_hw *v, const char **why);
-	/* Fill v->regs.seg[] from the control structure (for decoding and dumps). */
+	/* Fill v->regs.seg[], gdtr and idtr from the control structure (for decoding and dumps). */
 	void (*read_segments)(struct vcpu_hw *v);
+	/* The emulator changed them (UMBRA_EXIT_EMULATE): load them into the control structure. */
+	void (*write_segments)(struct vcpu_hw *v);
 	/* Flush v's TLB before its next entry. */
 	void (*flush_tlb)(struct vcpu_hw *v);
 	/* Guest CR2 as the guest sees it (set when a #PF is injected). */

@@ -4,6 +4,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/realmode.h"
 #include "lib/assert.h"
 #include "lib/palloc.h"
 #include "lib/printf.h"
@@ -60,6 +61,8 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 	SEG_FIELDS(4), SEG_FIELDS(5), SEG_FIELDS(6), SEG_FIELDS(7),
 };
 #define AR_UNUSABLE BIT(16)
+#define AR_VM86 0xf3 /* every segment in virtual-8086 mode: present, DPL 3, read/write data */
+#define RFLAGS_IOPL (3ull << 12)
 
 /* Control bits */
 #define PIN_EXT_INTR BIT(0)
@@ -211,6 +214,18 @@ struct vmx_vcpu {
 	bool tdp;         /* on EPT: the guest's own CR0/CR3/CR4/EFER run on the CPU */
 	bool pdptes_set;  /* the VMCS PDPTE fields hold this PAE context's PDPTEs */
 	u64 eptp;
+	/* Real mode under shadow paging runs in virtual-8086 mode (RFLAGS.VM, IOPL 0 so that
+	 * CLI, STI, PUSHF, POPF, INT n and IRET #GP, a TR limit below the I/O map base so that
+	 * every port access #GPs, every exception intercepted): the #GPs come back as
+	 * UMBRA_EXIT_EMULATE. rm_seg is the guest's view of its segments meanwhile; the VMCS
+	 * holds their vm86 form, which exists only for base = selector * 16 and 64 KiB limits.
+	 * What vm86 cannot express, and the events real mode takes through its IVT, are
+	 * emulated (arch/x86/realmode.c, vmm/realmode.c). */
+	bool vm86;
+	bool vm86_loaded; /* the VMCS segments are rm_seg in vm86 form */
+	bool pm_check;    /* back in protected mode: enter only once VM entry accepts the segments */
+	u32 tr_limit;     /* the guest's TR limit, set aside while vm86 mode runs with 0 */
+	struct x86_seg rm_seg[X86_NR_SREGS];
 };
 
 /* Pages of a vCPU's allocation. */
@@ -485,6 +500,49 @@ static void write_seg(int i, u16 sel, u64 base, u32 limit, u32 ar)
 	vmwrite(seg_field[i].ar, ar);
 }
 
+static struct x86_seg vmcs_seg(int i)
+{
+	return (struct x86_seg){ .sel = (u16)vmread(seg_field[i].sel),
+				 .base = vmread(seg_field[i].base),
+				 .limit = (u32)vmread(seg_field[i].limit),
+				 .attr = attr_from_ar((u32)vmread(seg_field[i].ar)) };
+}
+
+/* Selectors the guest loaded natively in vm86 mode: the same limits, base = selector * 16. */
+static void rm_sync(struct vmx_vcpu *s)
+{
+	if (!s->vm86_loaded)
+		return;
+	for (int i = 0; i < X86_NR_SREGS; i++) {
+		u16 sel = (u16)vmread(seg_field[i].sel);
+		if (sel != s->rm_seg[i].sel)
+			x86_realmode_load_seg(&s->rm_seg[i], sel);
+	}
+}
+
+static void enter_vm86(struct vmx_vcpu *s)
+{
+	for (int i = 0; i < X86_NR_SREGS; i++)
+		s->rm_seg[i] = vmcs_seg(i);
+	s->tr_limit = (u32)vmread(seg_field[SEG_TR].limit);
+	vmwrite(seg_field[SEG_TR].limit, 0);
+	s->vm86 = true;
+	s->vm86_loaded = false;
+}
+
+/* CR0.PE set again: the real-mode segments become protected-mode ones as the CPU keeps them
+ * (the guest's far jump then loads CS from its GDT). */
+static void leave_vm86(struct vmx_vcpu *s)
+{
+	rm_sync(s);
+	for (int i = 0; i < X86_NR_SREGS; i++)
+		write_seg(i, s->rm_seg[i].sel, s->rm_seg[i].base, s->rm_seg[i].limit,
+			  attr_to_ar(&s->rm_seg[i]));
+	vmwrite(seg_field[SEG_TR].limit, s->tr_limit);
+	s->vm86 = s->vm86_loaded = false;
+	s->pm_check = true;
+}
+
 /* Clears the exit bits of the given MSRs in the 4 KiB MSR bitmap (reads low/high, then
  * writes low/high, 1 KiB each). */
 static void msr_passthrough(u8 *bitmap, const u32 *msrs, size_t n)
@@ -709,14 +767,17 @@ static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 		update_paging_tdp(v);
 		return 0;
 	}
-	if (!(r->cr0 & CR0_PE)) {
-		/* Without unrestricted guest only virtual-8086 mode could run real-mode code. */
-		*why = "real mode (CR0.PE=0) is not supported under VMX";
-		return -1;
-	}
+	/* Without unrestricted guest real mode runs in virtual-8086 mode. */
+	bool real = !(r->cr0 & CR0_PE);
+	if (real && !s->vm86)
+		enter_vm86(s);
+	else if (!real && s->vm86)
+		leave_vm86(s);
 	/* NE and PE stay on as VMX demands (the guest's view is in the read shadows). */
 	struct virt_shadow_regs sh;
 	virt_shadow_regs(v, &sh);
+	if (real) /* vm86 INT n through the TSS's redirection map: not what real mode does */
+		sh.cr4 &= ~(u64)(CR4_VME | CR4_PVI);
 	vmwrite(F_GUEST_CR0, (sh.cr0 | CR0_NE | CR0_PE | caps.cr0_fixed0) & caps.cr0_fixed1);
 	vmwrite(F_GUEST_CR4, (sh.cr4 | CR4_VMXE | caps.cr4_fixed0) & caps.cr4_fixed1);
 	vmwrite(F_CR0_SHADOW, r->cr0);
@@ -739,17 +800,97 @@ static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 
 static void vmx_read_segments(struct vcpu_hw *v)
 {
+	struct vmx_vcpu *s = state_of(v);
 	struct x86_seg *seg = v->regs.seg;
 
 	/* A VMCS is active on one CPU only: elsewhere (the final report's dump) the segments
 	 * read last, and at a triple fault or failed entry, must do. */
-	if (this_cpu()->index != v->cpu || !load_vmcs(state_of(v)))
+	if (this_cpu()->index != v->cpu || !load_vmcs(s))
 		return;
+	rm_sync(s);
 	for (int i = 0; i < X86_NR_SREGS; i++)
-		seg[i] = (struct x86_seg){ .sel = (u16)vmread(seg_field[i].sel),
-					   .base = vmread(seg_field[i].base),
-					   .limit = (u32)vmread(seg_field[i].limit),
-					   .attr = attr_from_ar((u32)vmread(seg_field[i].ar)) };
+		seg[i] = s->vm86 ? s->rm_seg[i] : vmcs_seg(i);
+	v->regs.gdtr = (struct x86_dtr){ .base = vmread(F_GUEST_GDTR_BASE),
+					 .limit = (u32)vmread(F_GUEST_GDTR_LIMIT) };
+	v->regs.idtr = (struct x86_dtr){ .base = vmread(F_GUEST_IDTR_BASE),
+					 .limit = (u32)vmread(F_GUEST_IDTR_LIMIT) };
+}
+
+static void vmx_write_segments(struct vcpu_hw *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+	const struct x86_seg *seg = v->regs.seg;
+
+	if (!load_vmcs(s))
+		return;
+	vmwrite(F_GUEST_GDTR_BASE, v->regs.gdtr.base);
+	vmwrite(F_GUEST_GDTR_LIMIT, v->regs.gdtr.limit);
+	vmwrite(F_GUEST_IDTR_BASE, v->regs.idtr.base);
+	vmwrite(F_GUEST_IDTR_LIMIT, v->regs.idtr.limit);
+	if (s->vm86) {
+		for (int i = 0; i < X86_NR_SREGS; i++)
+			s->rm_seg[i] = seg[i];
+		s->vm86_loaded = false;
+		return;
+	}
+	for (int i = 0; i < X86_NR_SREGS; i++)
+		write_seg(i, seg[i].sel, seg[i].base, seg[i].limit, attr_to_ar(&seg[i]));
+	s->pm_check = true;
+}
+
+/* VM entry's checks of protected-mode segments without unrestricted guest (SDM 26.3.1.2),
+ * which a state the guest's mode switch left may fail: CS code, SS writable data with
+ * DPL = RPL = CS's RPL, CS's DPL against SS's, data segments' DPL not below their RPL. */
+static bool pm_segments_enterable(void)
+{
+	struct x86_seg cs = vmcs_seg(X86_CS), ss = vmcs_seg(X86_SS);
+	unsigned cs_dpl = (cs.attr >> 5) & 3, ss_dpl = (ss.attr >> 5) & 3, rpl = cs.sel & 3;
+	bool conforming = (cs.attr & 0xc) == 0xc;
+
+	if (!(cs.attr & X86_SEG_P) || !(cs.attr & X86_SEG_TYPE_CODE) || !(ss.attr & X86_SEG_P) ||
+	    (ss.attr & X86_SEG_TYPE_CODE) || !(ss.attr & 2) || (ss.sel & 3) != rpl ||
+	    ss_dpl != rpl || (conforming ? cs_dpl > ss_dpl : cs_dpl != ss_dpl))
+		return false;
+	for (int i = 0; i < X86_NR_SREGS; i++) {
+		struct x86_seg d = vmcs_seg(i);
+		bool conforming_code = (d.attr & 0xc) == 0xc;
+		if (i != X86_CS && i != X86_SS && (d.attr & X86_SEG_P) && !conforming_code &&
+		    ((d.attr >> 5) & 3) < (d.sel & 3u))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Can the CPU enter the guest as it is? In real mode only in vm86 mode, with segments that
+ * mode can express (base = selector * 16, 64 KiB limits, 16-bit code) and no event to deliver
+ * (vm86 would take it through a protected-mode IDT; real mode's IVT is emulated). Back in
+ * protected mode, once the segments pass VM entry's checks.
+ */
+static bool enterable(struct vcpu_hw *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+
+	if (!s->vm86) {
+		if (s->pm_check && !pm_segments_enterable())
+			return false;
+		s->pm_check = false;
+		return true;
+	}
+	if (v->pending.valid)
+		return false;
+	if (s->vm86_loaded)
+		return true;
+	for (int i = 0; i < X86_NR_SREGS; i++) {
+		const struct x86_seg *g = &s->rm_seg[i];
+		if (g->base != (u64)g->sel << 4 || g->limit != 0xffff ||
+		    (i == X86_CS && (g->attr & X86_SEG_DB)))
+			return false;
+	}
+	for (int i = 0; i < X86_NR_SREGS; i++)
+		write_seg(i, s->rm_seg[i].sel, (u64)s->rm_seg[i].sel << 4, 0xffff, AR_VM86);
+	s->vm86_loaded = true;
+	return true;
 }
 
 static void vmx_flush_tlb(struct vcpu_hw *v)
@@ -888,6 +1029,11 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		} else if (x->vector == VEC_PF) {
 			x->reason = UMBRA_EXIT_PAGE_FAULT;
 			x->addr = qual;
+		} else if (x->vector == VEC_GP && state_of(v)->vm86) {
+			x->reason = UMBRA_EXIT_EMULATE; /* an instruction vm86 mode refuses */
+			x->emulate_gp = true;
+		} else if (x->vector == VEC_OF && state_of(v)->vm86) {
+			x->reason = UMBRA_EXIT_EMULATE; /* INTO: real mode returns past it */
 		} else {
 			x->reason = UMBRA_EXIT_EXCEPTION;
 			/* B0-B3, BD, BS: SDM 27.1, a #DB exit leaves DR6 as it was. */
@@ -954,9 +1100,16 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		*x = (struct vexit){ .reason = UMBRA_EXIT_INVALID };
 		return;
 	}
+	if (!enterable(v)) {
+		if (s->vm86)
+			r->cpl = 0; /* real mode's, whatever the last protected-mode exit said */
+		*x = (struct vexit){ .reason = UMBRA_EXIT_EMULATE };
+		return;
+	}
 	vmwrite(F_GUEST_RSP, r->gpr[X86_RSP]);
 	vmwrite(F_GUEST_RIP, r->rip);
-	vmwrite(F_GUEST_RFLAGS, r->rflags);
+	/* vm86 mode: the guest's IOPL is kept aside (0 makes its flag instructions #GP). */
+	vmwrite(F_GUEST_RFLAGS, s->vm86 ? (r->rflags & ~RFLAGS_IOPL) | RFLAGS_VM : r->rflags);
 	u32 shadow = entry_shadow(v);
 	if (shadow != s->shadow) {
 		u64 in = vmread(F_GUEST_INTERRUPTIBILITY);
@@ -965,7 +1118,8 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	}
 	if (s->tsc_aux)
 		s->tsc_aux->value = v->tsc_aux;
-	u32 exc = virt_exc_bitmap(&v->pending, s->tdp, v->exc_debug);
+	/* In vm86 mode the CPU would deliver exceptions through a protected-mode IDT: all exit. */
+	u32 exc = s->vm86 ? ~0u : virt_exc_bitmap(&v->pending, s->tdp, v->exc_debug);
 	if (exc != s->exc_bitmap) {
 		s->exc_bitmap = exc;
 		vmwrite(F_EXC_BITMAP, exc);
@@ -1002,11 +1156,14 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	r->gpr[X86_RSP] = vmread(F_GUEST_RSP);
 	r->rip = s->exit_rip = vmread(F_GUEST_RIP);
 	s->shadow = (u32)vmread(F_GUEST_INTERRUPTIBILITY) & 3;
+	u64 iopl = r->rflags & RFLAGS_IOPL;
 	r->rflags = vmread(F_GUEST_RFLAGS);
+	if (s->vm86)
+		r->rflags = (r->rflags & ~(RFLAGS_VM | RFLAGS_IOPL)) | iopl;
 	r->cr2 = s->cr2;
 	if (s->tdp)
 		r->cr3 = vmread(F_GUEST_CR3); /* the guest loads CR3 without us */
-	r->cpl = (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
+	r->cpl = s->vm86 ? 0 : (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
 	decode_exit(v, x);
 	if (x->reason == UMBRA_EXIT_SHUTDOWN || x->reason == UMBRA_EXIT_INVALID)
 		vmx_read_segments(v);
@@ -1072,6 +1229,7 @@ const struct virt_backend vmx_backend = {
 	.vcpu_run = vmx_vcpu_run,
 	.update_paging = vmx_update_paging,
 	.read_segments = vmx_read_segments,
+	.write_segments = vmx_write_segments,
 	.flush_tlb = vmx_flush_tlb,
 	.set_cr2 = vmx_set_cr2,
 	.irq_window_open = vmx_irq_window_open,

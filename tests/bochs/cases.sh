@@ -23,4 +23,24 @@ GUEST_GROUPS_NO_CRASH=1 guest_groups bochs-ryzen --emu bochs --cpu ryzen --smp 2
 # EPT with unrestricted guest: the guests run their own CR0/CR3/CR4 on the nested table.
 guest_group bochs-haswell-tdp-paging "paging-off perm32 permpae perm64" --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 300 --cmdline mmu=tdp
 
+# Real mode without unrestricted guest (check-mb1 compares the realmode kernel's output with
+# native and SVM runs): with a mode switch that leaves an instruction Umbra cannot emulate
+# (bad=1), and with an interrupt vector table too short for INT n, #GP and #DF (triple=1),
+# those guests alone end, with a message and as a triple fault, and the healthy one beside
+# them passes; and the same kernel on EPT with unrestricted guest, where the CPU runs real
+# mode itself.
+case_run bochs-haswell-realmode-bad --emu bochs --cpu corei7_haswell_4770 --timeout 300 \
+  --module "build/mb1/realmode.elf name=rmbad cpu=0 expect=crash -- bad=1" \
+  --module "build/mb1/realmode.elf name=rmtriple cpu=0 expect=crash -- triple=1" \
+  --module "build/guests/healthy.elf name=healthy cpu=0" \
+  --expect guests_passed=1 --expect guests_crashed=2 --expect guests_failed=0 \
+  --expect-log "guest rmtriple: ended=triple-fault .*fault while delivering #DF" \
+  --expect-log "\[rmbad\] real mode: cannot emulate the instruction at 0018:[0-9a-f]+ \(bytes d4 0a" \
+  --expect-log "guest rmbad: ended=fatal .*instruction Umbra cannot emulate" \
+  --expect-log "guest healthy: ended=result status=33"
+case_run bochs-haswell-realmode-tdp --emu bochs --cpu corei7_haswell_4770 --timeout 300 \
+  --cmdline "mmu=tdp" --module "build/mb1/realmode.elf name=realmode" \
+  --expect guests_passed=1 --expect-log "\[realmode\] round 2: segments, stack, .* checked" \
+  --expect-log "nested_filled=[1-9]"
+
 suite_end bochs

@@ -1,5 +1,5 @@
 # check-bochs: Umbra on Bochs (VMX on Haswell, SVM on Ryzen).
 SUITES += check-bochs
 .PHONY: check-bochs
-check-bochs: $(BUILD)/umbra.elf guests
+check-bochs: $(BUILD)/umbra.elf guests $(BUILD)/mb1/realmode.elf
 	@tests/bochs/cases.sh

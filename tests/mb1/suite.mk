@@ -11,7 +11,7 @@ MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 c
             lapic:lapic:32:PM_OFF lapic64:lapic:64:PM_64 \
             intr32:intr:32:PM_32 intrpae:intr:32:PM_PAE intr64:intr:64:PM_64 \
             pvh:pvh:32:PM_OFF pvh64:pvh:32:PM_OFF gdbtarget:gdbtarget:32:PM_OFF \
-            gdbtarget64:gdbtarget:64:PM_64
+            gdbtarget64:gdbtarget:64:PM_64 realmode:realmode:32:PM_OFF
 MB1_NAMES := $(foreach k,$(MB1_LIST),$(firstword $(subst :, ,$(k))))
 MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
 
@@ -34,6 +34,12 @@ $(patsubst %,$(MB1_OUT)/obj/%-entry.o,$(MB1_PVH)): $(MB1_OUT)/obj/%-entry.o: tes
 	@$(if $(Q),echo "  CC      $< ($*)")
 	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_CFLAGS_32) -DPVH_DESC_BYTES=$(if $(MB1_POST_$*),8,4) \
 	  -c $< -o $@
+# The real-mode kernel's 16-bit half (and its way down and up).
+MB1_EXTRA_realmode := $(MB1_OUT)/obj/realmode16.o
+$(MB1_OUT)/obj/realmode16.o: tests/mb1/realmode16.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_CFLAGS_32) -c $< -o $@
 mb1_lds = $(or $(MB1_LDS_$(1)),tests/guests/lib/guest.ld)
 
 # name, source, arch, mode; 64-bit images become ELF32 as in tests/guests/suite.mk.
