@@ -6,6 +6,7 @@ size=$1 out=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 img=build/bench/bench64.elf
+so=build/bench/exitcount.so
 mkdir -p "$out"
 csv="$out/results.csv"
 echo "mode,workload,params,metric,value" > "$csv"
@@ -20,20 +21,27 @@ run_mode() {
       timeout 300 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 64M -kernel "$img" \
         -append "sizes=$size" -display none -serial "file:$log" -monitor none -no-reboot \
         -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >/dev/null 2>&1
-      tr -d '\r' < "$log" | grep -a '^BENCH ' ;;
+      tr -d '\r' < "$log" | grep -a '^BENCH' ;;
     cached|nocache|tdp)
-      local cl=""; [ $mode != cached ] && cl="mmu=$mode"
-      "$harness" --cpu max --smp 1 --cmdline "$cl" --timeout 300 \
+      local cl="" plugin=() accel=${UMBRA_ACCEL:-}; [ $mode != cached ] && cl="mmu=$mode"
+      # The cached run carries the instruction-counting plugin (TCG only: under KVM no
+      # instruction passes through QEMU).
+      if [ $mode = cached ]; then
+        plugin=(--qemu-arg -plugin --qemu-arg "$(tests/bench/plugin-args.sh "$so" build/umbra.elf \
+          "$out/cached.trace")${BENCH_PROFILE:+,profile=$BENCH_PROFILE}")
+        accel=tcg
+      fi
+      UMBRA_ACCEL=$accel "$harness" --cpu max --smp 1 --cmdline "$cl" --timeout 300 "${plugin[@]}" \
         --module "$img name=bench mem=64 -- sizes=$size" "bench-$size-$mode" > "$out/$mode.run" 2>&1 \
         || { echo "bench: the $mode run failed:" >&2; cat "$out/$mode.run" >&2; }
-      tr -d '\r' < "build/harness/bench-$size-$mode/serial.txt" | grep -a '^\[bench\] BENCH ' |
-        sed 's/^\[bench\] //' ;;
+      tr -d '\r' < "build/harness/bench-$size-$mode/serial.txt" | grep -a '^\[bench\] BENCH' |
+        sed 's/^\[bench\] //' | tee "$out/$mode.bench" ;;
   esac
 }
 
 modes="cached nocache tdp native"
 for m in $modes; do
-  run_mode $m | while read -r _ rest; do
+  run_mode $m | grep '^BENCH ' | while read -r _ rest; do
     wl=$(sed -E 's/.*workload=([^ ]+).*/\1/' <<<"$rest")
     params=$(sed -E 's/workload=[^ ]+ //; s/ ops=.*//' <<<"$rest")
     for metric in cycles_per_op exits_per_op_x1000 faults_per_op_x1000; do
@@ -65,6 +73,12 @@ while IFS=, read -r wl params; do
 done <<<"$rows"
 echo "(tdp: nested paging, NPT under QEMU -cpu max; cycles are guest TSC cycles under QEMU TCG)"
 
+# Umbra's instructions, from the plugin's trace of the cached run (rows join results.csv).
+insns=$(tests/bench/insns.py "$out/cached.trace" "$out/cached.bench" "$csv" build/umbra.elf) ||
+  echo "bench: no instruction counts (tests/bench/insns.py failed)" >&2
+grep -v '^INSNS ' <<<"$insns"
+insn_of() { sed -nE "s/^INSNS .*$1=(-?[0-9]+).*/\1/p" <<<"$insns"; }
+
 # Targets: marks, not assertions (smoke mode asserts the deterministic relations instead).
 mark() { if [ "$1" = 1 ]; then echo "[met]"; else echo "[missed]"; fi; }
 num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
@@ -83,6 +97,9 @@ echo "  nocache/cached exits $(ratio "$ne" "$ce")x >= 50x $(mark "$(cmp_ge "$(ra
 echo "  nocache/cached cycles $(ratio "$nc" "$cc")x >= 10x $(mark "$(cmp_ge "$(ratio "$nc" "$cc")" 10)")"
 echo "  cached/tdp cycles per switch (P=8 W=64) $(ratio "$cc" "$tc")x <= 1.5x $(mark "$(cmp_le "$(ratio "$cc" "$tc")" 1.5)")"
 echo "  forkflood exits per rewrite: stores $fs <= 1.5 $(mark "$(cmp_le "$fs" 1.5)"), pv batch $fp <= 1 $(mark "$(cmp_le "$fp" 1)")"
+cs=$(insn_of cr3_switch)
+echo "  cached CR3 switch: $cs Umbra instructions from #VMEXIT to VMRUN <= 1000 $(mark "$(cmp_le "$cs" 1000)")"
+echo "  shadow fill exit (median, whole exit path): $(insn_of fill_median) Umbra instructions; emulated PT write exit: $(insn_of ptwrite_median)"
 
 if [ "$size" = full ]; then
   if command -v gnuplot >/dev/null; then
