@@ -11,6 +11,8 @@
  *                  snapshots), so a workload's exits are those between two marks
  *   profile=KIND   also writes "P ADDR N" lines: the instructions exits of KIND ran per block start
  *                  address, summed (tests/bench/insns.py symbolizes them: where an exit's time goes)
+ *   profile_max=N  ... only of the exits of at most N instructions (the common case, not the rare
+ *                  slow one)
  *   out=FILE       the trace: "E cpu kind umbra_insns guest_insns_before" per exit, "M cpu exit#"
  *                  per mark, and a closing "T" line with the totals
  * Guests are linked at the same addresses as Umbra (1 MiB), so the address alone does not say who
@@ -38,6 +40,7 @@ static struct { char kind[16]; uint64_t addr; } tags[MAX_TAGS];
 static unsigned ntags;
 static FILE *out;
 static char profile_kind[16];
+static uint64_t profile_max = ~0ull;
 
 /* The profile: blocks run in the current exit, then summed per address for exits of KIND. */
 #define PROF_EXIT 8192
@@ -126,7 +129,7 @@ static void block_exec(unsigned idx, void *udata)
 		fprintf(out, "E %u %s %" PRIu64 " %" PRIu64 "\n", idx, kind_name(c->kind), c->umbra,
 			c->guest);
 		c->exits++;
-		if (profiling && !strcmp(kind_name(c->kind), profile_kind))
+		if (profiling && !strcmp(kind_name(c->kind), profile_kind) && c->umbra <= profile_max)
 			prof_add();
 		prof_len = 0;
 	}
@@ -232,6 +235,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			     parse_u64(strchr(a, '-') + 1, &text_hi);
 		else if (!strncmp(a, "profile=", 8) && strlen(a + 8) < sizeof(profile_kind))
 			ok = (profiling = 1, strcpy(profile_kind, a + 8), 1);
+		else if (!strncmp(a, "profile_max=", 12))
+			ok = parse_u64(a + 12, &profile_max);
 		else if (!strncmp(a, "out=", 4))
 			ok = *(path = a + 4) != 0;
 		else if (!strncmp(a, "tag=", 4) && (colon = strchr(a + 4, ':')) &&

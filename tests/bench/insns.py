@@ -100,8 +100,9 @@ def main():
 
     if prof:
         # The profile: per function, instructions per exit of the profiled kind.
-        kind = os.environ.get("BENCH_PROFILE", "")
-        nexits = max(1, len(per_kind.get(kind, [])))
+        kind = os.environ.get("BENCH_PROFILE", "").split(",")[0]
+        limit = int(os.environ.get("BENCH_PROFILE", "").partition("profile_max=")[2] or 1 << 62)
+        nexits = max(1, len([u for u in per_kind.get(kind, []) if u <= limit]))
         names = subprocess.run(["addr2line", "-f", "-e", elf] + ["0x%x" % a for a, _ in prof],
                                capture_output=True, text=True).stdout.split("\n")[0::2]
         by_fn = {}
