@@ -109,7 +109,7 @@ def main():
         for (_, n), name in zip(prof, names):
             by_fn[name] = by_fn.get(name, 0) + n
         print("\nprofile of %s exits: instructions per exit by function" % kind)
-        for name, n in sorted(by_fn.items(), key=lambda t: -t[1])[:40]:
+        for name, n in sorted(by_fn.items(), key=lambda t: -t[1])[:80]:
             print("%8.1f %s" % (n / nexits, name))
 
     # The hot cases as the targets name them, for run.sh (one line, key=value).
