@@ -43,7 +43,7 @@ static char profile_kind[16];
 static uint64_t profile_max = ~0ull;
 
 /* The profile: blocks run in the current exit, then summed per address for exits of KIND. */
-#define PROF_EXIT 8192
+#define PROF_EXIT (1u << 18)
 #define PROF_SLOTS (1u << 16)
 static struct { uint64_t addr, n; } prof_exit[PROF_EXIT], prof[PROF_SLOTS];
 static unsigned prof_len;
