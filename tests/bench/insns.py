@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Reads the exitcount plugin's trace: Umbra instructions per exit by kind, and per workload op."""
-# insns.py TRACE BENCHLOG CSV ELF [--profile]
+# insns.py TRACE BENCHLOG CSV ELF
+# insns.py --linux OPS TRACE LBENCHLOG CSV: the Linux workloads (tests/linux/bench.sh): ubench
+#   calls STATS twice around each workload, in the order its LBENCH lines name them
 #   TRACE     the plugin's output (tests/bench/exitcount.c: E, M, T and P lines)
 #   BENCHLOG  the bench guest's BENCH lines, each followed by a BENCH_SNAPS line (snap= names
 #             the first STATS call of the workload, pairs= how many consecutive pairs it measured)
@@ -26,7 +28,66 @@ def pct(sorted_vals, p):
     return sorted_vals[min(k, len(sorted_vals)) - 1]
 
 
+def kind_table(exits, rows, what):
+    """Prints exits, median, p99 and max of Umbra's instructions per exit kind; adds CSV rows."""
+    print("\nUmbra instructions per exit, #VMEXIT to VMRUN (QEMU TCG plugin, %s, exact):" % what)
+    print("%-10s %8s %8s %8s %8s" % ("kind", "exits", "median", "p99", "max"))
+    kinds = sorted({k for k, _, _ in exits}, key=lambda k: (HOT.index(k) if k in HOT else 99, k))
+    per_kind = {}
+    for k in kinds:
+        v = sorted(u for kk, u, _ in exits if kk == k)
+        per_kind[k] = v
+        print("%-10s %8d %8d %8d %8d" % (k, len(v), pct(v, 50), pct(v, 99), v[-1]))
+        rows += [("exit-kind", "kind=" + k, "exits", len(v)),
+                 ("exit-kind", "kind=" + k, "umbra_insns_median", pct(v, 50)),
+                 ("exit-kind", "kind=" + k, "umbra_insns_p99", pct(v, 99))]
+    return per_kind
+
+
+def read_trace(trace):
+    exits, marks = [], []
+    with open(trace) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "E":
+                exits.append((w[2], int(w[3]), int(w[4])))
+            elif w[0] == "M":
+                marks.append(int(w[2]))
+    return exits, marks
+
+
+def linux(ops, trace, lbench, csv):
+    """Umbra's and the guest's instructions per operation of each ubench workload."""
+    exits, marks = read_trace(trace)
+    order = []
+    with open(lbench) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 2 and w[0] == "LBENCH" and w[1] not in order:
+                order.append(w[1])
+    if 2 * len(order) > len(marks):
+        print("insns: %d workloads but %d STATS marks" % (len(order), len(marks)), file=sys.stderr)
+        sys.exit(1)
+    rows = []
+    kind_table(exits, rows, "Linux guest, boot and workloads")
+    with open(csv, "a") as out:
+        for _, params, metric, value in rows:
+            out.write("cached,exit-kind,%s,%s,%s\n" % (params, metric, value))
+        for k, wl in enumerate(order):
+            a, b = marks[2 * k], marks[2 * k + 1]
+            # All exits between the two calls, as ubench's own exit counts (exits_total).
+            umbra = sum(u for _, u, _ in exits[a + 1:b])
+            guest = sum(g for _, _, g in exits[a + 1:b + 1])
+            print("bench-linux: %-5s %10.1f Umbra instructions/op %12.1f guest instructions/op "
+                  "(%d exits)" % (wl, umbra / ops, guest / ops, b - a - 1))
+            out.write("cached,%s,ops=%d,umbra_insns_per_op,%d\n" % (wl, ops, round(umbra / ops)))
+            out.write("cached,%s,ops=%d,guest_insns_per_op,%d\n" % (wl, ops, round(guest / ops)))
+
+
 def main():
+    if sys.argv[1] == "--linux":
+        linux(int(sys.argv[2]), *sys.argv[3:6])
+        return
     trace, benchlog, csv, elf = sys.argv[1:5]
     rt = float(os.environ.get("BENCH_VMRT_CYCLES", "1400"))
     ipc = float(os.environ.get("BENCH_IPC", "1.0"))
@@ -43,17 +104,7 @@ def main():
             elif w[0] == "P":
                 prof.append((int(w[1], 16), int(w[2])))
     rows = []
-    print("\nUmbra instructions per exit, #VMEXIT to VMRUN (QEMU TCG plugin, cached mode, exact):")
-    print("%-10s %8s %8s %8s %8s" % ("kind", "exits", "median", "p99", "max"))
-    kinds = sorted({k for k, _, _ in exits}, key=lambda k: (HOT.index(k) if k in HOT else 99, k))
-    per_kind = {}
-    for k in kinds:
-        v = sorted(u for kk, u, _ in exits if kk == k)
-        per_kind[k] = v
-        print("%-10s %8d %8d %8d %8d" % (k, len(v), pct(v, 50), pct(v, 99), v[-1]))
-        rows += [("exit-kind", "kind=" + k, "exits", len(v)),
-                 ("exit-kind", "kind=" + k, "umbra_insns_median", pct(v, 50)),
-                 ("exit-kind", "kind=" + k, "umbra_insns_p99", pct(v, 99))]
+    per_kind = kind_table(exits, rows, "cached mode")
     print("totals:", totals)
 
     print("\nPer operation (exits less host-interrupt ones; model = exits x %g cycles + Umbra "

@@ -108,7 +108,7 @@ echo "  cached/tdp cycles per switch (P=8 W=64) $(ratio "$cc" "$tc")x <= 1.5x $(
 echo "  forkflood exits per rewrite: stores $fs <= 1.5 $(mark "$(cmp_le "$fs" 1.5)"), pv batch $fp <= 1 $(mark "$(cmp_le "$fp" 1)")"
 cs=$(insn_of cr3_switch)
 echo "  cached CR3 switch: $cs Umbra instructions from #VMEXIT to VMRUN <= 1000 $(mark "$(cmp_le "$cs" 1000)")"
-echo "  shadow fill exit (median, whole exit path): $(insn_of fill_median) Umbra instructions; emulated PT write exit: $(insn_of ptwrite_median)"
+echo "  shadow fill exit (median, whole exit path): $(insn_of fill_median) Umbra instructions (emulated PT writes: none here, out-of-sync tables take them; see bench-linux)"
 
 if [ "$size" = full ]; then
   if command -v gnuplot >/dev/null; then
