@@ -20,6 +20,12 @@ TIMED = {"hostirq"}
 HOT = ["cr3", "fill", "ptwrite", "io", "hypercall"]
 
 
+def model():
+    """The cost model's parameters: VM round trip in cycles, instructions per cycle."""
+    return (float(os.environ.get("BENCH_VMRT_CYCLES", "1400")),
+            float(os.environ.get("BENCH_IPC", "1.0")))
+
+
 def pct(sorted_vals, p):
     """The p-th percentile by nearest rank."""
     if not sorted_vals:
@@ -58,6 +64,7 @@ def read_trace(trace):
 
 def linux(ops, trace, lbench, csv):
     """Umbra's and the guest's instructions per operation of each ubench workload."""
+    rt, ipc = model()
     exits, marks = read_trace(trace)
     order = []
     with open(lbench) as f:
@@ -82,6 +89,8 @@ def linux(ops, trace, lbench, csv):
                   "(%d exits)" % (wl, umbra / ops, guest / ops, b - a - 1))
             out.write("cached,%s,ops=%d,umbra_insns_per_op,%d\n" % (wl, ops, round(umbra / ops)))
             out.write("cached,%s,ops=%d,guest_insns_per_op,%d\n" % (wl, ops, round(guest / ops)))
+            out.write("cached,%s,ops=%d,model_cycles_per_op,%d\n" %
+                      (wl, ops, round(((b - a - 1) * rt + umbra / ipc) / ops)))
 
 
 def main():
@@ -89,8 +98,7 @@ def main():
         linux(int(sys.argv[2]), *sys.argv[3:6])
         return
     trace, benchlog, csv, elf = sys.argv[1:5]
-    rt = float(os.environ.get("BENCH_VMRT_CYCLES", "1400"))
-    ipc = float(os.environ.get("BENCH_IPC", "1.0"))
+    rt, ipc = model()
     exits, marks, totals, prof = [], [], "", []
     with open(trace) as f:
         for line in f:
