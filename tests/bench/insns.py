@@ -51,7 +51,8 @@ def kind_table(exits, rows, what):
 
 
 def read_trace(trace):
-    exits, marks = [], []
+    """Exits (kind, Umbra insns, guest insns before), marks (exit index), totals, profile."""
+    exits, marks, totals, prof = [], [], "", []
     with open(trace) as f:
         for line in f:
             w = line.split()
@@ -59,13 +60,17 @@ def read_trace(trace):
                 exits.append((w[2], int(w[3]), int(w[4])))
             elif w[0] == "M":
                 marks.append(int(w[2]))
-    return exits, marks
+            elif w[0] == "T":
+                totals = " ".join(w[2:])
+            elif w[0] == "P":
+                prof.append((int(w[1], 16), int(w[2])))
+    return exits, marks, totals, prof
 
 
 def linux(ops, trace, lbench, csv):
     """Umbra's and the guest's instructions per operation of each ubench workload."""
     rt, ipc = model()
-    exits, marks = read_trace(trace)
+    exits, marks, _, _ = read_trace(trace)
     order = []
     with open(lbench) as f:
         for line in f:
@@ -99,18 +104,7 @@ def main():
         return
     trace, benchlog, csv, elf = sys.argv[1:5]
     rt, ipc = model()
-    exits, marks, totals, prof = [], [], "", []
-    with open(trace) as f:
-        for line in f:
-            w = line.split()
-            if w[0] == "E":
-                exits.append((w[2], int(w[3]), int(w[4])))
-            elif w[0] == "M":
-                marks.append(int(w[2]))
-            elif w[0] == "T":
-                totals = " ".join(w[2:])
-            elif w[0] == "P":
-                prof.append((int(w[1], 16), int(w[2])))
+    exits, marks, totals, prof = read_trace(trace)
     rows = []
     per_kind = kind_table(exits, rows, "cached mode")
     print("totals:", totals)
@@ -145,14 +139,14 @@ def main():
                     if i < b and k not in TIMED:
                         n += 1
                         umbra += u
-            model = (n * rt + umbra / ipc) / ops
+            cost = (n * rt + umbra / ipc) / ops
             per_op[(wl, params)] = (n / ops, umbra / ops)
             print("%-10s %-22s %9.3f %12.1f %12.1f %14.1f" % (wl, params, n / ops, umbra / ops,
-                                                            guest / ops, model))
+                                                            guest / ops, cost))
             rows += [(wl, params, "plugin_exits_per_op_x1000", round(n * 1000 / ops)),
                      (wl, params, "umbra_insns_per_op", round(umbra / ops)),
                      (wl, params, "guest_insns_per_op", round(guest / ops)),
-                     (wl, params, "model_cycles_per_op", round(model))]
+                     (wl, params, "model_cycles_per_op", round(cost))]
     with open(csv, "a") as f:
         for wl, params, metric, value in rows:
             f.write("cached,%s,%s,%s,%s\n" % (wl, params, metric, value))
