@@ -296,3 +296,34 @@ void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out)
 	out->rmap_desc_in_use = vm->rmap_slab.live;
 	out->pages_in_use = vm->pool_used;
 }
+
+/* The shadow's own translation, for fetches: see mmu.h. */
+bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
+{
+	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
+	bool user = access & PFERR_U;
+
+	if (!sp || sp->invalid || sp->role.level != 4)
+		return false;
+	for (unsigned level = 4;; level--) {
+		unsigned idx = spt_index(gva, level);
+		u64 e = sp->spt[idx];
+		if (!(e & PTE_P))
+			return false;
+		if (level == 1) {
+			/* The leaf holds the walk's combined rights: U for a user fetch, no NX, and
+			 * no supervisor fetch from a user page under SMEP. */
+			if (user ? !(e & PTE_U) : ((e & PTE_U) && vcpu->base_role.smep))
+				return false;
+			if (e & PTE_NX)
+				return false;
+			*gpa = (spte_leaf_gfn(sp, idx) << PAGE_SHIFT) | (gva & (PAGE_SIZE - 1));
+			return true;
+		}
+		if (e & PTE_PS)
+			return false;
+		sp = sp_find_hpa(vcpu->vm, e & PTE_ADDR);
+		if (!sp)
+			return false;
+	}
+}

@@ -192,6 +192,11 @@ int mmu_write_batch(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
 /* Translate through the guest's tables (emulator, debugger). access = PFERR_W/U/I bits
  * | MMU_ACCESS_AC | MMU_ACCESS_PEEK. Returns true with *gpa, or false with the #PF error code. */
 bool mmu_gva_to_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa, u32 *error_code);
+/* An instruction fetch at gva (PFERR_U for CPL 3) through the current 4-level shadow: true with
+ * the guest-physical address when a shadow leaf maps it with the rights a fetch needs, which the
+ * guest's walk then grants too (a leaf never has more). These are the bytes the CPU fetched,
+ * even from a table out of sync; false (walk the guest's tables instead) for anything else. */
+bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa);
 
 /* Check every invariant; describe the first problems in buf (may be NULL). Returns the number
  * of errors found. */

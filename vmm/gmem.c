@@ -19,6 +19,10 @@ static u32 access_bits(const struct x86_emu_ctx *ctx, u32 base)
 static bool translate(struct vcpu *v, u64 linear, u32 access, u64 *gpa, struct x86_fault *fault)
 {
 	u32 ec;
+	/* A fetch reads what the CPU ran: through the shadow entry it used, where there is one
+	 * (the instruction that exited), without walking the guest's tables. */
+	if ((access & PFERR_I) && !v->vm->tdp_on && mmu_shadow_fetch_gpa(&v->mmu, linear, access, gpa))
+		return true;
 	if (mmu_gva_to_gpa(&v->mmu, linear, access, gpa, &ec))
 		return true;
 	*fault = (struct x86_fault){ .vector = VEC_PF, .has_error = true, .error_code = ec,

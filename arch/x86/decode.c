@@ -116,6 +116,9 @@ static u32 fetch_error(const struct x86_emu_ctx *ctx)
  */
 static bool need(struct dec *d, unsigned n)
 {
+	/* Most calls ask for a byte already fetched: answer them before any mode arithmetic. */
+	if (d->status == X86_DEC_OK && n <= d->avail)
+		return true;
 	const struct x86_emu_ctx *ctx = d->ctx;
 	const struct x86_seg *cs = &ctx->seg[X86_CS];
 	u64 ipmask = x86_mask(d->insn->mode);

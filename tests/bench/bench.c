@@ -14,17 +14,23 @@ static int smoke;
 /* Exits the workload caused and MMU faults (shadow fills, or nested fills with mmu=tdp) so far;
  * natively both stay 0. Exits for host interrupts (the slice timer, kicks) are left out: they
  * come with elapsed time, not with the work, so counting them would make the exact counts noisy. */
-struct counts { uint64_t exits, faults; };
+struct counts { uint64_t exits, faults; unsigned snap; };
+
+/* STATS calls so far: a BENCH line names its first measured one (snap=), so tests/bench/
+ * insns.py finds the workload's exits in the instruction-counting plugin's trace, which marks
+ * each STATS call. The measured pairs of snapshots are consecutive (pairs=). */
+static unsigned snaps;
 
 static struct counts snapshot(void)
 {
 	struct umbra_stats st;
 	if (!on_umbra || umbra_stats(&st))
-		return (struct counts){ 0, 0 };
+		return (struct counts){ 0, 0, 0 };
+	unsigned snap = snaps++;
 	uint64_t timed = st.exits[UMBRA_EXIT_INTR] + st.exits[UMBRA_EXIT_PREEMPT] +
 			 st.exits[UMBRA_EXIT_NMI];
 	return (struct counts){ st.exits_total - timed,
-				st.mmu.faults_fixed + st.mmu.nested_faults_filled };
+				st.mmu.faults_fixed + st.mmu.nested_faults_filled, snap };
 }
 
 /* Exits between two snapshots, less the second statistics call's own exit. */
@@ -35,12 +41,14 @@ static uint64_t exits_between(struct counts a, struct counts b)
 
 /* Per-operation figures in thousandths, so the line stays integer-only. */
 static void report(const char *what, const char *params, uint64_t ops, uint64_t cycles,
-		   uint64_t exits, uint64_t faults)
+		   uint64_t exits, uint64_t faults, unsigned snap, unsigned pairs)
 {
 	kprintf("BENCH workload=%s %s ops=%llu cycles_per_op=%llu exits_per_op_x1000=%llu "
 		"faults_per_op_x1000=%llu\n", what, params, (unsigned long long)ops,
 		(unsigned long long)(cycles / ops), (unsigned long long)(exits * 1000 / ops),
 		(unsigned long long)(faults * 1000 / ops));
+	/* A line of its own: Umbra's console cuts lines at 128 characters. */
+	kprintf("BENCH_SNAPS snap=%u pairs=%u\n", snap, pairs);
 }
 
 static int has_word(const char *s, const char *w)
@@ -90,7 +98,7 @@ static void ctxswitch(int nspaces, int w, int switches)
 					      "P=32 W=64" };
 	int k = nspaces == 8 ? (w == 16 ? 0 : w == 64 ? 1 : 2) : nspaces == 2 ? 3 : 4;
 	report("ctxswitch", params[k], (uint64_t)switches, t1 - t0, exits_between(a, b),
-	       b.faults - a.faults);
+	       b.faults - a.faults, a.snap, 1);
 }
 
 static struct umbra_mmu_update batch[512];
@@ -111,6 +119,7 @@ static void forkflood(int rounds, int pv)
 	touch(n);
 	uint8_t *pt = (uint8_t *)((ulong)first & ~(PAGE_SIZE - 1));
 	uint64_t cycles = 0, exits = 0, faults = 0;
+	unsigned snap0 = 0;
 	/* Round -1 warms up: the batch buffer and the stacks get their shadow entries. */
 	for (int r = -1; r < rounds; r++) {
 		uint64_t val = frame | PTE_P | PTE_W | (r & 1 ? 0 : PTE_A);
@@ -128,6 +137,8 @@ static void forkflood(int rounds, int pv)
 		uint64_t t1 = read_tsc();
 		struct counts b = snapshot();
 		write_cr3(as.root); /* the flush that follows a fork's rewrite: not the rewrite's */
+		if (r == 0)
+			snap0 = a.snap;
 		if (r >= 0) {
 			cycles += t1 - t0;
 			exits += exits_between(a, b);
@@ -137,7 +148,7 @@ static void forkflood(int rounds, int pv)
 	}
 	write_cr3(kernel.root);
 	report("forkflood", pv ? "entries=512 via=pv" : "entries=512 via=store", (uint64_t)rounds,
-	       cycles, exits, faults);
+	       cycles, exits, faults, snap0, (unsigned)rounds);
 }
 
 /* Fault in N fresh pages. */
@@ -154,7 +165,8 @@ static void touchpages(int n)
 	uint64_t t1 = read_tsc();
 	struct counts b = snapshot();
 	write_cr3(kernel.root);
-	report("touch", "pages=fresh", (uint64_t)n, t1 - t0, exits_between(a, b), b.faults - a.faults);
+	report("touch", "pages=fresh", (uint64_t)n, t1 - t0, exits_between(a, b), b.faults - a.faults,
+	       a.snap, 1);
 }
 
 static void nullcall(int calls)
@@ -170,7 +182,7 @@ static void nullcall(int calls)
 	uint64_t t1 = read_tsc();
 	struct counts b = snapshot();
 	report("nullcall", "call=version", (uint64_t)calls, t1 - t0, exits_between(a, b),
-	       b.faults - a.faults);
+	       b.faults - a.faults, a.snap, 1);
 }
 
 void test_main(void)

@@ -12,9 +12,17 @@ $(BENCH_IMAGE): $(BENCH_OUT)/bench64.o $(GUEST_LIB_OBJ_64) tests/guests/lib/gues
 	$(Q)objcopy -O elf32-i386 $@64 $@
 
 .PHONY: bench check-bench
-bench: deps $(BUILD)/umbra.elf $(BENCH_IMAGE) bench-mmu
+bench: deps $(BUILD)/umbra.elf $(BENCH_IMAGE) $(BENCH_PLUGIN) bench-mmu
 	@tests/bench/run.sh full $(BENCH_OUT)
 
 SUITES += check-bench
-check-bench: $(BUILD)/umbra.elf $(BENCH_IMAGE)
+check-bench: $(BUILD)/umbra.elf $(BENCH_IMAGE) $(BENCH_PLUGIN)
 	@tests/bench/run.sh smoke $(BENCH_OUT)/smoke
+
+# The QEMU TCG plugin that counts Umbra's instructions per exit (tests/bench/exitcount.c),
+# built against QEMU 7.2's plugin header (tests/bench/qemu/, GPL-2.0-or-later, with its COPYING).
+BENCH_PLUGIN := $(BENCH_OUT)/exitcount.so
+$(BENCH_PLUGIN): tests/bench/exitcount.c tests/bench/qemu/qemu-plugin.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(HOSTCC) -std=gnu11 -O2 $(WARN) -shared -fPIC -fvisibility=hidden -Itests/bench/qemu -o $@ $<

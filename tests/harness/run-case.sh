@@ -16,6 +16,7 @@
 #   --expect-log REGEX    a line the serial log must contain (repeatable)
 #   --expect-fail         the run must be judged failed (harness self-tests)
 #   --timeout S           wall-clock limit (default 60)
+#   --qemu-arg ARG        qemu: one more argument (repeatable), e.g. -plugin for make bench
 #   --serial2 SPEC        the second serial port (COM2, the gdb stub's) as QEMU spells it, e.g.
 #                         tcp:127.0.0.1:PORT,server,nowait; Bochs takes tcp:HOST:PORT only, as
 #                         its socket-server mode, which waits for the client before it boots
@@ -29,7 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/machine.sh"
 serial2="" emu=qemu cpu="" firmware=${FIRMWARE:-bios} smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
-modules=() expects=() expect_logs=() after_res=() after_files=()
+modules=() qemu_extra=() expects=() expect_logs=() after_res=() after_files=()
 while [ $# -gt 1 ]; do
   case $1 in
     --emu) emu=$2; shift 2;;
@@ -44,6 +45,7 @@ while [ $# -gt 1 ]; do
     --expect-log) expect_logs+=("$2"); shift 2;;
     --expect-fail) expect_fail=1; shift;;
     --timeout) timeout_s=$2; shift 2;;
+    --qemu-arg) qemu_extra+=("$2"); shift 2;;
     --serial2) serial2=$2; shift 2;;
     --input) input=$2; shift 2;;
     --input-after) after_res+=("$2") after_files+=("${3:?--input-after REGEX FILE}"); shift 3;;
@@ -112,7 +114,7 @@ case $emu in
     timeout "$timeout_s" qemu-system-x86_64 "${ACCEL_ARGS[@]}" "${FIRMWARE_ARGS[@]}" -machine q35 \
       -smp "$smp" -m "${mem}M" -cdrom "$work/umbra.iso" -boot d -display none \
       -serial "${serial[@]}" ${serial2:+-serial "$serial2"} -monitor none -no-reboot \
-      -device isa-debug-exit,iobase=0xf4,iosize=0x04 <"$in_file" >"$out_file" 2>&1
+      -device isa-debug-exit,iobase=0xf4,iosize=0x04 "${qemu_extra[@]}" <"$in_file" >"$out_file" 2>&1
     rc=$?
     [ -n "$feeder" ] && { kill "$feeder"; wait "$feeder"; } 2>/dev/null
     case $rc in 33) status=pass;; 35) status=fail;; 124) status=timeout;; *) status="exit$rc";; esac

@@ -24,6 +24,6 @@ run-linux: deps $(BUILD)/umbra.elf $(LINUX_IMAGES)
 	@tests/linux/run.sh $(LINUX_OUT) $(or $(BOOT),bzimage)
 
 # The Linux workloads in the four modes (part of make bench): build/bench/linux.csv.
-bench-linux: deps $(BUILD)/umbra.elf $(LINUX_IMAGES)
+bench-linux: deps $(BUILD)/umbra.elf $(LINUX_IMAGES) $(BENCH_PLUGIN)
 	@tests/linux/bench.sh $(LINUX_OUT) $(BUILD)/bench
 bench: bench-linux

@@ -79,7 +79,12 @@ static void decode(const struct ioapic *io, unsigned pin, struct ioapic_msg *m)
 
 bool ioapic_take(struct ioapic *io, struct ioapic_msg *m)
 {
-	for (unsigned pin = 0; pin < IOAPIC_PINS; pin++) {
+	/* Only these pins can be ready (a latched edge, or a level input that may be asserted):
+	 * the board asks after every exit, and most of the time there are none. */
+	u32 maybe = io->pending | io->lines | io->low_level;
+
+	for (; maybe; maybe &= maybe - 1) {
+		unsigned pin = (unsigned)__builtin_ctz(maybe);
 		if (!ready(io, pin))
 			continue;
 		decode(io, pin, m);
@@ -132,6 +137,10 @@ static void write_redir_low(struct ioapic *io, unsigned pin, u32 val)
 		io->pending &= ~pin_bit(pin);
 	}
 	io->redir[pin] = e;
+	if ((e & IOAPIC_RTE_LEVEL) && (e & IOAPIC_RTE_ACTIVE_LOW))
+		io->low_level |= pin_bit(pin);
+	else
+		io->low_level &= ~pin_bit(pin);
 }
 
 static void write_redir(struct ioapic *io, unsigned pin, bool high, u32 val)

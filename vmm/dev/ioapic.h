@@ -53,6 +53,7 @@ struct ioapic {
 	                           * status is derived when read */
 	u32 lines;                /* input levels as driven */
 	u32 pending;              /* edge requests latched, awaiting ioapic_take */
+	u32 low_level;            /* level-triggered active-low pins: asserted with the line low */
 };
 
 /* The state after RESET: every pin masked, everything else 0, ID id (4 bits). The input
