@@ -54,8 +54,18 @@ void mmu_vm_destroy(struct mmu_vm *vm)
 	vm->gfn_hash = vm->hpa_hash = vm->va_hash = NULL;
 }
 
+/* The pool must hold every vCPU's roots (up to 4 PAE tables each) besides one fault's pages. */
+#define POOL_PER_VCPU 6
+
 int mmu_vcpu_init(struct mmu_vcpu *vcpu, struct mmu_vm *vm)
 {
+	struct mmu_vcpu *v;
+	u64 n = 1;
+
+	for (v = vm->vcpus; v; v = v->next)
+		n++;
+	if (vm->cfg.pool_max_pages < n * POOL_PER_VCPU)
+		return MMU_EINVAL;
 	memset(vcpu, 0, sizeof(*vcpu));
 	vcpu->vm = vm;
 	vcpu->pae_root = vm->ops->alloc_page(vm->ctx, &vcpu->pae_root_hpa);
@@ -96,12 +106,18 @@ void mmu_vcpu_destroy(struct mmu_vcpu *vcpu)
 	vm->ops->free_page(vm->ctx, vcpu->pae_root, vcpu->pae_root_hpa);
 }
 
+/* Rights were taken from a shadow entry any vCPU of the guest may have cached (shadow pages are
+ * shared, and a vCPU's TLB keeps what it loaded until told): each must flush before it next runs
+ * the guest. The caller completes these requests before the operation counts as done (mmu.h). */
 void mmu_flush_all(struct mmu_vm *vm)
 {
 	struct mmu_vcpu *v;
 
-	for (v = vm->vcpus; v; v = v->next)
+	for (v = vm->vcpus; v; v = v->next) {
 		vm->ops->flush_tlb(vm->ctx, v);
+		if (vm->test_flush_one_vcpu)
+			break;
+	}
 }
 
 void vcpu_request_reload(struct mmu_vcpu *vcpu)
