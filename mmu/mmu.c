@@ -126,13 +126,18 @@ void vcpu_request_reload(struct mmu_vcpu *vcpu)
 	vcpu->vm->ops->flush_tlb(vcpu->vm->ctx, vcpu);
 }
 
-/* The PAE root's slot i: which shadow page directory it holds, if any. */
-static bool pae_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role)
+/* The root's key for the vCPU's CR3 and mode: the 4-level page, or the PAE root's slot i (which
+ * shadow page directory it holds, if any). */
+bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role)
 {
 	*role = vcpu->base_role;
 	role->level = 2;
 	role->access = ACC_ALL;
 	switch (role->glevels) {
+	case GLEVELS_LONG:
+		role->level = 4;
+		*gfn = (vcpu->cr3 & PTE_ADDR) >> PAGE_SHIFT;
+		return true;
 	case GLEVELS_OFF:
 		role->direct = 1;
 		*gfn = (u64)i << 18;
@@ -161,17 +166,15 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 		return MMU_ENOMEM;
 	release_roots(vcpu);
 	if (vcpu->base_role.glevels == GLEVELS_LONG) {
-		role = vcpu->base_role;
-		role.level = 4;
-		role.access = ACC_ALL;
-		sp = sp_get(vcpu, (vcpu->cr3 & PTE_ADDR) >> PAGE_SHIFT, role, &created);
+		vcpu_root_key(vcpu, 0, &gfn, &role);
+		sp = sp_get(vcpu, gfn, role, &created);
 		sp->root_count++;
 		audit_mark_page(vm, sp);
 		vcpu->root = sp;
 		miss = created;
 	} else {
 		for (i = 0; i < 4; i++) {
-			if (!pae_root_key(vcpu, i, &gfn, &role))
+			if (!vcpu_root_key(vcpu, i, &gfn, &role))
 				continue;
 			sp = sp_get(vcpu, gfn, role, &created);
 			sp->root_count++;
@@ -278,7 +281,8 @@ int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
 	}
 	mmu_sync_all(vcpu);
 	vcpu->cr3 = cr3;
-	release_roots(vcpu);
+	if (!vcpu->vm->test_keep_root_on_cr3)
+		release_roots(vcpu);
 	if (vcpu->vm->cfg.nocache)
 		mmu_zap_all(vcpu->vm);
 	return mmu_load(vcpu);

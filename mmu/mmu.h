@@ -132,6 +132,7 @@ struct mmu_vm {
 	bool test_flush_one_vcpu;	/* remote flushes are lost: mmu_flush_all reaches one vCPU */
 	bool test_skip_root_reload;	/* a zapped root's other users are not told to reload */
 	bool test_skip_pv_flush;	/* mmu_flush_tlb does not flush the vCPU's own TLB */
+	bool test_keep_root_on_cr3;	/* a CR3 load keeps the old root */
 };
 
 struct mmu_vcpu {

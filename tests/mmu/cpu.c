@@ -106,6 +106,7 @@ void h_cpu_access(struct harness *h, unsigned v, const struct h_access *a, struc
 	u8 *p;
 
 	memset(r, 0, sizeof(*r));
+	h->from_tlb = false;
 	for (tries = 0; tries < 8; tries++) {
 		/* VM entry: the root is reloaded (which may flush this vCPU's TLB). */
 		if (mmu_load(vc) != MMU_OK)
@@ -115,6 +116,7 @@ void h_cpu_access(struct harness *h, unsigned v, const struct h_access *a, struc
 			/* A hit is used as it is; one that lacks a right faults, which drops it. */
 			if (h_tlb_allows(h, v, slot, a)) {
 				h->tlb_hits++;
+				h->from_tlb = true;
 				if (do_access(h, a, slot, r))
 					return;
 				break;

@@ -36,6 +36,8 @@ struct fuzz {
 	u64 hot;		/* the window page whose entry the guest last wrote */
 	u64 seen;		/* the window page last accessed (its shadow entry is likely present) */
 	unsigned seen_as;
+	unsigned check, check_vcpu;	/* the TLB check the last operation calls for */
+	u64 check_page;
 };
 
 static u64 rnd(struct fuzz *z)
@@ -317,7 +319,7 @@ enum { CHECK_PAGE, CHECK_VCPU, CHECK_ALL };
 static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 {
 	struct harness *h = &z->h;
-	unsigned v = below(z, h->nvcpus), c = below(z, 1000), check = CHECK_PAGE, u;
+	unsigned v = below(z, h->nvcpus), c = below(z, 1000), check = CHECK_PAGE;
 	u64 where, page = z->hot;
 	struct h_access a;
 
@@ -364,21 +366,30 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 		snprintf(r->msg, sizeof(r->msg), "CR3/mode load: MMU and reference disagree on the PDPTEs");
 		return false;
 	}
-	/* No vCPU's TLB gives more than the guest allows it: the flushing vCPU's whole TLB after a
-	 * flush (it must see fresh translations), every vCPU's entry for the page just used or
-	 * remapped after other operations, and every TLB entry now and then. */
-	if (op % 64 == 0)
-		check = CHECK_ALL;
-	for (u = 0; u < h->nvcpus; u++) {
-		if (check == CHECK_VCPU && u != v)
-			continue;
-		r->tlb_checks++;
-		if (!h_check_tlb(h, u, check == CHECK_PAGE ? page : ~0ull, r->msg, sizeof(r->msg)))
-			return false;
-	}
 	if (op % 1024 == 0 && !h_mem_equal(h, &where)) {
 		snprintf(r->msg, sizeof(r->msg), "memory differs at gpa %llx", (unsigned long long)where);
 		return false;
+	}
+	z->check = op % 64 == 0 ? CHECK_ALL : check;
+	z->check_vcpu = v;
+	z->check_page = page;
+	return true;
+}
+
+/* After the operation (and its audit): no vCPU's TLB gives more than the guest allows it. The
+ * flushing vCPU's whole TLB after a flush (it must see fresh translations), every vCPU's entry
+ * for the page just used or remapped after other operations, and every TLB entry now and then. */
+static bool check_tlbs(struct fuzz *z, struct fuzz_result *r)
+{
+	struct harness *h = &z->h;
+
+	for (unsigned u = 0; u < h->nvcpus; u++) {
+		if (z->check == CHECK_VCPU && u != z->check_vcpu)
+			continue;
+		r->tlb_checks++;
+		if (!h_check_tlb(h, u, z->check == CHECK_PAGE ? z->check_page : ~0ull, r->msg,
+				 sizeof(r->msg)))
+			return false;
 	}
 	return true;
 }
@@ -408,6 +419,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	z->h.vm.test_flush_one_vcpu = o->flush_first_only;
 	z->h.vm.test_skip_root_reload = o->skip_root_reload;
 	z->h.vm.test_skip_pv_flush = o->skip_pv_flush;
+	z->h.vm.test_keep_root_on_cr3 = o->keep_root_on_cr3;
 	z->h.vm.audit_full_every = 0;
 	change_mode(z);
 	for (op = 0; op < o->ops; op++) {
@@ -431,6 +443,11 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 			r->audit_errors = n;
 			r->fail_op = op;
 			snprintf(r->msg, sizeof(r->msg), "audit: %s", buf);
+			break;
+		}
+		if (!check_tlbs(z, r)) {
+			r->mismatches = 1;
+			r->fail_op = op;
 			break;
 		}
 	}

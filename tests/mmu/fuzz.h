@@ -13,7 +13,7 @@ struct fuzz_opts {
 	bool skip_wp_on_shadow;	/* mutation knobs (scenario 11) */
 	bool skip_zap_on_write;
 	bool skip_resync, stale_resync;
-	bool flush_first_only, skip_root_reload, skip_pv_flush;
+	bool flush_first_only, skip_root_reload, skip_pv_flush, keep_root_on_cr3;
 	bool no_unsync;
 	bool quiet;
 	bool no_audit;		/* differential comparison only */

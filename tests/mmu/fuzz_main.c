@@ -32,6 +32,7 @@ int main(int argc, char **argv)
 			o.flush_first_only |= !strcmp(k, "flush_one_vcpu");
 			o.skip_root_reload |= !strcmp(k, "skip_root_reload");
 			o.skip_pv_flush |= !strcmp(k, "skip_pv_flush");
+			o.keep_root_on_cr3 |= !strcmp(k, "keep_root_on_cr3");
 		} else if (!strcmp(argv[i], "--nocache"))
 			o.nocache = atoi(argv[i + 1]);
 	}

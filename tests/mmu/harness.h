@@ -47,6 +47,7 @@ struct harness {
 	u64 flushes;
 	struct h_tlbe tlb[H_MAX_VCPUS][H_TLB_ENTRIES];
 	u64 tlb_hits;		/* accesses the modelled TLB served */
+	bool from_tlb;		/* the last software-CPU access was a TLB hit */
 	/* Per-access trace used by the differential checks. */
 	u64 touched[16];
 	unsigned ntouched;

@@ -379,8 +379,10 @@ static bool stale_hit(struct harness *h, unsigned v, const struct h_access *a,
 }
 
 /* A CPU caches nothing below a link it has not used since it changed: an access through a
- * directory entry changed since the last flush (more than its A/D bits) sees the tables below
- * it as they are. */
+ * directory entry changed since v's last flush (more than its A/D bits) sees the tables below
+ * it as they are. Only an access that reached guest memory through a walk counts: one that
+ * faults (or is MMIO) links nothing, so the same table reached through an unchanged entry may
+ * still serve v older values (the table's old values are kept per frame, not per path). */
 static void forget_relinked(struct harness *h, unsigned v, const struct h_access *a)
 {
 	struct ref_walk rw;
@@ -420,8 +422,9 @@ bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, cha
 	for (i = 0; i < h->nvcpus; i++)
 		if (h->nold[i] > H_OLD_MAX - 32)
 			h_flush(h, i);	/* a reference TLB is full: the guest flushes there */
-	forget_relinked(h, v, a);
 	h_cpu_access(h, v, a, &got);
+	if (got.kind == R_OK && !h->from_tlb)
+		forget_relinked(h, v, a);
 	memcpy(nold, h->nold, sizeof(nold));
 	h->nundo = 0;
 	h->logging = true;
@@ -437,10 +440,10 @@ bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, cha
 	if (ok)
 		return true;
 	if (!same_result(&got, &want)) {
-		snprintf(msg, n, "vcpu%u %s %s%s gva %llx: mmu %s val %llx ec %x gpa %llx at %llx, ref %s val %llx ec %x gpa %llx at %llx",
+		snprintf(msg, n, "vcpu%u %s %s%s gva %llx: mmu%s %s val %llx ec %x gpa %llx at %llx, ref %s val %llx ec %x gpa %llx at %llx",
 			 v, a->kind == ACC_WRITE ? "write" : a->kind == ACC_FETCH ? "fetch" : "read",
 			 a->user ? "user" : "sup", a->ac ? "+ac" : "", (unsigned long long)a->gva,
-			 kinds[got.kind], (unsigned long long)got.value, got.ec, (unsigned long long)got.gpa,
+			 h->from_tlb ? " (TLB)" : "", kinds[got.kind], (unsigned long long)got.value, got.ec, (unsigned long long)got.gpa,
 			 (unsigned long long)got.at, kinds[want.kind], (unsigned long long)want.value, want.ec,
 			 (unsigned long long)want.gpa, (unsigned long long)want.at);
 		return false;

@@ -128,11 +128,17 @@ static void test_mutation_stale_resync(void **st UNUSED)
 }
 
 /* Rights taken from a shared shadow entry but only one vCPU told to flush: another vCPU's TLB
- * keeps a translation its guest has shot down (the TLB sweep sees it), or writes through a
- * stale one into a table now write-protected (the audit sees the shadow left behind). */
+ * keeps a translation its guest has shot down. The TLB sweep sees it; the audit cannot. */
 static void test_mutation_flush_one_vcpu(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .flush_first_only = true }, true);
+	mutation(&(struct fuzz_opts){ .flush_first_only = true }, false);
+}
+
+/* A CR3 load that keeps the old root: the audit checks each vCPU's root against its own CR3
+ * and mode, the comparison sees the old address space. */
+static void test_mutation_keep_root_on_cr3(void **st UNUSED)
+{
+	mutation(&(struct fuzz_opts){ .keep_root_on_cr3 = true }, true);
 }
 
 /* A shadow page zapped while it is another vCPU's root, that vCPU not told to reload: it runs
@@ -172,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_mutation_skip_resync),
 		cmocka_unit_test(test_mutation_stale_resync),
 		cmocka_unit_test(test_mutation_flush_one_vcpu),
+		cmocka_unit_test(test_mutation_keep_root_on_cr3),
 		cmocka_unit_test(test_mutation_skip_root_reload),
 		cmocka_unit_test(test_mutation_skip_pv_flush),
 		cmocka_unit_test(test_fuzz_no_unsync),
