@@ -313,6 +313,68 @@ static void shootdown(struct fuzz *z, unsigned from, u64 gva)
 	}
 }
 
+/*
+ * Two vCPUs on one entry, in the order that matters for a TLB: v uses a window page (its TLB
+ * keeps the translation), u rewrites the page's entry (natively if its table is out of sync)
+ * and uses the page (a fault may refill the shared shadow entry from the new value without a
+ * flush), then v flushes the way a guest does (PV flush, INVLPG or CR3 reload) and must see the
+ * new entry. Returns false on a mismatch.
+ */
+static bool entry_race(struct fuzz *z, unsigned v, struct fuzz_result *r)
+{
+	struct harness *h = &z->h;
+	unsigned u = (v + 1 + (unsigned)below(z, h->nvcpus - 1)) % h->nvcpus, esize = g_esize(z->mode);
+	u64 step = z->mode == G_32 ? 0x400000 : 0x200000;
+	u64 gva = WIN + below(z, z->nwin * step), gpa, e1, e2;
+	struct h_access a = acc_of(gva, chance(z, 60) ? ACC_WRITE : ACC_READ, chance(z, 40), rnd(z));
+	a.gva &= ~7ull;
+	/* Mostly two threads of one process: u loads v's address space. Often from a clean
+	 * slate: v's CR3 reload brings every table back in sync, so that the flush at the end has
+	 * only this entry's changes to find. */
+	if (chance(z, 70) && h->ctl[u].cr3 != h->ctl[v].cr3 && h_set_cr3(h, u, h->ctl[v].cr3) == MMU_OK)
+		z->as_of[u] = z->as_of[v];
+	if (chance(z, 50))
+		h_set_cr3(h, v, h->ctl[v].cr3);
+	if (!h_check_access(h, v, &a, r->msg, sizeof(r->msg)))
+		return false;
+	/* The 4 KiB leaf entry v's walk used (the window's directory entries are rewritten too). */
+	if ((gpa = h->leaf_gpa) == ~0ull)
+		return true;
+	/* A new entry, or the old one write-protected and opened to user mode and execution (a
+	 * right it lacked: u's access then faults and refills the shadow entry with fewer rights
+	 * than v cached). */
+	e1 = h_phys_read(h, gpa, esize, false);
+	e2 = chance(z, 50) ? random_leaf(z, false, 1) | GA : (e1 & ~(GW | GNX)) | GU | GA;
+	a = acc_of(PHYS + gpa, ACC_WRITE, false, e2);
+	a.size = esize;
+	if (!h_check_access(h, u, &a, r->msg, sizeof(r->msg)))
+		return false;
+	/* Often the writer drops its mapping of the table at once (a temporary kernel mapping):
+	 * then a resync finds no writable mapping of it to take away, hence nothing to flush. */
+	if (chance(z, 50))
+		h_invlpg(h, u, PHYS + gpa);
+	a = acc_of(gva & ~7ull, ACC_READ, chance(z, 80), 0);
+	if ((e2 & GU) && !(e1 & GU))
+		a.user = true;		/* the right it gained */
+	else if ((e1 & GNX) && !(e2 & GNX))
+		a.kind = ACC_FETCH;
+	if (!h_check_access(h, u, &a, r->msg, sizeof(r->msg)))
+		return false;
+	switch (below(z, 4)) {
+	case 0:
+	case 1:
+		h_flush(h, v);
+		break;
+	case 2:
+		h_invlpg(h, v, gva);
+		break;
+	default:
+		h_set_cr3(h, v, h->ctl[v].cr3);
+	}
+	z->hot = gva & ~0xfffull;
+	return true;
+}
+
 /* What was just done on vCPU v: the TLB check it calls for. */
 enum { CHECK_PAGE, CHECK_VCPU, CHECK_ALL };
 
@@ -351,6 +413,11 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 		shootdown(z, v, z->hot);
 		r->shootdowns++;
 		check = CHECK_ALL;
+	} else if (c < 110 && h->nvcpus > 1 && z->mode != G_OFF) {
+		if (!entry_race(z, v, r))
+			return false;
+		r->races++;
+		check = CHECK_VCPU;
 	} else {
 		a = c < 350 ? pt_write(z) : random_access(z);
 		if (c >= 350 && a.gva >= WIN && a.gva < WIN + WIN_SIZE && z->mode != G_OFF &&
@@ -482,7 +549,7 @@ void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 		printf("mmu-fuzz: shadow_faults=%llu emulated_writes=%llu reclaimed=%llu mode_changes=%llu "
 		       "flood_zaps=%llu misaligned_zaps=%llu root_hits=%llu prefetched=%llu unsyncs=%llu "
 		       "resyncs=%llu stale_hits=%llu tlb_hits=%llu tlb_checks=%llu shootdowns=%llu "
-		       "audits=%llu\n",
+		       "races=%llu audits=%llu\n",
 		       (unsigned long long)r->shadow_faults, (unsigned long long)r->emulated,
 		       (unsigned long long)r->reclaimed, (unsigned long long)r->mode_changes,
 		       (unsigned long long)r->flood_zaps, (unsigned long long)r->misaligned_zaps,
@@ -490,6 +557,7 @@ void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 		       (unsigned long long)r->unsyncs, (unsigned long long)r->resyncs,
 		       (unsigned long long)r->stale_hits, (unsigned long long)r->tlb_hits,
 		       (unsigned long long)r->tlb_checks, (unsigned long long)r->shootdowns,
+		       (unsigned long long)r->races,
 		       (unsigned long long)r->audits);
 	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu vcpus=%u%s%s\n",
 	       (unsigned long long)r->ops, (unsigned long long)r->mismatches,

@@ -382,12 +382,12 @@ static bool stale_hit(struct harness *h, unsigned v, const struct h_access *a,
  * directory entry changed since v's last flush (more than its A/D bits) sees the tables below
  * it as they are. Only an access that reached guest memory through a walk counts: one that
  * faults (or is MMIO) links nothing, so the same table reached through an unchanged entry may
- * still serve v older values (the table's old values are kept per frame, not per path). */
+ * still serve v older values (the table's old values are kept per frame, not per path). And
+ * only the first such access: once the link is used, a CPU may cache below it again. */
 static void forget_relinked(struct harness *h, unsigned v, const struct h_access *a)
 {
 	struct ref_walk rw;
-	unsigned i, j, k, n;
-
+	unsigned i, j, k, n, u;
 	struct h_old *old = h->old[v];
 
 	ref_translate(h, v, a, &rw, false);
@@ -408,7 +408,20 @@ static void forget_relinked(struct harness *h, unsigned v, const struct h_access
 				old[n++] = old[k];
 		}
 		h->nold[v] = n;
-		return;
+		break;
+	}
+	/* The links walked are in use now, and the shadow's links are shared by the vCPUs: from
+	 * here on any vCPU may cache what lies below them, so they count as changed for none. */
+	for (u = 0; u < h->nvcpus; u++) {
+		for (k = n = 0; k < h->nold[u]; k++) {
+			bool walked = false;
+
+			for (i = 0; i + 1 < rw.n; i++)
+				walked |= h->old[u][k].gpa == rw.ent_gpa[i];
+			if (!walked)
+				h->old[u][n++] = h->old[u][k];
+		}
+		h->nold[u] = n;
 	}
 }
 
