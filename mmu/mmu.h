@@ -182,10 +182,10 @@ void mmu_vcpu_destroy(struct mmu_vcpu *vcpu);
 int mmu_reset_context(struct mmu_vcpu *vcpu, u64 cr0, u64 cr4, u64 efer, u64 cr3);
 /* Guest CR3 load in the current mode: other address spaces' shadows stay cached. */
 int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3);
-/* Guest INVLPG. */
+/* Guest INVLPG on this vCPU (a shootdown IPI's handler runs it on each target vCPU). */
 void mmu_invlpg(struct mmu_vcpu *vcpu, u64 gva);
 /* The guest flushed its whole TLB without a CR3 load or mode change (a PV flush): out-of-sync
- * shadows catch up with the guest's tables. */
+ * shadows catch up with the guest's tables, and this vCPU's TLB is flushed (ops->flush_tlb). */
 void mmu_flush_tlb(struct mmu_vcpu *vcpu);
 
 /* Refill the vCPU's caches (may reclaim shadow pages); MMU_ENOMEM when nothing is left. */

@@ -92,7 +92,11 @@ static void mutation_of(const struct fuzz_opts *knob, enum catcher by)
 		o.incremental = o.cross_check = audit == 2;
 		fuzz_run(&o, &r);
 		fuzz_report(&o, &r);
-		assert_int_equal(r.incremental_missed, 0);
+		/* A knob caught either way may let a stale TLB write a shadowed table behind the
+		 * MMU's back: the incremental audit follows only changes made through the MMU,
+		 * the cross-check's full audit sees it. */
+		if (by != BY_EITHER)
+			assert_int_equal(r.incremental_missed, 0);
 		if (!audit || by == BY_COMPARE)
 			assert_true(r.mismatches > 0);
 		else if (by == BY_EITHER)
