@@ -253,6 +253,25 @@ static void check_parents(struct audit *a, struct mmu_page *sp)
 		     sp->root_count, sp->audit_roots);
 }
 
+/* A vCPU with a valid root runs on the shadow of its own CR3 in its own mode (roots are per
+ * vCPU; the pages may be shared with the vCPUs on the same address space). */
+static void check_root_key(struct audit *a, const struct mmu_vcpu *v)
+{
+	bool pae = v->base_role.glevels != GLEVELS_LONG;
+
+	for (unsigned i = 0; i < (pae ? 4u : 1u); i++) {
+		const struct mmu_page *sp = pae ? v->pae_sp[i] : v->root;
+		union mmu_role role;
+		u64 gfn;
+		bool want = vcpu_root_key(v, i, &gfn, &role);
+
+		if (want ? !sp || sp->gfn != gfn || sp->role.word != role.word : sp != NULL)
+			FAIL(a, "vcpu root %u is %llx, not the shadow of its CR3 %llx (glevels %u)", i,
+			     sp ? (unsigned long long)sp->gfn : ~0ull, (unsigned long long)v->cr3,
+			     v->base_role.glevels);
+	}
+}
+
 static void count_roots(struct audit *a)
 {
 	struct mmu_vcpu *v;
@@ -276,6 +295,8 @@ static void count_roots(struct audit *a)
 		}
 		if (v->root_valid && v->root && v->root->invalid)
 			FAIL(a, "vcpu runs on a zapped root");
+		if (v->root_valid)
+			check_root_key(a, v);
 	}
 }
 

@@ -105,13 +105,41 @@ static int objcache_fill(struct mmu_vm *vm, struct mmu_objcache *c, struct mmu_s
 	return MMU_OK;
 }
 
-static int pagecache_fill(struct mmu_vm *vm, struct mmu_pagecache *c)
+/*
+ * With several vCPUs the pool's pages may all sit in the other vCPUs' caches, which reclaim
+ * cannot reach: take one of them (it stays counted in the pool). A vCPU's caches are only used
+ * by the call its own top-up prepares, under the same hold of the VM lock, and it tops up again
+ * before the next one; so a vCPU cannot starve while its siblings hoard.
+ */
+static bool pagecache_steal(struct mmu_vcpu *vcpu)
 {
+	struct mmu_pagecache *c = &vcpu->pages;
+	struct mmu_vcpu *v;
+
+	for (v = vcpu->vm->vcpus; v; v = v->next) {
+		if (v == vcpu || !v->pages.n)
+			continue;
+		v->pages.n--;
+		c->va[c->n] = v->pages.va[v->pages.n];
+		c->hpa[c->n++] = v->pages.hpa[v->pages.n];
+		return true;
+	}
+	return false;
+}
+
+static int pagecache_fill(struct mmu_vcpu *vcpu)
+{
+	struct mmu_vm *vm = vcpu->vm;
+	struct mmu_pagecache *c = &vcpu->pages;
+
 	while (c->n < MMU_CACHE_PAGES) {
 		void *va;
 
-		if (vm->pool_used >= vm->cfg.pool_max_pages && !sp_reclaim_one(vm))
+		if (vm->pool_used >= vm->cfg.pool_max_pages && !sp_reclaim_one(vm)) {
+			if (pagecache_steal(vcpu))
+				continue;
 			break;
+		}
 		va = vm->ops->alloc_page(vm->ctx, &c->hpa[c->n]);
 		if (!va)
 			break;
@@ -135,7 +163,7 @@ int mmu_topup(struct mmu_vcpu *vcpu)
 	    objcache_fill(vm, &vcpu->parent_descs, &vm->parent_slab) ||
 	    objcache_fill(vm, &vcpu->rmap_descs, &vm->rmap_slab))
 		return MMU_ENOMEM;
-	return pagecache_fill(vm, &vcpu->pages);
+	return pagecache_fill(vcpu);
 }
 
 static void objcache_release(struct mmu_objcache *c, struct mmu_slab *s)

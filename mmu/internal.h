@@ -127,6 +127,7 @@ bool mmu_walk(struct mmu_vcpu *vcpu, u64 gva, u32 access, struct mmu_walk *w);
 
 /* mmu.c: vCPU root handling. */
 int vcpu_load_root(struct mmu_vcpu *vcpu);
+bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role);
 struct mmu_page *vcpu_top_sp(const struct mmu_vcpu *vcpu, u64 gva);
 static inline unsigned spt_index(u64 gva, unsigned level) { return (gva >> (PAGE_SHIFT + 9 * (level - 1))) & 511; }
 void vcpu_request_reload(struct mmu_vcpu *vcpu);

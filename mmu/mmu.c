@@ -54,8 +54,18 @@ void mmu_vm_destroy(struct mmu_vm *vm)
 	vm->gfn_hash = vm->hpa_hash = vm->va_hash = NULL;
 }
 
+/* The pool must hold every vCPU's roots (up to 4 PAE tables each) besides one fault's pages. */
+#define POOL_PER_VCPU 6
+
 int mmu_vcpu_init(struct mmu_vcpu *vcpu, struct mmu_vm *vm)
 {
+	struct mmu_vcpu *v;
+	u64 n = 1;
+
+	for (v = vm->vcpus; v; v = v->next)
+		n++;
+	if (vm->cfg.pool_max_pages < n * POOL_PER_VCPU)
+		return MMU_EINVAL;
 	memset(vcpu, 0, sizeof(*vcpu));
 	vcpu->vm = vm;
 	vcpu->pae_root = vm->ops->alloc_page(vm->ctx, &vcpu->pae_root_hpa);
@@ -96,12 +106,18 @@ void mmu_vcpu_destroy(struct mmu_vcpu *vcpu)
 	vm->ops->free_page(vm->ctx, vcpu->pae_root, vcpu->pae_root_hpa);
 }
 
+/* Rights were taken from a shadow entry any vCPU of the guest may have cached (shadow pages are
+ * shared, and a vCPU's TLB keeps what it loaded until told): each must flush before it next runs
+ * the guest. The caller completes these requests before the operation counts as done (mmu.h). */
 void mmu_flush_all(struct mmu_vm *vm)
 {
 	struct mmu_vcpu *v;
 
-	for (v = vm->vcpus; v; v = v->next)
+	for (v = vm->vcpus; v; v = v->next) {
 		vm->ops->flush_tlb(vm->ctx, v);
+		if (vm->test_flush_one_vcpu)
+			break;
+	}
 }
 
 void vcpu_request_reload(struct mmu_vcpu *vcpu)
@@ -110,13 +126,18 @@ void vcpu_request_reload(struct mmu_vcpu *vcpu)
 	vcpu->vm->ops->flush_tlb(vcpu->vm->ctx, vcpu);
 }
 
-/* The PAE root's slot i: which shadow page directory it holds, if any. */
-static bool pae_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role)
+/* The root's key for the vCPU's CR3 and mode: the 4-level page, or the PAE root's slot i (which
+ * shadow page directory it holds, if any). */
+bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role)
 {
 	*role = vcpu->base_role;
 	role->level = 2;
 	role->access = ACC_ALL;
 	switch (role->glevels) {
+	case GLEVELS_LONG:
+		role->level = 4;
+		*gfn = (vcpu->cr3 & PTE_ADDR) >> PAGE_SHIFT;
+		return true;
 	case GLEVELS_OFF:
 		role->direct = 1;
 		*gfn = (u64)i << 18;
@@ -145,17 +166,15 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 		return MMU_ENOMEM;
 	release_roots(vcpu);
 	if (vcpu->base_role.glevels == GLEVELS_LONG) {
-		role = vcpu->base_role;
-		role.level = 4;
-		role.access = ACC_ALL;
-		sp = sp_get(vcpu, (vcpu->cr3 & PTE_ADDR) >> PAGE_SHIFT, role, &created);
+		vcpu_root_key(vcpu, 0, &gfn, &role);
+		sp = sp_get(vcpu, gfn, role, &created);
 		sp->root_count++;
 		audit_mark_page(vm, sp);
 		vcpu->root = sp;
 		miss = created;
 	} else {
 		for (i = 0; i < 4; i++) {
-			if (!pae_root_key(vcpu, i, &gfn, &role))
+			if (!vcpu_root_key(vcpu, i, &gfn, &role))
 				continue;
 			sp = sp_get(vcpu, gfn, role, &created);
 			sp->root_count++;
@@ -262,7 +281,8 @@ int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
 	}
 	mmu_sync_all(vcpu);
 	vcpu->cr3 = cr3;
-	release_roots(vcpu);
+	if (!vcpu->vm->test_keep_root_on_cr3)
+		release_roots(vcpu);
 	if (vcpu->vm->cfg.nocache)
 		mmu_zap_all(vcpu->vm);
 	return mmu_load(vcpu);

@@ -5,8 +5,22 @@
 /*
  * Shadow page tables for guests without nested paging (design: docs/design.md, "The shadow MMU").
  *
- * Locking: every function here must be called with one per-VM lock held (the caller's), which
- * also covers the platform callbacks made from inside. Nothing here sleeps or blocks.
+ * Locking (several vCPUs per guest): one per-VM lock, the caller's, covers all of this state:
+ * the shadow pages of the guest and their hashes, LRU and out-of-sync lists, the reverse maps
+ * and frame counts, every vCPU's roots and object caches, the statistics and audit tracking.
+ * Every function here is called with it held, and so is every platform callback made from
+ * inside (alloc_page/free_page take the host's page-pool lock under it: order VM lock, then
+ * pool lock, then console). Nothing here sleeps, blocks or waits for another CPU.
+ * Under the lock, a call may take rights from shadow entries that any vCPU of the guest may
+ * have cached; it then posts ops->flush_tlb for every such vCPU (usually all of them) and
+ * marks the roots it zapped invalid in their users (who reload at mmu_load). Before dropping
+ * the lock the caller must complete those requests: kick every target that is in guest mode on
+ * another CPU (IPI) and wait for its acknowledgement; a target not in guest mode flushes at its
+ * next entry. Acknowledging takes no lock (a vCPU acknowledges by leaving guest mode), so the
+ * wait cannot deadlock. Only then is the operation done: the vCPU that made the call may resume
+ * its guest (whose shootdown relies on it), and pages given back through free_page may be
+ * reused (platform.h). mmu_topup and the call it prepares (mmu_page_fault) run in one hold of
+ * the lock: another vCPU's top-up may take pages from this vCPU's caches (mmu/cache.c).
  *
  * Usage by a backend, per vCPU:
  *   mmu_vcpu_init, then mmu_reset_context on every change of CR0/CR4/EFER (and at start);
@@ -73,7 +87,8 @@ struct mmu_pagecache {
 };
 
 struct mmu_config {
-	u64 pool_max_pages;	/* host pages for shadow tables (>= 16); 0 = default 1024 */
+	u64 pool_max_pages;	/* host pages for shadow tables (>= 16, and >= 6 per vCPU);
+				 * 0 = default 1024 */
 	u8 maxphyaddr;		/* the guest's CPUID MAXPHYADDR; 0 = 40 */
 	bool nocache;		/* rebuild every shadow after each CR3 load (2.6.20-rc3 baseline:
 				 * also no leaf prefetch, no out-of-sync tables) */
@@ -114,6 +129,10 @@ struct mmu_vm {
 	bool test_skip_zap_on_write;
 	bool test_skip_resync;		/* flushes leave out-of-sync pages as they are */
 	bool test_stale_resync;		/* a resync write-protects but updates no entry */
+	bool test_flush_one_vcpu;	/* remote flushes are lost: mmu_flush_all reaches one vCPU */
+	bool test_skip_root_reload;	/* a zapped root's other users are not told to reload */
+	bool test_skip_pv_flush;	/* mmu_flush_tlb does not flush the vCPU's own TLB */
+	bool test_keep_root_on_cr3;	/* a CR3 load keeps the old root */
 };
 
 struct mmu_vcpu {
@@ -153,7 +172,8 @@ int mmu_vm_init(struct mmu_vm *vm, const struct mmu_platform_ops *ops, void *ctx
 		const struct mmu_config *cfg);
 void mmu_vm_destroy(struct mmu_vm *vm);
 
-/* vCPU: starts with paging off; teardown releases its root and caches. */
+/* vCPU: starts with paging off; teardown releases its root and caches. MMU_EINVAL when the pool
+ * is too small for one more vCPU (6 pages each: its roots and one fault). */
 int mmu_vcpu_init(struct mmu_vcpu *vcpu, struct mmu_vm *vm);
 void mmu_vcpu_destroy(struct mmu_vcpu *vcpu);
 
@@ -162,10 +182,10 @@ void mmu_vcpu_destroy(struct mmu_vcpu *vcpu);
 int mmu_reset_context(struct mmu_vcpu *vcpu, u64 cr0, u64 cr4, u64 efer, u64 cr3);
 /* Guest CR3 load in the current mode: other address spaces' shadows stay cached. */
 int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3);
-/* Guest INVLPG. */
+/* Guest INVLPG on this vCPU (a shootdown IPI's handler runs it on each target vCPU). */
 void mmu_invlpg(struct mmu_vcpu *vcpu, u64 gva);
 /* The guest flushed its whole TLB without a CR3 load or mode change (a PV flush): out-of-sync
- * shadows catch up with the guest's tables. */
+ * shadows catch up with the guest's tables, and this vCPU's TLB is flushed (ops->flush_tlb). */
 void mmu_flush_tlb(struct mmu_vcpu *vcpu);
 
 /* Refill the vCPU's caches (may reclaim shadow pages); MMU_ENOMEM when nothing is left. */

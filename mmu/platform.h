@@ -33,6 +33,9 @@ struct mmu_platform_ops {
 	/* A zeroed 4 KiB page: host-virtual pointer returned, host-physical address in *hpa.
 	 * The page must lie below 4 GiB (it may become a PAE root). NULL when exhausted. */
 	void *(*alloc_page)(void *ctx, u64 *hpa);
+	/* A page given back under the VM lock may still be reachable by a vCPU running on another
+	 * CPU (its TLB or paging-structure caches) until the flushes requested in the same hold of
+	 * the lock are acknowledged (mmu.h): the host must not hand it out before then. */
 	void (*free_page)(void *ctx, void *va, u64 hpa);
 	/* The slot holding gfn, or NULL for a hole (MMIO or nothing). */
 	const struct mmu_slot *(*gfn_to_slot)(void *ctx, u64 gfn);
@@ -46,7 +49,10 @@ struct mmu_platform_ops {
 	/* Atomically replace a 4- or 8-byte guest page-table entry if it still holds old (the
 	 * hardware's locked A/D update); return false if it changed meanwhile. */
 	bool (*cmpxchg_gpa)(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_val);
-	/* The vCPU must flush its TLB (all of its translations) before it next runs a guest. */
+	/* The vCPU must flush its TLB (all of its translations) before it next runs a guest; if it
+	 * is in guest mode on another CPU now, it must be kicked out and acknowledge before the
+	 * caller drops the VM lock (mmu.h). Called for any vCPU of the guest, not only the one whose
+	 * call this is. Posting only: it must not block. */
 	void (*flush_tlb)(void *ctx, struct mmu_vcpu *vcpu);
 };
 

@@ -195,7 +195,7 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp)
 		return;
 	}
 	sp->invalid = true;
-	for (v = vm->vcpus; v; v = v->next)
+	for (v = vm->vcpus; v && !vm->test_skip_root_reload; v = v->next)
 		if (v->root == sp || v->pae_sp[0] == sp || v->pae_sp[1] == sp ||
 		    v->pae_sp[2] == sp || v->pae_sp[3] == sp)
 			vcpu_request_reload(v);

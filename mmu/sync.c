@@ -160,7 +160,13 @@ void sync_invlpg(struct mmu_vcpu *vcpu, u64 gva)
 		mmu_flush_all(vm);
 }
 
+/* The guest asked for its whole TLB on this vCPU: out-of-sync tables catch up, and this vCPU's
+ * TLB goes too, since a fault on another vCPU may have narrowed an entry it cached without a
+ * flush (an entry of an out-of-sync table, narrowed to what the guest wrote; then the resync
+ * finds nothing left to change and requests no flush). */
 void mmu_flush_tlb(struct mmu_vcpu *vcpu)
 {
 	mmu_sync_all(vcpu);
+	if (!vcpu->vm->test_skip_pv_flush)
+		vcpu->vm->ops->flush_tlb(vcpu->vm->ctx, vcpu);
 }

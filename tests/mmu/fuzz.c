@@ -36,6 +36,8 @@ struct fuzz {
 	u64 hot;		/* the window page whose entry the guest last wrote */
 	u64 seen;		/* the window page last accessed (its shadow entry is likely present) */
 	unsigned seen_as;
+	unsigned check, check_vcpu;	/* the TLB check the last operation calls for */
+	u64 check_page;
 };
 
 static u64 rnd(struct fuzz *z)
@@ -280,38 +282,152 @@ static struct h_access random_access(struct fuzz *z)
 	return a;
 }
 
+/* One vCPU changes its paging controls (WP, NXE, SMEP, SMAP) in the current mode: its shadows
+ * get another role, so the vCPUs' roles differ over the same guest tables. */
+static void change_controls(struct fuzz *z, unsigned v)
+{
+	struct g_cfg c = { z->mode, z->pse, chance(z, 75), chance(z, 60), chance(z, 40), chance(z, 40) };
+
+	g_enter(&z->h, v, &c, z->mode == G_OFF ? 0 : z->cr3[z->as_of[v]]);
+}
+
+/*
+ * The guest's TLB shootdown after changing an entry others may use: an IPI whose handler on
+ * each target does INVLPG of the page (or, for many pages, reloads CR3 or does the PV flush).
+ * Targets are every vCPU or a random subset, as a guest that tracks which CPUs ran the space.
+ */
+static void shootdown(struct fuzz *z, unsigned from, u64 gva)
+{
+	struct harness *h = &z->h;
+	unsigned how = below(z, 10), all = chance(z, 70);
+
+	for (unsigned t = 0; t < h->nvcpus; t++) {
+		if (!all && t != from && chance(z, 50))
+			continue;
+		if (how < 6 || z->mode == G_OFF)
+			h_invlpg(h, t, gva);
+		else if (how < 8)
+			h_set_cr3(h, t, h->ctl[t].cr3);
+		else
+			h_flush(h, t);
+	}
+}
+
+/*
+ * Two vCPUs on one entry, in the order that matters for a TLB: v uses a window page (its TLB
+ * keeps the translation), u rewrites the page's entry (natively if its table is out of sync)
+ * and uses the page (a fault may refill the shared shadow entry from the new value without a
+ * flush), then v flushes the way a guest does (PV flush, INVLPG or CR3 reload) and must see the
+ * new entry. Returns false on a mismatch.
+ */
+static bool entry_race(struct fuzz *z, unsigned v, struct fuzz_result *r)
+{
+	struct harness *h = &z->h;
+	unsigned u = (v + 1 + (unsigned)below(z, h->nvcpus - 1)) % h->nvcpus, esize = g_esize(z->mode);
+	u64 step = z->mode == G_32 ? 0x400000 : 0x200000;
+	u64 gva = WIN + below(z, z->nwin * step), gpa, e1, e2;
+	struct h_access a = acc_of(gva, chance(z, 60) ? ACC_WRITE : ACC_READ, chance(z, 40), rnd(z));
+	a.gva &= ~7ull;
+	/* Mostly two threads of one process: u loads v's address space. Often from a clean
+	 * slate: v's CR3 reload brings every table back in sync, so that the flush at the end has
+	 * only this entry's changes to find. */
+	if (chance(z, 70) && h->ctl[u].cr3 != h->ctl[v].cr3 && h_set_cr3(h, u, h->ctl[v].cr3) == MMU_OK)
+		z->as_of[u] = z->as_of[v];
+	if (chance(z, 50))
+		h_set_cr3(h, v, h->ctl[v].cr3);
+	if (!h_check_access(h, v, &a, r->msg, sizeof(r->msg)))
+		return false;
+	/* The 4 KiB leaf entry v's walk used (the window's directory entries are rewritten too). */
+	if ((gpa = h->leaf_gpa) == ~0ull)
+		return true;
+	/* A new entry, or the old one write-protected and opened to user mode and execution (a
+	 * right it lacked: u's access then faults and refills the shadow entry with fewer rights
+	 * than v cached). */
+	e1 = h_phys_read(h, gpa, esize, false);
+	e2 = chance(z, 50) ? random_leaf(z, false, 1) | GA : (e1 & ~(GW | GNX)) | GU | GA;
+	a = acc_of(PHYS + gpa, ACC_WRITE, false, e2);
+	a.size = esize;
+	if (!h_check_access(h, u, &a, r->msg, sizeof(r->msg)))
+		return false;
+	/* Often the writer drops its mapping of the table at once (a temporary kernel mapping):
+	 * then a resync finds no writable mapping of it to take away, hence nothing to flush. */
+	if (chance(z, 50))
+		h_invlpg(h, u, PHYS + gpa);
+	a = acc_of(gva & ~7ull, ACC_READ, chance(z, 80), 0);
+	if ((e2 & GU) && !(e1 & GU))
+		a.user = true;		/* the right it gained */
+	else if ((e1 & GNX) && !(e2 & GNX))
+		a.kind = ACC_FETCH;
+	if (!h_check_access(h, u, &a, r->msg, sizeof(r->msg)))
+		return false;
+	switch (below(z, 4)) {
+	case 0:
+	case 1:
+		h_flush(h, v);
+		break;
+	case 2:
+		h_invlpg(h, v, gva);
+		break;
+	default:
+		h_set_cr3(h, v, h->ctl[v].cr3);
+	}
+	z->hot = gva & ~0xfffull;
+	return true;
+}
+
+/* What was just done on vCPU v: the TLB check it calls for. */
+enum { CHECK_PAGE, CHECK_VCPU, CHECK_ALL };
+
 static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 {
 	struct harness *h = &z->h;
-	unsigned v = below(z, h->nvcpus), c = below(z, 1000);
+	unsigned v = below(z, h->nvcpus), c = below(z, 1000), check = CHECK_PAGE;
+	u64 where, page = z->hot;
 	struct h_access a;
-	u64 where;
 
-	(void)op;
 	if (c < 2) {
 		change_mode(z);
 		r->mode_changes++;
+		check = CHECK_ALL;
+	} else if (c < 5 && z->mode != G_OFF) {
+		change_controls(z, v);
+		r->mode_changes++;
+		check = CHECK_VCPU;
 	} else if (c < 40 && z->mode != G_OFF) {
 		z->as_of[v] = below(z, NAS);
 		h_set_cr3(h, v, z->cr3[z->as_of[v]]);
+		check = CHECK_VCPU;
 	} else if (c < 60) {
-		h_invlpg(h, v, WIN + below(z, WIN_SIZE));
-	} else if (c < 63) {
+		page = WIN + below(z, WIN_SIZE);
+		h_invlpg(h, v, page);
+		check = CHECK_VCPU;
+	} else if (c < 66) {
 		h_flush(h, v);	/* the PV flush */
+		check = CHECK_VCPU;
 	} else if (c < 70) {
 		/* The hypervisor itself writes guest memory (a loader, a hypercall). */
 		u64 gpa = ((PT_FIRST + below(z, 0x20)) << 12) + below(z, 512) * 8;
 
 		h_phys_write(h, gpa, 8, h_phys_read(h, gpa, 8, false) ^ GA);
+	} else if (c < 90 && h->nvcpus > 1) {
+		shootdown(z, v, z->hot);
+		r->shootdowns++;
+		check = CHECK_ALL;
+	} else if (c < 110 && h->nvcpus > 1 && z->mode != G_OFF) {
+		if (!entry_race(z, v, r))
+			return false;
+		r->races++;
+		check = CHECK_VCPU;
 	} else {
-		a = c < 330 ? pt_write(z) : random_access(z);
-		if (c >= 330 && a.gva >= WIN && a.gva < WIN + WIN_SIZE && z->mode != G_OFF &&
+		a = c < 350 ? pt_write(z) : random_access(z);
+		if (c >= 350 && a.gva >= WIN && a.gva < WIN + WIN_SIZE && z->mode != G_OFF &&
 		    a.gva - WIN < z->nwin * (z->mode == G_32 ? 0x400000ull : 0x200000ull)) {
 			z->seen = a.gva & ~0xfffull;
 			z->seen_as = z->as_of[v];
 		}
 		if (!h_check_access(h, v, &a, r->msg, sizeof(r->msg)))
 			return false;
+		page = c < 350 ? z->hot : a.gva;
 	}
 	if (h->ctl_mismatches) {
 		snprintf(r->msg, sizeof(r->msg), "CR3/mode load: MMU and reference disagree on the PDPTEs");
@@ -320,6 +436,27 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 	if (op % 1024 == 0 && !h_mem_equal(h, &where)) {
 		snprintf(r->msg, sizeof(r->msg), "memory differs at gpa %llx", (unsigned long long)where);
 		return false;
+	}
+	z->check = op % 64 == 0 ? CHECK_ALL : check;
+	z->check_vcpu = v;
+	z->check_page = page;
+	return true;
+}
+
+/* After the operation (and its audit): no vCPU's TLB gives more than the guest allows it. The
+ * flushing vCPU's whole TLB after a flush (it must see fresh translations), every vCPU's entry
+ * for the page just used or remapped after other operations, and every TLB entry now and then. */
+static bool check_tlbs(struct fuzz *z, struct fuzz_result *r)
+{
+	struct harness *h = &z->h;
+
+	for (unsigned u = 0; u < h->nvcpus; u++) {
+		if (z->check == CHECK_VCPU && u != z->check_vcpu)
+			continue;
+		r->tlb_checks++;
+		if (!h_check_tlb(h, u, z->check == CHECK_PAGE ? z->check_page : ~0ull, r->msg,
+				 sizeof(r->msg)))
+			return false;
 	}
 	return true;
 }
@@ -339,13 +476,17 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	ASSERT(z);
 	memset(r, 0, sizeof(*r));
 	z->rng = o->seed * 0x9e3779b97f4a7c15ull + 1;
-	h_init(&z->h, &cfg, 2);
+	h_init(&z->h, &cfg, o->vcpus ? o->vcpus : 2);
 	h_add_slot(&z->h, 0, 0x180);
 	h_add_slot(&z->h, 0x200, 0x40);
 	z->h.vm.test_skip_wp_on_shadow = o->skip_wp_on_shadow;
 	z->h.vm.test_skip_zap_on_write = o->skip_zap_on_write;
 	z->h.vm.test_skip_resync = o->skip_resync;
 	z->h.vm.test_stale_resync = o->stale_resync;
+	z->h.vm.test_flush_one_vcpu = o->flush_first_only;
+	z->h.vm.test_skip_root_reload = o->skip_root_reload;
+	z->h.vm.test_skip_pv_flush = o->skip_pv_flush;
+	z->h.vm.test_keep_root_on_cr3 = o->keep_root_on_cr3;
 	z->h.vm.audit_full_every = 0;
 	change_mode(z);
 	for (op = 0; op < o->ops; op++) {
@@ -357,6 +498,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 			r->fail_op = op;
 			break;
 		}
+		r->audits += !o->no_audit;
 		if (o->no_audit)
 			n = 0;
 		else if (!o->incremental)
@@ -368,6 +510,11 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 			r->audit_errors = n;
 			r->fail_op = op;
 			snprintf(r->msg, sizeof(r->msg), "audit: %s", buf);
+			break;
+		}
+		if (!check_tlbs(z, r)) {
+			r->mismatches = 1;
+			r->fail_op = op;
 			break;
 		}
 	}
@@ -387,6 +534,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	r->unsyncs = st.unsyncs;
 	r->resyncs = st.resyncs;
 	r->stale_hits = z->h.stale_hits;
+	r->tlb_hits = z->h.tlb_hits;
 	h_fini(&z->h);
 	free(z);
 }
@@ -394,22 +542,27 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 {
 	if (r->mismatches || r->audit_errors)
-		printf("mmu-fuzz: FAILED at op %llu (replay: make mmu-fuzz SEED=%llu OPS=%llu): %s\n",
+		printf("mmu-fuzz: FAILED at op %llu (replay: make mmu-fuzz SEED=%llu OPS=%llu VCPUS=%u): %s\n",
 		       (unsigned long long)r->fail_op, (unsigned long long)o->seed,
-		       (unsigned long long)r->fail_op + 1, r->msg);
+		       (unsigned long long)r->fail_op + 1, o->vcpus ? o->vcpus : 2, r->msg);
 	if (!o->quiet)
 		printf("mmu-fuzz: shadow_faults=%llu emulated_writes=%llu reclaimed=%llu mode_changes=%llu "
 		       "flood_zaps=%llu misaligned_zaps=%llu root_hits=%llu prefetched=%llu unsyncs=%llu "
-		       "resyncs=%llu stale_hits=%llu\n",
+		       "resyncs=%llu stale_hits=%llu tlb_hits=%llu tlb_checks=%llu shootdowns=%llu "
+		       "races=%llu audits=%llu\n",
 		       (unsigned long long)r->shadow_faults, (unsigned long long)r->emulated,
 		       (unsigned long long)r->reclaimed, (unsigned long long)r->mode_changes,
 		       (unsigned long long)r->flood_zaps, (unsigned long long)r->misaligned_zaps,
 		       (unsigned long long)r->root_hits, (unsigned long long)r->prefetched,
 		       (unsigned long long)r->unsyncs, (unsigned long long)r->resyncs,
-		       (unsigned long long)r->stale_hits);
-	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu%s%s\n",
+		       (unsigned long long)r->stale_hits, (unsigned long long)r->tlb_hits,
+		       (unsigned long long)r->tlb_checks, (unsigned long long)r->shootdowns,
+		       (unsigned long long)r->races,
+		       (unsigned long long)r->audits);
+	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu vcpus=%u%s%s\n",
 	       (unsigned long long)r->ops, (unsigned long long)r->mismatches,
 	       (unsigned long long)r->audit_errors, (unsigned long long)o->seed,
+	       o->vcpus ? o->vcpus : 2,
 	       o->incremental ? " audit=incremental" : "",
 	       r->incremental_missed ? " INCREMENTAL-MISSED" : "");
 }

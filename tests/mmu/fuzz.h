@@ -8,10 +8,12 @@ struct fuzz_opts {
 	u64 ops;
 	u64 seed;
 	u64 pool_pages;		/* 0: default */
+	unsigned vcpus;		/* of the one guest, 1..4; 0: 2 */
 	bool nocache;
 	bool skip_wp_on_shadow;	/* mutation knobs (scenario 11) */
 	bool skip_zap_on_write;
 	bool skip_resync, stale_resync;
+	bool flush_first_only, skip_root_reload, skip_pv_flush, keep_root_on_cr3;
 	bool no_unsync;
 	bool quiet;
 	bool no_audit;		/* differential comparison only */
@@ -31,6 +33,11 @@ struct fuzz_result {
 	u64 prefetched;		/* leaves filled ahead of a fault */
 	u64 unsyncs, resyncs;	/* out-of-sync leaf tables (mmu/sync.c) */
 	u64 stale_hits;		/* accesses served from an older entry, as a TLB may */
+	u64 tlb_hits;		/* accesses served by a vCPU's modelled TLB */
+	u64 tlb_checks;		/* sweeps of a vCPU's TLB against the guest's tables */
+	u64 shootdowns;		/* guest IPI + INVLPG / flush on other vCPUs */
+	u64 races;		/* two vCPUs on one entry, then the first flushes */
+	u64 audits;		/* audits run (after each operation) */
 	char msg[1024];
 };
 

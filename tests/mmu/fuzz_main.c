@@ -17,7 +17,23 @@ int main(int argc, char **argv)
 			o.seed = strtoull(argv[i + 1], NULL, 0);
 		else if (!strcmp(argv[i], "--pool"))
 			o.pool_pages = strtoull(argv[i + 1], NULL, 0);
-		else if (!strcmp(argv[i], "--nocache"))
+		else if (!strcmp(argv[i], "--no-audit"))
+			o.no_audit = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--vcpus"))
+			o.vcpus = (unsigned)strtoul(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--knob")) {
+			/* a mutation knob by name, to see what the fuzz makes of it */
+			const char *k = argv[i + 1];
+
+			o.skip_wp_on_shadow |= !strcmp(k, "skip_wp_on_shadow");
+			o.skip_zap_on_write |= !strcmp(k, "skip_zap_on_write");
+			o.skip_resync |= !strcmp(k, "skip_resync");
+			o.stale_resync |= !strcmp(k, "stale_resync");
+			o.flush_first_only |= !strcmp(k, "flush_one_vcpu");
+			o.skip_root_reload |= !strcmp(k, "skip_root_reload");
+			o.skip_pv_flush |= !strcmp(k, "skip_pv_flush");
+			o.keep_root_on_cr3 |= !strcmp(k, "keep_root_on_cr3");
+		} else if (!strcmp(argv[i], "--nocache"))
 			o.nocache = atoi(argv[i + 1]);
 	}
 	fuzz_run(&o, &r);

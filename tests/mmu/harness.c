@@ -125,9 +125,15 @@ static bool h_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_val
 	return true;
 }
 
-static void h_flush_tlb(void *ctx, struct mmu_vcpu *vcpu UNUSED)
+/* The request reaches only the vCPU named: its modelled TLB forgets everything. */
+static void h_flush_tlb(void *ctx, struct mmu_vcpu *vcpu)
 {
-	((struct harness *)ctx)->flushes++;
+	struct harness *h = ctx;
+	unsigned v = (unsigned)(vcpu - h->vcpu);
+
+	ASSERT(v < h->nvcpus);
+	h->flushes++;
+	memset(h->tlb[v], 0, sizeof(h->tlb[v]));
 }
 
 static const struct mmu_platform_ops h_ops = {

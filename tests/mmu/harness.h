@@ -6,8 +6,9 @@
 #include "mmu/mmu.h"
 
 #define H_MAX_SLOTS 4
-#define H_MAX_VCPUS 2
+#define H_MAX_VCPUS 4
 #define H_OLD_MAX 2048
+#define H_TLB_ENTRIES 32
 
 struct h_slot {
 	struct mmu_slot s;
@@ -20,6 +21,14 @@ struct h_slot {
 struct h_ctl {
 	u64 cr0, cr4, efer, cr3;
 	u64 pdptes[4];	/* the reference machine's PAE PDPTE cache */
+};
+
+/* One translation in a vCPU's modelled hardware TLB: what a walk of the shadow gave, kept until
+ * the MMU asks that vCPU to flush (ops->flush_tlb), as with tagged TLBs (ASID/VPID). */
+struct h_tlbe {
+	u64 vpn;		/* gva >> 12, +1 (0: empty) */
+	u64 hpa;		/* host frame */
+	bool w, u, x;		/* rights combined over the shadow walk */
 };
 
 struct harness {
@@ -36,15 +45,18 @@ struct harness {
 	unsigned nhfree;
 	long page_limit;	/* < 0: unlimited */
 	u64 flushes;
+	struct h_tlbe tlb[H_MAX_VCPUS][H_TLB_ENTRIES];
+	u64 tlb_hits;		/* accesses the modelled TLB served */
+	bool from_tlb;		/* the last software-CPU access was a TLB hit */
 	/* Per-access trace used by the differential checks. */
 	u64 touched[16];
 	unsigned ntouched;
 	u64 emulated_writes, shadow_faults;
 	u64 ctl_mismatches;	/* CR3/mode loads where the MMU and the reference disagreed */
-	/* The reference TLB: every value a guest entry held since the last flush that covers it
-	 * (what a CPU's TLB may still use), and the undo log of one reference access. */
-	struct h_old { u64 gpa, val; unsigned size; } old[H_OLD_MAX];
-	unsigned nold;
+	/* The reference TLB, per vCPU: every value a guest entry held since that vCPU's last flush
+	 * that covers it (what its TLB may still use), and the undo log of one reference access. */
+	struct h_old { u64 gpa, val; unsigned size; } old[H_MAX_VCPUS][H_OLD_MAX];
+	unsigned nold[H_MAX_VCPUS];
 	struct h_old undo[16];
 	unsigned nundo;
 	bool logging;
@@ -102,16 +114,21 @@ void h_ref_access(struct harness *h, unsigned v, const struct h_access *a, struc
 /* Both, compared (outcome, value, and the page-table words the reference walk touched).
  * Returns true when they agree; describes the difference in msg. */
 bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, char *msg, size_t n);
+/* Every translation vCPU v's modelled TLB holds (for gva's page only, unless gva is ~0) gives no
+ * more than the guest's tables allow v (the current entries, or older leaf values v has not
+ * flushed yet). Returns true when so; describes the first excess in msg. */
+bool h_check_tlb(struct harness *h, unsigned v, u64 gva, char *msg, size_t n);
 /* Full comparison of both memories. */
 bool h_mem_equal(struct harness *h, u64 *where);
 
 unsigned h_audit(struct harness *h, bool print);
 
 /* Internal to the harness files. */
-void ref_tlb_flush(struct harness *h);
+void ref_tlb_flush(struct harness *h, unsigned v);
 void ref_tlb_invlpg(struct harness *h, unsigned v, u64 gva);
 u8 *h_hpa_ptr(struct harness *h, u64 hpa, bool want_guest);
 u8 *h_gpa_ptr(struct harness *h, u64 gpa, bool ref);
 u64 h_hpa_to_gpa(struct harness *h, u64 hpa);
+bool h_tlb_allows(const struct harness *h, unsigned v, const struct h_tlbe *e, const struct h_access *a);
 
 #endif

@@ -1,14 +1,17 @@
 /* The reference machine: an independent walk of the guest's own tables in the reference memory. */
 
 /*
- * With a TLB. The shadow MMU lets a guest write its leaf tables natively (out-of-sync shadows,
- * mmu/sync.c) and catches up at the guest's flushes, so between two flushes an access may use
- * an entry older than the guest's, as a CPU's TLB may. The reference keeps every value a guest
- * entry held since the last flush that covers it (h->old) and accepts an access served by one
- * of them in place of the leaf entry: present, accessed, dirty for a write (a TLB entry that
- * lacks D walks again to set it), no A/D written. A flush covers what the MMU promises: a CR3
- * load, a mode change or a PV flush by any vCPU covers every entry (stricter than a CPU, whose
- * TLB is per-CPU and keeps global pages), INVLPG(gva) every entry at gva's index in its table.
+ * With a TLB per vCPU. The shadow MMU lets a guest write its leaf tables natively (out-of-sync
+ * shadows, mmu/sync.c) and catches up at the guest's flushes, and each vCPU's hardware TLB keeps
+ * what it cached until the MMU asks that vCPU to flush; so between two flushes of vCPU v an
+ * access on v may use an entry older than the guest's, as a CPU's TLB may. The reference keeps,
+ * for each vCPU, every value a guest entry held since that vCPU's last flush that covers it
+ * (h->old[v]) and accepts an access served by one of them in place of the leaf entry: present,
+ * accessed, dirty for a write (a TLB entry that lacks D walks again to set it), no A/D written.
+ * A flush is the architectural one, on the vCPU that does it: a CR3 load, a mode change or a
+ * PV flush covers every entry (stricter than a CPU, whose TLB keeps global pages), INVLPG(gva)
+ * every entry at gva's index in its table. A guest that changes an entry another vCPU may use
+ * must shoot it down there (an IPI whose handler flushes): only then must that vCPU see it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,15 +41,21 @@ static unsigned ent_size(const struct harness *h, unsigned v)
 	return h->ctl[v].cr4 & BIT(5) ? 8 : 4;
 }
 
+/* Every vCPU may still hold the old value until its own flush. */
 static void remember(struct harness *h, u64 gpa, u64 val, unsigned size)
 {
-	unsigned i;
+	for (unsigned v = 0; v < h->nvcpus; v++) {
+		struct h_old *old = h->old[v];
+		unsigned i;
 
-	for (i = 0; i < h->nold; i++)
-		if (h->old[i].gpa == gpa && h->old[i].val == val && h->old[i].size == size)
-			return;
-	ASSERT(h->nold < H_OLD_MAX);
-	h->old[h->nold++] = (struct h_old){ gpa, val, size };
+		for (i = 0; i < h->nold[v]; i++)
+			if (old[i].gpa == gpa && old[i].val == val && old[i].size == size)
+				break;
+		if (i < h->nold[v])
+			continue;
+		ASSERT(h->nold[v] < H_OLD_MAX);
+		old[h->nold[v]++] = (struct h_old){ gpa, val, size };
+	}
 }
 
 /* Stores len bytes (within a page) into reference memory: the entries it changes keep their
@@ -79,29 +88,30 @@ static void ref_store(struct harness *h, unsigned v, u64 gpa, const void *src, u
 	}
 }
 
-static void ref_undo(struct harness *h, unsigned nold)
+static void ref_undo(struct harness *h, const unsigned nold[H_MAX_VCPUS])
 {
 	while (h->nundo) {
 		struct h_old *u = &h->undo[--h->nundo];
 
 		memcpy(h_gpa_ptr(h, u->gpa, true), &u->val, u->size);
 	}
-	h->nold = nold;
+	memcpy(h->nold, nold, sizeof(h->nold));
 }
 
-void ref_tlb_flush(struct harness *h)
+void ref_tlb_flush(struct harness *h, unsigned v)
 {
-	h->nold = 0;
+	h->nold[v] = 0;
 }
 
-void ref_tlb_invlpg(struct harness *h, unsigned v UNUSED, u64 gva)
+void ref_tlb_invlpg(struct harness *h, unsigned v, u64 gva)
 {
 	unsigned i, n = 0, idx = (gva >> 12) & 511;
+	struct h_old *old = h->old[v];
 
-	for (i = 0; i < h->nold; i++)
-		if ((((h->old[i].gpa & 0xfff) / h->old[i].size) & 511) != idx)
-			h->old[n++] = h->old[i];
-	h->nold = n;
+	for (i = 0; i < h->nold[v]; i++)
+		if ((((old[i].gpa & 0xfff) / old[i].size) & 511) != idx)
+			old[n++] = old[i];
+	h->nold[v] = n;
 }
 
 static u64 maxpa_mask(struct harness *h)
@@ -136,7 +146,7 @@ int h_set_cr3(struct harness *h, unsigned v, u64 cr3)
 		h->ctl_mismatches++;
 	if (ref_ok) {
 		c->cr3 = cr3;
-		ref_tlb_flush(h);
+		ref_tlb_flush(h, v);
 	}
 	return rc;
 }
@@ -160,7 +170,7 @@ int h_set_mode(struct harness *h, unsigned v, u64 cr0, u64 cr4, u64 efer, u64 cr
 		h->ctl_mismatches++;
 	if (ref_ok) {
 		c->cr3 = cr3;
-		ref_tlb_flush(h);
+		ref_tlb_flush(h, v);
 	} else
 		*c = save;
 	return rc;
@@ -343,14 +353,14 @@ static bool same_touched(struct harness *h, unsigned *bad)
 /* The MMU's answer differs from a walk of the guest's current tables: is it what a TLB entry
  * made from an older value of the leaf entry would give? */
 static bool stale_hit(struct harness *h, unsigned v, const struct h_access *a,
-		      const struct h_result *got, unsigned nold)
+		      const struct h_result *got, const unsigned nold[H_MAX_VCPUS])
 {
 	u64 leaf = h->leaf_gpa, need = 0x21 | (a->kind == ACC_WRITE ? 0x40 : 0);
 	struct h_result alt;
 	unsigned i, bad;
 
-	for (i = 0; got->kind == R_OK && leaf != ~0ull && i < nold; i++) {
-		const struct h_old o = h->old[i];
+	for (i = 0; got->kind == R_OK && leaf != ~0ull && i < nold[v]; i++) {
+		const struct h_old o = h->old[v][i];
 
 		if (o.gpa != leaf || o.size != ent_size(h, v) || (o.val & need) != need)
 			continue;
@@ -369,32 +379,49 @@ static bool stale_hit(struct harness *h, unsigned v, const struct h_access *a,
 }
 
 /* A CPU caches nothing below a link it has not used since it changed: an access through a
- * directory entry changed since the last flush (more than its A/D bits) sees the tables below
- * it as they are. */
+ * directory entry changed since v's last flush (more than its A/D bits) sees the tables below
+ * it as they are. Only an access that reached guest memory through a walk counts: one that
+ * faults (or is MMIO) links nothing, so the same table reached through an unchanged entry may
+ * still serve v older values (the table's old values are kept per frame, not per path). And
+ * only the first such access: once the link is used, a CPU may cache below it again. */
 static void forget_relinked(struct harness *h, unsigned v, const struct h_access *a)
 {
 	struct ref_walk rw;
-	unsigned i, j, k, n;
+	unsigned i, j, k, n, u;
+	struct h_old *old = h->old[v];
 
 	ref_translate(h, v, a, &rw, false);
 	for (i = 0; i + 1 < rw.n; i++) {
 		u64 cur = h_phys_read(h, rw.ent_gpa[i], rw.ent_size, true);
 
-		for (k = 0; k < h->nold; k++)
-			if (h->old[k].gpa == rw.ent_gpa[i] && ((h->old[k].val ^ cur) & ~0x60ull))
+		for (k = 0; k < h->nold[v]; k++)
+			if (old[k].gpa == rw.ent_gpa[i] && ((old[k].val ^ cur) & ~0x60ull))
 				break;
-		if (k == h->nold)
+		if (k == h->nold[v])
 			continue;
-		for (k = n = 0; k < h->nold; k++) {
-			bool below = h->old[k].gpa == rw.ent_gpa[i];
+		for (k = n = 0; k < h->nold[v]; k++) {
+			bool below = old[k].gpa == rw.ent_gpa[i];
 
 			for (j = i + 1; j < rw.n; j++)
-				below |= (h->old[k].gpa >> 12) == (rw.ent_gpa[j] >> 12);
+				below |= (old[k].gpa >> 12) == (rw.ent_gpa[j] >> 12);
 			if (!below)
-				h->old[n++] = h->old[k];
+				old[n++] = old[k];
 		}
-		h->nold = n;
-		return;
+		h->nold[v] = n;
+		break;
+	}
+	/* The links walked are in use now, and the shadow's links are shared by the vCPUs: from
+	 * here on any vCPU may cache what lies below them, so they count as changed for none. */
+	for (u = 0; u < h->nvcpus; u++) {
+		for (k = n = 0; k < h->nold[u]; k++) {
+			bool walked = false;
+
+			for (i = 0; i + 1 < rw.n; i++)
+				walked |= h->old[u][k].gpa == rw.ent_gpa[i];
+			if (!walked)
+				h->old[u][n++] = h->old[u][k];
+		}
+		h->nold[u] = n;
 	}
 }
 
@@ -402,14 +429,16 @@ bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, cha
 {
 	static const char *kinds[] = { "ok", "fault", "mmio", "ERROR" };
 	struct h_result got, want;
-	unsigned i, nold;
+	unsigned i, nold[H_MAX_VCPUS];
 	bool ok;
 
-	if (h->nold > H_OLD_MAX - 32)
-		h_flush(h, v);	/* the reference TLB is full: the guest flushes */
-	forget_relinked(h, v, a);
+	for (i = 0; i < h->nvcpus; i++)
+		if (h->nold[i] > H_OLD_MAX - 32)
+			h_flush(h, i);	/* a reference TLB is full: the guest flushes there */
 	h_cpu_access(h, v, a, &got);
-	nold = h->nold;
+	if (got.kind == R_OK && !h->from_tlb)
+		forget_relinked(h, v, a);
+	memcpy(nold, h->nold, sizeof(nold));
 	h->nundo = 0;
 	h->logging = true;
 	h_ref_access(h, v, a, &want);
@@ -424,10 +453,10 @@ bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, cha
 	if (ok)
 		return true;
 	if (!same_result(&got, &want)) {
-		snprintf(msg, n, "vcpu%u %s %s%s gva %llx: mmu %s val %llx ec %x gpa %llx at %llx, ref %s val %llx ec %x gpa %llx at %llx",
+		snprintf(msg, n, "vcpu%u %s %s%s gva %llx: mmu%s %s val %llx ec %x gpa %llx at %llx, ref %s val %llx ec %x gpa %llx at %llx",
 			 v, a->kind == ACC_WRITE ? "write" : a->kind == ACC_FETCH ? "fetch" : "read",
 			 a->user ? "user" : "sup", a->ac ? "+ac" : "", (unsigned long long)a->gva,
-			 kinds[got.kind], (unsigned long long)got.value, got.ec, (unsigned long long)got.gpa,
+			 h->from_tlb ? " (TLB)" : "", kinds[got.kind], (unsigned long long)got.value, got.ec, (unsigned long long)got.gpa,
 			 (unsigned long long)got.at, kinds[want.kind], (unsigned long long)want.value, want.ec,
 			 (unsigned long long)want.gpa, (unsigned long long)want.at);
 		return false;
@@ -439,6 +468,64 @@ bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, cha
 			 (unsigned long long)a->gva, (unsigned long long)h->touched[i],
 			 (unsigned long long)m, (unsigned long long)r);
 		return false;
+	}
+	return true;
+}
+
+/* May vCPU v do access a through gpa page `page`: by a walk of the current tables, or with the
+ * leaf entry replaced by an older value v has not flushed? The leaf must be accessed, and dirty
+ * for a write (a TLB entry is made by a walk that sets them). Nothing is written. */
+static bool ref_allows(struct harness *h, unsigned v, const struct h_access *a, u64 page)
+{
+	u64 need = 0x20 | (a->kind == ACC_WRITE ? 0x40 : 0), leaf;
+	struct ref_walk rw;
+	bool ok;
+
+	h->ntouched = 0;
+	ok = ref_translate(h, v, a, &rw, false);
+	leaf = h->leaf_gpa;
+	if (ok && rw.gpa >> 12 == page &&
+	    (!rw.n || (rd(h, rw.ent_gpa[rw.n - 1], rw.ent_size) & need) == need))
+		return true;
+	for (unsigned i = 0; leaf != ~0ull && i < h->nold[v]; i++) {
+		const struct h_old o = h->old[v][i];
+
+		if (o.gpa != leaf || o.size != ent_size(h, v) || (o.val & need) != need)
+			continue;
+		ovr.on = true;
+		ovr.gpa = leaf;
+		ovr.val = o.val;
+		ok = ref_translate(h, v, a, &rw, false) && rw.gpa >> 12 == page;
+		ovr.on = false;
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+bool h_check_tlb(struct harness *h, unsigned v, u64 gva, char *msg, size_t n)
+{
+	static const char *kinds[] = { "read", "write", "fetch" };
+
+	for (unsigned i = 0; i < H_TLB_ENTRIES; i++) {
+		const struct h_tlbe *e = &h->tlb[v][i];
+		u64 page;
+
+		if (!e->vpn || (gva != ~0ull && e->vpn != (gva >> 12) + 1))
+			continue;
+		page = h_hpa_to_gpa(h, e->hpa) >> 12;
+		for (unsigned k = 0; k < 6; k++) {
+			/* AC set: the most a supervisor data access may do under SMAP. */
+			struct h_access a = { .gva = (e->vpn - 1) << 12, .kind = (int)(k % 3),
+					      .user = k >= 3, .ac = true, .size = 1 };
+
+			if (!h_tlb_allows(h, v, e, &a) || ref_allows(h, v, &a, page))
+				continue;
+			snprintf(msg, n, "vcpu%u TLB: %s %s gva %llx -> gpa %llx, which the guest's "
+				 "tables no longer allow it", v, a.user ? "user" : "sup", kinds[a.kind],
+				 (unsigned long long)a.gva, (unsigned long long)page << 12);
+			return false;
+		}
 	}
 	return true;
 }

@@ -1,8 +1,9 @@
 # Shadow MMU host suite: mmu/*.c unchanged + the harness, under ASan+UBSan, plus the -O2 fuzz.
 #
-#   make check-mmu          scenarios (cmocka), 1,000,000-op differential fuzz with audit
+#   make check-mmu          scenarios (cmocka), 1,000,000-op differential fuzz with audit,
+#                           over guests of 2, 3 and 4 vCPUs (OPS in total)
 #   make mmu-soak OPS=100000000 SEED=1   the long soak (prints the mmu-fuzz line; ~25 min here)
-#   make mmu-fuzz OPS=N SEED=S   replay a run (a failure prints its seed and op index)
+#   make mmu-fuzz OPS=N SEED=S VCPUS=V   replay a run (a failure prints its seed and op index)
 #   make bench-mmu          callgrind instruction counts per fault fill, CR3 switch, PT write, zap
 MMU_OUT := $(BUILD)/host/mmu
 MMU_LIB := $(wildcard mmu/*.c)
@@ -12,6 +13,7 @@ MMU_DEPS := $(MMU_LIB) $(MMU_HARNESS) $(wildcard mmu/*.h tests/mmu/*.h lib/*.h)
 MMU_FAST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -I. -DUMBRA_HOST
 OPS ?= 1000000
 SEED ?= 1
+VCPUS ?= 2
 
 $(MMU_OUT)/test_scenarios: tests/mmu/test_scenarios.c $(MMU_DEPS)
 	@mkdir -p $(dir $@)
@@ -38,10 +40,10 @@ check-mmu: $(MMU_BINS) $(MMU_OUT)/mmu_fuzz
 	@tests/mmu/run.sh $(MMU_OUT) $(OPS) $(SEED)
 
 mmu-fuzz: $(MMU_OUT)/mmu_fuzz
-	$(MMU_OUT)/mmu_fuzz --ops $(OPS) --seed $(SEED)
+	$(MMU_OUT)/mmu_fuzz --ops $(OPS) --seed $(SEED) --vcpus $(VCPUS)
 
 mmu-soak: $(MMU_OUT)/mmu_fuzz
-	$(MMU_OUT)/mmu_fuzz --ops $(OPS) --seed $(SEED)
+	$(MMU_OUT)/mmu_fuzz --ops $(OPS) --seed $(SEED) --vcpus $(VCPUS)
 
 bench-mmu: $(MMU_OUT)/mmu_bench
 	@tests/mmu/bench.sh $(MMU_OUT)/mmu_bench

@@ -1486,6 +1486,97 @@ static void unsync_relink(int mode)
 	done(h);
 }
 
+/* ---- 15: several vCPUs ---- */
+
+/*
+ * vCPU 1 caches a supervisor-writable x in its TLB. vCPU 0 rewrites x's entry natively (the
+ * table is out of sync) to user read-only and reads x as user: that fault narrows the shared
+ * shadow entry to what the guest wrote, without a flush (vCPU 1 may keep the old translation
+ * until it flushes). vCPU 1's PV flush finds the table's entries already as the guest's, so its
+ * resync changes nothing (and write-protects nothing): the flush must still empty vCPU 1's TLB,
+ * or its write goes through.
+ * Run again with test_skip_pv_flush to show the check sees the stale write right.
+ */
+static void smp_pv_flush_narrowed(bool skip_pv_flush)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	struct g_frames f = { 0x300, 0x400 };
+	struct g_cfg c = { G_LONG, false, true, true, false, false };
+	struct h_access sup_wr = acc_of(0x40000000, ACC_WRITE, false, 7);
+	u64 cr3, pte;
+	char msg[512];
+	unsigned v;
+
+	h_init(h, NULL, 2);
+	std_slots(h);
+	h->vm.test_skip_pv_flush = skip_pv_flush;
+	cr3 = new_space(h, &f, G_LONG);
+	fill_frame(h, 0x100, 0xa);
+	pte = g_map(h, &f, G_LONG, cr3, 0x40000000, (0x100 << 12) | GP | GW | GA | GD, 1,
+		    GP | GW | GU);
+	for (v = 0; v < 2; v++)
+		assert_int_equal(g_enter(h, v, &c, cr3), MMU_OK);
+	CHECK_ACCESS(h, 1, &sup_wr);
+	assert_int_equal(h->tlb[1][(0x40000000 >> 12) % H_TLB_ENTRIES].vpn, (0x40000000 >> 12) + 1);
+	guest_set(h, G_LONG, pte, (0x100 << 12) | GP | GU | GA | GD);
+	assert_int_equal(h->slot[0].s.frames[pte >> 12].unsync, 1);
+	/* vCPU 0 drops its writable mapping of the table (flushing only itself), so that the
+	 * resync's write protection finds nothing to flush either. */
+	h_invlpg(h, 0, PHYSMAP + pte);
+	assert_int_equal(h->slot[0].s.frames[pte >> 12].rmap, 0);
+	assert_int_equal(guest_read(h, 0x40000000, true), 7);
+	if (!h_check_tlb(h, 1, ~0ull, msg, sizeof(msg)))	/* stale, not yet flushed */
+		fail_msg("%s", msg);
+	h_flush(h, 1);
+	if (skip_pv_flush) {
+		assert_false(h_check_tlb(h, 1, ~0ull, msg, sizeof(msg)));
+		h_fini(h);
+		free(h);
+		return;
+	}
+	assert_true(h_check_tlb(h, 1, ~0ull, msg, sizeof(msg)));
+	CHECK_ACCESS(h, 1, &sup_wr);	/* faults, as the reference's walk says */
+	done(h);
+}
+
+static void test_smp_pv_flush_narrowed(void **st UNUSED)
+{
+	smp_pv_flush_narrowed(false);
+	smp_pv_flush_narrowed(true);
+}
+
+/*
+ * Rights taken on one vCPU reach every vCPU's TLB: vCPU 1 caches x writable, vCPU 0's store to
+ * the (write-protected) table makes x read-only; after the guest's shootdown (INVLPG on vCPU 1)
+ * vCPU 1's write must fault, and before it vCPU 1's TLB must already be empty, since the MMU
+ * dropped the shadow entry that INVLPG would otherwise find.
+ */
+static void test_smp_remote_flush(void **st UNUSED)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	struct g_frames f = { 0x300, 0x400 };
+	struct g_cfg c = { G_LONG, false, true, true, false, false };
+	struct h_access wr = acc_of(0x40000000, ACC_WRITE, true, 7);
+	u64 cr3, pte;
+	unsigned v;
+
+	h_init(h, &wp_only, 2);
+	std_slots(h);
+	cr3 = new_space(h, &f, G_LONG);
+	fill_frame(h, 0x100, 0xa);
+	pte = g_map(h, &f, G_LONG, cr3, 0x40000000, (0x100 << 12) | GP | GW | GU | GA | GD, 1,
+		    GP | GW | GU);
+	for (v = 0; v < 2; v++)
+		assert_int_equal(g_enter(h, v, &c, cr3), MMU_OK);
+	CHECK_ACCESS(h, 1, &wr);
+	assert_int_not_equal(h->tlb[1][(0x40000000 >> 12) % H_TLB_ENTRIES].vpn, 0);
+	guest_set(h, G_LONG, pte, (0x100 << 12) | GP | GU | GA | GD);
+	assert_int_equal(h->tlb[1][(0x40000000 >> 12) % H_TLB_ENTRIES].vpn, 0);
+	h_invlpg(h, 1, 0x40000000);
+	CHECK_ACCESS(h, 1, &wr);
+	done(h);
+}
+
 static void test_unsync_relink_long(void **st UNUSED) { unsync_relink(G_LONG); }
 static void test_unsync_relink_32(void **st UNUSED) { unsync_relink(G_32); }
 static void test_unsync_32(void **st UNUSED) { unsync_mode(G_32); }
@@ -1545,6 +1636,8 @@ int main(void)
 		cmocka_unit_test(test_unsync_long),
 		cmocka_unit_test(test_unsync_relink_long),
 		cmocka_unit_test(test_unsync_relink_32),
+		cmocka_unit_test(test_smp_pv_flush_narrowed),
+		cmocka_unit_test(test_smp_remote_flush),
 	};
 
 	return cmocka_run_group_tests_name("mmu-scenarios", tests, NULL, NULL);
