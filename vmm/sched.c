@@ -55,12 +55,14 @@ static bool start_guest(struct vcpu *v)
 	struct vm *vm = v->vm;
 	enum vm_state ready = VM_READY;
 
+	/* The budget counts from the first instruction, not from boot; set before the state
+	 * moves, since the APs' CPUs read it as soon as it has. */
+	__atomic_store_n(&vm->end_tsc, vm->budget_ns ? rdtsc() + ns_to_tsc(vm->budget_ns) : ~0ull,
+			 __ATOMIC_RELEASE);
 	/* A STOP_GUEST that came first wins: the guest never runs. */
 	if (!__atomic_compare_exchange_n(&vm->state, &ready, VM_RUNNING, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return false;
-	/* The budget counts from the first instruction, not from boot. */
-	vm->end_tsc = vm->budget_ns ? rdtsc() + ns_to_tsc(vm->budget_ns) : ~0ull;
 	return create_vcpu(v);
 }
 
