@@ -110,7 +110,6 @@ static void report_one(struct vm *vm)
 			exit_list(v->exits, line, sizeof(line));
 			kprintf("guest %s: vcpu%u: cpu=%u %s exits=%lu:%s\n", vm->name, i, v->cpu,
 				v->hw.arch ? "started" : "never-started", v->exits_total, line);
-			kprintf("DEBUG vcpu%u irr7=%x isr7=%x pend=%d/%u halted=%d rflags=%lx rip=%lx\n", i, v->vlapic.irr[7], v->vlapic.isr[7], v->hw.pending.valid, v->hw.pending.vector, v->halted, v->hw.regs.rflags, v->hw.regs.rip);
 		}
 		kprintf("guest %s: smp: vcpus=%u ipis=%lu remote_flushes=%lu\n", vm->name,
 			vm->nr_vcpus, vm->ipis, vm->remote_flushes);

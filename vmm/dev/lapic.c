@@ -94,6 +94,8 @@ static void power_on(struct vlapic *l, u32 id, u64 base_msr, void (*level_eoi)(v
 
 void vlapic_reset(struct vlapic *l, u32 id, bool bsp)
 {
+	l->ipi = NULL; /* the board wires it again */
+	l->ipi_ctx = NULL;
 	power_on(l, id, VLAPIC_BASE | BASE_EN | (bsp ? BASE_BSP : 0), NULL, NULL);
 	if (!bsp)
 		return; /* SeaBIOS parks the APs; the OS's INIT leaves them at power-on anyway */
