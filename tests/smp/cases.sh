@@ -38,5 +38,11 @@ case_run smp-qemu-bad-options --cpu max --smp 2 \
 case_run smp-bochs-vmx-pv --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 600 \
   --module "$G/smp32.elf name=smp vcpus=2 time=500 -- start=pv" --expect guests_passed=1 \
   --expect-log "smp32: 2 vCPUs \(pv start\)"
+# An AP's SIPI on VMX under shadow paging (real mode it cannot run yet): that guest alone ends,
+# with a message; the guest on the other CPU passes.
+case_run smp-bochs-vmx-sipi-refused --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 600 \
+  --module "$G/smp32.elf name=smp vcpus=2 time=500 expect=crash" \
+  --module "$G/healthy.elf name=healthy cpu=1" --expect guests_crashed=1 --expect guests_passed=1 \
+  --expect-log "guest smp: ended=fatal status=0 \(real mode \(CR0.PE=0\) is not supported under VMX\)"
 
 suite_end smp
