@@ -352,10 +352,13 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		vm_unlock(vm);
 		if (!ok)
 			break;
+		/* Runnable, whether or not this entry goes ahead: the scheduler must not sleep on it
+		 * (a slice spent waiting for the lock under contention may end with an aborted
+		 * entry, and nobody kicks a vCPU outside guest mode). */
+		ran = true;
 		/* A flush request since the unlock may come with a zapped root: back to the lock. */
 		if (!remote_flush_enter_guest(v))
 			continue;
-		ran = true;
 		load_tsc_aux(v);
 		if (v->dr_active)
 			dr_load(v);
