@@ -41,7 +41,8 @@
 	X(11, MMU_OP, P, 0)                 /* (gva struct umbra_mmu_op[], count) -> count */ \
 	X(12, VCPU_INFO, R, 0)              /* (gva struct umbra_vcpu_info *) -> 0 */ \
 	X(13, STATS_OF, C, UMBRA_CAP_STATS) /* (guest id, gva struct umbra_stats *, size) -> bytes */ \
-	X(14, STOP_GUEST, C, UMBRA_CAP_STOP) /* (guest id) -> 0 */
+	X(14, STOP_GUEST, C, UMBRA_CAP_STOP) /* (guest id) -> 0 */ \
+	X(15, VCPU_START, P, 0)             /* (vcpu index, eip, esp, arg) -> 0 */
 
 #define UMBRA_HC_ENUM_(nr, name, cls, cap) UMBRA_HC_##name = nr,
 enum umbra_hypercall { UMBRA_HYPERCALLS(UMBRA_HC_ENUM_) };
@@ -62,6 +63,7 @@ enum { UMBRA_HC_COUNT = 1 UMBRA_HYPERCALLS(UMBRA_HC_ONE_) }; /* one past the hig
 #define UMBRA_E2BIG 5   /* length or count too big */
 #define UMBRA_ENOMEM 6  /* out of memory */
 #define UMBRA_EAGAIN 7  /* try again */
+#define UMBRA_EBUSY 8   /* the object is in use (VCPU_START: that vCPU already runs) */
 
 /* 64-bit values travel as two arguments, low half first, for 32-bit guests' sake. */
 
@@ -88,6 +90,12 @@ struct umbra_mmu_op {
 	uint32_t reserved; /* must be 0 */
 	uint64_t arg;
 };
+
+/* VCPU_START: an AP that has not started yet (vcpus=N, index 1..N-1; still waiting for its
+ * SIPI) starts in 32-bit protected mode as the boot vCPU does (flat segments, paging and
+ * interrupts off) at eip, with ESP = esp, EAX = its index and EBX = arg. Errors: EINVAL for
+ * an index that is not another vCPU of the guest, EBUSY if it already started, EFAULT for an
+ * eip or esp outside guest RAM; nothing changes then. */
 
 struct umbra_vcpu_info {
 	uint32_t guest_id; /* what STATS_OF and STOP_GUEST take */

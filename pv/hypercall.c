@@ -13,6 +13,7 @@
 #include "vmm/irq.h"
 #include "vmm/stats.h"
 #include "vmm/vcpu.h"
+#include "vmm/ipi.h"
 #include "vmm/vm.h"
 
 struct hc_args {
@@ -288,7 +289,8 @@ static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
 
 static s64 hc_vcpu_info(struct vcpu *v, const struct hc_args *a)
 {
-	struct umbra_vcpu_info info = { .guest_id = v->vm->id, .vcpu_id = v->id, .nr_vcpus = 1,
+	struct umbra_vcpu_info info = { .guest_id = v->vm->id, .vcpu_id = v->id,
+					.nr_vcpus = v->vm->nr_vcpus,
 					.cpu = v->hw.cpu, .nr_guests = nr_vms, .caps = v->vm->caps };
 	memcpy(info.name, v->vm->name, sizeof(v->vm->name));
 	if (gmem_write_virt(v, a->a[0], &info, sizeof(info), user_mode(v)) < 0)
@@ -301,7 +303,7 @@ static s64 hc_stats_of(struct vcpu *v, const struct hc_args *a)
 	struct vm *t = vm_by_id(a->a[0]);
 	if (!t)
 		return -UMBRA_EINVAL;
-	return copy_stats(v, &t->vcpu, a->a[1], a->a[2]);
+	return copy_stats(v, &t->vcpus[0], a->a[1], a->a[2]);
 }
 
 static s64 hc_stop_guest(struct vcpu *v, const struct hc_args *a)
@@ -312,6 +314,23 @@ static s64 hc_stop_guest(struct vcpu *v, const struct hc_args *a)
 	/* Two guests stopping the same one: the first wins, the other learns nothing more. */
 	if (vm_end(t, VM_END_STOPPED, 0, "stopped by another guest"))
 		kprintf("guest %s: stopped by guest %s\n", t->name, v->vm->name);
+	return 0;
+}
+
+static s64 hc_vcpu_start(struct vcpu *v, const struct hc_args *a)
+{
+	struct vm *vm = v->vm;
+	u64 idx = a->a[0], eip = a->a[1], esp = a->a[2];
+
+	if (idx >= vm->nr_vcpus || idx == v->id)
+		return -UMBRA_EINVAL;
+	if (eip >= vm->mem.bytes || esp > vm->mem.bytes || eip > 0xffffffffull)
+		return -UMBRA_EFAULT;
+	struct vcpu *t = &vm->vcpus[idx];
+	if (t->power != VCPU_WAIT_SIPI)
+		return -UMBRA_EBUSY;
+	vcpu_start_flat32(t, (u32)eip, (u32)esp, (u32)a->a[3]);
+	ipi_kick(t);
 	return 0;
 }
 
@@ -330,6 +349,7 @@ static const hc_fn handlers[UMBRA_HC_COUNT] = {
 	[UMBRA_HC_VCPU_INFO] = hc_vcpu_info,
 	[UMBRA_HC_STATS_OF] = hc_stats_of,
 	[UMBRA_HC_STOP_GUEST] = hc_stop_guest,
+	[UMBRA_HC_VCPU_START] = hc_vcpu_start,
 };
 
 void pv_hypercall(struct vcpu *v)

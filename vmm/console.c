@@ -131,7 +131,7 @@ void console_poll_input(struct vm *vm)
 		return;
 	/* The owner's CPU reads for it, unless it does not run it now (held by gdb or paused:
 	 * what is typed to it meanwhile is dropped) or the monitor has the input. */
-	bool owner_held = owner->vcpu.debug_stop || __atomic_load_n(&owner->paused, __ATOMIC_RELAXED);
+	bool owner_held = owner->vcpus[0].debug_stop || __atomic_load_n(&owner->paused, __ATOMIC_RELAXED);
 	if (!vm && !vm_ended(owner) && !in_monitor && !owner_held)
 		return;
 	spin_lock(&input_lock);

@@ -257,9 +257,11 @@ static void handle_cpuid(struct vcpu *v, const struct vexit *x)
 void exit_halt(struct vcpu *v)
 {
 	/* With IF=1 the vCPU waits for an interrupt (the CPU runs others meanwhile). With IF=0
-	 * only an NMI could wake it, and none is ever sent: the guest has ended. So has one that
-	 * waits with no interrupt source armed: nothing would ever wake it. */
-	if ((v->hw.regs.rflags & RFLAGS_IF) && irq_may_arrive(v, rdtsc())) {
+	 * only an NMI could wake it: in a guest with one vCPU none is ever sent, so the guest has
+	 * ended; with several, another may send one (or INIT). So has one that waits with no
+	 * interrupt source armed: nothing would ever wake it. */
+	if (((v->hw.regs.rflags & RFLAGS_IF) && irq_may_arrive(v, rdtsc())) ||
+	    v->vm->nr_vcpus > 1) {
 		v->halted = true;
 		return;
 	}

@@ -791,9 +791,9 @@ void gdbstub_init(const char *name, bool wait)
 	serial2_init();
 	gdb_rx_reset(&gdb.rx);
 	gdb.vm = vm;
-	vm->vcpu.hw.exc_debug = BIT(3); /* INT3 exits while gdb may have breakpoints */
+	vm->vcpus[0].hw.exc_debug = BIT(3); /* INT3 exits while gdb may have breakpoints */
 	if (wait) {
-		vm->vcpu.debug_stop = true;
+		vm->vcpus[0].debug_stop = true;
 		gdb.signal = SIG_TRAP;
 		gdb.why = "";
 	}
@@ -805,9 +805,9 @@ bool gdbstub_poll(struct vm *vm, u64 *wake)
 {
 	if (!gdbstub_attached(vm))
 		return false;
-	struct vcpu *v = &vm->vcpu;
+	struct vcpu *v = &vm->vcpus[0];
 	int c;
-	spin_lock(&vm->lock);
+	vm_lock(vm);
 	if (v->debug_stop && !gdb.stop_tsc)
 		gdb.stop_tsc = rdtsc(); /* gdbwait: held from its start */
 	/* A bounded batch: a flood on COM2 cannot keep the CPU from its other guests. */
@@ -838,7 +838,7 @@ bool gdbstub_poll(struct vm *vm, u64 *wake)
 		send_reply();
 		gdb.report_due = false;
 	}
-	spin_unlock(&vm->lock);
+	vm_unlock(vm);
 	*wake = deadline_min(*wake, rdtsc() + ns_to_tsc(POLL_NS));
 	return v->debug_stop;
 }
@@ -849,7 +849,7 @@ void gdbstub_guest_ended(struct vm *vm)
 		return;
 	/* gdb waiting for a stop learns that the guest is gone (W with the value the guest wrote
 	 * to its result port, else X with SIGKILL); the stub is done. */
-	if (!vm->vcpu.debug_stop) {
+	if (!vm->vcpus[0].debug_stop) {
 		gdb.reply_len = 0;
 		if (vm->end == VM_END_RESULT)
 			putf("W%02x", (vm->status >> 1) & 0xff);

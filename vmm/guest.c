@@ -90,20 +90,24 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	if (!vm->budget_ns)
 		vm->budget_ns = options.timeout_s * 1000000000ull;
 	vm->cpu = cpu;
-	vm->vcpu.vm = vm;
-	vm->vcpu.id = 0;
-	vm->vcpu.hw.name = vm->name;
-	vm->vcpu.hw.cpu = cpu;
-	vm->vcpu.hw.pdptes = vm->vcpu.mmu.pdptes;
-	vm->vcpu.hw.asid = index + 1;
-	vm->vcpu.hw.regs.opaque = &vm->vcpu; /* the emulator's callbacks find the vCPU through it */
-	vlapic_reset(&vm->vcpu.vlapic, 0, true);
-	board_reset(vm, monotonic_ns());   /* after the APIC: it wires the APIC to the I/O APIC */
-	vm->vcpu.hw.pat = PAT_RESET;
-	vm->vcpu.dr6 = 0xffff0ff0;                                 /* the reset value */
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+		v->vm = vm;
+		v->id = i;
+		v->hw.name = vm->name;
+		v->hw.cpu = v->cpu;
+		v->hw.pdptes = v->mmu.pdptes;
+		v->hw.asid = index * MAX_VCPUS + i + 1; /* unique per vCPU: several share a CPU */
+		v->hw.regs.opaque = v; /* the emulator's callbacks find the vCPU through it */
+		vlapic_reset(&v->vlapic, i, i == 0);
+		v->hw.pat = PAT_RESET;
+		v->dr6 = 0xffff0ff0; /* the reset value */
+		v->power = i ? VCPU_WAIT_SIPI : VCPU_ON;
+	}
+	board_reset(vm, monotonic_ns());   /* after the APICs: it wires them to the I/O APIC */
 	vm->state = VM_READY;
-	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u%s%s\n", vm->name, mem_mib, vm->vcpu.hw.regs.rip,
-	      cpu, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");
+	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,
+	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");
 	kdebug("guest %s: command line '%s'\n", vm->name, vm->cmdline);
 	return true;
 }

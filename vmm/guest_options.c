@@ -35,14 +35,38 @@ static bool parse_caps(const char *val, u32 *caps)
 	return true;
 }
 
+/* cpus=A,B,...: the physical CPUs the vCPUs are placed on, in order (then round again). */
+static bool parse_cpu_list(const char *val, u32 ncpus, u32 *list, u32 *n)
+{
+	*n = 0;
+	while (*val) {
+		u64 cpu;
+		size_t len = 0;
+		char word[8];
+		while (val[len] && val[len] != ',')
+			len++;
+		if (len == 0 || len >= sizeof(word) || *n == MAX_VCPUS)
+			return false;
+		memcpy(word, val, len);
+		word[len] = 0;
+		if (!parse_u64(word, &cpu) || cpu >= ncpus)
+			return false;
+		list[(*n)++] = (u32)cpu;
+		val += len + (val[len] == ',');
+	}
+	return *n > 0;
+}
+
 bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *cpu,
 			 u32 ncpus, u32 index)
 {
 	char key[32], val[64];
 	const char *cur = cmdline ? cmdline : "";
 	u64 n;
+	u32 list[MAX_VCPUS], nlist = 0;
 
 	fmt_snprintf(vm->name, sizeof(vm->name), "guest%u", index);
+	vm->nr_vcpus = 1;
 	*mem_mib = DEFAULT_MEM_MIB;
 	*cpu = index % ncpus;
 	while (cmdline_next(&cur, key, sizeof(key), val, sizeof(val))) {
@@ -67,6 +91,10 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 			*mem_mib = n;
 		} else if (!strcmp(key, "cpu") && parse_u64(val, &n) && n < ncpus) {
 			*cpu = (u32)n;
+		} else if (!strcmp(key, "vcpus") && parse_u64(val, &n) && n >= 1 && n <= MAX_VCPUS) {
+			vm->nr_vcpus = (u32)n;
+		} else if (!strcmp(key, "cpus") && parse_cpu_list(val, ncpus, list, &nlist)) {
+			/* placed below, once vcpus= is known */
 		} else if (!strcmp(key, "expect") && !strcmp(val, "crash")) {
 			vm->expect_crash = true;
 		} else if (!strcmp(key, "expect") && !strcmp(val, "stop")) {
@@ -87,6 +115,11 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 		kprintf("guest %s: option too long at '%.24s'\n", vm->name, cur);
 		return false;
 	}
+	/* Static placement: vCPU i on cpus='s i-th entry (round again if shorter), else spread
+	 * from the guest's CPU onwards. */
+	for (u32 i = 0; i < vm->nr_vcpus; i++)
+		vm->vcpus[i].cpu = nlist ? list[i % nlist] : (*cpu + i) % ncpus;
+	*cpu = vm->vcpus[0].cpu;
 	fmt_snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", cmdline ? cmdline : "");
 	return true;
 }

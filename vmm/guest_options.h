@@ -6,9 +6,11 @@
 
 struct mb2_module;
 
-/* Parses name=, mem=, cpu=, time=, caps=, expect= and what follows "--" into vm, *mem_mib and
- * *cpu (defaults: "guest<index>", 16 MiB, round robin over ncpus). An unknown or invalid
- * option is reported and refuses the guest (false). */
+/* Parses name=, mem=, cpu=, vcpus=, cpus=, time=, caps=, expect= and what follows "--" into
+ * vm, *mem_mib and *cpu (defaults: "guest<index>", 16 MiB, round robin over ncpus; one vCPU;
+ * the vCPUs spread over the CPUs from *cpu on, unless cpus= lists them). Fills vm->nr_vcpus
+ * and each vCPU's cpu; *cpu is vCPU 0's. An unknown or invalid option is reported and refuses
+ * the guest (false). */
 bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *cpu,
 			 u32 ncpus, u32 index);
 /* A line starting with for=NAME is a file for guest NAME: its name into name, and the rest of

@@ -134,7 +134,7 @@ int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *fi
 
 	/* 32-bit entry: flat __BOOT_CS (0x10) and __BOOT_DS (0x18), ESI the zero page. */
 	loader_entry_state(vm, KERNEL_GPA, 0, 0);
-	struct x86_emu_ctx *r = &vm->vcpu.hw.regs;
+	struct x86_emu_ctx *r = &vm->vcpus[0].hw.regs;
 	r->gpr[X86_RSI] = ZERO_PAGE_GPA;
 	for (int s = 0; s < X86_NR_SREGS; s++)
 		r->seg[s].sel = s == X86_CS ? 0x10 : 0x18;

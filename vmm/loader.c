@@ -190,7 +190,11 @@ unsigned loader_memory_map(const struct vm *vm, struct loader_region *out)
 
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx)
 {
-	struct x86_emu_ctx *r = &vm->vcpu.hw.regs;
+	loader_flat32_state(&vm->vcpus[0].hw.regs, entry, eax, ebx);
+}
+
+void loader_flat32_state(struct x86_emu_ctx *r, u64 entry, u32 eax, u32 ebx)
+{
 	void *opaque = r->opaque;
 
 	memset(r, 0, sizeof(*r));
@@ -210,7 +214,7 @@ void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx)
  * describing the same board (vmm/dev/board.h). */
 static void firmware_tables_write(struct vm *vm)
 {
-	const struct acpi_board b = { .cpus = 1, .ioapic_id = BOARD_IOAPIC_ID,
+	const struct acpi_board b = { .cpus = vm->nr_vcpus, .ioapic_id = BOARD_IOAPIC_ID,
 				      .ioapic_gpa = (u32)IOAPIC_BASE, .pm_base = ACPI_PM_BASE,
 				      .sci_irq = IRQ_SCI };
 	u8 *acpi = memslots_ptr(&vm->mem, ACPI_TABLES_GPA, ACPI_TABLES_MAX);

@@ -5,6 +5,7 @@
 #include "lib/types.h"
 
 struct vm;
+struct x86_emu_ctx;
 struct mb1_file;
 
 /* Loads the image [img, img + size) into vm's RAM and sets its entry state: a bzImage through
@@ -26,6 +27,8 @@ int elf_find_note(const u8 *img, u64 size, const char *name, u32 type, const u8 
 		  u32 *desc_len);
 /* 32-bit protected mode, paging off, flat segments, interrupts off, EAX/EBX as given. */
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx);
+/* The same state in any vCPU's registers (the PV start of an AP). */
+void loader_flat32_state(struct x86_emu_ctx *r, u64 entry, u32 eax, u32 ebx);
 
 /* The guest's physical memory map as a PC BIOS reports it (e820 / multiboot types): low RAM,
  * the EBDA, the BIOS area (where the MP table is), then the rest of RAM. */

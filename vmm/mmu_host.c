@@ -3,6 +3,7 @@
 #include "arch/x86/paging.h"
 #include "lib/palloc.h"
 #include "lib/string.h"
+#include "vmm/remote_flush.h"
 #include "vmm/vm.h"
 
 static void *host_alloc_page(void *ctx, u64 *hpa)
@@ -70,10 +71,11 @@ static bool host_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_
 					   __ATOMIC_SEQ_CST);
 }
 
+/* Requested under vm->lock; vm_unlock waits until every vCPU in guest mode has left it. */
 static void host_flush_tlb(void *ctx, struct mmu_vcpu *mv)
 {
 	(void)ctx;
-	container_of(mv, struct vcpu, mmu)->hw.tlb_flush = true;
+	remote_flush_request(container_of(mv, struct vcpu, mmu));
 }
 
 const struct mmu_platform_ops mmu_host_ops = {

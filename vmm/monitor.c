@@ -39,7 +39,7 @@ static const char *state_name(const struct vm *vm)
 		return vm_end_name(vm->end);
 	if (vm->state == VM_READY)
 		return "ready";
-	if (vm->vcpu.debug_stop)
+	if (vm->vcpus[0].debug_stop)
 		return "held-by-gdb";
 	return __atomic_load_n(&vm->paused, __ATOMIC_RELAXED) ? "paused" : "running";
 }
@@ -49,12 +49,12 @@ static void cmd_guests(void)
 	for (u32 i = 0; i < nr_vms; i++) {
 		struct vm *vm = &vms[i];
 		struct mmu_stats st;
-		spin_lock(&vm->lock);
+		vm_lock(vm);
 		mmu_stats(&vm->mmu, &st);
-		spin_unlock(&vm->lock);
+		vm_unlock(vm);
 		kprintf("monitor: guest %s state=%s cpu=%u exits=%lu faults_fixed=%lu "
 			"faults_to_guest=%lu shadow_pages=%lu zapped=%lu paging=%s%s%s\n",
-			vm->name, state_name(vm), vm->cpu, vm->vcpu.exits_total, st.faults_fixed,
+			vm->name, state_name(vm), vm->cpu, vm->vcpus[0].exits_total, st.faults_fixed,
 			st.faults_guest, vm->mmu.npages, st.pages_zapped,
 			vm->tdp_on ? "nested" : "shadow", gdbstub_attached(vm) ? " gdb" : "",
 			console_has_focus(vm) ? " focus" : "");
@@ -66,10 +66,10 @@ static void cmd_guests(void)
  * them. */
 static void cmd_regs(struct vm *vm)
 {
-	const struct x86_emu_ctx *r = &vm->vcpu.hw.regs;
+	const struct x86_emu_ctx *r = &vm->vcpus[0].hw.regs;
 	kprintf("monitor: %s vcpu0 (%s) rip=0x%lx rflags=0x%lx cpl=%d\n", vm->name,
 		state_name(vm), r->rip, r->rflags, r->cpl);
-	vcpu_print_regs(&vm->vcpu, "monitor:");
+	vcpu_print_regs(&vm->vcpus[0], "monitor:");
 }
 
 static void print_entry(const char *table, int level, u64 idx, u64 at, u64 e)
@@ -120,7 +120,7 @@ static void walk_levels(struct vm *vm, const char *which,
  * printed after): levels, index width and entry size by paging mode. */
 static void walk_guest(struct vm *vm, u64 gva)
 {
-	const struct x86_emu_ctx *r = &vm->vcpu.hw.regs;
+	const struct x86_emu_ctx *r = &vm->vcpus[0].hw.regs;
 	bool lm = r->efer & EFER_LMA, pae = r->cr4 & CR4_PAE;
 	int levels = lm ? 4 : pae ? 3 : 2;
 	unsigned bytes = pae ? 8 : 4;
@@ -128,7 +128,7 @@ static void walk_guest(struct vm *vm, u64 gva)
 
 	if (pae && !lm) {
 		/* The PDPTEs were loaded with CR3 and live in the MMU's context. */
-		u64 i = (gva >> 30) & 3, e = vm->vcpu.mmu.pdptes[i];
+		u64 i = (gva >> 30) & 3, e = vm->vcpus[0].mmu.pdptes[i];
 		print_entry("guest", 3, i, table + 8 * i, e);
 		if (!(e & PTE_P))
 			return;
@@ -142,7 +142,7 @@ static void walk_guest(struct vm *vm, u64 gva)
 /* The shadow the CPU runs on for gva: 4 levels, or the PAE root of a 32-bit guest. */
 static void walk_shadow(struct vm *vm, u64 gva)
 {
-	u64 table = vm->vcpu.hw.root_hpa;
+	u64 table = vm->vcpus[0].hw.root_hpa;
 	int levels = 4;
 
 	if (vm->tdp_on) {
@@ -153,7 +153,7 @@ static void walk_shadow(struct vm *vm, u64 gva)
 		kprintf("monitor:   no shadow root loaded\n");
 		return;
 	}
-	if (vm->vcpu.hw.root_pae) {
+	if (vm->vcpus[0].hw.root_pae) {
 		u64 i = (gva >> 30) & 3, e = ((const u64 *)phys_to_virt(table))[i];
 		print_entry("shadow", 3, i, table + 8 * i, e);
 		if (!(e & PTE_P))
@@ -166,38 +166,38 @@ static void walk_shadow(struct vm *vm, u64 gva)
 
 static void cmd_walk(struct vm *vm, u64 gva)
 {
-	const struct x86_emu_ctx *r = &vm->vcpu.hw.regs;
+	const struct x86_emu_ctx *r = &vm->vcpus[0].hw.regs;
 	u64 gpa;
 	u32 ec;
 
-	if (!vm->vcpu.mmu.vm) {
+	if (!vm->vcpus[0].mmu.vm) {
 		kprintf("monitor: %s never ran: no paging state to walk\n", vm->name);
 		return;
 	}
-	spin_lock(&vm->lock);
+	vm_lock(vm);
 	kprintf("monitor: walk %s 0x%lx: cr0=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx\n", vm->name, gva,
 		r->cr0, r->cr3, r->cr4, r->efer);
 	if (r->cr0 & CR0_PG)
 		walk_guest(vm, gva);
 	else
 		kprintf("monitor:   guest paging off: gpa = gva\n");
-	if (mmu_gva_to_gpa(&vm->vcpu.mmu, gva, MMU_ACCESS_PEEK | MMU_ACCESS_AC, &gpa, &ec))
+	if (mmu_gva_to_gpa(&vm->vcpus[0].mmu, gva, MMU_ACCESS_PEEK | MMU_ACCESS_AC, &gpa, &ec))
 		kprintf("monitor:   guest translation: gpa 0x%lx\n", gpa);
 	else
 		kprintf("monitor:   guest translation: #PF error code 0x%x\n", ec);
 	walk_shadow(vm, gva);
-	spin_unlock(&vm->lock);
+	vm_unlock(vm);
 }
 
 static void cmd_shadow(struct vm *vm)
 {
 	struct mmu_stats st;
-	spin_lock(&vm->lock);
+	vm_lock(vm);
 	mmu_stats(&vm->mmu, &st);
 	kprintf("monitor: shadow %s: mode=%s pages=%lu pool=%lu/%lu pages rmap_descs=%lu "
 		"root=0x%lx%s\n", vm->name, vm->tdp_on ? "nested" : vm->mmu.cfg.nocache ? "nocache" :
 		"shadow", vm->mmu.npages, vm->mmu.pool_used, vm->mmu.cfg.pool_max_pages,
-		st.rmap_desc_in_use, vm->vcpu.hw.root_hpa, vm->vcpu.hw.root_pae ? " (pae)" : "");
+		st.rmap_desc_in_use, vm->vcpus[0].hw.root_hpa, vm->vcpus[0].hw.root_pae ? " (pae)" : "");
 	kprintf("monitor:   shadowed=%lu zapped=%lu reclaimed=%lu root_hits=%lu root_misses=%lu "
 		"writes_emulated=%lu flood_zaps=%lu prefetched=%lu\n", st.pages_shadowed,
 		st.pages_zapped, st.pages_reclaimed, st.root_hits, st.root_misses, st.writes_emulated,
@@ -208,15 +208,15 @@ static void cmd_shadow(struct vm *vm)
 		"L1 %lu+%lu; roots=%lu parent_links=%lu\n", c.shadowing[5], c.direct[5],
 		c.shadowing[4], c.direct[4], c.shadowing[3], c.direct[3], c.shadowing[2], c.direct[2],
 		c.shadowing[1], c.direct[1], c.roots, c.parent_links);
-	spin_unlock(&vm->lock);
+	vm_unlock(vm);
 }
 
 static void cmd_audit(struct vm *vm)
 {
 	char buf[160] = "";
-	spin_lock(&vm->lock);
+	vm_lock(vm);
 	unsigned errors = mmu_audit(&vm->mmu, buf, sizeof(buf));
-	spin_unlock(&vm->lock);
+	vm_unlock(vm);
 	kprintf("monitor: audit %s: %u errors%s%s\n", vm->name, errors, errors ? ": " : "", buf);
 }
 
@@ -240,12 +240,12 @@ static void cmd_pause(struct vm *vm, bool pause)
 
 static void cmd_log(struct vm *vm)
 {
-	spin_lock(&vm->lock);
+	vm_lock(vm);
 	u32 n = vm->log_count < VM_LOG_LINES ? vm->log_count : VM_LOG_LINES;
 	kprintf("monitor: log %s: last %u lines\n", vm->name, n);
 	for (u32 i = vm->log_count - n; i < vm->log_count; i++)
 		kprintf("monitor:   %s\n", vm->log[i % VM_LOG_LINES]);
-	spin_unlock(&vm->lock);
+	vm_unlock(vm);
 }
 
 static void cmd_help(struct vm *vm, const char *arg);

@@ -65,7 +65,7 @@ void mptable_write(struct vm *vm)
 {
 	struct {
 		struct mp_config hdr;
-		struct mp_cpu cpu;
+		struct mp_cpu cpu[MAX_VCPUS]; /* the first nr_vcpus, then the rest moves up */
 		struct mp_bus bus;
 		struct mp_ioapic ioapic;
 		struct mp_local_irq io[MP_ISA_IRQS - 1];
@@ -84,11 +84,13 @@ void mptable_write(struct vm *vm)
 	t.hdr.revision = 4;
 	memcpy(t.hdr.oem, "UMBRA   ", 8);
 	memcpy(t.hdr.product, "UMBRA VM    ", 12);
-	t.hdr.entries = 4 + MP_ISA_IRQS - 1 + 1;
+	t.hdr.entries = (u16)(vm->nr_vcpus + 3 + MP_ISA_IRQS - 1 + 1);
 	t.hdr.lapic_addr = (u32)VLAPIC_BASE;
-	t.cpu = (struct mp_cpu){ .type = MP_CPU, .apic_id = (u8)vm->vcpu.id, .apic_version = 0x14,
-				 .flags = MP_CPU_ENABLED | MP_CPU_BSP, .signature = id.eax,
-				 .features = id.edx };
+	for (u32 i = 0; i < vm->nr_vcpus; i++)
+		t.cpu[i] = (struct mp_cpu){ .type = MP_CPU, .apic_id = (u8)vm->vcpus[i].id,
+					    .apic_version = 0x14,
+					    .flags = MP_CPU_ENABLED | (i ? 0 : MP_CPU_BSP),
+					    .signature = id.eax, .features = id.edx };
 	t.bus = (struct mp_bus){ .type = MP_BUS, .id = 0 };
 	memcpy(t.bus.name, "ISA   ", 6);
 	t.ioapic = (struct mp_ioapic){ .type = MP_IOAPIC, .id = BOARD_IOAPIC_ID,
@@ -110,11 +112,16 @@ void mptable_write(struct vm *vm)
 					   .apic_id = 0xff, .lint = 0 };
 	t.lint[1] = (struct mp_local_irq){ .type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_NMI,
 					   .apic_id = 0xff, .lint = 1 };
-	t.hdr.checksum = checksum8(&t, sizeof(t));
+	/* The processor entries come first, as the spec orders them: close the gap after them. */
+	size_t gap = (MAX_VCPUS - vm->nr_vcpus) * sizeof(struct mp_cpu);
+	size_t len = sizeof(t) - gap;
+	memmove(&t.cpu[vm->nr_vcpus], &t.bus, sizeof(t) - offsetof(typeof(t), bus));
+	t.hdr.length = (u16)len;
+	t.hdr.checksum = checksum8(&t, len);
 
 	fp = (struct mp_floating){ .config_gpa = (u32)config_gpa, .length = 1, .revision = 4 };
 	memcpy(fp.sig, "_MP_", 4);
 	fp.checksum = checksum8(&fp, sizeof(fp));
 	memcpy(dst, &fp, sizeof(fp));
-	memcpy((u8 *)dst + sizeof(fp), &t, sizeof(t));
+	memcpy((u8 *)dst + sizeof(fp), &t, len);
 }

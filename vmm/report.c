@@ -63,6 +63,18 @@ static bool guest_passed(const struct vm *vm)
 	       vm->end == VM_END_POWEROFF;
 }
 
+/* " name=count" for every reason counted, or " none". */
+static void exit_list(const u64 *exits, char *line, size_t size)
+{
+	int n = 0;
+
+	for (int i = 0; i < UMBRA_EXIT_REASONS; i++)
+		if (exits[i])
+			n += fmt_snprintf(line + n, size - n, " %s=%lu", stats_exit_name(i), exits[i]);
+	if (!n)
+		fmt_snprintf(line, size, " none");
+}
+
 static void report_one(struct vm *vm)
 {
 	struct umbra_stats st;
@@ -70,31 +82,39 @@ static void report_one(struct vm *vm)
 	int n = 0;
 
 	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN)
-		vcpu_dump(&vm->vcpu);
+		vcpu_dump(&vm->vcpus[0]);
 	/* audit=1 checked what each fault changed; once the guest is gone, check everything. */
-	if (options.audit && vm->state == VM_ENDED && vm->vcpu.hw.arch) {
+	if (options.audit && vm->state == VM_ENDED && vm->vcpus[0].hw.arch) {
 		char buf[160];
-		spin_lock(&vm->lock);
+		vm_lock(vm);
 		unsigned errors = mmu_audit(&vm->mmu, buf, sizeof(buf));
-		spin_unlock(&vm->lock);
+		vm_unlock(vm);
 		if (errors)
 			kprintf("guest %s: MMU AUDIT (final, full): %u errors: %s\n", vm->name, errors,
 				buf);
 		vm->audit_errors += errors;
 	}
-	stats_collect(&vm->vcpu, &st);
+	stats_collect(&vm->vcpus[0], &st);
 	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, vm_end_name(vm->end),
 		vm->status, vm->end_detail ? vm->end_detail : "-",
 		vm->expect_crash ? " expected-crash" : vm->expect_stop ? " expected-stop" :
 		vm->expect_timeout ? " expected-timeout" : "",
 		guest_passed(vm) ? " PASS" : " FAIL",
 		st.exits_total);
-	for (int i = 0; i < UMBRA_EXIT_REASONS; i++)
-		if (st.exits[i])
-			n += fmt_snprintf(line + n, sizeof(line) - n, " %s=%lu", stats_exit_name(i),
-					  st.exits[i]);
-	kprintf("guest %s: exits:%s\n", vm->name, n ? line : " none");
-	bootprof_report(&vm->vcpu, vm->name);
+	exit_list(st.exits, line, sizeof(line));
+	kprintf("guest %s: exits:%s\n", vm->name, line);
+	/* With several vCPUs, each one's share, and what they did to each other. */
+	if (vm->nr_vcpus > 1) {
+		for (u32 i = 0; i < vm->nr_vcpus; i++) {
+			const struct vcpu *v = &vm->vcpus[i];
+			exit_list(v->exits, line, sizeof(line));
+			kprintf("guest %s: vcpu%u: cpu=%u %s exits=%lu:%s\n", vm->name, i, v->cpu,
+				v->hw.arch ? "started" : "never-started", v->exits_total, line);
+		}
+		kprintf("guest %s: smp: vcpus=%u ipis=%lu remote_flushes=%lu\n", vm->name,
+			vm->nr_vcpus, vm->ipis, vm->remote_flushes);
+	}
+	bootprof_report(&vm->vcpus[0], vm->name);
 	char mmu[640]; /* 16 counters of at most 37 characters */
 	n = 0;
 #define MMU_STAT_TEXT(field, name) \
@@ -134,7 +154,8 @@ bool guests_wait_and_report(char *summary, size_t size)
 	for (u32 i = 0; i < nr_vms; i++) {
 		struct vm *vm = &vms[i];
 		report_one(vm);
-		exits += vm->vcpu.exits_total;
+		for (u32 j = 0; j < vm->nr_vcpus; j++)
+			exits += vm->vcpus[j].exits_total;
 		if (!guest_passed(vm))
 			failed++;
 		else if (vm->expect_crash)

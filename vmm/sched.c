@@ -12,33 +12,58 @@
 #include "vmm/irq.h"
 #include "vmm/vcpu.h"
 
-/* First entry on its CPU: the backend's control structure and the MMU context. */
-static bool start_vcpu(struct vcpu *v)
+/* First entry on its CPU: the backend's control structure and the MMU context (for an AP,
+ * with the state its SIPI or PV start left in v->hw.regs). Under the guest's lock: the MMU's
+ * vCPU list is shared by its vCPUs. */
+static bool create_vcpu(struct vcpu *v)
 {
 	struct vm *vm = v->vm;
-	enum vm_state ready = VM_READY;
+	bool ok = false;
 
-	/* A STOP_GUEST that came first wins: the guest never runs. */
-	if (!__atomic_compare_exchange_n(&vm->state, &ready, VM_RUNNING, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return false;
-	if (virt->vcpu_create(&v->hw) < 0 || mmu_vcpu_init(&v->mmu, &vm->mmu) < 0) {
+	vm_lock(vm);
+	/* An AP started again after an INIT: a fresh control structure, the same MMU vCPU. */
+	if (v->hw.arch)
+		virt->vcpu_destroy(&v->hw);
+	if (virt->vcpu_create(&v->hw) < 0 ||
+	    (!v->mmu.vm && mmu_vcpu_init(&v->mmu, &vm->mmu) < 0)) {
 		vm_end(vm, VM_END_FATAL, 0, "no memory for the vCPU");
-		return false;
+		goto out;
 	}
 	fpu_init_state(v->fpu);
 	const struct x86_emu_ctx *r = &v->hw.regs;
 	if (mmu_reset_context(&v->mmu, r->cr0, r->cr4, r->efer, r->cr3) < 0) {
 		vm_end(vm, VM_END_FATAL, 0, "no memory for the MMU context");
-		return false;
+		goto out;
 	}
 	if (vm->tdp_on)
 		virt->tdp_enable(&v->hw, tdp_root_hpa(&vm->tdp));
-	if (!vcpu_update_paging(v))
+	if (v->id) { /* one TSC for the whole guest */
+		v->tsc_offset = vm->vcpus[0].tsc_offset;
+		virt->set_tsc_offset(&v->hw, v->tsc_offset);
+	}
+	v->hw.root_hpa = 0; /* loaded again before the first entry */
+	ok = vcpu_update_paging(v);
+	v->power = VCPU_ON;
+out:
+	vm_unlock(vm);
+	return ok;
+}
+
+/* The guest's first entry, on vCPU 0's CPU. */
+static bool start_guest(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+	enum vm_state ready = VM_READY;
+
+	/* The budget counts from the first instruction, not from boot; set before the state
+	 * moves, since the APs' CPUs read it as soon as it has. */
+	__atomic_store_n(&vm->end_tsc, vm->budget_ns ? rdtsc() + ns_to_tsc(vm->budget_ns) : ~0ull,
+			 __ATOMIC_RELEASE);
+	/* A STOP_GUEST that came first wins: the guest never runs. */
+	if (!__atomic_compare_exchange_n(&vm->state, &ready, VM_RUNNING, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
 		return false;
-	/* The budget counts from the first instruction, not from boot. */
-	vm->end_tsc = vm->budget_ns ? rdtsc() + ns_to_tsc(vm->budget_ns) : ~0ull;
-	return true;
+	return create_vcpu(v);
 }
 
 /* The CPU is done with the guest: nothing of it is touched here again, the report may read it. */
@@ -51,6 +76,29 @@ static void park(struct vm *vm)
 	kinfo("guest %s: ended (%s) at %lu ms\n", vm->name, vm_end_name(vm->end),
 	      monotonic_ns() / 1000000);
 	__atomic_store_n(&vm->parked, true, __ATOMIC_RELEASE);
+}
+
+/* A vCPU's CPU is done with it; vCPU 0's CPU parks the guest once every other vCPU has parked
+ * (true then), so the guest's own end work runs where it always did. */
+static bool park_vcpu(struct vcpu *v, u64 *wake)
+{
+	struct vm *vm = v->vm;
+
+	if (v->id) {
+		v->parked = true;
+		__atomic_add_fetch(&vm->vcpus_parked, 1, __ATOMIC_ACQ_REL);
+		if (vm->cpu != this_cpu()->index)
+			lapic_send_fixed(percpus[vm->cpu].apic_id, KICK_VECTOR);
+		return false;
+	}
+	if (__atomic_load_n(&vm->vcpus_parked, __ATOMIC_ACQUIRE) + 1 < vm->nr_vcpus) {
+		/* The others park at their next exit (vm_end kicked their CPUs); look again soon. */
+		*wake = deadline_min(*wake, rdtsc() + ns_to_tsc(1000000));
+		return false;
+	}
+	v->parked = true;
+	park(vm);
+	return true;
 }
 
 /* The monitor's pause: the time it lasts is added to the guest's budget when it resumes. */
@@ -78,40 +126,64 @@ static u64 wake_deadline(struct vcpu *v, u64 now)
 	return v->blocking ? deadline_min(t, v->block_deadline) : t;
 }
 
-/* One pass over this CPU's guests; false once all have ended. *wake gets the earliest time a
- * waiting one needs the CPU, *ran whether any guest ran. */
+/* Where a vCPU stands before its turn: false if it is not to run now (*any says whether it
+ * still needs this CPU). */
+static bool ready_to_run(struct vcpu *v, bool *any, u64 *wake)
+{
+	struct vm *vm = v->vm;
+
+	if (v->id == 0 && vm->state == VM_READY && !start_guest(v)) {
+		vm_end(vm, VM_END_FATAL, 0, "it could not start");
+		*any |= !park_vcpu(v, wake);
+		return false;
+	}
+	if (vm->state == VM_READY) {
+		*any = true; /* an AP waits for its guest to start on vCPU 0's CPU */
+		return false;
+	}
+	/* Held by gdb or paused by the monitor: not run, and its budget waits too. gdb holds
+	 * vCPU 0 alone; the monitor's pause holds them all. */
+	if (!vm_ended(vm) &&
+	    (v->id == 0 ? gdbstub_poll(vm, wake) || held_by_monitor(vm, wake)
+			: __atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE))) {
+		*any = true;
+		if (v->id)
+			*wake = deadline_min(*wake, rdtsc() + ns_to_tsc(SCHED_SLICE_NS));
+		return false;
+	}
+	if (!vm_ended(vm) && rdtsc() >= vm->end_tsc)
+		vm_end(vm, VM_END_TIMEOUT, 0, "its time budget ran out");
+	if (!vm_ended(vm) && __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_STARTING)
+		create_vcpu(v);
+	if (vm_ended(vm)) {
+		*any |= !park_vcpu(v, wake);
+		return false;
+	}
+	*any = true;
+	/* An AP waiting for its SIPI: the sender kicks this CPU. */
+	return __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_ON;
+}
+
+/* One pass over this CPU's vCPUs; false once all their guests have ended. *wake gets the
+ * earliest time a waiting one needs the CPU, *ran whether any vCPU ran. */
 static bool run_round(u32 me, bool *ran, u64 *wake)
 {
 	bool any = false;
 
 	for (u32 i = 0; i < nr_vms; i++) {
 		struct vm *vm = &vms[i];
-		struct vcpu *v = &vm->vcpu;
-		if (vm->cpu != me || vm->parked)
-			continue;
-		if (vm->state == VM_READY && !start_vcpu(v)) {
-			park(vm);
-			continue;
+		for (u32 j = 0; j < vm->nr_vcpus; j++) {
+			struct vcpu *v = &vm->vcpus[j];
+			if (v->cpu != me || v->parked || !ready_to_run(v, &any, wake))
+				continue;
+			fpu_restore(v->fpu);
+			*ran |= vcpu_run_slice(v, rdtsc() + ns_to_tsc(SCHED_SLICE_NS));
+			fpu_save(v->fpu);
+			if (vm_ended(vm))
+				any |= !park_vcpu(v, wake);
+			else
+				*wake = deadline_min(*wake, wake_deadline(v, rdtsc()));
 		}
-		/* Held by gdb or paused by the monitor: not run, and its budget waits too. */
-		if (!vm_ended(vm) && (gdbstub_poll(vm, wake) || held_by_monitor(vm, wake))) {
-			any = true;
-			continue;
-		}
-		if (!vm_ended(vm) && rdtsc() >= vm->end_tsc)
-			vm_end(vm, VM_END_TIMEOUT, 0, "its time budget ran out");
-		if (vm_ended(vm)) {
-			park(vm);
-			continue;
-		}
-		any = true;
-		fpu_restore(v->fpu);
-		*ran |= vcpu_run_slice(v, rdtsc() + ns_to_tsc(SCHED_SLICE_NS));
-		fpu_save(v->fpu);
-		if (vm_ended(vm))
-			park(vm);
-		else
-			*wake = deadline_min(*wake, wake_deadline(v, rdtsc()));
 	}
 	return any;
 }

@@ -18,8 +18,13 @@ void stats_collect(struct vcpu *v, struct umbra_stats *out)
 	memset(out, 0, sizeof(*out));
 	out->size = sizeof(*out);
 	out->reasons = UMBRA_EXIT_REASONS;
-	out->exits_total = v->exits_total;
-	memcpy(out->exits, v->exits, sizeof(v->exits));
+	/* The guest's totals: the sum over its vCPUs. */
+	for (u32 i = 0; i < v->vm->nr_vcpus; i++) {
+		const struct vcpu *c = &v->vm->vcpus[i];
+		out->exits_total += c->exits_total;
+		for (unsigned r = 0; r < UMBRA_EXIT_REASONS; r++)
+			out->exits[r] += c->exits[r];
+	}
 	mmu_stats(&v->vm->mmu, &m);
 	out->mmu = (struct umbra_mmu_stats){
 		.faults_fixed = m.faults_fixed,

@@ -1,5 +1,6 @@
 /* The vCPU run loop and the small operations every exit handler shares. */
 #include "vmm/vcpu.h"
+#include "vmm/remote_flush.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/tsc.h"
@@ -159,8 +160,9 @@ bool vcpu_update_events(struct vcpu *v)
 		v->halted = false;
 		return true;
 	}
-	/* HLT (entered with IF=1): any interrupt the guest will take ends it. */
-	if (irq_pending(v))
+	/* HLT: an NMI ends it; with IF=1 (IF=0 only in a guest with other vCPUs, which may
+	 * send an NMI or INIT) so does any interrupt the guest will take. */
+	if (v->nmi_pending || ((v->hw.regs.rflags & RFLAGS_IF) && irq_pending(v)))
 		v->halted = false;
 	return !v->halted;
 }
@@ -169,6 +171,13 @@ bool vcpu_update_events(struct vcpu *v)
  * can (also right after an event injected now, whose handler may reopen the window). */
 static void deliver_irq(struct vcpu *v)
 {
+	/* An NMI IPI goes first. Virtual NMI blocking (until IRET) is not modelled: a guest's
+	 * NMIs come from its own IPIs, and their sender waits for the handler anyway. */
+	if (v->nmi_pending && !v->hw.pending.valid) {
+		v->nmi_pending = false;
+		v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_NMI, .vector = VEC_NMI };
+		return;
+	}
 	if (!irq_pending(v)) {
 		virt->request_irq_window(&v->hw, false);
 		return;
@@ -324,11 +333,12 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	bool ran = false;
 
 	while (!vm_ended(vm) && !v->yielded && !v->debug_stop &&
+	       __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_ON &&
 	       !__atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE)) {
 		u64 now = rdtsc();
 		if (now >= slice_end || now >= vm->end_tsc)
 			break;
-		spin_lock(&vm->lock);
+		vm_lock(vm);
 		bool ok = vcpu_update_events(v);
 		if (ok) {
 			/* gdb's single step runs the instruction at RIP, not an interrupt handler. */
@@ -339,21 +349,28 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		/* The guest exits by the end of its slice or budget, or when a device needs it. */
 		v->hw.exit_deadline = deadline_min(deadline_min(slice_end, vm->end_tsc),
 					    irq_next_deadline(v, now));
-		spin_unlock(&vm->lock);
+		vm_unlock(vm);
 		if (!ok)
 			break;
+		/* Runnable, whether or not this entry goes ahead: the scheduler must not sleep on it
+		 * (a slice spent waiting for the lock under contention may end with an aborted
+		 * entry, and nobody kicks a vCPU outside guest mode). */
 		ran = true;
+		/* A flush request since the unlock may come with a zapped root: back to the lock. */
+		if (!remote_flush_enter_guest(v))
+			continue;
 		load_tsc_aux(v);
 		if (v->dr_active)
 			dr_load(v);
 		lapic_timer_arm(v->hw.exit_deadline);
 		virt->vcpu_run(&v->hw, &x);
+		remote_flush_exit_guest(v);
 		lapic_timer_expired();
-		spin_lock(&vm->lock);
+		vm_lock(vm);
 		if (vm->tdp_on)
 			vcpu_follow_cr3(v);
 		exit_handle(v, &x);
-		spin_unlock(&vm->lock);
+		vm_unlock(vm);
 	}
 	if (v->dr_active)
 		dr_save(v);

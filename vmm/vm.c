@@ -3,6 +3,7 @@
 #include "lib/string.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
+#include "vmm/remote_flush.h"
 
 struct vm vms[MAX_VMS];
 u32 nr_vms;
@@ -27,10 +28,33 @@ bool vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail)
 	/* A start racing with this end either sees ENDED and never runs the guest, or ran it
 	 * first and sees ENDED at its next exit: the state moves to ENDED exactly once. */
 	__atomic_store_n(&vm->state, VM_ENDED, __ATOMIC_RELEASE);
-	/* The guest's CPU may be deep in a slice or asleep until its next timer: wake it. */
-	if (vm->cpu != (u32)this_cpu_index())
-		lapic_send_fixed(percpus[vm->cpu].apic_id, KICK_VECTOR);
+	/* Its CPUs may be deep in a slice or asleep until their next timer: wake them. */
+	vm_kick_all(vm);
 	return true;
+}
+
+void vm_kick_all(struct vm *vm)
+{
+	u32 me = (u32)this_cpu_index();
+
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		u32 cpu = vm->vcpus[i].cpu, j;
+		for (j = 0; j < i && vm->vcpus[j].cpu != cpu; j++)
+			;
+		if (cpu != me && j == i) /* once per CPU */
+			lapic_send_fixed(percpus[cpu].apic_id, KICK_VECTOR);
+	}
+}
+
+void vm_lock(struct vm *vm)
+{
+	spin_lock(&vm->lock);
+}
+
+void vm_unlock(struct vm *vm)
+{
+	remote_flush_wait(vm);
+	spin_unlock(&vm->lock);
 }
 
 struct vm *vm_by_id(u64 id)

@@ -18,6 +18,15 @@
 #define VM_NAME_LEN 24
 #define VM_UNMODELLED_MAX 16
 #define VM_LOG_LINES 8
+/* vCPUs per guest (vcpus=N): APIC IDs 0..N-1, one ASID/VPID each. */
+#define MAX_VCPUS 8
+
+/* A vCPU's power state: the BSP runs from the start; an AP waits for a SIPI (or the PV start
+ * hypercall), which makes it STARTING until its own CPU builds its control structure. */
+enum vcpu_power { VCPU_WAIT_SIPI, VCPU_STARTING, VCPU_ON };
+/* Whether the vCPU may be in guest mode (interrupts off from the switch until the exit), which
+ * the remote TLB flush reads without the VM's lock (vmm/remote_flush.c). */
+enum vcpu_mode { VCPU_OUTSIDE, VCPU_IN_GUEST };
 
 /* READY -> RUNNING (its CPU starts it) -> ENDED (vm_end, from any CPU); READY -> ENDED if it is
  * stopped before it ran. Only vm_end moves a guest to ENDED, and only once. */
@@ -40,7 +49,18 @@ enum vm_end { VM_END_LIST(VM_END_ENUM_) };
 
 struct vcpu {
 	struct vm *vm;
-	u32 id;
+	u32 id;                   /* its index in vm->vcpus, and its APIC ID */
+	u32 cpu;                  /* the physical CPU it runs on (static placement) */
+	enum vcpu_power power;    /* changed under vm->lock */
+	bool parked;              /* its CPU has left it for good (the guest ended) */
+	/* Remote TLB flush (vmm/remote_flush.c): mode and exit_seq are written by its own CPU
+	 * without the lock, flush_req by any CPU holding vm->lock; all atomics. */
+	u32 mode;                 /* enum vcpu_mode */
+	u32 exit_seq;             /* bumped at every exit from guest mode */
+	u32 flush_req;            /* flush its TLB before it next enters the guest */
+	u32 flush_seen_seq;       /* the flusher waits for exit_seq to move past this */
+	bool flush_wait;          /* ... while this is set */
+	bool nmi_pending;         /* an NMI IPI waits to be injected */
 	struct vcpu_hw hw;        /* registers, pending event, paging target: the backend's view */
 	struct mmu_vcpu mmu;
 	struct vlapic vlapic;
@@ -97,8 +117,13 @@ struct vm {
 	struct mmu_vm mmu;
 	bool tdp_on;              /* runs on nested paging: tdp below, the shadow MMU only walks */
 	struct tdp tdp;
-	struct vcpu vcpu;         /* one vCPU per guest for now */
-	u32 cpu;                  /* where its vCPU runs */
+	struct vcpu vcpus[MAX_VCPUS]; /* vcpus[0] is the BSP */
+	u32 nr_vcpus;             /* vcpus= (1 by default) */
+	u32 vcpus_parked;         /* how many have parked (atomic); the last one parks the guest */
+	u32 cpu;                  /* where vCPU 0 runs (the monitor, gdb and console use it) */
+	bool flush_pending;       /* some vCPU's flush_wait is set: vm_unlock waits for them */
+	u64 remote_flushes;       /* waits for a vCPU kicked out of guest mode to flush */
+	u64 ipis;                 /* IPIs its vCPUs sent to each other (delivered) */
 	char cmdline[256];
 	char guest_args[512];     /* after "--" on the module line: a multiboot v1 kernel's own */
 	/* The console line being assembled, printed with the guest's name in front. */
@@ -134,6 +159,14 @@ static inline bool vm_ended(const struct vm *vm)
 /* The guest with this id or name among those created (NULL if none). */
 struct vm *vm_by_id(u64 id);
 struct vm *vm_by_name(const char *name);
+/* The guest's lock (MMU and device state). Unlocking first waits for the remote TLB flushes
+ * requested under it (vmm/remote_flush.c), so every operation done under the lock is complete,
+ * on every vCPU, once it is dropped. Lock order: vm->lock, then palloc's lock or the console
+ * input lock, then the console output lock; the flush wait takes no lock at all. */
+void vm_lock(struct vm *vm);
+void vm_unlock(struct vm *vm);
+/* Makes every CPU running one of the guest's vCPUs (but the caller's) look at it again. */
+void vm_kick_all(struct vm *vm);
 /* Prints the guest's registers and recent state (on a fatal end). */
 void vcpu_dump(struct vcpu *v);
 /* Its general and control registers as saved, lines starting with prefix (no segments: those

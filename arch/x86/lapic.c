@@ -107,7 +107,12 @@ void lapic_timer_arm(u64 tsc)
 void lapic_timer_expired(void)
 {
 	struct percpu *pc = this_cpu();
-	if (pc->timer_armed && rdtsc() >= pc->timer_armed)
+	if (!pc->timer_armed)
+		return;
+	/* A one-shot runs at a measured rate and may fire a little early; once it has, it has
+	 * stopped, and the same deadline must arm it again (a vCPU spinning until another
+	 * vCPU of its CPU runs would otherwise keep the CPU until a kick). */
+	if (rdtsc() >= pc->timer_armed || (!use_tsc_deadline && !rd(LAPIC_TIMER_CUR)))
 		pc->timer_armed = 0;
 }
 

@@ -858,6 +858,113 @@ static void test_x2apic_timer(void **state)
 	assert_int_equal(vlapic_pending(&l), 0xe7);
 }
 
+/* ---- IPIs between several APICs: what the board asks (vlapic_ipi_reaches) and is handed ---- */
+
+static struct vlapic ap(u32 id)
+{
+	struct vlapic l;
+
+	memset(&l, 0x5a, sizeof(l));
+	vlapic_reset(&l, id, false);
+	return l;
+}
+
+/* Which of four APICs (IDs 0-3) an IPI from APIC `from` reaches, as a bit mask. */
+static unsigned reach(const struct vlapic *all, unsigned from, u32 lo, u32 dest)
+{
+	unsigned mask = 0;
+	for (unsigned i = 0; i < 4; i++)
+		mask |= vlapic_ipi_reaches(&all[from], &all[i], lo, dest) ? 1u << i : 0;
+	return mask;
+}
+
+static void test_ipi_shorthands_and_physical(void **state)
+{
+	(void)state;
+	struct vlapic all[4] = { bsp(), ap(1), ap(2), ap(3) };
+	assert_int_equal(reach(all, 1, 0x40000 | 0x30, 0), 0x2);   /* self */
+	assert_int_equal(reach(all, 1, 0x80000 | 0x30, 0), 0xf);   /* all including self */
+	assert_int_equal(reach(all, 1, 0xc0000 | 0x30, 0), 0xd);   /* all excluding self */
+	assert_int_equal(reach(all, 0, 0x30, 2), 0x4);             /* physical ID 2 */
+	assert_int_equal(reach(all, 0, 0x30, 0xff), 0xf);          /* physical broadcast */
+	assert_int_equal(reach(all, 0, 0x30, 0x30), 0);            /* no such APIC: nobody */
+	all[3].base_msr &= ~BASE_EN;                                /* hardware-disabled: nothing */
+	assert_int_equal(reach(all, 0, 0x80000 | 0x30, 0), 0x7);
+	assert_int_equal(vlapic_icr_mode(0x4500), 5);               /* INIT */
+	assert_int_equal(vlapic_icr_mode(0x0608), 6);               /* SIPI */
+	assert_int_equal(vlapic_icr_mode(0x0400), 4);               /* NMI */
+}
+
+static void test_ipi_logical(void **state)
+{
+	(void)state;
+	struct vlapic all[4] = { bsp(), ap(1), ap(2), ap(3) };
+	for (unsigned i = 0; i < 4; i++)
+		wr(&all[i], LDR, (1u << i) << 24);                  /* flat: one bit each */
+	assert_int_equal(reach(all, 0, 0x800 | 0x30, 0x0a), 0xa);   /* bits 1 and 3 */
+	assert_int_equal(reach(all, 0, 0x800 | 0x30, 0xff), 0xf);
+	assert_int_equal(reach(all, 0, 0x800 | 0x30, 0x00), 0);
+	/* Cluster: APICs 0, 1 in cluster 0 (members 1, 2), APICs 2, 3 in cluster 1. */
+	static const u32 ldr[4] = { 0x01, 0x02, 0x11, 0x12 };
+	for (unsigned i = 0; i < 4; i++) {
+		wr(&all[i], DFR, 0x0fffffff);
+		wr(&all[i], LDR, ldr[i] << 24);
+	}
+	assert_int_equal(reach(all, 0, 0x800 | 0x30, 0x13), 0xc);   /* cluster 1, both */
+	assert_int_equal(reach(all, 0, 0x800 | 0x30, 0x02), 0x2);   /* cluster 0, member 2 */
+	assert_int_equal(reach(all, 0, 0x800 | 0x30, 0xff), 0xf);   /* broadcast */
+}
+
+static void test_ipi_x2apic_dest(void **state)
+{
+	(void)state;
+	struct vlapic a = x2apic(0), b = x2apic(0x21);
+	assert_true(vlapic_ipi_reaches(&a, &b, 0x30, 0x21));
+	assert_false(vlapic_ipi_reaches(&a, &b, 0x30, 0x01));      /* the full 32-bit ID */
+	assert_true(vlapic_ipi_reaches(&a, &b, 0x30, 0xffffffffu));
+	/* Logical: cluster 0x21 >> 4 = 2, member bit 0x21 & 15 = 1. */
+	assert_true(vlapic_ipi_reaches(&a, &b, 0x800 | 0x30, 0x00020002u));
+	assert_false(vlapic_ipi_reaches(&a, &b, 0x800 | 0x30, 0x00010002u));
+}
+
+static unsigned sent;
+static u32 sent_lo, sent_dest;
+static void record_ipi(void *ctx, u32 lo, u32 dest)
+{
+	(void)ctx;
+	sent++;
+	sent_lo = lo;
+	sent_dest = dest;
+}
+
+/* With a board, the ICR write is handed over once, decoded; what the chip refuses is not. */
+static void test_ipi_handed_to_board(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	l.ipi = record_ipi;
+	sent = 0;
+	wr(&l, ICR_HI, 0x03000000);
+	wr(&l, ICR_LO, 0x4000 | 0x0500);                          /* INIT assert to ID 3 */
+	assert_int_equal(sent, 1);
+	assert_int_equal(sent_lo, 0x4500);
+	assert_int_equal(sent_dest, 3);
+	wr(&l, ICR_LO, 0x0608);                                   /* SIPI vector 8: below 16 is fine */
+	assert_int_equal(sent, 2);
+	wr(&l, ICR_LO, 0x0e);                                     /* fixed vector 14: refused */
+	assert_int_equal(sent, 2);
+	wr(&l, ESR, 0);
+	assert_int_equal(rd(&l, ESR), 0x20);
+	wr(&l, ICR_LO, 0x40000 | 0x0400);                         /* NMI to self: not allowed */
+	assert_int_equal(sent, 2);
+	vlapic_init_signal(&l);                                   /* INIT keeps the wiring */
+	assert_ptr_equal(l.ipi, record_ipi);
+	wr(&l, SVR, 0x1ff);
+	wr(&l, ICR_LO, 0x80000 | 0x40);
+	assert_int_equal(sent, 3);
+	assert_false(irr_has(&l, 0x40));                          /* the board delivers, not the chip */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -882,6 +989,10 @@ int main(void)
 		cmocka_unit_test(test_icr_other_cpu),
 		cmocka_unit_test(test_icr_logical),
 		cmocka_unit_test(test_icr_send_illegal),
+		cmocka_unit_test(test_ipi_shorthands_and_physical),
+		cmocka_unit_test(test_ipi_logical),
+		cmocka_unit_test(test_ipi_x2apic_dest),
+		cmocka_unit_test(test_ipi_handed_to_board),
 		cmocka_unit_test(test_timer_oneshot_boundary),
 		cmocka_unit_test(test_timer_current_count),
 		cmocka_unit_test(test_timer_divider_values),

@@ -22,7 +22,8 @@ GUEST_LIST := paging-off:paging-off:32:PM_OFF \
               invlpg-global32:invlpg-global:32:PM_32 invlpg-globalpae:invlpg-global:32:PM_PAE \
               invlpg-global64:invlpg-global:64:PM_64 \
               crash-triple:crash-triple:32:PM_OFF crash-scribble:crash-scribble:64:PM_64 \
-              healthy:healthy:64:PM_64
+              healthy:healthy:64:PM_64 \
+              smp32:smp:32:PM_32 smppae:smp:32:PM_PAE
 GUEST_NAMES := $(foreach g,$(GUEST_LIST),$(word 1,$(subst :, ,$(g))))
 # Guests that must crash (triple fault): run, but must not pass.
 GUEST_CRASH := crash-triple crash-scribble

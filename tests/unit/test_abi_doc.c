@@ -103,7 +103,7 @@ static void test_errors_match(void **state)
 	static const struct { int code; const char *name; } errs[] = {
 		{ UMBRA_EINVAL, "EINVAL" }, { UMBRA_EPERM, "EPERM" }, { UMBRA_EFAULT, "EFAULT" },
 		{ UMBRA_ENOSYS, "ENOSYS" }, { UMBRA_E2BIG, "E2BIG" }, { UMBRA_ENOMEM, "ENOMEM" },
-		{ UMBRA_EAGAIN, "EAGAIN" },
+		{ UMBRA_EAGAIN, "EAGAIN" }, { UMBRA_EBUSY, "EBUSY" },
 	};
 	struct row rows[16];
 	int n = read_table("| code | name |", rows, 16);

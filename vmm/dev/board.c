@@ -4,6 +4,7 @@
 #include "lib/string.h"
 #include "pv/abi.h"
 #include "vmm/console.h"
+#include "vmm/ipi.h"
 #include "vmm/vm.h"
 
 /* How often a guest waiting for typed input by interrupt looks at the serial line. */
@@ -19,16 +20,27 @@ static void note_unmodelled(struct vm *vm, u16 port)
 }
 
 /* Messages from the I/O APIC to the local APICs they address. Only fixed and lowest-priority
- * interrupts travel this way here: no vCPU takes NMI, SMI or INIT messages yet, and ExtINT
- * is the 8259's path through LINT0. */
+ * interrupts travel this way here (lowest priority to the first APIC addressed, which hardware
+ * may pick too); ExtINT is the 8259's path through LINT0. A vCPU on another CPU is kicked so it
+ * sees the interrupt now. */
 static void ioapic_deliver(struct vm *vm)
 {
-	struct vlapic *l = &vm->vcpu.vlapic;
 	struct ioapic_msg m;
 
-	while (ioapic_take(&vm->board.ioapic, &m))
-		if (m.delivery <= IOAPIC_DM_LOWEST && vlapic_match_dest(l, m.dest, m.logical))
-			vlapic_set_irq(l, m.vector, m.level);
+	while (ioapic_take(&vm->board.ioapic, &m)) {
+		if (m.delivery > IOAPIC_DM_LOWEST)
+			continue;
+		for (u32 i = 0; i < vm->nr_vcpus; i++) {
+			struct vcpu *v = &vm->vcpus[i];
+			if (!vlapic_match_dest(&v->vlapic, m.dest, m.logical))
+				continue;
+			vlapic_set_irq(&v->vlapic, m.vector, m.level);
+			if (i)
+				ipi_kick(v);
+			if (m.delivery == IOAPIC_DM_LOWEST)
+				break;
+		}
+	}
 }
 
 static void level_eoi(void *ctx, u8 vector)
@@ -334,8 +346,12 @@ void board_reset(struct vm *vm, u64 now_ns)
 	rtc_reset(&b->rtc, vm->mem.bytes);
 	acpi_pm_reset(&b->pm, now_ns);
 	ioapic_reset(&b->ioapic, BOARD_IOAPIC_ID);
-	vm->vcpu.vlapic.level_eoi = level_eoi;
-	vm->vcpu.vlapic.eoi_ctx = vm;
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		vm->vcpus[i].vlapic.level_eoi = level_eoi;
+		vm->vcpus[i].vlapic.eoi_ctx = vm;
+		vm->vcpus[i].vlapic.ipi = ipi_send;
+		vm->vcpus[i].vlapic.ipi_ctx = &vm->vcpus[i];
+	}
 	b->pci_addr = 0;
 	b->irq_levels = 0;
 }

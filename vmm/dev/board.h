@@ -22,8 +22,8 @@ static inline unsigned isa_gsi(unsigned irq)
 	return irq ? irq : 2;
 }
 
-/* The I/O APIC's ID: after the vCPUs' local APIC IDs, which start at 0. */
-#define BOARD_IOAPIC_ID 1
+/* The I/O APIC's ID: after the vCPUs' local APIC IDs (0..MAX_VCPUS-1), on the same APIC bus. */
+#define BOARD_IOAPIC_ID 8
 
 struct board {
 	struct pic pic;

@@ -81,20 +81,32 @@ static bool sw_enabled(const struct vlapic *l)
 static void power_on(struct vlapic *l, u32 id, u64 base_msr, void (*level_eoi)(void *, u8),
 		     void *eoi_ctx)
 {
+	/* The wiring to the other APICs is the board's, not the chip's: it survives. */
+	void (*ipi)(void *, u32, u32) = l->ipi;
+	void *ipi_ctx = l->ipi_ctx;
+
 	*l = (struct vlapic){ .base_msr = base_msr, .id = id, .hw_id = id, .dfr = 0xffffffffu,
-			      .svr = 0xff, .level_eoi = level_eoi, .eoi_ctx = eoi_ctx };
+			      .svr = 0xff, .level_eoi = level_eoi, .eoi_ctx = eoi_ctx,
+			      .ipi = ipi, .ipi_ctx = ipi_ctx };
 	for (int i = 0; i < NLVT; i++)
 		l->lvt[i] = LVT_MASKED;
 }
 
 void vlapic_reset(struct vlapic *l, u32 id, bool bsp)
 {
+	l->ipi = NULL; /* the board wires it again */
+	l->ipi_ctx = NULL;
 	power_on(l, id, VLAPIC_BASE | BASE_EN | (bsp ? BASE_BSP : 0), NULL, NULL);
 	if (!bsp)
 		return; /* SeaBIOS parks the APs; the OS's INIT leaves them at power-on anyway */
 	l->svr |= SVR_ENABLE;
 	l->lvt[LVT_LINT0] = 0x8700; /* ExtINT, level: the 8259 reaches the CPU through LINT0 */
 	l->lvt[LVT_LINT1] = 0x8400; /* NMI */
+}
+
+void vlapic_init_signal(struct vlapic *l)
+{
+	power_on(l, l->hw_id, l->base_msr, l->level_eoi, l->eoi_ctx);
 }
 
 /* ---- priorities and delivery ---- */
@@ -175,7 +187,7 @@ bool vlapic_accepts_extint(const struct vlapic *l)
 	       (l->lvt[LVT_LINT0] & (LVT_MASKED | DM_MASK)) == DM_EXTINT;
 }
 
-/* ---- IPIs: only one vCPU exists, so an IPI either reaches this APIC or nobody ---- */
+/* ---- IPIs: the ICR decoded here, delivered by the board to the APICs it reaches ---- */
 
 static u32 x2apic_ldr(const struct vlapic *l)
 {
@@ -204,31 +216,46 @@ bool vlapic_match_dest(const struct vlapic *l, u32 dest, bool logical)
 	return dest == l->id || dest == (vlapic_x2apic(l) ? 0xffffffffu : 0xffu);
 }
 
-static bool ipi_reaches_self(const struct vlapic *l, u32 lo, u32 dest)
+bool vlapic_ipi_reaches(const struct vlapic *src, const struct vlapic *dst, u32 lo, u32 dest)
 {
+	if (!vlapic_hw_enabled(dst))
+		return false;
 	switch ((lo >> 18) & 3) {
 	case 1: /* self */
+		return src == dst;
 	case 2: /* all including self */
 		return true;
 	case 3: /* all excluding self */
-		return false;
+		return src != dst;
 	}
-	return vlapic_match_dest(l, dest, lo & ICR_LOGICAL);
+	return vlapic_match_dest(dst, dest, lo & ICR_LOGICAL);
 }
 
-/* Fixed IPIs are taken as edge-triggered; other delivery modes (NMI, INIT, SIPI, lowest
- * priority) reach nobody yet. Delivery is instant, so the ICR always reads idle. */
+u32 vlapic_icr_mode(u32 lo)
+{
+	return (lo >> 8) & 7;
+}
+
+/* Decode, refuse what the chip refuses (ESR: a fixed or lowest-priority vector below 16; the
+ * self shorthand with another mode than fixed), then hand the message to the board. Without
+ * a board (host tests) an IPI reaches this APIC alone, if addressed. Delivery is instant, so
+ * the ICR always reads idle. */
 static void send_ipi(struct vlapic *l, u32 lo, u32 dest)
 {
+	u32 mode = vlapic_icr_mode(lo);
 	u8 vector = (u8)lo;
 
-	if (lo & DM_MASK)
-		return;
-	if (vector < 16) {
+	if ((mode == VLAPIC_DM_FIXED || mode == VLAPIC_DM_LOWEST) && vector < 16) {
 		lapic_error(l, ESR_SEND_ILLEGAL);
 		return;
 	}
-	if (ipi_reaches_self(l, lo, dest))
+	if (((lo >> 18) & 3) == 1 && mode != VLAPIC_DM_FIXED)
+		return; /* the self shorthand carries fixed interrupts only */
+	if (l->ipi) {
+		l->ipi(l->ipi_ctx, lo, dest);
+		return;
+	}
+	if (mode == VLAPIC_DM_FIXED && vlapic_ipi_reaches(l, l, lo, dest))
 		accept(l, vector, false);
 }
 

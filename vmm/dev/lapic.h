@@ -29,7 +29,18 @@ struct vlapic {
 	 * disables the APIC. */
 	void (*level_eoi)(void *ctx, u8 vector);
 	void *eoi_ctx;
+	/* Called for each valid ICR write (low word, destination: 8-bit xAPIC or 32-bit x2APIC
+	 * ID) to deliver it to the APICs it reaches (vlapic_ipi_reaches); set by the board and
+	 * kept across resets. NULL: an IPI can reach this APIC alone. */
+	void (*ipi)(void *ctx, u32 icr_lo, u32 dest);
+	void *ipi_ctx;
 };
+
+/* ICR delivery modes (bits 8-10). */
+enum { VLAPIC_DM_FIXED = 0, VLAPIC_DM_LOWEST = 1, VLAPIC_DM_SMI = 2, VLAPIC_DM_NMI = 4,
+       VLAPIC_DM_INIT = 5, VLAPIC_DM_SIPI = 6 };
+#define VLAPIC_ICR_LEVEL_ASSERT (1u << 14)
+#define VLAPIC_ICR_TRIGGER_LEVEL (1u << 15)
 
 /* Power-on state for APIC id, then what the BIOS leaves (SeaBIOS: software-enabled, LINT0
  * ExtINT, LINT1 NMI), so a kernel booted like qemu -kernel finds the same APIC. */
@@ -63,6 +74,14 @@ void vlapic_set_irq(struct vlapic *l, u8 vector, bool level);
 /* Does an interrupt message for dest (physical APIC ID, or logical destination) address
  * this APIC? The broadcast ID addresses all. */
 bool vlapic_match_dest(const struct vlapic *l, u32 dest, bool logical);
+/* Does an IPI src sends (ICR low word lo, destination dest) reach dst: the shorthand (self,
+ * all including self, all excluding self), else dst's physical or logical (flat or cluster)
+ * destination; a hardware-disabled dst takes nothing. */
+bool vlapic_ipi_reaches(const struct vlapic *src, const struct vlapic *dst, u32 lo, u32 dest);
+/* The delivery mode of an ICR low word (VLAPIC_DM_*). */
+u32 vlapic_icr_mode(u32 lo);
+/* An INIT arrives: every register back to its power-on value but the APIC ID and the base. */
+void vlapic_init_signal(struct vlapic *l);
 /* The highest vector in IRR whose priority class is above PPR, or -1 (nothing, or the APIC
  * is software- or hardware-disabled). */
 int vlapic_pending(const struct vlapic *l);
