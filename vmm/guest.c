@@ -83,6 +83,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	if (options.tdp && tdp_init(&vm->tdp, &mmu_host_ops, vm, virt->tdp_format) < 0) {
 		kprintf("guest %s: no memory for its nested page table\n", vm->name);
 		mmu_vm_destroy(&vm->mmu);
+		mmu_host_release_deferred(vm);
 		memslots_free(&vm->mem);
 		return false;
 	}

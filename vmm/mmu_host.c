@@ -16,11 +16,28 @@ static void *host_alloc_page(void *ctx, u64 *hpa)
 	return phys_to_virt(pa);
 }
 
+/* Another vCPU in guest mode may still walk a freed shadow table through its paging-structure
+ * caches until the remote flush of this locked operation completes; so with several vCPUs the
+ * page waits on the guest's list (linked through itself) and vm_unlock frees it after the wait. */
 static void host_free_page(void *ctx, void *va, u64 hpa)
 {
-	(void)ctx;
-	(void)va;
-	palloc_free(hpa);
+	struct vm *vm = ctx;
+	if (vm->nr_vcpus < 2) {
+		palloc_free(hpa);
+		return;
+	}
+	u64 *link = va;
+	link[0] = vm->deferred_free;
+	vm->deferred_free = hpa;
+}
+
+void mmu_host_release_deferred(struct vm *vm)
+{
+	while (vm->deferred_free) {
+		u64 hpa = vm->deferred_free;
+		vm->deferred_free = ((u64 *)phys_to_virt(hpa))[0];
+		palloc_free(hpa);
+	}
 }
 
 static const struct mmu_slot *host_gfn_to_slot(void *ctx, u64 gfn)

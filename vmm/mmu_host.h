@@ -6,4 +6,9 @@
 
 extern const struct mmu_platform_ops mmu_host_ops;
 
+struct vm;
+/* Frees the shadow pages the MMU gave back during this hold of vm->lock; called by vm_unlock
+ * once every vCPU that might still reach them has left guest mode. */
+void mmu_host_release_deferred(struct vm *vm);
+
 #endif

@@ -4,6 +4,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "vmm/remote_flush.h"
+#include "vmm/mmu_host.h"
 
 struct vm vms[MAX_VMS];
 u32 nr_vms;
@@ -54,6 +55,7 @@ void vm_lock(struct vm *vm)
 void vm_unlock(struct vm *vm)
 {
 	remote_flush_wait(vm);
+	mmu_host_release_deferred(vm);
 	spin_unlock(&vm->lock);
 }
 

@@ -123,6 +123,8 @@ struct vm {
 	u32 cpu;                  /* where vCPU 0 runs (the monitor, gdb and console use it) */
 	bool flush_pending;       /* some vCPU's flush_wait is set: vm_unlock waits for them */
 	u64 remote_flushes;       /* waits for a vCPU kicked out of guest mode to flush */
+	u64 deferred_free;        /* shadow pages freed under the lock, released by vm_unlock after
+				   * the remote flush (vmm/mmu_host.c): hpa, each page links the next */
 	u64 ipis;                 /* IPIs its vCPUs sent to each other (delivered) */
 	char cmdline[256];
 	char guest_args[512];     /* after "--" on the module line: a multiboot v1 kernel's own */

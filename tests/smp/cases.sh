@@ -52,5 +52,9 @@ case_run smp-bochs-vmx-sipi --emu bochs --cpu corei7_haswell_4770 --smp 2 --time
   --module "$G/smp32.elf name=smp vcpus=2 time=500" \
   --module "$G/healthy.elf name=healthy cpu=1" --expect guests_passed=2 \
   --expect-log "smp32: 2 vCPUs \(sipi start\)" --expect-log "guest smp: vcpu1: cpu=1 started"
+# The same with the audit after every MMU operation: shadow state shared by two vCPUs on VMX.
+case_run smp-bochs-vmx-sipi-audit --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 600 \
+  --cmdline "audit=1" --module "$G/smppae.elf name=smp vcpus=2 time=500" --expect guests_passed=1 \
+  --expect-log "smppae: 2 vCPUs \(sipi start\)" --expect-log "audit_errors=0"
 
 suite_end smp
