@@ -43,6 +43,13 @@ case_run linux-two --cpu max --smp 2 --mem 384 --timeout 900 "${a[@]}" "${b[@]}"
   --module "$G/healthy.elf name=healthy cpu=0" --expect guests_passed=3 --expect guests_failed=0 \
   --expect-log "\[linux-a\] linux-test: PASS" --expect-log "\[linux-b\] linux-test: PASS"
 
+# One Linux guest with two vCPUs on two CPUs: its APs start by INIT-SIPI-SIPI through the
+# real-mode trampoline, and the fork/exec loop runs on both CPUs at once (shared shadow MMU,
+# Linux's own TLB-shootdown IPIs, remote flushes).
+mapfile -t smp < <(linux_modules linux 160 100 | sed 's|^\(.*name=linux\) |\1 vcpus=2 |; s|expect_mem=160|expect_mem=160 expect_cpus=2|')
+case_run linux-smp --cpu max --smp 2 --timeout 900 "${smp[@]}" "${pass[@]}" \
+  --expect-log "linux-test: ok fork-exec-cpu1" --expect-log "smp: vcpus=2 ipis=[1-9]"
+
 # make run-linux's shell driven over the serial line: each command typed once the log asks for it.
 mkdir -p build/harness; I=build/harness/linux-interactive
 printf 'ls /\n' > $I-ls.txt; printf 'ps\n' > $I-ps.txt
