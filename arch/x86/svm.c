@@ -40,6 +40,10 @@ static bool svm_probe(const char **why)
 	}
 	struct cpuid_regs r = cpuid(0x8000000a, 0);
 	caps = (struct svm_caps){ .revision = r.eax & 0xff, .nasid = r.ebx, .features = r.edx };
+	if (caps.nasid < 2) {
+		*why = "no ASID for guests (CPUID 0x8000000a EBX < 2)";
+		return false;
+	}
 	return true;
 }
 
@@ -297,6 +301,10 @@ static int svm_vcpu_create(struct vcpu_hw *v)
 	vmcb->dr_read = vmcb->dr_write = DR_LAZY;
 	vmcb->iopm_pa = pa + PAGE_SIZE;
 	vmcb->msrpm_pa = pa + 4 * PAGE_SIZE;
+	/* Past the CPU's ASIDs (VMRUN would fail), vCPUs share the last one and, since none of them
+	 * may then meet another's translations, flush at every entry. */
+	if (v->asid >= caps.nasid - 1)
+		v->asid = caps.nasid - 1;
 	vmcb->asid = v->asid;
 	vmcb->tlb_control = TLB_FLUSH_ALL;
 	vmcb->vintr = BIT(24); /* V_INTR_MASKING: the host's IF, not the guest's, gates interrupts */
@@ -607,7 +615,7 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	v->pending.valid = false;
 	if (npt_on(vmcb))
 		vmcb->g_pat = v->pat; /* the guest's PAT combines with the nested table's types */
-	if (v->tlb_flush) {
+	if (v->tlb_flush || v->asid == caps.nasid - 1) {
 		vmcb->tlb_control = TLB_FLUSH_ALL;
 		v->tlb_flush = false;
 	}
