@@ -347,6 +347,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		if (v->dr_active)
 			dr_load(v);
 		lapic_timer_arm(v->hw.exit_deadline);
+		v->hw.regs.rflags = virt_entry_rflags(&v->hw.pending, v->hw.regs.rflags);
 		virt->vcpu_run(&v->hw, &x);
 		lapic_timer_expired();
 		spin_lock(&vm->lock);

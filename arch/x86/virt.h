@@ -144,6 +144,27 @@ static inline bool virt_exc_has_error(u8 vector)
 	       vector == VEC_CP || vector == VEC_VC || vector == VEC_SX;
 }
 
+/* Exceptions of the fault class (SDM vol. 3 table 6-1): the frame the CPU pushes for them has
+ * RFLAGS.RF set, so that the restarted instruction's own breakpoint does not fire again. #DB is
+ * a trap (single step, data breakpoints) or an instruction breakpoint, whose handler sets RF
+ * itself; #BP and #OF are traps; #DF and #MC abort. */
+#define VIRT_EXC_FAULTS \
+	(BIT(VEC_DE) | BIT(VEC_BR) | BIT(VEC_UD) | BIT(VEC_NM) | BIT(VEC_TS) | BIT(VEC_NP) | \
+	 BIT(VEC_SS) | BIT(VEC_GP) | BIT(VEC_PF) | BIT(VEC_MF) | BIT(VEC_AC) | BIT(VEC_XM) | \
+	 BIT(VEC_VE) | BIT(VEC_CP) | BIT(VEC_VC) | BIT(VEC_SX))
+
+/* The guest's RFLAGS for an entry that delivers *e. Neither vendor sets RF when it injects an
+ * exception (the CPU pushes RFLAGS as the entry loads it), so a fault Umbra injects or gives
+ * back (a refused CR or MSR write, a reflected #UD, a shadow #PF, one whose delivery an exit
+ * cut short) gets RF here; delivery clears it in the CPU again, as for any event. */
+static inline u64 virt_entry_rflags(const struct vevent *e, u64 rflags)
+{
+	if (e->valid && e->type == VEVENT_EXCEPTION && e->vector < 32 &&
+	    (VIRT_EXC_FAULTS & BIT(e->vector)))
+		return rflags | RFLAGS_RF;
+	return rflags;
+}
+
 struct virt_backend {
 	const char *name; /* "svm" or "vmx": the summary's virt= value */
 	/* Does this CPU offer the extension at all? On no, *why says what is missing. */
