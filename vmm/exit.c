@@ -432,9 +432,14 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 		vm_end(v->vm, VM_END_FATAL, 0, "the CPU refused the guest state (invalid VMCB/VMCS)");
 		break;
 	default:
-		kprintf("[%s] unexpected exit: code 0x%lx info1 0x%lx info2 0x%lx\n", v->vm->name,
-			x->raw_code, x->raw_info1, x->raw_info2);
-		vm_end(v->vm, VM_END_FATAL, 0, "unexpected exit");
+		/* Only an exit the backend's list refuses comes here (vmx_exits.h, svm_exits.h):
+		 * one Umbra never enables, or cannot complete. */
+		console_flush(v->vm);
+		kprintf("[%s] %s exit 0x%lx refused: %s (info1 0x%lx info2 0x%lx rip 0x%lx)\n",
+			v->vm->name, virt->name, x->raw_code,
+			x->refused ? x->refused : "no row in the backend's list", x->raw_info1,
+			x->raw_info2, v->hw.regs.rip);
+		vm_end(v->vm, VM_END_FATAL, 0, "exit refused");
 		break;
 	}
 	single_step_trap(v, x, rip, rflags);

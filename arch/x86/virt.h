@@ -33,6 +33,8 @@ struct vexit {
 	bool msr_write;    /* MSR */
 	bool vectoring;    /* the exit cut an event delivery short (now back in vcpu->pending):
 			      the instruction at RIP has not run, nothing there may be emulated */
+	const char *refused; /* OTHER: an exit Umbra refuses, "NAME: why" from the backend's
+				list (vmx_exits.h, svm_exits.h), for the report */
 	u64 raw_code;      /* the vendor's own exit code and qualification, for dumps */
 	u64 raw_info1, raw_info2;
 };
@@ -61,6 +63,12 @@ enum virt_insn { VIRT_INSN_INTERCEPTS(VIRT_INSN_ENUM_) VIRT_INSN_COUNT };
 
 /* Instructions that exit only to be refused or completed (UMBRA_EXIT_INSN). */
 enum { VINSN_INVD = 1, VINSN_WBINVD, VINSN_RDPMC };
+
+/* What a backend does with each of its exit codes (its list: vmx_exits.h, svm_exits.h): MAP
+ * to a vendor-neutral reason (MAP_LEN: the CPU gives the instruction's length), UD (inject the
+ * #UD a CPU without the feature raises), DECODE (the backend reads the details itself),
+ * REFUSE (an exit Umbra never enables or cannot complete: the guest ends, the exit named). */
+enum vexit_action { VEXIT_NONE, VEXIT_MAP, VEXIT_MAP_LEN, VEXIT_UD, VEXIT_DECODE, VEXIT_REFUSE };
 
 /* An event to deliver to the guest at the next entry. */
 struct vevent {
