@@ -71,6 +71,19 @@ static bool msr_exists(struct vcpu *v, u32 msr)
 	return false;
 }
 
+/* IA32_MISC_ENABLE's bits a guest may change on the announced CPU: fast strings and automatic
+ * thermal control always (neither changes what Umbra runs: the host's fast strings stay on),
+ * Enhanced SpeedStep where CPUID.1:ECX.EIST is announced, xTPR messages where xTPR is. */
+static u64 misc_enable_writable(struct vcpu *v)
+{
+	u32 r[4];
+
+	cpuid_guest(v, 1, 0, r);
+	return MISC_ENABLE_FAST_STRINGS | MISC_ENABLE_TCC |
+	       ((r[ECX] >> 7) & 1 ? MISC_ENABLE_EIST : 0) |
+	       ((r[ECX] >> 14) & 1 ? MISC_ENABLE_XTPR_DISABLE : 0);
+}
+
 /* PAT: eight memory types, each one of UC, WC, WT, WP, WB, UC-. */
 static bool pat_valid(u64 val)
 {
@@ -121,7 +134,7 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		*val = v->mtrr_def_type;
 		return true;
 	case MSR_MISC_ENABLE:
-		*val = cpuid_misc_enable();
+		*val = cpuid_misc_enable() ^ v->misc_enable_flip;
 		return true;
 	case MSR_MTRRCAP:   /* no variable ranges, no fixed ranges, no WC */
 	case MSR_MCG_CAP:   /* CPUID says MCA: no banks, no MCG_CTL */
@@ -181,11 +194,17 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 			return false;
 		v->mtrr_def_type = val;
 		return true;
-	case MSR_MISC_ENABLE:
-		/* Reserved bits #GP and read-only ones are ignored, as on the CPU. Umbra keeps no
-		 * per-vCPU copy (it would live in struct vcpu), so the writable bits can only be
-		 * restated: a write that would change one #GPs rather than be silently lost. */
-		return !((val ^ cpuid_misc_enable()) & ~MISC_ENABLE_READ_ONLY);
+	case MSR_MISC_ENABLE: {
+		/* Reserved bits #GP and read-only ones are ignored, as on the CPU; the writable
+		 * ones the announced CPU has are kept and read back. Those whose change would
+		 * change CPUID (the MONITOR enable, the CPUID limit, XD disable) #GP rather than
+		 * be silently lost: the CPUID policy does not follow them. */
+		u64 now = cpuid_misc_enable() ^ v->misc_enable_flip, rw = misc_enable_writable(v);
+		if ((val ^ now) & ~(rw | MISC_ENABLE_READ_ONLY))
+			return false;
+		v->misc_enable_flip = ((val & rw) | (now & ~rw)) ^ cpuid_misc_enable();
+		return true;
+	}
 	case MSR_MCG_STATUS:
 		return val == 0; /* no machine check is ever in progress */
 	case MSR_KVM_WALL_CLOCK_NEW:

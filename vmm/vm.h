@@ -45,6 +45,8 @@ struct vcpu {
 	struct mmu_vcpu mmu;
 	struct vlapic vlapic;
 	u64 mtrr_def_type;
+	u64 misc_enable_flip;     /* IA32_MISC_ENABLE bits the guest changed from the announced
+				     CPU's value (cpuid_misc_enable): 0 at reset, whoever creates it */
 	u64 tsc_offset;           /* guest TSC = host TSC + this */
 	u64 tsc_adjust;           /* IA32_TSC_ADJUST: what the guest's TSC writes added */
 	u64 kvmclock_msr, wallclock_msr; /* the KVM clock MSRs as written (vmm/kvmclock.c) */

@@ -233,6 +233,25 @@ static void test_misc_enable(void **state)
 	assert_false(msr_write(v, 0x1a0, val | BIT(18)));  /* MONITOR is not announced */
 	assert_false(msr_write(v, 0x1a0, val | BIT(22)));  /* would change leaf 0: not kept */
 	assert_false(msr_write(v, 0x1a0, val | BIT(34)));  /* would hide NX: not kept */
+	assert_false(msr_write(v, 0x1a0, val | BIT(16)));  /* EIST is not announced */
+	assert_false(msr_write(v, 0x1a0, val | BIT(23)));  /* nor xTPR (leaf 1 ECX bit 14) */
+	/* The writable bits are kept, per vCPU, and read back as written. */
+	assert_true(msr_write(v, 0x1a0, BIT(3) | BIT(11) | BIT(12)));
+	assert_true(msr_read(v, 0x1a0, &val));
+	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
+	assert_true(msr_write(v, 0x1a0, BIT(3))); /* read-only bits written as 0: ignored */
+	assert_true(msr_read(v, 0x1a0, &val));
+	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
+	assert_false(msr_write(v, 0x1a0, val | BIT(2)));   /* reserved: #GP, nothing kept */
+	assert_true(msr_read(v, 0x1a0, &val));
+	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
+
+	/* With xTPR announced its disable bit is the guest's too. */
+	v = boot(INTEL, ALL_EDX1, ALL_E1, BIT(14));
+	assert_true(announced(v, 1, ECX, 14));
+	assert_true(msr_write(v, 0x1a0, BIT(0) | BIT(11) | BIT(12) | BIT(23)));
+	assert_true(msr_read(v, 0x1a0, &val));
+	assert_int_equal(val, BIT(0) | BIT(11) | BIT(12) | BIT(23));
 
 	v = boot(AMD, ALL_EDX1, ALL_E1, 0);
 	assert_false(msr_read(v, 0x1a0, &val));
