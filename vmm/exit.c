@@ -376,8 +376,9 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 }
 
 /* An instruction Umbra completed (RIP moved past it, nothing injected) with RFLAGS.TF set at
- * its start owes the guest the single-step trap the CPU would have raised after it. A HLT's
- * trap follows its wake-up and is left out. */
+ * its start owes the guest the single-step trap the CPU would have raised after it, unless
+ * DEBUGCTL.BTF asks for traps on branches only (none of those is a branch). A HLT's trap
+ * follows its wake-up and is left out. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
 	if (v->hw.regs.rip == rip || v->hw.pending.valid || x->reason == UMBRA_EXIT_HLT ||
@@ -388,7 +389,7 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 		gdbstub_debug_exit(v, 1, DR6_BS);
 		return;
 	}
-	if (rflags & RFLAGS_TF)
+	if ((rflags & RFLAGS_TF) && !(v->hw.debugctl & DEBUGCTL_BTF))
 		vcpu_inject_db(v, DR6_BS);
 }
 

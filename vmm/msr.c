@@ -40,6 +40,7 @@ static const struct msr_dep {
 	{ MSR_TSC_ADJUST, MSR_TSC_ADJUST, NEEDS_CPUID, 7, EBX, 1 },
 	{ MSR_MTRRCAP, MSR_MTRRCAP, NEEDS_CPUID, 1, EDX, 12 },
 	{ MSR_MCG_CAP, MSR_MCG_STATUS, NEEDS_CPUID, 1, EDX, 14 },
+	{ MSR_DEBUGCTL, MSR_DEBUGCTL, NEEDS_CPUID, 0, 0, 0 },  /* every x86-64 CPU has it */
 	{ MSR_MISC_ENABLE, MSR_MISC_ENABLE, NEEDS_INTEL, 0, 0, 0 },
 	{ MSR_PAT, MSR_PAT, NEEDS_CPUID, 1, EDX, 16 },
 	{ MSR_MTRR_DEF_TYPE, MSR_MTRR_DEF_TYPE, NEEDS_CPUID, 1, EDX, 12 },
@@ -136,6 +137,9 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 	case MSR_MISC_ENABLE:
 		*val = cpuid_misc_enable() ^ v->misc_enable_flip;
 		return true;
+	case MSR_DEBUGCTL:
+		*val = v->hw.debugctl;
+		return true;
 	case MSR_MTRRCAP:   /* no variable ranges, no fixed ranges, no WC */
 	case MSR_MCG_CAP:   /* CPUID says MCA: no banks, no MCG_CTL */
 	case MSR_MCG_STATUS:
@@ -205,6 +209,13 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		v->misc_enable_flip = ((val & rw) | (now & ~rw)) ^ cpuid_misc_enable();
 		return true;
 	}
+	case MSR_DEBUGCTL:
+		/* LBR and BTF; the rest needs what CPUID and MISC_ENABLE deny (debug store, a
+		 * PMU) or is reserved. The backends run the guest with it. */
+		if (val & ~(DEBUGCTL_LBR | DEBUGCTL_BTF))
+			return false;
+		v->hw.debugctl = val;
+		return true;
 	case MSR_MCG_STATUS:
 		return val == 0; /* no machine check is ever in progress */
 	case MSR_KVM_WALL_CLOCK_NEW:

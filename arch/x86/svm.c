@@ -567,7 +567,13 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	 * value in the real register too, so the guest reads its own CR2 on every platform. */
 	write_cr2(vmcb->cr2);
 	u64 dr6_at_entry = vmcb->dr6;
+	/* VMRUN switches DEBUGCTL only with LBR virtualization (neither emulator has it): the
+	 * guest's is loaded by hand around it. The host never sets TF, so BTF means nothing to
+	 * it meanwhile; its own value is 0. A CPU without the MSR keeps the guest's copy only. */
+	bool debugctl = v->debugctl && wrmsr_safe(MSR_DEBUGCTL, v->debugctl);
 	svm_world_switch(v->arch_pa, v->regs.gpr, this_cpu()->virt_host_pa);
+	if (debugctl)
+		wrmsr(MSR_DEBUGCTL, 0);
 
 	vmcb->tlb_control = 0;
 	v->regs.gpr[X86_RAX] = vmcb->rax;

@@ -102,6 +102,8 @@ struct vcpu_hw {
 	u64 exit_deadline;        /* host TSC by which the guest must exit again (0: none) */
 	const u64 *pdptes;        /* the guest's four PAE PDPTEs, as its CR3 load read them */
 	u64 pat, tsc_aux;
+	u64 debugctl;             /* IA32_DEBUGCTL as the guest set it (LBR, BTF): the CPU runs
+				     the guest with it */
 	u32 exc_debug;            /* exceptions a debugger intercepts besides Umbra's own (#BP) */
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;

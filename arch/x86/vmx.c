@@ -174,6 +174,7 @@ struct vmx_vcpu {
 	u64 cr2;          /* the guest's CR2 between runs */
 	u64 exit_rip;     /* RIP at the last exit: a moved RIP ends any STI/MOV SS shadow */
 	u32 shadow;       /* the STI/MOV SS blocking bits the VMCS holds */
+	u64 debugctl;     /* the guest's IA32_DEBUGCTL the VMCS holds */
 	u32 entry_ctls;   /* entry controls in force, for the entry-failure dump */
 	bool launched, flush;
 	u64 root_hpa;     /* the shadow root the VMCS holds */
@@ -324,12 +325,15 @@ static const char *read_caps(struct vmx_caps *c)
 	c->vpid = c->proc2 & PROC2_VPID;
 	c->rdtscp = c->proc2 & PROC2_RDTSCP;
 
-	if (!adjust(tru ? MSR_VMX_TRUE_EXIT_CTLS : MSR_VMX_EXIT_CTLS, EXIT_HOST_64,
-		    EXIT_ACK_INTR | EXIT_SAVE_EFER | EXIT_LOAD_EFER | EXIT_SAVE_DEBUG, &c->exit))
-		return "no 64-bit host exit control";
-	if (!adjust(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS, 0,
-		    ENTRY_IA32E | ENTRY_LOAD_EFER | ENTRY_LOAD_DEBUG, &c->entry))
-		return "entry controls refused";
+	/* The guest's DR7 and IA32_DEBUGCTL live in the VMCS: saved at every exit, loaded at
+	 * every entry (the debug controls). */
+	if (!adjust(tru ? MSR_VMX_TRUE_EXIT_CTLS : MSR_VMX_EXIT_CTLS,
+		    EXIT_HOST_64 | EXIT_SAVE_DEBUG, EXIT_ACK_INTR | EXIT_SAVE_EFER | EXIT_LOAD_EFER,
+		    &c->exit))
+		return "no 64-bit host or save-debug-controls exit control";
+	if (!adjust(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS, ENTRY_LOAD_DEBUG,
+		    ENTRY_IA32E | ENTRY_LOAD_EFER, &c->entry))
+		return "no load-debug-controls entry control";
 	if (!((rdmsr(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS) >> 32) & ENTRY_IA32E))
 		return "no IA-32e mode guest entry control";
 	c->entry &= ~(u32)ENTRY_IA32E;
@@ -943,8 +947,18 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		vmwrite(F_GUEST_INTERRUPTIBILITY, (in & ~3ull) | shadow);
 		s->shadow = shadow;
 	}
+	/* Debug exceptions the exit left pending (a single step owed since a MOV SS, or since
+	 * the exiting instruction began with TF: Bochs) belong to an instruction Umbra has
+	 * completed itself, and vmm/ has delivered what it owes (or nothing, under BTF). */
+	if (r->rip != s->exit_rip && (r->rflags & RFLAGS_TF))
+		vmwrite(F_GUEST_PENDING_DBG, 0);
 	if (s->tsc_aux)
 		s->tsc_aux->value = v->tsc_aux;
+	/* The entry loads it (load debug controls) and every exit clears the CPU's. */
+	if (v->debugctl != s->debugctl) {
+		vmwrite(F_GUEST_DEBUGCTL, v->debugctl);
+		s->debugctl = v->debugctl;
+	}
 	u32 exc = virt_exc_bitmap(&v->pending, s->tdp, v->exc_debug);
 	if (exc != s->exc_bitmap) {
 		s->exc_bitmap = exc;
