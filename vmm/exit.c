@@ -389,7 +389,7 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 		gdbstub_debug_exit(v, 1, DR6_BS);
 		return;
 	}
-	if ((rflags & RFLAGS_TF) && !(v->hw.debugctl & DEBUGCTL_BTF))
+	if (virt_step_owed(rflags, v->hw.debugctl))
 		vcpu_inject_db(v, DR6_BS);
 }
 

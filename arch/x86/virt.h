@@ -175,6 +175,22 @@ static inline u64 virt_entry_rflags(const struct vevent *e, u64 rflags)
 	return rflags;
 }
 
+/* DR6 after a #DB that sets the bits set: B0-B3 tell only this #DB's breakpoints (the CPU
+ * clears the others when it reports one), BD, BS and the rest stay until software clears
+ * them. */
+static inline u64 virt_dr6_on_db(u64 dr6, u64 set)
+{
+	return ((set & DR6_B0_B3) ? dr6 & ~(u64)DR6_B0_B3 : dr6) | set;
+}
+
+/* Does an instruction that began with rflags and debugctl, completed by Umbra rather than the
+ * CPU, owe the guest a single-step trap after it? With TF, unless BTF asks for traps on
+ * branches only: Umbra completes none (CPUID, I/O, MSRs, emulated moves, hypercalls). */
+static inline bool virt_step_owed(u64 rflags, u64 debugctl)
+{
+	return (rflags & RFLAGS_TF) && !(debugctl & DEBUGCTL_BTF);
+}
+
 struct virt_backend {
 	const char *name; /* "svm" or "vmx": the summary's virt= value */
 	/* Does this CPU offer the extension at all? On no, *why says what is missing. */

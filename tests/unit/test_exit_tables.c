@@ -1,4 +1,4 @@
-/* The backends' exit lists cover every VMX exit reason and SVM exit code, each with a deliberate action; RF for injected faults. */
+/* The backends' exit lists cover every VMX exit reason and SVM exit code, each with a deliberate action; virt.h's event rules: RF for injected faults, the single step owed, DR6. */
 #include <string.h>
 
 #include "tests/unit/harness.h"
@@ -107,12 +107,28 @@ static void entry_rflags_rf(void **state)
 	}
 }
 
+/* The single-step and DR6 rules every instruction Umbra completes goes through. */
+static void step_and_dr6(void **state)
+{
+	(void)state;
+	assert_true(virt_step_owed(RFLAGS_TF | 0x2, 0));
+	assert_false(virt_step_owed(0x2, 0));
+	assert_true(virt_step_owed(RFLAGS_TF, DEBUGCTL_LBR));
+	assert_false(virt_step_owed(RFLAGS_TF, DEBUGCTL_BTF)); /* no branch completes in Umbra */
+	/* BS accumulates; a breakpoint hit replaces the B0-B3 of an earlier one. */
+	assert_int_equal(virt_dr6_on_db(0xffff0ff0, DR6_BS), 0xffff4ff0);
+	assert_int_equal(virt_dr6_on_db(0xffff0ff1, DR6_BS), 0xffff4ff1);
+	assert_int_equal(virt_dr6_on_db(0xffff4ff1, 1u << 2), 0xffff4ff4);
+	assert_int_equal(virt_dr6_on_db(0xffff0ff0, DR6_BD), 0xffff2ff0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(vmx_every_reason),
 		cmocka_unit_test(svm_every_code),
 		cmocka_unit_test(entry_rflags_rf),
+		cmocka_unit_test(step_and_dr6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
