@@ -475,58 +475,43 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		x->refused = "an exit code past the APM's list";
 		return;
 	}
-	switch (row->action) {
-	case VEXIT_UD:
-		/* What a CPU without SVM, MONITOR or MWAIT (CPUID hides them) raises. */
-		x->reason = UMBRA_EXIT_EXCEPTION;
-		x->vector = VEC_UD;
-		break;
-	case VEXIT_REFUSE:
-		x->refused = row->why;
-		return;
-	case VEXIT_MAP:
-	case VEXIT_MAP_LEN:
-		/* Without NRIP save the length is decoded (vcpu_skip): prefixes make any of
-		 * these longer than its opcode (2e 0f a2 is a 3-byte CPUID). */
-		x->reason = row->reason;
-		break;
-	default:
-		x->reason = row->reason;
-		if (code < VMEXIT_CR0_WRITE + 16) {
-			x->cr = code & 0xf;
-			x->cr_write = code >= VMEXIT_CR0_WRITE;
-		} else if (code == VMEXIT_NPF) {
-			x->error_code = vmcb->exit_info1;
-			x->addr = vmcb->exit_info2;
-		} else if (code == VMEXIT_EXCP_BASE + 14) {
-			x->reason = UMBRA_EXIT_PAGE_FAULT;
-			x->error_code = vmcb->exit_info1;
-			x->addr = vmcb->exit_info2;
-		} else if (code == VMEXIT_SWINT) {
-			x->vector = VEC_BP;
-			x->swint = true;
-		} else if (code >= VMEXIT_EXCP_BASE && code < VMEXIT_EXCP_BASE + 32) {
-			x->vector = (u8)(code - VMEXIT_EXCP_BASE);
-			x->has_error = virt_exc_has_error(x->vector);
-			x->error_code = vmcb->exit_info1;
-			if (x->vector == VEC_DB)
-				x->dr6_set = db_cause(vmcb, dr6_at_entry);
-		} else if (code == VMEXIT_INVD || code == VMEXIT_WBINVD || code == VMEXIT_RDPMC) {
-			x->insn = code == VMEXIT_INVD ? VINSN_INVD
-				  : code == VMEXIT_WBINVD ? VINSN_WBINVD : VINSN_RDPMC;
-		} else if (code == VMEXIT_MSR) {
-			x->msr_write = vmcb->exit_info1 & 1;
-		} else if (code == VMEXIT_IOIO) {
-			u64 i = vmcb->exit_info1;
-			x->io_in = i & 1;
-			x->io_string = i & BIT(2);
-			x->io_rep = i & BIT(3);
-			x->io_size = (i & BIT(4)) ? 1 : (i & BIT(5)) ? 2 : 4;
-			x->port = (u16)(i >> 16);
-			/* exit_info2 holds the next RIP for IOIO even without NRIP save. */
-			x->insn_len = (u32)(vmcb->exit_info2 - vmcb->rip);
-		}
-		break;
+	/* Without NRIP save the length of a mapped instruction is decoded (vcpu_skip): prefixes
+	 * make any of them longer than its opcode (2e 0f a2 is a 3-byte CPUID). */
+	if (virt_exit_row(x, row->action, row->reason, row->why)) {
+		/* mapped, #UD or refused: nothing more to read */
+	} else if (code < VMEXIT_CR0_WRITE + 16) {
+		x->cr = code & 0xf;
+		x->cr_write = code >= VMEXIT_CR0_WRITE;
+	} else if (code == VMEXIT_NPF) {
+		x->error_code = vmcb->exit_info1;
+		x->addr = vmcb->exit_info2;
+	} else if (code == VMEXIT_EXCP_BASE + 14) {
+		x->reason = UMBRA_EXIT_PAGE_FAULT;
+		x->error_code = vmcb->exit_info1;
+		x->addr = vmcb->exit_info2;
+	} else if (code == VMEXIT_SWINT) {
+		x->vector = VEC_BP;
+		x->swint = true;
+	} else if (code >= VMEXIT_EXCP_BASE && code < VMEXIT_EXCP_BASE + 32) {
+		x->vector = (u8)(code - VMEXIT_EXCP_BASE);
+		x->has_error = virt_exc_has_error(x->vector);
+		x->error_code = vmcb->exit_info1;
+		if (x->vector == VEC_DB)
+			x->dr6_set = db_cause(vmcb, dr6_at_entry);
+	} else if (code == VMEXIT_INVD || code == VMEXIT_WBINVD || code == VMEXIT_RDPMC) {
+		x->insn = code == VMEXIT_INVD ? VINSN_INVD
+			  : code == VMEXIT_WBINVD ? VINSN_WBINVD : VINSN_RDPMC;
+	} else if (code == VMEXIT_MSR) {
+		x->msr_write = vmcb->exit_info1 & 1;
+	} else if (code == VMEXIT_IOIO) {
+		u64 i = vmcb->exit_info1;
+		x->io_in = i & 1;
+		x->io_string = i & BIT(2);
+		x->io_rep = i & BIT(3);
+		x->io_size = (i & BIT(4)) ? 1 : (i & BIT(5)) ? 2 : 4;
+		x->port = (u16)(i >> 16);
+		/* exit_info2 holds the next RIP for IOIO even without NRIP save. */
+		x->insn_len = (u32)(vmcb->exit_info2 - vmcb->rip);
 	}
 	/* With NRIP save the hardware knows the length of every instruction-driven exit. */
 	if ((caps.features & SVM_FEAT_NRIPS) && vmcb->nrip > vmcb->rip &&

@@ -4,6 +4,7 @@
 
 #include "lib/types.h"
 #include "arch/x86/decode.h"
+#include "pv/abi.h"
 
 struct percpu;
 struct tdp_format;
@@ -69,6 +70,28 @@ enum { VINSN_INVD = 1, VINSN_WBINVD, VINSN_RDPMC };
  * #UD a CPU without the feature raises), DECODE (the backend reads the details itself),
  * REFUSE (an exit Umbra never enables or cannot complete: the guest ends, the exit named). */
 enum vexit_action { VEXIT_NONE, VEXIT_MAP, VEXIT_MAP_LEN, VEXIT_UD, VEXIT_DECODE, VEXIT_REFUSE };
+
+/* A backend's exit row applied to x: MAP and MAP_LEN set the reason (the length is the
+ * backend's to read), UD the #UD, REFUSE why it is refused; false for DECODE, whose details
+ * the backend reads itself (x->reason is then the row's). */
+static inline bool virt_exit_row(struct vexit *x, u8 action, u8 reason, const char *why)
+{
+	x->reason = reason;
+	switch (action) {
+	case VEXIT_UD:
+		x->reason = UMBRA_EXIT_EXCEPTION;
+		x->vector = VEC_UD;
+		return true;
+	case VEXIT_REFUSE:
+		x->refused = why;
+		return true;
+	case VEXIT_MAP:
+	case VEXIT_MAP_LEN:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /* An event to deliver to the guest at the next entry. */
 struct vevent {

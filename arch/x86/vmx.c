@@ -842,25 +842,10 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		x->refused = "an exit reason past the SDM's list";
 		return;
 	}
-	switch (row->action) {
-	case VEXIT_UD:
-		x->reason = UMBRA_EXIT_EXCEPTION;
-		x->vector = VEC_UD;
-		return;
-	case VEXIT_REFUSE:
-		x->refused = row->why;
-		return;
-	case VEXIT_MAP_LEN:
+	if (row->action == VEXIT_MAP_LEN)
 		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
-		x->reason = row->reason;
+	if (virt_exit_row(x, row->action, row->reason, row->why))
 		return;
-	case VEXIT_MAP:
-		x->reason = row->reason;
-		return;
-	default:
-		break;
-	}
-	x->reason = row->reason;
 	switch (basic) {
 	case VX_MTF:
 		x->vector = VEC_DB;
