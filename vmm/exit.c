@@ -48,9 +48,13 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 		return;
 	}
 	virt->read_segments(&v->hw);
+	/* Under TF a REP string traps after every iteration: run one per exit. */
+	v->hw.regs.max_reps = (v->hw.regs.rflags & RFLAGS_TF) ? 1 : 0;
 	int r = x86_emulate_at_rip(&v->hw.regs, &gmem_emu_ops, &insn, &res);
 	switch (r) {
 	case X86_EMU_OK:
+		v->step_iteration = res.rep_incomplete && res.reps;
+		return;
 	case X86_EMU_RETRY:
 		return;
 	case X86_EMU_FAULT:
@@ -159,7 +163,9 @@ static void string_io(struct vcpu *v, const struct vexit *x)
 	u64 step = (r->rflags & RFLAGS_DF) ? -(u64)insn.io_size : insn.io_size;
 	u64 count = insn.rep ? r->gpr[X86_RCX] & amask : 1;
 
-	for (unsigned i = 0; i < STRING_IO_BATCH && count; i++) {
+	/* Under TF a REP string traps after every iteration: one per exit. */
+	unsigned batch = (r->rflags & RFLAGS_TF) ? 1 : STRING_IO_BATCH;
+	for (unsigned i = 0; i < batch && count; i++) {
 		u64 linear = r->seg[seg].base + (r->gpr[reg] & amask);
 		if (insn.mode != X86_MODE_64)
 			linear = (u32)linear;
@@ -190,6 +196,8 @@ static void string_io(struct vcpu *v, const struct vexit *x)
 	}
 	if (!count)
 		r->rip = x86_next_rip(r, &insn);
+	else
+		v->step_iteration = true;
 }
 
 static void handle_io(struct vcpu *v, const struct vexit *x)
@@ -375,14 +383,18 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 		vcpu_skip(v, x);
 }
 
-/* An instruction Umbra completed (RIP moved past it, nothing injected) with RFLAGS.TF set at
- * its start owes the guest the single-step trap the CPU would have raised after it, unless
+/* An instruction Umbra completed (RIP moved past it, nothing injected), or one iteration of a
+ * REP string it ran, with RFLAGS.TF set at its start owes the guest the single-step trap the
+ * CPU would have raised after it, unless
  * DEBUGCTL.BTF asks for traps on branches only (none of those is a branch). A HLT's trap
  * follows its wake-up and is left out. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
-	if (v->hw.regs.rip == rip || v->hw.pending.valid || x->reason == UMBRA_EXIT_HLT ||
-	    vm_ended(v->vm))
+	bool iteration = v->step_iteration;
+
+	v->step_iteration = false;
+	if ((v->hw.regs.rip == rip && !iteration) || v->hw.pending.valid ||
+	    x->reason == UMBRA_EXIT_HLT || vm_ended(v->vm))
 		return;
 	/* The debugger's step (by TF or the monitor trap flag) ends with this instruction. */
 	if (v->debug_step) {

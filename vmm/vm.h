@@ -74,6 +74,9 @@ struct vcpu {
 	 * (not run until it lets go) and whether it is single-stepping it. */
 	bool debug_stop;
 	bool debug_step;
+	/* This exit ran one iteration of a REP string instruction and left RIP on it (more
+	 * remain): with TF that iteration owes its single-step trap, as on the CPU. */
+	bool step_iteration;
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
 	u64 exits[UMBRA_EXIT_REASONS];
 	u64 exits_total;

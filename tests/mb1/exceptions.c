@@ -208,6 +208,45 @@ static void step_case(const char *what, ulong at)
 	kprintf("single step over %s: one #DB after it, DR6.BS\n", what);
 }
 
+static volatile ulong db_ips[4];
+
+/* The library's entry for #DB, with this handler: records the first IPs, leaves TF alone. */
+static void rep_db(struct frame *f)
+{
+	if (db_count < 4)
+		db_ips[db_count] = f->ip;
+	db_count++;
+}
+
+/* Three iterations of a REP string Umbra runs itself under TF: a port one (OUTSB to the POST
+ * port) or, in 32-bit (paging off), a device one (LODSL from the page at 0xfed00000: the HPET
+ * on q35, unmodelled MMIO under Umbra; only the trap count and addresses are compared). */
+static void rep_step(const char *what, int mmio)
+{
+	static const uint8_t buf[4] = { 1, 2, 3, 4 };
+	ulong at, after, src = mmio ? 0xfed00000ul : (ulong)buf;
+	db_reset(0);
+	set_handler(1, (void (*)(void))trap_stub(1), 0);
+	set_irq_handler(1, rep_db);
+	if (mmio)
+		asm volatile("mov %2, %%" R(si) "\n\tmov $3, %%ecx\n\tpushf\n\torl $0x100, (%%" R(sp)
+			     ")\n\tpopf\n1:\n\trep lodsl\n2:\n\tpushf\n\tandl $~0x100, (%%" R(sp)
+			     ")\n\tpopf\n\tlea 1b, %0\n\tlea 2b, %1"
+			     : "=&r"(at), "=&r"(after) : "r"(src) : "memory", "cc", "ax", "cx", "si");
+	else
+		asm volatile("mov %2, %%" R(si) "\n\tmov $3, %%ecx\n\tmov $0x80, %%dx\n\tpushf\n\t"
+			     "orl $0x100, (%%" R(sp) ")\n\tpopf\n1:\n\trep outsb\n2:\n\tpushf\n\t"
+			     "andl $~0x100, (%%" R(sp) ")\n\tpopf\n\tlea 1b, %0\n\tlea 2b, %1"
+			     : "=&r"(at), "=&r"(after) : "r"(src) : "memory", "cc", "cx", "dx", "si");
+	set_irq_handler(1, 0);
+	set_handler(1, db_stub, 0);
+	/* The iterations' traps, then the pushf, and, popf that clear TF: six in all. */
+	CHECK(db_count == 6 && db_ips[0] == at && db_ips[1] == at && db_ips[2] == after,
+	      "%s under TF: %lu traps at %lx %lx %lx (want 6: %lx %lx %lx ...)", what, db_count,
+	      db_ips[0], db_ips[1], db_ips[2], at, at, after);
+	kprintf("single step over %s x3: a trap after each iteration, at it until the last\n", what);
+}
+
 static void step_over_exits(void)
 {
 	set_handler(1, db_stub, 0);
@@ -227,6 +266,11 @@ static void step_over_exits(void)
 #else
 	/* A device register: the local APIC's TPR, emulated by Umbra. */
 	step_case("an mmio read", STEP_OVER("mov (%5), %%eax", 0, 0, 0, LAPIC_BASE + 0x80));
+#endif
+	/* A REP string traps after every iteration, at the instruction until the last. */
+	rep_step("rep outsb", 0);
+#ifndef __x86_64__
+	rep_step("rep lodsl", 1);
 #endif
 	/* MOV SS blocks the trap for one instruction: the next trap comes after cpuid, once. */
 	db_reset(0);
