@@ -385,9 +385,8 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 
 /* An instruction Umbra completed (RIP moved past it, nothing injected), or one iteration of a
  * REP string it ran, with RFLAGS.TF set at its start owes the guest the single-step trap the
- * CPU would have raised after it, unless
- * DEBUGCTL.BTF asks for traps on branches only (none of those is a branch). A HLT's trap
- * follows its wake-up and is left out. */
+ * CPU would have raised after it, unless DEBUGCTL.BTF asks for traps on branches only (none of
+ * those is a branch). A HLT's trap follows its wake-up and is left out. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
 	bool iteration = v->step_iteration;
