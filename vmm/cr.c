@@ -191,6 +191,7 @@ static u64 read_cr(struct vcpu *v, unsigned cr)
 	case 2: return v->hw.regs.cr2;
 	case 3: return v->hw.regs.cr3;
 	case 4: return v->hw.regs.cr4;
+	case 8: return vlapic_cr8(&v->vlapic);
 	default: return 0;
 	}
 }
@@ -208,10 +209,23 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 	struct x86_emu_ctx *r = &v->hw.regs;
 	unsigned width = insn.mode == X86_MODE_64 ? 8 : 4;
 
+	/* CR8 exists in 64-bit mode only (CPUID announces no AMD legacy alias): it is the local
+	 * APIC's TPR, intercepted on both vendors so the two never disagree. */
+	if ((insn.kind == X86_K_MOV_TO_CR || insn.kind == X86_K_MOV_FROM_CR) && insn.cr == 8 &&
+	    insn.mode != X86_MODE_64) {
+		vcpu_inject_ud(v);
+		return;
+	}
 	switch (insn.kind) {
 	case X86_K_MOV_TO_CR:
 		val = x86_get_reg(r, insn.gpr, width, false);
-		if (insn.cr == 0)
+		if (insn.cr == 8) {
+			ok = !(val >> 4); /* bits 63:4 are reserved */
+			if (ok)
+				vlapic_set_cr8(&v->vlapic, val);
+			else
+				vcpu_inject_gp(v);
+		} else if (insn.cr == 0)
 			ok = vcpu_set_cr0(v, val);
 		else if (insn.cr == 3)
 			ok = vcpu_set_cr3(v, val);
@@ -221,7 +235,7 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 			ok = false, vcpu_inject_ud(v);
 		break;
 	case X86_K_MOV_FROM_CR:
-		if (insn.cr > 4 || insn.cr == 1) {
+		if ((insn.cr > 4 && insn.cr != 8) || insn.cr == 1) {
 			vcpu_inject_ud(v);
 			return;
 		}

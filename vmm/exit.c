@@ -49,9 +49,13 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 		return;
 	}
 	virt->read_segments(&v->hw);
+	/* Under TF a REP string traps after every iteration: run one per exit. */
+	v->hw.regs.max_reps = (v->hw.regs.rflags & RFLAGS_TF) ? 1 : 0;
 	int r = x86_emulate_at_rip(&v->hw.regs, &gmem_emu_ops, &insn, &res);
 	switch (r) {
 	case X86_EMU_OK:
+		v->step_iteration = res.rep_incomplete && res.reps;
+		return;
 	case X86_EMU_RETRY:
 		return;
 	case X86_EMU_FAULT:
@@ -160,7 +164,9 @@ static void string_io(struct vcpu *v, const struct vexit *x)
 	u64 step = (r->rflags & RFLAGS_DF) ? -(u64)insn.io_size : insn.io_size;
 	u64 count = insn.rep ? r->gpr[X86_RCX] & amask : 1;
 
-	for (unsigned i = 0; i < STRING_IO_BATCH && count; i++) {
+	/* Under TF a REP string traps after every iteration: one per exit. */
+	unsigned batch = (r->rflags & RFLAGS_TF) ? 1 : STRING_IO_BATCH;
+	for (unsigned i = 0; i < batch && count; i++) {
 		u64 linear = r->seg[seg].base + (r->gpr[reg] & amask);
 		if (insn.mode != X86_MODE_64)
 			linear = (u32)linear;
@@ -191,6 +197,8 @@ static void string_io(struct vcpu *v, const struct vexit *x)
 	}
 	if (!count)
 		r->rip = x86_next_rip(r, &insn);
+	else
+		v->step_iteration = true;
 }
 
 static void handle_io(struct vcpu *v, const struct vexit *x)
@@ -382,20 +390,24 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 		vcpu_skip(v, x);
 }
 
-/* An instruction Umbra completed (RIP moved past it, nothing injected) with RFLAGS.TF set at
- * its start owes the guest the single-step trap the CPU would have raised after it. A HLT's
- * trap follows its wake-up and is left out. */
+/* An instruction Umbra completed (RIP moved past it, nothing injected), or one iteration of a
+ * REP string it ran, with RFLAGS.TF set at its start owes the guest the single-step trap the
+ * CPU would have raised after it, unless DEBUGCTL.BTF asks for traps on branches only (none of
+ * those is a branch). A HLT's trap follows its wake-up and is left out. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
-	if (v->hw.regs.rip == rip || v->hw.pending.valid || x->reason == UMBRA_EXIT_HLT ||
-	    vm_ended(v->vm))
+	bool iteration = v->step_iteration;
+
+	v->step_iteration = false;
+	if ((v->hw.regs.rip == rip && !iteration) || v->hw.pending.valid ||
+	    x->reason == UMBRA_EXIT_HLT || vm_ended(v->vm))
 		return;
 	/* The debugger's step (by TF or the monitor trap flag) ends with this instruction. */
 	if (v->debug_step) {
 		gdbstub_debug_exit(v, 1, DR6_BS);
 		return;
 	}
-	if (rflags & RFLAGS_TF)
+	if (virt_step_owed(rflags, v->hw.debugctl))
 		vcpu_inject_db(v, DR6_BS);
 }
 
@@ -443,9 +455,14 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 		vm_end(v->vm, VM_END_FATAL, 0, "the CPU refused the guest state (invalid VMCB/VMCS)");
 		break;
 	default:
-		kprintf("[%s] unexpected exit: code 0x%lx info1 0x%lx info2 0x%lx\n", v->vm->name,
-			x->raw_code, x->raw_info1, x->raw_info2);
-		vm_end(v->vm, VM_END_FATAL, 0, "unexpected exit");
+		/* Only an exit the backend's list refuses comes here (vmx_exits.h, svm_exits.h):
+		 * one Umbra never enables, or cannot complete. */
+		console_flush(v->vm);
+		kprintf("[%s] %s exit 0x%lx refused: %s (info1 0x%lx info2 0x%lx rip 0x%lx)\n",
+			v->vm->name, virt->name, x->raw_code,
+			x->refused ? x->refused : "no row in the backend's list", x->raw_info1,
+			x->raw_info2, v->hw.regs.rip);
+		vm_end(v->vm, VM_END_FATAL, 0, "exit refused");
 		break;
 	}
 	single_step_trap(v, x, rip, rflags);

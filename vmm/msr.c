@@ -40,6 +40,7 @@ static const struct msr_dep {
 	{ MSR_TSC_ADJUST, MSR_TSC_ADJUST, NEEDS_CPUID, 7, EBX, 1 },
 	{ MSR_MTRRCAP, MSR_MTRRCAP, NEEDS_CPUID, 1, EDX, 12 },
 	{ MSR_MCG_CAP, MSR_MCG_STATUS, NEEDS_CPUID, 1, EDX, 14 },
+	{ MSR_DEBUGCTL, MSR_DEBUGCTL, NEEDS_CPUID, 0, 0, 0 },  /* every x86-64 CPU has it */
 	{ MSR_MISC_ENABLE, MSR_MISC_ENABLE, NEEDS_INTEL, 0, 0, 0 },
 	{ MSR_PAT, MSR_PAT, NEEDS_CPUID, 1, EDX, 16 },
 	{ MSR_MTRR_DEF_TYPE, MSR_MTRR_DEF_TYPE, NEEDS_CPUID, 1, EDX, 12 },
@@ -69,6 +70,19 @@ static bool msr_exists(struct vcpu *v, u32 msr)
 		return (r[d->reg] >> d->bit) & 1;
 	}
 	return false;
+}
+
+/* IA32_MISC_ENABLE's bits a guest may change on the announced CPU: fast strings and automatic
+ * thermal control always (neither changes what Umbra runs: the host's fast strings stay on),
+ * Enhanced SpeedStep where CPUID.1:ECX.EIST is announced, xTPR messages where xTPR is. */
+static u64 misc_enable_writable(struct vcpu *v)
+{
+	u32 r[4];
+
+	cpuid_guest(v, 1, 0, r);
+	return MISC_ENABLE_FAST_STRINGS | MISC_ENABLE_TCC |
+	       ((r[ECX] >> 7) & 1 ? MISC_ENABLE_EIST : 0) |
+	       ((r[ECX] >> 14) & 1 ? MISC_ENABLE_XTPR_DISABLE : 0);
 }
 
 /* PAT: eight memory types, each one of UC, WC, WT, WP, WB, UC-. */
@@ -121,7 +135,10 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		*val = v->mtrr_def_type;
 		return true;
 	case MSR_MISC_ENABLE:
-		*val = cpuid_misc_enable();
+		*val = cpuid_misc_enable() ^ v->misc_enable_flip;
+		return true;
+	case MSR_DEBUGCTL:
+		*val = v->hw.debugctl;
 		return true;
 	case MSR_MTRRCAP:   /* no variable ranges, no fixed ranges, no WC */
 	case MSR_MCG_CAP:   /* CPUID says MCA: no banks, no MCG_CTL */
@@ -181,11 +198,24 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 			return false;
 		v->mtrr_def_type = val;
 		return true;
-	case MSR_MISC_ENABLE:
-		/* Reserved bits #GP and read-only ones are ignored, as on the CPU. Umbra keeps no
-		 * per-vCPU copy (it would live in struct vcpu), so the writable bits can only be
-		 * restated: a write that would change one #GPs rather than be silently lost. */
-		return !((val ^ cpuid_misc_enable()) & ~MISC_ENABLE_READ_ONLY);
+	case MSR_MISC_ENABLE: {
+		/* Reserved bits #GP and read-only ones are ignored, as on the CPU; the writable
+		 * ones the announced CPU has are kept and read back. Those whose change would
+		 * change CPUID (the MONITOR enable, the CPUID limit, XD disable) #GP rather than
+		 * be silently lost: the CPUID policy does not follow them. */
+		u64 now = cpuid_misc_enable() ^ v->misc_enable_flip, rw = misc_enable_writable(v);
+		if ((val ^ now) & ~(rw | MISC_ENABLE_READ_ONLY))
+			return false;
+		v->misc_enable_flip = ((val & rw) | (now & ~rw)) ^ cpuid_misc_enable();
+		return true;
+	}
+	case MSR_DEBUGCTL:
+		/* LBR and BTF; the rest needs what CPUID and MISC_ENABLE deny (debug store, a
+		 * PMU) or is reserved. The backends run the guest with it. */
+		if (val & ~(DEBUGCTL_LBR | DEBUGCTL_BTF))
+			return false;
+		v->hw.debugctl = val;
+		return true;
 	case MSR_MCG_STATUS:
 		return val == 0; /* no machine check is ever in progress */
 	case MSR_KVM_WALL_CLOCK_NEW:

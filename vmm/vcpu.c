@@ -316,10 +316,7 @@ void vcpu_emulate_mov_dr(struct vcpu *v)
 void vcpu_inject_db(struct vcpu *v, u64 dr6_set)
 {
 	vcpu_dr_activate(v);
-	u64 dr6 = virt->get_dr(&v->hw, 6);
-	if (dr6_set & DR6_B0_B3)
-		dr6 &= ~DR6_B0_B3;
-	virt->set_dr(&v->hw, 6, dr6 | dr6_set);
+	virt->set_dr(&v->hw, 6, virt_dr6_on_db(virt->get_dr(&v->hw, 6), dr6_set));
 	/* The CPU clears GD as it enters the handler, so that the handler's own MOV DR does not
 	 * fault again; an injected #DB does not, so it is done here. */
 	virt->set_dr(&v->hw, 7, virt->get_dr(&v->hw, 7) & ~DR7_GD);
@@ -363,6 +360,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		if (v->dr_active)
 			dr_load(v);
 		lapic_timer_arm(v->hw.exit_deadline);
+		v->hw.regs.rflags = virt_entry_rflags(&v->hw.pending, v->hw.regs.rflags);
 		virt->vcpu_run(&v->hw, &x);
 		remote_flush_exit_guest(v);
 		lapic_timer_expired();

@@ -65,6 +65,8 @@ struct vcpu {
 	struct mmu_vcpu mmu;
 	struct vlapic vlapic;
 	u64 mtrr_def_type;
+	u64 misc_enable_flip;     /* IA32_MISC_ENABLE bits the guest changed from the announced
+				     CPU's value (cpuid_misc_enable): 0 at reset, whoever creates it */
 	u64 tsc_offset;           /* guest TSC = host TSC + this */
 	u64 tsc_adjust;           /* IA32_TSC_ADJUST: what the guest's TSC writes added */
 	u64 kvmclock_msr, wallclock_msr; /* the KVM clock MSRs as written (vmm/kvmclock.c) */
@@ -92,6 +94,9 @@ struct vcpu {
 	 * (not run until it lets go) and whether it is single-stepping it. */
 	bool debug_stop;
 	bool debug_step;
+	/* This exit ran one iteration of a REP string instruction and left RIP on it (more
+	 * remain): with TF that iteration owes its single-step trap, as on the CPU. */
+	bool step_iteration;
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
 	u64 exits[UMBRA_EXIT_REASONS];
 	u64 exits_total;

@@ -40,6 +40,23 @@ static inline bool rdmsr_safe(u32 msr, u64 *v)
 	return ok;
 }
 
+/* wrmsr that reports a #GP as false. */
+static inline bool wrmsr_safe(u32 msr, u64 v)
+{
+	bool ok = true;
+	__asm__ volatile("1: wrmsr\n\t"
+			 "2:\n\t"
+			 ".pushsection .text.fixup, \"ax\"\n\t"
+			 "3: movb $0, %0\n\t"
+			 "jmp 2b\n\t"
+			 ".popsection\n\t"
+			 EXTABLE_ENTRY(1b, 3b)
+			 : "+qm"(ok)
+			 : "c"(msr), "a"((u32)v), "d"((u32)(v >> 32))
+			 : "memory");
+	return ok;
+}
+
 struct cpuid_regs { u32 eax, ebx, ecx, edx; };
 
 static inline struct cpuid_regs cpuid(u32 leaf, u32 subleaf)

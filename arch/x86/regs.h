@@ -58,6 +58,9 @@
 #define MSR_KERNEL_GS_BASE 0xc0000102
 #define MSR_PAT 0x277
 #define PAT_RESET 0x0007040600070406ull /* WB, WT, UC-, UC, twice */
+#define MSR_DEBUGCTL 0x1d9
+#define DEBUGCTL_LBR _B(0)
+#define DEBUGCTL_BTF _B(1) /* single-step on branches */
 #define MSR_MISC_ENABLE 0x1a0 /* Intel only: AMD's CPUs #GP */
 #define MISC_ENABLE_FAST_STRINGS _B(0)
 #define MISC_ENABLE_TCC _B(3)

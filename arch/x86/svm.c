@@ -1,5 +1,6 @@
 /* AMD SVM backend: per-CPU enabling, the VMCB, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
+#include "arch/x86/svm_exits.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
@@ -195,32 +196,15 @@ static bool insn_intercept_words(u32 *misc1, u32 *misc2)
  * exit too: it would arm breakpoints on another guest's addresses). */
 #define DR_LAZY (BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(6) | BIT(7))
 
-#define VMEXIT_CR0_READ 0x00
+/* The codes svm.c decodes itself; the whole list is svm_exits.h. */
 #define VMEXIT_CR0_WRITE 0x10
 #define VMEXIT_EXCP_BASE 0x40
-#define VMEXIT_INTR 0x60
-#define VMEXIT_NMI 0x61
-#define VMEXIT_VINTR 0x64
-#define VMEXIT_DR0_READ 0x20
-#define VMEXIT_DR15_WRITE 0x3f
 #define VMEXIT_RDPMC 0x6f
-#define VMEXIT_CPUID 0x72
 #define VMEXIT_SWINT 0x75
 #define VMEXIT_INVD 0x76
-#define VMEXIT_HLT 0x78
-#define VMEXIT_INVLPG 0x79
-#define VMEXIT_INVLPGA 0x7a
 #define VMEXIT_IOIO 0x7b
 #define VMEXIT_MSR 0x7c
-#define VMEXIT_SHUTDOWN 0x7f
-#define VMEXIT_VMRUN 0x80
-#define VMEXIT_VMMCALL 0x81
-#define VMEXIT_VMLOAD 0x82
-#define VMEXIT_SKINIT 0x86
-#define VMEXIT_RDTSCP 0x87
 #define VMEXIT_WBINVD 0x89
-#define VMEXIT_MONITOR 0x8a
-#define VMEXIT_MWAIT 0x8b
 #define VMEXIT_NPF 0x400
 #define VMEXIT_INVALID 0xffffffffu
 
@@ -289,8 +273,9 @@ static int svm_vcpu_create(struct vcpu_hw *v)
 	v->arch = vmcb;
 	v->arch_pa = pa;
 
-	vmcb->cr_read = BIT(0) | BIT(3) | BIT(4);
-	vmcb->cr_write = BIT(0) | BIT(3) | BIT(4);
+	/* CR8 too: it is the model's TPR (vmm/cr.c), not the VMCB's V_TPR. */
+	vmcb->cr_read = BIT(0) | BIT(3) | BIT(4) | BIT(8);
+	vmcb->cr_write = BIT(0) | BIT(3) | BIT(4) | BIT(8);
 	vmcb->exceptions = VIRT_EXC_SHADOW;
 	/* virt.h's instructions, plus what SVM alone needs: physical interrupts and NMIs exit,
 	 * task switches and shutdown are reported, RDTSCP (TSC_AUX is the guest's). */
@@ -510,18 +495,23 @@ static u64 db_cause(const struct vmcb *vmcb, u64 dr6_at_entry)
 
 static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 {
-	u64 code = vmcb->exit_code & 0xffffffffu;
+	u32 code = (u32)vmcb->exit_code; /* VMEXIT_INVALID comes as 0x00000000ffffffff */
+	const struct svm_exit_row *row = svm_exit_row(code);
 
 	*x = (struct vexit){ .raw_code = vmcb->exit_code, .raw_info1 = vmcb->exit_info1,
 			     .raw_info2 = vmcb->exit_info2, .reason = UMBRA_EXIT_OTHER };
-	if (code >= VMEXIT_DR0_READ && code <= VMEXIT_DR15_WRITE) {
-		x->reason = UMBRA_EXIT_DR_ACCESS;
-	} else if (code < 0x20) {
-		x->reason = UMBRA_EXIT_CR_ACCESS;
+	if (!row) {
+		x->refused = "an exit code past the APM's list";
+		return;
+	}
+	/* Without NRIP save the length of a mapped instruction is decoded (vcpu_skip): prefixes
+	 * make any of them longer than its opcode (2e 0f a2 is a 3-byte CPUID). */
+	if (virt_exit_row(x, row->action, row->reason, row->why)) {
+		/* mapped, #UD or refused: nothing more to read */
+	} else if (code < VMEXIT_CR0_WRITE + 16) {
 		x->cr = code & 0xf;
 		x->cr_write = code >= VMEXIT_CR0_WRITE;
 	} else if (code == VMEXIT_NPF) {
-		x->reason = UMBRA_EXIT_NESTED_FAULT;
 		x->error_code = vmcb->exit_info1;
 		x->addr = vmcb->exit_info2;
 	} else if (code == VMEXIT_EXCP_BASE + 14) {
@@ -529,61 +519,28 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		x->error_code = vmcb->exit_info1;
 		x->addr = vmcb->exit_info2;
 	} else if (code == VMEXIT_SWINT) {
-		x->reason = UMBRA_EXIT_EXCEPTION;
 		x->vector = VEC_BP;
 		x->swint = true;
 	} else if (code >= VMEXIT_EXCP_BASE && code < VMEXIT_EXCP_BASE + 32) {
-		x->reason = UMBRA_EXIT_EXCEPTION;
 		x->vector = (u8)(code - VMEXIT_EXCP_BASE);
 		x->has_error = virt_exc_has_error(x->vector);
 		x->error_code = vmcb->exit_info1;
 		if (x->vector == VEC_DB)
 			x->dr6_set = db_cause(vmcb, dr6_at_entry);
-	} else {
-		switch (code) {
-		case VMEXIT_INTR: x->reason = UMBRA_EXIT_INTR; break;
-		case VMEXIT_NMI: x->reason = UMBRA_EXIT_NMI; break;
-		case VMEXIT_VINTR: x->reason = UMBRA_EXIT_IRQ_WINDOW; break;
-		/* Without NRIP save the length is decoded (vcpu_skip): prefixes make any of
-		 * these longer than its opcode (2e 0f a2 is a 3-byte CPUID). */
-		case VMEXIT_CPUID: x->reason = UMBRA_EXIT_CPUID; break;
-		case VMEXIT_HLT: x->reason = UMBRA_EXIT_HLT; break;
-		case VMEXIT_INVLPG: x->reason = UMBRA_EXIT_INVLPG; break;
-		case VMEXIT_SHUTDOWN: x->reason = UMBRA_EXIT_SHUTDOWN; break;
-		case VMEXIT_VMMCALL: x->reason = UMBRA_EXIT_HYPERCALL; break;
-		case VMEXIT_RDTSCP: x->reason = UMBRA_EXIT_RDTSCP; break;
-		case VMEXIT_INVALID: x->reason = UMBRA_EXIT_INVALID; break;
-		case VMEXIT_INVD: x->reason = UMBRA_EXIT_INSN; x->insn = VINSN_INVD; break;
-		case VMEXIT_WBINVD: x->reason = UMBRA_EXIT_INSN; x->insn = VINSN_WBINVD; break;
-		case VMEXIT_RDPMC: x->reason = UMBRA_EXIT_INSN; x->insn = VINSN_RDPMC; break;
-		/* What a CPU without SVM, MONITOR or MWAIT (CPUID hides them) raises. */
-		case VMEXIT_VMRUN:
-		case VMEXIT_VMLOAD ... VMEXIT_SKINIT:
-		case VMEXIT_INVLPGA:
-		case VMEXIT_MONITOR:
-		case VMEXIT_MWAIT:
-			x->reason = UMBRA_EXIT_EXCEPTION;
-			x->vector = VEC_UD;
-			break;
-		case VMEXIT_MSR:
-			x->reason = UMBRA_EXIT_MSR;
-			x->msr_write = vmcb->exit_info1 & 1;
-			break;
-		case VMEXIT_IOIO: {
-			u64 i = vmcb->exit_info1;
-			x->reason = UMBRA_EXIT_IO;
-			x->io_in = i & 1;
-			x->io_string = i & BIT(2);
-			x->io_rep = i & BIT(3);
-			x->io_size = (i & BIT(4)) ? 1 : (i & BIT(5)) ? 2 : 4;
-			x->port = (u16)(i >> 16);
-			/* exit_info2 holds the next RIP for IOIO even without NRIP save. */
-			x->insn_len = (u32)(vmcb->exit_info2 - vmcb->rip);
-			break;
-		}
-		default:
-			break;
-		}
+	} else if (code == VMEXIT_INVD || code == VMEXIT_WBINVD || code == VMEXIT_RDPMC) {
+		x->insn = code == VMEXIT_INVD ? VINSN_INVD
+			  : code == VMEXIT_WBINVD ? VINSN_WBINVD : VINSN_RDPMC;
+	} else if (code == VMEXIT_MSR) {
+		x->msr_write = vmcb->exit_info1 & 1;
+	} else if (code == VMEXIT_IOIO) {
+		u64 i = vmcb->exit_info1;
+		x->io_in = i & 1;
+		x->io_string = i & BIT(2);
+		x->io_rep = i & BIT(3);
+		x->io_size = (i & BIT(4)) ? 1 : (i & BIT(5)) ? 2 : 4;
+		x->port = (u16)(i >> 16);
+		/* exit_info2 holds the next RIP for IOIO even without NRIP save. */
+		x->insn_len = (u32)(vmcb->exit_info2 - vmcb->rip);
 	}
 	/* With NRIP save the hardware knows the length of every instruction-driven exit. */
 	if ((caps.features & SVM_FEAT_NRIPS) && vmcb->nrip > vmcb->rip &&
@@ -624,7 +581,13 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	 * value in the real register too, so the guest reads its own CR2 on every platform. */
 	write_cr2(vmcb->cr2);
 	u64 dr6_at_entry = vmcb->dr6;
+	/* VMRUN switches DEBUGCTL only with LBR virtualization (neither emulator has it): the
+	 * guest's is loaded by hand around it. The host never sets TF, so BTF means nothing to
+	 * it meanwhile; its own value is 0. A CPU without the MSR keeps the guest's copy only. */
+	bool debugctl = v->debugctl && wrmsr_safe(MSR_DEBUGCTL, v->debugctl);
 	svm_world_switch(v->arch_pa, v->regs.gpr, this_cpu()->virt_host_pa);
+	if (debugctl)
+		wrmsr(MSR_DEBUGCTL, 0);
 
 	vmcb->tlb_control = 0;
 	v->regs.gpr[X86_RAX] = vmcb->rax;

@@ -4,6 +4,7 @@
 
 #include "lib/types.h"
 #include "arch/x86/decode.h"
+#include "pv/abi.h"
 
 struct percpu;
 struct tdp_format;
@@ -36,6 +37,8 @@ struct vexit {
 			      an event to deliver that only emulation can (real mode's IVT) */
 	bool vectoring;    /* the exit cut an event delivery short (now back in vcpu->pending):
 			      the instruction at RIP has not run, nothing there may be emulated */
+	const char *refused; /* OTHER: an exit Umbra refuses, "NAME: why" from the backend's
+				list (vmx_exits.h, svm_exits.h), for the report */
 	u64 raw_code;      /* the vendor's own exit code and qualification, for dumps */
 	u64 raw_info1, raw_info2;
 };
@@ -64,6 +67,34 @@ enum virt_insn { VIRT_INSN_INTERCEPTS(VIRT_INSN_ENUM_) VIRT_INSN_COUNT };
 
 /* Instructions that exit only to be refused or completed (UMBRA_EXIT_INSN). */
 enum { VINSN_INVD = 1, VINSN_WBINVD, VINSN_RDPMC };
+
+/* What a backend does with each of its exit codes (its list: vmx_exits.h, svm_exits.h): MAP
+ * to a vendor-neutral reason (MAP_LEN: the CPU gives the instruction's length), UD (inject the
+ * #UD a CPU without the feature raises), DECODE (the backend reads the details itself),
+ * REFUSE (an exit Umbra never enables or cannot complete: the guest ends, the exit named). */
+enum vexit_action { VEXIT_NONE, VEXIT_MAP, VEXIT_MAP_LEN, VEXIT_UD, VEXIT_DECODE, VEXIT_REFUSE };
+
+/* A backend's exit row applied to x: MAP and MAP_LEN set the reason (the length is the
+ * backend's to read), UD the #UD, REFUSE why it is refused; false for DECODE, whose details
+ * the backend reads itself (x->reason is then the row's). */
+static inline bool virt_exit_row(struct vexit *x, u8 action, u8 reason, const char *why)
+{
+	x->reason = reason;
+	switch (action) {
+	case VEXIT_UD:
+		x->reason = UMBRA_EXIT_EXCEPTION;
+		x->vector = VEC_UD;
+		return true;
+	case VEXIT_REFUSE:
+		x->refused = why;
+		return true;
+	case VEXIT_MAP:
+	case VEXIT_MAP_LEN:
+		return true;
+	default:
+		return false;
+	}
+}
 
 /* An event to deliver to the guest at the next entry. */
 struct vevent {
@@ -97,6 +128,8 @@ struct vcpu_hw {
 	u64 exit_deadline;        /* host TSC by which the guest must exit again (0: none) */
 	const u64 *pdptes;        /* the guest's four PAE PDPTEs, as its CR3 load read them */
 	u64 pat, tsc_aux;
+	u64 debugctl;             /* IA32_DEBUGCTL as the guest set it (LBR, BTF): the CPU runs
+				     the guest with it */
 	u32 exc_debug;            /* exceptions a debugger intercepts besides Umbra's own (#BP) */
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;
@@ -145,6 +178,43 @@ static inline bool virt_exc_has_error(u8 vector)
 {
 	return vector == VEC_DF || (vector >= VEC_TS && vector <= VEC_PF) || vector == VEC_AC ||
 	       vector == VEC_CP || vector == VEC_VC || vector == VEC_SX;
+}
+
+/* Exceptions of the fault class (SDM vol. 3 table 6-1): the frame the CPU pushes for them has
+ * RFLAGS.RF set, so that the restarted instruction's own breakpoint does not fire again. #DB is
+ * a trap (single step, data breakpoints) or an instruction breakpoint, whose handler sets RF
+ * itself; #BP and #OF are traps; #DF and #MC abort. */
+#define VIRT_EXC_FAULTS \
+	(BIT(VEC_DE) | BIT(VEC_BR) | BIT(VEC_UD) | BIT(VEC_NM) | BIT(VEC_TS) | BIT(VEC_NP) | \
+	 BIT(VEC_SS) | BIT(VEC_GP) | BIT(VEC_PF) | BIT(VEC_MF) | BIT(VEC_AC) | BIT(VEC_XM) | \
+	 BIT(VEC_VE) | BIT(VEC_CP) | BIT(VEC_VC) | BIT(VEC_SX))
+
+/* The guest's RFLAGS for an entry that delivers *e. Neither vendor sets RF when it injects an
+ * exception (the CPU pushes RFLAGS as the entry loads it), so a fault Umbra injects or gives
+ * back (a refused CR or MSR write, a reflected #UD, a shadow #PF, one whose delivery an exit
+ * cut short) gets RF here; delivery clears it in the CPU again, as for any event. */
+static inline u64 virt_entry_rflags(const struct vevent *e, u64 rflags)
+{
+	if (e->valid && e->type == VEVENT_EXCEPTION && e->vector < 32 &&
+	    (VIRT_EXC_FAULTS & BIT(e->vector)))
+		return rflags | RFLAGS_RF;
+	return rflags;
+}
+
+/* DR6 after a #DB that sets the bits set: B0-B3 tell only this #DB's breakpoints (the CPU
+ * clears the others when it reports one), BD, BS and the rest stay until software clears
+ * them. */
+static inline u64 virt_dr6_on_db(u64 dr6, u64 set)
+{
+	return ((set & DR6_B0_B3) ? dr6 & ~(u64)DR6_B0_B3 : dr6) | set;
+}
+
+/* Does an instruction that began with rflags and debugctl, completed by Umbra rather than the
+ * CPU, owe the guest a single-step trap after it? With TF, unless BTF asks for traps on
+ * branches only: Umbra completes none (CPUID, I/O, MSRs, emulated moves, hypercalls). */
+static inline bool virt_step_owed(u64 rflags, u64 debugctl)
+{
+	return (rflags & RFLAGS_TF) && !(debugctl & DEBUGCTL_BTF);
 }
 
 struct virt_backend {

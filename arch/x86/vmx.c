@@ -1,5 +1,6 @@
 /* Intel VMX backend: VMXON per CPU, the VMCS, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
+#include "arch/x86/vmx_exits.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
@@ -25,7 +26,7 @@ enum {
 	F_HOST_TR_SEL = 0x0c0c,
 	F_IO_BITMAP_A = 0x2000, F_IO_BITMAP_B = 0x2002, F_MSR_BITMAP = 0x2004,
 	F_EXIT_MSR_STORE = 0x2006, F_EXIT_MSR_LOAD = 0x2008, F_ENTRY_MSR_LOAD = 0x200a,
-	F_TSC_OFFSET = 0x2010, F_VAPIC_PAGE = 0x2012, F_EPT_POINTER = 0x201a,
+	F_TSC_OFFSET = 0x2010, F_EPT_POINTER = 0x201a,
 	F_GUEST_PHYS = 0x2400,
 	F_LINK_POINTER = 0x2800, F_GUEST_DEBUGCTL = 0x2802, F_GUEST_EFER = 0x2806,
 	F_GUEST_PDPTE0 = 0x280a, F_HOST_EFER = 0x2c02,
@@ -33,7 +34,7 @@ enum {
 	F_PF_ERROR_MATCH = 0x4008, F_CR3_TARGETS = 0x400a,
 	F_EXIT_CTLS = 0x400c, F_EXIT_MSR_STORE_N = 0x400e, F_EXIT_MSR_LOAD_N = 0x4010,
 	F_ENTRY_CTLS = 0x4012, F_ENTRY_MSR_LOAD_N = 0x4014, F_ENTRY_INTR = 0x4016,
-	F_ENTRY_ERROR = 0x4018, F_ENTRY_INSN_LEN = 0x401a, F_TPR_THRESHOLD = 0x401c,
+	F_ENTRY_ERROR = 0x4018, F_ENTRY_INSN_LEN = 0x401a,
 	F_PROC2 = 0x401e,
 	F_INSN_ERROR = 0x4400, F_EXIT_REASON = 0x4402, F_EXIT_INTR = 0x4404,
 	F_EXIT_INTR_ERROR = 0x4406, F_IDT_VECTORING = 0x4408, F_IDT_VECTORING_ERROR = 0x440a,
@@ -78,7 +79,6 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define PROC_CR3_STORE BIT(16)
 #define PROC_CR8_LOAD BIT(19)
 #define PROC_CR8_STORE BIT(20)
-#define PROC_TPR_SHADOW BIT(21)
 #define PROC_MOV_DR BIT(23)
 #define PROC_IO_BITMAPS BIT(25)
 #define PROC_MTF BIT(27)
@@ -114,44 +114,15 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 
 /* Interruption information (entry, exit, IDT vectoring) is the common event word (virt.h). */
 
-/* Basic exit reasons */
-enum {
-	VX_EXCEPTION = 0, VX_EXT_INTR = 1, VX_TRIPLE_FAULT = 2, VX_INT_WINDOW = 7, VX_CPUID = 10,
-	VX_HLT = 12, VX_INVD = 13, VX_INVLPG = 14, VX_RDPMC = 15, VX_MOV_DR = 29, VX_WBINVD = 54, VX_VMCALL = 18, VX_VMCLEAR = 19, VX_VMXON = 27, VX_CR = 28,
-	VX_IO = 30, VX_RDMSR = 31, VX_WRMSR = 32, VX_MWAIT = 36, VX_MTF = 37, VX_MONITOR = 39,
-	VX_EPT_VIOLATION = 48, VX_EPT_MISCONFIG = 49, VX_INVEPT = 50, VX_PREEMPT = 52,
-	VX_INVVPID = 53, VX_REASONS = 66,
-};
 /* Set with reasons 33 (invalid guest state), 34 (MSR loading), 41 (machine check). */
 #define EXIT_ENTRY_FAILED BIT(31)
-
-/* How each basic reason maps to a vexit: the umbra reason, and whether the CPU reports the
- * exiting instruction's length. VMX instructions and MONITOR/MWAIT (hidden by CPUID) are #UD. */
-#define MAP_SET 0x80
-#define MAP_INSN 0x40
-#define MAP_REASON 0x3f
-#define MAP_UD MAP_REASON /* a pseudo-reason: inject #UD */
-#define M(r) (MAP_SET | (r))
-#define MI(r) (MAP_SET | MAP_INSN | (r))
-static const u8 exit_map[VX_REASONS] = {
-	[VX_EXT_INTR] = M(UMBRA_EXIT_INTR), [VX_TRIPLE_FAULT] = M(UMBRA_EXIT_SHUTDOWN),
-	[VX_INT_WINDOW] = M(UMBRA_EXIT_IRQ_WINDOW), [VX_PREEMPT] = M(UMBRA_EXIT_PREEMPT),
-	[VX_CPUID] = MI(UMBRA_EXIT_CPUID), [VX_HLT] = MI(UMBRA_EXIT_HLT),
-	[VX_INVLPG] = MI(UMBRA_EXIT_INVLPG), [VX_VMCALL] = MI(UMBRA_EXIT_HYPERCALL),
-	[VX_VMCLEAR ... VX_VMXON] = M(MAP_UD), [VX_INVEPT] = M(MAP_UD), [VX_INVVPID] = M(MAP_UD),
-	[VX_MWAIT] = M(MAP_UD), [VX_MONITOR] = M(MAP_UD),
-	[VX_INVD] = MI(UMBRA_EXIT_INSN), [VX_WBINVD] = MI(UMBRA_EXIT_INSN),
-	[VX_RDPMC] = MI(UMBRA_EXIT_INSN), [VX_MOV_DR] = MI(UMBRA_EXIT_DR_ACCESS),
-	[VX_CR] = MI(UMBRA_EXIT_CR_ACCESS), [VX_IO] = MI(UMBRA_EXIT_IO),
-	[VX_RDMSR] = MI(UMBRA_EXIT_MSR), [VX_WRMSR] = MI(UMBRA_EXIT_MSR),
-};
 
 /* What every CPU offers, read once: the control words to use and the optional features. */
 struct vmx_caps {
 	bool ready;
 	u32 revision;
 	u32 pin, proc, proc2, exit, entry; /* entry without IA-32e mode guest */
-	bool vpid, invvpid_single, load_efer, ack_intr, tpr_shadow, rdtscp;
+	bool vpid, invvpid_single, load_efer, ack_intr, rdtscp;
 	bool preempt;      /* the VMX-preemption timer ends slices (it counts TSC >> rate) */
 	bool mtf;          /* the monitor trap flag (a debugger's single step) */
 	u8 preempt_rate;
@@ -206,6 +177,7 @@ struct vmx_vcpu {
 	u64 cr2;          /* the guest's CR2 between runs */
 	u64 exit_rip;     /* RIP at the last exit: a moved RIP ends any STI/MOV SS shadow */
 	u32 shadow;       /* the STI/MOV SS blocking bits the VMCS holds */
+	u64 debugctl;     /* the guest's IA32_DEBUGCTL the VMCS holds */
 	u32 entry_ctls;   /* entry controls in force, for the entry-failure dump */
 	bool launched, flush;
 	u64 root_hpa;     /* the shadow root the VMCS holds */
@@ -229,7 +201,7 @@ struct vmx_vcpu {
 };
 
 /* Pages of a vCPU's allocation. */
-enum { PG_VMCS, PG_IO_A, PG_IO_B, PG_MSR_BITMAP, PG_VAPIC, PG_STATE, VCPU_PAGES };
+enum { PG_VMCS, PG_IO_A, PG_IO_B, PG_MSR_BITMAP, PG_STATE, VCPU_PAGES };
 
 int vmx_world_switch(u64 *gpr, int launched, u64 *cr2);
 
@@ -325,15 +297,11 @@ static const char *read_caps(struct vmx_caps *c)
 	c->preempt_rate = rdmsr(MSR_VMX_MISC) & 0x1f;
 	if (!insn_intercept_controls(&insn_proc, &insn_proc2))
 		return "an instruction intercept of virt.h has no VMX control";
-	/* CR8 goes to a TPR shadow when there is one, else it exits: never to the real TPR. */
-	u32 need = insn_proc | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_INT_WINDOW;
-	u32 want = PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TPR_SHADOW | PROC_TSC_OFFSET |
-		   PROC_MOV_DR | PROC_MTF;
+	/* CR8 exits: it is the model's TPR (vmm/cr.c), which a TPR shadow would leave behind. */
+	u32 need = insn_proc | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_INT_WINDOW | PROC_CR8_LOAD |
+		   PROC_CR8_STORE;
+	u32 want = PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TSC_OFFSET | PROC_MOV_DR | PROC_MTF;
 	u32 proc_msr = tru ? MSR_VMX_TRUE_PROCBASED_CTLS : MSR_VMX_PROCBASED_CTLS;
-	adjust(proc_msr, need, want, &c->proc);
-	c->tpr_shadow = c->proc & PROC_TPR_SHADOW;
-	if (!c->tpr_shadow)
-		need |= PROC_CR8_LOAD | PROC_CR8_STORE;
 	if (!adjust(proc_msr, need, want, &c->proc))
 		return "no HLT, INVLPG, RDPMC, MONITOR, MWAIT, CR3, CR8, interrupt-window or I/O-bitmap "
 		       "exiting";
@@ -372,12 +340,15 @@ static const char *read_caps(struct vmx_caps *c)
 	c->vpid = c->proc2 & PROC2_VPID;
 	c->rdtscp = c->proc2 & PROC2_RDTSCP;
 
-	if (!adjust(tru ? MSR_VMX_TRUE_EXIT_CTLS : MSR_VMX_EXIT_CTLS, EXIT_HOST_64,
-		    EXIT_ACK_INTR | EXIT_SAVE_EFER | EXIT_LOAD_EFER | EXIT_SAVE_DEBUG, &c->exit))
-		return "no 64-bit host exit control";
-	if (!adjust(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS, 0,
-		    ENTRY_IA32E | ENTRY_LOAD_EFER | ENTRY_LOAD_DEBUG, &c->entry))
-		return "entry controls refused";
+	/* The guest's DR7 and IA32_DEBUGCTL live in the VMCS: saved at every exit, loaded at
+	 * every entry (the debug controls). */
+	if (!adjust(tru ? MSR_VMX_TRUE_EXIT_CTLS : MSR_VMX_EXIT_CTLS,
+		    EXIT_HOST_64 | EXIT_SAVE_DEBUG, EXIT_ACK_INTR | EXIT_SAVE_EFER | EXIT_LOAD_EFER,
+		    &c->exit))
+		return "no 64-bit host or save-debug-controls exit control";
+	if (!adjust(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS, ENTRY_LOAD_DEBUG,
+		    ENTRY_IA32E | ENTRY_LOAD_EFER, &c->entry))
+		return "no load-debug-controls entry control";
 	if (!((rdmsr(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS) >> 32) & ENTRY_IA32E))
 		return "no IA-32e mode guest entry control";
 	c->entry &= ~(u32)ENTRY_IA32E;
@@ -610,10 +581,6 @@ static void write_controls(struct vcpu_hw *v)
 	vmwrite(F_IO_BITMAP_A, page_pa(v, PG_IO_A));
 	vmwrite(F_IO_BITMAP_B, page_pa(v, PG_IO_B));
 	vmwrite(F_MSR_BITMAP, page_pa(v, PG_MSR_BITMAP));
-	if (caps.tpr_shadow) {
-		vmwrite(F_VAPIC_PAGE, page_pa(v, PG_VAPIC));
-		vmwrite(F_TPR_THRESHOLD, 0);
-	}
 	/* Every CR0/CR4 bit is the host's: the guest reads its own view from the shadows, and
 	 * any write that changes it exits, so v->regs stays the whole truth (as under SVM). */
 	vmwrite(F_CR0_MASK, ~0ull);
@@ -1004,6 +971,7 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 	u32 code = (u32)vmread(F_EXIT_REASON);
 	u64 qual = vmread(F_QUALIFICATION);
 	u32 basic = code & 0xffff;
+	const struct vmx_exit_row *row = basic < VX_REASONS ? &vmx_exit_rows[basic] : NULL;
 
 	*x = (struct vexit){ .raw_code = code, .raw_info1 = qual, .reason = UMBRA_EXIT_OTHER };
 	if (code & EXIT_ENTRY_FAILED) {
@@ -1011,13 +979,20 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		entry_failed(v, x, "VM entry failed: exit reason", basic, qual);
 		return;
 	}
-	if (basic == VX_MTF) {
-		x->reason = UMBRA_EXIT_EXCEPTION;
-		x->vector = VEC_DB;
-		x->mtf = true;
+	if (!row) {
+		x->refused = "an exit reason past the SDM's list";
 		return;
 	}
-	if (basic == VX_EXCEPTION) {
+	if (row->action == VEXIT_MAP_LEN)
+		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
+	if (virt_exit_row(x, row->action, row->reason, row->why))
+		return;
+	switch (basic) {
+	case VX_MTF:
+		x->vector = VEC_DB;
+		x->mtf = true;
+		break;
+	case VX_EXCEPTION_NMI: {
 		u32 info = (u32)vmread(F_EXIT_INTR);
 		x->raw_info2 = info;
 		x->vector = info & 0xff;
@@ -1040,40 +1015,28 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 			if (x->vector == VEC_DB)
 				x->dr6_set = (u32)qual & 0x600f;
 		}
-		return;
+		break;
 	}
-	if (basic == VX_EPT_VIOLATION) {
-		x->reason = UMBRA_EXIT_NESTED_FAULT;
+	case VX_EPT_VIOLATION:
 		x->error_code = qual;
 		x->addr = vmread(F_GUEST_PHYS);
-		return;
-	}
-	if (basic == VX_EPT_MISCONFIG) {
-		/* An entry Umbra wrote is malformed: the generic unexpected-exit report ends it. */
+		break;
+	case VX_EPT_MISCONFIG:
+		/* An entry Umbra wrote is malformed: the guest ends with the exit named. */
 		x->raw_info2 = vmread(F_GUEST_PHYS);
 		kprintf("[%s] vmx: EPT misconfiguration at gpa 0x%lx\n", v->name, x->raw_info2);
-		return;
-	}
-	u8 m = basic < VX_REASONS ? exit_map[basic] : 0;
-	if (!(m & MAP_SET))
-		return;
-	if (m & MAP_INSN)
-		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
-	if ((m & MAP_REASON) == MAP_UD) {
-		x->reason = UMBRA_EXIT_EXCEPTION;
-		x->vector = VEC_UD;
-		return;
-	}
-	x->reason = m & MAP_REASON;
-	switch (basic) {
+		x->refused = row->why;
+		break;
 	case VX_EXT_INTR:
 		x->raw_info2 = vmread(F_EXIT_INTR);
 		break;
 	case VX_CR:
+		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
 		x->cr = qual & 0xf;
 		x->cr_write = ((qual >> 4) & 3) != 1; /* MOV to CR, CLTS, LMSW */
 		break;
 	case VX_IO:
+		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
 		x->io_size = (u8)((qual & 7) + 1);
 		x->io_in = qual & BIT(3);
 		x->io_string = qual & BIT(4);
@@ -1081,12 +1044,18 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		x->port = (u16)(qual >> 16);
 		break;
 	case VX_WRMSR:
+		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
 		x->msr_write = true;
 		break;
-	case VX_INVD: x->insn = VINSN_INVD; break;
-	case VX_WBINVD: x->insn = VINSN_WBINVD; break;
-	case VX_RDPMC: x->insn = VINSN_RDPMC; break;
+	case VX_INVD:
+	case VX_WBINVD:
+	case VX_RDPMC:
+		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
+		x->insn = basic == VX_INVD ? VINSN_INVD : basic == VX_WBINVD ? VINSN_WBINVD : VINSN_RDPMC;
+		break;
 	default:
+		/* Entry failures come with bit 31 set (above); without it the CPU is broken. */
+		x->reason = UMBRA_EXIT_INVALID;
 		break;
 	}
 }
@@ -1116,8 +1085,18 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		vmwrite(F_GUEST_INTERRUPTIBILITY, (in & ~3ull) | shadow);
 		s->shadow = shadow;
 	}
+	/* Debug exceptions the exit left pending (a single step owed since a MOV SS, or since
+	 * the exiting instruction began with TF: Bochs) belong to an instruction Umbra has
+	 * completed itself, and vmm/ has delivered what it owes (or nothing, under BTF). */
+	if (r->rip != s->exit_rip && (r->rflags & RFLAGS_TF))
+		vmwrite(F_GUEST_PENDING_DBG, 0);
 	if (s->tsc_aux)
 		s->tsc_aux->value = v->tsc_aux;
+	/* The entry loads it (load debug controls) and every exit clears the CPU's. */
+	if (v->debugctl != s->debugctl) {
+		vmwrite(F_GUEST_DEBUGCTL, v->debugctl);
+		s->debugctl = v->debugctl;
+	}
 	/* In vm86 mode the CPU would deliver exceptions through a protected-mode IDT: all exit. */
 	u32 exc = s->vm86 ? ~0u : virt_exc_bitmap(&v->pending, s->tdp, v->exc_debug);
 	if (exc != s->exc_bitmap) {

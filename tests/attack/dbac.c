@@ -10,6 +10,7 @@
  *   tf-step      TF across nop, cpuid, out, rdmsr (the last three intercepted): one #DB after
  *                each instruction, at the next one, with DR6.BS, and one after the popf that
  *                clears TF (TF was set when it began).
+ *   tf-hypercall (under Umbra) TF across VMCALL and VMMCALL: one #DB after each.
  *   db-bp-stack  a write breakpoint on the slot where #DB's frame is pushed (no IST): the
  *                single-step #DB's delivery hits it, so a second #DB arrives before the
  *                handler's first instruction, with DR6.B0; its own frame lands lower, so it ends.
@@ -99,6 +100,41 @@ static void tf_step(void)
 		      insn[i], db_dr6[i]);
 	}
 	case_end("tf-step (one #DB per instruction, cpuid/out/rdmsr included)", mark);
+}
+
+/* ---- tf-hypercall (under Umbra): TF across VMCALL and VMMCALL, one answered directly and
+ * the other through the #UD intercept: each is completed by Umbra and owes its #DB, at the
+ * instruction after it, then the pushf, and and popf that clear TF trap as usual. ---- */
+#ifdef __x86_64__
+#define ISP "%%rsp"
+#else
+#define ISP "%%esp"
+#endif
+#define TF_HC(insn) \
+	asm volatile("pushf\n\torl $0x100, (" ISP ")\n\tpopf\n\t" insn "\n1:\n\t" \
+		     "pushf\n\tandl $~0x100, (" ISP ")\n\tpopf\n\tlea 1b, %1" \
+		     : "+a"(r), "=r"(after) : "b"(0ul), "c"(0ul) : "memory", "cc")
+
+static void tf_hypercall(void)
+{
+	ulong mark = checks_failed;
+	for (int i = 0; i < 2; i++) {
+		ulong r = UMBRA_HC_VERSION, after;
+		db_count = 0;
+		set_dr6(DR6_CLEAR);
+		if (i)
+			TF_HC("vmmcall");
+		else
+			TF_HC("vmcall");
+		const char *what = i ? "vmmcall" : "vmcall";
+		CHECK(r == UMBRA_ABI_VERSION, "tf-hypercall: %s returned %lx", what, r);
+		CHECK(db_count == 4, "tf-hypercall: %lu #DBs after %s, pushf, and, popf", db_count,
+		      what);
+		CHECK(db_ip[0] == after && (db_dr6[0] & DR6_BS),
+		      "tf-hypercall: #DB after %s at %lx (want %lx), DR6=%lx", what, db_ip[0], after,
+		      db_dr6[0]);
+	}
+	case_end("tf-hypercall (vmcall and vmmcall, one #DB after each)", mark);
 }
 
 /* ---- db-bp-stack ---- */
@@ -269,6 +305,8 @@ void test_main(void)
 		kprintf("attack tf-step: skipped (notf)\n");
 	else
 		tf_step();
+	if (on_umbra)
+		tf_hypercall();
 	if (atk_arg_flag("nobp"))
 		kprintf("attack db-bp-stack: skipped (nobp)\n");
 	else

@@ -256,6 +256,32 @@ static void hypercalls(void)
 		 mark);
 }
 
+#ifndef __x86_64__
+/* `-- taskswitch` (32-bit, under Umbra only): a far JMP to a TSS. Umbra does not emulate
+ * hardware task switches (one would load CR3 behind the shadow MMU): the exit is refused and
+ * this guest alone ends, with the exit named; cases.sh checks the report and that the guests
+ * beside it pass. Natively the switch happens, so it is not tried there. */
+static struct tss32 { uint32_t w[26]; } tswitch_tss __attribute__((aligned(128)));
+
+static void task_switch(void)
+{
+	struct __attribute__((packed)) { uint16_t limit; uint32_t base; } gdtr;
+	static uint64_t gdt[16];
+	asm volatile("sgdt %0" : "=m"(gdtr));
+	for (unsigned i = 0; i <= gdtr.limit / 8 && i < 15; i++)
+		gdt[i] = ((uint64_t *)gdtr.base)[i];
+	uint32_t base = (uint32_t)&tswitch_tss, limit = sizeof(tswitch_tss) - 1;
+	gdt[15] = (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16) | (0x89ull << 40) |
+		  ((uint64_t)(base >> 24) << 56);
+	gdtr.base = (uint32_t)gdt;
+	gdtr.limit = sizeof(gdt) - 1;
+	asm volatile("lgdt %0" : : "m"(gdtr));
+	kprintf("attack taskswitch: far jmp to a tss\n");
+	asm volatile("ljmp $0x78, $0" ::: "memory");
+	fail("the task switch came back");
+}
+#endif
+
 /* The groups in order; `-- no<group>` on the module line skips one (a hypervisor that ends the
  * guest at one group hides the groups after it: skipping shows them). */
 static const struct { const char *skip; void (*fn)(void); int umbra_only; } groups[] = {
@@ -267,6 +293,10 @@ static const struct { const char *skip; void (*fn)(void); int umbra_only; } grou
 
 void test_main(void)
 {
+#ifndef __x86_64__
+	if (atk_arg_flag("taskswitch") && on_umbra)
+		task_switch();
+#endif
 	user_init();
 	for (unsigned i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
 		if (atk_arg_flag(groups[i].skip))

@@ -259,6 +259,13 @@ static void msr_checks(void)
 			int rsvd = wrmsr_safe(0x1a0, v | 2);
 			CHECK(rsvd == 13 || tcg_native(), "misc_enable reserved bit 1: vector %d", rsvd);
 			wrmsr_safe(0x1a0, v);
+			/* Fast strings is writable and reads back as written. */
+			uint64_t off = ~0ull;
+			int w = wrmsr_safe(0x1a0, v & ~1ull);
+			rdmsr_safe(0x1a0, &off);
+			wrmsr_safe(0x1a0, v);
+			CHECK(!w && off == (v & ~1ull), "misc_enable without fast strings: %d, reads %llx",
+			      w, (unsigned long long)off);
 		}
 	} else {
 		CHECK(misc == 13, "misc_enable on AMD: vector %d, expected #GP", misc);

@@ -1,6 +1,6 @@
-# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables and the MSR policy against CPUID (cmocka, ASan+UBSan).
+# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables and the MSR policy against CPUID, the backends' exit lists (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
-UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy
+UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy exit_tables
 UNIT_COMMON := tests/unit/harness.c lib/printf.c
 
 # Per-test extra sources and flags.

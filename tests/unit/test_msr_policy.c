@@ -101,6 +101,7 @@ static const struct fact {
 	{ 0xfe, 0xfe, "MTRRCAP", 1, EDX, EDX1_MTRR, 0, true },
 	{ 0x179, 0x179, "MCG_CAP", 1, EDX, EDX1_MCA, 0, true },
 	{ 0x17a, 0x17a, "MCG_STATUS", 1, EDX, EDX1_MCA, 0, false },
+	{ 0x1d9, 0x1d9, "DEBUGCTL", 0, 0, -1, 0, false }, /* architectural since the P6 and K7 */
 	{ 0x1a0, 0x1a0, "MISC_ENABLE", 0, 0, -1, INTEL, false },
 	{ 0x277, 0x277, "PAT", 1, EDX, EDX1_PAT, 0, false },
 	{ 0x2ff, 0x2ff, "MTRR_DEF_TYPE", 1, EDX, EDX1_MTRR, 0, false },
@@ -233,10 +234,51 @@ static void test_misc_enable(void **state)
 	assert_false(msr_write(v, 0x1a0, val | BIT(18)));  /* MONITOR is not announced */
 	assert_false(msr_write(v, 0x1a0, val | BIT(22)));  /* would change leaf 0: not kept */
 	assert_false(msr_write(v, 0x1a0, val | BIT(34)));  /* would hide NX: not kept */
+	assert_false(msr_write(v, 0x1a0, val | BIT(16)));  /* EIST is not announced */
+	assert_false(msr_write(v, 0x1a0, val | BIT(23)));  /* nor xTPR (leaf 1 ECX bit 14) */
+	/* The writable bits are kept, per vCPU, and read back as written. */
+	assert_true(msr_write(v, 0x1a0, BIT(3) | BIT(11) | BIT(12)));
+	assert_true(msr_read(v, 0x1a0, &val));
+	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
+	assert_true(msr_write(v, 0x1a0, BIT(3))); /* read-only bits written as 0: ignored */
+	assert_true(msr_read(v, 0x1a0, &val));
+	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
+	assert_false(msr_write(v, 0x1a0, val | BIT(2)));   /* reserved: #GP, nothing kept */
+	assert_true(msr_read(v, 0x1a0, &val));
+	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
+
+	/* With xTPR announced its disable bit is the guest's too. */
+	v = boot(INTEL, ALL_EDX1, ALL_E1, BIT(14));
+	assert_true(announced(v, 1, ECX, 14));
+	assert_true(msr_write(v, 0x1a0, BIT(0) | BIT(11) | BIT(12) | BIT(23)));
+	assert_true(msr_read(v, 0x1a0, &val));
+	assert_int_equal(val, BIT(0) | BIT(11) | BIT(12) | BIT(23));
 
 	v = boot(AMD, ALL_EDX1, ALL_E1, 0);
 	assert_false(msr_read(v, 0x1a0, &val));
 	assert_false(msr_write(v, 0x1a0, BIT(0) | BIT(11) | BIT(12)));
+}
+
+/* IA32_DEBUGCTL: on every CPU, LBR and BTF kept for the backends to load, the rest #GP. */
+static void test_debugctl(void **state)
+{
+	u64 val = 1;
+
+	(void)state;
+	for (int amd = 0; amd < 2; amd++) {
+		struct vcpu *v = boot(amd ? AMD : INTEL, ALL_EDX1, ALL_E1, 0);
+		assert_true(msr_read(v, 0x1d9, &val));
+		assert_int_equal(val, 0);
+		assert_true(msr_write(v, 0x1d9, BIT(0) | BIT(1)));
+		assert_int_equal(v->hw.debugctl, BIT(0) | BIT(1));
+		assert_true(msr_read(v, 0x1d9, &val));
+		assert_int_equal(val, BIT(0) | BIT(1));
+		assert_false(msr_write(v, 0x1d9, BIT(6)));  /* trace messages: no debug store */
+		assert_false(msr_write(v, 0x1d9, BIT(7)));  /* BTS: unavailable */
+		assert_false(msr_write(v, 0x1d9, BIT(12))); /* freeze perfmon: no PMU */
+		assert_false(msr_write(v, 0x1d9, BIT(2)));  /* reserved */
+		assert_int_equal(v->hw.debugctl, BIT(0) | BIT(1));
+	}
 }
 
 int main(void)
@@ -247,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_features_missing),
 		cmocka_unit_test(test_x2apic),
 		cmocka_unit_test(test_misc_enable),
+		cmocka_unit_test(test_debugctl),
 		cmocka_unit_test(test_apic_bit_follows_enable),
 	};
 

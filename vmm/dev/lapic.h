@@ -62,6 +62,12 @@ bool vlapic_set_base(struct vlapic *l, u64 val);
 bool vlapic_hw_enabled(const struct vlapic *l);
 bool vlapic_x2apic(const struct vlapic *l);
 
+/* CR8 in 64-bit mode is the TPR's priority class (SDM 10.8.6.1): a read gives TPR[7:4], a
+ * write of bits 3:0 sets TPR[7:4] and clears TPR[3:0]. The same register as the MMIO and
+ * x2APIC TPR, so a kernel may mix them. */
+static inline u64 vlapic_cr8(const struct vlapic *l) { return l->tpr >> 4; }
+static inline void vlapic_set_cr8(struct vlapic *l, u64 val) { l->tpr = (u32)(val & 0xf) << 4; }
+
 /* TSC-deadline mode: the MSR value (guest TSC) and the same instant on the model's clock
  * (the caller converts; tsc 0 disarms). Ignored unless the timer LVT is in TSC-deadline mode.
  * A deadline already past fires at the next vlapic_timer_update. */

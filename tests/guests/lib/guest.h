@@ -90,7 +90,7 @@ void set_efer_bits(uint64_t set, uint64_t clear);
 static inline volatile uint32_t *phys32(uint64_t pa) { return (volatile uint32_t *)(ulong)pa; }
 
 /* ---- faults and probes ---- */
-struct fault_rec { ulong vector, error, cr2, ip; };
+struct fault_rec { ulong vector, error, cr2, ip, flags; };
 extern volatile struct fault_rec last_fault;
 extern volatile ulong fault_count;
 extern volatile ulong fault_recover; /* where the handler resumes after an expected fault */

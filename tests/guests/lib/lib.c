@@ -315,6 +315,7 @@ void trap_handler(struct frame *f)
 	last_fault.error = f->error;
 	last_fault.cr2 = f->vector == 14 ? read_cr2() : 0;
 	last_fault.ip = f->ip;
+	last_fault.flags = f->flags;
 	fault_count++;
 	if ((f->cs & 3) == 3)
 		user_return(f->vector == 0x80 ? f->ax : 0);
