@@ -175,13 +175,3 @@ int user_exec_flags(const char *code, const char *end, ulong ax, ulong bx, ulong
 		*ret = v;
 	return NO_FAULT;
 }
-
-long hypercall4(ulong nr, ulong a0, ulong a1, ulong a2, ulong a3)
-{
-	ulong r = nr;
-	if (cpu.amd)
-		asm volatile("vmmcall" : "+a"(r) : "b"(a0), "c"(a1), "d"(a2), "S"(a3) : "memory");
-	else
-		asm volatile("vmcall" : "+a"(r) : "b"(a0), "c"(a1), "d"(a2), "S"(a3) : "memory");
-	return (long)r;
-}

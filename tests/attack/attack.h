@@ -73,7 +73,4 @@ int user_exec_flags(const char *code, const char *end, ulong ax, ulong bx, ulong
 #define USER_RUN(name, ax, bx, cx, ret) user_exec(name, name##_end, ax, bx, cx, ret)
 extern ulong user_data; /* a user-writable page (identity address in 32-bit, USER_VA+2 pages in long mode) */
 
-/* The umbra hypercall with up to four arguments (the library's takes two). */
-long hypercall4(ulong nr, ulong a0, ulong a1, ulong a2, ulong a3);
-
 #endif

@@ -18,7 +18,7 @@ static void target(void)
 {
 	if (atk_arg_flag("role=block")) {
 		for (;;)
-			hypercall4(UMBRA_HC_BLOCK, 0, 800, 0, 0); /* 800 * 2^32 ns: 57 minutes */
+			umbra_hypercall4(UMBRA_HC_BLOCK, 0, 800, 0, 0); /* 800 * 2^32 ns: 57 minutes */
 	}
 	if (atk_arg_flag("role=yield")) {
 		for (;;)
@@ -35,7 +35,7 @@ static void stopper(void)
 	long last = 0;
 	for (int round = 0; round < ROUNDS; round++) {
 		for (ulong i = count; i-- > 0;) {
-			long r = hypercall4(UMBRA_HC_STOP_GUEST, first + i, 0, 0, 0);
+			long r = umbra_hypercall4(UMBRA_HC_STOP_GUEST, first + i, 0, 0, 0);
 			if (r != 0)
 				bad++, last = r;
 		}
@@ -46,12 +46,12 @@ static void stopper(void)
 
 	struct umbra_vcpu_info vi;
 	mark = checks_failed;
-	CHECK(hypercall4(UMBRA_HC_VCPU_INFO, (ulong)&vi, 0, 0, 0) == 0, "VCPU_INFO failed");
-	CHECK(hypercall4(UMBRA_HC_STOP_GUEST, vi.guest_id, 0, 0, 0) == -UMBRA_EINVAL,
+	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_INFO, (ulong)&vi, 0, 0, 0) == 0, "VCPU_INFO failed");
+	CHECK(umbra_hypercall4(UMBRA_HC_STOP_GUEST, vi.guest_id, 0, 0, 0) == -UMBRA_EINVAL,
 	      "STOP_GUEST of itself did not return -EINVAL");
-	CHECK(hypercall4(UMBRA_HC_STOP_GUEST, vi.nr_guests, 0, 0, 0) == -UMBRA_EINVAL,
+	CHECK(umbra_hypercall4(UMBRA_HC_STOP_GUEST, vi.nr_guests, 0, 0, 0) == -UMBRA_EINVAL,
 	      "STOP_GUEST of guest %u (one past the last) did not return -EINVAL", vi.nr_guests);
-	CHECK(hypercall4(UMBRA_HC_STOP_GUEST, ~0ul, 0, 0, 0) == -UMBRA_EINVAL,
+	CHECK(umbra_hypercall4(UMBRA_HC_STOP_GUEST, ~0ul, 0, 0, 0) == -UMBRA_EINVAL,
 	      "STOP_GUEST of guest ~0 did not return -EINVAL");
 	case_end("stop-bad-ids (itself, one past the last, ~0: -EINVAL)", mark);
 
@@ -59,11 +59,11 @@ static void stopper(void)
 	static struct umbra_stats s0[8], s1[8];
 	mark = checks_failed;
 	for (ulong i = 0; i < count && i < 8; i++)
-		CHECK(hypercall4(UMBRA_HC_STATS_OF, first + i, (ulong)&s0[i], sizeof(s0[i]), 0) ==
+		CHECK(umbra_hypercall4(UMBRA_HC_STATS_OF, first + i, (ulong)&s0[i], sizeof(s0[i]), 0) ==
 		      (long)sizeof(s0[i]), "STATS_OF %lu failed", first + i);
-	hypercall4(UMBRA_HC_BLOCK, 20000000, 0, 0, 0);
+	umbra_hypercall4(UMBRA_HC_BLOCK, 20000000, 0, 0, 0);
 	for (ulong i = 0; i < count && i < 8; i++) {
-		hypercall4(UMBRA_HC_STATS_OF, first + i, (ulong)&s1[i], sizeof(s1[i]), 0);
+		umbra_hypercall4(UMBRA_HC_STATS_OF, first + i, (ulong)&s1[i], sizeof(s1[i]), 0);
 		CHECK(s1[i].exits_total == s0[i].exits_total, "guest %lu still runs: %llu exits, then "
 		      "%llu", first + i, (unsigned long long)s0[i].exits_total,
 		      (unsigned long long)s1[i].exits_total);

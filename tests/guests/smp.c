@@ -246,36 +246,26 @@ void ap_main(uint32_t idx, uint32_t arg)
 		__asm__ volatile("cli; hlt");
 }
 
-static long hc4(ulong nr, ulong a0, ulong a1, ulong a2, ulong a3)
-{
-	ulong r = nr;
-	if (cpu.amd)
-		__asm__ volatile("vmmcall" : "+a"(r) : "b"(a0), "c"(a1), "d"(a2), "S"(a3) : "memory");
-	else
-		__asm__ volatile("vmcall" : "+a"(r) : "b"(a0), "c"(a1), "d"(a2), "S"(a3) : "memory");
-	return (long)r;
-}
-
 static ulong stack_top(uint32_t i) { return (ulong)ap_stacks[i] + STACK; }
 
 /* VCPU_START: the bad inputs first (each must change nothing), then every AP. */
 static void start_pv(uint32_t n)
 {
 	ulong entry = (ulong)ap_entry_pv;
-	CHECK(hc4(UMBRA_HC_VCPU_START, n, entry, stack_top(1), 0) == -UMBRA_EINVAL,
+	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, n, entry, stack_top(1), 0) == -UMBRA_EINVAL,
 	      "VCPU_START past the last vCPU");
-	CHECK(hc4(UMBRA_HC_VCPU_START, 0, entry, stack_top(1), 0) == -UMBRA_EINVAL,
+	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 0, entry, stack_top(1), 0) == -UMBRA_EINVAL,
 	      "VCPU_START of the caller itself");
-	CHECK(hc4(UMBRA_HC_VCPU_START, 1, (ulong)ram_bytes, stack_top(1), 0) == -UMBRA_EFAULT,
+	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 1, (ulong)ram_bytes, stack_top(1), 0) == -UMBRA_EFAULT,
 	      "VCPU_START with the entry outside RAM");
-	CHECK(hc4(UMBRA_HC_VCPU_START, 1, entry, (ulong)ram_bytes + PAGE_SIZE, 0) == -UMBRA_EFAULT,
+	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 1, entry, (ulong)ram_bytes + PAGE_SIZE, 0) == -UMBRA_EFAULT,
 	      "VCPU_START with the stack outside RAM");
 	delay_ms(20);
 	CHECK(ap_online == 0, "a refused VCPU_START started a vCPU");
 	for (uint32_t i = 1; i < n; i++)
-		CHECK(hc4(UMBRA_HC_VCPU_START, i, entry, stack_top(i), 0x5eed0000u + i) == 0,
+		CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, i, entry, stack_top(i), 0x5eed0000u + i) == 0,
 		      "VCPU_START %u", i);
-	CHECK(hc4(UMBRA_HC_VCPU_START, 1, entry, stack_top(1), 0) == -UMBRA_EBUSY,
+	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 1, entry, stack_top(1), 0) == -UMBRA_EBUSY,
 	      "VCPU_START of a running vCPU");
 }
 

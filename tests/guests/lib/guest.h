@@ -80,6 +80,7 @@ extern struct features cpu;
 extern int on_umbra; /* CPUID leaf 0x40000000 carries Umbra's signature */
 extern int umbra_nested; /* ... and says the CPU does the guest's paging (mmu=tdp) */
 long umbra_hypercall(ulong nr, ulong a0, ulong a1);
+long umbra_hypercall4(ulong nr, ulong a0, ulong a1, ulong a2, ulong a3);
 int umbra_stats(struct umbra_stats *s); /* 0 on success */
 
 /* EFLAGS.AC without STAC/CLAC, so it also works where SMAP is not offered. */

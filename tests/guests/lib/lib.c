@@ -430,14 +430,19 @@ static void features_init(void)
 	}
 }
 
-long umbra_hypercall(ulong nr, ulong a0, ulong a1)
+long umbra_hypercall4(ulong nr, ulong a0, ulong a1, ulong a2, ulong a3)
 {
 	ulong r = nr;
 	if (cpu.amd)
-		asm volatile("vmmcall" : "+a"(r) : "b"(a0), "c"(a1) : "memory");
+		asm volatile("vmmcall" : "+a"(r) : "b"(a0), "c"(a1), "d"(a2), "S"(a3) : "memory");
 	else
-		asm volatile("vmcall" : "+a"(r) : "b"(a0), "c"(a1) : "memory");
+		asm volatile("vmcall" : "+a"(r) : "b"(a0), "c"(a1), "d"(a2), "S"(a3) : "memory");
 	return (long)r;
+}
+
+long umbra_hypercall(ulong nr, ulong a0, ulong a1)
+{
+	return umbra_hypercall4(nr, a0, a1, 0, 0);
 }
 
 int umbra_stats(struct umbra_stats *s)
