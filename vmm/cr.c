@@ -203,7 +203,7 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 	bool ok = true;
 
 	(void)x;
-	if (vcpu_decode(v, &insn) < 0)
+	if (vcpu_decode_cr(v, &insn) < 0)
 		return;
 	struct x86_emu_ctx *r = &v->hw.regs;
 	unsigned width = insn.mode == X86_MODE_64 ? 8 : 4;
