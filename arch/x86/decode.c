@@ -659,6 +659,21 @@ int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 	return decode_from(ctx, bytes, n, insn, fault, false);
 }
 
+void x86_insn_mov_cr(const struct x86_emu_ctx *ctx, bool to_cr, u8 cr, u8 gpr, u8 len,
+		     struct x86_insn *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->mode = x86_ctx_mode(ctx);
+	in->seg_override = X86_REG_NONE;
+	in->mem.seg = X86_REG_NONE;
+	in->addrsize = in->mode;
+	in->opsize = in->mode == X86_MODE_64 ? 8 : 4;
+	in->len = len;
+	in->kind = to_cr ? X86_K_MOV_TO_CR : X86_K_MOV_FROM_CR;
+	in->cr = cr;
+	in->gpr = gpr;
+}
+
 #ifdef UMBRA_HOST
 int x86_decode_bytes_cr(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 			struct x86_insn *insn, struct x86_fault *fault)

@@ -190,6 +190,13 @@ int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 int x86_decode_cr(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 		  struct x86_insn *insn, struct x86_fault *fault);
 
+/*
+ * The MOV CR the hardware already decoded (VMX's exit qualification, SVM's decode assists): the
+ * fields the CR handlers read, as the decoder would set them; no instruction bytes.
+ */
+void x86_insn_mov_cr(const struct x86_emu_ctx *ctx, bool to_cr, u8 cr, u8 gpr, u8 len,
+		     struct x86_insn *in);
+
 /* Decodes from bytes the caller already has (decode assists, tests); never fetches. */
 int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 		     struct x86_insn *insn, struct x86_fault *fault);

@@ -1072,6 +1072,8 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 	case VX_CR:
 		x->cr = qual & 0xf;
 		x->cr_write = ((qual >> 4) & 3) != 1; /* MOV to CR, CLTS, LMSW */
+		x->cr_mov = ((qual >> 4) & 3) <= 1 && x->insn_len;
+		x->cr_gpr = (qual >> 8) & 0xf;
 		break;
 	case VX_IO:
 		x->io_size = (u8)((qual & 7) + 1);

@@ -388,6 +388,45 @@ static void test_mov_cr_fast_path(void **state)
 	}
 }
 
+/* The MOV CR the hardware decoded (x86_insn_mov_cr) reads as the decoder's, in every mode. */
+static void test_mov_cr_from_hardware(void **state)
+{
+	static const u8 modes[] = { M64, M32, M16 };
+	static const u8 crs[] = { 0, 2, 3, 4, 8 };
+	struct x86_emu_ctx ctx;
+	struct x86_insn a, b;
+	struct x86_fault f;
+
+	(void)state;
+	for (unsigned m = 0; m < ARRAY_SIZE(modes); m++) {
+		setup(&ctx, modes[m]);
+		unsigned gprs = modes[m] == M64 ? 16 : 8;
+		for (unsigned c = 0; c < ARRAY_SIZE(crs); c++) {
+			for (unsigned g = 0; g < gprs; g++) {
+				for (unsigned to = 0; to < 2; to++) {
+					u8 rex = 0x40 | (crs[c] & 8 ? 4 : 0) | (g & 8 ? 1 : 0);
+					u8 code[4] = { rex, 0x0f, to ? 0x22 : 0x20,
+						       (u8)(0xc0 | (crs[c] & 7) << 3 | (g & 7)) };
+					const u8 *p = rex == 0x40 ? code + 1 : code;
+					size_t n = rex == 0x40 ? 3 : 4;
+
+					if (modes[m] != M64 && rex != 0x40)
+						continue;
+					assert_int_equal(x86_decode_bytes(&ctx, p, n, &a, &f), X86_DEC_OK);
+					x86_insn_mov_cr(&ctx, to, crs[c], (u8)g, (u8)n, &b);
+					assert_int_equal(b.kind, a.kind);
+					assert_int_equal(b.cr, a.cr);
+					assert_int_equal(b.gpr, a.gpr);
+					assert_int_equal(b.len, a.len);
+					assert_int_equal(b.mode, a.mode);
+					assert_int_equal(b.opsize, a.opsize);
+					assert_int_equal(x86_next_rip(&ctx, &b), x86_next_rip(&ctx, &a));
+				}
+			}
+		}
+	}
+}
+
 static void test_page_crossing_fetch(void **state)
 {
 	struct x86_emu_ctx ctx;
@@ -491,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_fetch_matches_bytes),
 		cmocka_unit_test(test_page_crossing_fetch),
 		cmocka_unit_test(test_mov_cr_fast_path),
+		cmocka_unit_test(test_mov_cr_from_hardware),
 		cmocka_unit_test(test_cs_limit_and_ip_wrap),
 		cmocka_unit_test(test_modes),
 	};
