@@ -84,12 +84,15 @@ static void release_roots(struct mmu_vcpu *vcpu)
 	if (vcpu->root)
 		sp_put_root(vm, vcpu->root);
 	vcpu->root = NULL;
-	for (i = 0; i < 4; i++) {
+	/* Released twice on every CR3 load (by mmu_new_cr3, then by the reload): a long-mode
+	 * guest never had PAE roots to look at. */
+	for (i = 0; vcpu->pae_held && i < 4; i++) {
 		if (vcpu->pae_sp[i])
 			sp_put_root(vm, vcpu->pae_sp[i]);
 		vcpu->pae_sp[i] = NULL;
 		vcpu->pae_root[i] = 0;
 	}
+	vcpu->pae_held = false;
 	vcpu->root_valid = false;
 }
 
@@ -173,6 +176,7 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 		vcpu->root = sp;
 		miss = created;
 	} else {
+		vcpu->pae_held = true;
 		for (i = 0; i < 4; i++) {
 			if (!vcpu_root_key(vcpu, i, &gfn, &role))
 				continue;

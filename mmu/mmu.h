@@ -146,6 +146,7 @@ struct mmu_vcpu {
 	bool root_valid;
 	struct mmu_page *root;
 	struct mmu_page *pae_sp[4];
+	bool pae_held;			/* pae_sp/pae_root may hold something: release looks */
 	u64 *pae_root;
 	u64 pae_root_hpa;
 	/* Objects the fault path may consume, filled by mmu_topup. */

@@ -203,9 +203,12 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 	u64 val;
 	bool ok = true;
 
-	(void)x;
-	if (vcpu_decode(v, &insn) < 0)
+	if (x->cr_mov) {
+		virt->read_segments(&v->hw); /* the mode: the operand's width, RIP's wrap-around */
+		x86_insn_mov_cr(&v->hw.regs, x->cr_write, x->cr, x->cr_gpr, (u8)x->insn_len, &insn);
+	} else if (vcpu_decode_cr(v, &insn) < 0) {
 		return;
+	}
 	struct x86_emu_ctx *r = &v->hw.regs;
 	unsigned width = insn.mode == X86_MODE_64 ? 8 : 4;
 

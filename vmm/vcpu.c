@@ -68,12 +68,15 @@ void vcpu_inject_fault(struct vcpu *v, const struct x86_fault *f)
 		vcpu_inject(v, f->vector, f->has_error, f->error_code);
 }
 
-int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
+typedef int decoder_fn(const struct x86_emu_ctx *, const struct x86_emu_ops *, struct x86_insn *,
+		       struct x86_fault *);
+
+static int decode_with(struct vcpu *v, struct x86_insn *insn, decoder_fn *decoder)
 {
 	struct x86_fault f;
 
 	virt->read_segments(&v->hw);
-	int r = x86_decode(&v->hw.regs, &gmem_emu_ops, insn, &f);
+	int r = decoder(&v->hw.regs, &gmem_emu_ops, insn, &f);
 	if (r == X86_DEC_OK)
 		return 0;
 	if (r == X86_DEC_FAULT) {
@@ -81,6 +84,16 @@ int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
 		return -1;
 	}
 	return -2;
+}
+
+int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
+{
+	return decode_with(v, insn, x86_decode);
+}
+
+int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
+{
+	return decode_with(v, insn, x86_decode_cr);
 }
 
 bool vcpu_skip(struct vcpu *v, const struct vexit *x)

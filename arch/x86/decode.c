@@ -64,6 +64,7 @@ struct dec {
 	u8 avail;
 	u8 pos;
 	int status;
+	bool mov_cr;   /* a CR access exit: try MOV CR's common form first */
 };
 
 enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx)
@@ -555,6 +556,59 @@ static void decode(struct dec *d)
 		fail(d, X86_DEC_FAULT, VEC_UD);
 }
 
+/*
+ * MOV to or from a control register with no prefix but REX and register-form ModRM (0F 22 /r,
+ * 0F 20 /r): every kernel's CR3 load, the commonest instruction Umbra decodes without decode
+ * assists. Sets what decode() would from its 3 or 4 bytes, without the prefix loop and the
+ * opcode tables. Bytes are asked for one at a time, as decode() would (an instruction that
+ * ends before an unmapped page must not fault). false: not this form, and nothing in *in has
+ * changed but fetched bytes: decode() starts over.
+ */
+static bool mov_cr(struct dec *d)
+{
+	struct x86_insn *in = d->insn;
+	const u8 *b = in->bytes;
+	unsigned p = 0;
+	u8 rex = 0;
+
+	if (!need(d, 1))
+		return true;
+	if (in->mode == X86_MODE_64 && (b[0] & 0xf0) == 0x40) {
+		rex = b[p++];
+		if (!need(d, p + 1))
+			return true;
+	}
+	if (b[p] != 0x0f)
+		return false;
+	if (!need(d, p + 2))
+		return true;
+	if ((b[p + 1] & 0xfd) != 0x20)
+		return false;
+	if (!need(d, p + 3))
+		return true;
+	if (b[p + 2] < 0xc0)
+		return false;	/* the other mods read as registers too, but rarely: decode() */
+	in->rex = rex;
+	in->map = 1;
+	in->opcode = b[p + 1];
+	in->has_modrm = true;
+	in->modrm = b[p + 2];
+	in->mod = 3;
+	in->sub = (in->modrm >> 3) & 7;
+	in->reg = in->sub | ((rex & 4) << 1);
+	in->rm = (in->modrm & 7) | ((rex & 1) << 3);
+	in->addrsize = in->mode;
+	in->opsize = in->mode == X86_MODE_64 ? 8 : 4;
+	in->len = (u8)(p + 3);
+	d->pos = in->len;
+	in->kind = in->opcode == 0x20 ? X86_K_MOV_FROM_CR : X86_K_MOV_TO_CR;
+	in->cr = in->reg;
+	in->gpr = in->rm;
+	if (!is_cr_valid(in->cr))
+		fail(d, X86_DEC_FAULT, VEC_UD);
+	return true;
+}
+
 static int run(struct dec *d)
 {
 	struct x86_insn *in = d->insn;
@@ -562,24 +616,35 @@ static int run(struct dec *d)
 	in->mode = x86_ctx_mode(d->ctx);
 	in->seg_override = X86_REG_NONE;
 	in->mem.seg = X86_REG_NONE;
-	decode(d);
+	if (!d->mov_cr || !mov_cr(d))
+		decode(d);
 	return d->status;
+}
+
+static int decode_at(struct dec *d)
+{
+	memset(d->insn, 0, sizeof(*d->insn));
+	memset(d->fault, 0, sizeof(*d->fault));
+	return run(d);
 }
 
 int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	       struct x86_insn *insn, struct x86_fault *fault)
 {
-	struct dec d = { .ctx = ctx, .ops = ops, .insn = insn, .fault = fault };
-
-	memset(insn, 0, sizeof(*insn));
-	memset(fault, 0, sizeof(*fault));
-	return run(&d);
+	return decode_at(&(struct dec){ .ctx = ctx, .ops = ops, .insn = insn, .fault = fault });
 }
 
-int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
-		     struct x86_insn *insn, struct x86_fault *fault)
+int x86_decode_cr(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		  struct x86_insn *insn, struct x86_fault *fault)
 {
-	struct dec d = { .ctx = ctx, .insn = insn, .fault = fault };
+	return decode_at(&(struct dec){ .ctx = ctx, .ops = ops, .insn = insn, .fault = fault,
+					.mov_cr = true });
+}
+
+static int decode_from(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
+		       struct x86_insn *insn, struct x86_fault *fault, bool mov_cr_first)
+{
+	struct dec d = { .ctx = ctx, .insn = insn, .fault = fault, .mov_cr = mov_cr_first };
 
 	memset(insn, 0, sizeof(*insn));
 	memset(fault, 0, sizeof(*fault));
@@ -587,6 +652,35 @@ int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 	memcpy(insn->bytes, bytes, d.avail);
 	return run(&d);
 }
+
+int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
+		     struct x86_insn *insn, struct x86_fault *fault)
+{
+	return decode_from(ctx, bytes, n, insn, fault, false);
+}
+
+void x86_insn_mov_cr(const struct x86_emu_ctx *ctx, bool to_cr, u8 cr, u8 gpr, u8 len,
+		     struct x86_insn *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->mode = x86_ctx_mode(ctx);
+	in->seg_override = X86_REG_NONE;
+	in->mem.seg = X86_REG_NONE;
+	in->addrsize = in->mode;
+	in->opsize = in->mode == X86_MODE_64 ? 8 : 4;
+	in->len = len;
+	in->kind = to_cr ? X86_K_MOV_TO_CR : X86_K_MOV_FROM_CR;
+	in->cr = cr;
+	in->gpr = gpr;
+}
+
+#ifdef UMBRA_HOST
+int x86_decode_bytes_cr(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
+			struct x86_insn *insn, struct x86_fault *fault)
+{
+	return decode_from(ctx, bytes, n, insn, fault, true);
+}
+#endif
 
 u64 x86_next_rip(const struct x86_emu_ctx *ctx, const struct x86_insn *insn)
 {

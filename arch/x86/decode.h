@@ -182,9 +182,30 @@ enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx);
 int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	       struct x86_insn *insn, struct x86_fault *fault);
 
+/*
+ * x86_decode for an instruction that exited as a control-register access: MOV CR with no
+ * prefix but REX and a register ModRM (a kernel's CR3 load) is decoded without the general
+ * decoder, anything else by it. The same result either way; only the cost differs.
+ */
+int x86_decode_cr(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+		  struct x86_insn *insn, struct x86_fault *fault);
+
+/*
+ * The MOV CR the hardware already decoded (VMX's exit qualification, SVM's decode assists): the
+ * fields the CR handlers read, as the decoder would set them; no instruction bytes.
+ */
+void x86_insn_mov_cr(const struct x86_emu_ctx *ctx, bool to_cr, u8 cr, u8 gpr, u8 len,
+		     struct x86_insn *in);
+
 /* Decodes from bytes the caller already has (decode assists, tests); never fetches. */
 int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 		     struct x86_insn *insn, struct x86_fault *fault);
+
+#ifdef UMBRA_HOST
+/* The same as x86_decode_cr would (its fast path first): tests compare the two. */
+int x86_decode_bytes_cr(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
+			struct x86_insn *insn, struct x86_fault *fault);
+#endif
 
 /* Whether a linear address is canonical under the current paging (48 or 57 bits). */
 bool x86_canonical(const struct x86_emu_ctx *ctx, u64 linear);

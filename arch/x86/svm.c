@@ -549,6 +549,12 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 	    x->reason != UMBRA_EXIT_NMI && x->reason != UMBRA_EXIT_SHUTDOWN &&
 	    x->reason != UMBRA_EXIT_NESTED_FAULT)
 		x->insn_len = (u32)(vmcb->nrip - vmcb->rip);
+	/* Decode assists name a MOV CR's register (EXITINFO1 bit 63; not for CLTS, LMSW, SMSW). */
+	if (x->reason == UMBRA_EXIT_CR_ACCESS && (caps.features & SVM_FEAT_DECODE) &&
+	    (vmcb->exit_info1 >> 63) && x->insn_len) {
+		x->cr_mov = true;
+		x->cr_gpr = vmcb->exit_info1 & 0xf;
+	}
 }
 
 static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)

@@ -28,6 +28,10 @@ struct vexit {
 			      run (SVM's INTn intercept, which QEMU takes for INT3 too) */
 	u8 cr;             /* CR_ACCESS: which register */
 	bool cr_write;     /* CR_ACCESS: write (else read) */
+	bool cr_mov;       /* CR_ACCESS: a MOV to or from CR whose register the hardware named in
+			      cr_gpr and whose length in insn_len (VMX's qualification, SVM's
+			      decode assists): nothing to decode */
+	u8 cr_gpr;
 	u16 port;          /* IO */
 	u8 io_size;        /* IO: 1, 2, 4 */
 	bool io_in, io_string, io_rep;

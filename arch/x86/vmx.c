@@ -1034,6 +1034,8 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
 		x->cr = qual & 0xf;
 		x->cr_write = ((qual >> 4) & 3) != 1; /* MOV to CR, CLTS, LMSW */
+		x->cr_mov = ((qual >> 4) & 3) <= 1 && x->insn_len;
+		x->cr_gpr = (qual >> 8) & 0xf;
 		break;
 	case VX_IO:
 		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);

@@ -290,6 +290,143 @@ static void test_fetch_matches_bytes(void **state)
 	}
 }
 
+/*
+ * MOV CR has a fast path (mov_cr in decode.c). Every MOV CR encoding in every mode, with and
+ * without each REX, with a prefix in front, or one byte changed, decodes exactly as the general
+ * decoder does: same status, same fault, same fields when it decoded.
+ */
+static void check_same(const struct x86_emu_ctx *ctx, const u8 *code, size_t n)
+{
+	struct x86_insn a, b;
+	struct x86_fault fa, fb;
+	int ra = x86_decode_bytes_cr(ctx, code, n, &a, &fa);
+	int rb = x86_decode_bytes(ctx, code, n, &b, &fb);
+
+	/* A failed decode's fields are nobody's business but a #UD's (the instruction's length). */
+	bool fields = ra == X86_DEC_OK || (ra == X86_DEC_FAULT && fa.vector == VEC_UD);
+
+	if (ra != rb || (fields && memcmp(&a, &b, sizeof(a))) ||
+	    (ra == X86_DEC_FAULT && memcmp(&fa, &fb, sizeof(fa))))
+		fail_msg("mode %u %02x %02x %02x %02x (n=%zu): fast path %d differs from general %d",
+			 ctx->efer & EFER_LMA ? 64 : 32, code[0], code[1], code[2], code[3], n, ra, rb);
+}
+
+static void test_mov_cr_fast_path(void **state)
+{
+	static const u8 modes[] = { M64, M32, M16 };
+	static const u8 prefixes[] = { 0x66, 0x67, 0xf0, 0xf2, 0xf3, 0x2e, 0x26, 0x65 };
+	struct x86_emu_ctx ctx;
+	struct x86_insn in;
+	struct x86_fault f;
+
+	(void)state;
+	for (unsigned m = 0; m < ARRAY_SIZE(modes); m++) {
+		setup(&ctx, modes[m]);
+		for (unsigned op = 0x20; op <= 0x23; op++) {
+			for (unsigned modrm = 0; modrm < 256; modrm++) {
+				u8 code[8] = { 0x0f, (u8)op, (u8)modrm, 0x90 };
+				check_same(&ctx, code, 4);
+				check_same(&ctx, code, 2); /* truncated */
+				for (unsigned rex = 0x40; rex <= 0x4f; rex++) {
+					u8 r[8] = { (u8)rex, 0x0f, (u8)op, (u8)modrm, 0x90 };
+					check_same(&ctx, r, 5);
+					check_same(&ctx, r, 3);
+				}
+				for (unsigned p = 0; p < ARRAY_SIZE(prefixes); p++) {
+					u8 q[8] = { prefixes[p], 0x0f, (u8)op, (u8)modrm, 0x90 };
+					check_same(&ctx, q, 5);
+				}
+			}
+		}
+		/* Bytes that only look like the start of one: other 0F opcodes, other first bytes. */
+		for (unsigned b0 = 0; b0 < 256; b0++) {
+			u8 c[8] = { (u8)b0, 0x22, 0xd8, 0x90 };
+			check_same(&ctx, c, 4);
+			u8 c2[8] = { 0x0f, (u8)b0, 0xd8, 0x90, 0x90, 0x90, 0x90, 0x90 };
+			check_same(&ctx, c2, 8);
+		}
+	}
+
+	/* What vcpu_cr_access relies on: register and CR numbers, the length, bad CRs fault. */
+	setup(&ctx, M64);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x0f\x22\xdf", 3, &in, &f), X86_DEC_OK);
+	assert_int_equal(in.kind, X86_K_MOV_TO_CR);
+	assert_int_equal(in.cr, 3);
+	assert_int_equal(in.gpr, 7);
+	assert_int_equal(in.len, 3);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x41\x0f\x22\xdf", 4, &in, &f), X86_DEC_OK);
+	assert_int_equal(in.gpr, 15);
+	assert_int_equal(in.len, 4);
+	/* REX.R names CR11: #UD, as the CPU gives. */
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x44\x0f\x22\xd8", 4, &in, &f), X86_DEC_FAULT);
+	assert_int_equal(f.vector, VEC_UD);
+	/* CR5 is #UD too; an operand-size prefix goes to the general decoder and changes nothing. */
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x0f\x22\xe8", 3, &in, &f), X86_DEC_FAULT);
+	assert_int_equal(f.vector, VEC_UD);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x66\x0f\x22\xd8", 4, &in, &f), X86_DEC_OK);
+	assert_int_equal(in.cr, 3);
+	assert_int_equal(in.len, 4);
+	/* A REX that a legacy prefix follows does not count. */
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x41\x66\x0f\x22\xd8", 5, &in, &f), X86_DEC_OK);
+	assert_int_equal(in.gpr, 0);
+
+	/* Through fetch: a MOV CR3 that ends right before a missing page decodes, one that runs
+	 * into it faults on the fetch at the page's first byte, and never a byte further. */
+	fake_reset();
+	fake_ctx(&ctx, M64);
+	memcpy(fake.mem + FAKE_HOLE - 3, "\x0f\x22\xd8", 3);
+	ctx.rip = FAKE_HOLE - 3;
+	assert_int_equal(x86_decode_cr(&ctx, &fake_ops, &in, &f), X86_DEC_OK);
+	assert_int_equal(in.len, 3);
+	assert_int_equal(in.cr, 3);
+	for (unsigned k = 1; k <= 3; k++) {
+		memcpy(fake.mem + FAKE_HOLE - k, "\x41\x0f\x22", k);
+		ctx.rip = FAKE_HOLE - k;
+		assert_int_equal(x86_decode_cr(&ctx, &fake_ops, &in, &f), X86_DEC_FAULT);
+		assert_int_equal(f.vector, VEC_PF);
+		assert_int_equal(f.addr, FAKE_HOLE);
+	}
+}
+
+/* The MOV CR the hardware decoded (x86_insn_mov_cr) reads as the decoder's, in every mode. */
+static void test_mov_cr_from_hardware(void **state)
+{
+	static const u8 modes[] = { M64, M32, M16 };
+	static const u8 crs[] = { 0, 2, 3, 4, 8 };
+	struct x86_emu_ctx ctx;
+	struct x86_insn a, b;
+	struct x86_fault f;
+
+	(void)state;
+	for (unsigned m = 0; m < ARRAY_SIZE(modes); m++) {
+		setup(&ctx, modes[m]);
+		unsigned gprs = modes[m] == M64 ? 16 : 8;
+		for (unsigned c = 0; c < ARRAY_SIZE(crs); c++) {
+			for (unsigned g = 0; g < gprs; g++) {
+				for (unsigned to = 0; to < 2; to++) {
+					u8 rex = 0x40 | (crs[c] & 8 ? 4 : 0) | (g & 8 ? 1 : 0);
+					u8 code[4] = { rex, 0x0f, to ? 0x22 : 0x20,
+						       (u8)(0xc0 | (crs[c] & 7) << 3 | (g & 7)) };
+					const u8 *p = rex == 0x40 ? code + 1 : code;
+					size_t n = rex == 0x40 ? 3 : 4;
+
+					if (modes[m] != M64 && rex != 0x40)
+						continue;
+					assert_int_equal(x86_decode_bytes(&ctx, p, n, &a, &f), X86_DEC_OK);
+					x86_insn_mov_cr(&ctx, to, crs[c], (u8)g, (u8)n, &b);
+					assert_int_equal(b.kind, a.kind);
+					assert_int_equal(b.cr, a.cr);
+					assert_int_equal(b.gpr, a.gpr);
+					assert_int_equal(b.len, a.len);
+					assert_int_equal(b.mode, a.mode);
+					assert_int_equal(b.opsize, a.opsize);
+					assert_int_equal(x86_next_rip(&ctx, &b), x86_next_rip(&ctx, &a));
+				}
+			}
+		}
+	}
+}
+
 static void test_page_crossing_fetch(void **state)
 {
 	struct x86_emu_ctx ctx;
@@ -392,6 +529,8 @@ int main(void)
 	static const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_fetch_matches_bytes),
 		cmocka_unit_test(test_page_crossing_fetch),
+		cmocka_unit_test(test_mov_cr_fast_path),
+		cmocka_unit_test(test_mov_cr_from_hardware),
 		cmocka_unit_test(test_cs_limit_and_ip_wrap),
 		cmocka_unit_test(test_modes),
 	};
