@@ -1,6 +1,10 @@
 # make bench: the benchmark guest in every mode (tests/bench/run.sh); a smoke run in make test.
 BENCH_OUT := $(BUILD)/bench
 BENCH_IMAGE := $(BENCH_OUT)/bench64.elf
+# The QEMU TCG plugin that counts Umbra's instructions per exit (tests/bench/exitcount.c),
+# built against QEMU 7.2's plugin header (tests/bench/qemu/, GPL-2.0-or-later, with its COPYING).
+# Defined before any rule names it: make expands prerequisites as it reads them.
+BENCH_PLUGIN := $(BENCH_OUT)/exitcount.so
 
 $(BENCH_OUT)/bench64.o: tests/bench/bench.c $(GUEST_LIB_HDR)
 	@mkdir -p $(dir $@)
@@ -19,9 +23,6 @@ SUITES += check-bench
 check-bench: $(BUILD)/umbra.elf $(BENCH_IMAGE) $(BENCH_PLUGIN)
 	@tests/bench/run.sh smoke $(BENCH_OUT)/smoke
 
-# The QEMU TCG plugin that counts Umbra's instructions per exit (tests/bench/exitcount.c),
-# built against QEMU 7.2's plugin header (tests/bench/qemu/, GPL-2.0-or-later, with its COPYING).
-BENCH_PLUGIN := $(BENCH_OUT)/exitcount.so
 $(BENCH_PLUGIN): tests/bench/exitcount.c tests/bench/qemu/qemu-plugin.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@")
