@@ -346,7 +346,14 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	       __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_ON &&
 	       !__atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE)) {
 		u64 now = rdtsc();
-		if (now >= slice_end || now >= vm->end_tsc)
+		/* Past its budget: the scheduler ends the guest at its next look. */
+		if (now >= vm->end_tsc)
+			break;
+		/* The slice ends after one entry at least. A turn that starts late (this CPU held
+		 * up longer than a slice, as an emulator's thread can be) still runs the vCPU:
+		 * had it returned false, the scheduler would sleep on a runnable vCPU until its
+		 * next event, and nobody kicks a vCPU that only computes. */
+		if (ran && now >= slice_end)
 			break;
 		vm_lock(vm);
 		bool ok = vcpu_update_events(v);
