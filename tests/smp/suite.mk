@@ -3,3 +3,8 @@
 SUITES += check-smp
 check-smp: $(BUILD)/umbra.elf guests
 	@tests/smp/cases.sh
+
+# make soak-smp [ROUNDS=N]: the SMP guest's shootdown rounds for minutes (not in make test).
+.PHONY: soak-smp
+soak-smp: $(BUILD)/umbra.elf guests
+	@ROUNDS=$(or $(ROUNDS),1500) tests/smp/soak.sh
