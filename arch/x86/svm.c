@@ -573,6 +573,8 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		vmcb->misc1 |= I1_INTN;
 	else
 		vmcb->misc1 &= ~(u32)I1_INTN;
+	/* External interrupts too: V_IRQ delivery, which avoids QEMU 7.2's second delivery of an
+	 * EVENTINJ interrupt, is not taken by Bochs (docs/testing.md). */
 	u64 injected = v->pending.valid ? event_word(&v->pending) : 0;
 	vmcb->event_inj = injected;
 	v->pending.valid = false;

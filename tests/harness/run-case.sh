@@ -24,12 +24,15 @@
 #   --input-after REGEX FILE  qemu: types FILE once the serial log, from where the previous
 #                         step typed its bytes on (the start for the first), has a line matching
 #                         REGEX (repeatable: a script of steps, in order; --input goes first)
+#   --qmp-helper "CMD"    qemu: give QEMU a QMP socket and run CMD (words split, the socket's
+#                         path appended) beside it; it must exit 0 once QEMU has gone, else the
+#                         case fails (e.g. tests/harness/qmp-stopcont.py: stop/cont in a loop)
 # Prints "PASS NAME" or "FAIL NAME: why" followed by the serial log; exits 0 or 1.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/machine.sh"
-serial2="" emu=qemu cpu="" firmware=${FIRMWARE:-bios} smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input=""
+serial2="" emu=qemu cpu="" firmware=${FIRMWARE:-bios} smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input="" qmp_helper="" helper_rc=0
 modules=() qemu_extra=() expects=() expect_logs=() after_res=() after_files=()
 while [ $# -gt 1 ]; do
   case $1 in
@@ -48,6 +51,7 @@ while [ $# -gt 1 ]; do
     --qemu-arg) qemu_extra+=("$2"); shift 2;;
     --serial2) serial2=$2; shift 2;;
     --input) input=$2; shift 2;;
+    --qmp-helper) qmp_helper=$2; shift 2;;
     --input-after) after_res+=("$2") after_files+=("${3:?--input-after REGEX FILE}"); shift 3;;
     *) echo "run-case.sh: unknown option $1"; exit 2;;
   esac
@@ -105,6 +109,13 @@ case $emu in
       feed_input >"$in_file" &
       feeder=$!
     fi
+    # The helper connects once QEMU listens; it ends when QEMU closes the socket.
+    qmp_args=() helper=""
+    if [ -n "$qmp_helper" ]; then
+      qmp_args=(-qmp "unix:$work/qmp.sock,server=on,wait=off")
+      $qmp_helper "$work/qmp.sock" >"$work/qmp-helper.txt" 2>&1 &
+      helper=$!
+    fi
     # suite-lib.sh chooses the accelerator once per suite and exports it; alone, choose here.
     [ -n "${UMBRA_ACCEL:-}" ] || machine_accel || { echo "FAIL $name: $UMBRA_ACCEL_WHY"; exit 1; }
     accel=$UMBRA_ACCEL
@@ -114,13 +125,21 @@ case $emu in
     timeout "$timeout_s" qemu-system-x86_64 "${ACCEL_ARGS[@]}" "${FIRMWARE_ARGS[@]}" -machine q35 \
       -smp "$smp" -m "${mem}M" -cdrom "$work/umbra.iso" -boot d -display none \
       -serial "${serial[@]}" ${serial2:+-serial "$serial2"} -monitor none -no-reboot \
-      -device isa-debug-exit,iobase=0xf4,iosize=0x04 "${qemu_extra[@]}" <"$in_file" >"$out_file" 2>&1
+      -device isa-debug-exit,iobase=0xf4,iosize=0x04 "${qmp_args[@]}" "${qemu_extra[@]}" \
+      <"$in_file" >"$out_file" 2>&1
     rc=$?
+    if [ -n "$helper" ]; then
+      # QEMU is gone, so its socket is closed: the helper ends now (killed if it hangs).
+      for _ in $(seq 50); do kill -0 "$helper" 2>/dev/null || break; sleep 0.2; done
+      kill "$helper" 2>/dev/null
+      wait "$helper"; helper_rc=$?
+    fi
     [ -n "$feeder" ] && { kill "$feeder"; wait "$feeder"; } 2>/dev/null
     case $rc in 33) status=pass;; 35) status=fail;; 124) status=timeout;; *) status="exit$rc";; esac
     ;;
   bochs)
     [ ${#after_res[@]} -eq 0 ] || { echo "FAIL $name: --input-after needs --emu qemu"; exit 1; }
+    [ -z "$qmp_helper" ] || { echo "FAIL $name: --qmp-helper needs --emu qemu"; exit 1; }
     [ "$firmware" = bios ] || { echo "FAIL $name: --firmware $firmware needs --emu qemu"; exit 1; }
     accel=bochs
     cat > "$work/bochsrc" <<BX
@@ -163,6 +182,8 @@ if [ "$expect_fail" = 1 ]; then
   esac
 else
   [ "$status" = pass ] || why="emulator status $status"
+  [ -z "$why" ] && [ "$helper_rc" != 0 ] &&
+    why="the QMP helper failed (exit $helper_rc): $(tr '\n' ' ' < "$work/qmp-helper.txt")"
   [ -z "$why" ] && [ "$nsum" != 1 ] && why="expected exactly one summary line, got $nsum"
   [ -z "$why" ] && ! grep -q 'result=pass' <<<"$summary" && why="summary does not say result=pass"
 fi
@@ -177,9 +198,11 @@ done
 
 if [ -z "$why" ]; then
   echo "PASS $name (${ms} ms, $accel, $firmware) $summary"
+  [ -z "$qmp_helper" ] || cat "$work/qmp-helper.txt"
   exit 0
 fi
 echo "FAIL $name: $why"
+[ -z "$qmp_helper" ] || cat "$work/qmp-helper.txt"
 echo "---- serial log of $name ----"
 tr -d '\r' < "$log" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g'
 echo "---- end of $name ----"
