@@ -31,7 +31,9 @@ static volatile uint32_t ap_next, ap_online, ncpu = 1;
 static volatile uint32_t phase, done_round, acks, checked, nobody_hits;
 static volatile uint32_t bar_count, bar_gen;
 static volatile uint32_t ap_fails;
-static volatile uint32_t ap_first_fail[5]; /* cpu, phase, round, value, where */
+static volatile uint32_t ap_first_fail[5]; /* cpu, phase, round, value, enum ap_check */
+/* Which of an AP's checks failed (printed as a number with the first failure). */
+enum ap_check { CHK_OTHER, CHK_LOOP_READ, CHK_STALE, CHK_WRITE_PROTECT, CHK_SHOOT_COUNT };
 static struct { volatile uint32_t expect_fault, faulted, error, shoots, round, spins; } pcpu[MAXCPU];
 /* rounds=N on the command line: that many remap rounds (a soak), else 8. */
 static uint32_t remap_rounds = REMAP_ROUNDS_DEFAULT;
@@ -87,7 +89,7 @@ static uint32_t me(void)
 	return sp >= base && sp < base + sizeof(ap_stacks) ? (uint32_t)((sp - base) / STACK) : 0;
 }
 
-static void ap_fail_at(uint32_t cpu, uint32_t value, uint32_t where)
+static void ap_fail_at(uint32_t cpu, uint32_t value, enum ap_check where)
 {
 	if (__atomic_fetch_add(&ap_fails, 1, __ATOMIC_SEQ_CST) == 0) {
 		ap_first_fail[0] = cpu;
@@ -98,7 +100,7 @@ static void ap_fail_at(uint32_t cpu, uint32_t value, uint32_t where)
 	}
 }
 
-static void ap_fail(uint32_t cpu, uint32_t value) { ap_fail_at(cpu, value, 0); }
+static void ap_fail(uint32_t cpu, uint32_t value) { ap_fail_at(cpu, value, CHK_OTHER); }
 
 static int barrier(void)
 {
@@ -201,7 +203,7 @@ static void ap_rounds(uint32_t c)
 			pcpu[c].spins++;
 			uint32_t m = *(volatile uint32_t *)SV;
 			if (m != marker_of(sv_frame[0]) && m != marker_of(sv_frame[1]))
-				ap_fail_at(c, m, 1);
+				ap_fail_at(c, m, CHK_LOOP_READ);
 			if (r <= remap_rounds)
 				*slot(SV, c) = r;
 		}
@@ -213,7 +215,7 @@ static void ap_rounds(uint32_t c)
 		if (r <= remap_rounds) {
 			uint32_t m = *(volatile uint32_t *)SV;
 			if (m != marker_of(sv_frame[r & 1]))
-				ap_fail_at(c, m, 2); /* a stale translation survived the shootdown */
+				ap_fail_at(c, m, CHK_STALE); /* it survived the shootdown */
 		} else {
 			uint32_t before = *slot(SV, c);
 			pcpu[c].expect_fault = 1;
@@ -222,12 +224,12 @@ static void ap_rounds(uint32_t c)
 			pcpu[c].expect_fault = 0;
 			if (!pcpu[c].faulted || (pcpu[c].error & (PF_P | PF_W)) != (PF_P | PF_W) ||
 			    *slot(SV, c) != before)
-				ap_fail_at(c, 0x3e000000u | pcpu[c].error, 3);
+				ap_fail_at(c, 0x3e000000u | pcpu[c].error, CHK_WRITE_PROTECT);
 		}
 		/* Exactly one shootdown interrupt per round: a second delivery of one IPI would
 		 * acknowledge for a vCPU that has not flushed yet. */
 		if (pcpu[c].shoots != r)
-			ap_fail_at(c, pcpu[c].shoots, 4);
+			ap_fail_at(c, pcpu[c].shoots, CHK_SHOOT_COUNT);
 		__atomic_add_fetch(&checked, 1, __ATOMIC_SEQ_CST);
 	}
 }
@@ -344,19 +346,15 @@ static void report_ap_fails(const char *when)
 void test_main(void)
 {
 	struct umbra_vcpu_info info;
-	int pv = 0;
 
-	for (const char *p = boot_cmdline; *p; p++) {
-		for (int k = 0; k < 8 && p[k] == "start=pv"[k]; k++)
-			pv |= k == 7;
-		if (p[0] == 'r' && p[1] == 'o' && p[2] == 'u' && p[3] == 'n' && p[4] == 'd' &&
-		    p[5] == 's' && p[6] == '=') {
-			remap_rounds = 0;
-			for (const char *d = p + 7; *d >= '0' && *d <= '9'; d++)
-				remap_rounds = remap_rounds * 10 + (uint32_t)(*d - '0');
-			if (!remap_rounds)
-				remap_rounds = REMAP_ROUNDS_DEFAULT;
-		}
+	const char *start = cmdline_value("start"), *rounds = cmdline_value("rounds");
+	int pv = start && start[0] == 'p' && start[1] == 'v' && (!start[2] || start[2] == ' ');
+	if (rounds) {
+		uint32_t n = 0;
+		for (; *rounds >= '0' && *rounds <= '9'; rounds++)
+			n = n * 10 + (uint32_t)(*rounds - '0');
+		if (n)
+			remap_rounds = n;
 	}
 	pic_remap(0x20, 0x28); /* every 8259 line masked: only IPIs interrupt */
 	as_init(&as_a, GUEST_MODE);

@@ -12,14 +12,20 @@ suite_passed=0
 suite_failed=0
 suite_failures=()
 
+# case_count NAME STATUS: counts a case run elsewhere (0: passed).
+case_count() {
+  if [ "$2" -eq 0 ]; then
+    suite_passed=$((suite_passed + 1))
+  else
+    suite_failed=$((suite_failed + 1)); suite_failures+=("$1")
+  fi
+}
+
 # case NAME [run-case options]: one emulator boot, counted.
 case_run() {
   local name=$1; shift
-  if "$harness_dir/run-case.sh" "$@" "$name"; then
-    suite_passed=$((suite_passed + 1))
-  else
-    suite_failed=$((suite_failed + 1)); suite_failures+=("$name")
-  fi
+  "$harness_dir/run-case.sh" "$@" "$name"
+  case_count "$name" $?
 }
 
 # case_must_fail NAME REGEX... [-- run-case options]: the harness itself must report this run as

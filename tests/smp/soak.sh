@@ -18,14 +18,7 @@ shadow=$!
 soak_case soak-smp-tdp --cmdline "mmu=tdp"
 tdp=$?
 wait "$shadow"
-shadow=$?
-for r in "soak-smp-shadow $shadow" "soak-smp-tdp $tdp"; do
-  set -- $r
-  if [ "$2" -eq 0 ]; then
-    suite_passed=$((suite_passed + 1))
-  else
-    suite_failed=$((suite_failed + 1)); suite_failures+=("$1")
-  fi
-done
+case_count soak-smp-shadow $?
+case_count soak-smp-tdp "$tdp"
 cat "$out"; rm -f "$out"
 suite_end soak-smp

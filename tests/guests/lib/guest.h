@@ -71,6 +71,8 @@ extern const char guest_name[];
 extern uint64_t ram_bytes;   /* usable RAM is [1 MiB, ram_bytes) beside the image */
 extern int booted_by_umbra;  /* EAX was UMBRA_BOOT_MAGIC */
 extern char boot_cmdline[128];
+/* The value of KEY=VALUE among the command line's space-separated words, or NULL. */
+const char *cmdline_value(const char *key);
 
 /* ---- CPU ---- */
 struct cpuid { uint32_t a, b, c, d; };

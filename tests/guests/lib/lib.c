@@ -588,6 +588,20 @@ ulong page_alloc_aligned(ulong size, ulong align)
 	return p;
 }
 
+const char *cmdline_value(const char *key)
+{
+	for (const char *w = boot_cmdline; *w; w++) {
+		if (w != boot_cmdline && w[-1] != ' ')
+			continue;
+		size_t k = 0;
+		while (key[k] && w[k] == key[k])
+			k++;
+		if (!key[k] && w[k] == '=')
+			return w + k + 1;
+	}
+	return NULL;
+}
+
 ulong page_alloc(void) { return page_alloc_aligned(PAGE_SIZE, PAGE_SIZE); }
 ulong page_alloc_top(void) { return alloc_next; }
 
