@@ -279,10 +279,17 @@ void exit_halt(struct vcpu *v)
 					    : "HLT with interrupts off");
 }
 
-static void handle_hlt(struct vcpu *v, const struct vexit *x)
+/* A single-step trap is a debug exception, and a debug exception ends a halt (SDM: HLT; a VM
+ * entry into the HLT state with BS pending delivers the #DB): a HLT run with TF takes its trap
+ * at once, past the HLT, and the vCPU never waits. The debugger's own step does wait: gdb sees
+ * the step end when the vCPU wakes. */
+static void handle_hlt(struct vcpu *v, const struct vexit *x, u64 rflags)
 {
-	if (vcpu_skip(v, x))
-		exit_halt(v);
+	if (!vcpu_skip(v, x))
+		return;
+	if (!v->debug_step && virt_step_owed(rflags, v->hw.debugctl))
+		return;
+	exit_halt(v);
 }
 
 /* #BP and INT n are intercepted only for the gdb stub: one of its breakpoints stops the guest;
@@ -393,14 +400,14 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 /* An instruction Umbra completed (RIP moved past it, nothing injected), or one iteration of a
  * REP string it ran, with RFLAGS.TF set at its start owes the guest the single-step trap the
  * CPU would have raised after it, unless DEBUGCTL.BTF asks for traps on branches only (none of
- * those is a branch). A HLT's trap follows its wake-up and is left out. */
+ * those is a branch). The debugger's step over a HLT ends when the vCPU wakes, not here. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
 	bool iteration = v->step_iteration;
 
 	v->step_iteration = false;
-	if ((v->hw.regs.rip == rip && !iteration) || v->hw.pending.valid ||
-	    x->reason == UMBRA_EXIT_HLT || vm_ended(v->vm))
+	if ((v->hw.regs.rip == rip && !iteration) || v->hw.pending.valid || vm_ended(v->vm) ||
+	    (x->reason == UMBRA_EXIT_HLT && v->debug_step))
 		return;
 	/* The debugger's step (by TF or the monitor trap flag) ends with this instruction. */
 	if (v->debug_step) {
@@ -436,7 +443,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	case UMBRA_EXIT_IO: handle_io(v, x); break;
 	case UMBRA_EXIT_MSR: handle_msr(v, x); break;
 	case UMBRA_EXIT_CPUID: handle_cpuid(v, x); break;
-	case UMBRA_EXIT_HLT: handle_hlt(v, x); break;
+	case UMBRA_EXIT_HLT: handle_hlt(v, x, rflags); break;
 	case UMBRA_EXIT_RDTSCP: handle_rdtscp(v, x); break;
 	case UMBRA_EXIT_DR_ACCESS: handle_dr_access(v, x); break;
 	case UMBRA_EXIT_INSN: handle_insn(v, x); break;

@@ -267,6 +267,20 @@ static void step_over_exits(void)
 	/* A device register: the local APIC's TPR, emulated by Umbra. */
 	step_case("an mmio read", STEP_OVER("mov (%5), %%eax", 0, 0, 0, LAPIC_BASE + 0x80));
 #endif
+	/* HLT with interrupts off: its trap is a debug exception, which ends a halt (SDM: HLT), so
+	 * the #DB comes at once, past the HLT; a vCPU that halted instead would never wake.
+	 * QEMU 7.2's TCG halts without the trap (natively this would hang): decided under Umbra,
+	 * which intercepts HLT on both vendors. */
+	if (tcg_native()) {
+		kprintf("single step over hlt: one #DB after it, DR6.BS\n");
+	} else {
+		ulong flags = read_flags();
+		irq_off();
+		ulong at = STEP_OVER("hlt", 0, 0, 0, 0);
+		if (flags & 0x200)
+			irq_on();
+		step_case("hlt", at);
+	}
 	/* A REP string traps after every iteration, at the instruction until the last. */
 	rep_step("rep outsb", 0);
 #ifndef __x86_64__
