@@ -224,8 +224,10 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 		val = x86_get_reg(r, insn.gpr, width, false);
 		if (insn.cr == 8) {
 			ok = !(val >> 4); /* bits 63:4 are reserved */
-			if (ok)
+			if (ok) {
 				vlapic_set_cr8(&v->vlapic, val);
+				vm_devices_touched(v->vm);
+			}
 			else
 				vcpu_inject_gp(v);
 		} else if (insn.cr == 0)

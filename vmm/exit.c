@@ -418,6 +418,16 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 		vcpu_inject_db(v, DR6_BS);
 }
 
+/* Exits whose handlers reach no device but through board_mmio_* or CR8 (which say so
+ * themselves): after them a vCPU's interrupts stay as they were. Any other exit (I/O, MSRs,
+ * hypercalls, host interrupts, HLT...) may change them, for every vCPU of the guest. */
+static bool exit_leaves_devices(unsigned reason)
+{
+	return reason == UMBRA_EXIT_CR_ACCESS || reason == UMBRA_EXIT_PAGE_FAULT ||
+	       reason == UMBRA_EXIT_NESTED_FAULT || reason == UMBRA_EXIT_INVLPG ||
+	       reason == UMBRA_EXIT_CPUID;
+}
+
 void exit_handle(struct vcpu *v, const struct vexit *x)
 {
 	u64 rip = v->hw.regs.rip, rflags = v->hw.regs.rflags;
@@ -426,6 +436,8 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	if (x->reason == UMBRA_EXIT_EMULATE && v->hw.pending.valid)
 		rflags &= ~(u64)RFLAGS_TF;
 	bootprof_exit(v, x);
+	if (!exit_leaves_devices(x->reason))
+		vm_devices_touched(v->vm);
 	v->exits[x->reason < UMBRA_EXIT_REASONS ? x->reason : UMBRA_EXIT_OTHER]++;
 	v->exits_total++;
 	/* log=debug traces each guest's first exits: enough to see a bring-up go wrong. */

@@ -203,6 +203,30 @@ static void deliver_irq(struct vcpu *v)
 	v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_EXT_INTR, .vector = irq_ack(v) };
 }
 
+/* Nothing was pending at the last look, no device has moved since and none is due: the
+ * look would find the same, and is skipped (most exits of a busy guest: CR3 loads, shadow
+ * fills). */
+static bool events_settled(const struct vcpu *v, u64 now)
+{
+	return v->events_settled && v->events_gen == v->vm->dev_gen &&
+	       (!v->events_due || now < v->events_due);
+}
+
+/* The full look: devices up to now, HLT and BLOCK wake-ups, the interrupt to inject and when
+ * a device next needs the vCPU. False if the vCPU cannot run (halted). */
+static bool update_events(struct vcpu *v, u64 now)
+{
+	bool ok = vcpu_update_events(v);
+
+	/* gdb's single step runs the instruction at RIP, not an interrupt handler. */
+	if (ok && !v->debug_step)
+		deliver_irq(v);
+	v->events_due = irq_next_deadline(v, now);
+	v->events_gen = v->vm->dev_gen;
+	v->events_settled = ok && !v->debug_step && !v->nmi_pending && !irq_pending(v);
+	return ok;
+}
+
 /* RDTSCP returns the real TSC_AUX even where the intercept is ignored (QEMU TCG): give it
  * the guest's value, once per change on this CPU (Umbra itself never reads it). */
 static void load_tsc_aux(struct vcpu *v)
@@ -356,16 +380,15 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		if (ran && now >= slice_end)
 			break;
 		vm_lock(vm);
-		bool ok = vcpu_update_events(v);
-		if (ok) {
-			/* gdb's single step runs the instruction at RIP, not an interrupt handler. */
-			if (!v->debug_step)
-				deliver_irq(v);
+		/* Each turn starts with a full look (the console's focus, or anything else no
+		 * exit reports, may have moved while the vCPU was away). */
+		if (!ran)
+			v->events_settled = false;
+		bool ok = events_settled(v, now) || update_events(v, now);
+		if (ok)
 			ok = vm->tdp_on || load_root(v);
-		}
 		/* The guest exits by the end of its slice or budget, or when a device needs it. */
-		v->hw.exit_deadline = deadline_min(deadline_min(slice_end, vm->end_tsc),
-					    irq_next_deadline(v, now));
+		v->hw.exit_deadline = deadline_min(deadline_min(slice_end, vm->end_tsc), v->events_due);
 		vm_unlock(vm);
 		if (!ok)
 			break;

@@ -89,6 +89,12 @@ struct vcpu {
 	bool halted;              /* in HLT or BLOCK: not runnable until an event */
 	bool blocking;            /* BLOCK hypercall: wakes on an event or at block_deadline */
 	u64 block_deadline;
+	/* Interrupt state as last evaluated (vcpu_run_slice): settled when nothing was pending
+	 * then; it stays so until events_due (0: no deadline) or until the guest's devices move
+	 * on from events_gen (vm->dev_gen), and entries until then skip the evaluation. */
+	bool events_settled;
+	u32 events_gen;
+	u64 events_due;
 	bool yielded;             /* YIELD: give the CPU away at the end of this exit */
 	/* The debugger (vmm/gdbstub.c, which also sets hw.exc_debug): whether it holds the vCPU
 	 * (not run until it lets go) and whether it is single-stepping it. */
@@ -142,6 +148,8 @@ struct vm {
 	bool paused;              /* the monitor's pause: not run until resume (atomic) */
 	u64 pause_tsc;            /* when its CPU last saw it paused (its budget waits) */
 	struct board board;       /* its PC devices (vmm/dev/) */
+	u32 dev_gen;              /* bumped under the lock by anything that may change what an
+				   * interrupt controller has for a vCPU (vm_devices_touched) */
 	u16 unmodelled[VM_UNMODELLED_MAX];        /* distinct ports read as all ones */
 	u32 n_unmodelled;
 	u64 mmio_unmodelled[VM_UNMODELLED_MAX];   /* distinct unbacked MMIO pages */
@@ -162,6 +170,11 @@ const char *vm_end_name(enum vm_end how);
 static inline bool vm_ended(const struct vm *vm)
 {
 	return __atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_ENDED;
+}
+/* Its vCPUs look at their interrupts again before their next entry (caller holds the lock). */
+static inline void vm_devices_touched(struct vm *vm)
+{
+	vm->dev_gen++;
 }
 /* The guest with this id or name among those created (NULL if none). */
 struct vm *vm_by_id(u64 id);

@@ -299,6 +299,7 @@ static bool ioapic_mmio(u64 gpa)
 
 void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
 {
+	vm_devices_touched(v->vm);
 	if (ioapic_mmio(gpa)) {
 		u64 val = ioapic_mmio_read(&v->vm->board.ioapic, (u32)(gpa - IOAPIC_BASE));
 		memcpy(buf, &val, len);
@@ -319,6 +320,7 @@ void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
 
 void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 {
+	vm_devices_touched(v->vm);
 	if (ioapic_mmio(gpa)) {
 		u32 val = 0;
 		memcpy(&val, buf, len > 4 ? 4 : len);
