@@ -112,14 +112,12 @@ static u32 fetch_error(const struct x86_emu_ctx *ctx)
 }
 
 /*
- * Makes bytes [0, n) available. Fetches run to the end of the page (never further) so that a
- * short instruction before an unmapped page does not fault, and fetching is done in few calls.
+ * Fetches until bytes [0, n) are available. Fetches run to the end of the page (never further)
+ * so that a short instruction before an unmapped page does not fault, and fetching is done in
+ * few calls.
  */
-static bool need(struct dec *d, unsigned n)
+static bool fetch_more(struct dec *d, unsigned n)
 {
-	/* Most calls ask for a byte already fetched: answer them before any mode arithmetic. */
-	if (d->status == X86_DEC_OK && n <= d->avail)
-		return true;
 	const struct x86_emu_ctx *ctx = d->ctx;
 	const struct x86_seg *cs = &ctx->seg[X86_CS];
 	u64 ipmask = x86_mask(d->insn->mode);
@@ -161,6 +159,15 @@ static bool need(struct dec *d, unsigned n)
 		d->avail += chunk;
 	}
 	return true;
+}
+
+/* Makes bytes [0, n) available. Most calls ask for a byte already fetched: answered inline,
+ * before any mode arithmetic. */
+static inline bool need(struct dec *d, unsigned n)
+{
+	if (d->status == X86_DEC_OK && n <= d->avail)
+		return true;
+	return fetch_more(d, n);
 }
 
 static bool next(struct dec *d, u8 *b)
