@@ -36,16 +36,22 @@ static u64 site_of(const struct vcpu *v, const struct vexit *x)
 
 static void count_site(struct bootprof *b, u64 key)
 {
-	struct bootprof_site *min = &b->sites[0];
+	if (b->sites[b->last_site].key == key) {
+		b->sites[b->last_site].count++;
+		return;
+	}
+	unsigned min = 0;
 	for (unsigned i = 0; i < BOOTPROF_SITES; i++) {
 		if (b->sites[i].key == key) {
 			b->sites[i].count++;
+			b->last_site = i;
 			return;
 		}
-		if (b->sites[i].count < min->count)
-			min = &b->sites[i];
+		if (b->sites[i].count < b->sites[min].count)
+			min = i;
 	}
-	*min = (struct bootprof_site){ key, min->count + 1 };
+	b->sites[min] = (struct bootprof_site){ key, b->sites[min].count + 1 };
+	b->last_site = min;
 }
 
 /* Keeps the ended phase's three most counted sites and starts the next phase's count afresh. */
@@ -71,15 +77,17 @@ void bootprof_exit(struct vcpu *v, const struct vexit *x)
 	if (b->phase == BOOT_USER)
 		return;
 	enum boot_phase now = reached(&v->hw.regs);
-	u64 tsc = rdtsc();
 
-	if (!b->start_tsc)
-		b->start_tsc = tsc;
-	/* Milestones passed between two exits end their phases together. */
-	for (; b->phase < now; b->phase++) {
-		b->end_tsc[b->phase] = tsc;
-		memcpy(b->exits[b->phase], v->exits, sizeof(v->exits));
-		end_sites(b, b->phase);
+	if (!b->start_tsc || b->phase < now) {
+		u64 tsc = rdtsc();
+		if (!b->start_tsc)
+			b->start_tsc = tsc;
+		/* Milestones passed between two exits end their phases together. */
+		for (; b->phase < now; b->phase++) {
+			b->end_tsc[b->phase] = tsc;
+			memcpy(b->exits[b->phase], v->exits, sizeof(v->exits));
+			end_sites(b, b->phase);
+		}
 	}
 	u64 key = site_of(v, x);
 	if (key && b->phase != BOOT_USER)

@@ -22,6 +22,7 @@ struct bootprof_site {
 struct bootprof {
 	enum boot_phase phase;           /* the phase the guest is in */
 	struct bootprof_site sites[BOOTPROF_SITES];
+	u32 last_site;                   /* where the last count went: storms repeat one site */
 	struct bootprof_site hot[BOOT_PHASES][3]; /* each past phase's three most frequent */
 	u64 start_tsc;                   /* its first exit */
 	u64 end_tsc[BOOT_PHASES];        /* when each phase ended */
