@@ -295,6 +295,11 @@ static void count_roots(struct audit *a)
 		}
 		if (v->root_valid && v->root && v->root->invalid)
 			FAIL(a, "vcpu runs on a zapped root");
+		u64 gva, memo_gpa, shadow_gpa;
+		if (!mmu_fetch_memo_ok(v, &gva, &memo_gpa, &shadow_gpa))
+			FAIL(a, "vcpu's fetch memo maps %llx to %llx, the shadow to %llx",
+			     (unsigned long long)gva, (unsigned long long)memo_gpa,
+			     (unsigned long long)shadow_gpa);
 		if (v->root_valid)
 			check_root_key(a, v);
 	}

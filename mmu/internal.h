@@ -94,6 +94,12 @@ void spte_set_leaf(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, u64
 void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
 u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx);
 void rmap_write_protect(struct mmu_vm *vm, u64 gfn);
+/* A present shadow entry is about to be cleared or replaced (see mmu_vm.spte_gen). */
+static inline void spte_changed(struct mmu_vm *vm)
+{
+	if (!vm->test_skip_spte_gen)
+		vm->spte_gen++;
+}
 static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)) == (PTE_P | PTE_W); }
 /* Guest page tables are mapped read-only so that writes to them trap, unless out of sync. */
 static inline bool frame_may_map_writable(const struct mmu_frame *f) { return !f->shadowed || f->unsync; }

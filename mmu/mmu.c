@@ -270,6 +270,7 @@ int mmu_reset_context(struct mmu_vcpu *vcpu, u64 cr0, u64 cr4, u64 efer, u64 cr3
 	vcpu->cr3 = cr3;
 	memcpy(vcpu->pdptes, pdptes, sizeof(pdptes));
 	vcpu->base_role = r;
+	vcpu->fetch_memo.valid = false; /* its rights follow the mode (SMEP) */
 	release_roots(vcpu);
 	return mmu_load(vcpu);
 }
@@ -322,13 +323,10 @@ void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out)
 }
 
 /* The shadow's own translation, for fetches: see mmu.h. */
-bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
+/* The walk itself: the leaf's gpa for a fetch at gva, or false. */
+static bool shadow_fetch_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, u64 gva, bool user,
+			      u64 *gpa)
 {
-	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
-	bool user = access & PFERR_U;
-
-	if (!sp || sp->invalid || sp->role.level != 4)
-		return false;
 	for (unsigned level = 4;; level--) {
 		unsigned idx = spt_index(gva, level);
 		u64 e = sp->spt[idx];
@@ -350,4 +348,55 @@ bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
 		if (!sp)
 			return false;
 	}
+}
+
+/* The shadow page below the root for gva, as the root's entry names it (0: none). */
+static u64 memo_l3(const struct mmu_page *root, u64 gva)
+{
+	u64 e = root->spt[spt_index(gva, 4)];
+
+	return (e & PTE_P) && !(e & PTE_PS) ? e & PTE_ADDR : 0;
+}
+
+static bool memo_in_force(const struct mmu_vcpu *vcpu, const struct mmu_page *root, u64 page)
+{
+	return vcpu->fetch_memo.valid && vcpu->fetch_memo.gva_page == page &&
+	       vcpu->fetch_memo.gen == vcpu->vm->spte_gen &&
+	       memo_l3(root, page) == vcpu->fetch_memo.l3_hpa;
+}
+
+bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
+{
+	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
+	bool user = access & PFERR_U;
+	u64 page = gva & ~(u64)(PAGE_SIZE - 1);
+
+	if (!sp || sp->invalid || sp->role.level != 4)
+		return false;
+	if (memo_in_force(vcpu, sp, page) && vcpu->fetch_memo.user == user) {
+		*gpa = vcpu->fetch_memo.gpa_page | (gva & (PAGE_SIZE - 1));
+		return true;
+	}
+	if (!shadow_fetch_walk(vcpu, sp, gva, user, gpa))
+		return false;
+	vcpu->fetch_memo.valid = true;
+	vcpu->fetch_memo.l3_hpa = memo_l3(sp, page);
+	vcpu->fetch_memo.gen = vcpu->vm->spte_gen;
+	vcpu->fetch_memo.gva_page = page;
+	vcpu->fetch_memo.gpa_page = *gpa & ~(u64)(PAGE_SIZE - 1);
+	vcpu->fetch_memo.user = user;
+	return true;
+}
+
+bool mmu_fetch_memo_ok(const struct mmu_vcpu *vcpu, u64 *gva, u64 *memo_gpa, u64 *shadow_gpa)
+{
+	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
+
+	*gva = vcpu->fetch_memo.gva_page;
+	if (!sp || sp->invalid || sp->role.level != 4 || !memo_in_force(vcpu, sp, *gva))
+		return true; /* not in force: the next fetch walks */
+	*memo_gpa = vcpu->fetch_memo.gpa_page;
+	if (!shadow_fetch_walk(vcpu, sp, *gva, vcpu->fetch_memo.user, shadow_gpa))
+		*shadow_gpa = ~0ull;
+	return *shadow_gpa == *memo_gpa;
 }

@@ -115,6 +115,9 @@ struct mmu_vm {
 	u64 last_write_gfn;		/* flood detection */
 	unsigned write_count;
 	struct mmu_stats stats;
+	/* Bumped whenever a present shadow entry is cleared or replaced: a translation read from
+	 * the shadow stays true while this has not moved (the vCPUs' fetch memos rest on it). */
+	u64 spte_gen;
 	/* What changed since the last audit (kept once mmu_audit_incremental has been called). */
 	bool audit_track;
 	bool audit_overflow;		/* too many frames: the next audit is a full one */
@@ -133,6 +136,7 @@ struct mmu_vm {
 	bool test_skip_root_reload;	/* a zapped root's other users are not told to reload */
 	bool test_skip_pv_flush;	/* mmu_flush_tlb does not flush the vCPU's own TLB */
 	bool test_keep_root_on_cr3;	/* a CR3 load keeps the old root */
+	bool test_skip_spte_gen;	/* shadow entries change without spte_gen moving */
 };
 
 struct mmu_vcpu {
@@ -152,6 +156,15 @@ struct mmu_vcpu {
 	/* Objects the fault path may consume, filled by mmu_topup. */
 	struct mmu_pagecache pages;
 	struct mmu_objcache sps, rmap_descs, parent_descs;
+	/* The last page mmu_shadow_fetch_gpa translated: an exit's instruction is mostly on the
+	 * page of the last one (a kernel's CR3 load, its MMIO accessors), under another root after
+	 * a CR3 load but through the same shadow page below it (the kernel's half is shared). Good
+	 * while the root's entry still points at that page (l3_hpa) and vm->spte_gen has not
+	 * moved; the audit checks it against the shadow. */
+	struct {
+		bool valid, user;
+		u64 l3_hpa, gen, gva_page, gpa_page;
+	} fetch_memo;
 };
 
 enum mmu_outcome_kind {
@@ -218,6 +231,9 @@ bool mmu_gva_to_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa, u32 *e
  * guest's walk then grants too (a leaf never has more). These are the bytes the CPU fetched,
  * even from a table out of sync; false (walk the guest's tables instead) for anything else. */
 bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa);
+/* The audit's check of its memo: false when the memo, still in force, gives another answer than
+ * the shadow (*gva and the two gpas say which; ~0 for no mapping). */
+bool mmu_fetch_memo_ok(const struct mmu_vcpu *vcpu, u64 *gva, u64 *memo_gpa, u64 *shadow_gpa);
 
 /* Check every invariant; describe the first problems in buf (may be NULL). Returns the number
  * of errors found. */

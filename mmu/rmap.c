@@ -34,6 +34,8 @@ void spte_set_leaf(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, u64
 	u64 *sptep = &sp->spt[idx];
 
 	audit_mark_entry(vm, sp, idx);
+	if ((*sptep & PTE_P) && *sptep != spte)
+		spte_changed(vm);
 	if (spte_writable_leaf(*sptep))
 		rmap_remove(vm, spte_leaf_gfn(sp, idx), sptep);
 	if (!sp->role.direct)
@@ -50,6 +52,8 @@ void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 	u64 *sptep = &sp->spt[idx];
 
 	audit_mark_entry(vm, sp, idx);
+	if (*sptep & PTE_P)
+		spte_changed(vm);
 	if (spte_writable_leaf(*sptep))
 		rmap_remove(vm, spte_leaf_gfn(sp, idx), sptep);
 	*sptep = 0;

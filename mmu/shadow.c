@@ -135,12 +135,14 @@ void sp_drop_spte(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 	audit_mark_entry(vm, sp, idx);
 	audit_mark_page(vm, child);
 	pset_remove(&child->parents, &sp->spt[idx], &vm->parent_slab);
+	spte_changed(vm);
 	sp->spt[idx] = 0;
 }
 
 static void clear_parent_entry(void *vm, u64 *sptep)
 {
 	audit_mark_sptep(vm, sptep);
+	spte_changed(vm);
 	*sptep = 0;
 }
 

@@ -437,6 +437,10 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 		snprintf(r->msg, sizeof(r->msg), "memory differs at gpa %llx", (unsigned long long)where);
 		return false;
 	}
+	/* The emulator's fetch through the shadow, as an exit would make it: its memo must stay
+	 * true across whatever the next operations change (the audit compares it). */
+	u64 fetch_gpa;
+	mmu_shadow_fetch_gpa(&h->vcpu[v], page, PFERR_I | (op % 5 == 0 ? PFERR_U : 0), &fetch_gpa);
 	z->check = op % 64 == 0 ? CHECK_ALL : check;
 	z->check_vcpu = v;
 	z->check_page = page;
@@ -487,6 +491,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	z->h.vm.test_skip_root_reload = o->skip_root_reload;
 	z->h.vm.test_skip_pv_flush = o->skip_pv_flush;
 	z->h.vm.test_keep_root_on_cr3 = o->keep_root_on_cr3;
+	z->h.vm.test_skip_spte_gen = o->skip_spte_gen;
 	z->h.vm.audit_full_every = 0;
 	change_mode(z);
 	for (op = 0; op < o->ops; op++) {

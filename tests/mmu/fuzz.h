@@ -14,6 +14,7 @@ struct fuzz_opts {
 	bool skip_zap_on_write;
 	bool skip_resync, stale_resync;
 	bool flush_first_only, skip_root_reload, skip_pv_flush, keep_root_on_cr3;
+	bool skip_spte_gen;
 	bool no_unsync;
 	bool quiet;
 	bool no_audit;		/* differential comparison only */

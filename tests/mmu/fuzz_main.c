@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 			o.skip_root_reload |= !strcmp(k, "skip_root_reload");
 			o.skip_pv_flush |= !strcmp(k, "skip_pv_flush");
 			o.keep_root_on_cr3 |= !strcmp(k, "keep_root_on_cr3");
+			o.skip_spte_gen |= !strcmp(k, "skip_spte_gen");
 		} else if (!strcmp(argv[i], "--nocache"))
 			o.nocache = atoi(argv[i + 1]);
 	}
