@@ -159,6 +159,11 @@ int mmu_topup(struct mmu_vcpu *vcpu)
 {
 	struct mmu_vm *vm = vcpu->vm;
 
+	/* Full since the last top-up (most calls: a CR3 load that found its root cached). */
+	if (vcpu->pages.n == MMU_CACHE_PAGES && vcpu->sps.n == MMU_CACHE_OBJS &&
+	    vcpu->parent_descs.n == MMU_CACHE_OBJS && vcpu->rmap_descs.n == MMU_CACHE_OBJS)
+		return MMU_OK;
+
 	if (objcache_fill(vm, &vcpu->sps, &vm->sp_slab) ||
 	    objcache_fill(vm, &vcpu->parent_descs, &vm->parent_slab) ||
 	    objcache_fill(vm, &vcpu->rmap_descs, &vm->rmap_slab))

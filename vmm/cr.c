@@ -40,7 +40,8 @@ static int mmu_context(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool
 	u64 *e = NULL;
 	unsigned hidden = pdpte_a_hide(v, cr0, cr4, efer, cr3, &e);
 	int r = new_cr3 ? mmu_new_cr3(&v->mmu, cr3) : mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
-	pdpte_a_restore(e, hidden);
+	if (hidden)
+		pdpte_a_restore(e, hidden);
 	return r;
 }
 

@@ -406,6 +406,9 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 	bool iteration = v->step_iteration;
 
 	v->step_iteration = false;
+	/* Most exits: no trap flag, no debugger step. */
+	if (!(rflags & RFLAGS_TF) && !v->debug_step)
+		return;
 	if ((v->hw.regs.rip == rip && !iteration) || v->hw.pending.valid || vm_ended(v->vm) ||
 	    (x->reason == UMBRA_EXIT_HLT && v->debug_step))
 		return;

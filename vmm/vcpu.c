@@ -93,6 +93,13 @@ int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
 
 int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
 {
+	/* Every kernel's CR3 load is 3 or 4 bytes: read that much at RIP and take the plain form
+	 * straight from it; anything else (or bytes across a page) the decoder fetches itself. */
+	u8 b[4];
+
+	virt->read_segments(&v->hw);
+	if (gmem_fetch_at_rip(v, b, sizeof(b)) && x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), insn))
+		return 0;
 	return decode_with(v, insn, x86_decode_cr);
 }
 

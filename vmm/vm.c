@@ -55,7 +55,8 @@ void vm_lock(struct vm *vm)
 void vm_unlock(struct vm *vm)
 {
 	remote_flush_wait(vm);
-	mmu_host_release_deferred(vm);
+	if (vm->deferred_free)
+		mmu_host_release_deferred(vm);
 	spin_unlock(&vm->lock);
 }
 

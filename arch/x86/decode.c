@@ -571,30 +571,43 @@ static void decode(struct dec *d)
  * ends before an unmapped page must not fault). false: not this form, and nothing in *in has
  * changed but fetched bytes: decode() starts over.
  */
+/* That form in the avail bytes at b: its length (3, or 4 with REX), 0 for another instruction,
+ * or -n when n bytes are needed to tell. */
+static int mov_cr_form(enum x86_mode mode, const u8 *b, unsigned avail)
+{
+	unsigned p;
+
+	if (avail < 1)
+		return -1;
+	p = mode == X86_MODE_64 && (b[0] & 0xf0) == 0x40;
+	if (avail < p + 1)
+		return -(int)(p + 1);
+	if (b[p] != 0x0f)
+		return 0;
+	if (avail < p + 2)
+		return -(int)(p + 2);
+	if ((b[p + 1] & 0xfd) != 0x20)
+		return 0;
+	if (avail < p + 3)
+		return -(int)(p + 3);
+	if (b[p + 2] < 0xc0)
+		return 0;	/* the other mods read as registers too, but rarely: decode() */
+	return (int)p + 3;
+}
+
 static bool mov_cr(struct dec *d)
 {
 	struct x86_insn *in = d->insn;
 	const u8 *b = in->bytes;
-	unsigned p = 0;
-	u8 rex = 0;
+	int len;
 
-	if (!need(d, 1))
-		return true;
-	if (in->mode == X86_MODE_64 && (b[0] & 0xf0) == 0x40) {
-		rex = b[p++];
-		if (!need(d, p + 1))
+	while ((len = mov_cr_form(in->mode, b, d->avail)) < 0)
+		if (!need(d, (unsigned)-len))
 			return true;
-	}
-	if (b[p] != 0x0f)
+	if (!len)
 		return false;
-	if (!need(d, p + 2))
-		return true;
-	if ((b[p + 1] & 0xfd) != 0x20)
-		return false;
-	if (!need(d, p + 3))
-		return true;
-	if (b[p + 2] < 0xc0)
-		return false;	/* the other mods read as registers too, but rarely: decode() */
+	unsigned p = (unsigned)len - 3;
+	u8 rex = p ? b[0] : 0;
 	in->rex = rex;
 	in->map = 1;
 	in->opcode = b[p + 1];
@@ -664,6 +677,21 @@ int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 		     struct x86_insn *insn, struct x86_fault *fault)
 {
 	return decode_from(ctx, bytes, n, insn, fault, false);
+}
+
+bool x86_decode_mov_cr_bytes(const struct x86_emu_ctx *ctx, const u8 *b, unsigned n,
+			     struct x86_insn *in)
+{
+	int len = mov_cr_form(x86_ctx_mode(ctx), b, n);
+
+	if (len <= 0)
+		return false;
+	u8 rex = len == 4 ? b[0] : 0, modrm = b[len - 1];
+	u8 cr = (u8)(((modrm >> 3) & 7) | ((rex & 4) << 1)), gpr = (u8)((modrm & 7) | ((rex & 1) << 3));
+	if (!is_cr_valid(cr))
+		return false;
+	x86_insn_mov_cr(ctx, b[len - 2] == 0x22, cr, gpr, (u8)len, in);
+	return true;
 }
 
 void x86_insn_mov_cr(const struct x86_emu_ctx *ctx, bool to_cr, u8 cr, u8 gpr, u8 len,

@@ -197,6 +197,12 @@ int x86_decode_cr(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 void x86_insn_mov_cr(const struct x86_emu_ctx *ctx, bool to_cr, u8 cr, u8 gpr, u8 len,
 		     struct x86_insn *in);
 
+/* The MOV CR form mov_cr decodes (0F 20/22 /r, at most REX, register ModRM, a valid CR), from
+ * n bytes at RIP the caller read: true with the fields x86_insn_mov_cr sets. false for
+ * anything else, or too few bytes to tell: x86_decode_cr then decides, faults included. */
+bool x86_decode_mov_cr_bytes(const struct x86_emu_ctx *ctx, const u8 *b, unsigned n,
+			     struct x86_insn *in);
+
 /* Decodes from bytes the caller already has (decode assists, tests); never fetches. */
 int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 		     struct x86_insn *insn, struct x86_fault *fault);

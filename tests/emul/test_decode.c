@@ -309,6 +309,22 @@ static void check_same(const struct x86_emu_ctx *ctx, const u8 *code, size_t n)
 	    (ra == X86_DEC_FAULT && memcmp(&fa, &fb, sizeof(fa))))
 		fail_msg("mode %u %02x %02x %02x %02x (n=%zu): fast path %d differs from general %d",
 			 ctx->efer & EFER_LMA ? 64 : 32, code[0], code[1], code[2], code[3], n, ra, rb);
+
+	/* The CR exit's read of a few bytes at RIP (vcpu_decode_cr): what it takes, it takes as
+	 * the decoder would (the fields the CR handlers read); it declines only what the
+	 * decoder's fast path also leaves (another form, a fault) or what n cannot hold. */
+	struct x86_insn c;
+	bool took = x86_decode_mov_cr_bytes(ctx, code, (unsigned)n, &c);
+	if (took && (rb != X86_DEC_OK || c.kind != b.kind || c.cr != b.cr || c.gpr != b.gpr ||
+		     c.len != b.len || c.mode != b.mode || c.opsize != b.opsize ||
+		     c.addrsize != b.addrsize))
+		fail_msg("mode %u %02x %02x %02x %02x (n=%zu): the bytes at RIP read as another insn",
+			 ctx->efer & EFER_LMA ? 64 : 32, code[0], code[1], code[2], code[3], n);
+	bool plain = rb == X86_DEC_OK && b.map == 1 && (b.opcode == 0x20 || b.opcode == 0x22) &&
+		     b.mod == 3 && b.len == (b.rex ? 4 : 3) && b.len <= n;
+	if (plain && !took)
+		fail_msg("mode %u %02x %02x %02x %02x (n=%zu): a plain MOV CR declined",
+			 ctx->efer & EFER_LMA ? 64 : 32, code[0], code[1], code[2], code[3], n);
 }
 
 static void test_mov_cr_fast_path(void **state)
