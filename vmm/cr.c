@@ -205,7 +205,7 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 	bool ok = true;
 
 	if (x->cr_mov) {
-		virt->read_segments(&v->hw); /* the mode: the operand's width, RIP's wrap-around */
+		virt->read_cs(&v->hw); /* the mode: the operand's width, RIP's wrap-around */
 		x86_insn_mov_cr(&v->hw.regs, x->cr_write, x->cr, x->cr_gpr, (u8)x->insn_len, &insn);
 	} else if (vcpu_decode_cr(v, &insn) < 0) {
 		return;

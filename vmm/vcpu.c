@@ -97,7 +97,7 @@ int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
 	 * straight from it; anything else (or bytes across a page) the decoder fetches itself. */
 	u8 b[4];
 
-	virt->read_segments(&v->hw);
+	virt->read_cs(&v->hw);
 	if (gmem_fetch_at_rip(v, b, sizeof(b)) && x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), insn))
 		return 0;
 	return decode_with(v, insn, x86_decode_cr);

@@ -363,6 +363,11 @@ static void svm_read_segments(struct vcpu_hw *v)
 	v->regs.idtr = (struct x86_dtr){ .base = vmcb->idtr.base, .limit = vmcb->idtr.limit };
 }
 
+static void svm_read_cs(struct vcpu_hw *v)
+{
+	seg_from_vmcb(&v->regs.seg[X86_CS], &vmcb_of(v)->cs);
+}
+
 /* SVM runs every mode natively and never asks for emulation; this serves a caller that
  * changed the segments anyway. */
 static void svm_write_segments(struct vcpu_hw *v)
@@ -669,6 +674,7 @@ const struct virt_backend svm_backend = {
 	.vcpu_run = svm_vcpu_run,
 	.update_paging = svm_update_paging,
 	.read_segments = svm_read_segments,
+	.read_cs = svm_read_cs,
 	.write_segments = svm_write_segments,
 	.flush_tlb = svm_flush_tlb,
 	.set_cr2 = svm_set_cr2,

@@ -245,6 +245,9 @@ struct virt_backend {
 	int (*update_paging)(struct vcpu_hw *v, const char **why);
 	/* Fill v->regs.seg[], gdtr and idtr from the control structure (for decoding and dumps). */
 	void (*read_segments)(struct vcpu_hw *v);
+	/* CS alone (v->regs.seg[X86_CS]): all a register-form instruction's decode needs (the
+	 * code size, RIP's linear address); a CR exit's whole decode. */
+	void (*read_cs)(struct vcpu_hw *v);
 	/* The emulator changed them (UMBRA_EXIT_EMULATE): load them into the control structure. */
 	void (*write_segments)(struct vcpu_hw *v);
 	/* Flush v's TLB before its next entry. */

@@ -783,6 +783,16 @@ static void vmx_read_segments(struct vcpu_hw *v)
 					 .limit = (u32)vmread(F_GUEST_IDTR_LIMIT) };
 }
 
+static void vmx_read_cs(struct vcpu_hw *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+
+	if (this_cpu()->index != v->cpu || !load_vmcs(s))
+		return;
+	rm_sync(s);
+	v->regs.seg[X86_CS] = s->vm86 ? s->rm_seg[X86_CS] : vmcs_seg(X86_CS);
+}
+
 static void vmx_write_segments(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
@@ -1210,6 +1220,7 @@ const struct virt_backend vmx_backend = {
 	.vcpu_run = vmx_vcpu_run,
 	.update_paging = vmx_update_paging,
 	.read_segments = vmx_read_segments,
+	.read_cs = vmx_read_cs,
 	.write_segments = vmx_write_segments,
 	.flush_tlb = vmx_flush_tlb,
 	.set_cr2 = vmx_set_cr2,
