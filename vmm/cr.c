@@ -45,13 +45,24 @@ static int mmu_context(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool
 	return r;
 }
 
-bool vcpu_update_paging(struct vcpu *v)
+/* A backend that cannot run what the guest asked ends the guest, with its reason. */
+static bool paging_applied(struct vcpu *v, int (*apply)(struct vcpu_hw *, const char **))
 {
 	const char *why = NULL;
-	if (virt->update_paging(&v->hw, &why) == 0)
+	if (apply(&v->hw, &why) == 0)
 		return true;
 	vm_end(v->vm, VM_END_FATAL, 0, why);
 	return false;
+}
+
+bool vcpu_update_paging(struct vcpu *v)
+{
+	return paging_applied(v, virt->update_paging);
+}
+
+bool vcpu_set_root(struct vcpu *v)
+{
+	return paging_applied(v, virt->set_root);
 }
 
 void vcpu_follow_cr3(struct vcpu *v)

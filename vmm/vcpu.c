@@ -155,7 +155,11 @@ static bool load_root(struct vcpu *v)
 	}
 	u64 root = mmu_root_hpa(&v->mmu);
 	bool pae = mmu_root_is_pae(&v->mmu);
-	if (root != v->hw.root_hpa || pae != v->hw.root_pae) {
+	if (root != v->hw.root_hpa && pae == v->hw.root_pae) {
+		v->hw.root_hpa = root;
+		return vcpu_set_root(v);
+	}
+	if (pae != v->hw.root_pae) {
 		v->hw.root_hpa = root;
 		v->hw.root_pae = pae;
 		vcpu_update_paging(v);

@@ -28,6 +28,8 @@ bool vcpu_set_efer(struct vcpu *v, u64 val);
 /* The guest's paging mode or shadow root changed: the backend recomputes what the CPU runs
  * with. A mode this CPU cannot run ends the guest (false). */
 bool vcpu_update_paging(struct vcpu *v);
+/* Only the shadow root changed (a cached CR3 load): the backend loads just that. */
+bool vcpu_set_root(struct vcpu *v);
 /* Nested paging: the guest loaded CR3 without an exit. The emulator and the hypercalls still
  * walk its tables through the shadow MMU's walker, which must follow it. */
 void vcpu_follow_cr3(struct vcpu *v);

@@ -349,6 +349,13 @@ static int svm_update_paging(struct vcpu_hw *v, const char **why)
 	return 0;
 }
 
+static int svm_set_root(struct vcpu_hw *v, const char **why)
+{
+	(void)why;
+	vmcb_of(v)->cr3 = v->root_hpa;
+	return 0;
+}
+
 static void svm_read_segments(struct vcpu_hw *v)
 {
 	struct vmcb *vmcb = vmcb_of(v);
@@ -673,6 +680,7 @@ const struct virt_backend svm_backend = {
 	.vcpu_destroy = svm_vcpu_destroy,
 	.vcpu_run = svm_vcpu_run,
 	.update_paging = svm_update_paging,
+	.set_root = svm_set_root,
 	.read_segments = svm_read_segments,
 	.read_cs = svm_read_cs,
 	.write_segments = svm_write_segments,

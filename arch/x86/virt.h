@@ -243,6 +243,9 @@ struct virt_backend {
 	 * recompute what the CPU really runs with. 0, or <0 with *why saying what this CPU cannot
 	 * run (vmm/ then ends the guest). */
 	int (*update_paging)(struct vcpu_hw *v, const char **why);
+	/* Only the shadow root moved (v->root_hpa; root_pae as at the last update_paging), as at
+	 * a cached CR3 load: load it. Same contract as update_paging. */
+	int (*set_root)(struct vcpu_hw *v, const char **why);
 	/* Fill v->regs.seg[], gdtr and idtr from the control structure (for decoding and dumps). */
 	void (*read_segments)(struct vcpu_hw *v);
 	/* CS alone (v->regs.seg[X86_CS]): all a register-form instruction's decode needs (the

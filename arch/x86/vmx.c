@@ -721,6 +721,30 @@ static void update_paging_tdp(struct vcpu_hw *v)
 	s->flush = true;
 }
 
+/* With EPT off, VM entry itself reads the PDPTEs of a PAE root from GUEST_CR3 (SDM 26.3.2.4):
+ * the PDPTE fields are only for EPT. */
+static void load_root(struct vmx_vcpu *s, u64 root_hpa)
+{
+	vmwrite(F_GUEST_CR3, root_hpa);
+	if (root_hpa != s->root_hpa) {
+		/* VPID tags translations by VPID, not by CR3: a new root needs a flush. */
+		s->root_hpa = root_hpa;
+		s->flush = true;
+	}
+}
+
+static int vmx_set_root(struct vcpu_hw *v, const char **why)
+{
+	struct vmx_vcpu *s = state_of(v);
+
+	if (!load_vmcs(s)) {
+		*why = "VMPTRLD of its VMCS failed";
+		return -1;
+	}
+	load_root(s, v->root_hpa);
+	return 0;
+}
+
 static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 {
 	struct vmx_vcpu *s = state_of(v);
@@ -750,15 +774,7 @@ static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 	vmwrite(F_CR0_SHADOW, r->cr0);
 	vmwrite(F_CR4_SHADOW, r->cr4);
 
-	/* With EPT off, VM entry itself reads the PDPTEs of a PAE root from GUEST_CR3 (SDM
-	 * 26.3.2.4): the PDPTE fields are only for EPT. */
-	vmwrite(F_GUEST_CR3, v->root_hpa);
-	if (v->root_hpa != s->root_hpa) {
-		/* VPID tags translations by VPID, not by CR3: a new root needs a flush. */
-		s->root_hpa = v->root_hpa;
-		s->flush = true;
-	}
-
+	load_root(s, v->root_hpa);
 	s->entry_ctls = caps.entry | (sh.long_mode ? ENTRY_IA32E : 0);
 	vmwrite(F_ENTRY_CTLS, s->entry_ctls);
 	write_efer(s, sh.efer);
@@ -1219,6 +1235,7 @@ const struct virt_backend vmx_backend = {
 	.vcpu_destroy = vmx_vcpu_destroy,
 	.vcpu_run = vmx_vcpu_run,
 	.update_paging = vmx_update_paging,
+	.set_root = vmx_set_root,
 	.read_segments = vmx_read_segments,
 	.read_cs = vmx_read_cs,
 	.write_segments = vmx_write_segments,
