@@ -7,6 +7,7 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
 #include "vmm/gmem.h"
@@ -95,12 +96,24 @@ int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
 {
 	/* Every kernel's CR3 load is 3 or 4 bytes: read that much at RIP and take the plain form
 	 * straight from it; anything else (or bytes across a page) the decoder fetches itself. */
-	u8 b[4];
+	struct cr_memo *m = &v->cr_memo;
+	u8 b[sizeof(m->bytes)];
 
 	virt->read_cs(&v->hw);
-	if (gmem_fetch_at_rip(v, b, sizeof(b)) && x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), insn))
+	if (!gmem_fetch_at_rip(v, b, sizeof(b)))
+		return decode_with(v, insn, x86_decode_cr);
+	/* The form's decode depends on the code size and the bytes alone: a kernel's CR3 loads
+	 * repeat one instruction, decoded once. */
+	u8 mode = (u8)x86_ctx_mode(&v->hw.regs);
+	if (m->valid && m->mode == mode && !memcmp(m->bytes, b, sizeof(b))) {
+		*insn = m->insn;
 		return 0;
-	return decode_with(v, insn, x86_decode_cr);
+	}
+	if (!x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), insn))
+		return decode_with(v, insn, x86_decode_cr);
+	*m = (struct cr_memo){ .valid = true, .mode = mode, .insn = *insn };
+	memcpy(m->bytes, b, sizeof(b));
+	return 0;
 }
 
 bool vcpu_skip(struct vcpu *v, const struct vexit *x)

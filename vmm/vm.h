@@ -100,6 +100,14 @@ struct vcpu {
 	 * (not run until it lets go) and whether it is single-stepping it. */
 	bool debug_stop;
 	bool debug_step;
+	/* The last MOV CR vcpu_decode_cr took from the bytes at RIP: its decode, by code size and
+	 * bytes (all it depends on). */
+	struct cr_memo {
+		bool valid;
+		u8 mode;
+		u8 bytes[4];
+		struct x86_insn insn;
+	} cr_memo;
 	/* This exit ran one iteration of a REP string instruction and left RIP on it (more
 	 * remain): with TF that iteration owes its single-step trap, as on the CPU. */
 	bool step_iteration;
