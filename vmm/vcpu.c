@@ -7,7 +7,6 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
-#include "lib/string.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
 #include "vmm/gmem.h"
@@ -97,7 +96,7 @@ int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
 	/* Every kernel's CR3 load is 3 or 4 bytes: read that much at RIP and take the plain form
 	 * straight from it; anything else (or bytes across a page) the decoder fetches itself. */
 	struct cr_memo *m = &v->cr_memo;
-	u8 b[sizeof(m->bytes)];
+	u8 b[4];
 
 	virt->read_cs(&v->hw);
 	if (!gmem_fetch_at_rip(v, b, sizeof(b)))
@@ -105,14 +104,17 @@ int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
 	/* The form's decode depends on the code size and the bytes alone: a kernel's CR3 loads
 	 * repeat one instruction, decoded once. */
 	u8 mode = (u8)x86_ctx_mode(&v->hw.regs);
-	if (m->valid && m->mode == mode && !memcmp(m->bytes, b, sizeof(b))) {
+	u32 code = b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
+	if (m->valid && m->mode == mode && m->code == code) {
 		*insn = m->insn;
 		return 0;
 	}
 	if (!x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), insn))
 		return decode_with(v, insn, x86_decode_cr);
-	*m = (struct cr_memo){ .valid = true, .mode = mode, .insn = *insn };
-	memcpy(m->bytes, b, sizeof(b));
+	m->valid = true;
+	m->mode = mode;
+	m->code = code;
+	m->insn = *insn;
 	return 0;
 }
 
@@ -388,8 +390,10 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 {
 	struct vm *vm = v->vm;
 	struct vexit x;
-	bool ran = false;
+	bool ran = false, locked = false;
 
+	/* The lock taken to handle an exit is kept for the next entry's look at events and the
+	 * root: one round trip per exit. */
 	while (!vm_ended(vm) && !v->yielded && !v->debug_stop &&
 	       __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_ON &&
 	       !__atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE)) {
@@ -403,7 +407,9 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		 * next event, and nobody kicks a vCPU that only computes. */
 		if (ran && now >= slice_end)
 			break;
-		vm_lock(vm);
+		if (!locked)
+			vm_lock(vm);
+		locked = false;
 		/* Each turn starts with a full look (the console's focus, or anything else no
 		 * exit reports, may have moved while the vCPU was away). */
 		if (!ran)
@@ -432,11 +438,13 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		remote_flush_exit_guest(v);
 		lapic_timer_expired();
 		vm_lock(vm);
+		locked = true;
 		if (vm->tdp_on)
 			vcpu_follow_cr3(v);
 		exit_handle(v, &x);
-		vm_unlock(vm);
 	}
+	if (locked)
+		vm_unlock(vm);
 	if (v->dr_active)
 		dr_save(v);
 	v->yielded = false;
