@@ -1,4 +1,5 @@
 /* Memory and string primitives for the freestanding kernel (gcc also emits calls to mem*). */
+#define LIB_STRING_IMPL /* the definitions below, not the builtins */
 #include "lib/string.h"
 
 /*

@@ -14,6 +14,14 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 
+#if !defined(UMBRA_HOST) && !defined(LIB_STRING_IMPL)
+/* The kernel is built with -fno-builtin (its own loops must not turn into calls to
+ * themselves): without these, every 4-byte copy and every clear of a small structure would be
+ * a call. Sizes known at compile time become moves in place; others still call lib/string.c. */
+#define memcpy(...) __builtin_memcpy(__VA_ARGS__)
+#define memset(...) __builtin_memset(__VA_ARGS__)
+#endif
+
 /* The byte that makes the sum of a structure's bytes zero (the ACPI and MP table checksums). */
 static inline u8 checksum8(const void *p, size_t len)
 {
