@@ -72,6 +72,8 @@ void *pagecache_take(struct mmu_pagecache *c, u64 *hpa);
 void pool_free_page(struct mmu_vm *vm, void *va, u64 hpa);
 void vcpu_caches_release(struct mmu_vcpu *vcpu);
 bool vcpu_caches_ready(const struct mmu_vcpu *vcpu);
+/* Every cache at its top-up level: mmu_topup has nothing to do. */
+bool vcpu_caches_full(const struct mmu_vcpu *vcpu);
 
 /* shadow.c: the shadow page cache. */
 struct mmu_page *sp_find_hpa(struct mmu_vm *vm, u64 hpa);

@@ -167,7 +167,8 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 
 	if (!vcpu_caches_ready(vcpu))
 		return MMU_ENOMEM;
-	release_roots(vcpu);
+	if (vcpu->root || vcpu->pae_held)
+		release_roots(vcpu);
 	if (vcpu->base_role.glevels == GLEVELS_LONG) {
 		vcpu_root_key(vcpu, 0, &gfn, &role);
 		sp = sp_get(vcpu, gfn, role, &created);
@@ -290,6 +291,9 @@ int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
 		release_roots(vcpu);
 	if (vcpu->vm->cfg.nocache)
 		mmu_zap_all(vcpu->vm);
+	/* Caches still full (a resync took nothing): mmu_load's top-up would do nothing. */
+	if (vcpu_caches_full(vcpu))
+		return vcpu_load_root(vcpu);
 	return mmu_load(vcpu);
 }
 
