@@ -18,8 +18,10 @@
  */
 void remote_flush_request(struct vcpu *v)
 {
-	/* A vCPU of this CPU is not in guest mode now: this CPU is running Umbra. */
-	if (v->cpu == (u32)this_cpu_index()) {
+	/* A vCPU of this CPU is not in guest mode now: this CPU is running Umbra. (Only vCPU
+	 * context asks, after per-CPU data is loaded: this_cpu_index's early-boot check, an
+	 * RDMSR, is not needed here.) */
+	if (v->cpu == this_cpu()->index) {
 		v->hw.tlb_flush = true;
 		return;
 	}
