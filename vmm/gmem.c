@@ -72,25 +72,26 @@ static int emu_fetch(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsig
 		       fault);
 }
 
-bool gmem_fetch_at_rip(struct vcpu *v, u8 *buf, unsigned n)
+bool gmem_code_at_rip(struct vcpu *v, enum x86_mode mode, u32 *code)
 {
 	const struct x86_emu_ctx *r = &v->hw.regs;
-	enum x86_mode mode = x86_ctx_mode(r);
 	u64 ip = r->rip & x86_mask(mode), linear = ip, gpa;
 	struct x86_fault f;
 
 	if (mode != X86_MODE_64) {
-		if (ip + n - 1 > r->seg[X86_CS].limit)
+		if (ip + 3 > r->seg[X86_CS].limit)
 			return false;
 		linear = (r->seg[X86_CS].base + ip) & 0xffffffffull;
 	}
-	if (piece_len(linear, n) != n || !x86_canonical(r, linear) ||
+	/* The CPU fetched at RIP: in 64-bit mode RIP, and the rest of its page, are canonical. */
+	if (piece_len(linear, 4) != 4 ||
 	    !translate(v, linear, access_bits(r, PFERR_I) | MMU_ACCESS_PEEK, &gpa, &f))
 		return false;
-	const void *src = memslots_ptr(&v->vm->mem, gpa, n);
-	if (src)
-		memcpy(buf, src, n);
-	return src != NULL;
+	const u8 *src = memslots_ptr(&v->vm->mem, gpa, 4);
+	if (!src)
+		return false;
+	*code = src[0] | (u32)src[1] << 8 | (u32)src[2] << 16 | (u32)src[3] << 24;
+	return true;
 }
 
 static int emu_read(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsigned len,

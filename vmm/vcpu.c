@@ -96,19 +96,21 @@ int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
 	/* Every kernel's CR3 load is 3 or 4 bytes: read that much at RIP and take the plain form
 	 * straight from it; anything else (or bytes across a page) the decoder fetches itself. */
 	struct cr_memo *m = &v->cr_memo;
+	u32 code;
 	u8 b[4];
 
 	virt->read_cs(&v->hw);
-	if (!gmem_fetch_at_rip(v, b, sizeof(b)))
+	u8 mode = (u8)x86_ctx_mode(&v->hw.regs);
+	if (!gmem_code_at_rip(v, mode, &code))
 		return decode_with(v, insn, x86_decode_cr);
 	/* The form's decode depends on the code size and the bytes alone: a kernel's CR3 loads
 	 * repeat one instruction, decoded once. */
-	u8 mode = (u8)x86_ctx_mode(&v->hw.regs);
-	u32 code = b[0] | (u32)b[1] << 8 | (u32)b[2] << 16 | (u32)b[3] << 24;
 	if (m->valid && m->mode == mode && m->code == code) {
 		*insn = m->insn;
 		return 0;
 	}
+	for (unsigned i = 0; i < sizeof(b); i++)
+		b[i] = (u8)(code >> (8 * i));
 	if (!x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), insn))
 		return decode_with(v, insn, x86_decode_cr);
 	m->valid = true;
