@@ -285,7 +285,8 @@ int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
 			return MMU_EBADPDPTE;
 		memcpy(vcpu->pdptes, pdptes, sizeof(pdptes));
 	}
-	mmu_sync_all(vcpu);
+	if (!list_empty(&vcpu->vm->unsync_pages))
+		mmu_sync_all(vcpu);
 	vcpu->cr3 = cr3;
 	if (!vcpu->vm->test_keep_root_on_cr3)
 		release_roots(vcpu);

@@ -84,8 +84,11 @@ bool gmem_code_at_rip(struct vcpu *v, enum x86_mode mode, u32 *code)
 		linear = (r->seg[X86_CS].base + ip) & 0xffffffffull;
 	}
 	/* The CPU fetched at RIP: in 64-bit mode RIP, and the rest of its page, are canonical. */
-	if (piece_len(linear, 4) != 4 ||
-	    !translate(v, linear, access_bits(r, PFERR_I) | MMU_ACCESS_PEEK, &gpa, &f))
+	if (piece_len(linear, 4) != 4)
+		return false;
+	u32 access = access_bits(r, PFERR_I) | MMU_ACCESS_PEEK;
+	if ((v->vm->tdp_on || !mmu_shadow_fetch_gpa(&v->mmu, linear, access, &gpa)) &&
+	    !translate(v, linear, access, &gpa, &f))
 		return false;
 	const u8 *src = memslots_ptr(&v->vm->mem, gpa, 4);
 	if (!src)
