@@ -155,8 +155,8 @@ bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_
 	}
 }
 
-/* Builds the root from the caches (topped up by the caller). */
-int vcpu_load_root(struct mmu_vcpu *vcpu)
+/* Builds the root from caches known to hold what a new root may take. */
+static int load_root_from_caches(struct mmu_vcpu *vcpu)
 {
 	struct mmu_vm *vm = vcpu->vm;
 	union mmu_role role;
@@ -165,8 +165,6 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 	unsigned i;
 	u64 gfn;
 
-	if (!vcpu_caches_ready(vcpu))
-		return MMU_ENOMEM;
 	if (vcpu->root || vcpu->pae_held)
 		release_roots(vcpu);
 	if (vcpu->base_role.glevels == GLEVELS_LONG) {
@@ -196,6 +194,14 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 	vcpu->root_valid = true;
 	vm->ops->flush_tlb(vm->ctx, vcpu);
 	return MMU_OK;
+}
+
+/* Builds the root from the caches (topped up by the caller). */
+int vcpu_load_root(struct mmu_vcpu *vcpu)
+{
+	if (!vcpu_caches_ready(vcpu))
+		return MMU_ENOMEM;
+	return load_root_from_caches(vcpu);
 }
 
 int mmu_load(struct mmu_vcpu *vcpu)
@@ -294,7 +300,7 @@ int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
 		mmu_zap_all(vcpu->vm);
 	/* Caches still full (a resync took nothing): mmu_load's top-up would do nothing. */
 	if (vcpu_caches_full(vcpu))
-		return vcpu_load_root(vcpu);
+		return load_root_from_caches(vcpu);
 	return mmu_load(vcpu);
 }
 

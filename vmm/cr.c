@@ -165,8 +165,10 @@ bool vcpu_set_cr3(struct vcpu *v, u64 val)
 	}
 	if (!(r->efer & EFER_LMA))
 		val &= 0xffffffffull;
-	if (!context_ok(v, mmu_context(v, r->cr0, r->cr4, r->efer, val, true),
-			"out of memory on a CR3 load"))
+	/* Under shadow paging no PDPTE A bit needs hiding (mmu_context): straight to the MMU. */
+	int ret = v->vm->tdp_on ? mmu_context(v, r->cr0, r->cr4, r->efer, val, true)
+				: mmu_new_cr3(&v->mmu, val);
+	if (!context_ok(v, ret, "out of memory on a CR3 load"))
 		return false;
 	r->cr3 = val;
 	if (v->vm->tdp_on)
