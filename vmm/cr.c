@@ -212,31 +212,32 @@ static u64 read_cr(struct vcpu *v, unsigned cr)
 
 void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 {
-	struct x86_insn insn;
+	struct x86_insn buf;
+	const struct x86_insn *in = &buf;
 	struct x86_emu_result res;
 	u64 val;
 	bool ok = true;
 
 	if (x->cr_mov) {
 		virt->read_cs(&v->hw); /* the mode: the operand's width, RIP's wrap-around */
-		x86_insn_mov_cr(&v->hw.regs, x->cr_write, x->cr, x->cr_gpr, (u8)x->insn_len, &insn);
-	} else if (vcpu_decode_cr(v, &insn) < 0) {
+		x86_insn_mov_cr(&v->hw.regs, x->cr_write, x->cr, x->cr_gpr, (u8)x->insn_len, &buf);
+	} else if (!(in = vcpu_decode_cr(v, &buf))) {
 		return;
 	}
 	struct x86_emu_ctx *r = &v->hw.regs;
-	unsigned width = insn.mode == X86_MODE_64 ? 8 : 4;
+	unsigned width = in->mode == X86_MODE_64 ? 8 : 4;
 
 	/* CR8 exists in 64-bit mode only (CPUID announces no AMD legacy alias): it is the local
 	 * APIC's TPR, intercepted on both vendors so the two never disagree. */
-	if ((insn.kind == X86_K_MOV_TO_CR || insn.kind == X86_K_MOV_FROM_CR) && insn.cr == 8 &&
-	    insn.mode != X86_MODE_64) {
+	if ((in->kind == X86_K_MOV_TO_CR || in->kind == X86_K_MOV_FROM_CR) && in->cr == 8 &&
+	    in->mode != X86_MODE_64) {
 		vcpu_inject_ud(v);
 		return;
 	}
-	switch (insn.kind) {
+	switch (in->kind) {
 	case X86_K_MOV_TO_CR:
-		val = x86_get_reg(r, insn.gpr, width, false);
-		if (insn.cr == 8) {
+		val = x86_get_reg(r, in->gpr, width, false);
+		if (in->cr == 8) {
 			ok = !(val >> 4); /* bits 63:4 are reserved */
 			if (ok) {
 				vlapic_set_cr8(&v->vlapic, val);
@@ -244,27 +245,27 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 			}
 			else
 				vcpu_inject_gp(v);
-		} else if (insn.cr == 0)
+		} else if (in->cr == 0)
 			ok = vcpu_set_cr0(v, val);
-		else if (insn.cr == 3)
+		else if (in->cr == 3)
 			ok = vcpu_set_cr3(v, val);
-		else if (insn.cr == 4)
+		else if (in->cr == 4)
 			ok = vcpu_set_cr4(v, val);
 		else
 			ok = false, vcpu_inject_ud(v);
 		break;
 	case X86_K_MOV_FROM_CR:
-		if ((insn.cr > 4 && insn.cr != 8) || insn.cr == 1) {
+		if ((in->cr > 4 && in->cr != 8) || in->cr == 1) {
 			vcpu_inject_ud(v);
 			return;
 		}
-		x86_set_reg(r, insn.gpr, width, false, read_cr(v, insn.cr));
+		x86_set_reg(r, in->gpr, width, false, read_cr(v, in->cr));
 		break;
 	case X86_K_CLTS:
 		ok = vcpu_set_cr0(v, r->cr0 & ~(u64)CR0_TS);
 		break;
 	case X86_K_LMSW:
-		if (x86_read_rm(r, &gmem_emu_ops, &insn, 2, &val, &res) != X86_EMU_OK) {
+		if (x86_read_rm(r, &gmem_emu_ops, in, 2, &val, &res) != X86_EMU_OK) {
 			if (res.status == X86_EMU_FAULT)
 				vcpu_inject_fault(v, &res.fault);
 			return;
@@ -275,7 +276,7 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 	case X86_K_SMSW:
 		/* Any CPL may run it (no UMIP here): 16 bits to memory, the operand size to a
 		 * register. SVM's CR0 read intercept catches it. */
-		if (x86_write_rm(r, &gmem_emu_ops, &insn, insn.has_mem ? 2 : insn.opsize,
+		if (x86_write_rm(r, &gmem_emu_ops, in, in->has_mem ? 2 : in->opsize,
 				 r->cr0, &res) != X86_EMU_OK) {
 			if (res.status == X86_EMU_FAULT)
 				vcpu_inject_fault(v, &res.fault);
@@ -288,5 +289,5 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 		return;
 	}
 	if (ok)
-		r->rip = x86_next_rip(r, &insn);
+		r->rip = x86_next_rip(r, in);
 }

@@ -91,7 +91,7 @@ int vcpu_decode(struct vcpu *v, struct x86_insn *insn)
 	return decode_with(v, insn, x86_decode);
 }
 
-int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
+const struct x86_insn *vcpu_decode_cr(struct vcpu *v, struct x86_insn *buf)
 {
 	/* Every kernel's CR3 load is 3 or 4 bytes: read that much at RIP and take the plain form
 	 * straight from it; anything else (or bytes across a page) the decoder fetches itself. */
@@ -102,22 +102,21 @@ int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn)
 	virt->read_cs(&v->hw);
 	u8 mode = (u8)x86_ctx_mode(&v->hw.regs);
 	if (!gmem_code_at_rip(v, mode, &code))
-		return decode_with(v, insn, x86_decode_cr);
+		return decode_with(v, buf, x86_decode_cr) < 0 ? NULL : buf;
 	/* The form's decode depends on the code size and the bytes alone: a kernel's CR3 loads
 	 * repeat one instruction, decoded once. */
-	if (m->valid && m->mode == mode && m->code == code) {
-		*insn = m->insn;
-		return 0;
-	}
+	if (m->valid && m->mode == mode && m->code == code)
+		return &m->insn;
 	for (unsigned i = 0; i < sizeof(b); i++)
 		b[i] = (u8)(code >> (8 * i));
-	if (!x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), insn))
-		return decode_with(v, insn, x86_decode_cr);
+	if (!x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), &m->insn)) {
+		m->valid = false;
+		return decode_with(v, buf, x86_decode_cr) < 0 ? NULL : buf;
+	}
 	m->valid = true;
 	m->mode = mode;
 	m->code = code;
-	m->insn = *insn;
-	return 0;
+	return &m->insn;
 }
 
 bool vcpu_skip(struct vcpu *v, const struct vexit *x)

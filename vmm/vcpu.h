@@ -16,8 +16,9 @@ static inline void vcpu_inject_ud(struct vcpu *v) { vcpu_inject(v, VEC_UD, false
 /* Decodes the instruction at RIP (segments read first). 0, or <0 after injecting a fetch fault
  * (-1) or when it cannot be decoded (-2). */
 int vcpu_decode(struct vcpu *v, struct x86_insn *insn);
-/* The same at a CR access exit: MOV CR's common form skips the general decoder. */
-int vcpu_decode_cr(struct vcpu *v, struct x86_insn *insn);
+/* The same at a CR access exit: MOV CR's common form skips the general decoder. The decoded
+ * instruction (in buf, or kept by the vCPU for the next time), or NULL as vcpu_decode's <0. */
+const struct x86_insn *vcpu_decode_cr(struct vcpu *v, struct x86_insn *buf);
 
 /* Guest writes to CR0/CR3/CR4/EFER: validate (#GP on a bad value), update the guest's view
  * and the MMU context. Return false after injecting #GP. */
