@@ -155,12 +155,6 @@ bool vcpu_caches_ready(const struct mmu_vcpu *vcpu)
 	       vcpu->parent_descs.n >= FAULT_PARENT_DESCS && vcpu->rmap_descs.n >= FAULT_RMAP_DESCS;
 }
 
-bool vcpu_caches_full(const struct mmu_vcpu *vcpu)
-{
-	return vcpu->pages.n == MMU_CACHE_PAGES && vcpu->sps.n == MMU_CACHE_OBJS &&
-	       vcpu->parent_descs.n == MMU_CACHE_OBJS && vcpu->rmap_descs.n == MMU_CACHE_OBJS;
-}
-
 int mmu_topup(struct mmu_vcpu *vcpu)
 {
 	struct mmu_vm *vm = vcpu->vm;

@@ -73,7 +73,11 @@ void pool_free_page(struct mmu_vm *vm, void *va, u64 hpa);
 void vcpu_caches_release(struct mmu_vcpu *vcpu);
 bool vcpu_caches_ready(const struct mmu_vcpu *vcpu);
 /* Every cache at its top-up level: mmu_topup has nothing to do. */
-bool vcpu_caches_full(const struct mmu_vcpu *vcpu);
+static inline bool vcpu_caches_full(const struct mmu_vcpu *vcpu)
+{
+	return vcpu->pages.n == MMU_CACHE_PAGES && vcpu->sps.n == MMU_CACHE_OBJS &&
+	       vcpu->parent_descs.n == MMU_CACHE_OBJS && vcpu->rmap_descs.n == MMU_CACHE_OBJS;
+}
 
 /* shadow.c: the shadow page cache. */
 struct mmu_page *sp_find_hpa(struct mmu_vm *vm, u64 hpa);

@@ -76,7 +76,7 @@ int mmu_vcpu_init(struct mmu_vcpu *vcpu, struct mmu_vm *vm)
 	return MMU_OK;
 }
 
-static void release_roots(struct mmu_vcpu *vcpu)
+static inline void release_roots(struct mmu_vcpu *vcpu)
 {
 	struct mmu_vm *vm = vcpu->vm;
 	unsigned i;

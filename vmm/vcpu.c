@@ -392,6 +392,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	struct vm *vm = v->vm;
 	struct vexit x;
 	bool ran = false, locked = false;
+	u64 turn_end = deadline_min(slice_end, vm->end_tsc);
 
 	/* The lock taken to handle an exit is kept for the next entry's look at events and the
 	 * root: one round trip per exit. */
@@ -419,7 +420,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		if (ok)
 			ok = vm->tdp_on || load_root(v);
 		/* The guest exits by the end of its slice or budget, or when a device needs it. */
-		v->hw.exit_deadline = deadline_min(deadline_min(slice_end, vm->end_tsc), v->events_due);
+		v->hw.exit_deadline = deadline_min(turn_end, v->events_due);
 		vm_unlock(vm);
 		if (!ok)
 			break;
