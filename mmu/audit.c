@@ -528,18 +528,14 @@ static void audit_list(struct mmu_vm *vm, struct mmu_page *sp)
 	}
 }
 
-void audit_mark_page(struct mmu_vm *vm, struct mmu_page *sp)
+void audit_track_page(struct mmu_vm *vm, struct mmu_page *sp)
 {
-	if (!vm->audit_track)
-		return;
 	sp->audit_page = true;
 	audit_list(vm, sp);
 }
 
-void audit_mark_entry(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
+void audit_track_entry(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 {
-	if (!vm->audit_track)
-		return;
 	sp->audit_entries[idx / 64] |= BIT(idx % 64);
 	audit_list(vm, sp);
 }

@@ -111,10 +111,20 @@ static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)
 static inline bool frame_may_map_writable(const struct mmu_frame *f) { return !f->shadowed || f->unsync; }
 
 /* audit.c: change tracking for mmu_audit_incremental. Every change of shadow state calls one
- * of these (each is a no-op until tracking is on). */
-void audit_mark_entry(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
+ * of these (each is a no-op until tracking is on; the two commonest check that inline). */
+void audit_track_entry(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
+void audit_track_page(struct mmu_vm *vm, struct mmu_page *sp);
+static inline void audit_mark_entry(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
+{
+	if (vm->audit_track)
+		audit_track_entry(vm, sp, idx);
+}
+static inline void audit_mark_page(struct mmu_vm *vm, struct mmu_page *sp)
+{
+	if (vm->audit_track)
+		audit_track_page(vm, sp);
+}
 void audit_mark_sptep(struct mmu_vm *vm, const u64 *sptep);
-void audit_mark_page(struct mmu_vm *vm, struct mmu_page *sp);
 void audit_mark_frame(struct mmu_vm *vm, u64 gfn);
 void audit_mark_guest_write(struct mmu_vm *vm, u64 gpa, unsigned len);
 void audit_forget_page(struct mmu_vm *vm, struct mmu_page *sp);
