@@ -149,7 +149,31 @@ bool mmu_walk(struct mmu_vcpu *vcpu, u64 gva, u32 access, struct mmu_walk *w);
 
 /* mmu.c: vCPU root handling. */
 int vcpu_load_root(struct mmu_vcpu *vcpu);
-bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role);
+/* The root's key for the vCPU's CR3 and mode: the 4-level page, or the PAE root's slot i (which
+ * shadow page directory it holds, if any). */
+static inline bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role)
+{
+	*role = vcpu->base_role;
+	role->level = 2;
+	role->access = ACC_ALL;
+	switch (role->glevels) {
+	case GLEVELS_LONG:
+		role->level = 4;
+		*gfn = (vcpu->cr3 & PTE_ADDR) >> PAGE_SHIFT;
+		return true;
+	case GLEVELS_OFF:
+		role->direct = 1;
+		*gfn = (u64)i << 18;
+		return true;
+	case GLEVELS_32:
+		role->quadrant = i;
+		*gfn = (vcpu->cr3 & 0xfffff000ull) >> PAGE_SHIFT;
+		return true;
+	default:
+		*gfn = (vcpu->pdptes[i] & PTE_ADDR) >> PAGE_SHIFT;
+		return vcpu->pdptes[i] & PTE_P;
+	}
+}
 struct mmu_page *vcpu_top_sp(const struct mmu_vcpu *vcpu, u64 gva);
 static inline unsigned spt_index(u64 gva, unsigned level) { return (gva >> (PAGE_SHIFT + 9 * (level - 1))) & 511; }
 void vcpu_request_reload(struct mmu_vcpu *vcpu);

@@ -129,31 +129,6 @@ void vcpu_request_reload(struct mmu_vcpu *vcpu)
 	vcpu->vm->ops->flush_tlb(vcpu->vm->ctx, vcpu);
 }
 
-/* The root's key for the vCPU's CR3 and mode: the 4-level page, or the PAE root's slot i (which
- * shadow page directory it holds, if any). */
-bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role)
-{
-	*role = vcpu->base_role;
-	role->level = 2;
-	role->access = ACC_ALL;
-	switch (role->glevels) {
-	case GLEVELS_LONG:
-		role->level = 4;
-		*gfn = (vcpu->cr3 & PTE_ADDR) >> PAGE_SHIFT;
-		return true;
-	case GLEVELS_OFF:
-		role->direct = 1;
-		*gfn = (u64)i << 18;
-		return true;
-	case GLEVELS_32:
-		role->quadrant = i;
-		*gfn = (vcpu->cr3 & 0xfffff000ull) >> PAGE_SHIFT;
-		return true;
-	default:
-		*gfn = (vcpu->pdptes[i] & PTE_ADDR) >> PAGE_SHIFT;
-		return vcpu->pdptes[i] & PTE_P;
-	}
-}
 
 /* Builds the root from caches known to hold what a new root may take. */
 static int load_root_from_caches(struct mmu_vcpu *vcpu)
@@ -362,32 +337,27 @@ static bool shadow_fetch_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, 
 }
 
 /* The shadow page below the root for gva, as the root's entry names it (0: none). */
-static u64 memo_l3(const struct mmu_page *root, u64 gva)
+static inline u64 memo_l3(const struct mmu_page *root, u64 gva)
 {
 	u64 e = root->spt[spt_index(gva, 4)];
 
 	return (e & PTE_P) && !(e & PTE_PS) ? e & PTE_ADDR : 0;
 }
 
-static bool memo_in_force(const struct mmu_vcpu *vcpu, const struct mmu_page *root, u64 page)
+static inline bool memo_in_force(const struct mmu_vcpu *vcpu, const struct mmu_page *root,
+				 u64 page)
 {
 	return vcpu->fetch_memo.valid && vcpu->fetch_memo.gva_page == page &&
 	       vcpu->fetch_memo.gen == vcpu->vm->spte_gen &&
 	       memo_l3(root, page) == vcpu->fetch_memo.l3_hpa;
 }
 
-bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
+/* A memo miss: the walk, remembered when it finds something. */
+static __attribute__((noinline)) bool fetch_and_remember(struct mmu_vcpu *vcpu, struct mmu_page *sp,
+							 u64 gva, bool user, u64 *gpa)
 {
-	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
-	bool user = access & PFERR_U;
 	u64 page = gva & ~(u64)(PAGE_SIZE - 1);
 
-	if (!sp || sp->invalid || sp->role.level != 4)
-		return false;
-	if (memo_in_force(vcpu, sp, page) && vcpu->fetch_memo.user == user) {
-		*gpa = vcpu->fetch_memo.gpa_page | (gva & (PAGE_SIZE - 1));
-		return true;
-	}
 	if (!shadow_fetch_walk(vcpu, sp, gva, user, gpa))
 		return false;
 	vcpu->fetch_memo.valid = true;
@@ -397,6 +367,20 @@ bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
 	vcpu->fetch_memo.gpa_page = *gpa & ~(u64)(PAGE_SIZE - 1);
 	vcpu->fetch_memo.user = user;
 	return true;
+}
+
+bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
+{
+	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
+	bool user = access & PFERR_U;
+
+	if (!sp || sp->invalid || sp->role.level != 4)
+		return false;
+	if (memo_in_force(vcpu, sp, gva & ~(u64)(PAGE_SIZE - 1)) && vcpu->fetch_memo.user == user) {
+		*gpa = vcpu->fetch_memo.gpa_page | (gva & (PAGE_SIZE - 1));
+		return true;
+	}
+	return fetch_and_remember(vcpu, sp, gva, user, gpa);
 }
 
 bool mmu_fetch_memo_ok(const struct mmu_vcpu *vcpu, u64 *gva, u64 *memo_gpa, u64 *shadow_gpa)

@@ -70,6 +70,22 @@ static void end_sites(struct bootprof *b, enum boot_phase p)
 	memset(b->sites, 0, sizeof(b->sites));
 }
 
+/* The first exit, or milestones passed: rare, kept out of the per-exit path. */
+static __attribute__((noinline)) void advance(struct vcpu *v, enum boot_phase now)
+{
+	struct bootprof *b = &v->boot;
+	u64 tsc = rdtsc();
+
+	if (!b->start_tsc)
+		b->start_tsc = tsc;
+	/* Milestones passed between two exits end their phases together. */
+	for (; b->phase < now; b->phase++) {
+		b->end_tsc[b->phase] = tsc;
+		memcpy(b->exits[b->phase], v->exits, sizeof(v->exits));
+		end_sites(b, b->phase);
+	}
+}
+
 void bootprof_exit(struct vcpu *v, const struct vexit *x)
 {
 	struct bootprof *b = &v->boot;
@@ -79,18 +95,12 @@ void bootprof_exit(struct vcpu *v, const struct vexit *x)
 	enum boot_phase now = reached(&v->hw.regs);
 
 	if (!b->start_tsc || b->phase < now) {
-		u64 tsc = rdtsc();
-		if (!b->start_tsc)
-			b->start_tsc = tsc;
-		/* Milestones passed between two exits end their phases together. */
-		for (; b->phase < now; b->phase++) {
-			b->end_tsc[b->phase] = tsc;
-			memcpy(b->exits[b->phase], v->exits, sizeof(v->exits));
-			end_sites(b, b->phase);
-		}
+		advance(v, now);
+		if (b->phase == BOOT_USER)
+			return;
 	}
 	u64 key = site_of(v, x);
-	if (key && b->phase != BOOT_USER)
+	if (key)
 		count_site(b, key);
 }
 
