@@ -295,6 +295,9 @@ static void count_roots(struct audit *a)
 		}
 		if (v->root_valid && v->root && v->root->invalid)
 			FAIL(a, "vcpu runs on a zapped root");
+		if (v->root_valid && v->root_hpa != (v->root ? v->root->hpa : v->pae_root_hpa))
+			FAIL(a, "vcpu's root_hpa %llx is not its root's page",
+			     (unsigned long long)v->root_hpa);
 		u64 gva, memo_gpa, shadow_gpa;
 		if (!mmu_fetch_memo_ok(v, &gva, &memo_gpa, &shadow_gpa))
 			FAIL(a, "vcpu's fetch memo maps %llx to %llx, the shadow to %llx",

@@ -166,6 +166,7 @@ static int load_root_from_caches(struct mmu_vcpu *vcpu)
 		vm->stats.root_misses++;
 	else
 		vm->stats.root_hits++;
+	vcpu->root_hpa = vcpu->root ? vcpu->root->hpa : vcpu->pae_root_hpa;
 	vcpu->root_valid = true;
 	vm->ops->flush_tlb(vm->ctx, vcpu);
 	return MMU_OK;
@@ -192,16 +193,6 @@ int mmu_load(struct mmu_vcpu *vcpu)
 	return vcpu_load_root(vcpu);
 }
 
-u64 mmu_root_hpa(const struct mmu_vcpu *vcpu)
-{
-	ASSERT(vcpu->root_valid);
-	return vcpu->root ? vcpu->root->hpa : vcpu->pae_root_hpa;
-}
-
-bool mmu_root_is_pae(const struct mmu_vcpu *vcpu)
-{
-	return vcpu->base_role.glevels != GLEVELS_LONG;
-}
 
 struct mmu_page *vcpu_top_sp(const struct mmu_vcpu *vcpu, u64 gva)
 {

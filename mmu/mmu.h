@@ -151,6 +151,7 @@ struct mmu_vcpu {
 	struct mmu_page *root;
 	struct mmu_page *pae_sp[4];
 	bool pae_held;			/* pae_sp/pae_root may hold something: release looks */
+	u64 root_hpa;			/* while root_valid: root's page, or pae_root_hpa */
 	u64 *pae_root;
 	u64 pae_root_hpa;
 	/* Objects the fault path may consume, filled by mmu_topup. */
@@ -207,8 +208,14 @@ int mmu_topup(struct mmu_vcpu *vcpu);
 /* Make the root valid (after a CR3 load or a zapped root); tops up first. */
 int mmu_load(struct mmu_vcpu *vcpu);
 /* What the backend loads as the real CR3 (valid after mmu_load), and its format. */
-u64 mmu_root_hpa(const struct mmu_vcpu *vcpu);
-bool mmu_root_is_pae(const struct mmu_vcpu *vcpu);
+static inline u64 mmu_root_hpa(const struct mmu_vcpu *vcpu)
+{
+	return vcpu->root_hpa;
+}
+static inline bool mmu_root_is_pae(const struct mmu_vcpu *vcpu)
+{
+	return vcpu->base_role.glevels != GLEVELS_LONG;
+}
 
 /* A #PF exit at gva with the hardware error code (| MMU_ACCESS_AC). Call mmu_topup first.
  * Returns MMU_OK with *out filled, or MMU_ENOMEM if the caches were not topped up. */

@@ -67,17 +67,6 @@ struct dec {
 	bool mov_cr;   /* a CR access exit: try MOV CR's common form first */
 };
 
-enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx)
-{
-	u16 cs = ctx->seg[X86_CS].attr;
-
-	if (!(ctx->cr0 & CR0_PE) || (ctx->rflags & RFLAGS_VM))
-		return X86_MODE_16;
-	if ((ctx->efer & EFER_LMA) && (cs & X86_SEG_L))
-		return X86_MODE_64;
-	return (cs & X86_SEG_DB) ? X86_MODE_32 : X86_MODE_16;
-}
-
 static void set_fault(struct x86_fault *f, u8 vector, bool has_error, u32 error, u64 addr)
 {
 	f->vector = vector;

@@ -176,7 +176,16 @@ static inline u64 x86_mask(unsigned bytes)
 }
 
 /* The code size the CPU uses for ctx (real and virtual-8086 mode give X86_MODE_16). */
-enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx);
+static inline enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx)
+{
+	u16 cs = ctx->seg[X86_CS].attr;
+
+	if (!(ctx->cr0 & CR0_PE) || (ctx->rflags & RFLAGS_VM))
+		return X86_MODE_16;
+	if ((ctx->efer & EFER_LMA) && (cs & X86_SEG_L))
+		return X86_MODE_64;
+	return (cs & X86_SEG_DB) ? X86_MODE_32 : X86_MODE_16;
+}
 
 /* Decodes the instruction at CS:RIP, fetching through ops->fetch. */
 int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
