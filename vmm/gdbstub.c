@@ -183,6 +183,15 @@ static bool in_layout(const struct gdb_reg *r)
 	return r->modes & (gdb.lm ? M64 : M32);
 }
 
+/* A little-endian field of the FXSAVE image. */
+static u64 fpu_le(const u8 *p, unsigned n)
+{
+	u64 val = 0;
+	for (unsigned i = 0; i < n; i++)
+		val |= (u64)p[i] << (8 * i);
+	return val;
+}
+
 /* Fills buf (little endian, 16 bytes at most) with the register's value. */
 static void reg_read(struct vcpu *v, const struct gdb_reg *r, u8 *buf)
 {
@@ -201,8 +210,8 @@ static void reg_read(struct vcpu *v, const struct gdb_reg *r, u8 *buf)
 	case S_EFER: val = c->efer; break;
 	case S_ST: memcpy(buf, v->fpu + 32 + 16 * r->idx, 10); return;
 	case S_XMM: memcpy(buf, v->fpu + 160 + 16 * r->idx, 16); return;
-	case S_FX16: memcpy(&val, v->fpu + r->idx, 2); break;
-	case S_FX32: memcpy(&val, v->fpu + r->idx, 4); break;
+	case S_FX16: val = fpu_le(v->fpu + r->idx, 2); break;
+	case S_FX32: val = fpu_le(v->fpu + r->idx, 4); break;
 	case S_FTAG: {
 		/* The full tag word from FXSAVE's abridged one: empty (3) or valid (0). */
 		u8 abridged = v->fpu[r->idx];
