@@ -180,17 +180,24 @@ int vcpu_load_root(struct mmu_vcpu *vcpu)
 	return load_root_from_caches(vcpu);
 }
 
-int mmu_load(struct mmu_vcpu *vcpu)
+/* mmu_load, inline for the CR3 load. */
+static inline int root_load(struct mmu_vcpu *vcpu)
 {
 	if (vcpu->root_valid)
 		return MMU_OK;
-	/* Our own old roots may be all that is left to reclaim. */
-	if (mmu_topup(vcpu)) {
+	/* Full caches (a CR3 load after a resync that took nothing) need no top-up. Our own old
+	 * roots may be all that is left to reclaim. A top-up that succeeds leaves them ready. */
+	if (!vcpu_caches_full(vcpu) && mmu_topup(vcpu)) {
 		release_roots(vcpu);
 		if (mmu_topup(vcpu))
 			return MMU_ENOMEM;
 	}
-	return vcpu_load_root(vcpu);
+	return load_root_from_caches(vcpu);
+}
+
+int mmu_load(struct mmu_vcpu *vcpu)
+{
+	return root_load(vcpu);
 }
 
 
@@ -264,10 +271,7 @@ int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
 		release_roots(vcpu);
 	if (vcpu->vm->cfg.nocache)
 		mmu_zap_all(vcpu->vm);
-	/* Caches still full (a resync took nothing): mmu_load's top-up would do nothing. */
-	if (vcpu_caches_full(vcpu))
-		return load_root_from_caches(vcpu);
-	return mmu_load(vcpu);
+	return root_load(vcpu);
 }
 
 void mmu_invlpg(struct mmu_vcpu *vcpu, u64 gva)

@@ -17,7 +17,7 @@ static unsigned pdpte_a_hide(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3
 {
 	unsigned hidden = 0;
 
-	if (!v->vm->tdp_on || !(cr0 & CR0_PG) || !(cr4 & CR4_PAE) || (efer & EFER_LMA))
+	if (!(cr0 & CR0_PG) || !(cr4 & CR4_PAE) || (efer & EFER_LMA))
 		return 0;
 	*e = memslots_ptr(&v->vm->mem, cr3 & 0xffffffe0ull, 32);
 	for (unsigned i = 0; *e && i < 4; i++)
@@ -35,14 +35,29 @@ static void pdpte_a_restore(u64 *e, unsigned hidden)
 			e[i] |= PTE_A;
 }
 
-static int mmu_context(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool new_cr3)
+static int mmu_apply(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool new_cr3)
+{
+	return new_cr3 ? mmu_new_cr3(&v->mmu, cr3) : mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
+}
+
+/* Nested paging's context change, with the PDPTEs' A bits hidden around it (out of line: the
+ * shadow-paging CR3 load below stays short). */
+static __attribute__((noinline)) int mmu_context_hiding(struct vcpu *v, u64 cr0, u64 cr4,
+							u64 efer, u64 cr3, bool new_cr3)
 {
 	u64 *e = NULL;
 	unsigned hidden = pdpte_a_hide(v, cr0, cr4, efer, cr3, &e);
-	int r = new_cr3 ? mmu_new_cr3(&v->mmu, cr3) : mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
+	int r = mmu_apply(v, cr0, cr4, efer, cr3, new_cr3);
 	if (hidden)
 		pdpte_a_restore(e, hidden);
 	return r;
+}
+
+static inline int mmu_context(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool new_cr3)
+{
+	if (v->vm->tdp_on)
+		return mmu_context_hiding(v, cr0, cr4, efer, cr3, new_cr3);
+	return mmu_apply(v, cr0, cr4, efer, cr3, new_cr3);
 }
 
 /* A backend that cannot run what the guest asked ends the guest, with its reason. */
@@ -165,10 +180,8 @@ bool vcpu_set_cr3(struct vcpu *v, u64 val)
 	}
 	if (!(r->efer & EFER_LMA))
 		val &= 0xffffffffull;
-	/* Under shadow paging no PDPTE A bit needs hiding (mmu_context): straight to the MMU. */
-	int ret = v->vm->tdp_on ? mmu_context(v, r->cr0, r->cr4, r->efer, val, true)
-				: mmu_new_cr3(&v->mmu, val);
-	if (!context_ok(v, ret, "out of memory on a CR3 load"))
+	if (!context_ok(v, mmu_context(v, r->cr0, r->cr4, r->efer, val, true),
+			"out of memory on a CR3 load"))
 		return false;
 	r->cr3 = val;
 	if (v->vm->tdp_on)

@@ -16,7 +16,8 @@ static u32 access_bits(const struct x86_emu_ctx *ctx, u32 base)
 }
 
 /* Translates one piece that does not cross a page; fills *fault as a #PF on failure. */
-static bool translate(struct vcpu *v, u64 linear, u32 access, u64 *gpa, struct x86_fault *fault)
+static inline bool translate(struct vcpu *v, u64 linear, u32 access, u64 *gpa,
+			     struct x86_fault *fault)
 {
 	u32 ec;
 	/* A fetch reads what the CPU ran: through the shadow entry it used, where there is one
@@ -72,7 +73,7 @@ static int emu_fetch(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsig
 		       fault);
 }
 
-bool gmem_code_at_rip(struct vcpu *v, enum x86_mode mode, u32 *code)
+bool gmem_code_at_rip(struct vcpu *v, enum x86_mode mode, u8 code[4])
 {
 	const struct x86_emu_ctx *r = &v->hw.regs;
 	u64 ip = r->rip & x86_mask(mode), linear = ip, gpa;
@@ -86,15 +87,12 @@ bool gmem_code_at_rip(struct vcpu *v, enum x86_mode mode, u32 *code)
 	/* The CPU fetched at RIP: in 64-bit mode RIP, and the rest of its page, are canonical. */
 	if (piece_len(linear, 4) != 4)
 		return false;
-	u32 access = access_bits(r, PFERR_I) | MMU_ACCESS_PEEK;
-	if ((v->vm->tdp_on || !mmu_shadow_fetch_gpa(&v->mmu, linear, access, &gpa)) &&
-	    !translate(v, linear, access, &gpa, &f))
+	if (!translate(v, linear, access_bits(r, PFERR_I) | MMU_ACCESS_PEEK, &gpa, &f))
 		return false;
-	const u8 *src = memslots_ptr(&v->vm->mem, gpa, 4);
-	if (!src)
-		return false;
-	*code = src[0] | (u32)src[1] << 8 | (u32)src[2] << 16 | (u32)src[3] << 24;
-	return true;
+	const void *src = memslots_ptr(&v->vm->mem, gpa, 4);
+	if (src)
+		memcpy(code, src, 4);
+	return src != NULL;
 }
 
 static int emu_read(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsigned len,

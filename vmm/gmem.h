@@ -15,10 +15,10 @@ extern const struct x86_emu_ops gmem_emu_ops;
 int gmem_read_virt(struct vcpu *v, u64 gva, void *buf, u64 len, bool user);
 int gmem_write_virt(struct vcpu *v, u64 gva, const void *buf, u64 len, bool user);
 
-/* The 4 bytes at CS:RIP (code size mode), read as the CPU fetched them, as one little-endian
- * word, if they are RAM on one page within CS's limit (true); false otherwise, faults
- * included: the caller then decodes the slow way, which reports them. */
-bool gmem_code_at_rip(struct vcpu *v, enum x86_mode mode, u32 *code);
+/* The 4 bytes at CS:RIP (code size mode), read as the CPU fetched them, if they are RAM on one
+ * page within CS's limit (true); false otherwise, faults included: the caller then decodes the
+ * slow way, which reports them. */
+bool gmem_code_at_rip(struct vcpu *v, enum x86_mode mode, u8 code[4]);
 
 /* The debugger's view (gdb stub, monitor): RAM mapped at gva, read or written regardless of the
  * page's rights; 0, or -1 if any byte is unmapped or not RAM (nothing is then written). */

@@ -7,6 +7,7 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
 #include "vmm/gmem.h"
@@ -96,19 +97,18 @@ const struct x86_insn *vcpu_decode_cr(struct vcpu *v, struct x86_insn *buf)
 	/* Every kernel's CR3 load is 3 or 4 bytes: read that much at RIP and take the plain form
 	 * straight from it; anything else (or bytes across a page) the decoder fetches itself. */
 	struct cr_memo *m = &v->cr_memo;
-	u32 code;
 	u8 b[4];
+	u32 code;
 
 	virt->read_cs(&v->hw);
 	u8 mode = (u8)x86_ctx_mode(&v->hw.regs);
-	if (!gmem_code_at_rip(v, mode, &code))
+	if (!gmem_code_at_rip(v, mode, b))
 		return decode_with(v, buf, x86_decode_cr) < 0 ? NULL : buf;
 	/* The form's decode depends on the code size and the bytes alone: a kernel's CR3 loads
 	 * repeat one instruction, decoded once. */
+	memcpy(&code, b, sizeof(code));
 	if (m->valid && m->mode == mode && m->code == code)
 		return &m->insn;
-	for (unsigned i = 0; i < sizeof(b); i++)
-		b[i] = (u8)(code >> (8 * i));
 	if (!x86_decode_mov_cr_bytes(&v->hw.regs, b, sizeof(b), &m->insn)) {
 		m->valid = false;
 		return decode_with(v, buf, x86_decode_cr) < 0 ? NULL : buf;
@@ -171,14 +171,15 @@ static bool load_root(struct vcpu *v)
 	}
 	u64 root = mmu_root_hpa(&v->mmu);
 	bool pae = mmu_root_is_pae(&v->mmu);
-	if (root != v->hw.root_hpa && pae == v->hw.root_pae) {
-		v->hw.root_hpa = root;
-		return vcpu_set_root(v);
-	}
 	if (pae != v->hw.root_pae) {
 		v->hw.root_hpa = root;
 		v->hw.root_pae = pae;
 		vcpu_update_paging(v);
+		return true;
+	}
+	if (root != v->hw.root_hpa) {
+		v->hw.root_hpa = root;
+		return vcpu_set_root(v); /* a cached CR3 load: the root alone */
 	}
 	return true;
 }

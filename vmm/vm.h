@@ -105,7 +105,7 @@ struct vcpu {
 	struct cr_memo {
 		bool valid;
 		u8 mode;
-		u32 code;         /* its 4 bytes, the first lowest */
+		u32 code;         /* its 4 bytes, as one word */
 		struct x86_insn insn;
 	} cr_memo;
 	/* This exit ran one iteration of a REP string instruction and left RIP on it (more

@@ -552,16 +552,8 @@ static void decode(struct dec *d)
 		fail(d, X86_DEC_FAULT, VEC_UD);
 }
 
-/*
- * MOV to or from a control register with no prefix but REX and register-form ModRM (0F 22 /r,
- * 0F 20 /r): every kernel's CR3 load, the commonest instruction Umbra decodes without decode
- * assists. Sets what decode() would from its 3 or 4 bytes, without the prefix loop and the
- * opcode tables. Bytes are asked for one at a time, as decode() would (an instruction that
- * ends before an unmapped page must not fault). false: not this form, and nothing in *in has
- * changed but fetched bytes: decode() starts over.
- */
-/* That form in the avail bytes at b: its length (3, or 4 with REX), 0 for another instruction,
- * or -n when n bytes are needed to tell. */
+/* The form mov_cr (below) takes, in the avail bytes at b: its length (3, or 4 with REX), 0 for
+ * another instruction, or -n when n bytes are needed to tell. */
 static int mov_cr_form(enum x86_mode mode, const u8 *b, unsigned avail)
 {
 	unsigned p;
@@ -584,6 +576,14 @@ static int mov_cr_form(enum x86_mode mode, const u8 *b, unsigned avail)
 	return (int)p + 3;
 }
 
+/*
+ * MOV to or from a control register with no prefix but REX and register-form ModRM (0F 22 /r,
+ * 0F 20 /r): every kernel's CR3 load, the commonest instruction Umbra decodes without decode
+ * assists. Sets what decode() would from its 3 or 4 bytes, without the prefix loop and the
+ * opcode tables. Bytes are asked for one at a time, as decode() would (an instruction that
+ * ends before an unmapped page must not fault). false: not this form, and nothing in *in has
+ * changed but fetched bytes: decode() starts over.
+ */
 static bool mov_cr(struct dec *d)
 {
 	struct x86_insn *in = d->insn;

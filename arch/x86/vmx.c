@@ -781,18 +781,32 @@ static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 	return 0;
 }
 
+/* A VMCS is active on one CPU only: elsewhere (the final report's dump) the segments read
+ * last, and at a triple fault or failed entry, must do. True with the VMCS loaded and the
+ * virtual-8086 mode copies in step. */
+static bool segments_here(struct vcpu_hw *v, struct vmx_vcpu *s)
+{
+	if (this_cpu()->index != v->cpu || !load_vmcs(s))
+		return false;
+	rm_sync(s);
+	return true;
+}
+
+/* Segment i as the guest has it (real mode's own copy while it runs in virtual-8086 mode). */
+static struct x86_seg guest_seg(const struct vmx_vcpu *s, int i)
+{
+	return s->vm86 ? s->rm_seg[i] : vmcs_seg(i);
+}
+
 static void vmx_read_segments(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
 	struct x86_seg *seg = v->regs.seg;
 
-	/* A VMCS is active on one CPU only: elsewhere (the final report's dump) the segments
-	 * read last, and at a triple fault or failed entry, must do. */
-	if (this_cpu()->index != v->cpu || !load_vmcs(s))
+	if (!segments_here(v, s))
 		return;
-	rm_sync(s);
 	for (int i = 0; i < X86_NR_SREGS; i++)
-		seg[i] = s->vm86 ? s->rm_seg[i] : vmcs_seg(i);
+		seg[i] = guest_seg(s, i);
 	v->regs.gdtr = (struct x86_dtr){ .base = vmread(F_GUEST_GDTR_BASE),
 					 .limit = (u32)vmread(F_GUEST_GDTR_LIMIT) };
 	v->regs.idtr = (struct x86_dtr){ .base = vmread(F_GUEST_IDTR_BASE),
@@ -803,10 +817,8 @@ static void vmx_read_cs(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
 
-	if (this_cpu()->index != v->cpu || !load_vmcs(s))
-		return;
-	rm_sync(s);
-	v->regs.seg[X86_CS] = s->vm86 ? s->rm_seg[X86_CS] : vmcs_seg(X86_CS);
+	if (segments_here(v, s))
+		v->regs.seg[X86_CS] = guest_seg(s, X86_CS);
 }
 
 static void vmx_write_segments(struct vcpu_hw *v)
