@@ -4,7 +4,7 @@
 #   make iso        build/umbra.iso (hybrid: BIOS and x86-64 UEFI GRUB)
 #   make run        boot the ISO in QEMU (-smp 4; KVM when the host nests, else TCG -cpu max),
 #                   serial on this terminal; FIRMWARE=uefi boots it through OVMF
-#   make test       every suite; the last line is "N passed, N failed"
+#   make test       every suite, one per core at a time; the last line is "N passed, N failed"
 #   make check-*    one suite (check-unit, check-mmu, check-emul, check-qemu, check-bochs, ...)
 #   make bench      benchmarks (see README)
 #   make lint       gcc -fanalyzer (kernel and host builds) and cppcheck; run by CI
@@ -99,10 +99,11 @@ include $(filter-out tests/guests/suite.mk,$(sort $(wildcard tests/*/suite.mk)))
 deps:
 	@tests/deps.sh
 
-# Host suites first: they fail fastest and say most precisely what broke.
+# Host suites first: they fail fastest and say most precisely what broke. The suites run JOBS at
+# a time (default: one per core; JOBS=1 for one after the other), each printed whole as it ends.
 HOST_SUITES := check-unit check-layers check-dev check-mmu check-emul check-tdp
 test: deps
-	@tests/run-suites.sh $(filter $(HOST_SUITES),$(SUITES)) $(filter-out $(HOST_SUITES),$(SUITES))
+	@JOBS=$(JOBS) tests/run-suites.sh $(filter $(HOST_SUITES),$(SUITES)) $(filter-out $(HOST_SUITES),$(SUITES))
 
 # make lint (in CI, before the tests): gcc's static analyzer over the kernel build and the host
 # build (every host test program, with the sources it tests), then cppcheck over the kernel's
