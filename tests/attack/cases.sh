@@ -51,7 +51,8 @@ native() { # IMAGE [ARGS]
     tr -d '\r' <"$log" 2>/dev/null | grep -a 'CHECK FAILED\|RESULT\|unexpected' | head -20
   fi
 }
-for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop clock; do
+for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop clock \
+    toctou; do
   native "$img"
 done
 
@@ -145,6 +146,10 @@ stop() {
     log_count "$name" "$t-report-once" 1 "^guest $t: ended=stopped .* PASS"
   done
 }
+# 9. toctou: vCPU 1 rewrites PV batch records while vCPU 0 submits them (two CPUs): every call
+#    applies what it validated or fails; the rounds and their outcomes are in the log.
+toctou() { local name=$1 rounds=$2; shift 2
+  run "$name-toctou" "$@" --smp 2 -- "$A/toctou.elf name=toctou vcpus=2 cpus=0,1 -- rounds=$rounds"; }
 
 # QEMU TCG, SVM (-cpu max): every class; no breakpoints (see dbac), no loops.
 dr qemu --cpu max
@@ -157,6 +162,7 @@ ps qemu --cpu max
 ps_no1g qemu64 --cpu qemu64
 console qemu --cpu max
 stop qemu --cpu max
+toctou qemu 10000 --cpu max
 # Bochs Haswell, VMX: every class but console (Umbra's own text, the same on every backend).
 dr bochs-vmx "${VMX[@]}"
 dbac bochs-vmx "${VMX[@]}"
@@ -168,6 +174,7 @@ clock bochs-vmx "${VMX[@]}"
 ps bochs-vmx "${VMX[@]}"
 ps_no1g bochs-vmx-lynnfield --emu bochs --cpu corei5_lynnfield_750 --timeout 45
 stop bochs-vmx "${VMX[@]}"
+toctou bochs-vmx 300 "${VMX[@]}"
 # Bochs Ryzen, SVM: the classes whose paths are the SVM backend's own (intercepts, exits,
 # injection); paging and the console are common code, run above.
 dr bochs-svm "${SVM[@]}"

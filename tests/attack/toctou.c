@@ -1,0 +1,167 @@
+/* Attack guest (toctou): a second vCPU rewrites PV batch records while the first submits them. */
+/* Started with vcpus=2 on two CPUs. vCPU 1 (VCPU_START) flips records between a value Umbra
+ * accepts and one it refuses, one record after another, without end; vCPU 0 submits the batch
+ * rounds=N times per call kind. Every call must either apply exactly what it validated or fail
+ * with nothing changed: a call that returned success after applying a refused value is a time
+ * of check to time of use hole (Umbra read the batch once to validate and again to apply).
+ * - MMU_UPDATE: 512 records writing a table; the record flips between a frame in RAM and one
+ *   outside it. Success must leave every slot holding the good value, -EFAULT every slot 0.
+ * - MMU_OP: 512 INVLPGs; the record flips to NEW_CR3 with a CR3 outside RAM. Success or -EFAULT
+ *   must leave CR3 as it was.
+ * The line "toctou KIND: R rounds, A applied, F refused, V violations" reports each kind. */
+#include "tests/attack/attack.h"
+
+const char guest_name[] = GUEST_NAME;
+
+#define N UMBRA_MMU_BATCH_MAX
+#define BAD_FRAME 0x7ff00000u /* above any guest's RAM (mem= is at most 1 GiB) */
+#define STACK 8192
+
+static struct umbra_mmu_update upd[N];
+static struct umbra_mmu_op ops[N];
+static volatile uint32_t table[N] __attribute__((aligned(4096)));
+static uint8_t frame[4096] __attribute__((aligned(4096)));
+static uint8_t ap_stack[STACK] __attribute__((aligned(16)));
+static volatile uint32_t ap_running, target; /* target: 1 flips upd, 2 flips ops */
+static uint32_t good_val, cr3_0;
+
+/* The AP's 32-bit entry from VCPU_START (EAX = index, ESP given): the library's GDT first. */
+__asm__(".text\n"
+	".globl toctou_ap_entry\n"
+	"toctou_ap_entry:\n"
+	"	lgdt toctou_gdtd\n"
+	"	ljmp $0x08, $1f\n"
+	"1:	mov $0x10, %cx\n"
+	"	mov %cx, %ds\n mov %cx, %es\n mov %cx, %ss\n mov %cx, %fs\n mov %cx, %gs\n"
+	"	call toctou_flipper\n"
+	"2:	cli\n hlt\n jmp 2b\n"
+	".data\n"
+	".align 4\n"
+	"toctou_gdtd: .word 71\n"
+	"	.long gdt\n"
+	".text\n");
+extern char toctou_ap_entry[];
+void toctou_flipper(void);
+
+/* How long a record stays refused, then accepted: powers of two up to 2^12 spins, varied
+ * pseudo-randomly, since how long Umbra takes between its reads is unknown here. */
+static void spin(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	for (volatile uint32_t d = 1u << ((*seed >> 16) % 13); d; d--)
+		;
+}
+
+/* The first record of a batch (read first, and before, read again last), flipped back and
+ * forth; the records after it stay accepted. */
+void toctou_flipper(void)
+{
+	volatile struct umbra_mmu_update *u = upd;
+	volatile struct umbra_mmu_op *o = ops;
+	uint32_t seed = 1;
+
+	ap_running = 1;
+	for (;;) {
+		if (target == 1) {
+			u[0].val = BAD_FRAME | PTE_P;
+			spin(&seed);
+			u[0].val = good_val;
+		} else if (target == 2) {
+			o[0].arg = BAD_FRAME;
+			o[0].op = UMBRA_MMUOP_NEW_CR3;
+			spin(&seed);
+			o[0].op = UMBRA_MMUOP_INVLPG;
+			o[0].arg = cr3_0;
+		}
+		spin(&seed);
+	}
+}
+
+static void report(const char *kind, ulong rounds, ulong applied, ulong refused, ulong bad)
+{
+	kprintf("toctou %s: %lu rounds, %lu applied, %lu refused, %lu violations\n", kind, rounds,
+		applied, refused, bad);
+}
+
+static void mmu_update_rounds(ulong rounds)
+{
+	ulong applied = 0, refused = 0, bad = 0, mark = checks_failed;
+
+	for (uint32_t i = 0; i < N; i++)
+		upd[i] = (struct umbra_mmu_update){ (ulong)&table[i], good_val };
+	target = 1;
+	for (ulong r = 0; r < rounds; r++) {
+		for (uint32_t i = 0; i < N; i++)
+			table[i] = 0;
+		long ret = umbra_hypercall(UMBRA_HC_MMU_UPDATE, (ulong)upd, N);
+		uint32_t want = ret == N ? good_val : 0, i;
+		for (i = 0; i < N && table[i] == want; i++)
+			;
+		if (ret == N)
+			applied++;
+		else if (ret == -UMBRA_EFAULT)
+			refused++;
+		if ((ret != N && ret != -UMBRA_EFAULT) || i < N) {
+			if (!bad)
+				check_failed("MMU_UPDATE round %lu returned %ld with slot %u = 0x%x",
+					     r, ret, i < N ? i : 0, i < N ? table[i] : 0);
+			bad++;
+		}
+	}
+	target = 0;
+	report("mmu-update", rounds, applied, refused, bad);
+	case_end("toctou-mmu-update (every call applies what it validated, or fails)", mark);
+}
+
+static void mmu_op_rounds(ulong rounds)
+{
+	ulong applied = 0, refused = 0, bad = 0, mark = checks_failed;
+
+	for (uint32_t i = 0; i < N; i++)
+		ops[i] = (struct umbra_mmu_op){ UMBRA_MMUOP_INVLPG, 0, cr3_0 };
+	target = 2;
+	for (ulong r = 0; r < rounds; r++) {
+		long ret = umbra_hypercall(UMBRA_HC_MMU_OP, (ulong)ops, N);
+		ulong cr3 = read_cr3();
+		if (ret == N)
+			applied++;
+		else if (ret == -UMBRA_EFAULT)
+			refused++;
+		if ((ret != N && ret != -UMBRA_EFAULT) || cr3 != cr3_0) {
+			if (!bad)
+				check_failed("MMU_OP round %lu returned %ld with CR3 0x%lx", r, ret,
+					     cr3);
+			bad++;
+			write_cr3(cr3_0);
+		}
+	}
+	target = 0;
+	report("mmu-op", rounds, applied, refused, bad);
+	case_end("toctou-mmu-op (every call applies what it validated, or fails)", mark);
+}
+
+void test_main(void)
+{
+	ulong rounds = atk_arg_num("rounds", 1000);
+	struct umbra_vcpu_info vi;
+
+	if (!on_umbra) {
+		skip_note("toctou (PV batches with a second vCPU)");
+		return;
+	}
+	if (umbra_hypercall(UMBRA_HC_VCPU_INFO, (ulong)&vi, 0) || vi.nr_vcpus < 2)
+		fail("toctou needs vcpus=2");
+	good_val = (uint32_t)(ulong)frame | PTE_P;
+	cr3_0 = (uint32_t)read_cr3();
+	long r = umbra_hypercall4(UMBRA_HC_VCPU_START, 1, (ulong)toctou_ap_entry,
+				  (ulong)(ap_stack + STACK), 0);
+	if (r)
+		fail("VCPU_START returned %ld", r);
+	uint64_t end = timeout_ms(10000);
+	while (!ap_running)
+		if (timed_out(end))
+			fail("vCPU 1 did not start");
+	mmu_update_rounds(rounds);
+	mmu_op_rounds(rounds);
+	kprintf("cases: toctou 2\n");
+}
