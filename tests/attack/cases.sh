@@ -37,10 +37,10 @@ log_count() {
 }
 
 # ---- natively: every image must pass under qemu -kernel (the stop guest notes and passes) ----
-native() { # IMAGE [ARGS]
-  local img=$1 args=${2:-} log="$root/build/harness/native-$1/serial.txt" rc
+native() { # IMAGE [ARGS [CPUS]]
+  local img=$1 args=${2:-} smp=${3:-1} log="$root/build/harness/native-$1/serial.txt" rc
   mkdir -p "$(dirname "$log")"; rm -f "$log"
-  timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 16M -kernel "$A/$img.elf" \
+  timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 16M -smp "$smp" -kernel "$A/$img.elf" \
     -append "$args" -display none -serial "file:$log" -monitor none -no-reboot \
     -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >/dev/null 2>&1
   rc=$?
@@ -55,6 +55,7 @@ for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 
     toctou; do
   native "$img"
 done
+native delivery "" 2 # its INIT case needs an AP
 
 # ---- the classes under Umbra ----
 # run NAME EMU-OPTIONS... -- MODULE...: one boot; every module and the healthy guest must pass.
@@ -150,6 +151,10 @@ stop() {
 #    applies what it validated or fails; the rounds and their outcomes are in the log.
 toctou() { local name=$1 rounds=$2; shift 2
   run "$name-toctou" "$@" --smp 2 -- "$A/toctou.elf name=toctou vcpus=2 cpus=0,1 -- rounds=$rounds"; }
+# 10. delivery: I/O APIC entries with NMI, ExtINT and INIT delivery, LINT0 in NMI mode (the
+#    INIT case stops and restarts vCPU 1).
+delivery() {
+  run "$1-delivery" "${@:2}" --smp 2 -- "$A/delivery.elf name=delivery vcpus=2 cpus=0,1"; }
 
 # QEMU TCG, SVM (-cpu max): every class; no breakpoints (see dbac), no loops.
 dr qemu --cpu max
@@ -163,6 +168,7 @@ ps_no1g qemu64 --cpu qemu64
 console qemu --cpu max
 stop qemu --cpu max
 toctou qemu 10000 --cpu max
+delivery qemu --cpu max
 # Bochs Haswell, VMX: every class but console (Umbra's own text, the same on every backend).
 dr bochs-vmx "${VMX[@]}"
 dbac bochs-vmx "${VMX[@]}"
@@ -175,6 +181,7 @@ ps bochs-vmx "${VMX[@]}"
 ps_no1g bochs-vmx-lynnfield --emu bochs --cpu corei5_lynnfield_750 --timeout 45
 stop bochs-vmx "${VMX[@]}"
 toctou bochs-vmx 300 "${VMX[@]}"
+delivery bochs-vmx "${VMX[@]}"
 # Bochs Ryzen, SVM: the classes whose paths are the SVM backend's own (intercepts, exits,
 # injection); paging and the console are common code, run above.
 dr bochs-svm "${SVM[@]}"
@@ -184,6 +191,7 @@ insn_tswitch bochs-svm "${SVM[@]}"
 prefix bochs-svm "${SVM[@]}"
 pio bochs-svm "${SVM[@]}"
 clock bochs-svm "${SVM[@]}"
+delivery bochs-svm "${SVM[@]}"
 
 echo "attack: wall time $(($(date +%s) - start_s)) s"
 suite_end attack
