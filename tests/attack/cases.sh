@@ -52,7 +52,7 @@ native() { # IMAGE [ARGS [CPUS]]
   fi
 }
 for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop clock \
-    toctou; do
+    toctou share; do
   native "$img"
 done
 native delivery "" 2 # its INIT case needs an AP
@@ -155,6 +155,24 @@ toctou() { local name=$1 rounds=$2; shift 2
 #    INIT case stops and restarts vCPU 1).
 delivery() {
   run "$1-delivery" "${@:2}" --smp 2 -- "$A/delivery.elf name=delivery vcpus=2 cpus=0,1"; }
+# 11. share: a guest of 4 spinning vCPUs (hog) and one of 1 (fair) on one CPU, both until their
+#    budget, beside the healthy guest: fair's CPU time, from Umbra's own accounting (the report's
+#    "cpu: time_ms="), is within 10% of its share of the two: half with equal weights, a
+#    quarter with weight=3 for the hog and 1 for fair. Per-vCPU round robin gave it a fifth.
+# cpu_ms CASE GUEST: the CPU time the report gives the guest.
+cpu_ms() { case_log "$1" | sed -nE "s/^guest $2: cpu: time_ms=([0-9]+) .*/\1/p"; }
+share() { # NAME WANT-PERMILLE HOG-OPTS FAIR-OPTS EMU-OPTIONS...
+  local name=$1-share$2 want=$2 hogo=$3 fairo=$4 hog fair got; shift 4
+  case_run "$name" --elf "$elf" "$@" --smp 1 \
+    --module "$A/share.elf name=hog vcpus=4 time=3 expect=timeout $hogo" \
+    --module "$A/share.elf name=fair time=3 expect=timeout $fairo" --module "$H" \
+    --expect guests_failed=0 --expect guests_passed=1 --expect guests_timedout=2
+  hog=$(cpu_ms "$name" hog); fair=$(cpu_ms "$name" fair)
+  got=$(( ${fair:-0} * 1000 / (${fair:-0} + ${hog:-0} + 1) ))
+  echo "  $name: fair ${fair:-?} ms, hog ${hog:-?} ms: $got/1000 of their CPU time to fair"
+  verdict "$name-fraction" "$([ "$got" -ge $((want * 9 / 10)) ] && [ "$got" -le $((want * 11 / 10)) ] &&
+    echo 1 || echo 0)" "fair had $got/1000 of the CPU time, expected $want/1000 within 10%"
+}
 
 # QEMU TCG, SVM (-cpu max): every class; no breakpoints (see dbac), no loops.
 dr qemu --cpu max
@@ -169,6 +187,8 @@ console qemu --cpu max
 stop qemu --cpu max
 toctou qemu 10000 --cpu max
 delivery qemu --cpu max
+share qemu 500 "" "" --cpu max
+share qemu 250 weight=3 weight=1 --cpu max
 # Bochs Haswell, VMX: every class but console (Umbra's own text, the same on every backend).
 dr bochs-vmx "${VMX[@]}"
 dbac bochs-vmx "${VMX[@]}"
@@ -182,6 +202,7 @@ ps_no1g bochs-vmx-lynnfield --emu bochs --cpu corei5_lynnfield_750 --timeout 45
 stop bochs-vmx "${VMX[@]}"
 toctou bochs-vmx 300 "${VMX[@]}"
 delivery bochs-vmx "${VMX[@]}"
+share bochs-vmx 500 "" "" "${VMX[@]}"
 # Bochs Ryzen, SVM: the classes whose paths are the SVM backend's own (intercepts, exits,
 # injection); paging and the console are common code, run above.
 dr bochs-svm "${SVM[@]}"
