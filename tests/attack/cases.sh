@@ -147,10 +147,13 @@ stop() {
     log_count "$name" "$t-report-once" 1 "^guest $t: ended=stopped .* PASS"
   done
 }
-# 9. toctou: vCPU 1 rewrites PV batch records while vCPU 0 submits them (two CPUs): every call
-#    applies what it validated or fails; the rounds and their outcomes are in the log.
-toctou() { local name=$1 rounds=$2; shift 2
-  run "$name-toctou" "$@" --smp 2 -- "$A/toctou.elf name=toctou vcpus=2 cpus=0,1 -- rounds=$rounds"; }
+# 9. toctou: vCPU 1 rewrites PV batch records, or the PTE of an output buffer, while vCPU 0
+#    calls (two CPUs): every call applies what it validated or fails; the rounds and their
+#    outcomes are in the log. The output-buffer kind runs under nested paging, where the PTE
+#    write lands while the call runs (under shadow paging it waits for the guest's lock).
+toctou() { # NAME GUEST-ARGS EMU-OPTIONS...
+  local name=$1 args=$2; shift 2
+  run "$name-toctou" "$@" --smp 2 -- "$A/toctou.elf name=toctou vcpus=2 cpus=0,1 -- $args"; }
 # 10. delivery: I/O APIC entries with NMI, ExtINT and INIT delivery, LINT0 in NMI mode (the
 #    INIT case stops and restarts vCPU 1).
 delivery() {
@@ -185,7 +188,8 @@ ps qemu --cpu max
 ps_no1g qemu64 --cpu qemu64
 console qemu --cpu max
 stop qemu --cpu max
-toctou qemu 10000 --cpu max
+toctou qemu "rounds=10000 nostats" --cpu max
+toctou qemu-tdp "rounds=10000 nobatch" --cpu max --cmdline mmu=tdp --timeout 120
 delivery qemu --cpu max
 share qemu 500 "" "" --cpu max
 share qemu 250 weight=3 weight=1 --cpu max
@@ -200,7 +204,8 @@ clock bochs-vmx "${VMX[@]}"
 ps bochs-vmx "${VMX[@]}"
 ps_no1g bochs-vmx-lynnfield --emu bochs --cpu corei5_lynnfield_750 --timeout 45
 stop bochs-vmx "${VMX[@]}"
-toctou bochs-vmx 300 "${VMX[@]}"
+toctou bochs-vmx "rounds=300 nostats" "${VMX[@]}"
+toctou bochs-vmx-tdp "rounds=300 nobatch" "${VMX[@]}" --cmdline mmu=tdp
 delivery bochs-vmx "${VMX[@]}"
 share bochs-vmx 500 "" "" "${VMX[@]}"
 # Bochs Ryzen, SVM: the classes whose paths are the SVM backend's own (intercepts, exits,

@@ -8,6 +8,11 @@
  *   outside it. Success must leave every slot holding the good value, -EFAULT every slot 0.
  * - MMU_OP: 512 INVLPGs; the record flips to NEW_CR3 with a CR3 outside RAM. Success or -EFAULT
  *   must leave CR3 as it was.
+ * - STATS (an output buffer): with paging on, the buffer's PTE flips between a RAM frame and
+ *   the I/O APIC's page (under nested paging: under shadow paging each write to the PTE exits
+ *   and waits for the guest's lock, which the call holds, so it never lands mid-call). Success must have written the frame, never the I/O APIC (its
+ *   IOREGSEL, set to 1 before each call, would read the record's size, 16).
+ * `nobatch` skips the first two, `nostats` the third.
  * The line "toctou KIND: R rounds, A applied, F refused, V violations" reports each kind. */
 #include "tests/attack/attack.h"
 
@@ -22,8 +27,12 @@ static struct umbra_mmu_op ops[N];
 static volatile uint32_t table[N] __attribute__((aligned(4096)));
 static uint8_t frame[4096] __attribute__((aligned(4096)));
 static uint8_t ap_stack[STACK] __attribute__((aligned(16)));
-static volatile uint32_t ap_running, target; /* target: 1 flips upd, 2 flips ops */
-static uint32_t good_val, cr3_0;
+static volatile uint32_t ap_running, target; /* 1 flips upd, 2 ops, 3 the buffer's PTE */
+static volatile uint32_t good_val, cr3_0;
+#define IOAPIC 0xfec00000u
+static struct aspace as;
+static volatile uint32_t *volatile buf_pte;
+static volatile uint32_t pte_ram, pte_mmio;
 
 /* The AP's 32-bit entry from VCPU_START (EAX = index, ESP given): the library's GDT first. */
 __asm__(".text\n"
@@ -72,6 +81,10 @@ void toctou_flipper(void)
 			spin(&seed);
 			o[0].op = UMBRA_MMUOP_INVLPG;
 			o[0].arg = cr3_0;
+		} else if (target == 3) {
+			*buf_pte = pte_mmio;
+			spin(&seed);
+			*buf_pte = pte_ram;
 		}
 		spin(&seed);
 	}
@@ -140,6 +153,40 @@ static void mmu_op_rounds(ulong rounds)
 	case_end("toctou-mmu-op (every call applies what it validated, or fails)", mark);
 }
 
+static void stats_rounds(ulong rounds)
+{
+	ulong applied = 0, refused = 0, bad = 0, mark = checks_failed;
+	volatile struct umbra_stats *st = (volatile struct umbra_stats *)frame;
+
+	as_init(&as, PM_32);
+	map_page(&as, IOAPIC, IOAPIC, 1, PTE_P | PTE_W);
+	buf_pte = map_page(&as, TEST_VA, (ulong)frame, 1, PTE_P | PTE_W);
+	pte_ram = (uint32_t)(ulong)frame | PTE_P | PTE_W;
+	pte_mmio = IOAPIC | PTE_P | PTE_W;
+	as_activate(&as);
+	target = 3;
+	for (ulong r = 0; r < rounds; r++) {
+		st->size = 0;
+		*phys32(IOAPIC) = 1;
+		long ret = umbra_hypercall(UMBRA_HC_STATS, TEST_VA, 16);
+		uint32_t sel = *phys32(IOAPIC), size = st->size;
+		if (ret == 16)
+			applied++;
+		else if (ret == -UMBRA_EFAULT)
+			refused++;
+		if ((ret != 16 && ret != -UMBRA_EFAULT) || (ret == 16 && size != 16) || sel != 1) {
+			if (!bad)
+				check_failed("STATS round %lu returned %ld, size %u, IOREGSEL 0x%x", r,
+					     ret, size, sel);
+			bad++;
+		}
+	}
+	target = 0;
+	report("stats", rounds, applied, refused, bad);
+	case_end("toctou-stats (an output buffer is written where it was checked, or not at all)",
+		 mark);
+}
+
 void test_main(void)
 {
 	ulong rounds = atk_arg_num("rounds", 1000);
@@ -161,7 +208,11 @@ void test_main(void)
 	while (!ap_running)
 		if (timed_out(end))
 			fail("vCPU 1 did not start");
-	mmu_update_rounds(rounds);
-	mmu_op_rounds(rounds);
-	kprintf("cases: toctou 2\n");
+	if (!atk_arg_flag("nobatch")) {
+		mmu_update_rounds(rounds);
+		mmu_op_rounds(rounds);
+	}
+	if (!atk_arg_flag("nostats"))
+		stats_rounds(rounds);
+	kprintf("cases: toctou\n");
 }
