@@ -34,23 +34,7 @@ static struct aspace as;
 static volatile uint32_t *volatile buf_pte;
 static volatile uint32_t pte_ram, pte_mmio;
 
-/* The AP's 32-bit entry from VCPU_START (EAX = index, ESP given): the library's GDT first. */
-__asm__(".text\n"
-	".globl toctou_ap_entry\n"
-	"toctou_ap_entry:\n"
-	"	lgdt toctou_gdtd\n"
-	"	ljmp $0x08, $1f\n"
-	"1:	mov $0x10, %cx\n"
-	"	mov %cx, %ds\n mov %cx, %es\n mov %cx, %ss\n mov %cx, %fs\n mov %cx, %gs\n"
-	"	call toctou_flipper\n"
-	"2:	cli\n hlt\n jmp 2b\n"
-	".data\n"
-	".align 4\n"
-	"toctou_gdtd: .word 71\n"
-	"	.long gdt\n"
-	".text\n");
-extern char toctou_ap_entry[];
-void toctou_flipper(void);
+static void toctou_flipper(void);
 
 /* How long a record stays refused, then accepted: powers of two up to 2^12 spins, varied
  * pseudo-randomly, since how long Umbra takes between its reads is unknown here. */
@@ -63,7 +47,7 @@ static void spin(uint32_t *seed)
 
 /* The first record of a batch (read first, and before, read again last), flipped back and
  * forth; the records after it stay accepted. */
-void toctou_flipper(void)
+static void toctou_flipper(void)
 {
 	volatile struct umbra_mmu_update *u = upd;
 	volatile struct umbra_mmu_op *o = ops;
@@ -200,8 +184,7 @@ void test_main(void)
 		fail("toctou needs vcpus=2");
 	good_val = (uint32_t)(ulong)frame | PTE_P;
 	cr3_0 = (uint32_t)read_cr3();
-	long r = umbra_hypercall4(UMBRA_HC_VCPU_START, 1, (ulong)toctou_ap_entry,
-				  (ulong)(ap_stack + STACK), 0);
+	long r = atk_vcpu_start(1, toctou_flipper, ap_stack + STACK);
 	if (r)
 		fail("VCPU_START returned %ld", r);
 	uint64_t end = timeout_ms(10000);
