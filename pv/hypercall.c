@@ -32,35 +32,33 @@ static s64 hc_version(struct vcpu *v, const struct hc_args *a)
 	return UMBRA_ABI_VERSION;
 }
 
-/* Reads a guest buffer in bounded chunks; fn consumes each. The whole range is probed first so
- * that a bad buffer is refused before anything happens. */
-static s64 for_each_chunk(struct vcpu *v, u64 gva, u64 len,
-			  void (*fn)(struct vcpu *v, const char *buf, u64 n))
-{
-	char buf[256];
+/* What a call checks and then acts on is copied out of the guest once, into Umbra's memory,
+ * then checked and used there: the guest's other vCPUs run natively meanwhile and may rewrite
+ * the buffer between a check and a second read (time of check to time of use). A guest's
+ * calls run one at a time, under its lock (exit_handle), so one copy per guest serves them. */
+static union {
+	struct umbra_mmu_update update[UMBRA_MMU_BATCH_MAX];
+	struct umbra_mmu_op op[UMBRA_MMU_BATCH_MAX];
+	char text[UMBRA_CONSOLE_MAX];
+} copies[MAX_VMS];
 
-	for (int pass = 0; pass < 2; pass++)
-		for (u64 off = 0; off < len; off += sizeof(buf)) {
-			u64 n = len - off < sizeof(buf) ? len - off : sizeof(buf);
-			if (gmem_read_virt(v, gva + off, buf, n, user_mode(v)) < 0)
-				return -UMBRA_EFAULT;
-			if (pass)
-				fn(v, buf, n);
-		}
-	return (s64)len;
-}
-
-static void console_chunk(struct vcpu *v, const char *buf, u64 n)
+static void *guest_copy(const struct vcpu *v)
 {
-	for (u64 i = 0; i < n; i++)
-		console_putc(v->vm, buf[i]);
+	return &copies[v->vm - vms];
 }
 
 static s64 hc_console_write(struct vcpu *v, const struct hc_args *a)
 {
-	if (a->a[1] > UMBRA_CONSOLE_MAX)
+	u64 len = a->a[1];
+	char *text = guest_copy(v);
+
+	if (len > UMBRA_CONSOLE_MAX)
 		return -UMBRA_E2BIG;
-	return for_each_chunk(v, a->a[0], a->a[1], console_chunk);
+	if (gmem_read_virt(v, a->a[0], text, len, user_mode(v)) < 0)
+		return -UMBRA_EFAULT;
+	for (u64 i = 0; i < len; i++)
+		console_putc(v->vm, text[i]);
+	return (s64)len;
 }
 
 static s64 hc_console_read(struct vcpu *v, const struct hc_args *a)
@@ -170,9 +168,9 @@ static bool in_ram(const struct vcpu *v, u64 gpa, u64 len)
 	return memslots_ptr(&v->vm->mem, gpa, len) != NULL;
 }
 
-/* A batch is read in chunks twice: first every record is validated, then all are applied, so a
- * bad record changes nothing. The guest cannot change the array in between: its only vCPU is
- * here. check returns 0 or an error; apply returns false to stop (with *err set). */
+/* A batch is copied once (guest_copy), every record of the copy validated, then the copy
+ * applied, so a bad record changes nothing and what is applied is what was validated. check
+ * returns 0 or an error; apply returns false to stop (with *err set). */
 struct batch {
 	struct vcpu *v;
 	u64 gva, count;
@@ -181,29 +179,22 @@ struct batch {
 	bool (*apply)(struct vcpu *v, const void *rec, s64 *err);
 };
 
-#define BATCH_CHUNK 32
-
 static s64 run_batch(const struct batch *b)
 {
-	u8 buf[BATCH_CHUNK * 16];
+	const u8 *recs = guest_copy(b->v);
 	s64 err = 0;
 
 	if (b->count > UMBRA_MMU_BATCH_MAX)
 		return -UMBRA_E2BIG;
-	for (int pass = 0; pass < 2; pass++)
-		for (u64 i = 0; i < b->count; i += BATCH_CHUNK) {
-			u64 n = b->count - i < BATCH_CHUNK ? b->count - i : BATCH_CHUNK;
-			if (gmem_read_virt(b->v, b->gva + i * b->size, buf, n * b->size,
-					   user_mode(b->v)) < 0)
-				return -UMBRA_EFAULT;
-			for (u64 j = 0; j < n; j++) {
-				const void *rec = buf + j * b->size;
-				if (!pass && (err = b->check(b->v, rec)) < 0)
-					return err;
-				if (pass && !b->apply(b->v, rec, &err))
-					return err;
-			}
-		}
+	if (gmem_read_virt(b->v, b->gva, guest_copy(b->v), b->count * b->size,
+			   user_mode(b->v)) < 0)
+		return -UMBRA_EFAULT;
+	for (u64 i = 0; i < b->count; i++)
+		if ((err = b->check(b->v, recs + i * b->size)) < 0)
+			return err;
+	for (u64 i = 0; i < b->count; i++)
+		if (!b->apply(b->v, recs + i * b->size, &err))
+			return err;
 	return (s64)b->count;
 }
 

@@ -158,7 +158,10 @@ static int emu_cmpxchg(const struct x86_emu_ctx *ctx, u64 linear, void *expected
 	int r = translate_all(v, linear, len, access_bits(ctx, PFERR_W), gpa, n, fault);
 	if (r != X86_ACC_OK)
 		return r;
-	/* The VM lock is held and a VM has one vCPU: nothing else writes its memory now. */
+	/* The VM lock keeps Umbra's own writers out, not the guest's other vCPUs running
+	 * natively: the compare and the write are not one locked access (a LOCK CMPXCHG on an
+	 * emulated page is atomic only against this vCPU and Umbra). The translation is taken
+	 * once, so the write lands where the compare read. */
 	for (int i = 0; i < 2; i++) {
 		u8 *dst = cur + (i ? n[0] : 0);
 		const void *src = n[i] ? memslots_ptr(&v->vm->mem, gpa[i], n[i]) : NULL;
@@ -184,73 +187,90 @@ const struct x86_emu_ops gmem_emu_ops = {
 	.cmpxchg = emu_cmpxchg,
 };
 
-int gmem_read_virt(struct vcpu *v, u64 gva, void *buf, u64 len, bool user)
-{
-	struct x86_fault f;
+/* A guest-virtual range translated once, every piece RAM: what a hypercall or the debugger
+ * checked is what it then copies, though another vCPU of the guest may rewrite the page tables
+ * in between (a second walk could land on device memory, or nowhere: before, the debugger
+ * path then copied from NULL). */
+#define SPAN_PIECES 4 /* up to 3 pages and a byte: any buffer the callers pass */
+struct span {
+	u64 gpa[SPAN_PIECES];
+	u32 n[SPAN_PIECES];
+	unsigned count;
+};
 
-	/* Hypercall buffers must be RAM: device registers are not arguments. */
-	for (u64 off = 0; off < len;) {
-		u64 n = piece_len(gva + off, len - off), gpa;
-		u32 ec;
-		if (!mmu_gva_to_gpa(&v->mmu, gva + off, (user ? PFERR_U : MMU_ACCESS_AC) |
-				    MMU_ACCESS_PEEK, &gpa, &ec) || !memslots_ptr(&v->vm->mem, gpa, n))
-			return -1;
+static bool span_map(struct vcpu *v, u64 gva, u64 len, u32 access, struct span *s)
+{
+	u32 ec;
+
+	s->count = 0;
+	for (u64 off = 0; off < len; s->count++) {
+		u64 n = piece_len(gva + off, len - off);
+		if (s->count == SPAN_PIECES ||
+		    !mmu_gva_to_gpa(&v->mmu, gva + off, access, &s->gpa[s->count], &ec) ||
+		    !memslots_ptr(&v->vm->mem, s->gpa[s->count], n))
+			return false;
+		s->n[s->count] = (u32)n;
 		off += n;
 	}
-	/* Supervisor callers name their buffers deliberately: SMAP guards implicit accesses. */
-	u32 access = (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK;
-	return copy_in(v, gva, buf, len, access, &f) == X86_ACC_OK ? 0 : -1;
+	return true;
 }
 
-int gmem_write_virt(struct vcpu *v, u64 gva, const void *buf, u64 len, bool user)
+static void span_read(struct vcpu *v, const struct span *s, u8 *p)
 {
-	u32 access = PFERR_W | (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK;
-	const u8 *p = buf;
-	struct x86_fault f;
-	u64 gpa;
+	for (unsigned i = 0; i < s->count; p += s->n[i], i++)
+		memcpy(p, memslots_ptr(&v->vm->mem, s->gpa[i], s->n[i]), s->n[i]);
+}
 
-	/* Translate the whole range first so a bad buffer leaves guest memory unchanged. */
+static void span_write(struct vcpu *v, const struct span *s, const u8 *p)
+{
+	for (unsigned i = 0; i < s->count; p += s->n[i], i++)
+		write_gpa(v, s->gpa[i], p, s->n[i]);
+}
+
+int gmem_read_virt(struct vcpu *v, u64 gva, void *buf, u64 len, bool user)
+{
+	/* Supervisor callers name their buffers deliberately: SMAP guards implicit accesses. */
+	u32 access = (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK;
+	u8 *p = buf;
+	struct span s;
+
+	/* Piece by piece, each walked once: a fault half way leaves only the caller's copy
+	 * partly filled, which it then drops. Hypercall buffers must be RAM: device registers
+	 * are not arguments. */
 	for (u64 off = 0; off < len;) {
 		u64 n = piece_len(gva + off, len - off);
-		/* Hypercalls write RAM only: a buffer over device memory is a bad buffer. */
-		if (!translate(v, gva + off, access, &gpa, &f) || !memslots_ptr(&v->vm->mem, gpa, n))
+		if (!span_map(v, gva + off, n, access, &s))
 			return -1;
-		off += n;
-	}
-	for (u64 off = 0; off < len;) {
-		u64 n = piece_len(gva + off, len - off);
-		translate(v, gva + off, access, &gpa, &f);
-		write_gpa(v, gpa, p + off, (unsigned)n);
+		span_read(v, &s, p + off);
 		off += n;
 	}
 	return 0;
 }
 
+int gmem_write_virt(struct vcpu *v, u64 gva, const void *buf, u64 len, bool user)
+{
+	struct span s;
+
+	/* The whole range first, so a bad buffer leaves guest memory unchanged; RAM only. */
+	if (!span_map(v, gva, len, PFERR_W | (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK,
+		      &s))
+		return -1;
+	span_write(v, &s, buf);
+	return 0;
+}
+
 /* A debugger's access: any mapped RAM, whatever the page's rights (breakpoints go into code
- * pages), never device memory (a read could have side effects). Each piece is translated once
- * for the check and once to copy, so a failure leaves memory as it was. */
+ * pages), never device memory (a read could have side effects); a failure leaves memory as
+ * it was. */
 int gmem_debug_access(struct vcpu *v, u64 gva, void *buf, u64 len, bool write)
 {
-	u32 access = MMU_ACCESS_AC | MMU_ACCESS_PEEK;
-	u8 *p = buf;
-	u64 gpa;
-	u32 ec;
+	struct span s;
 
-	for (u64 off = 0; off < len;) {
-		u64 n = piece_len(gva + off, len - off);
-		if (!mmu_gva_to_gpa(&v->mmu, gva + off, access, &gpa, &ec) ||
-		    !memslots_ptr(&v->vm->mem, gpa, n))
-			return -1;
-		off += n;
-	}
-	for (u64 off = 0; off < len;) {
-		u64 n = piece_len(gva + off, len - off);
-		mmu_gva_to_gpa(&v->mmu, gva + off, access, &gpa, &ec);
-		if (write)
-			write_gpa(v, gpa, p + off, (unsigned)n);
-		else
-			memcpy(p + off, memslots_ptr(&v->vm->mem, gpa, n), n);
-		off += n;
-	}
+	if (!span_map(v, gva, len, MMU_ACCESS_AC | MMU_ACCESS_PEEK, &s))
+		return -1;
+	if (write)
+		span_write(v, &s, buf);
+	else
+		span_read(v, &s, buf);
 	return 0;
 }

@@ -16,7 +16,7 @@ void ipi_kick(struct vcpu *v)
 
 /* INIT: the vCPU stops wherever it was and waits for a SIPI, its APIC back at power-on. The
  * BSP's INIT would reset the whole machine, which the board does not model: dropped. */
-static bool init_signal(struct vcpu *t)
+bool ipi_init_signal(struct vcpu *t)
 {
 	if (t->id == 0) {
 		kdebug("guest %s: INIT to the BSP dropped\n", t->vm->name);
@@ -88,7 +88,7 @@ void ipi_send(void *ctx, u32 lo, u32 dest)
 			/* INIT level de-assert only synchronised arbitration IDs on old CPUs. */
 			if ((lo & VLAPIC_ICR_TRIGGER_LEVEL) && !(lo & VLAPIC_ICR_LEVEL_ASSERT))
 				continue;
-			if (!init_signal(t))
+			if (!ipi_init_signal(t))
 				continue;
 			break;
 		case VLAPIC_DM_SIPI:

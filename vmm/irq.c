@@ -15,6 +15,10 @@ void irq_update(struct vcpu *v, u64 now_tsc)
 		v->irq_vector = v->timer_vector;
 	}
 	board_update(v, tsc_to_monotonic_ns(now_tsc));
+	/* The 8259's INTR drives every CPU's LINT0; in NMI mode its rising edge is an NMI, taken
+	 * by the vCPU's NMI path as an NMI IPI is (no acknowledge reaches the 8259). */
+	if (vlapic_lint0(&v->vlapic, pic_pending(&v->vm->board.pic)))
+		v->nmi_pending = true;
 }
 
 bool irq_pending(const struct vcpu *v)

@@ -105,6 +105,20 @@ static void adjust_tsc(struct vcpu *v, u64 delta)
 	virt->set_tsc_offset(&v->hw, v->tsc_offset);
 }
 
+/* Compared in the guest's own TSC, as the CPU compares it: a deadline at or below the TSC is
+ * due now. Converting the deadline to a host TSC first (minus the offset) wraps when the
+ * guest's TSC is near 2^64 and made a deadline just below it fire that far in the future.
+ * A deadline more than 2^60 ns (36 years) away is kept there: ns cannot overflow. */
+u64 msr_tsc_deadline_ns(u64 deadline, u64 guest_tsc, u64 now_ns)
+{
+	u64 far = ns_to_tsc(1ull << 60);
+
+	if (deadline <= guest_tsc)
+		return now_ns;
+	u64 ticks = deadline - guest_tsc;
+	return now_ns + tsc_to_ns(ticks < far ? ticks : far) + 1; /* never early */
+}
+
 bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 {
 	if (!msr_exists(v, msr))
@@ -188,8 +202,9 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 	case MSR_APIC_BASE:
 		return vlapic_set_base(&v->vlapic, val);
 	case MSR_TSC_DEADLINE: {
-		/* The guest's TSC runs tsc_offset ahead of the host's: the deadline on our clock. */
-		u64 ns = val ? tsc_to_monotonic_ns(val - v->tsc_offset) : 0;
+		u64 host = rdtsc();
+		u64 ns = val ? msr_tsc_deadline_ns(val, host + v->tsc_offset,
+						   tsc_to_monotonic_ns(host)) : 0;
 		vlapic_set_tsc_deadline(&v->vlapic, val, val && !ns ? 1 : ns);
 		return true;
 	}

@@ -3,12 +3,14 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/poweroff.h"
+#include "arch/x86/tsc.h"
 #include "arch/x86/traps.h"
 #include "arch/x86/virt.h"
 #include "lib/assert.h"
 #include "lib/printf.h"
 #include "lib/spinlock.h"
 #include "vmm/bootprof.h"
+#include "vmm/sched.h"
 #include "vmm/guest.h"
 #include "vmm/options.h"
 #include "vmm/stats.h"
@@ -103,6 +105,15 @@ static void report_one(struct vm *vm)
 		st.exits_total);
 	exit_list(st.exits, line, sizeof(line));
 	kprintf("guest %s: exits:%s\n", vm->name, line);
+	/* Its CPU time (turns on its CPUs, all vCPUs), the weight it had, and each vCPU's. */
+	n = 0;
+	for (u32 i = 0; i < vm->nr_vcpus && vm->nr_vcpus > 1; i++)
+		n += fmt_snprintf(line + n, sizeof(line) - (size_t)n, " vcpu%u=%lu", i,
+				  tsc_to_ns(vm->vcpus[i].cpu_tsc) / 1000000);
+	line[n] = 0;
+	kprintf("guest %s: cpu: time_ms=%lu weight=%u%s\n", vm->name,
+		tsc_to_ns(vm->cpu_tsc) / 1000000, vm->weight ? vm->weight : SCHED_WEIGHT_DEFAULT,
+		line);
 	/* With several vCPUs, each one's share, and what they did to each other. */
 	if (vm->nr_vcpus > 1) {
 		for (u32 i = 0; i < vm->nr_vcpus; i++) {

@@ -1,4 +1,4 @@
-/* The per-CPU scheduler: round robin in slices the host timer enforces, idle until the next event. */
+/* The per-CPU scheduler: fair shares per guest in slices the host timer enforces, idle until the next event. */
 #include "vmm/sched.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/fpu.h"
@@ -164,26 +164,97 @@ static bool ready_to_run(struct vcpu *v, bool *any, u64 *wake)
 	return __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_ON;
 }
 
-/* One pass over this CPU's vCPUs; false once all their guests have ended. *wake gets the
- * earliest time a waiting one needs the CPU, *ran whether any vCPU ran. */
+/*
+ * Fair share, per guest rather than per vCPU (as Xen's credit scheduler shares per domain): on
+ * each CPU a guest's virtual time is the time its vCPUs ran there over its weight, and the
+ * runnable guest furthest behind goes next; its vCPUs there take turns with its time (the one
+ * whose last turn is oldest first). A guest that waited comes back at most a slice behind the
+ * last one that ran: waiting banks no CPU time. A YIELD is charged as a whole slice, so the
+ * yielder goes behind the others. vtime and turn are this CPU's alone (each CPU runs its own
+ * scheduler), indexed by guest and vCPU.
+ */
+static u64 vtime[NR_CPUS][MAX_VMS];
+static u64 vfloor[NR_CPUS];
+static u64 turn[MAX_VMS][MAX_VCPUS];
+static u64 turns[NR_CPUS];
+
+static u64 weight_of(const struct vm *vm)
+{
+	return vm->weight ? vm->weight : SCHED_WEIGHT_DEFAULT;
+}
+
+/* The candidate to run next: the guest with the least virtual time, then its oldest turn. */
+static u32 pick(u32 me, struct vcpu *const *cand, u32 n)
+{
+	const u64 lag = SCHED_SLICE_NS;
+	u32 best = 0;
+
+	for (u32 i = 0; i < n; i++) {
+		u32 g = (u32)(cand[i]->vm - vms);
+		if (vtime[me][g] + lag < vfloor[me])
+			vtime[me][g] = vfloor[me] - lag;
+	}
+	for (u32 i = 1; i < n; i++) {
+		u32 g = (u32)(cand[i]->vm - vms), b = (u32)(cand[best]->vm - vms);
+		if (vtime[me][g] < vtime[me][b] ||
+		    (g == b && turn[g][cand[i]->id] < turn[b][cand[best]->id]))
+			best = i;
+	}
+	return best;
+}
+
+/* What a turn cost: the guest's CPU time, and its virtual time on this CPU. */
+static void charge(u32 me, struct vcpu *v, u64 used)
+{
+	struct vm *vm = v->vm;
+	u32 g = (u32)(vm - vms);
+	u64 ns = tsc_to_ns(used);
+
+	v->cpu_tsc += used;
+	__atomic_add_fetch(&vm->cpu_tsc, used, __ATOMIC_RELAXED);
+	if (v->yielded && ns < SCHED_SLICE_NS)
+		ns = SCHED_SLICE_NS;
+	v->yielded = false;
+	if (vtime[me][g] > vfloor[me])
+		vfloor[me] = vtime[me][g];
+	vtime[me][g] += ns * SCHED_WEIGHT_DEFAULT / weight_of(vm);
+	turn[g][v->id] = ++turns[me];
+}
+
+/* One decision for this CPU: the vCPUs that may run are tried in fair-share order until one
+ * runs; false once all their guests have ended. *wake gets the earliest time a waiting one
+ * needs the CPU, *ran whether one ran. */
 static bool run_round(u32 me, bool *ran, u64 *wake)
 {
+	struct vcpu *cand[MAX_VMS * MAX_VCPUS];
 	bool any = false;
+	u32 n = 0;
 
 	for (u32 i = 0; i < nr_vms; i++) {
 		struct vm *vm = &vms[i];
 		for (u32 j = 0; j < vm->nr_vcpus; j++) {
 			struct vcpu *v = &vm->vcpus[j];
-			if (v->cpu != me || v->parked || !ready_to_run(v, &any, wake))
-				continue;
-			fpu_restore(v->fpu);
-			*ran |= vcpu_run_slice(v, rdtsc() + ns_to_tsc(SCHED_SLICE_NS));
-			fpu_save(v->fpu);
-			if (vm_ended(vm))
-				any |= !park_vcpu(v, wake);
-			else
-				*wake = deadline_min(*wake, wake_deadline(v, rdtsc()));
+			if (v->cpu == me && !v->parked && ready_to_run(v, &any, wake))
+				cand[n++] = v;
 		}
+	}
+	while (n) {
+		u32 k = pick(me, cand, n);
+		struct vcpu *v = cand[k];
+		u64 start = rdtsc();
+		fpu_restore(v->fpu);
+		bool did = vcpu_run_slice(v, start + ns_to_tsc(SCHED_SLICE_NS));
+		fpu_save(v->fpu);
+		charge(me, v, rdtsc() - start);
+		if (vm_ended(v->vm))
+			any |= !park_vcpu(v, wake);
+		else
+			*wake = deadline_min(*wake, wake_deadline(v, rdtsc()));
+		if (did) {
+			*ran = true;
+			break;
+		}
+		cand[k] = cand[--n];
 	}
 	return any;
 }

@@ -450,6 +450,5 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		vm_unlock(vm);
 	if (v->dr_active)
 		dr_save(v);
-	v->yielded = false;
 	return ran;
 }

@@ -50,7 +50,8 @@ void vcpu_emulate_mov_dr(struct vcpu *v);
 void vcpu_inject_db(struct vcpu *v, u64 dr6_set);
 
 /* Runs one vCPU until its guest ends, it halts or yields, or the time slice is over. Returns
- * false only if it cannot run now (halted, waiting for an event): the CPU may sleep on it. */
+ * false only if it cannot run now (halted, waiting for an event): the CPU may sleep on it.
+ * A yield leaves v->yielded set for the caller to see and clear. */
 bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline);
 /* Timer expiry and wake-ups; true if the vCPU is runnable. */
 bool vcpu_update_events(struct vcpu *v);

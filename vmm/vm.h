@@ -95,7 +95,9 @@ struct vcpu {
 	bool events_settled;
 	u32 events_gen;
 	u64 events_due;
-	bool yielded;             /* YIELD: give the CPU away at the end of this exit */
+	bool yielded;             /* YIELD: give the CPU away at the end of this exit (the
+				     scheduler clears it once it has seen it) */
+	u64 cpu_tsc;              /* TSC ticks its turns on its CPU lasted (vmm/sched.c) */
 	/* The debugger (vmm/gdbstub.c, which also sets hw.exc_debug): whether it holds the vCPU
 	 * (not run until it lets go) and whether it is single-stepping it. */
 	bool debug_stop;
@@ -131,6 +133,9 @@ struct vm {
 	u64 budget_ns;            /* time=SECONDS (else Umbra's timeout=): how long it may run */
 	u64 end_tsc;              /* host TSC at which its budget ends (set when it starts) */
 	u32 caps;                 /* UMBRA_CAP_* from caps= */
+	u32 weight;               /* weight=: its share of each CPU it runs on, against the other
+				     guests there (0: the default, vmm/sched.c) */
+	u64 cpu_tsc;              /* TSC ticks all its vCPUs ran, on every CPU (atomic) */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
 	struct mmu_vm mmu;

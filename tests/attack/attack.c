@@ -21,6 +21,30 @@ asm(".text\n.globl user_call_fl\nuser_call_fl:\n"
 #endif
     );
 
+#ifndef __x86_64__
+/* VCPU_START's 32-bit entry: EAX its index, EBX the argument (fn), ESP given. */
+asm(".text\n"
+    "atk_ap_entry:\n"
+    "	lgdt atk_gdtd\n"
+    "	ljmp $0x08, $1f\n"
+    "1:	mov $0x10, %cx\n"
+    "	mov %cx, %ds\n mov %cx, %es\n mov %cx, %ss\n mov %cx, %fs\n mov %cx, %gs\n"
+    "	call *%ebx\n"
+    "2:	cli\n hlt\n jmp 2b\n"
+    ".data\n"
+    ".align 4\n"
+    "atk_gdtd: .word 71\n" /* the library's GDT: 9 descriptors */
+    "	.long gdt\n"
+    ".text\n");
+extern char atk_ap_entry[];
+
+long atk_vcpu_start(uint32_t idx, void (*fn)(void), void *stack_top)
+{
+	return umbra_hypercall4(UMBRA_HC_VCPU_START, idx, (ulong)atk_ap_entry, (ulong)stack_top,
+				(ulong)fn);
+}
+#endif
+
 void atk_name(char *buf, size_t size)
 {
 	size_t i = 0;

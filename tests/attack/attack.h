@@ -55,6 +55,14 @@ void note_vec(const char *what, int got, const char *why);
  * failed since, else "attack CASE: FAILED (N checks)" after the failed checks' own lines. */
 void case_end(const char *what, ulong mark);
 
+/* ---- more vCPUs (32-bit images) ----
+ * Starts vCPU idx of a guest with vcpus=N by VCPU_START: it loads the library's GDT and
+ * segments and calls fn on the stack ending at stack_top, with interrupts off (fn never
+ * returns). VCPU_START's result (0, or a negative error). */
+#ifndef __x86_64__
+long atk_vcpu_start(uint32_t idx, void (*fn)(void), void *stack_top);
+#endif
+
 /* ---- ring 3 ----
  * user_init() makes a user code page and stack (in long mode it builds and activates its own
  * address space, atk_space, with the identity map of RAM and the two user pages).

@@ -37,10 +37,10 @@ log_count() {
 }
 
 # ---- natively: every image must pass under qemu -kernel (the stop guest notes and passes) ----
-native() { # IMAGE [ARGS]
-  local img=$1 args=${2:-} log="$root/build/harness/native-$1/serial.txt" rc
+native() { # IMAGE [ARGS [CPUS]]
+  local img=$1 args=${2:-} smp=${3:-1} log="$root/build/harness/native-$1/serial.txt" rc
   mkdir -p "$(dirname "$log")"; rm -f "$log"
-  timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 16M -kernel "$A/$img.elf" \
+  timeout 60 qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m 16M -smp "$smp" -kernel "$A/$img.elf" \
     -append "$args" -display none -serial "file:$log" -monitor none -no-reboot \
     -device isa-debug-exit,iobase=0xf4,iosize=0x04 </dev/null >/dev/null 2>&1
   rc=$?
@@ -51,9 +51,11 @@ native() { # IMAGE [ARGS]
     tr -d '\r' <"$log" 2>/dev/null | grep -a 'CHECK FAILED\|RESULT\|unexpected' | head -20
   fi
 }
-for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop clock; do
+for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop clock \
+    toctou share; do
   native "$img"
 done
+native delivery "" 2 # its INIT case needs an AP
 
 # ---- the classes under Umbra ----
 # run NAME EMU-OPTIONS... -- MODULE...: one boot; every module and the healthy guest must pass.
@@ -145,6 +147,35 @@ stop() {
     log_count "$name" "$t-report-once" 1 "^guest $t: ended=stopped .* PASS"
   done
 }
+# 9. toctou: vCPU 1 rewrites PV batch records, or the PTE of an output buffer, while vCPU 0
+#    calls (two CPUs): every call applies what it validated or fails; the rounds and their
+#    outcomes are in the log. The output-buffer kind runs under nested paging, where the PTE
+#    write lands while the call runs (under shadow paging it waits for the guest's lock).
+toctou() { # NAME GUEST-ARGS EMU-OPTIONS...
+  local name=$1 args=$2; shift 2
+  run "$name-toctou" "$@" --smp 2 -- "$A/toctou.elf name=toctou vcpus=2 cpus=0,1 -- $args"; }
+# 10. delivery: I/O APIC entries with NMI, ExtINT and INIT delivery, LINT0 in NMI mode (the
+#    INIT case stops and restarts vCPU 1).
+delivery() {
+  run "$1-delivery" "${@:2}" --smp 2 -- "$A/delivery.elf name=delivery vcpus=2 cpus=0,1"; }
+# 11. share: a guest of 4 spinning vCPUs (hog) and one of 1 (fair) on one CPU, both until their
+#    budget, beside the healthy guest: fair's CPU time, from Umbra's own accounting (the report's
+#    "cpu: time_ms="), is within 10% of its share of the two: half with equal weights, a
+#    quarter with weight=3 for the hog and 1 for fair. Per-vCPU round robin gave it a fifth.
+# cpu_ms CASE GUEST: the CPU time the report gives the guest.
+cpu_ms() { case_log "$1" | sed -nE "s/^guest $2: cpu: time_ms=([0-9]+) .*/\1/p"; }
+share() { # NAME WANT-PERMILLE HOG-OPTS FAIR-OPTS EMU-OPTIONS...
+  local name=$1-share$2 want=$2 hogo=$3 fairo=$4 hog fair got; shift 4
+  case_run "$name" --elf "$elf" "$@" --smp 1 \
+    --module "$A/share.elf name=hog vcpus=4 time=3 expect=timeout $hogo" \
+    --module "$A/share.elf name=fair time=3 expect=timeout $fairo" --module "$H" \
+    --expect guests_failed=0 --expect guests_passed=1 --expect guests_timedout=2
+  hog=$(cpu_ms "$name" hog); fair=$(cpu_ms "$name" fair)
+  got=$(( ${fair:-0} * 1000 / (${fair:-0} + ${hog:-0} + 1) ))
+  echo "  $name: fair ${fair:-?} ms, hog ${hog:-?} ms: $got/1000 of their CPU time to fair"
+  verdict "$name-fraction" "$([ "$got" -ge $((want * 9 / 10)) ] && [ "$got" -le $((want * 11 / 10)) ] &&
+    echo 1 || echo 0)" "fair had $got/1000 of the CPU time, expected $want/1000 within 10%"
+}
 
 # QEMU TCG, SVM (-cpu max): every class; no breakpoints (see dbac), no loops.
 dr qemu --cpu max
@@ -157,6 +188,11 @@ ps qemu --cpu max
 ps_no1g qemu64 --cpu qemu64
 console qemu --cpu max
 stop qemu --cpu max
+toctou qemu "rounds=10000 nostats" --cpu max
+toctou qemu-tdp "rounds=10000 nobatch" --cpu max --cmdline mmu=tdp --timeout 120
+delivery qemu --cpu max
+share qemu 500 "" "" --cpu max
+share qemu 250 weight=3 weight=1 --cpu max
 # Bochs Haswell, VMX: every class but console (Umbra's own text, the same on every backend).
 dr bochs-vmx "${VMX[@]}"
 dbac bochs-vmx "${VMX[@]}"
@@ -168,6 +204,10 @@ clock bochs-vmx "${VMX[@]}"
 ps bochs-vmx "${VMX[@]}"
 ps_no1g bochs-vmx-lynnfield --emu bochs --cpu corei5_lynnfield_750 --timeout 45
 stop bochs-vmx "${VMX[@]}"
+toctou bochs-vmx "rounds=300 nostats" "${VMX[@]}"
+toctou bochs-vmx-tdp "rounds=300 nobatch" "${VMX[@]}" --cmdline mmu=tdp
+delivery bochs-vmx "${VMX[@]}"
+share bochs-vmx 500 "" "" "${VMX[@]}"
 # Bochs Ryzen, SVM: the classes whose paths are the SVM backend's own (intercepts, exits,
 # injection); paging and the console are common code, run above.
 dr bochs-svm "${SVM[@]}"
@@ -177,6 +217,7 @@ insn_tswitch bochs-svm "${SVM[@]}"
 prefix bochs-svm "${SVM[@]}"
 pio bochs-svm "${SVM[@]}"
 clock bochs-svm "${SVM[@]}"
+delivery bochs-svm "${SVM[@]}"
 
 echo "attack: wall time $(($(date +%s) - start_s)) s"
 suite_end attack

@@ -162,6 +162,62 @@ static void tsc_adjust(void)
 	case_end("tsc-adjust (paired with TSC writes; 0xc0010055 reads 0 on AMD, #GP on Intel)", mark);
 }
 
+/* IA32_TSC_DEADLINE fires once the TSC reaches it, compared numerically as the CPU does: at
+ * or below the TSC at once, however near the TSC is to its wrap (before: with the TSC 10 s
+ * short of 2^64, a deadline of 0x10 came 10 s late, when the TSC had wrapped and reached it);
+ * far above, not at all. The timer through x2APIC (this guest maps no APIC page); 1 s stands
+ * for "at once" against the 10 s the wrong conversion took. */
+#define MSR_TSC_DEADLINE 0x6e0u
+#define MSR_APIC_BASE 0x1bu
+#define X2APIC_EOI 0x80bu
+#define X2APIC_LVT_TIMER 0x832u
+#define VEC_DEADLINE 0x40
+static volatile uint32_t deadline_irqs;
+
+static void on_deadline(struct frame *f)
+{
+	(void)f;
+	deadline_irqs++;
+	wrmsr(X2APIC_EOI, 0);
+}
+
+static int deadline_fires(uint64_t deadline, ulong ms)
+{
+	deadline_irqs = 0;
+	wrmsr(MSR_TSC_DEADLINE, deadline);
+	int fired = POLL_IRQ_UNTIL(deadline_irqs, ms);
+	wrmsr(MSR_TSC_DEADLINE, 0);
+	return fired;
+}
+
+static void tsc_deadline(void)
+{
+	ulong mark = checks_failed;
+
+	if (!(cpuid(1, 0).c & (1u << 24))) {
+		skip_note("tsc-deadline (no TSC-deadline timer announced)");
+		return;
+	}
+	set_irq_handler(VEC_DEADLINE, on_deadline);
+	pic_remap(0x20, 0x28);
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1u << 10)); /* x2APIC */
+	wrmsr(X2APIC_LVT_TIMER, (2u << 17) | VEC_DEADLINE);      /* TSC-deadline mode */
+	CHECK(!deadline_fires(read_tsc() + (1ull << 62), 50), "a deadline 2^62 ahead fired");
+	CHECK(deadline_fires(read_tsc(), 1000), "a deadline at the TSC did not fire");
+	CHECK(deadline_fires(read_tsc() - 1000, 1000), "a deadline below the TSC did not fire");
+	CHECK(deadline_fires(1, 1000), "a deadline of 1 did not fire");
+	uint64_t t0 = read_tsc(), wrap = 0 - 10000 * (uint64_t)tsc_per_ms();
+	wrmsr(MSR_TSC, wrap);
+	CHECK(deadline_fires(read_tsc(), 1000), "at the TSC near its wrap: did not fire");
+	CHECK(deadline_fires(read_tsc() - 1000, 1000), "below the TSC near its wrap: did not fire");
+	CHECK(deadline_fires(0x10, 1000), "0x10, with the TSC 10 s short of 2^64: not at once");
+	CHECK(!deadline_fires(~0ull, 50), "2^64-1, 10 s ahead of the TSC: fired");
+	uint64_t spent = read_tsc() - wrap;
+	wrmsr(MSR_TSC, t0 + spent);
+	wrmsr(X2APIC_LVT_TIMER, 1u << 16);
+	case_end("tsc-deadline (at, below, far above, and across the TSC's wrap)", mark);
+}
+
 void test_main(void)
 {
 	if (!on_umbra) {
@@ -174,5 +230,6 @@ void test_main(void)
 	bad_addresses();
 	wall_clock();
 	tsc_adjust();
+	tsc_deadline();
 	kprintf("cases: clock\n");
 }

@@ -365,6 +365,32 @@ static void test_extint(void **state)
 	assert_true(vlapic_accepts_extint(&l)); /* no APIC: the PIC drives INTR */
 }
 
+/* LINT0 in NMI mode: the 8259's INTR rising is one NMI (edge, whatever the trigger bit);
+ * staying high, falling, masked, ExtINT mode, a disabled APIC give none. */
+static void test_lint0_nmi(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	assert_false(vlapic_lint0(&l, true));  /* ExtINT mode (the BIOS's): the 8259's path */
+	assert_false(vlapic_lint0(&l, false));
+	wr(&l, LINT0, 0x8400);                 /* NMI, level trigger bit set: still an edge */
+	assert_true(vlapic_lint0(&l, true));
+	assert_false(vlapic_lint0(&l, true));  /* held high: no second NMI */
+	assert_false(vlapic_lint0(&l, false));
+	assert_true(vlapic_lint0(&l, true));   /* the next rising edge */
+	assert_false(vlapic_lint0(&l, false));
+	wr(&l, LINT0, 0x10400);                /* masked */
+	assert_false(vlapic_lint0(&l, true));
+	wr(&l, LINT0, 0x0400);
+	assert_false(vlapic_lint0(&l, true));  /* high since before the unmask: no edge */
+	assert_false(vlapic_lint0(&l, false));
+	wr(&l, SVR, 0xff);                     /* software-disabled: LINT0 masked */
+	assert_false(vlapic_lint0(&l, true));
+	assert_false(vlapic_lint0(&l, false));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+	assert_false(vlapic_lint0(&l, true));  /* no APIC: LINT0 is INTR, not an NMI */
+}
+
 /* ---- IPIs ---- */
 
 static void test_icr_self_ipis(void **state)
@@ -969,6 +995,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reset_bsp),
+		cmocka_unit_test(test_lint0_nmi),
 		cmocka_unit_test(test_reset_ap),
 		cmocka_unit_test(test_ppr),
 		cmocka_unit_test(test_irr_isr_eoi_nesting),

@@ -73,5 +73,14 @@ case_run qemu-bad-time --cpu max --smp 1 \
 case_run qemu-bad-timeout --cpu max --smp 1 --cmdline "timeout=never" \
   --module "$G/healthy.elf name=healthy" --expect guests_passed=1 \
   --expect-log "unknown or invalid option 'timeout=never'"
+# weight= takes 1-65535: 0, one past the top and a word are refused, the guest alone.
+case_run qemu-bad-weight --cpu max --smp 1 \
+  --module "$S/spin-cli.elf name=w0 weight=0" --module "$S/spin-cli.elf name=wbig weight=65536" \
+  --module "$S/spin-cli.elf name=wword weight=half" --module "$G/healthy.elf name=healthy weight=65535" \
+  --expect guests_passed=1 --expect guests_rejected=3 \
+  --expect-log "guest w0: unknown or invalid option 'weight=0'" \
+  --expect-log "guest wbig: unknown or invalid option 'weight=65536'" \
+  --expect-log "guest wword: unknown or invalid option 'weight=half'" \
+  --expect-log "guest healthy: cpu: time_ms=[0-9]+ weight=65535$"
 
 suite_end sched

@@ -16,6 +16,8 @@ u64 tsc_hz = 1000000000;
 bool vcpu_set_efer(struct vcpu *v, u64 val) { v->hw.regs.efer = val; return true; }
 u64 monotonic_ns(void) { return 0; }
 u64 tsc_to_monotonic_ns(u64 tsc) { return tsc; }
+u64 tsc_to_ns(u64 ticks) { return (u64)((unsigned __int128)ticks * 1000000000u / tsc_hz); }
+u64 ns_to_tsc(u64 ns) { return (u64)((unsigned __int128)ns * tsc_hz / 1000000000u); }
 void *memslots_ptr(const struct memslots *m, u64 gpa, u64 len) { (void)m; (void)gpa; (void)len; return NULL; }
 int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value) { (void)vm; (void)gpa; (void)len; (void)value; return -1; }
 
@@ -281,6 +283,47 @@ static void test_debugctl(void **state)
 	}
 }
 
+/* IA32_TSC_DEADLINE compared in the guest's TSC: at or below it fires now, near and across
+ * the wrap too (before: a deadline below a guest TSC 13M ticks short of 2^64 fired 13M ticks
+ * late, the difference taken in host TSC having wrapped), far above never overflows. */
+static void test_tsc_deadline(void **state)
+{
+	const u64 now = 5000000000ull, wrap = ~0ull - 13000000;
+	const u64 hz[] = { 1000000000ull, 50000000ull, 4000000000ull };
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(hz) / sizeof(hz[0]); i++) {
+		tsc_hz = hz[i];
+		assert_int_equal(msr_tsc_deadline_ns(1000, 1000, now), now);        /* at */
+		assert_int_equal(msr_tsc_deadline_ns(1, 1000, now), now);           /* below */
+		assert_int_equal(msr_tsc_deadline_ns(wrap, wrap, now), now);        /* at, near wrap */
+		assert_int_equal(msr_tsc_deadline_ns(wrap - 1, wrap, now), now);    /* below, near */
+		/* Across the wrap: the CPU compares numerically, so a deadline past 2^64 (0x10)
+		 * is below a TSC short of it and due now, as on hardware. */
+		assert_int_equal(msr_tsc_deadline_ns(0x10, wrap, now), now);
+		assert_int_equal(msr_tsc_deadline_ns(1, 0x10, now), now);          /* across: past */
+		u64 soon = msr_tsc_deadline_ns(wrap - tsc_hz, wrap - 2 * tsc_hz, now); /* 1 s ahead */
+		assert_true(soon > now + 999999990ull && soon <= now + 1000000001ull);
+		u64 far = msr_tsc_deadline_ns(~0ull, 0, now);                       /* far above */
+		assert_true(far > now && far <= now + (1ull << 60) + 1);
+	}
+	tsc_hz = 1000000000ull;
+	/* Through the MSR: the guest's TSC written to just below the wrap, then deadlines below
+	 * it are due at once (the model's clock is the host TSC here); 0x10, numerically below,
+	 * came 13M ticks late before. */
+	struct vcpu *v = boot(INTEL, ALL_EDX1, ALL_E1, BIT(24));
+	v->vlapic.lvt[1] = (2u << 17) | 0x40; /* LVT timer: TSC-deadline mode, vector 0x40 */
+	assert_true(msr_write(v, 0x10, wrap));
+	const u64 below[] = { wrap - 1000, 0x10, 1 };
+	for (unsigned i = 0; i < sizeof(below) / sizeof(below[0]); i++) {
+		assert_true(msr_write(v, 0x6e0, below[i]));
+		u64 at = vlapic_next_event_ns(&v->vlapic);
+		assert_true(at != 0 && at <= rdtsc());
+	}
+	assert_true(msr_write(v, 0x6e0, ~0ull));
+	assert_true(vlapic_next_event_ns(&v->vlapic) > rdtsc() + 10000000ull);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_misc_enable),
 		cmocka_unit_test(test_debugctl),
 		cmocka_unit_test(test_apic_bit_follows_enable),
+		cmocka_unit_test(test_tsc_deadline),
 	};
 
 	return cmocka_run_group_tests_name("unit-msr-policy", tests, NULL, NULL);

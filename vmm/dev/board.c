@@ -19,26 +19,48 @@ static void note_unmodelled(struct vm *vm, u16 port)
 		vm->unmodelled[vm->n_unmodelled++] = port;
 }
 
-/* Messages from the I/O APIC to the local APICs they address. Only fixed and lowest-priority
- * interrupts travel this way here (lowest priority to the first APIC addressed, which hardware
- * may pick too); ExtINT is the 8259's path through LINT0. A vCPU on another CPU is kicked so it
- * sees the interrupt now. */
+/* Messages from the I/O APIC to the local APICs they address, by delivery mode: fixed and
+ * lowest priority into the IRR (lowest priority to the first APIC addressed, which hardware
+ * may pick too); NMI to the vCPU's NMI path, as an NMI IPI; INIT resets the vCPU as an INIT
+ * IPI does; ExtINT takes its vector from the 8259 (its interrupt acknowledge, as QEMU's I/O
+ * APIC does when it sends the message) and nothing if the 8259 has none. SMI and the reserved
+ * modes reach nothing modelled. A vCPU on another CPU is kicked so it sees it now. */
 static void ioapic_deliver(struct vm *vm)
 {
 	struct ioapic_msg m;
 
 	while (ioapic_take(&vm->board.ioapic, &m)) {
-		if (m.delivery > IOAPIC_DM_LOWEST)
-			continue;
+		if (m.delivery == IOAPIC_DM_EXTINT) {
+			if (!pic_pending(&vm->board.pic))
+				continue;
+			m.vector = pic_ack(&vm->board.pic);
+		}
 		for (u32 i = 0; i < vm->nr_vcpus; i++) {
 			struct vcpu *v = &vm->vcpus[i];
 			if (!vlapic_match_dest(&v->vlapic, m.dest, m.logical))
 				continue;
-			vlapic_set_irq(&v->vlapic, m.vector, m.level);
+			switch (m.delivery) {
+			case IOAPIC_DM_FIXED:
+			case IOAPIC_DM_LOWEST:
+				vlapic_set_irq(&v->vlapic, m.vector, m.level);
+				break;
+			case IOAPIC_DM_EXTINT:
+				vlapic_set_irq(&v->vlapic, m.vector, false);
+				break;
+			case IOAPIC_DM_NMI:
+				v->nmi_pending = true;
+				break;
+			case IOAPIC_DM_INIT:
+				if (!ipi_init_signal(v))
+					continue;
+				break;
+			default:
+				continue;
+			}
 			if (i)
 				ipi_kick(v);
-			if (m.delivery == IOAPIC_DM_LOWEST)
-				break;
+			if (m.delivery == IOAPIC_DM_LOWEST || m.delivery == IOAPIC_DM_EXTINT)
+				break; /* one interrupt, one APIC */
 		}
 	}
 }

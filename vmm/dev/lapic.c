@@ -22,6 +22,7 @@ enum {
 #define SVR_BITS 0x3ffu      /* vector, enable, focus check; no EOI-broadcast suppression */
 #define LVT_MASKED (1u << 16)
 #define DM_EXTINT 0x700u
+#define DM_NMI 0x400u
 #define DM_MASK 0x700u
 #define ICR_BITS 0x000ccfffu /* vector, mode, dest mode, level, trigger, shorthand */
 #define ICR_LOGICAL (1u << 11)
@@ -185,6 +186,16 @@ bool vlapic_accepts_extint(const struct vlapic *l)
 {
 	return !vlapic_hw_enabled(l) ||
 	       (l->lvt[LVT_LINT0] & (LVT_MASKED | DM_MASK)) == DM_EXTINT;
+}
+
+bool vlapic_lint0(struct vlapic *l, bool level)
+{
+	bool rising = level && !l->lint0_in;
+
+	l->lint0_in = level;
+	/* NMI is edge-sensitive whatever the LVT's trigger bit says (SDM 10.5.1). */
+	return rising && vlapic_hw_enabled(l) &&
+	       (l->lvt[LVT_LINT0] & (LVT_MASKED | DM_MASK)) == DM_NMI;
 }
 
 /* ---- IPIs: the ICR decoded here, delivered by the board to the APICs it reaches ---- */

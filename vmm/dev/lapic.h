@@ -24,6 +24,7 @@ struct vlapic {
 	u64 timer_next_ns;         /* when the timer fires next (0: not armed); the current
 	                            * count is derived from it */
 	u64 tsc_deadline;          /* IA32_TSC_DEADLINE as the guest wrote it (guest TSC) */
+	bool lint0_in;             /* the LINT0 input (the 8259's INTR) as last sampled */
 	/* Called with the vector when a level-triggered interrupt is EOIed (the broadcast to
 	 * the I/O APIC); NULL after vlapic_reset, then set by the board; kept when the guest
 	 * disables the APIC. */
@@ -96,6 +97,9 @@ void vlapic_ack(struct vlapic *l, u8 vector);
 /* Do the 8259's interrupts reach the CPU (LINT0 unmasked in ExtINT mode, or the APIC
  * hardware-disabled so the PIC is wired straight to INTR)? */
 bool vlapic_accepts_extint(const struct vlapic *l);
+/* The LINT0 input (the 8259's INTR output) is level now: true on a rising edge while LINT0 is
+ * unmasked in NMI mode on an enabled APIC, when the CPU takes an NMI. */
+bool vlapic_lint0(struct vlapic *l, bool level);
 /* Fire the timer if due by now (sets the LVT vector in IRR unless masked; re-arms periodic). */
 void vlapic_timer_update(struct vlapic *l, u64 now_ns);
 /* When the timer fires next (absolute ns), or 0 if not armed. */

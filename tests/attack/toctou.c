@@ -1,0 +1,201 @@
+/* Attack guest (toctou): a second vCPU rewrites PV batch records while the first submits them. */
+/* Started with vcpus=2 on two CPUs. vCPU 1 (VCPU_START) flips records between a value Umbra
+ * accepts and one it refuses, one record after another, without end; vCPU 0 submits the batch
+ * rounds=N times per call kind. Every call must either apply exactly what it validated or fail
+ * with nothing changed: a call that returned success after applying a refused value is a time
+ * of check to time of use hole (Umbra read the batch once to validate and again to apply).
+ * - MMU_UPDATE: 512 records writing a table; the record flips between a frame in RAM and one
+ *   outside it. Success must leave every slot holding the good value, -EFAULT every slot 0.
+ * - MMU_OP: 512 INVLPGs; the record flips to NEW_CR3 with a CR3 outside RAM. Success or -EFAULT
+ *   must leave CR3 as it was.
+ * - STATS (an output buffer): with paging on, the buffer's PTE flips between a RAM frame and
+ *   the I/O APIC's page (under nested paging: under shadow paging each write to the PTE exits
+ *   and waits for the guest's lock, which the call holds, so it never lands mid-call). Success must have written the frame, never the I/O APIC (its
+ *   IOREGSEL, set to 1 before each call, would read the record's size, 16).
+ * `nobatch` skips the first two, `nostats` the third.
+ * The line "toctou KIND: R rounds, A applied, F refused, V violations" reports each kind. */
+#include "tests/attack/attack.h"
+
+const char guest_name[] = GUEST_NAME;
+
+#define N UMBRA_MMU_BATCH_MAX
+#define BAD_FRAME 0x7ff00000u /* above any guest's RAM (mem= is at most 1 GiB) */
+#define STACK 8192
+
+static struct umbra_mmu_update upd[N];
+static struct umbra_mmu_op ops[N];
+static volatile uint32_t table[N] __attribute__((aligned(4096)));
+static uint8_t frame[4096] __attribute__((aligned(4096)));
+static uint8_t ap_stack[STACK] __attribute__((aligned(16)));
+static volatile uint32_t ap_running, target; /* 1 flips upd, 2 ops, 3 the buffer's PTE */
+static volatile uint32_t good_val, cr3_0;
+#define IOAPIC 0xfec00000u
+static struct aspace as;
+static volatile uint32_t *volatile buf_pte;
+static volatile uint32_t pte_ram, pte_mmio;
+
+static void toctou_flipper(void);
+
+/* How long a record stays refused, then accepted: powers of two up to 2^12 spins, varied
+ * pseudo-randomly, since how long Umbra takes between its reads is unknown here. */
+static void spin(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	for (volatile uint32_t d = 1u << ((*seed >> 16) % 13); d; d--)
+		;
+}
+
+/* The first record of a batch (read first, and before, read again last), flipped back and
+ * forth; the records after it stay accepted. */
+static void toctou_flipper(void)
+{
+	volatile struct umbra_mmu_update *u = upd;
+	volatile struct umbra_mmu_op *o = ops;
+	uint32_t seed = 1;
+
+	ap_running = 1;
+	for (;;) {
+		if (target == 1) {
+			u[0].val = BAD_FRAME | PTE_P;
+			spin(&seed);
+			u[0].val = good_val;
+		} else if (target == 2) {
+			o[0].arg = BAD_FRAME;
+			o[0].op = UMBRA_MMUOP_NEW_CR3;
+			spin(&seed);
+			o[0].op = UMBRA_MMUOP_INVLPG;
+			o[0].arg = cr3_0;
+		} else if (target == 3) {
+			*buf_pte = pte_mmio;
+			spin(&seed);
+			*buf_pte = pte_ram;
+		}
+		spin(&seed);
+	}
+}
+
+static void report(const char *kind, ulong rounds, ulong applied, ulong refused, ulong bad)
+{
+	kprintf("toctou %s: %lu rounds, %lu applied, %lu refused, %lu violations\n", kind, rounds,
+		applied, refused, bad);
+}
+
+static void mmu_update_rounds(ulong rounds)
+{
+	ulong applied = 0, refused = 0, bad = 0, mark = checks_failed;
+
+	for (uint32_t i = 0; i < N; i++)
+		upd[i] = (struct umbra_mmu_update){ (ulong)&table[i], good_val };
+	target = 1;
+	for (ulong r = 0; r < rounds; r++) {
+		for (uint32_t i = 0; i < N; i++)
+			table[i] = 0;
+		long ret = umbra_hypercall(UMBRA_HC_MMU_UPDATE, (ulong)upd, N);
+		uint32_t want = ret == N ? good_val : 0, i;
+		for (i = 0; i < N && table[i] == want; i++)
+			;
+		if (ret == N)
+			applied++;
+		else if (ret == -UMBRA_EFAULT)
+			refused++;
+		if ((ret != N && ret != -UMBRA_EFAULT) || i < N) {
+			if (!bad)
+				check_failed("MMU_UPDATE round %lu returned %ld with slot %u = 0x%x",
+					     r, ret, i < N ? i : 0, i < N ? table[i] : 0);
+			bad++;
+		}
+	}
+	target = 0;
+	report("mmu-update", rounds, applied, refused, bad);
+	case_end("toctou-mmu-update (every call applies what it validated, or fails)", mark);
+}
+
+static void mmu_op_rounds(ulong rounds)
+{
+	ulong applied = 0, refused = 0, bad = 0, mark = checks_failed;
+
+	for (uint32_t i = 0; i < N; i++)
+		ops[i] = (struct umbra_mmu_op){ UMBRA_MMUOP_INVLPG, 0, cr3_0 };
+	target = 2;
+	for (ulong r = 0; r < rounds; r++) {
+		long ret = umbra_hypercall(UMBRA_HC_MMU_OP, (ulong)ops, N);
+		ulong cr3 = read_cr3();
+		if (ret == N)
+			applied++;
+		else if (ret == -UMBRA_EFAULT)
+			refused++;
+		if ((ret != N && ret != -UMBRA_EFAULT) || cr3 != cr3_0) {
+			if (!bad)
+				check_failed("MMU_OP round %lu returned %ld with CR3 0x%lx", r, ret,
+					     cr3);
+			bad++;
+			write_cr3(cr3_0);
+		}
+	}
+	target = 0;
+	report("mmu-op", rounds, applied, refused, bad);
+	case_end("toctou-mmu-op (every call applies what it validated, or fails)", mark);
+}
+
+static void stats_rounds(ulong rounds)
+{
+	ulong applied = 0, refused = 0, bad = 0, mark = checks_failed;
+	volatile struct umbra_stats *st = (volatile struct umbra_stats *)frame;
+
+	as_init(&as, PM_32);
+	map_page(&as, IOAPIC, IOAPIC, 1, PTE_P | PTE_W);
+	buf_pte = map_page(&as, TEST_VA, (ulong)frame, 1, PTE_P | PTE_W);
+	pte_ram = (uint32_t)(ulong)frame | PTE_P | PTE_W;
+	pte_mmio = IOAPIC | PTE_P | PTE_W;
+	as_activate(&as);
+	target = 3;
+	for (ulong r = 0; r < rounds; r++) {
+		st->size = 0;
+		*phys32(IOAPIC) = 1;
+		long ret = umbra_hypercall(UMBRA_HC_STATS, TEST_VA, 16);
+		uint32_t sel = *phys32(IOAPIC), size = st->size;
+		if (ret == 16)
+			applied++;
+		else if (ret == -UMBRA_EFAULT)
+			refused++;
+		if ((ret != 16 && ret != -UMBRA_EFAULT) || (ret == 16 && size != 16) || sel != 1) {
+			if (!bad)
+				check_failed("STATS round %lu returned %ld, size %u, IOREGSEL 0x%x", r,
+					     ret, size, sel);
+			bad++;
+		}
+	}
+	target = 0;
+	report("stats", rounds, applied, refused, bad);
+	case_end("toctou-stats (an output buffer is written where it was checked, or not at all)",
+		 mark);
+}
+
+void test_main(void)
+{
+	ulong rounds = atk_arg_num("rounds", 1000);
+	struct umbra_vcpu_info vi;
+
+	if (!on_umbra) {
+		skip_note("toctou (PV batches with a second vCPU)");
+		return;
+	}
+	if (umbra_hypercall(UMBRA_HC_VCPU_INFO, (ulong)&vi, 0) || vi.nr_vcpus < 2)
+		fail("toctou needs vcpus=2");
+	good_val = (uint32_t)(ulong)frame | PTE_P;
+	cr3_0 = (uint32_t)read_cr3();
+	long r = atk_vcpu_start(1, toctou_flipper, ap_stack + STACK);
+	if (r)
+		fail("VCPU_START returned %ld", r);
+	uint64_t end = timeout_ms(10000);
+	while (!ap_running)
+		if (timed_out(end))
+			fail("vCPU 1 did not start");
+	if (!atk_arg_flag("nobatch")) {
+		mmu_update_rounds(rounds);
+		mmu_op_rounds(rounds);
+	}
+	if (!atk_arg_flag("nostats"))
+		stats_rounds(rounds);
+	kprintf("cases: toctou\n");
+}
