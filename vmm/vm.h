@@ -160,8 +160,11 @@ struct vm {
 				   * interrupt controller has for a vCPU (vm_devices_touched) */
 	u16 unmodelled[VM_UNMODELLED_MAX];        /* distinct ports read as all ones */
 	u32 n_unmodelled;
-	u64 mmio_unmodelled[VM_UNMODELLED_MAX];   /* distinct unbacked MMIO pages */
-	u32 n_mmio_unmodelled;
+	struct { u64 gpa, count; } mmio_unclaimed[VM_UNMODELLED_MAX]; /* distinct addresses no
+				   * device answers (read as all ones, writes dropped), with counts */
+	u32 n_mmio_unclaimed;
+	u64 mmio_unclaimed_other; /* accesses to addresses beyond the table */
+	u64 mmio_ud;              /* MMIO instructions the emulator does not take: #UD */
 	u64 audit_errors;
 	u64 unemulated;           /* PT writes the emulator could not do: frame unshadowed */
 };
