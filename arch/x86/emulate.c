@@ -417,6 +417,31 @@ static int pop_rm(struct emu *e)
 	return rc;
 }
 
+/* 50-57 PUSH r, 58-5F POP r, 68/6A PUSH imm: real-mode code between a mode switch and its
+ * segment reloads runs them through this emulator. */
+static int push_pop_short(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = stack_width(e), reg = (in->opcode & 7) | ((in->rex & 1) << 3);
+	u64 v, rsp = e->w.gpr[X86_RSP] & stack_mask(e);
+	int rc;
+
+	if (in->opcode >= 0x58 && in->opcode <= 0x5f) {
+		rc = access(e, ACC_READ, X86_SS, rsp, &v, NULL, w);
+		if (rc != X86_EMU_OK)
+			return rc;
+		set_rsp(e, rsp + w);
+		x86_set_reg(&e->w, reg, w, true, v); /* POP rSP: the popped value wins */
+		return X86_EMU_OK;
+	}
+	v = in->opcode >= 0x68 ? (u64)in->imm & x86_mask(w) : x86_get_reg(&e->w, reg, w, true);
+	rsp = (rsp - w) & stack_mask(e);
+	rc = access(e, ACC_WRITE, X86_SS, rsp, &v, NULL, w);
+	if (rc == X86_EMU_OK)
+		set_rsp(e, rsp);
+	return rc;
+}
+
 /* 80-83 (ALU r/m, imm), F6/F7 (TEST/NOT/NEG), FE/FF (INC/DEC), 84/85 and A8/A9 (TEST). */
 static int alu_group(struct emu *e)
 {
@@ -978,6 +1003,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		return alu_family(e);
 	switch (op) {
 	case 0x40 ... 0x4f: return inc_dec_reg(e); /* REX prefixes in 64-bit mode */
+	case 0x50 ... 0x5f: case 0x68: case 0x6a: return push_pop_short(e);
 	case 0x63: return movx(e);
 	case 0x80 ... 0x85: case 0xa8: case 0xa9: case 0xf6: case 0xf7: case 0xfe: case 0xff:
 		return alu_group(e);

@@ -34,7 +34,8 @@ struct x86_emu_result {
  *   MOVS/CMPS/STOS/LODS/SCAS A4-A7/AA-AF with REP, REPE/REPNE (ZF ends CMPS and SCAS);
  *   CMOVcc 0F 40-4F, SETcc 0F 90-9F; BSF/BSR 0F BC/BD (TZCNT/LZCNT with F3); SLDT/STR 0F 00
  *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; CMC CLC STC CLD STD SAHF LAHF;
- *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c).
+ *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c);
+ *   PUSH/POP r 50-5F, PUSH imm 68/6A.
  *   Register and memory operands alike.
  * Writes and read-modify-writes reach ops->write once per operand with its full width, even
  * across pages. LOCKed read-modify-writes and XCHG with memory go through ops->cmpxchg.
