@@ -4,6 +4,7 @@
 #include "lib/cmdline.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "vmm/bios.h"
 
 #define DEFAULT_MEM_MIB 16
 #define MAX_MEM_MIB 1024
@@ -103,6 +104,8 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 			vm->expect_timeout = true;
 		} else if (!strcmp(key, "time") && parse_u64(val, &n) && n >= 1 && n <= MAX_TIME_S) {
 			vm->budget_ns = n * 1000000000ull;
+		} else if (!strcmp(key, "bios") && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+			vm->bios = !strcmp(val, "on") ? BIOS_ON : BIOS_OFF;
 		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
 			/* granted */
 		} else {

@@ -126,6 +126,8 @@ struct vm {
 	u32 status;               /* VM_END_RESULT: (v << 1) | 1 as isa-debug-exit gives it */
 	const char *end_detail;
 	bool expect_crash;        /* the command line says this guest is meant to crash */
+	u8 bios;                  /* enum bios_choice: bios= on its line (vmm/bios.h) */
+	bool bios_on;             /* it starts with the BIOS's leftovers (set by the loader) */
 	bool expect_stop;         /* ... or to be stopped by another guest */
 	bool expect_timeout;      /* ... or to run until its time budget ends */
 	u64 budget_ns;            /* time=SECONDS (else Umbra's timeout=): how long it may run */
