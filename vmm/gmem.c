@@ -1,5 +1,6 @@
 /* Guest-virtual memory access for the emulator and hypercalls; every write goes through the MMU. */
 #include "vmm/gmem.h"
+#include "arch/x86/fpu.h"
 #include "arch/x86/regs.h"
 #include "lib/string.h"
 #include "mmu/mmu.h"
@@ -180,11 +181,35 @@ static int emu_cmpxchg(const struct x86_emu_ctx *ctx, u64 linear, void *expected
 	return X86_ACC_OK;
 }
 
+/* FXSAVE's image: XMM0 at byte 160, 16 bytes each. */
+#define FXSAVE_XMM 160
+
+/* The guest's FPU state is in the registers while its exits are handled (vmm/sched.c switches
+ * it around each slice, and Umbra itself runs no FPU or SSE code): one XMM register through an
+ * FXSAVE image on this stack. */
+static int emu_xmm(const struct x86_emu_ctx *ctx, unsigned reg, void *buf, bool write)
+{
+	u8 area[512] __attribute__((aligned(16)));
+
+	(void)ctx;
+	if (reg > 15)
+		return X86_ACC_UNHANDLED;
+	fpu_save(area);
+	if (!write) {
+		memcpy(buf, area + FXSAVE_XMM + 16 * reg, 16);
+		return X86_ACC_OK;
+	}
+	memcpy(area + FXSAVE_XMM + 16 * reg, buf, 16);
+	fpu_restore(area);
+	return X86_ACC_OK;
+}
+
 const struct x86_emu_ops gmem_emu_ops = {
 	.fetch = emu_fetch,
 	.read = emu_read,
 	.write = emu_write,
 	.cmpxchg = emu_cmpxchg,
+	.xmm = emu_xmm,
 };
 
 /* A guest-virtual range translated once, every piece RAM: what a hypercall or the debugger

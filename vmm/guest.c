@@ -9,6 +9,7 @@
 #include "vmm/cpuid.h"
 #include "arch/x86/fpu.h"
 #include "arch/x86/tsc.h"
+#include "vmm/bios.h"
 #include "vmm/bootprof.h"
 #include "vmm/loader.h"
 #include "vmm/multiboot1.h"
@@ -106,6 +107,8 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		v->power = i ? VCPU_WAIT_SIPI : VCPU_ON;
 	}
 	board_reset(vm, monotonic_ns());   /* after the APICs: it wires them to the I/O APIC */
+	if (vm->bios_on)
+		bios_start_devices(vm, monotonic_ns());
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,
 	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");

@@ -5,6 +5,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/sched.h"
+#include "vmm/bios.h"
 
 #define DEFAULT_MEM_MIB 16
 #define MAX_MEM_MIB 1024
@@ -107,6 +108,8 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 		} else if (!strcmp(key, "weight") && parse_u64(val, &n) && n >= 1 &&
 			   n <= SCHED_WEIGHT_MAX) {
 			vm->weight = (u32)n;
+		} else if (!strcmp(key, "bios") && (!strcmp(val, "on") || !strcmp(val, "off"))) {
+			vm->bios = !strcmp(val, "on") ? BIOS_ON : BIOS_OFF;
 		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
 			/* granted */
 		} else {

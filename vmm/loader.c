@@ -4,6 +4,7 @@
 #include "lib/string.h"
 #include "pv/abi.h"
 #include "vmm/acpi_tables.h"
+#include "vmm/bios.h"
 #include "vmm/linux.h"
 #include "vmm/mptable.h"
 #include "vmm/pvh.h"
@@ -234,6 +235,9 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *f
 
 	/* First, so that an image loaded over the BIOS area simply replaces it. */
 	firmware_tables_write(vm);
+	vm->bios_on = bios_wanted(vm->bios, mb1 && !linux_is_bzimage(img, size));
+	if (vm->bios_on)
+		bios_write_memory(vm);
 	if (linux_is_bzimage(img, size))
 		return linux_load(vm, img, size, files, nfiles, why);
 	/* A multiboot header wins over a PVH note, as with QEMU's -kernel. */

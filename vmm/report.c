@@ -145,12 +145,19 @@ static void report_one(struct vm *vm)
 			n += fmt_snprintf(line + n, sizeof(line) - n, " 0x%x", vm->unmodelled[i]);
 		kprintf("guest %s: unmodelled ports:%s\n", vm->name, line);
 	}
-	if (vm->n_mmio_unmodelled) {
+	if (vm->n_mmio_unclaimed) {
 		n = 0;
-		for (u32 i = 0; i < vm->n_mmio_unmodelled; i++)
-			n += fmt_snprintf(line + n, sizeof(line) - n, " 0x%lx", vm->mmio_unmodelled[i]);
-		kprintf("guest %s: unmodelled mmio pages:%s\n", vm->name, line);
+		for (u32 i = 0; i < vm->n_mmio_unclaimed; i++)
+			n += fmt_snprintf(line + n, sizeof(line) - n, " 0x%lx*%lu",
+					  vm->mmio_unclaimed[i].gpa, vm->mmio_unclaimed[i].count);
+		if (vm->mmio_unclaimed_other)
+			n += fmt_snprintf(line + n, sizeof(line) - n, " others*%lu",
+					  vm->mmio_unclaimed_other);
+		kprintf("guest %s: unclaimed mmio (address*accesses):%s\n", vm->name, line);
 	}
+	if (vm->mmio_ud)
+		kprintf("guest %s: mmio instructions not emulated (#UD): %lu\n", vm->name,
+			vm->mmio_ud);
 }
 
 bool guests_wait_and_report(char *summary, size_t size)

@@ -128,6 +128,8 @@ struct vm {
 	u32 status;               /* VM_END_RESULT: (v << 1) | 1 as isa-debug-exit gives it */
 	const char *end_detail;
 	bool expect_crash;        /* the command line says this guest is meant to crash */
+	u8 bios;                  /* enum bios_choice: bios= on its line (vmm/bios.h) */
+	bool bios_on;             /* it starts with the BIOS's leftovers (set by the loader) */
 	bool expect_stop;         /* ... or to be stopped by another guest */
 	bool expect_timeout;      /* ... or to run until its time budget ends */
 	u64 budget_ns;            /* time=SECONDS (else Umbra's timeout=): how long it may run */
@@ -165,8 +167,11 @@ struct vm {
 				   * interrupt controller has for a vCPU (vm_devices_touched) */
 	u16 unmodelled[VM_UNMODELLED_MAX];        /* distinct ports read as all ones */
 	u32 n_unmodelled;
-	u64 mmio_unmodelled[VM_UNMODELLED_MAX];   /* distinct unbacked MMIO pages */
-	u32 n_mmio_unmodelled;
+	struct { u64 gpa, count; } mmio_unclaimed[VM_UNMODELLED_MAX]; /* distinct addresses no
+				   * device answers (read as all ones, writes dropped), with counts */
+	u32 n_mmio_unclaimed;
+	u64 mmio_unclaimed_other; /* accesses to addresses beyond the table */
+	u64 mmio_ud;              /* MMIO instructions the emulator does not take: #UD */
 	u64 audit_errors;
 	u64 unemulated;           /* PT writes the emulator could not do: frame unshadowed */
 };

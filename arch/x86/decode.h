@@ -52,6 +52,7 @@ struct x86_emu_ctx {
 	u64 cr0, cr2, cr3, cr4, efer;
 	struct x86_seg seg[X86_NR_SREGS];
 	struct x86_dtr gdtr, idtr; /* with seg[]: filled by read_segments */
+	u16 ldtr, tr;              /* selectors (SLDT, STR): filled by read_segments */
 	int cpl;
 	u32 max_reps; /* string iterations per x86_emulate call; 0 = X86_EMU_DEFAULT_REPS */
 	void *opaque; /* the caller's (e.g. its vCPU); never touched here */
@@ -94,6 +95,9 @@ struct x86_emu_ops {
 		     struct x86_fault *fault);
 	int (*cmpxchg)(const struct x86_emu_ctx *ctx, u64 linear, void *expected,
 		       const void *desired, unsigned len, struct x86_fault *fault);
+	/* XMM register reg (0-15), all 16 bytes, read into or written from buf: the SSE moves.
+	 * NULL: those moves are not emulated. */
+	int (*xmm)(const struct x86_emu_ctx *ctx, unsigned reg, void *buf, bool write);
 };
 
 /* What an exit handler needs to know without emulating; X86_K_OTHER for everything else. */

@@ -417,6 +417,31 @@ static int pop_rm(struct emu *e)
 	return rc;
 }
 
+/* 50-57 PUSH r, 58-5F POP r, 68/6A PUSH imm: real-mode code between a mode switch and its
+ * segment reloads runs them through this emulator. */
+static int push_pop_short(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = stack_width(e), reg = (in->opcode & 7) | ((in->rex & 1) << 3);
+	u64 v, rsp = e->w.gpr[X86_RSP] & stack_mask(e);
+	int rc;
+
+	if (in->opcode >= 0x58 && in->opcode <= 0x5f) {
+		rc = access(e, ACC_READ, X86_SS, rsp, &v, NULL, w);
+		if (rc != X86_EMU_OK)
+			return rc;
+		set_rsp(e, rsp + w);
+		x86_set_reg(&e->w, reg, w, true, v); /* POP rSP: the popped value wins */
+		return X86_EMU_OK;
+	}
+	v = in->opcode >= 0x68 ? (u64)in->imm & x86_mask(w) : x86_get_reg(&e->w, reg, w, true);
+	rsp = (rsp - w) & stack_mask(e);
+	rc = access(e, ACC_WRITE, X86_SS, rsp, &v, NULL, w);
+	if (rc == X86_EMU_OK)
+		set_rsp(e, rsp);
+	return rc;
+}
+
 /* 80-83 (ALU r/m, imm), F6/F7 (TEST/NOT/NEG), FE/FF (INC/DEC), 84/85 and A8/A9 (TEST). */
 static int alu_group(struct emu *e)
 {
@@ -650,6 +675,214 @@ static int bit_test(struct emu *e)
 	return X86_EMU_OK;
 }
 
+bool x86_condition(u64 fl, unsigned cc)
+{
+	static const u64 single[] = { RFLAGS_OF, RFLAGS_CF, RFLAGS_ZF, 0, RFLAGS_SF, RFLAGS_PF };
+	bool sf = fl & RFLAGS_SF, of = fl & RFLAGS_OF, r;
+
+	switch ((cc >> 1) & 7) {
+	case 3: r = fl & (RFLAGS_CF | RFLAGS_ZF); break;
+	case 6: r = sf != of; break;
+	case 7: r = (fl & RFLAGS_ZF) || sf != of; break;
+	default: r = fl & single[(cc >> 1) & 7]; break;
+	}
+	return (cc & 1) ? !r : r;
+}
+
+static int emu_raise(struct emu *e, u8 vector)
+{
+	bool err = vector == VEC_GP || vector == VEC_SS;
+
+	e->res->fault = (struct x86_fault){ .vector = vector, .has_error = err };
+	return X86_EMU_FAULT;
+}
+
+/* 0F 40-4F: the source is read whatever the condition, and a 32-bit destination is
+ * zero-extended even when nothing moves, as on the CPU. */
+static int cmov(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	struct opnd src = rm_op(e, in->opsize), dst = reg_op(in->reg, in->opsize);
+	u64 v, cur = x86_get_reg(&e->w, in->reg, in->opsize, true);
+	int rc = load(e, &src, &v);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	return store(e, &dst, x86_condition(e->w.rflags, in->opcode & 0xf) ? v : cur);
+}
+
+/* 0F 90-9F: one byte, 1 or 0. */
+static int setcc(struct emu *e)
+{
+	struct opnd dst = rm_op(e, 1);
+
+	return store(e, &dst, x86_condition(e->w.rflags, e->in->opcode & 0xf));
+}
+
+/*
+ * 0F BC/BD: BSF and BSR leave the destination and every flag but ZF as they were when the
+ * source is 0 (what both vendors do; the manuals call them undefined). With F3 they are TZCNT
+ * and LZCNT (CF: source 0, ZF: result 0), the forms every CPU with BMI1/LZCNT runs.
+ */
+static int bit_scan(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = in->opsize, bits = w * 8;
+	struct opnd src = rm_op(e, w), dst = reg_op(in->reg, w);
+	bool reverse = in->opcode & 1, count = in->rep == 0xf3;
+	u64 v, r, fl = e->w.rflags;
+	int rc = load(e, &src, &v);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (count) {
+		r = !v ? bits : reverse ? (u64)(__builtin_clzll(v) - (64 - (int)bits))
+					: (u64)__builtin_ctzll(v);
+		fl &= ~(RFLAGS_CF | RFLAGS_ZF);
+		fl |= (!v ? RFLAGS_CF : 0) | (!r ? RFLAGS_ZF : 0);
+	} else {
+		fl &= ~RFLAGS_ZF;
+		if (!v) {
+			e->w.rflags = fl | RFLAGS_ZF;
+			return X86_EMU_OK;
+		}
+		r = reverse ? (u64)(63 - __builtin_clzll(v)) : (u64)__builtin_ctzll(v);
+	}
+	rc = store(e, &dst, r);
+	if (rc == X86_EMU_OK)
+		e->w.rflags = fl;
+	return rc;
+}
+
+/* 0F 00 /0 /1 (SLDT, STR) and 0F 01 /0 /1 /4 (SGDT, SIDT, SMSW): the stores of system
+ * registers any CPL may run (no UMIP here). A register destination takes the operand size. */
+static int system_store(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned sub = in->sub, w = in->has_mem ? 2 : in->opsize;
+	struct opnd dst = rm_op(e, w);
+
+	if (in->map == 1 && in->opcode == 0x00) {
+		if (sub > 1)
+			return X86_EMU_UNHANDLED;
+		/* Protected mode only: real and virtual-8086 mode raise #UD. */
+		if (!(e->w.cr0 & CR0_PE) || (e->w.rflags & RFLAGS_VM))
+			return emu_raise(e, VEC_UD);
+		return store(e, &dst, sub ? e->w.tr : e->w.ldtr);
+	}
+	if (sub == 4)
+		return store(e, &dst, e->w.cr0 & x86_mask(w));
+	if (sub > 1 || !in->has_mem)
+		return X86_EMU_UNHANDLED; /* LGDT/LIDT/LMSW/INVLPG, or VMCALL and its kin */
+	/* Limit, then the base: 8 bytes in 64-bit mode, else 4 (24 bits with a 16-bit operand
+	 * size, as realmode.c stores it). */
+	const struct x86_dtr *t = sub ? &e->w.idtr : &e->w.gdtr;
+	unsigned bw = in->mode == X86_MODE_64 ? 8 : 4;
+	u64 base = t->base & (in->mode == X86_MODE_64 ? ~0ull : in->opsize == 2 ? 0xffffff : 0xffffffff);
+	u8 buf[10];
+
+	buf[0] = (u8)t->limit;
+	buf[1] = (u8)(t->limit >> 8);
+	memcpy(buf + 2, &base, bw);
+	return access(e, ACC_WRITE, in->mem.seg, in->mem.ea, buf, NULL, 2 + bw);
+}
+
+/* 8C: MOV r/m, Sreg (16 bits to memory, the operand size to a register, zero-extended). */
+static int mov_from_sreg(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	struct opnd dst = rm_op(e, e->in->has_mem ? 2 : in->opsize);
+
+	if (in->sub >= X86_NR_SREGS)
+		return emu_raise(e, VEC_UD);
+	return store(e, &dst, e->w.seg[in->sub].sel);
+}
+
+/* F5 F8 F9 FC FD (CMC CLC STC CLD STD), 9E 9F (SAHF LAHF): what real-mode code runs between
+ * its string instructions. */
+static int flag_insn(struct emu *e)
+{
+	const u64 sahf = RFLAGS_SF | RFLAGS_ZF | RFLAGS_AF | RFLAGS_PF | RFLAGS_CF;
+	u64 *fl = &e->w.rflags;
+
+	switch (e->in->opcode) {
+	case 0xf5: *fl ^= RFLAGS_CF; break;
+	case 0xf8: *fl &= ~RFLAGS_CF; break;
+	case 0xf9: *fl |= RFLAGS_CF; break;
+	case 0xfc: *fl &= ~RFLAGS_DF; break;
+	case 0xfd: *fl |= RFLAGS_DF; break;
+	case 0x9e: *fl = (*fl & ~sahf) | (x86_get_reg(&e->w, X86_RSP, 1, false) & sahf); break;
+	default: /* 9F: AH <- SF ZF 0 AF 0 PF 1 CF */
+		x86_set_reg(&e->w, X86_RSP, 1, false, (*fl & sahf) | 2);
+		break;
+	}
+	return X86_EMU_OK;
+}
+
+/*
+ * The SSE moves between an XMM register and memory (a driver's 16-byte copy to a device's
+ * queue, say), by mandatory prefix (none, 66, F3, F2; F2/F3 win over 66):
+ *   10/11 MOVUPS MOVUPD MOVSS MOVSD   28/29 MOVAPS MOVAPD   2B MOVNTPS MOVNTPD (stores)
+ *   6F/7F MOVDQA (66) MOVDQU (F3)      E7 MOVNTDQ (66, store)
+ *   6E/7E MOVD/MOVQ (66: to and from XMM; F3 7E: MOVQ load)   D6 MOVQ store (66)
+ * width: bytes moved; a load zeroes the rest of the register except for MOVSS/MOVSD between
+ * registers, which are not memory forms here. Aligned forms #GP on a misaligned operand. x87
+ * and MMX forms are not emulated: the exit handler raises #UD for them.
+ */
+struct sse_form {
+	u8 opcode, prefix; /* prefix: 0, 0x66, 0xf3, 0xf2 */
+	u8 width;          /* 0: the operand size (MOVD/MOVQ) */
+	bool store, aligned;
+};
+
+static const struct sse_form sse_forms[] = {
+	{ 0x10, 0, 16, false, false }, { 0x11, 0, 16, true, false },
+	{ 0x10, 0x66, 16, false, false }, { 0x11, 0x66, 16, true, false },
+	{ 0x10, 0xf3, 4, false, false }, { 0x11, 0xf3, 4, true, false },
+	{ 0x10, 0xf2, 8, false, false }, { 0x11, 0xf2, 8, true, false },
+	{ 0x28, 0, 16, false, true }, { 0x29, 0, 16, true, true },
+	{ 0x28, 0x66, 16, false, true }, { 0x29, 0x66, 16, true, true },
+	{ 0x2b, 0, 16, true, true }, { 0x2b, 0x66, 16, true, true },
+	{ 0x6f, 0x66, 16, false, true }, { 0x7f, 0x66, 16, true, true },
+	{ 0x6f, 0xf3, 16, false, false }, { 0x7f, 0xf3, 16, true, false },
+	{ 0xe7, 0x66, 16, true, true },
+	{ 0x6e, 0x66, 0, false, false }, { 0x7e, 0x66, 0, true, false },
+	{ 0x7e, 0xf3, 8, false, false }, { 0xd6, 0x66, 8, true, false },
+};
+
+static int sse_move(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	u8 prefix = in->rep ? in->rep : in->opsize_prefix ? 0x66 : 0;
+	const struct sse_form *f = NULL;
+	u8 xmm[16];
+	unsigned w;
+	int rc;
+
+	for (unsigned i = 0; i < sizeof(sse_forms) / sizeof(sse_forms[0]); i++)
+		if (sse_forms[i].opcode == in->opcode && sse_forms[i].prefix == prefix)
+			f = &sse_forms[i];
+	if (!f || !in->has_mem || !e->ops->xmm)
+		return X86_EMU_UNHANDLED;
+	if ((e->w.cr0 & CR0_EM) || !(e->w.cr4 & CR4_OSFXSR))
+		return emu_raise(e, VEC_UD);
+	if (e->w.cr0 & CR0_TS)
+		return emu_raise(e, VEC_NM);
+	w = f->width ? f->width : (in->rex & 8) ? 8 : 4;
+	if (f->aligned && (in->mem.linear & 15))
+		return seg_fault(e, in->mem.seg);
+	if (e->ops->xmm(e->orig, in->reg, xmm, false) != X86_ACC_OK)
+		return X86_EMU_UNHANDLED;
+	if (f->store)
+		return access(e, ACC_WRITE, in->mem.seg, in->mem.ea, xmm, NULL, w);
+	memset(xmm, 0, sizeof(xmm));
+	rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, xmm, NULL, w);
+	if (rc != X86_EMU_OK)
+		return rc;
+	return e->ops->xmm(e->orig, in->reg, xmm, true) == X86_ACC_OK ? X86_EMU_OK
+								   : X86_EMU_UNHANDLED;
+}
+
 static void commit(struct emu *e, struct x86_emu_ctx *ctx)
 {
 	memcpy(ctx->gpr, e->w.gpr, sizeof(ctx->gpr));
@@ -757,8 +990,12 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0xc0: case 0xc1: return xadd(e);
 		case 0xc3: return mov(e);
 		case 0xc7: return cmpxchg_double(e);
+		case 0x00: case 0x01: return system_store(e);
+		case 0x40 ... 0x4f: return cmov(e);
+		case 0x90 ... 0x9f: return setcc(e);
+		case 0xbc: case 0xbd: return bit_scan(e);
 		}
-		return X86_EMU_UNHANDLED;
+		return sse_move(e);
 	}
 	if (in->map != 0)
 		return X86_EMU_UNHANDLED;
@@ -766,6 +1003,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		return alu_family(e);
 	switch (op) {
 	case 0x40 ... 0x4f: return inc_dec_reg(e); /* REX prefixes in 64-bit mode */
+	case 0x50 ... 0x5f: case 0x68: case 0x6a: return push_pop_short(e);
 	case 0x63: return movx(e);
 	case 0x80 ... 0x85: case 0xa8: case 0xa9: case 0xf6: case 0xf7: case 0xfe: case 0xff:
 		return alu_group(e);
@@ -773,6 +1011,9 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	case 0x8f: return pop_rm(e);
 	case 0x88 ... 0x8b: case 0xa0 ... 0xa3: case 0xc6: case 0xc7: return mov(e);
 	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: return string(e, ctx);
+	case 0x8c: return mov_from_sreg(e);
+	case 0x9e: case 0x9f: case 0xf5: case 0xf8: case 0xf9: case 0xfc: case 0xfd:
+		return flag_insn(e);
 	}
 	return X86_EMU_UNHANDLED;
 }

@@ -31,7 +31,11 @@ struct x86_emu_result {
  *   ADD/OR/ADC/SBB/AND/SUB/XOR/CMP 00-3D and 80-83; TEST 84/85, A8/A9, F6/F7 /0; NOT/NEG F6/F7
  *   /2 /3; INC/DEC FE/FF /0 /1 and 40-4F outside 64-bit mode; XCHG 86/87; XADD 0F C0/C1;
  *   CMPXCHG 0F B0/B1; CMPXCHG8B/16B 0F C7 /1; BT/BTS/BTR/BTC 0F A3/AB/B3/BB and 0F BA /4-/7;
- *   MOVS/CMPS/STOS/LODS/SCAS A4-A7/AA-AF with REP, REPE/REPNE (ZF ends CMPS and SCAS).
+ *   MOVS/CMPS/STOS/LODS/SCAS A4-A7/AA-AF with REP, REPE/REPNE (ZF ends CMPS and SCAS);
+ *   CMOVcc 0F 40-4F, SETcc 0F 90-9F; BSF/BSR 0F BC/BD (TZCNT/LZCNT with F3); SLDT/STR 0F 00
+ *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; CMC CLC STC CLD STD SAHF LAHF;
+ *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c);
+ *   PUSH/POP r 50-5F, PUSH imm 68/6A.
  *   Register and memory operands alike.
  * Writes and read-modify-writes reach ops->write once per operand with its full width, even
  * across pages. LOCKed read-modify-writes and XCHG with memory go through ops->cmpxchg.
@@ -53,6 +57,9 @@ int x86_read_rm(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 /* Writes val to insn's r/m operand with `width` bytes (SMSW's destination). */
 int x86_write_rm(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 		 const struct x86_insn *insn, unsigned width, u64 val, struct x86_emu_result *res);
+
+/* Whether condition cc (the low nibble of Jcc, SETcc, CMOVcc) holds under rflags. */
+bool x86_condition(u64 rflags, unsigned cc);
 
 /* General register access with x86 partial-register rules (rex selects SPL.. over AH..). */
 u64 x86_get_reg(const struct x86_emu_ctx *ctx, unsigned reg, unsigned width, bool rex);

@@ -152,21 +152,6 @@ int x86_realmode_deliver(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	return X86_EMU_OK;
 }
 
-static bool condition(u64 fl, unsigned cc)
-{
-	bool cf = fl & RFLAGS_CF, zf = fl & RFLAGS_ZF, sf = fl & RFLAGS_SF, of = fl & RFLAGS_OF;
-	static const u64 single[] = { RFLAGS_OF, RFLAGS_CF, RFLAGS_ZF, 0, RFLAGS_SF, RFLAGS_PF };
-	bool r;
-
-	switch (cc >> 1) {
-	case 3: r = cf || zf; break;
-	case 6: r = sf != of; break;
-	case 7: r = zf || sf != of; break;
-	default: r = fl & single[cc >> 1]; break;
-	}
-	return (cc & 1) ? !r : r;
-}
-
 /* A far transfer: CS from sel (checked first, so a bad one changes nothing), IP from ip. */
 static int far_to(struct rm *m, u16 sel, u64 ip, u64 sp, bool commit_sp)
 {
@@ -457,7 +442,7 @@ static int transfers(struct rm *m)
 			goto pop_segment;
 		}
 		if (in->opcode >= 0x80 && in->opcode <= 0x8f) {
-			ctx->rip = condition(ctx->rflags, in->opcode & 0xf) ?
+			ctx->rip = x86_condition(ctx->rflags, in->opcode & 0xf) ?
 				   (next + (u64)in->imm) & x86_mask(w) : next;
 			return X86_EMU_OK;
 		}
@@ -475,7 +460,7 @@ static int transfers(struct rm *m)
 		goto pop_segment;
 	}
 	if (op >= 0x70 && op <= 0x7f) {
-		ctx->rip = condition(ctx->rflags, op & 0xf) ? (next + (u64)in->imm) & x86_mask(w) : next;
+		ctx->rip = x86_condition(ctx->rflags, op & 0xf) ? (next + (u64)in->imm) & x86_mask(w) : next;
 		return X86_EMU_OK;
 	}
 	if (op >= 0xb0 && op <= 0xbf) {

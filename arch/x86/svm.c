@@ -368,6 +368,8 @@ static void svm_read_segments(struct vcpu_hw *v)
 	seg_from_vmcb(&s[X86_GS], &vmcb->gs);
 	v->regs.gdtr = (struct x86_dtr){ .base = vmcb->gdtr.base, .limit = vmcb->gdtr.limit };
 	v->regs.idtr = (struct x86_dtr){ .base = vmcb->idtr.base, .limit = vmcb->idtr.limit };
+	v->regs.ldtr = vmcb->ldtr.sel;
+	v->regs.tr = vmcb->tr.sel;
 }
 
 static void svm_read_cs(struct vcpu_hw *v)

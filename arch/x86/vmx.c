@@ -811,6 +811,8 @@ static void vmx_read_segments(struct vcpu_hw *v)
 					 .limit = (u32)vmread(F_GUEST_GDTR_LIMIT) };
 	v->regs.idtr = (struct x86_dtr){ .base = vmread(F_GUEST_IDTR_BASE),
 					 .limit = (u32)vmread(F_GUEST_IDTR_LIMIT) };
+	v->regs.ldtr = (u16)vmread(seg_field[SEG_LDTR].sel);
+	v->regs.tr = (u16)vmread(seg_field[SEG_TR].sel);
 }
 
 static void vmx_read_cs(struct vcpu_hw *v)

@@ -16,6 +16,9 @@ void fake_reset(void)
 	memset(&fake, 0, sizeof(fake));
 	for (u32 i = 0; i < FAKE_SIZE; i++)
 		fake.mem[i] = fake_pattern(i);
+	for (u32 r = 0; r < 16; r++)
+		for (u32 i = 0; i < 16; i++)
+			fake.xmm[r][i] = (u8)(0x80 + r * 16 + i);
 }
 
 void fake_code(const void *bytes, size_t n)
@@ -124,8 +127,19 @@ static int f_cmpxchg(const struct x86_emu_ctx *ctx, u64 lin, void *expected, con
 	return X86_ACC_OK;
 }
 
+static int f_xmm(const struct x86_emu_ctx *ctx, unsigned reg, void *buf, bool write)
+{
+	(void)ctx;
+	assert_true(reg < 16);
+	if (write)
+		memcpy(fake.xmm[reg], buf, 16);
+	else
+		memcpy(buf, fake.xmm[reg], 16);
+	return X86_ACC_OK;
+}
+
 const struct x86_emu_ops fake_ops = {
-	.fetch = f_fetch, .read = f_read, .write = f_write, .cmpxchg = f_cmpxchg,
+	.fetch = f_fetch, .read = f_read, .write = f_write, .cmpxchg = f_cmpxchg, .xmm = f_xmm,
 };
 
 u64 fake_rand(void)

@@ -22,6 +22,7 @@ struct fake {
 	unsigned last_len;
 	int race;            /* cmpxchg: change memory under the guest this many times */
 	int unhandled_reads; /* read(): answer X86_ACC_UNHANDLED */
+	u8 xmm[16][16];      /* the XMM registers ops->xmm reaches */
 };
 
 extern struct fake fake;

@@ -233,6 +233,53 @@ static const struct ecase cases[] = {
 	{ "call *(rdi)", CODE("\xff\x17"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "xbegin", CODE("\xc7\xf8\x00\x00\x00\x00"), {}, 0, .status = X86_EMU_UNHANDLED },
 	{ "imul", CODE("\x0f\xaf\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
+	/* CMOVcc: the source is read whatever the condition; a 32-bit destination is zero-extended
+	 * even when nothing moves. */
+	{ "cmovz eax,(rdi) taken", CODE("\x0f\x44\x07"), { R(RAX, 0xffffffff11111111), R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "ABCD"), 0, 3, { R(RAX, 0x44434241) }, .width = 4, .writes = -1 },
+	{ "cmovz eax,(rdi) not taken", CODE("\x0f\x44\x07"), { R(RAX, 0xffffffff11111111), R(RDI, D) }, 0, MEMIN(D, "ABCD"), 0, 3, { R(RAX, 0x11111111) }, .width = 4 },
+	{ "cmovl rax,(rdi)", CODE("\x48\x0f\x4c\x07"), { R(RDI, D) }, RFLAGS_SF, MEMIN(D, "ABCDEFGH"), 0, 4, { R(RAX, 0x4847464544434241) } },
+	{ "cmovnz ax,(rdi) not taken", CODE("\x66\x0f\x45\x07"), { R(RAX, 0xffffffffffffffff), R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "AB"), 0, 4, {} },
+	{ "cmovz from a hole: #PF untaken", CODE("\x0f\x44\x07"), { R(RDI, FAKE_HOLE) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .fault_addr = FAKE_HOLE },
+	{ "16: cmovb ax,[bx]", X86_MODE_16, CODE("\x0f\x42\x07"), { R(RBX, D) }, RFLAGS_CF, MEMIN(D, "AB"), 0, 3, { R(RAX, 0x4241) } },
+	/* SETcc: one byte. */
+	{ "setnz (rdi)", CODE("\x0f\x95\x07"), { R(RDI, D) }, 0, MEMIN(D, "\xaa\xaa"), 0, 3, {}, 0, 0, MEMOUT(D, "\x01\xaa"), .width = 1, .writes = 1 },
+	{ "setbe (rdi)", CODE("\x0f\x96\x07"), { R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\xaa"), 0, 3, {}, 0, 0, MEMOUT(D, "\x01") },
+	{ "setg (rdi) under ZF", CODE("\x0f\x9f\x07"), { R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "\xaa"), 0, 3, {}, 0, 0, MEMOUT(D, "\x00") },
+	{ "32: setp (edi)", X86_MODE_32, CODE("\x0f\x9a\x07"), { R(RDI, D) }, RFLAGS_PF, MEMIN(D, "\xaa"), 0, 3, {}, 0, 0, MEMOUT(D, "\x01") },
+	{ "setc to a read-only page: #PF", CODE("\x0f\x92\x07"), { R(RDI, FAKE_RO) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_W | X86_PF_P, .fault_addr = FAKE_RO },
+	/* BSF/BSR: the index, ZF; a zero source keeps the destination and sets ZF. */
+	{ "bsf eax,(rdi)", CODE("\x0f\xbc\x07"), { R(RAX, ~0ull), R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "\x00\x10\x00\x80"), 0, 3, { R(RAX, 12) }, FL(RFLAGS_ZF, 0), .width = 4 },
+	{ "bsr eax,(rdi)", CODE("\x0f\xbd\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x00\x10\x00\x80"), 0, 3, { R(RAX, 31) } },
+	{ "bsf of zero: ZF, kept", CODE("\x0f\xbc\x07"), { R(RAX, 0x1234567890), R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\0\0\0\0"), 0, 3, {}, FL(RFLAGS_ZF | RFLAGS_CF, RFLAGS_ZF | RFLAGS_CF) },
+	{ "bsr rax,(rdi)", CODE("\x48\x0f\xbd\x07"), { R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\x40"), 0, 4, { R(RAX, 62) } },
+	{ "bsf ax,(rdi)", CODE("\x66\x0f\xbc\x07"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x00\x80"), 0, 4, { R(RAX, 0xffffffffffff000f) } },
+	{ "16: bsf ax,[bx]", X86_MODE_16, CODE("\x0f\xbc\x07"), { R(RBX, D) }, 0, MEMIN(D, "\x00\x01"), 0, 3, { R(RAX, 8) } },
+	{ "tzcnt eax,(rdi) of zero", CODE("\xf3\x0f\xbc\x07"), { R(RAX, ~0ull), R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "\0\0\0\0"), 0, 4, { R(RAX, 32) }, FL(RFLAGS_CF | RFLAGS_ZF, RFLAGS_CF) },
+	{ "lzcnt eax,(rdi)", CODE("\xf3\x0f\xbd\x07"), { R(RAX, ~0ull), R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\x00\x00\x01\x00"), 0, 4, { R(RAX, 15) }, FL(RFLAGS_CF | RFLAGS_ZF, 0) },
+	{ "lzcnt ax,(rdi) of 0x8000", CODE("\x66\xf3\x0f\xbd\x07"), { R(RAX, 0xffff), R(RDI, D) }, 0, MEMIN(D, "\x00\x80"), 0, 5, { R(RAX, 0) }, FL(RFLAGS_CF | RFLAGS_ZF, RFLAGS_ZF) },
+	{ "bsf from a hole: #PF", CODE("\x0f\xbc\x07"), { R(RDI, FAKE_HOLE) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .fault_addr = FAKE_HOLE },
+	/* The flag instructions real-mode code runs between its strings. */
+	{ "cld", CODE("\xfc"), {}, RFLAGS_DF | RFLAGS_CF, .len = 1, .fl_mask = RFLAGS_DF, .fl_out = 0 },
+	{ "std", CODE("\xfd"), {}, 0, .len = 1, .fl_mask = RFLAGS_DF, .fl_out = RFLAGS_DF },
+	{ "clc", CODE("\xf8"), {}, RFLAGS_CF | RFLAGS_ZF, .len = 1, .fl_mask = RFLAGS_CF, .fl_out = 0 },
+	{ "stc", CODE("\xf9"), {}, 0, .len = 1, .fl_mask = RFLAGS_CF, .fl_out = RFLAGS_CF },
+	{ "cmc", CODE("\xf5"), {}, RFLAGS_CF, .len = 1, .fl_mask = RFLAGS_CF, .fl_out = 0 },
+	{ "sahf", CODE("\x9e"), { R(RAX, 0xd5ff) }, RFLAGS_OF, .len = 1, .fl_mask = AR, .fl_out = 0x8d5 },
+	{ "lahf", CODE("\x9f"), { R(RAX, 0xffff) }, RFLAGS_CF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_OF, .len = 1, .out = { R(RAX, 0xc3ff) } },
+	{ "16: std", X86_MODE_16, CODE("\xfd"), {}, 0, .len = 1, .fl_mask = RFLAGS_DF, .fl_out = RFLAGS_DF },
+	/* Stores of system registers (fake_ctx: CR0 = PE|PG, selectors 0). */
+	{ "smsw (rdi)", CODE("\x0f\x01\x27"), { R(RDI, D) }, 0, MEMIN(D, "\xaa\xaa\xaa"), 0, 3, {}, 0, 0, MEMOUT(D, "\x01\x00\xaa"), .width = 2 },
+	{ "mov (rdi),ds", CODE("\x8c\x1f"), { R(RDI, D) }, 0, MEMIN(D, "\xaa\xaa\xaa"), 0, 2, {}, 0, 0, MEMOUT(D, "\0\0\xaa"), .width = 2 },
+	{ "mov (rdi),sreg7: #UD", CODE("\x8c\x3f"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
+	{ "str eax", CODE("\x0f\x00\xc8"), { R(RAX, ~0ull) }, 0, .len = 3, .out = { R(RAX, 0) } },
+	{ "16: sldt [bx] in real mode: #UD", X86_MODE_16, CODE("\x0f\x00\x07"), { R(RBX, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
+	{ "sgdt to a read-only page: #PF", CODE("\x0f\x01\x07"), { R(RDI, FAKE_RO) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_W | X86_PF_P, .fault_addr = FAKE_RO },
+	/* Still not emulated: LGDT, VMCALL, x87, MMX (the exit handler raises #UD on MMIO). */
+	{ "lgdt", CODE("\x0f\x01\x17"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
+	{ "vmcall", CODE("\x0f\x01\xc1"), {}, 0, .status = X86_EMU_UNHANDLED },
+	{ "fld dword (rdi)", CODE("\xd9\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
+	{ "movd mm0,(rdi)", CODE("\x0f\x6e\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
+	{ "movups without CR4.OSFXSR: #UD", CODE("\x0f\x11\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
 };
 
 static void apply_regs(struct x86_emu_ctx *ctx, const struct rv *list, size_t n)
@@ -494,9 +541,175 @@ static void test_registers(void **state)
 	assert_int_equal(ctx.gpr[X86_R15], 5);
 }
 
+/* SGDT/SIDT in each mode and operand size, SLDT/STR and MOV from a segment register. */
+static void test_system_stores(void **state)
+{
+	static const struct {
+		u8 mode;
+		const char *code;
+		u8 n;
+		const char *want;
+		u8 want_n;
+	} rows[] = {
+		{ X86_MODE_64, "\x0f\x01\x07", 3, "\x7f\x00\xbc\x9a\x78\x56\x34\x12\x00\x00", 10 },
+		{ X86_MODE_64, "\x0f\x01\x0f", 3, "\xff\x0f\x00\xf0\xde\xbc\x9a\x78\x56\x34", 10 },
+		{ X86_MODE_32, "\x0f\x01\x07", 3, "\x7f\x00\xbc\x9a\x78\x56", 6 },
+		{ X86_MODE_32, "\x66\x0f\x01\x07", 4, "\x7f\x00\xbc\x9a\x78\x00", 6 },
+		{ X86_MODE_16, "\x0f\x01\x0f", 3, "\xff\x0f\x00\xf0\xde\x00", 6 },
+		{ X86_MODE_32, "\x0f\x00\x07", 3, "\x28\x00", 2 },
+		{ X86_MODE_32, "\x0f\x00\x0f", 3, "\x30\x00", 2 },
+		{ X86_MODE_16, "\x8c\x1f", 2, "\x2b\x00", 2 },
+	};
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	struct x86_insn in;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		fake_reset();
+		fake_ctx(&ctx, rows[i].mode);
+		fake_code(rows[i].code, rows[i].n);
+		ctx.gdtr = (struct x86_dtr){ .base = 0x123456789abc, .limit = 0x7f };
+		ctx.idtr = (struct x86_dtr){ .base = 0x3456789abcdef000, .limit = 0xfff };
+		ctx.ldtr = 0x28;
+		ctx.tr = 0x30;
+		ctx.seg[X86_DS].sel = 0x2b;
+		ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = 0x2000;
+		assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
+		assert_memory_equal(fake.mem + 0x2000, rows[i].want, rows[i].want_n);
+		assert_int_equal(fake.mem[0x2000 + rows[i].want_n], fake_pattern(0x2000 + rows[i].want_n));
+		assert_int_equal(ctx.rip, FAKE_CODE + rows[i].n);
+	}
+	/* Register destinations take the operand size: STR EAX zero-extends, MOV AX, DS keeps. */
+	fake_ctx(&ctx, X86_MODE_32);
+	ctx.tr = 0x30;
+	ctx.gpr[X86_RAX] = 0xffffffff;
+	fake_code("\x0f\x00\xc8", 3);
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
+	assert_int_equal(ctx.gpr[X86_RAX], 0x30);
+	fake_ctx(&ctx, X86_MODE_32);
+	ctx.seg[X86_DS].sel = 0x2b;
+	ctx.gpr[X86_RAX] = 0xffffffff;
+	fake_code("\x66\x8c\xd8", 3);
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
+	assert_int_equal(ctx.gpr[X86_RAX], 0xffff002b);
+}
+
+/*
+ * The SSE moves between XMM registers and memory: the bytes that move, a load zeroing the rest
+ * of the register, the aligned forms' #GP, #UD without CR4.OSFXSR or with CR0.EM, #NM under
+ * CR0.TS, and no XMM change on a fault.
+ */
+static void test_sse_moves(void **state)
+{
+	static const struct {
+		const char *code;
+		u8 n, width, reg;
+		bool store, aligned;
+	} forms[] = {
+		{ "\x0f\x10\x07", 3, 16, 0, false, false },      /* movups xmm0,(rdi) */
+		{ "\x0f\x11\x0f", 3, 16, 1, true, false },       /* movups (rdi),xmm1 */
+		{ "\x66\x0f\x10\x17", 4, 16, 2, false, false },  /* movupd */
+		{ "\x66\x0f\x11\x17", 4, 16, 2, true, false },
+		{ "\xf3\x0f\x10\x1f", 4, 4, 3, false, false },   /* movss */
+		{ "\xf3\x0f\x11\x1f", 4, 4, 3, true, false },
+		{ "\xf2\x0f\x10\x27", 4, 8, 4, false, false },   /* movsd */
+		{ "\xf2\x0f\x11\x27", 4, 8, 4, true, false },
+		{ "\x0f\x28\x2f", 3, 16, 5, false, true },       /* movaps */
+		{ "\x0f\x29\x2f", 3, 16, 5, true, true },
+		{ "\x66\x0f\x28\x37", 4, 16, 6, false, true },   /* movapd */
+		{ "\x66\x0f\x29\x37", 4, 16, 6, true, true },
+		{ "\x0f\x2b\x3f", 3, 16, 7, true, true },        /* movntps */
+		{ "\x66\x0f\x2b\x07", 4, 16, 0, true, true },    /* movntpd */
+		{ "\x66\x0f\x6f\x07", 4, 16, 0, false, true },   /* movdqa */
+		{ "\x66\x0f\x7f\x07", 4, 16, 0, true, true },
+		{ "\xf3\x0f\x6f\x07", 4, 16, 0, false, false },  /* movdqu */
+		{ "\xf3\x44\x0f\x7f\x07", 5, 16, 8, true, false }, /* movdqu (rdi),xmm8 */
+		{ "\x66\x44\x0f\xe7\x3f", 5, 16, 15, true, true }, /* movntdq (rdi),xmm15 */
+		{ "\x66\x0f\x6e\x07", 4, 4, 0, false, false },   /* movd xmm0,(rdi) */
+		{ "\x66\x48\x0f\x6e\x07", 5, 8, 0, false, false }, /* movq xmm0,(rdi) */
+		{ "\x66\x0f\x7e\x07", 4, 4, 0, true, false },    /* movd (rdi),xmm0 */
+		{ "\x66\x48\x0f\x7e\x07", 5, 8, 0, true, false },
+		{ "\xf3\x0f\x7e\x07", 4, 8, 0, false, false },   /* movq xmm0,(rdi) */
+		{ "\x66\x0f\xd6\x07", 4, 8, 0, true, false },    /* movq (rdi),xmm0 */
+	};
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	struct x86_insn in;
+	u8 xmm_before[16][16];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		unsigned w = forms[i].width, r = forms[i].reg;
+
+		for (int misalign = 0; misalign < 2; misalign++) {
+			fake_reset();
+			fake_ctx(&ctx, X86_MODE_64);
+			ctx.cr4 |= CR4_OSFXSR;
+			fake_code(forms[i].code, forms[i].n);
+			ctx.gpr[X86_RDI] = 0x2000 + 8 * misalign;
+			memcpy(xmm_before, fake.xmm, sizeof(xmm_before));
+			int rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+			if (misalign && forms[i].aligned) {
+				assert_int_equal(rc, X86_EMU_FAULT);
+				assert_int_equal(res.fault.vector, VEC_GP);
+				assert_memory_equal(fake.xmm, xmm_before, sizeof(xmm_before));
+				continue;
+			}
+			assert_int_equal(rc, X86_EMU_OK);
+			assert_int_equal(ctx.rip, FAKE_CODE + forms[i].n);
+			u8 *m = fake.mem + ctx.gpr[X86_RDI];
+			if (forms[i].store) {
+				assert_memory_equal(m, xmm_before[r], w);
+				assert_int_equal(m[w], fake_pattern(ctx.gpr[X86_RDI] + w));
+				assert_memory_equal(fake.xmm, xmm_before, sizeof(xmm_before));
+				continue;
+			}
+			for (unsigned b = 0; b < 16; b++)
+				assert_int_equal(fake.xmm[r][b], b < w ? fake_pattern(ctx.gpr[X86_RDI] + b) : 0);
+			memcpy(xmm_before[r], fake.xmm[r], 16);
+			assert_memory_equal(fake.xmm, xmm_before, sizeof(xmm_before));
+		}
+	}
+	/* 32-bit code: MOVDQU to memory. */
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_32);
+	ctx.cr4 |= CR4_OSFXSR;
+	fake_code("\xf3\x0f\x7f\x17", 4);
+	ctx.gpr[X86_RDI] = 0x2004;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
+	assert_memory_equal(fake.mem + 0x2004, fake.xmm[2], 16);
+	/* CR0.TS: #NM; CR0.EM: #UD; a load from a hole: #PF with the register unchanged. */
+	static const struct { u64 cr0; u8 vector; u64 rdi; } bad[] = {
+		{ CR0_TS, VEC_NM, 0x2000 }, { CR0_EM, VEC_UD, 0x2000 }, { 0, VEC_PF, FAKE_HOLE },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		fake_reset();
+		fake_ctx(&ctx, X86_MODE_64);
+		ctx.cr4 |= CR4_OSFXSR;
+		ctx.cr0 |= bad[i].cr0;
+		ctx.gpr[X86_RDI] = bad[i].rdi;
+		fake_code("\xf3\x0f\x6f\x07", 4);
+		memcpy(xmm_before, fake.xmm, sizeof(xmm_before));
+		assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+		assert_int_equal(res.fault.vector, bad[i].vector);
+		assert_int_equal(ctx.rip, FAKE_CODE);
+		assert_memory_equal(fake.xmm, xmm_before, sizeof(xmm_before));
+	}
+	/* Without an xmm callback the moves are not emulated. */
+	static const struct x86_emu_ops no_xmm = { .fetch = NULL };
+	fake_ctx(&ctx, X86_MODE_64);
+	ctx.cr4 |= CR4_OSFXSR;
+	fake_code("\xf3\x0f\x6f\x07", 4);
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(x86_emulate(&ctx, &no_xmm, &in, &res), X86_EMU_UNHANDLED);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_system_stores),
+		cmocka_unit_test(test_sse_moves),
 		cmocka_unit_test(test_rep_resumes),
 		cmocka_unit_test(test_unhandled_access),
 		cmocka_unit_test(test_expand_down_and_tf),

@@ -1,4 +1,4 @@
-/* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG and the string compares at every width, on random and edge operands. */
+/* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG, the string compares, SETcc/CMOVcc and BSF/BSR, on random and edge operands. */
 #include <string.h>
 
 #include "tests/emul/fake.h"
@@ -377,12 +377,118 @@ static void test_strings_against_host(void **state)
 					check_str(op, rep, w, i & 1);
 }
 
+/* The host's SETcc for condition cc under the arithmetic flags fl. */
+#define HOST_SET(cc) \
+	__asm__ volatile("sub $128, %%rsp\n\tpush %[fl]\n\tpopf\n\tset" cc " %[r]\n\tadd $128, %%rsp" \
+			 : [r] "=q"(r) : [fl] "r"(fl) : "cc", "memory")
+static u8 host_condition(unsigned cc, u64 fl)
+{
+	u8 r = 0;
+
+	switch (cc) {
+	case 0x0: HOST_SET("o"); break;  case 0x1: HOST_SET("no"); break;
+	case 0x2: HOST_SET("b"); break;  case 0x3: HOST_SET("ae"); break;
+	case 0x4: HOST_SET("e"); break;  case 0x5: HOST_SET("ne"); break;
+	case 0x6: HOST_SET("be"); break; case 0x7: HOST_SET("a"); break;
+	case 0x8: HOST_SET("s"); break;  case 0x9: HOST_SET("ns"); break;
+	case 0xa: HOST_SET("p"); break;  case 0xb: HOST_SET("np"); break;
+	case 0xc: HOST_SET("l"); break;  case 0xd: HOST_SET("ge"); break;
+	case 0xe: HOST_SET("le"); break; default: HOST_SET("g"); break;
+	}
+	return r;
+}
+
+/*
+ * SETcc (0F 9x /0 to memory) and CMOVcc (0F 4x, from memory) under every combination of the
+ * six arithmetic flags, against the host's SETcc: the byte stored, and the register moved or
+ * kept (a 32-bit destination zero-extended either way).
+ */
+static void test_conditions_against_host(void **state)
+{
+	static const u64 bits[6] = { RFLAGS_CF, RFLAGS_PF, RFLAGS_AF, RFLAGS_ZF, RFLAGS_SF, RFLAGS_OF };
+	struct x86_emu_ctx ctx;
+
+	(void)state;
+	fake_reset();
+	for (unsigned cc = 0; cc < 16; cc++)
+		for (unsigned combo = 0; combo < 64; combo++) {
+			u64 fl = 2;
+			for (int b = 0; b < 6; b++)
+				fl |= (combo >> b) & 1 ? bits[b] : 0;
+			u8 want = host_condition(cc, fl);
+			u8 set[3] = { 0x0f, (u8)(0x90 + cc), 0x07 }, mov[3] = { 0x0f, (u8)(0x40 + cc), 0x07 };
+
+			if (x86_condition(fl, cc) != want)
+				fail_msg("x86_condition(%#llx, %u) != host %u", (unsigned long long)fl, cc, want);
+			if (run_guest(&ctx, set, 3, fl, 0, 0, 0xaaaa, 2) != X86_EMU_OK ||
+			    fake.mem[0x2000] != want || fake.mem[0x2001] != 0xaa || ctx.rflags != fl)
+				fail_msg("set%x fl %#llx: stored %u", cc, (unsigned long long)fl, fake.mem[0x2000]);
+			if (run_guest(&ctx, mov, 3, fl, 0, 0xffffffff00000005ull, 0x12345678, 4) != X86_EMU_OK ||
+			    ctx.gpr[X86_RAX] != (want ? 0x12345678u : 5u) || ctx.rflags != fl)
+				fail_msg("cmov%x fl %#llx: rax %#llx", cc, (unsigned long long)fl,
+					 (unsigned long long)ctx.gpr[X86_RAX]);
+		}
+}
+
+/* BSF/BSR from memory at 16, 32 and 64 bits against the host: the index, ZF, and the
+ * destination kept for a zero source. */
+static void test_bit_scans_against_host(void **state)
+{
+	struct x86_emu_ctx ctx;
+
+	(void)state;
+	fake_reset();
+	for (unsigned w = 2; w <= 8; w *= 2)
+		for (int rev = 0; rev < 2; rev++)
+			for (int i = 0; i < 5000; i++) {
+				u64 v = i % 7 ? operand(w) : 0, dst = fake_rand(), fl = 2, a = dst;
+				u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
+				u8 code[4], n = 0;
+
+				if (w == 2)
+					code[n++] = 0x66;
+				if (w == 8)
+					code[n++] = 0x48;
+				code[n++] = 0x0f;
+				code[n++] = rev ? 0xbd : 0xbc;
+				/* n is 2-3 here; the ModRM below makes the form "op (rdi), rax". */
+				u8 full[5];
+				memcpy(full, code, n);
+				full[n] = 0x07;
+				__asm__ volatile("sub $128, %%rsp\n\tpush %[fl]\n\tpopf\n\t"
+						 "test %[r], %[r]\n\t" /* a known ZF before the scan */
+						 "pushf\n\tpop %[fl]\n\tadd $128, %%rsp"
+						 : [fl] "+r"(fl) : [r] "r"(v) : "cc", "memory");
+				u64 fl_in = fl, host_fl = fl;
+				if (rev)
+					__asm__ volatile("push %[fl]\n\tpopf\n\tbsr %[v], %[a]\n\tpushf\n\tpop %[fl]"
+							 : [a] "+r"(a), [fl] "+r"(host_fl) : [v] "r"(v) : "cc");
+				else
+					__asm__ volatile("push %[fl]\n\tpopf\n\tbsf %[v], %[a]\n\tpushf\n\tpop %[fl]"
+							 : [a] "+r"(a), [fl] "+r"(host_fl) : [v] "r"(v) : "cc");
+				if (w == 2 && v)
+					a = (dst & ~0xffffull) | (a & 0xffff);
+				else if (w == 4 && v)
+					a &= 0xffffffff;
+				if (run_guest(&ctx, full, n + 1u, fl_in, 0, dst, v & m, w) != X86_EMU_OK ||
+				    ctx.gpr[X86_RAX] != (v ? a : dst) ||
+				    (ctx.rflags & RFLAGS_ZF) != (host_fl & RFLAGS_ZF))
+					fail_msg("%s%u of %#llx: rax %#llx fl %#llx, host %#llx fl %#llx",
+						 rev ? "bsr" : "bsf", w, (unsigned long long)v,
+						 (unsigned long long)ctx.gpr[X86_RAX],
+						 (unsigned long long)ctx.rflags, (unsigned long long)a,
+						 (unsigned long long)host_fl);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_host),
 		cmocka_unit_test(test_forms_against_host),
 		cmocka_unit_test(test_strings_against_host),
+		cmocka_unit_test(test_conditions_against_host),
+		cmocka_unit_test(test_bit_scans_against_host),
 	};
 
 	return cmocka_run_group_tests_name("emul-flags", tests, NULL, NULL);

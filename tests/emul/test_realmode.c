@@ -516,6 +516,113 @@ static void test_mode_switches(void **state)
 	assert_int_equal(sys.crs, 2);
 }
 
+/*
+ * The instruction set a real-mode kernel runs between its mode switch and its segment reloads
+ * (on VMX without unrestricted guest every one of them is emulated): the flag instructions and
+ * the string instructions with and without REP, in both directions. Each row runs twice: in
+ * real mode (bases = selector * 16) and in the window after clearing CR0.PE with DS and ES
+ * still holding protected mode's hidden base 0x9000 (selector 0x20), where the base, not the
+ * selector, must address memory.
+ */
+struct rm_row {
+	const char *name;
+	const char *code;
+	u8 n;
+	u16 ax, cx, si, di, fl;            /* in; fl: FLAGS bits set on entry (besides bit 1) */
+	const char *mem;                   /* at DS:0x300 */
+	u8 mem_n;
+	u16 ax_out, cx_out, si_out, di_out, fl_mask, fl_out, sp_out;
+	u16 pushed;                        /* the word at SS:sp_out when sp_out < 0x8000 */
+	u16 out_off;                       /* bytes that must be at DS:out_off afterwards */
+	const char *out;
+	u8 out_n;
+};
+
+#define RM_CODE(s) .code = s, .n = sizeof(s) - 1
+#define RM_MEM(s) .mem = s, .mem_n = sizeof(s) - 1
+#define RM_OUT(o, s) .out_off = (o), .out = s, .out_n = sizeof(s) - 1
+#define ARITH 0x8d5
+
+static const struct rm_row rm_rows[] = {
+	{ "cld", RM_CODE("\xfc"), .fl = 0x401, .fl_mask = 0x401, .fl_out = 0x001 },
+	{ "std", RM_CODE("\xfd"), .fl_mask = 0x400, .fl_out = 0x400 },
+	{ "cli", RM_CODE("\xfa"), .fl = 0x200, .fl_mask = 0x200, .fl_out = 0 },
+	{ "sti", RM_CODE("\xfb"), .fl_mask = 0x200, .fl_out = 0x200 },
+	{ "clc", RM_CODE("\xf8"), .fl = 0x41, .fl_mask = 0x41, .fl_out = 0x40 },
+	{ "stc", RM_CODE("\xf9"), .fl_mask = 0x1, .fl_out = 0x1 },
+	{ "cmc", RM_CODE("\xf5"), .fl = 0x1, .fl_mask = 0x1, .fl_out = 0 },
+	{ "lahf", RM_CODE("\x9f"), .ax = 0x1234, .fl = 0xc5, .ax_out = 0xc734 },
+	{ "sahf", RM_CODE("\x9e"), .ax = 0x4100, .fl = 0x895, .ax_out = 0x4100, .fl_mask = ARITH, .fl_out = 0x841 },
+	{ "pushf", RM_CODE("\x9c"), .fl = 0x401, .sp_out = 0x7ffe, .pushed = 0x403 },
+	{ "popf", RM_CODE("\x9d"), .fl = 0x0, .sp_out = 0x8002 },
+	{ "push ax", RM_CODE("\x50"), .ax = 0x1234, .ax_out = 0x1234, .sp_out = 0x7ffe, .pushed = 0x1234 },
+	{ "push 0xff80 (imm8)", RM_CODE("\x6a\x80"), .sp_out = 0x7ffe, .pushed = 0xff80 },
+	{ "push 0x4321 (imm16)", RM_CODE("\x68\x21\x43"), .sp_out = 0x7ffe, .pushed = 0x4321 },
+	{ "pop cx", RM_CODE("\x59"), .cx_out = 0x0cd5, .sp_out = 0x8002 },
+	{ "rep stosw", RM_CODE("\xf3\xab"), .ax = 0xbeef, .cx = 3, .di = 0x300, RM_MEM("\0\0\0\0\0\0\x11"), .ax_out = 0xbeef, .di_out = 0x306, RM_OUT(0x300, "\xef\xbe\xef\xbe\xef\xbe\x11") },
+	{ "rep movsb", RM_CODE("\xf3\xa4"), .cx = 4, .si = 0x300, .di = 0x310, RM_MEM("abcd"), .si_out = 0x304, .di_out = 0x314, RM_OUT(0x310, "abcd") },
+	{ "std; rep movsb down", RM_CODE("\xf3\xa4"), .cx = 4, .si = 0x303, .di = 0x313, .fl = 0x400, RM_MEM("abcd"), .si_out = 0x2ff, .di_out = 0x30f, RM_OUT(0x310, "abcd") },
+	{ "rep movsw", RM_CODE("\xf3\xa5"), .cx = 2, .si = 0x300, .di = 0x320, RM_MEM("wxyz"), .si_out = 0x304, .di_out = 0x324, RM_OUT(0x320, "wxyz") },
+	{ "lodsb", RM_CODE("\xac"), .ax = 0x1200, .si = 0x301, RM_MEM("pq"), .ax_out = 0x1271, .si_out = 0x302 },
+	{ "lodsw down", RM_CODE("\xad"), .si = 0x300, .fl = 0x400, RM_MEM("pq"), .ax_out = 0x7170, .si_out = 0x2fe },
+	{ "stosb", RM_CODE("\xaa"), .ax = 0x5a, .di = 0x300, RM_MEM("\0"), .ax_out = 0x5a, .di_out = 0x301, RM_OUT(0x300, "Z") },
+	{ "repe cmpsb equal", RM_CODE("\xf3\xa6"), .cx = 2, .si = 0x300, .di = 0x302, RM_MEM("abab"), .si_out = 0x302, .di_out = 0x304, .fl_mask = ARITH, .fl_out = 0x44 },
+	{ "repe cmpsb differ", RM_CODE("\xf3\xa6"), .cx = 3, .si = 0x300, .di = 0x303, RM_MEM("abcabd"), .cx_out = 0, .si_out = 0x303, .di_out = 0x306, .fl_mask = ARITH, .fl_out = 0x95 },
+	{ "repe cmpsb stops", RM_CODE("\xf3\xa6"), .cx = 3, .si = 0x300, .di = 0x303, RM_MEM("abcxbc"), .cx_out = 2, .si_out = 0x301, .di_out = 0x304, .fl_mask = ARITH, .fl_out = 0x91 },
+	{ "repne scasb", RM_CODE("\xf2\xae"), .ax = 'c', .cx = 5, .di = 0x300, RM_MEM("abcde"), .ax_out = 'c', .cx_out = 2, .di_out = 0x303, .fl_mask = ARITH, .fl_out = 0x44 },
+	{ "scasw", RM_CODE("\xaf"), .ax = 0x0102, .di = 0x300, RM_MEM("\x02\x01"), .ax_out = 0x0102, .di_out = 0x302, .fl_mask = ARITH, .fl_out = 0x44 },
+	{ "rep stosb, cx 0", RM_CODE("\xf3\xaa"), .ax = 0x77, .di = 0x300, .fl = 0x1, RM_MEM("\x11"), .ax_out = 0x77, .di_out = 0x300, .fl_mask = ARITH, .fl_out = 0x1 },
+	{ "addr32 rep movsb", RM_CODE("\x67\xf3\xa4"), .cx = 2, .si = 0x300, .di = 0x330, RM_MEM("mn"), .si_out = 0x302, .di_out = 0x332, RM_OUT(0x330, "mn") },
+};
+
+static void rm_check(const struct rm_row *r, bool window)
+{
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	u32 ds = window ? 0x9000 : 0x2000; /* real mode: DS = ES = 0x200 */
+
+	setup(&ctx, r->code, r->n);
+	for (int s = X86_ES; s < X86_NR_SREGS; s++)
+		if (s != X86_CS && s != X86_SS) {
+			ctx.seg[s].base = ds;
+			ctx.seg[s].sel = window ? 0x20 : (u16)(ds >> 4);
+		}
+	ctx.gpr[X86_RAX] = r->ax;
+	ctx.gpr[X86_RCX] = r->cx;
+	ctx.gpr[X86_RSI] = r->si;
+	ctx.gpr[X86_RDI] = r->di;
+	ctx.rflags = 2 | r->fl;
+	if (r->mem_n)
+		memcpy(fake.mem + ds + 0x300, r->mem, r->mem_n);
+	put_word(0x8000, 0x0cd5); /* what POPF and POP take */
+	u64 fl_want = r->fl_mask ? ((2 | r->fl) & ~(u64)r->fl_mask) | r->fl_out : 2 | r->fl;
+	if (r->code[0] == '\x9d')
+		fl_want = 0x0cd7;
+	int rc = run(&ctx, false, &res);
+	if (rc != X86_EMU_OK || ctx.rip != FAKE_CODE + r->n || (u16)ctx.gpr[X86_RAX] != r->ax_out ||
+	    (u16)ctx.gpr[X86_RCX] != r->cx_out || (u16)ctx.gpr[X86_RSI] != r->si_out ||
+	    (u16)ctx.gpr[X86_RDI] != r->di_out || ctx.rflags != fl_want ||
+	    (u16)ctx.gpr[X86_RSP] != (r->sp_out ? r->sp_out : 0x8000) ||
+	    (r->out_n && memcmp(fake.mem + ds + r->out_off, r->out, r->out_n)))
+		fail_msg("%s (%s): status %d ip %#llx ax %#llx cx %#llx si %#llx di %#llx fl %#llx "
+			 "(want %#llx) sp %#llx", r->name, window ? "after the switch" : "real mode",
+			 rc, (unsigned long long)ctx.rip, (unsigned long long)ctx.gpr[X86_RAX],
+			 (unsigned long long)ctx.gpr[X86_RCX], (unsigned long long)ctx.gpr[X86_RSI],
+			 (unsigned long long)ctx.gpr[X86_RDI], (unsigned long long)ctx.rflags,
+			 (unsigned long long)fl_want, (unsigned long long)ctx.gpr[X86_RSP]);
+	if (r->sp_out && r->sp_out < 0x8000 && word_at(r->sp_out) != r->pushed)
+		fail_msg("%s: pushed %#x", r->name, word_at(r->sp_out));
+}
+
+static void test_string_and_flag_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rm_rows); i++) {
+		rm_check(&rm_rows[i], false);
+		rm_check(&rm_rows[i], true);
+	}
+}
+
 /* Hostile input: random bytes at CS:IP in real mode and in protected mode with real mode's
  * segments, random registers, tables and segment bases. Nothing may crash (ASan, UBSan), an
  * UNHANDLED or faulting instruction changes no register, and the results are the four. */
@@ -580,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_real_segments),
 		cmocka_unit_test(test_protected_segments),
 		cmocka_unit_test(test_mode_switches),
+		cmocka_unit_test(test_string_and_flag_table),
 		cmocka_unit_test(test_fuzz),
 	};
 

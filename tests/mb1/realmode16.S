@@ -31,66 +31,14 @@
 #define R_IRQ_IP (RM_RES + 30)
 #define R_APIC_BASE (RM_RES + 32)
 
-	.data
-saved_esp: .long 0
-saved_cs: .long 0
-saved_ds: .long 0
-saved_gdt: .word 0
-	.long 0
-saved_idt: .word 0
-	.long 0
-
-	.text
-	.code32
-	.globl rm_call
-rm_call:
-	pushal
-	pushfl
-	cli
-	mov %esp, saved_esp
-	mov %cs, saved_cs
-	mov %ds, saved_ds
-	sgdt saved_gdt
-	sidt saved_idt
-	lgdt LIN(gdt_desc)
-	ljmp $0x18, $O(pm16)
-
-	/* Back from real mode: the library's descriptors again. */
-pm32_back:
-	mov $0x10, %ax
-	mov %ax, %ds
-	mov %ax, %es
-	mov %ax, %ss
-	mov %ax, %fs
-	mov %ax, %gs
-	lgdt saved_gdt
-	lidt saved_idt
-	mov saved_esp, %esp
-	pushl saved_cs
-	pushl $1f
-	lret
-1:	mov saved_ds, %eax
-	mov %ax, %ds
-	mov %ax, %es
-	mov %ax, %ss
-	mov %ax, %fs
-	mov %ax, %gs
-	popfl
-	popal
-	ret
+#include "tests/mb1/rmswitch.h"
+	rm_switch_code
 
 	.globl rm_after_hlt
 	.globl rm_start, rm_end, rm_default, rm_int40, rm_bp, rm_de, rm_bad, rm_triple, rm_far, rm_irq0
 	.p2align 3
 rm_start:
-gdt:	.quad 0
-	.quad 0x00cf9a000000ffff	/* 0x08: 32-bit code, flat */
-	.quad 0x00cf92000000ffff	/* 0x10: 32-bit data, flat */
-	.quad 0x00009a009000ffff	/* 0x18: 16-bit code at RM_BASE */
-	.quad 0x000092009000ffff	/* 0x20: 16-bit data at RM_BASE */
-gdt_desc:
-	.word 5 * 8 - 1
-	.long LIN(gdt)
+	rm_switch_gdt
 ivt_desc:
 	.word 256 * 4 - 1
 	.long RM_BASE + RM_IVT

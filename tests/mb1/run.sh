@@ -38,13 +38,17 @@ cases=(
   "mmio64|mmio64|or and add indexed cmp test xchg||||"
   "mmio32-strings|mmio32|movs stos lods cmps scas ioapic|||"
   "mmio64-strings|mmio64|movs stos lods cmps scas ioapic a32|||"
+  "mmio32-more|mmio32|bsf bsr cmov smsw unclaimed movd x87|||unclaimed mmio[^:]*:.* 0x40000010\\*3\\b\
+|unclaimed mmio[^:]*:.* 0x40000020\\*1\\b|mmio instructions not emulated \\(#UD\\): 1$"
+  "mmio64-more|mmio64|bsf bsr cmov smsw unclaimed movd x87|||unclaimed mmio[^:]*:.* 0x40000010\\*3\\b\
+|unclaimed mmio[^:]*:.* 0x40000020\\*1\\b|mmio instructions not emulated \\(#UD\\): 1$"
   "cpu|cpu||||"
   "cpu32|cpu32||||"
   "cpu-tscwrite|cpu|tscwrite=1|||"
   "exceptions32|exceptions32||||"
   "exceptions64|exceptions64||||"
   "unmodelled|unmodelled||||unmodelled ports:.* 0x60\\b|unmodelled ports:.* 0x64\\b\
-|unmodelled ports:.* 0x3f4\\b|unmodelled ports:.* 0x3f2\\b|unmodelled mmio pages:.* 0xfed00000\\b"
+|unmodelled ports:.* 0x3f4\\b|unmodelled ports:.* 0x3f2\\b|unclaimed mmio[^:]*:.* 0xfed00000\\*1\\b|unclaimed mmio[^:]*:.* 0xfed00010\\*1\\b"
   "paging32|paging32||||"
   "pagingpae|pagingpae||||"
   "paging64|paging64||||"
@@ -61,6 +65,7 @@ cases=(
   "pvh-noargs|pvh||||"
   "pvh64|pvh64|ram=16 mods=1 an ELF64 image|tests/mb1/boot.c||"
   "realmode|realmode||||"
+  "bios|bios||||"
 )
 # Every case also runs on Bochs (VMX): all of them take well under a minute there.
 bochs=${MB1_BOCHS:-1}

@@ -11,7 +11,8 @@ MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 c
             lapic:lapic:32:PM_OFF lapic64:lapic:64:PM_64 \
             intr32:intr:32:PM_32 intrpae:intr:32:PM_PAE intr64:intr:64:PM_64 \
             pvh:pvh:32:PM_OFF pvh64:pvh:32:PM_OFF gdbtarget:gdbtarget:32:PM_OFF \
-            gdbtarget64:gdbtarget:64:PM_64 realmode:realmode:32:PM_OFF
+            gdbtarget64:gdbtarget:64:PM_64 realmode:realmode:32:PM_OFF \
+            bios:bios:32:PM_OFF
 MB1_NAMES := $(foreach k,$(MB1_LIST),$(firstword $(subst :, ,$(k))))
 MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
 
@@ -37,6 +38,12 @@ $(patsubst %,$(MB1_OUT)/obj/%-entry.o,$(MB1_PVH)): $(MB1_OUT)/obj/%-entry.o: tes
 # The real-mode kernel's 16-bit half (and its way down and up).
 MB1_EXTRA_realmode := $(MB1_OUT)/obj/realmode16.o
 $(MB1_OUT)/obj/realmode16.o: tests/mb1/realmode16.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_CFLAGS_32) -c $< -o $@
+# The BIOS kernel's 16-bit half.
+MB1_EXTRA_bios := $(MB1_OUT)/obj/bios16.o
+$(MB1_OUT)/obj/bios16.o: tests/mb1/bios16.S
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_CFLAGS_32) -c $< -o $@

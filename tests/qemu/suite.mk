@@ -9,5 +9,5 @@ $(BUILD)/fault/umbra.elf: $(KSRC) linker.ld
 
 # The PVH images (tests/mb1) are the healthy guests of qemu-bad-pvh and the base of its bad ones.
 check-qemu: $(BUILD)/umbra.elf $(BUILD)/fault/umbra.elf guests $(BUILD)/mb1/pvh.elf \
-	    $(BUILD)/mb1/pvh64.elf $(KVM_PROBE)
+	    $(BUILD)/mb1/pvh64.elf $(BUILD)/mb1/bios.elf $(KVM_PROBE)
 	@KVM_PROBE=$(KVM_PROBE) tests/qemu/cases.sh $(BUILD)/fault/umbra.elf

@@ -293,17 +293,21 @@ void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val)
  * mode ---- */
 static void note_unbacked(struct vm *vm, u64 gpa)
 {
-	u64 page = gpa & ~(PAGE_SIZE - 1);
-
 	/* The APIC page of a disabled (or x2APIC) APIC answers nothing, as on the CPU: the guest
 	 * chose that, and the APIC is modelled, so the page is not one to report. */
-	if (page == VLAPIC_BASE)
+	if ((gpa & ~(PAGE_SIZE - 1)) == VLAPIC_BASE)
 		return;
-	for (u32 i = 0; i < vm->n_mmio_unmodelled; i++)
-		if (vm->mmio_unmodelled[i] == page)
+	for (u32 i = 0; i < vm->n_mmio_unclaimed; i++)
+		if (vm->mmio_unclaimed[i].gpa == gpa) {
+			vm->mmio_unclaimed[i].count++;
 			return;
-	if (vm->n_mmio_unmodelled < VM_UNMODELLED_MAX)
-		vm->mmio_unmodelled[vm->n_mmio_unmodelled++] = page;
+		}
+	if (vm->n_mmio_unclaimed < VM_UNMODELLED_MAX) {
+		vm->mmio_unclaimed[vm->n_mmio_unclaimed].gpa = gpa;
+		vm->mmio_unclaimed[vm->n_mmio_unclaimed++].count = 1;
+		return;
+	}
+	vm->mmio_unclaimed_other++;
 }
 
 static bool apic_mmio(const struct vcpu *v, u64 gpa)
