@@ -4,6 +4,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/memory.h"
 #include "arch/x86/paging.h"
+#include "arch/x86/pci.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/smp.h"
@@ -102,6 +103,8 @@ void kmain(u32 magic, u32 info_pa)
 	paging_init();
 	memory_init(&boot_info, info_pa);
 	find_cpus();
+	pci_host_init(boot_info.rsdp_new ? boot_info.rsdp_new : boot_info.rsdp_old,
+		      boot_info.rsdp_new ? boot_info.rsdp_new_len : boot_info.rsdp_old_len, acpi_map);
 	tsc_calibrate();
 	kinfo("tsc: %lu kHz\n", tsc_hz / 1000);
 	lapic_init(acpi_cpus.lapic_base);
