@@ -1,6 +1,7 @@
 /* Umbra's C entry: brings up the machine, every CPU's virtualization, then runs the guests. */
 #include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/iommu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/memory.h"
 #include "arch/x86/paging.h"
@@ -103,8 +104,10 @@ void kmain(u32 magic, u32 info_pa)
 	paging_init();
 	memory_init(&boot_info, info_pa);
 	find_cpus();
-	pci_host_init(boot_info.rsdp_new ? boot_info.rsdp_new : boot_info.rsdp_old,
-		      boot_info.rsdp_new ? boot_info.rsdp_new_len : boot_info.rsdp_old_len, acpi_map);
+	const void *rsdp = boot_info.rsdp_new ? boot_info.rsdp_new : boot_info.rsdp_old;
+	size_t rsdp_len = boot_info.rsdp_new ? boot_info.rsdp_new_len : boot_info.rsdp_old_len;
+	pci_host_init(rsdp, rsdp_len, acpi_map);
+	iommu_host_init(rsdp, rsdp_len, acpi_map, &pci_host);
 	tsc_calibrate();
 	kinfo("tsc: %lu kHz\n", tsc_hz / 1000);
 	lapic_init(acpi_cpus.lapic_base);

@@ -1,4 +1,4 @@
-# check-pci: host PCI enumeration and IOMMU discovery on QEMU q35 (ECAM, bridges, edu, IOMMUs) and Bochs (mechanism #1).
+# check-pci: host PCI enumeration and IOMMU discovery (DMAR, IVRS) on QEMU q35 (ECAM, bridges, edu, intel-iommu, amd-iommu) and Bochs (mechanism #1, no IOMMU).
 SUITES += check-pci
 .PHONY: check-pci
 check-pci: $(BUILD)/umbra.elf $(GUEST_OUT)/healthy.elf $(KVM_PROBE)
