@@ -20,6 +20,7 @@
 #include "vmm/gdbstub.h"
 #include "vmm/guest.h"
 #include "vmm/options.h"
+#include "vmm/pci_assign.h"
 #include "vmm/report.h"
 #include "vmm/sched.h"
 
@@ -108,6 +109,13 @@ void kmain(u32 magic, u32 info_pa)
 	size_t rsdp_len = boot_info.rsdp_new ? boot_info.rsdp_new_len : boot_info.rsdp_old_len;
 	pci_host_init(rsdp, rsdp_len, acpi_map);
 	iommu_host_init(rsdp, rsdp_len, acpi_map, &pci_host);
+	pci_assign_init(&pci_assign_host, &pci_host, &iommu_host, options.iommu_off, COM1_BASE);
+	if (options.iommu_off) {
+		kprintf("umbra: ************************************************************\n");
+		kprintf("umbra: iommu=off: devices given with pci= are NOT confined: their DMA\n");
+		kprintf("umbra: can read and write any memory, Umbra's and other guests'.\n");
+		kprintf("umbra: ************************************************************\n");
+	}
 	tsc_calibrate();
 	kinfo("tsc: %lu kHz\n", tsc_hz / 1000);
 	lapic_init(acpi_cpus.lapic_base);

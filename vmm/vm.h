@@ -7,6 +7,7 @@
 #include "arch/x86/decode.h"
 #include "arch/x86/virt.h"
 #include "mmu/mmu.h"
+#include "vmm/pci_assign.h"
 #include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/bootprof.h"
@@ -131,6 +132,7 @@ struct vm {
 	u64 budget_ns;            /* time=SECONDS (else Umbra's timeout=): how long it may run */
 	u64 end_tsc;              /* host TSC at which its budget ends (set when it starts) */
 	u32 caps;                 /* UMBRA_CAP_* from caps= */
+	struct pci_assign_req pci; /* pci=: the host functions it asked for (vmm/pci_assign.c) */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
 	struct mmu_vm mmu;

@@ -38,8 +38,47 @@ case_run pci-q35-amd-iommu --cpu max --module "$healthy name=a" "${EDU[@]}" \
   --expect-log "^iommu: unit 0 AMD-Vi at 0xfed80000 segment 0 \(itself 00:03.0\)" \
   --expect-log "^iommu:   covers 00:05.0-00:05.0" \
   --expect-log "^iommu: 8 of 8 PCI functions behind an IOMMU"
-# Bochs' i440FX has no MCFG: configuration mechanism #1, the first 256 bytes.
+# pci= refusals under VT-d, each with its own message, beside a guest that gets two functions
+# (one behind the PCIe-to-PCI bridge) and runs. The console UART refusal is host-tested only
+# (tests/unit/test_pci_assign.c): no emulated machine has COM1 on a PCI function.
+h=$healthy
+case_run pci-q35-assign-vtd --cpu max --module "$h name=own pci=00:05.0,02:01.0" \
+  "${BRIDGED[@]}" "${EDU[@]}" --qemu-arg -device --qemu-arg intel-iommu \
+  --module "$h name=badsyn pci=0:5.0" --module "$h name=nofn pci=00:09.0" \
+  --module "$h name=twice pci=00:05.0,00:05.0" --module "$h name=taken pci=00:05.0" \
+  --module "$h name=bridge pci=00:1c.0" --module "$h name=hostbr pci=00:00.0" \
+  --module "$h name=split pci=02:02.0" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=7 \
+  --expect-log "^guest own: owns PCI 00:05.0 \(VT-d covers it\)" \
+  --expect-log "^guest own: owns PCI 02:01.0 \(VT-d covers it\)" \
+  --expect-log "^guest badsyn: pci=0:5.0: '0:5.0' is not BB:DD.F" \
+  --expect-log "^guest nofn: pci: 00:09.0: no such function on this machine" \
+  --expect-log "^guest twice: pci=00:05.0,00:05.0: 00:05.0 given twice" \
+  --expect-log "^guest taken: pci: 00:05.0 already belongs to another guest" \
+  --expect-log "^guest bridge: pci: 00:1c.0 is a bridge" \
+  --expect-log "^guest hostbr: pci: 00:00.0 is a host bridge" \
+  --expect-log "^guest split: pci: 02:02.0 shares requester ID 02:00.0 with 02:01.0 of another guest" \
+  --mem 512 --timeout 120
+# Under AMD-Vi: the IOMMU's own function is never assignable.
+case_run pci-q35-assign-amd --cpu max --module "$h name=own pci=00:05.0" "${EDU[@]}" \
+  --qemu-arg -device --qemu-arg amd-iommu --module "$h name=iommu pci=00:03.0" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=1 \
+  --expect-log "^guest own: owns PCI 00:05.0 \(AMD-Vi covers it\)" \
+  --expect-log "^guest iommu: pci: 00:03.0 is an IOMMU: never assignable"
+# No IOMMU: refused with the reason, unless Umbra's line says iommu=off, which the log shouts.
+case_run pci-q35-no-iommu --cpu max --cmdline "iommu=maybe" --module "$h name=a pci=00:05.0" \
+  --module "$h name=b" "${EDU[@]}" --expect guests=1 --expect guests_passed=1 \
+  --expect guests_rejected=1 --expect-log "unknown or invalid option 'iommu=maybe'" \
+  --expect-log "^guest a: pci: 00:05.0: no IOMMU covers it, so its DMA could reach any memory; refused \(iommu=off"
+case_run pci-q35-iommu-off --cpu max --cmdline "iommu=off" --module "$h name=a pci=00:05.0" \
+  "${EDU[@]}" --expect guests=1 --expect guests_passed=1 --expect guests_rejected=0 \
+  --expect-log "^umbra: iommu=off: devices given with pci= are NOT confined" \
+  --expect-log "^guest a: owns PCI 00:05.0 \(no IOMMU: iommu=off, DMA unconfined\)"
+# Bochs' i440FX has no MCFG: configuration mechanism #1, the first 256 bytes; no IOMMU, so a
+# function asked for is refused and the other guest runs.
 case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy name=a" \
+  --module "$h name=usb pci=00:01.2" --expect guests_rejected=1 \
+  --expect-log "^guest usb: pci: 00:01.2: no IOMMU covers it" \
   --expect guests_passed=1 --expect-log "^pci: configuration mechanism #1" \
   --expect-log "^pci: 00:00.0 8086:1237 class 060000 host-bridge" \
   --expect-log "^iommu: no DMAR or IVRS: no IOMMU" --timeout 300
