@@ -1,27 +1,17 @@
 /* Which host PCI functions a guest may own: parsing pci= and every refusal, before anything is claimed. */
 #include "vmm/pci_assign.h"
+#include "lib/cmdline.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 
 struct pci_assign_ctx pci_assign_host;
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Exactly digits hex digits at *p, advanced past them; -1 if not. */
 static int hexn(const char **p, int digits)
 {
 	int v = 0;
 	for (int i = 0; i < digits; i++) {
-		int d = hexval((*p)[i]);
+		int d = hex_digit((*p)[i]);
 		if (d < 0)
 			return -1;
 		v = v * 16 + d;

@@ -13,9 +13,9 @@ unit_src_acpi := arch/x86/acpi.c
 unit_src_acpi_tables := vmm/acpi_tables.c arch/x86/acpi.c
 unit_src_pci := arch/x86/pci.c
 unit_src_iommu := arch/x86/iommu.c arch/x86/dmar.c arch/x86/ivrs.c arch/x86/pci.c arch/x86/acpi.c
-unit_src_pci_assign := vmm/pci_assign.c $(unit_src_iommu)
+unit_src_pci_assign := vmm/pci_assign.c lib/cmdline.c $(unit_src_iommu)
 unit_src_abi_doc := pv/classes.c
-unit_src_gdb_packet := vmm/gdb_packet.c
+unit_src_gdb_packet := vmm/gdb_packet.c lib/cmdline.c
 # The MSR policy over the CPUID policy, with the APIC and KVM clock models behind it.
 unit_src_msr_policy := vmm/msr.c vmm/cpuid.c vmm/dev/lapic.c vmm/kvmclock.c
 # lib/string.c would clash with libc's names: build it (and its users here) under renames.
