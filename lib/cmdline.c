@@ -79,6 +79,17 @@ bool cmdline_get(const char *cmdline, const char *key, char *val, size_t vsz)
 	return false;
 }
 
+int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 bool parse_u64(const char *s, u64 *out)
 {
 	unsigned base = 10;
@@ -90,15 +101,10 @@ bool parse_u64(const char *s, u64 *out)
 		return false;
 	u64 v = 0;
 	for (; *s; s++) {
-		unsigned d;
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
+		int h = hex_digit(*s);
+		if (h < 0 || (unsigned)h >= base)
 			return false;
+		unsigned d = (unsigned)h;
 		if (v > (~0ull - d) / base)
 			return false;
 		v = v * base + d;

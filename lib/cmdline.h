@@ -18,6 +18,8 @@ bool cmdline_next(const char **cursor, char *key, size_t ksz, char *val, size_t 
  */
 bool cmdline_get(const char *cmdline, const char *key, char *val, size_t vsz);
 
+/* The value of one hex digit (either case), or -1. */
+int hex_digit(char c);
 /* Decimal or 0x-prefixed hex, the whole string, no sign, no overflow. */
 bool parse_u64(const char *s, u64 *out);
 /* parse_u64 with an optional K, M or G suffix (binary multiples, either case). */

@@ -1,4 +1,5 @@
 /* The gdb remote serial protocol's framing and hex codecs (no I/O: the stub feeds it bytes). */
+#include "lib/cmdline.h"
 #include "vmm/gdb_packet.h"
 
 void gdb_rx_reset(struct gdb_rx *rx)
@@ -7,17 +8,6 @@ void gdb_rx_reset(struct gdb_rx *rx)
 	rx->len = 0;
 	rx->sum = 0;
 	rx->overflow = false;
-}
-
-int gdb_hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static void data_byte(struct gdb_rx *rx, char c)
@@ -63,7 +53,7 @@ enum gdb_rx_event gdb_rx_byte(struct gdb_rx *rx, u8 c)
 		rx->state = GDB_RX_SUM2;
 		return GDB_RX_NONE;
 	case GDB_RX_SUM2: {
-		int hi = gdb_hex_digit((char)rx->sum_hi), lo = gdb_hex_digit((char)c);
+		int hi = hex_digit((char)rx->sum_hi), lo = hex_digit((char)c);
 		rx->state = GDB_RX_IDLE;
 		if (hi < 0 || lo < 0 || (u8)(hi << 4 | lo) != rx->sum || rx->overflow)
 			return GDB_RX_BAD;
@@ -79,7 +69,7 @@ int gdb_parse_hex(const char **p, u64 *val)
 	int n = 0, d;
 	u64 v = 0;
 
-	while ((d = gdb_hex_digit(**p)) >= 0) {
+	while ((d = hex_digit(**p)) >= 0) {
 		if (++n > 16)
 			return -1;
 		v = v << 4 | (u64)d;
@@ -103,7 +93,7 @@ bool gdb_from_hex(void *bytes, const char *hex, u32 len)
 {
 	u8 *b = bytes;
 	for (u32 i = 0; i < len; i++) {
-		int hi = gdb_hex_digit(hex[2 * i]), lo = hi < 0 ? -1 : gdb_hex_digit(hex[2 * i + 1]);
+		int hi = hex_digit(hex[2 * i]), lo = hi < 0 ? -1 : hex_digit(hex[2 * i + 1]);
 		if (lo < 0)
 			return false;
 		b[i] = (u8)(hi << 4 | lo);

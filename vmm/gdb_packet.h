@@ -30,8 +30,6 @@ enum gdb_rx_event {
 void gdb_rx_reset(struct gdb_rx *rx);
 enum gdb_rx_event gdb_rx_byte(struct gdb_rx *rx, u8 c);
 
-/* The value of one hex digit, or -1. */
-int gdb_hex_digit(char c);
 /* Parses hex digits at *p (at most 16, so the value cannot overflow) and moves *p past them.
  * Returns how many were read: 0 means none (and *val is 0), and more than 16 digits fail. */
 int gdb_parse_hex(const char **p, u64 *val);

@@ -4,6 +4,7 @@
 #include "arch/x86/regs.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/tsc.h"
+#include "lib/cmdline.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/gdb_packet.h"
@@ -509,7 +510,7 @@ static void cmd_write_regs(struct vcpu *v, const char *p)
 	/* Checked whole first, so a bad packet changes nothing. A packet shorter than the layout
 	 * sets the registers it has in full. */
 	for (u32 i = 0; i < len; i++)
-		if (gdb_hex_digit(p[i]) < 0)
+		if (hex_digit(p[i]) < 0)
 			len = 0;
 	for (u32 i = 0; i < NREGS && need < len; i++)
 		if (in_layout(&regs[i]))

@@ -58,6 +58,11 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->id = index;
 	if (!guest_options_parse(vm, mod->cmdline, &mem_mib, &cpu, ncpus, index))
 		return false;
+	struct pci_assign_req refused;
+	if (!pci_assign_check(&pci_assign_host, &vm->pci, (u8)index, &refused)) {
+		kprintf("guest %s: %s\n", vm->name, refused.error);
+		return false;
+	}
 	if (memslots_init(&vm->mem, mem_mib << 20) < 0) {
 		kprintf("guest %s: no room for %lu MiB of guest memory\n", vm->name, mem_mib);
 		return false;
@@ -109,6 +114,15 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	board_reset(vm, monotonic_ns());   /* after the APICs: it wires them to the I/O APIC */
 	if (vm->bios_on)
 		bios_start_devices(vm, monotonic_ns());
+	pci_assign_commit(&pci_assign_host, &vm->pci, (u8)index);
+	for (u32 k = 0; k < vm->pci.n; k++) {
+		u16 bdf = vm->pci.bdf[k];
+		const struct iommu_unit *u = iommu_for(&iommu_host,
+						       pci_host.f[pci_find(&pci_host, bdf)].rid);
+		kprintf("guest %s: owns PCI %02x:%02x.%x (%s%s)\n", vm->name, PCI_BUS(bdf),
+			PCI_DEV(bdf), PCI_FN(bdf), u ? (u->kind == IOMMU_VTD ? "VT-d" : "AMD-Vi") : "",
+			u ? " covers it" : "no IOMMU: iommu=off, DMA unconfined");
+	}
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,
 	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");

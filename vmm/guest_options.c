@@ -112,6 +112,11 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 			vm->bios = !strcmp(val, "on") ? BIOS_ON : BIOS_OFF;
 		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
 			/* granted */
+		} else if (!strcmp(key, "pci")) {
+			if (!pci_assign_parse(val, &vm->pci)) {
+				kprintf("guest %s: %s\n", vm->name, vm->pci.error);
+				return false;
+			}
 		} else {
 			kprintf("guest %s: unknown or invalid option '%s%s%s'\n", vm->name, key,
 				val[0] ? "=" : "", val);

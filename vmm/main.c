@@ -1,9 +1,11 @@
 /* Umbra's C entry: brings up the machine, every CPU's virtualization, then runs the guests. */
 #include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/iommu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/memory.h"
 #include "arch/x86/paging.h"
+#include "arch/x86/pci.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/smp.h"
@@ -18,6 +20,7 @@
 #include "vmm/gdbstub.h"
 #include "vmm/guest.h"
 #include "vmm/options.h"
+#include "vmm/pci_assign.h"
 #include "vmm/report.h"
 #include "vmm/sched.h"
 
@@ -102,6 +105,17 @@ void kmain(u32 magic, u32 info_pa)
 	paging_init();
 	memory_init(&boot_info, info_pa);
 	find_cpus();
+	const void *rsdp = boot_info.rsdp_new ? boot_info.rsdp_new : boot_info.rsdp_old;
+	size_t rsdp_len = boot_info.rsdp_new ? boot_info.rsdp_new_len : boot_info.rsdp_old_len;
+	pci_host_init(rsdp, rsdp_len, acpi_map);
+	iommu_host_init(rsdp, rsdp_len, acpi_map, &pci_host);
+	pci_assign_init(&pci_assign_host, &pci_host, &iommu_host, options.iommu_off, COM1_BASE);
+	if (options.iommu_off) {
+		kprintf("umbra: ************************************************************\n");
+		kprintf("umbra: iommu=off: devices given with pci= are NOT confined: their DMA\n");
+		kprintf("umbra: can read and write any memory, Umbra's and other guests'.\n");
+		kprintf("umbra: ************************************************************\n");
+	}
 	tsc_calibrate();
 	kinfo("tsc: %lu kHz\n", tsc_hz / 1000);
 	lapic_init(acpi_cpus.lapic_base);

@@ -71,6 +71,12 @@ static bool apply(const char *key, const char *val)
 		return parse_bool(val, &options.gdbwait);
 	if (!strcmp(key, "audit"))
 		return parse_bool(val, &options.audit);
+	if (!strcmp(key, "iommu")) {
+		if (strcmp(val, "off") && strcmp(val, "on"))
+			return false;
+		options.iommu_off = !strcmp(val, "off");
+		return true;
+	}
 	if (!strcmp(key, "mmu")) {
 		if (strcmp(val, "shadow") && strcmp(val, "nocache") && strcmp(val, "tdp"))
 			return false;

@@ -16,6 +16,7 @@ struct umbra_options {
 	u8 gdbarch;       /* gdbarch=auto|i386|x86-64: the register layout gdb is given (0 auto) */
 	char monitor[8][64]; /* monitor=NAME:CMD: monitor commands run when guest NAME ends */
 	u32 n_monitor;
+	bool iommu_off;   /* iommu=off: PCI assignment without an IOMMU (unsafe: DMA unconfined) */
 	u32 unknown;  /* how many words were not understood (each is reported) */
 };
 

@@ -7,6 +7,7 @@
 #include "arch/x86/decode.h"
 #include "arch/x86/virt.h"
 #include "mmu/mmu.h"
+#include "vmm/pci_assign.h"
 #include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/bootprof.h"
@@ -138,6 +139,7 @@ struct vm {
 	u32 weight;               /* weight=: its share of each CPU it runs on, against the other
 				     guests there (0: the default, vmm/sched.c) */
 	u64 cpu_tsc;              /* TSC ticks all its vCPUs ran, on every CPU (atomic) */
+	struct pci_assign_req pci; /* pci=: the host functions it asked for (vmm/pci_assign.c) */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
 	struct mmu_vm mmu;

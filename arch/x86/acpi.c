@@ -1,4 +1,5 @@
-/* ACPI table walk to the MADT: every length and checksum is checked before the bytes are used. */
+/* ACPI table walk (RSDP, RSDT/XSDT, any table by signature) and the MADT: every length and
+ * checksum is checked before the bytes are used. */
 #include "arch/x86/acpi.h"
 #include "lib/printf.h"
 #include "lib/string.h"
@@ -13,18 +14,6 @@ struct acpi_rsdp {
 	u64 xsdt;
 	u8 ext_checksum;
 	u8 reserved[3];
-} PACKED;
-
-struct acpi_header {
-	char signature[4];
-	u32 length;
-	u8 revision;
-	u8 checksum;
-	char oem_id[6];
-	char oem_table_id[8];
-	u32 oem_revision;
-	u32 creator_id;
-	u32 creator_revision;
 } PACKED;
 
 struct acpi_madt {
@@ -66,7 +55,7 @@ struct madt_x2apic {
 struct walk {
 	const void *(*map)(u64 pa, size_t len, void *ctx);
 	void *ctx;
-	struct acpi_cpus *out;
+	struct acpi_find *out;
 };
 
 static u8 checksum(const void *p, size_t len)
@@ -171,7 +160,7 @@ static int parse_madt(const struct acpi_madt *madt, u64 pa, struct acpi_cpus *ou
 	return 0;
 }
 
-static int check_rsdp(const struct acpi_rsdp *r, size_t len, struct acpi_cpus *out)
+static int check_rsdp(const struct acpi_rsdp *r, size_t len, struct acpi_find *out)
 {
 	if (!r || len < RSDP_V1_LEN)
 		return FMT_ERROR(out, ACPI_ERR_RSDP, "acpi: RSDP missing or %zu bytes < %u",
@@ -193,11 +182,13 @@ static int check_rsdp(const struct acpi_rsdp *r, size_t len, struct acpi_cpus *o
 	return 0;
 }
 
-int acpi_find_cpus(const void *rsdp, size_t rsdp_len,
-		   const void *(*map)(u64 pa, size_t len, void *ctx), void *ctx,
-		   struct acpi_cpus *out)
+int acpi_find_table(const void *rsdp, size_t rsdp_len,
+		    const void *(*map)(u64 pa, size_t len, void *ctx), void *ctx,
+		    const char *sig, int err_bad, const struct acpi_header **tbl,
+		    struct acpi_find *out)
 {
 	memset(out, 0, sizeof(*out));
+	*tbl = NULL;
 	const struct acpi_rsdp *r = rsdp;
 	int err = check_rsdp(r, rsdp_len, out);
 	if (err)
@@ -221,13 +212,30 @@ int acpi_find_cpus(const void *rsdp, size_t rsdp_len,
 		if (!h)
 			return FMT_ERROR(out, ACPI_ERR_MAP, "acpi: cannot map table header at 0x%llx (%s entry %zu)",
 				         (unsigned long long)pa, root_sig, i);
-		if (memcmp(h->signature, "APIC", 4))
+		if (memcmp(h->signature, sig, 4))
 			continue;
-		err = map_table(&w, pa, "APIC", ACPI_ERR_MADT, &h);
-		if (err)
-			return err;
-		return parse_madt((const struct acpi_madt *)h, pa, out);
+		err = map_table(&w, pa, sig, err_bad, tbl);
+		if (!err)
+			out->pa = pa;
+		return err;
 	}
-	return FMT_ERROR(out, ACPI_ERR_NO_MADT, "acpi: no MADT (\"APIC\") among %zu %s entries",
-		         n, root_sig);
+	return FMT_ERROR(out, ACPI_ERR_NO_TABLE, "acpi: no %.4s table among %zu %s entries",
+		         sig, n, root_sig);
+}
+
+int acpi_find_cpus(const void *rsdp, size_t rsdp_len,
+		   const void *(*map)(u64 pa, size_t len, void *ctx), void *ctx,
+		   struct acpi_cpus *out)
+{
+	struct acpi_find f;
+	const struct acpi_header *h;
+	memset(out, 0, sizeof(*out));
+	int err = acpi_find_table(rsdp, rsdp_len, map, ctx, "APIC", ACPI_ERR_MADT, &h, &f);
+	out->used_xsdt = f.used_xsdt;
+	if (err) {
+		memcpy(out->errbuf, f.errbuf, sizeof(out->errbuf));
+		out->error = out->errbuf;
+		return err;
+	}
+	return parse_madt((const struct acpi_madt *)h, f.pa, out);
 }

@@ -1,4 +1,4 @@
-/* ACPI: RSDP, RSDT/XSDT and MADT parsing to find the local APIC IDs of usable CPUs. */
+/* ACPI: RSDP, RSDT/XSDT walk to any table, and the MADT's local APIC IDs of usable CPUs. */
 #ifndef ARCH_X86_ACPI_H
 #define ARCH_X86_ACPI_H
 
@@ -14,8 +14,31 @@
 #define ACPI_ERR_RSDP    (-1)   /* RSDP missing, short, bad signature or checksum */
 #define ACPI_ERR_MAP     (-2)   /* map() refused a range */
 #define ACPI_ERR_ROOT    (-3)   /* RSDT/XSDT header, length or checksum */
-#define ACPI_ERR_NO_MADT (-4)
+#define ACPI_ERR_NO_TABLE (-4)  /* no table with the signature asked for */
+#define ACPI_ERR_NO_MADT ACPI_ERR_NO_TABLE
 #define ACPI_ERR_MADT    (-5)   /* MADT length, checksum or an entry */
+
+struct acpi_header {
+	char signature[4];
+	u32 length;
+	u8 revision;
+	u8 checksum;
+	char oem_id[6];
+	char oem_table_id[8];
+	u32 oem_revision;
+	u32 creator_id;
+	u32 creator_revision;
+} PACKED;
+
+/* The map callback every ACPI parser takes: a readable pointer to physical [pa, pa+len), or NULL. */
+typedef const void *(*acpi_map_fn)(u64 pa, size_t len, void *ctx);
+
+struct acpi_find {
+	u64 pa;                 /* where the table found is */
+	bool used_xsdt;
+	const char *error;      /* first problem found, NULL on success */
+	char errbuf[112];
+};
 
 struct acpi_cpus {
 	u64 lapic_base;         /* MADT field, or its type 5 override */
@@ -37,5 +60,25 @@ struct acpi_cpus {
 int acpi_find_cpus(const void *rsdp, size_t rsdp_len,
 		   const void *(*map)(u64 pa, size_t len, void *ctx), void *ctx,
 		   struct acpi_cpus *out);
+
+/*
+ * Finds the table with signature sig (4 characters) through the RSDP's root table, checks its
+ * length and checksum and sets *tbl to it (its whole length mapped). Returns 0,
+ * ACPI_ERR_NO_TABLE when no root entry has that signature, err_bad for a bad table, or another
+ * ACPI_ERR_*; out->error says why.
+ */
+int acpi_find_table(const void *rsdp, size_t rsdp_len, acpi_map_fn map, void *ctx,
+		    const char *sig, int err_bad, const struct acpi_header **tbl,
+		    struct acpi_find *out);
+
+/*
+ * Finds the table with signature sig (4 characters) through the RSDP's root table, checks its
+ * length and checksum and sets *tbl to it (its whole length mapped). Returns 0,
+ * ACPI_ERR_NO_TABLE when no root entry has that signature, err_bad for a bad table, or another
+ * ACPI_ERR_*; out->error says why.
+ */
+int acpi_find_table(const void *rsdp, size_t rsdp_len, acpi_map_fn map, void *ctx,
+		    const char *sig, int err_bad, const struct acpi_header **tbl,
+		    struct acpi_find *out);
 
 #endif

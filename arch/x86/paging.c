@@ -63,6 +63,21 @@ void paging_allow_exec(u64 pa)
 	invlpg(pa);
 }
 
+bool paging_map_uncached(u64 pa, u64 len)
+{
+	if (!len || pa + len < pa || pa + len > HOST_MAPPED_LIMIT)
+		return false;
+	for (u64 a = ALIGN_DOWN(pa, 0x200000ull); a < pa + len; a += 0x200000ull) {
+		u64 *pde = &pd[a >> 30][(a >> 21) & 511];
+		if (!(*pde & PTE_PS))
+			return false;   /* the 4 KiB-mapped low region holds Umbra, never a device */
+	}
+	for (u64 a = ALIGN_DOWN(pa, 0x200000ull); a < pa + len; a += 0x200000ull)
+		pd[a >> 30][(a >> 21) & 511] |= PTE_PCD | PTE_PWT;
+	write_cr3(read_cr3());
+	return true;
+}
+
 u64 paging_host_cr3(void)
 {
 	return virt_to_phys(pml4);

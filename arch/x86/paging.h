@@ -10,6 +10,10 @@
 void paging_init(void);
 /* The CR3 value every CPU loads (below 4 GiB, as the AP trampoline needs). */
 u64 paging_host_cr3(void);
+/* Marks [pa, pa+len) of the identity map uncached (device registers: ECAM, IOMMU units);
+ * false if it lies outside the mapped 4 GiB or in the 4 KiB-mapped low region. Boot only,
+ * before the APs start: they load the same tables. */
+bool paging_map_uncached(u64 pa, u64 len);
 /* Lets the CPU execute the low page at pa (the AP trampoline; a page below 8 MiB). */
 void paging_allow_exec(u64 pa);
 

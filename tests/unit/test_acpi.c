@@ -259,7 +259,7 @@ static void test_madt_missing(void **state)
 	u8 *r = sdt(RSDT_PA, "RSDT", 40);
 	put32(r + 36, (u32)FACP_PA);
 	fix(RSDT_PA);
-	expect_err(20, ACPI_ERR_NO_MADT, "no MADT (\"APIC\") among 1 RSDT entries");
+	expect_err(20, ACPI_ERR_NO_MADT, "no APIC table among 1 RSDT entries");
 	put32(r + 36, 0xdead0000);
 	fix(RSDT_PA);
 	expect_err(20, ACPI_ERR_MAP, "cannot map table header at 0xdead0000 (RSDT entry 0)");
@@ -372,6 +372,26 @@ static void test_random_corruption(void **state)
 	free(saved);
 }
 
+/* Any table by signature, as the PCI and IOMMU discovery look up MCFG, DMAR and IVRS. */
+static void test_find_table(void **state)
+{
+	(void)state;
+	struct acpi_find f;
+	const struct acpi_header *h;
+	make_rsdp(2, XSDT_PA);
+	assert_int_equal(acpi_find_table(rsdp, 36, map, NULL, "FACP", -9, &h, &f), 0);
+	assert_ptr_equal(h, at(FACP_PA));
+	assert_int_equal(f.pa, FACP_PA);
+	assert_true(f.used_xsdt);
+	assert_int_equal(acpi_find_table(rsdp, 36, map, NULL, "DMAR", -9, &h, &f), ACPI_ERR_NO_TABLE);
+	assert_null(h);
+	assert_error_has(f.error, "no DMAR table among 2 XSDT entries");
+	/* A bad table found by its signature is refused with the caller's code. */
+	at(FACP_PA)[40]++;
+	assert_int_equal(acpi_find_table(rsdp, 36, map, NULL, "FACP", -9, &h, &f), -9);
+	assert_error_has(f.error, "FACP at 0xe3000: bad checksum");
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -387,6 +407,7 @@ int main(void)
 		T(test_disabled_and_online_capable),
 		T(test_more_than_max_cpus),
 		T(test_random_corruption),
+		T(test_find_table),
 	};
 	return cmocka_run_group_tests_name("acpi", tests, NULL, NULL);
 }

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# check-pci: what Umbra finds of the machine's PCI functions and IOMMUs, printed at boot.
+set -u
+. "$(dirname "$0")/../harness/suite-lib.sh"
+healthy=${1:?usage: cases.sh HEALTHY_ELF}
+dev() { for d in "$@"; do printf -- '--qemu-arg\n-device\n--qemu-arg\n%s\n' "$d"; done; }
+mapfile -t EDU < <(dev edu,addr=5.0)
+# A root port, a PCIe-to-PCI bridge behind it and two edu functions behind that: both DMA as
+# the bridge's (secondary bus, 0, 0), which the walk must say.
+mapfile -t BRIDGED < <(dev pcie-root-port,id=rp,chassis=1,addr=1c.0 \
+  pcie-pci-bridge,bus=rp,id=pb edu,bus=pb,addr=1.0 edu,bus=pb,addr=2.0)
+
+# q35: ECAM from the MCFG; edu's one 1 MiB memory BAR sized; a functions count.
+case_run pci-q35-ecam --cpu max --module "$healthy name=a" "${EDU[@]}" \
+  --expect guests_passed=1 --expect-log "^pci: ECAM at 0xb0000000, buses 00-ff" \
+  --expect-log "^pci: 00:00.0 8086:29c0 class 060000 host-bridge" \
+  --expect-log "^pci: 00:05.0 1234:11e8 class 00ff00$" \
+  --expect-log "^pci:   bar0 mem32 0xfe[0-9a-f]+ size 0x100000$" \
+  --expect-log "^pci: [0-9]+ functions" --expect-log "^iommu: no DMAR or IVRS: no IOMMU"
+# Buses behind bridges, with the bus numbers the firmware gave and the DMA alias.
+case_run pci-q35-bridges --cpu max --module "$healthy name=a" "${BRIDGED[@]}" \
+  --expect guests_passed=1 \
+  --expect-log "^pci: 00:1c.0 1b36:000c class 060400 bridge buses 01-02" \
+  --expect-log "^pci: 01:00.0 1b36:000e class 060400 bridge buses 02-02" \
+  --expect-log "^pci: 02:01.0 1234:11e8 class 00ff00 dma-alias 02:00.0" \
+  --expect-log "^pci: 02:02.0 1234:11e8 class 00ff00 dma-alias 02:00.0"
+# VT-d from the DMAR: QEMU lists each root-bus function, and the root port as a bridge scope
+# that takes its buses along; every function is behind the unit.
+case_run pci-q35-intel-iommu --cpu max --module "$healthy name=a" "${BRIDGED[@]}" \
+  --qemu-arg -device --qemu-arg intel-iommu --expect guests_passed=1 \
+  --expect-log "^iommu: unit 0 VT-d at 0xfed90000 segment 0, [0-9]+ ranges, 1 non-PCI scopes" \
+  --expect-log "^iommu:   covers 00:1c.0-00:1c.0" --expect-log "^iommu:   covers 01:00.0-02:1f.7" \
+  --expect-log "^iommu: 10 of 10 PCI functions behind an IOMMU"
+# AMD-Vi from the IVRS: the IOMMU is itself a PCI function (class 0806).
+case_run pci-q35-amd-iommu --cpu max --module "$healthy name=a" "${EDU[@]}" \
+  --qemu-arg -device --qemu-arg amd-iommu --expect guests_passed=1 \
+  --expect-log "^pci: 00:03.0 1022:0018 class 080600" \
+  --expect-log "^iommu: unit 0 AMD-Vi at 0xfed80000 segment 0 \(itself 00:03.0\)" \
+  --expect-log "^iommu:   covers 00:05.0-00:05.0" \
+  --expect-log "^iommu: 8 of 8 PCI functions behind an IOMMU"
+# pci= refusals under VT-d, each with its own message, beside a guest that gets two functions
+# (one behind the PCIe-to-PCI bridge) and runs. The console UART refusal is host-tested only
+# (tests/unit/test_pci_assign.c): no emulated machine has COM1 on a PCI function.
+h=$healthy
+case_run pci-q35-assign-vtd --cpu max --module "$h name=own pci=00:05.0,02:01.0" \
+  "${BRIDGED[@]}" "${EDU[@]}" --qemu-arg -device --qemu-arg intel-iommu \
+  --module "$h name=badsyn pci=0:5.0" --module "$h name=nofn pci=00:09.0" \
+  --module "$h name=twice pci=00:05.0,00:05.0" --module "$h name=taken pci=00:05.0" \
+  --module "$h name=bridge pci=00:1c.0" --module "$h name=hostbr pci=00:00.0" \
+  --module "$h name=split pci=02:02.0" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=7 \
+  --expect-log "^guest own: owns PCI 00:05.0 \(VT-d covers it\)" \
+  --expect-log "^guest own: owns PCI 02:01.0 \(VT-d covers it\)" \
+  --expect-log "^guest badsyn: pci=0:5.0: '0:5.0' is not BB:DD.F" \
+  --expect-log "^guest nofn: pci: 00:09.0: no such function on this machine" \
+  --expect-log "^guest twice: pci=00:05.0,00:05.0: 00:05.0 given twice" \
+  --expect-log "^guest taken: pci: 00:05.0 already belongs to another guest" \
+  --expect-log "^guest bridge: pci: 00:1c.0 is a bridge" \
+  --expect-log "^guest hostbr: pci: 00:00.0 is a host bridge" \
+  --expect-log "^guest split: pci: 02:02.0 shares requester ID 02:00.0 with 02:01.0 of another guest" \
+  --mem 512 --timeout 120
+# Under AMD-Vi: the IOMMU's own function is never assignable.
+case_run pci-q35-assign-amd --cpu max --module "$h name=own pci=00:05.0" "${EDU[@]}" \
+  --qemu-arg -device --qemu-arg amd-iommu --module "$h name=iommu pci=00:03.0" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=1 \
+  --expect-log "^guest own: owns PCI 00:05.0 \(AMD-Vi covers it\)" \
+  --expect-log "^guest iommu: pci: 00:03.0 is an IOMMU: never assignable"
+# No IOMMU: refused with the reason, unless Umbra's line says iommu=off, which the log shouts.
+case_run pci-q35-no-iommu --cpu max --cmdline "iommu=maybe" --module "$h name=a pci=00:05.0" \
+  --module "$h name=b" "${EDU[@]}" --expect guests=1 --expect guests_passed=1 \
+  --expect guests_rejected=1 --expect-log "unknown or invalid option 'iommu=maybe'" \
+  --expect-log "^guest a: pci: 00:05.0: no IOMMU covers it, so its DMA could reach any memory; refused \(iommu=off"
+case_run pci-q35-iommu-off --cpu max --cmdline "iommu=off" --module "$h name=a pci=00:05.0" \
+  "${EDU[@]}" --expect guests=1 --expect guests_passed=1 --expect guests_rejected=0 \
+  --expect-log "^umbra: iommu=off: devices given with pci= are NOT confined" \
+  --expect-log "^guest a: owns PCI 00:05.0 \(no IOMMU: iommu=off, DMA unconfined\)"
+# Bochs' i440FX has no MCFG: configuration mechanism #1, the first 256 bytes; no IOMMU, so a
+# function asked for is refused and the other guest runs.
+case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy name=a" \
+  --module "$h name=usb pci=00:01.2" --expect guests_rejected=1 \
+  --expect-log "^guest usb: pci: 00:01.2: no IOMMU covers it" \
+  --expect guests_passed=1 --expect-log "^pci: configuration mechanism #1" \
+  --expect-log "^pci: 00:00.0 8086:1237 class 060000 host-bridge" \
+  --expect-log "^iommu: no DMAR or IVRS: no IOMMU" --timeout 300
+
+suite_end pci

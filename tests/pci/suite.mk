@@ -1,0 +1,5 @@
+# check-pci: host PCI enumeration and IOMMU discovery (DMAR, IVRS) on QEMU q35 (ECAM, bridges, edu, intel-iommu, amd-iommu) and Bochs (mechanism #1, no IOMMU).
+SUITES += check-pci
+.PHONY: check-pci
+check-pci: $(BUILD)/umbra.elf $(GUEST_OUT)/healthy.elf $(KVM_PROBE)
+	@KVM_PROBE=$(KVM_PROBE) tests/pci/cases.sh $(GUEST_OUT)/healthy.elf
