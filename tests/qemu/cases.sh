@@ -80,7 +80,8 @@ case_run qemu-bad-images --cpu max --smp 1 \
   --expect-log "guest badopt: unknown or invalid option 'frobnicate=1'"
 
 # Linux bzImages whose setup header Umbra cannot honour are refused before anything runs.
-# mkbz FILE VERSION LOADFLAGS SETUP_SECTS INIT_SIZE [BOOTFLAG]: an 8 KiB image, header only.
+# mkbz FILE VERSION LOADFLAGS SETUP_SECTS INIT_SIZE [BOOTFLAG] [SYSSIZE]: an 8 KiB image,
+# header only (syssize 0 unless given, in 16-byte units).
 put() { printf "$3" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none; }
 le16() { printf '\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)); }
 le32() { printf '%s%s' "$(le16 $(($1 & 65535)))" "$(le16 $(($1 >> 16)))"; }
@@ -89,6 +90,7 @@ mkbz() {
   put "$1" 0x1f1 "$(printf '\\x%02x' $4)"; put "$1" 0x1fe "$(le16 ${6:-0xaa55})"
   put "$1" 0x201 '\x66'; put "$1" 0x202 HdrS; put "$1" 0x206 "$(le16 $2)"
   put "$1" 0x211 "$(printf '\\x%02x' $3)"; put "$1" 0x260 "$(le32 $5)"
+  put "$1" 0x1f4 "$(le32 ${7:-0})"
 }
 mkbz $bad/bz-noflag 0x020f 1 4 0x100000 0
 mkbz $bad/bz-old 0x0204 1 4 0x100000
@@ -96,14 +98,18 @@ mkbz $bad/bz-zimage 0x020f 0 4 0x100000
 mkbz $bad/bz-sects 0x020f 1 200 0x100000
 mkbz $bad/bz-huge 0x020f 1 4 0x40000000
 mkbz $bad/bz-ok 0x020f 1 4 0x100000
-# Six refused guests, plus the two files of the refused twofiles, which then name no guest.
+# Setup 2560 bytes + 0x200 * 16 = 10752 bytes promised, 8192 there.
+mkbz $bad/bz-trunc 0x020f 1 4 0x100000 0xaa55 0x200
+# Seven refused guests, plus the two files of the refused twofiles, which then name no guest.
 case_run qemu-bad-bzimages --cpu max --smp 1 \
   --module "$bad/bz-noflag name=noflag" --module "$bad/bz-old name=old" \
   --module "$bad/bz-zimage name=zimage" --module "$bad/bz-sects name=sects" \
-  --module "$bad/bz-huge name=huge" --module "$bad/bz-ok name=twofiles" \
+  --module "$bad/bz-huge name=huge" --module "$bad/bz-trunc name=trunc" \
+  --module "$bad/bz-ok name=twofiles" \
   --module "$bad/text.elf for=twofiles" --module "$bad/text.elf for=twofiles" \
   --module "$G/healthy.elf name=healthy" \
-  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=8 \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=9 \
+  --expect-log "guest trunc: bad image: bzImage: truncated: 8192 bytes, setup 2560 \\+ syssize\\*16 8192 = 10752" \
   --expect-log "guest noflag: bad image: bzImage: no 0xAA55 boot flag" \
   --expect-log "guest old: bad image: bzImage: boot protocol older than 2.10" \
   --expect-log "guest zimage: bad image: bzImage: not loaded high" \
