@@ -190,7 +190,7 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		v->hw.tsc_aux = val;
 		return true;
 	case MSR_APIC_BASE:
-		return vlapic_set_base(&v->vlapic, val);
+		return vlapic_set_base(&v->vlapic, val, cpuid_maxphyaddr());
 	case MSR_TSC_DEADLINE: {
 		/* The guest's TSC runs tsc_offset ahead of the host's: the deadline on our clock. */
 		u64 ns = val ? tsc_to_monotonic_ns(val - v->tsc_offset) : 0;

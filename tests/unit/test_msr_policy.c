@@ -84,7 +84,7 @@ static bool announced(struct vcpu *v, u32 leaf, int reg, int bit)
 
 /* The SDM's rules for a write that changes bits, written from the manual (not from vmm/msr.c):
  * whether the CPU takes new over old. NULL in a fact: only writing back the value read is
- * audited (EFER and the APIC base have their own tests; AMD's inert counters take anything). */
+ * audited (EFER has its own tests; AMD's inert counters take anything). */
 typedef bool (*write_rule)(u64 old, u64 val);
 
 static bool any_value(u64 old, u64 val) { (void)old; (void)val; return true; }
@@ -114,6 +114,24 @@ static bool mtrr_def_type_ok(u64 old, u64 val)
 	return !(val & ~0xcffull) && mem_type_ok(val & 0xff, false);
 }
 
+/* The base (bits 12 to MAXPHYADDR-1, 39 on the made-up CPUs), BSP 8, x2APIC 10 and enable 11;
+ * the rest reserved. x2APIC needs enable, is entered from xAPIC only and left only to
+ * disabled (SDM 10.12.5). */
+#define APIC_EN BIT(11)
+#define APIC_EXTD BIT(10)
+static bool apic_base_ok(u64 old, u64 val)
+{
+	u64 from = old & (APIC_EN | APIC_EXTD), to = val & (APIC_EN | APIC_EXTD);
+
+	if (val & ~((BIT(39) - 1) & ~0xfffull) & ~(BIT(8) | APIC_EXTD | APIC_EN))
+		return false;
+	if (to == APIC_EXTD)
+		return false;
+	if (to == (APIC_EN | APIC_EXTD))
+		return from != 0;
+	return to != APIC_EN || from != (APIC_EN | APIC_EXTD);
+}
+
 /* Intel's writable bits: fast strings 0, TCC 3, EIST 16, MONITOR FSM 18, limit CPUID 22,
  * xTPR disable 23, XD disable 34 (where NX exists); the read-only 7, 11, 12 take any value
  * and keep theirs; everything else is reserved. */
@@ -138,7 +156,7 @@ static const struct fact {
 	bool clock;
 } facts[] = {
 	{ 0x10, 0x10, "TSC", 1, EDX, EDX1_TSC, 0, false, any_value, 0, true },
-	{ 0x1b, 0x1b, "APIC_BASE", 0, 0, -1, 0, false, NULL, 0, false },
+	{ 0x1b, 0x1b, "APIC_BASE", 0, 0, -1, 0, false, apic_base_ok, 0, false },
 	{ 0x3b, 0x3b, "TSC_ADJUST", 7, EBX, 1, 0, false, any_value, 0, false },
 	{ 0xfe, 0xfe, "MTRRCAP", 1, EDX, EDX1_MTRR, 0, true, NULL, 0, false },
 	{ 0x179, 0x179, "MCG_CAP", 1, EDX, EDX1_MCA, 0, true, NULL, 0, false },
@@ -238,6 +256,9 @@ static void sweep_writes(struct vcpu *v, const char *what)
 				fail_msg("%s: %s reads %#llx after writing %#llx, expected %#llx", what,
 					 f->name, (unsigned long long)val, (unsigned long long)want,
 					 (unsigned long long)expect);
+			/* The APIC's way back from x2APIC goes through disabled. */
+			if (ok && !f->write(want, old))
+				assert_true(msr_write(v, f->first, old & ~(APIC_EN | APIC_EXTD)));
 			if (ok && !msr_write(v, f->first, old))
 				fail_msg("%s: %s: the value read (%#llx) not taken back", what, f->name,
 					 (unsigned long long)old);

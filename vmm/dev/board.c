@@ -267,27 +267,22 @@ void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 		pio_out1(v, (u16)(port + i), 1, (val >> (8 * i)) & 0xff);
 }
 
-/* ---- MMIO: the I/O APIC page, and the local APIC page while the APIC is enabled in xAPIC
- * mode ---- */
-static void note_unbacked(struct vm *vm, u64 gpa)
+/* ---- MMIO: the I/O APIC page, and the local APIC page (where IA32_APIC_BASE puts it) while
+ * the APIC is enabled in xAPIC mode ---- */
+static void note_unbacked(struct vcpu *v, u64 gpa)
 {
+	struct vm *vm = v->vm;
 	u64 page = gpa & ~(PAGE_SIZE - 1);
 
 	/* The APIC page of a disabled (or x2APIC) APIC answers nothing, as on the CPU: the guest
 	 * chose that, and the APIC is modelled, so the page is not one to report. */
-	if (page == VLAPIC_BASE)
+	if (page == (v->vlapic.base_msr & ~(PAGE_SIZE - 1)))
 		return;
 	for (u32 i = 0; i < vm->n_mmio_unmodelled; i++)
 		if (vm->mmio_unmodelled[i] == page)
 			return;
 	if (vm->n_mmio_unmodelled < VM_UNMODELLED_MAX)
 		vm->mmio_unmodelled[vm->n_mmio_unmodelled++] = page;
-}
-
-static bool apic_mmio(const struct vcpu *v, u64 gpa)
-{
-	return gpa - VLAPIC_BASE < PAGE_SIZE && vlapic_hw_enabled(&v->vlapic) &&
-	       !vlapic_x2apic(&v->vlapic);
 }
 
 /* The I/O APIC's registers are read and written as whole dwords (the datasheet requires it);
@@ -297,30 +292,42 @@ static bool ioapic_mmio(u64 gpa)
 	return gpa - IOAPIC_BASE < PAGE_SIZE;
 }
 
+/* A CPU's own local APIC comes first: a base moved over the I/O APIC's page hides it from
+ * that CPU alone, as on the chip. */
 void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
 {
+	u32 off;
+
 	vm_devices_touched(v->vm);
-	if (ioapic_mmio(gpa)) {
-		u64 val = ioapic_mmio_read(&v->vm->board.ioapic, (u32)(gpa - IOAPIC_BASE));
-		memcpy(buf, &val, len);
-		return;
-	}
-	if (apic_mmio(v, gpa)) {
+	if (vlapic_mmio_hit(&v->vlapic, gpa, &off)) {
 		/* Registers are 32 bits on 16-byte boundaries; narrower reads see part of one. */
-		u32 off = (u32)(gpa - VLAPIC_BASE);
 		u64 val = vlapic_read(&v->vlapic, off & ~0xfu, monotonic_ns()) >> ((off & 3) * 8);
 		memcpy(buf, &val, len > 4 ? 4 : len);
 		if (len > 4)
 			memset((u8 *)buf + 4, 0, len - 4);
 		return;
 	}
-	note_unbacked(v->vm, gpa);
+	if (ioapic_mmio(gpa)) {
+		u64 val = ioapic_mmio_read(&v->vm->board.ioapic, (u32)(gpa - IOAPIC_BASE));
+		memcpy(buf, &val, len);
+		return;
+	}
+	note_unbacked(v, gpa);
 	memset(buf, 0xff, len);
 }
 
 void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 {
+	u32 off;
+
 	vm_devices_touched(v->vm);
+	if (vlapic_mmio_hit(&v->vlapic, gpa, &off)) {
+		u32 val = 0;
+		memcpy(&val, buf, len > 4 ? 4 : len);
+		if (!(off & 0xf))
+			vlapic_write(&v->vlapic, off, val, monotonic_ns());
+		return;
+	}
 	if (ioapic_mmio(gpa)) {
 		u32 val = 0;
 		memcpy(&val, buf, len > 4 ? 4 : len);
@@ -328,14 +335,7 @@ void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 		ioapic_deliver(v->vm);
 		return;
 	}
-	if (apic_mmio(v, gpa)) {
-		u32 val = 0;
-		memcpy(&val, buf, len > 4 ? 4 : len);
-		if (!(gpa & 0xf))
-			vlapic_write(&v->vlapic, (u32)(gpa - VLAPIC_BASE), val, monotonic_ns());
-		return;
-	}
-	note_unbacked(v->vm, gpa);
+	note_unbacked(v, gpa);
 }
 
 /* ---- time ---- */
