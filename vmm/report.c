@@ -60,7 +60,7 @@ static bool guest_passed(const struct vm *vm)
 		return vm->end == VM_END_TIMEOUT;
 	/* A clean soft-off is how an operating system ends on its own, as QEMU exits 0 on it. */
 	return (vm->end == VM_END_RESULT && vm->status == ((UMBRA_RESULT_PASS << 1) | 1)) ||
-	       vm->end == VM_END_POWEROFF;
+	       vm->end == VM_END_POWEROFF || vm->end == VM_END_REBOOT;
 }
 
 /* " name=count" for every reason counted, or " none". */
@@ -81,7 +81,7 @@ static void report_one(struct vm *vm)
 	char line[320];
 	int n = 0;
 
-	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN)
+	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN || vm->end == VM_END_REBOOT_LOOP)
 		vcpu_dump(&vm->vcpus[0]);
 	/* audit=1 checked what each fault changed; once the guest is gone, check everything. */
 	if (options.audit && vm->state == VM_ENDED && vm->vcpus[0].hw.arch) {
@@ -103,6 +103,10 @@ static void report_one(struct vm *vm)
 		st.exits_total);
 	exit_list(st.exits, line, sizeof(line));
 	kprintf("guest %s: exits:%s\n", vm->name, line);
+	if (vm->restarts || vm->on_reboot_end || vm->end == VM_END_REBOOT_LOOP) {
+		vm_restart_text(vm, line, sizeof(line));
+		kprintf("guest %s: reset:%s\n", vm->name, line);
+	}
 	/* With several vCPUs, each one's share, and what they did to each other. */
 	if (vm->nr_vcpus > 1) {
 		for (u32 i = 0; i < vm->nr_vcpus; i++) {

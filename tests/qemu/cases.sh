@@ -198,4 +198,51 @@ case_run qemu-bad-pvh-modules --cpu max --smp 1 \
   --expect-log "guest toomany: more than 8 files \\(for=toomany\\)" \
   --expect-log "guest longstr: bad image: PVH: command line too long"
 
+# Guest reset (vmm/reset.c): each way a PC resets restarts the guest from its boot modules, with
+# its memory zeroed (the guest checks) and its devices at power-on, the count and cause in the
+# report; audit=1 checks the shadow pages after it. A healthy guest on the same CPU must not
+# notice. The FADT's reset register is port 0xCF9, so that restart is counted as cf9.
+reboots() { # PREFIX: the reboot guest through every path, and a healthy one, on CPU 0
+  local p=$1 via
+  for via in kbc cf9 fadt triple; do
+    printf -- '--module\0%s\0' "$G/reboot.elf name=$p$via cpu=0 -- via=$via"
+  done
+}
+mapfile -d '' rb < <(reboots r)
+case_run qemu-reboot --cpu max --smp 2 --cmdline audit=1 "${rb[@]}" \
+  --module "$G/healthy.elf name=healthy cpu=0" \
+  --expect guests_passed=5 --expect guests_failed=0 \
+  --expect-log "guest rkbc: reset: restarts=1 8042=1 cf9=0 triple-fault=0" \
+  --expect-log "guest rcf9: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
+  --expect-log "guest rfadt: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
+  --expect-log "guest rtriple: reset: restarts=1 8042=0 cf9=0 triple-fault=1" \
+  --expect-log "\[rfadt\] reboot: FADT reset register: port 0xcf9 value 0x6" \
+  --expect-log "guest rtriple: mmu: .*audit_errors=0" \
+  --expect-log "guest healthy: ended=result status=33"
+# on_reboot=end: the reset ends the guest as a reboot, which it asked for (a pass); a guest
+# that resets at every boot is stopped after reboots=N restarts as a reboot loop (a failure),
+# beside a healthy guest that passes; bad values of the two options refuse the guest.
+case_run qemu-reboot-end --cpu max --smp 1 \
+  --module "$G/reboot.elf name=rend on_reboot=end -- via=kbc" \
+  --module "$G/healthy.elf name=healthy" \
+  --expect guests_passed=2 --expect-log "guest rend: ended=reboot status=0 \(8042\) PASS" \
+  --expect-log "guest rend: reset: restarts=0 "
+case_run qemu-reboot-loop --cpu max --smp 1 --expect-fail \
+  --module "$G/reboot.elf name=rloop reboots=3 -- via=cf9 loop=1" \
+  --module "$G/healthy.elf name=healthy" \
+  --expect guests_passed=1 --expect guests_failed=1 \
+  --expect-log "guest rloop: ended=reboot-loop .*FAIL" \
+  --expect-log "guest rloop: reset: restarts=3 8042=0 cf9=3 triple-fault=0"
+case_run qemu-reboot-badopts --cpu max --smp 1 \
+  --module "$G/reboot.elf name=b1 on_reboot=halt -- via=kbc" \
+  --module "$G/reboot.elf name=b2 on_reboot= -- via=kbc" \
+  --module "$G/reboot.elf name=b3 reboots=1001 -- via=kbc" \
+  --module "$G/reboot.elf name=b4 reboots=-1 -- via=kbc" \
+  --module "$G/reboot.elf name=b5 reboots=x -- via=kbc" \
+  --module "$G/healthy.elf name=healthy" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=5 \
+  --expect-log "guest b1: unknown or invalid option 'on_reboot=halt'" \
+  --expect-log "guest b3: unknown or invalid option 'reboots=1001'" \
+  --expect-log "guest b4: unknown or invalid option 'reboots=-1'"
+
 suite_end qemu

@@ -160,6 +160,33 @@ static void pm_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 	}
 }
 
+/* The two ways a PC's chipset resets the machine: the 8042's reset line and port 0xCF9. */
+static u32 kbc_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	(void)size;
+	return kbc_read(&v->vm->board.kbc, port);
+}
+
+static void kbc_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)size;
+	if (kbc_write(&v->vm->board.kbc, port, (u8)val))
+		vm_reset_request(v, VM_RESET_KBC);
+}
+
+static u32 rcr_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	(void)port, (void)size;
+	return rcr_read(&v->vm->board.rcr);
+}
+
+static void rcr_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)port, (void)size;
+	if (rcr_write(&v->vm->board.rcr, (u8)val))
+		vm_reset_request(v, VM_RESET_RCR);
+}
+
 /* PCI configuration mechanism #1 with no device behind it: every function reads as absent. */
 static u32 pci_port_in(struct vcpu *v, u16 port, unsigned size)
 {
@@ -202,7 +229,9 @@ struct pio_range {
 static const struct pio_range pio_table[] = {
 	{ 0x20, 0x21, false, pic_port_in, pic_port_out },
 	{ 0x40, 0x43, false, pit_port_in, pit_port_out },
+	{ KBC_DATA, KBC_DATA, false, kbc_port_in, kbc_port_out },
 	{ 0x61, 0x61, false, pit_port_in, pit_port_out },     /* gate 2 and OUT 2 live in the PIT model */
+	{ KBC_CMD, KBC_CMD, false, kbc_port_in, kbc_port_out },
 	{ 0x70, 0x71, false, rtc_port_in, rtc_port_out },
 	{ 0x80, 0x80, false, NULL, post_port_out },
 	{ 0xa0, 0xa1, false, pic_port_in, pic_port_out },
@@ -210,7 +239,9 @@ static const struct pio_range pio_table[] = {
 	{ 0x3f8, 0x3ff, false, com1_port_in, com1_port_out },
 	{ 0x4d0, 0x4d1, false, pic_port_in, pic_port_out },   /* ELCR */
 	{ ACPI_PM_BASE, ACPI_PM_BASE + ACPI_PM_LEN - 1, true, pm_port_in, pm_port_out },
-	{ 0xcf8, 0xcff, true, pci_port_in, pci_port_out },
+	{ 0xcf8, 0xcf8, true, pci_port_in, pci_port_out },
+	{ RCR_PORT, RCR_PORT, false, rcr_port_in, rcr_port_out },
+	{ 0xcfa, 0xcff, true, pci_port_in, pci_port_out },
 };
 
 static const struct pio_range *pio_find(u16 port)
@@ -347,6 +378,8 @@ void board_reset(struct vm *vm, u64 now_ns)
 	uart_reset(&b->com1, com1_tx, vm);
 	rtc_reset(&b->rtc, vm->mem.bytes);
 	acpi_pm_reset(&b->pm, now_ns);
+	kbc_reset(&b->kbc);
+	rcr_reset(&b->rcr);
 	ioapic_reset(&b->ioapic, BOARD_IOAPIC_ID);
 	for (u32 i = 0; i < vm->nr_vcpus; i++) {
 		vm->vcpus[i].vlapic.level_eoi = level_eoi;
