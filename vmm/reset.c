@@ -86,6 +86,7 @@ bool vm_restart(struct vm *vm)
 		vm_unlock(vm);
 		return false;
 	}
+	u64 t0 = monotonic_ns();
 	vm->reset_pending = 0;
 	vm->restarts++;
 	vm->restart_causes[cause]++;
@@ -106,7 +107,9 @@ bool vm_restart(struct vm *vm)
 		vm_unlock(vm);
 		return false;
 	}
-	kinfo("guest %s: restart %u (%s)\n", vm->name, vm->restarts, cause_names[cause]);
+	/* The time its memory's clearing and the reload take, for the log (never a test). */
+	kinfo("guest %s: restart %u (%s) at %lu ms, %lu us\n", vm->name, vm->restarts,
+	      cause_names[cause], t0 / 1000000, (monotonic_ns() - t0) / 1000);
 	__atomic_store_n(&v->power, VCPU_STARTING, __ATOMIC_RELEASE);
 	vm_unlock(vm);
 	return true;
