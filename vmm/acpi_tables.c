@@ -80,6 +80,7 @@ enum { MADT_LAPIC = 0, MADT_IOAPIC = 1, MADT_OVERRIDE = 2, MADT_LAPIC_NMI = 4 };
 #define FADT_PWR_BUTTON (1u << 4)   /* no fixed-feature power button */
 #define FADT_SLP_BUTTON (1u << 5)   /* no fixed-feature sleep button */
 #define FADT_TMR_VAL_EXT (1u << 8)  /* the PM timer counts 32 bits */
+#define FADT_RESET_REG_SUP (1u << 10) /* the reset register below resets the machine */
 #define BOOT_ARCH_LEGACY (1u << 0)  /* ISA devices (the UART, the RTC) that no AML lists */
 #define BOOT_ARCH_NO_VGA (1u << 2)
 #define BOOT_ARCH_NO_MSI (1u << 3)
@@ -182,7 +183,12 @@ static u32 build_fadt(struct out *o, const struct acpi_board *b, u32 facs, u32 d
 	f->century = CMOS_CENTURY;
 	f->boot_arch = BOOT_ARCH_LEGACY | BOOT_ARCH_NO_VGA | BOOT_ARCH_NO_MSI;
 	f->flags = FADT_WBINVD | FADT_PROC_C1 | FADT_PWR_BUTTON | FADT_SLP_BUTTON |
-		   FADT_TMR_VAL_EXT;
+		   FADT_TMR_VAL_EXT | FADT_RESET_REG_SUP;
+	/* The reset register: system I/O, 8 bits at port 0xCF9, byte access, as on Intel's
+	 * chipsets (and QEMU's q35); the value is a hard reset. */
+	const u8 reset_reg[12] = { 1, 8, 0, 1, RCR_PORT & 0xff, RCR_PORT >> 8 };
+	memcpy(f->reset_reg, reset_reg, sizeof(reset_reg));
+	f->reset_value = RCR_RESET_VALUE;
 	seal(&f->h);
 	return gpa;
 }

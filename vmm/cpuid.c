@@ -82,6 +82,17 @@ u64 cpuid_misc_enable(void)
 	       ((l1_ecx & L1_ECX_MONITOR) ? MISC_ENABLE_MONITOR : 0);
 }
 
+/* The vCPU's IA32_MISC_ENABLE (AMD's guests never change theirs: the MSR #GPs there). */
+static u64 misc_enable(const struct vcpu *v)
+{
+	return cpuid_misc_enable() ^ v->misc_enable_flip;
+}
+
+bool cpuid_guest_nx(const struct vcpu *v)
+{
+	return (e1_edx & E1_EDX_NX) && !(misc_enable(v) & MISC_ENABLE_XD_DISABLE);
+}
+
 u64 cpuid_cr4_allowed(void)
 {
 	u64 a = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_MCE | CR4_PGE |
@@ -113,9 +124,16 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 		r = raw(leaf, sub);
 	}
 
+	/* Three IA32_MISC_ENABLE bits change CPUID as on Intel's CPUs: the limit caps leaf 0's
+	 * maximum at 2 (the SDM's whole description: the leaves above still answer), the
+	 * MONITOR FSM enable gates MONITOR, XD disable hides NX. */
 	switch (leaf) {
+	case 0:
+		if ((misc_enable(v) & MISC_ENABLE_LIMIT_CPUID) && r.eax > 2)
+			r.eax = 2;
+		break;
 	case 1:
-		r.ecx = l1_ecx;
+		r.ecx = l1_ecx & ~(misc_enable(v) & MISC_ENABLE_MONITOR ? 0 : L1_ECX_MONITOR);
 		/* APIC: as on the CPU, clear while IA32_APIC_BASE has the APIC globally disabled. */
 		r.edx = l1_edx & ~(vlapic_hw_enabled(&v->vlapic) ? 0 : L1_EDX_APIC);
 		r.ebx = (r.ebx & 0x00ffffff) | (v->id << 24);
@@ -128,7 +146,7 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 		break;
 	case 0x80000001:
 		r.ecx &= E1_ECX_KEEP;
-		r.edx = e1_edx;
+		r.edx = e1_edx & ~(cpuid_guest_nx(v) ? 0 : E1_EDX_NX);
 		break;
 	case 0x80000007: /* power management: none but the TSC's */
 		r = (struct cpuid_regs){ 0, 0, 0, E7_EDX_INVARIANT_TSC };

@@ -15,6 +15,8 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 subleaf, u32 out[4]);
 /* Facts the rest of vmm/ derives from the policy. */
 u64 cpuid_cr4_allowed(void);
 bool cpuid_has_nx(void);
+/* NX as this vCPU sees it: the host's, unless its IA32_MISC_ENABLE has XD disable set. */
+bool cpuid_guest_nx(const struct vcpu *v);
 bool cpuid_has_1g(void); /* Page1GB, as the guest sees it */
 unsigned cpuid_maxphyaddr(void);
 /* The announced vendor: Intel's, or AMD's (or Hygon's); each brings its own MSRs. */

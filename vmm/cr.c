@@ -192,7 +192,7 @@ bool vcpu_set_cr3(struct vcpu *v, u64 val)
 bool vcpu_set_efer(struct vcpu *v, u64 val)
 {
 	struct x86_emu_ctx *r = &v->hw.regs;
-	u64 allowed = EFER_SCE | EFER_LME | EFER_LMA | (cpuid_has_nx() ? EFER_NXE : 0);
+	u64 allowed = EFER_SCE | EFER_LME | EFER_LMA | (cpuid_guest_nx(v) ? EFER_NXE : 0);
 
 	if (val & ~allowed) {
 		vcpu_inject_gp(v);

@@ -470,8 +470,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	case UMBRA_EXIT_IRQ_WINDOW: /* the next entry injects */
 		break;
 	case UMBRA_EXIT_SHUTDOWN:
-		console_flush(v->vm);
-		vm_end(v->vm, VM_END_SHUTDOWN, 0, "triple fault");
+		vm_triple_fault(v, "triple fault");
 		break;
 	case UMBRA_EXIT_INVALID:
 		vm_end(v->vm, VM_END_FATAL, 0, "the CPU refused the guest state (invalid VMCB/VMCS)");

@@ -74,8 +74,11 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		memslots_free(&vm->mem);
 		return false;
 	}
-	if (loader_load(vm, phys_to_virt(mod->start), mod->end - mod->start, files, nfiles,
-			&why) < 0) {
+	vm->image = phys_to_virt(mod->start);
+	vm->image_size = mod->end - mod->start;
+	memcpy(vm->files, files, sizeof(files));
+	vm->nfiles = nfiles;
+	if (loader_load(vm, vm->image, vm->image_size, files, nfiles, &why) < 0) {
 		kprintf("guest %s: bad image: %s\n", vm->name, why);
 		memslots_free(&vm->mem);
 		return false;

@@ -10,6 +10,8 @@
 #define DEFAULT_MEM_MIB 16
 #define MAX_MEM_MIB 1024
 #define MAX_TIME_S (30ull * 24 * 3600)
+/* reboots=: restarts allowed before a reboot loop ends the guest (0: the first reset ends it). */
+#define MAX_REBOOTS 1000
 
 /* caps=stats,stop: what this guest may do to other guests. */
 static bool parse_caps(const char *val, u32 *caps)
@@ -69,6 +71,7 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 
 	fmt_snprintf(vm->name, sizeof(vm->name), "guest%u", index);
 	vm->nr_vcpus = 1;
+	vm->reboots_max = VM_REBOOTS_DEFAULT;
 	*mem_mib = DEFAULT_MEM_MIB;
 	*cpu = index % ncpus;
 	while (cmdline_next(&cur, key, sizeof(key), val, sizeof(val))) {
@@ -110,6 +113,10 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 			vm->weight = (u32)n;
 		} else if (!strcmp(key, "bios") && (!strcmp(val, "on") || !strcmp(val, "off"))) {
 			vm->bios = !strcmp(val, "on") ? BIOS_ON : BIOS_OFF;
+		} else if (!strcmp(key, "on_reboot") && (!strcmp(val, "restart") || !strcmp(val, "end"))) {
+			vm->on_reboot_end = !strcmp(val, "end");
+		} else if (!strcmp(key, "reboots") && parse_u64(val, &n) && n <= MAX_REBOOTS) {
+			vm->reboots_max = (u32)n;
 		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
 			/* granted */
 		} else if (!strcmp(key, "pci")) {

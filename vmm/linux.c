@@ -1,5 +1,6 @@
 /* Booting a Linux bzImage through the 32-bit boot protocol (Documentation/x86/boot.rst). */
 #include "vmm/linux.h"
+#include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/loader.h"
 #include "vmm/multiboot1.h"
@@ -8,6 +9,7 @@
 /* Offsets in the image and in boot_params ("the zero page"), which shares the setup header. */
 #define BP_E820_ENTRIES 0x1e8
 #define HDR_SETUP_SECTS 0x1f1
+#define HDR_SYSSIZE 0x1f4
 #define HDR_BOOT_FLAG 0x1fe
 #define HDR_JUMP 0x200
 #define HDR_MAGIC 0x202
@@ -66,6 +68,17 @@ static const char *check_header(const u8 *img, u64 size, u64 ram, u64 *pm_off, u
 	*pm_off = (u64)(sects + 1) * 512;
 	if (*pm_off >= size)
 		return "bzImage: setup_sects beyond the end of the image";
+	/* A file cut short would start and fault at once in the part that is missing. Guests are
+	 * created one at a time on the boot CPU, and a restart reloads an image that passed here,
+	 * so one buffer serves every message. */
+	u64 want = *pm_off + (u64)rd32(img + HDR_SYSSIZE) * 16;
+	if (size < want) {
+		static char msg[112];
+		fmt_snprintf(msg, sizeof(msg),
+			     "bzImage: truncated: %lu bytes, setup %lu + syssize*16 %lu = %lu",
+			     size, *pm_off, want - *pm_off, want);
+		return msg;
+	}
 	/* The decompressor runs at pref_address (or where a relocatable kernel moves itself) and
 	 * needs init_size bytes there. */
 	u64 run_at = rd64(img + HDR_PREF_ADDRESS), init_size = rd32(img + HDR_INIT_SIZE);

@@ -72,27 +72,31 @@ static bool msr_exists(struct vcpu *v, u32 msr)
 	return false;
 }
 
-/* IA32_MISC_ENABLE's bits a guest may change on the announced CPU: fast strings and automatic
- * thermal control always (neither changes what Umbra runs: the host's fast strings stay on),
- * Enhanced SpeedStep where CPUID.1:ECX.EIST is announced, xTPR messages where xTPR is. */
-static u64 misc_enable_writable(struct vcpu *v)
+/* IA32_MISC_ENABLE's bits a guest may change on the announced Intel CPU, as the hardware and
+ * KVM accept them: fast strings, automatic thermal control, Enhanced SpeedStep, the MONITOR
+ * FSM, the CPUID limit, xTPR messages, and XD disable where NX exists to disable. None changes
+ * what Umbra runs (the host's fast strings stay on, nothing here throttles or sends xTPR
+ * messages); the CPUID limit, MONITOR and XD disable change the guest's CPUID
+ * (vmm/cpuid.c) and XD disable its EFER.NXE, as on the CPU. */
+static u64 misc_enable_writable(void)
 {
-	u32 r[4];
-
-	cpuid_guest(v, 1, 0, r);
-	return MISC_ENABLE_FAST_STRINGS | MISC_ENABLE_TCC |
-	       ((r[ECX] >> 7) & 1 ? MISC_ENABLE_EIST : 0) |
-	       ((r[ECX] >> 14) & 1 ? MISC_ENABLE_XTPR_DISABLE : 0);
+	return MISC_ENABLE_FAST_STRINGS | MISC_ENABLE_TCC | MISC_ENABLE_EIST | MISC_ENABLE_MONITOR |
+	       MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE |
+	       (cpuid_has_nx() ? MISC_ENABLE_XD_DISABLE : 0);
 }
 
-/* PAT: eight memory types, each one of UC, WC, WT, WP, WB, UC-. */
+/* A memory type: UC, WC, WT, WP, WB, and UC- (the PAT's only). */
+static bool mem_type_valid(u8 t, bool pat)
+{
+	return t != 2 && t != 3 && t < (pat ? 8 : 7);
+}
+
+/* PAT: eight memory types. */
 static bool pat_valid(u64 val)
 {
-	for (int i = 0; i < 8; i++) {
-		u8 t = (u8)(val >> (i * 8));
-		if (t == 2 || t == 3 || t > 7)
+	for (int i = 0; i < 8; i++)
+		if (!mem_type_valid((u8)(val >> (i * 8)), true))
 			return false;
-	}
 	return true;
 }
 
@@ -200,7 +204,7 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		v->hw.tsc_aux = val;
 		return true;
 	case MSR_APIC_BASE:
-		return vlapic_set_base(&v->vlapic, val);
+		return vlapic_set_base(&v->vlapic, val, cpuid_maxphyaddr());
 	case MSR_TSC_DEADLINE: {
 		u64 host = rdtsc();
 		u64 ns = val ? msr_tsc_deadline_ns(val, host + v->tsc_offset,
@@ -209,16 +213,16 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		return true;
 	}
 	case MSR_MTRR_DEF_TYPE:
-		if (val & ~0xcffull)
+		/* The default type must be one an MTRR may hold (the SDM's #GP, as in KVM). */
+		if ((val & ~0xcffull) || !mem_type_valid((u8)val, false))
 			return false;
 		v->mtrr_def_type = val;
 		return true;
 	case MSR_MISC_ENABLE: {
 		/* Reserved bits #GP and read-only ones are ignored, as on the CPU; the writable
-		 * ones the announced CPU has are kept and read back. Those whose change would
-		 * change CPUID (the MONITOR enable, the CPUID limit, XD disable) #GP rather than
-		 * be silently lost: the CPUID policy does not follow them. */
-		u64 now = cpuid_misc_enable() ^ v->misc_enable_flip, rw = misc_enable_writable(v);
+		 * ones are kept and read back. An EFER.NXE already set stays when XD disable is
+		 * set (the SDM defines no fault for it): only a later NXE write #GPs. */
+		u64 now = cpuid_misc_enable() ^ v->misc_enable_flip, rw = misc_enable_writable();
 		if ((val ^ now) & ~(rw | MISC_ENABLE_READ_ONLY))
 			return false;
 		v->misc_enable_flip = ((val & rw) | (now & ~rw)) ^ cpuid_misc_enable();

@@ -62,7 +62,7 @@ static bool guest_passed(const struct vm *vm)
 		return vm->end == VM_END_TIMEOUT;
 	/* A clean soft-off is how an operating system ends on its own, as QEMU exits 0 on it. */
 	return (vm->end == VM_END_RESULT && vm->status == ((UMBRA_RESULT_PASS << 1) | 1)) ||
-	       vm->end == VM_END_POWEROFF;
+	       vm->end == VM_END_POWEROFF || vm->end == VM_END_REBOOT;
 }
 
 /* " name=count" for every reason counted, or " none". */
@@ -83,7 +83,7 @@ static void report_one(struct vm *vm)
 	char line[320];
 	int n = 0;
 
-	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN)
+	if (vm->end == VM_END_FATAL || vm->end == VM_END_SHUTDOWN || vm->end == VM_END_REBOOT_LOOP)
 		vcpu_dump(&vm->vcpus[0]);
 	/* audit=1 checked what each fault changed; once the guest is gone, check everything. */
 	if (options.audit && vm->state == VM_ENDED && vm->vcpus[0].hw.arch) {
@@ -114,6 +114,10 @@ static void report_one(struct vm *vm)
 	kprintf("guest %s: cpu: time_ms=%lu weight=%u%s\n", vm->name,
 		tsc_to_ns(vm->cpu_tsc) / 1000000, vm->weight ? vm->weight : SCHED_WEIGHT_DEFAULT,
 		line);
+	if (vm->restarts || vm->on_reboot_end || vm->end == VM_END_REBOOT_LOOP) {
+		vm_restart_text(vm, line, sizeof(line));
+		kprintf("guest %s: reset:%s\n", vm->name, line);
+	}
 	/* With several vCPUs, each one's share, and what they did to each other. */
 	if (vm->nr_vcpus > 1) {
 		for (u32 i = 0; i < vm->nr_vcpus; i++) {

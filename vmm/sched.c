@@ -153,6 +153,8 @@ static bool ready_to_run(struct vcpu *v, bool *any, u64 *wake)
 	}
 	if (!vm_ended(vm) && rdtsc() >= vm->end_tsc)
 		vm_end(vm, VM_END_TIMEOUT, 0, "its time budget ran out");
+	if (v->id == 0 && vm->reset_pending)
+		vm_restart(vm);
 	if (!vm_ended(vm) && __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_STARTING)
 		create_vcpu(v);
 	if (vm_ended(vm)) {

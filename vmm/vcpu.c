@@ -37,7 +37,7 @@ void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
 	if (p->valid && p->type == VEVENT_EXCEPTION) {
 		/* A fault while the CPU delivered another exception. */
 		if (p->vector == VEC_DF) {
-			vm_end(v->vm, VM_END_SHUTDOWN, 0, "fault while delivering #DF");
+			vm_triple_fault(v, "fault while delivering #DF");
 			return;
 		}
 		enum exc_class first = exc_class(p->vector), second = exc_class(vector);

@@ -12,6 +12,8 @@
 #include "pv/abi.h"
 #include "vmm/bootprof.h"
 #include "vmm/memslot.h"
+#include "vmm/multiboot1.h"
+#include "vmm/reset.h"
 #include "vmm/dev/board.h"
 #include "vmm/dev/lapic.h"
 
@@ -43,7 +45,9 @@ enum vm_state { VM_EMPTY, VM_READY, VM_RUNNING, VM_ENDED };
 	X(LOAD_ERROR, "load-error") /* never started: bad image or no memory */ \
 	X(STOPPED, "stopped")       /* stopped by another guest's STOP_GUEST */ \
 	X(TIMEOUT, "timeout")       /* ran past its time budget (time= or Umbra's timeout=) */ \
-	X(POWEROFF, "poweroff")     /* entered ACPI S5 (soft-off), as `poweroff` does */
+	X(POWEROFF, "poweroff")     /* entered ACPI S5 (soft-off), as `poweroff` does */ \
+	X(REBOOT, "reboot")         /* asked for a reset with on_reboot=end (vmm/reset.c) */ \
+	X(REBOOT_LOOP, "reboot-loop") /* asked for one more reset than reboots= allows */
 #define VM_END_ENUM_(name, text) VM_END_##name,
 enum vm_end { VM_END_LIST(VM_END_ENUM_) };
 #undef VM_END_ENUM_
@@ -176,6 +180,17 @@ struct vm {
 	u64 mmio_ud;              /* MMIO instructions the emulator does not take: #UD */
 	u64 audit_errors;
 	u64 unemulated;           /* PT writes the emulator could not do: frame unshadowed */
+	/* Reset (vmm/reset.c): on_reboot=, reboots=, the restarts so far by cause, one asked for
+	 * and not yet done (its cause + 1), and the boot modules a restart loads again. */
+	bool on_reboot_end;
+	u32 reboots_max;
+	u32 restarts;
+	u32 restart_causes[VM_RESET_CAUSES];
+	u32 reset_pending;
+	const u8 *image;
+	u64 image_size;
+	struct mb1_file files[MB1_MAX_FILES];
+	unsigned nfiles;
 };
 
 extern struct vm vms[MAX_VMS];

@@ -43,4 +43,17 @@ case_run bochs-haswell-realmode-tdp --emu bochs --cpu corei7_haswell_4770 --time
   --expect guests_passed=1 --expect-log "\[realmode\] round 2: segments, stack, .* checked" \
   --expect-log "nested_filled=[1-9]"
 
+# Guest reset on VMX: every path restarts the guest (tests/qemu has the same case on SVM).
+G=${GUEST_DIR:-build/guests}
+case_run bochs-haswell-reboot --emu bochs --cpu corei7_haswell_4770 --smp 1 --timeout 300 \
+  --cmdline audit=1 \
+  --module "$G/reboot.elf name=rkbc -- via=kbc" --module "$G/reboot.elf name=rcf9 -- via=cf9" \
+  --module "$G/reboot.elf name=rfadt -- via=fadt" \
+  --module "$G/reboot.elf name=rtriple -- via=triple" --module "$G/healthy.elf name=healthy" \
+  --expect guests_passed=5 --expect guests_failed=0 \
+  --expect-log "guest rkbc: reset: restarts=1 8042=1 cf9=0 triple-fault=0" \
+  --expect-log "guest rcf9: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
+  --expect-log "guest rfadt: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
+  --expect-log "guest rtriple: reset: restarts=1 8042=0 cf9=0 triple-fault=1"
+
 suite_end bochs

@@ -40,7 +40,7 @@ static struct vlapic x2apic(u32 id)
 	struct vlapic l;
 
 	vlapic_reset(&l, id, true);
-	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN | BASE_EXTD));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN | BASE_EXTD, 36));
 	return l;
 }
 
@@ -208,8 +208,8 @@ static void test_level_eoi_broadcast(void **state)
 	assert_int_equal(eoi_vector, 0x61);
 	wr(&l, EOI, 0);                        /* nothing in service: no broadcast */
 	assert_int_equal(eoi_calls, 1);
-	assert_true(vlapic_set_base(&l, l.base_msr & ~(1ull << 11)));
-	assert_true(vlapic_set_base(&l, l.base_msr | (1ull << 11)));
+	assert_true(vlapic_set_base(&l, l.base_msr & ~(1ull << 11), 36));
+	assert_true(vlapic_set_base(&l, l.base_msr | (1ull << 11), 36));
 	assert_ptr_equal(l.level_eoi, record_eoi);
 	vlapic_reset(&l, 0, true);
 	assert_null(l.level_eoi);
@@ -220,7 +220,7 @@ static void test_x2apic_lvt_readonly_bits(void **state)
 {
 	(void)state;
 	struct vlapic l = bsp();
-	assert_true(vlapic_set_base(&l, l.base_msr | (1ull << 10)));
+	assert_true(vlapic_set_base(&l, l.base_msr | (1ull << 10), 36));
 	assert_true(vlapic_msr_write(&l, 0x835, 0x5700, 0));
 	u64 v = 0;
 	assert_true(vlapic_msr_read(&l, 0x835, &v, 0));
@@ -283,7 +283,7 @@ static void test_disabled_not_pending(void **state)
 	assert_int_equal(vlapic_pending(&l), -1);
 	wr(&l, SVR, 0x1ff);
 	assert_int_equal(vlapic_pending(&l), 0x50);
-	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP, 36));
 	assert_int_equal(vlapic_pending(&l), -1);
 	vlapic_set_irq(&l, 0x50, false);      /* no APIC: nothing is taken */
 	assert_false(irr_has(&l, 0x50));
@@ -361,7 +361,7 @@ static void test_extint(void **state)
 	wr(&l, LINT0, 0x8700);
 	wr(&l, SVR, 0xff);                    /* software-disabled: LINT0 masked */
 	assert_false(vlapic_accepts_extint(&l));
-	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP, 36));
 	assert_true(vlapic_accepts_extint(&l)); /* no APIC: the PIC drives INTR */
 }
 
@@ -678,13 +678,50 @@ static void test_base_checks(void **state)
 {
 	(void)state;
 	struct vlapic l = bsp();
-	assert_true(vlapic_set_base(&l, 0xfee00900ull));
-	assert_false(vlapic_set_base(&l, 0xfec00900ull));         /* moved */
-	assert_false(vlapic_set_base(&l, 0xfee00800ull));         /* BSP bit changed */
-	assert_false(vlapic_set_base(&l, 0xfee00901ull));         /* reserved bit */
-	assert_false(vlapic_set_base(&l, 0x1000fee00900ull));     /* above MAXPHYADDR */
-	assert_false(vlapic_set_base(&l, 0xfee00500ull));         /* EXTD without enable */
+	assert_true(vlapic_set_base(&l, 0xfee00900ull, 36));
+	assert_true(vlapic_set_base(&l, 0xfee00800ull, 36));          /* BSP flag: R/W */
+	assert_true(vlapic_set_base(&l, 0xfee00900ull, 36));
+	assert_false(vlapic_set_base(&l, 0xfee00901ull, 36));         /* reserved bit */
+	assert_false(vlapic_set_base(&l, 0xfee00980ull, 36));         /* reserved bit 7 */
+	assert_false(vlapic_set_base(&l, 0xfee00b00ull, 36));         /* reserved bit 9 */
+	assert_false(vlapic_set_base(&l, 0x1000fee00900ull, 36));     /* above MAXPHYADDR */
+	assert_false(vlapic_set_base(&l, 0x10fee00900ull, 36));       /* bit 36 of 36 */
+	assert_false(vlapic_set_base(&l, 0xfee00500ull, 36));         /* EXTD without enable */
 	assert_int_equal(l.base_msr, 0xfee00900ull);
+	assert_true(vlapic_set_base(&l, 0x10fee00900ull, 39));        /* bit 36 of 39 */
+	assert_int_equal(l.base_msr, 0x10fee00900ull);
+}
+
+/* SDM 10.4.4: the xAPIC page moves with IA32_APIC_BASE, its state with it; only an enabled
+ * APIC in xAPIC mode answers MMIO, at its base alone. */
+static void test_base_relocation(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	u32 off = 0;
+
+	assert_true(vlapic_mmio_hit(&l, 0xfee00080ull, &off));
+	assert_int_equal(off, 0x80);
+	assert_false(vlapic_mmio_hit(&l, 0xfee01000ull, &off));
+	assert_false(vlapic_mmio_hit(&l, 0xfedff000ull, &off));
+	wr(&l, TPR, 0x40);
+	assert_true(vlapic_set_base(&l, 0xfed00900ull, 36));
+	assert_false(vlapic_mmio_hit(&l, 0xfee00080ull, &off));      /* the old page: nothing */
+	assert_true(vlapic_mmio_hit(&l, 0xfed00080ull, &off));
+	assert_int_equal(off, 0x80);
+	assert_true(vlapic_mmio_hit(&l, 0xfed00ffcull, &off));
+	assert_int_equal(off, 0xffc);
+	assert_int_equal(rd(&l, TPR), 0x40);                         /* moved, not reset */
+	/* Moved again while in x2APIC mode, and back: no MMIO in x2APIC mode or disabled. */
+	assert_true(vlapic_set_base(&l, 0xfed00d00ull, 36));
+	assert_false(vlapic_mmio_hit(&l, 0xfed00080ull, &off));
+	assert_true(vlapic_set_base(&l, 0x80000d00ull, 36));
+	assert_int_equal(l.base_msr, 0x80000d00ull);
+	assert_true(vlapic_set_base(&l, 0x80000100ull, 36));         /* x2APIC -> disabled */
+	assert_false(vlapic_mmio_hit(&l, 0x80000080ull, &off));
+	assert_true(vlapic_set_base(&l, 0x80000900ull, 36));         /* disabled -> xAPIC */
+	assert_true(vlapic_mmio_hit(&l, 0x80000080ull, &off));
+	assert_int_equal(rd(&l, TPR), 0);                            /* the disable reset it */
 }
 
 static void test_x2apic_transitions(void **state)
@@ -692,15 +729,15 @@ static void test_x2apic_transitions(void **state)
 	(void)state;
 	struct vlapic l = bsp();
 	u64 base = VLAPIC_BASE | BASE_BSP;
-	assert_true(vlapic_set_base(&l, base));                   /* xAPIC -> disabled */
-	assert_false(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD)); /* disabled -> x2APIC */
-	assert_true(vlapic_set_base(&l, base | BASE_EN));         /* disabled -> xAPIC */
-	assert_true(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD)); /* xAPIC -> x2APIC */
+	assert_true(vlapic_set_base(&l, base, 36));                   /* xAPIC -> disabled */
+	assert_false(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD, 36)); /* disabled -> x2APIC */
+	assert_true(vlapic_set_base(&l, base | BASE_EN, 36));         /* disabled -> xAPIC */
+	assert_true(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD, 36)); /* xAPIC -> x2APIC */
 	assert_true(vlapic_x2apic(&l));
-	assert_false(vlapic_set_base(&l, base | BASE_EN));        /* x2APIC -> xAPIC */
-	assert_false(vlapic_set_base(&l, base | BASE_EXTD));
-	assert_true(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD)); /* stay */
-	assert_true(vlapic_set_base(&l, base));                   /* x2APIC -> disabled */
+	assert_false(vlapic_set_base(&l, base | BASE_EN, 36));        /* x2APIC -> xAPIC */
+	assert_false(vlapic_set_base(&l, base | BASE_EXTD, 36));
+	assert_true(vlapic_set_base(&l, base | BASE_EN | BASE_EXTD, 36)); /* stay */
+	assert_true(vlapic_set_base(&l, base, 36));                   /* x2APIC -> disabled */
 	assert_false(vlapic_hw_enabled(&l));
 	assert_false(vlapic_x2apic(&l));
 }
@@ -713,8 +750,8 @@ static void test_disable_resets(void **state)
 	wr(&l, LVT_TIMER, 0xe0);
 	vlapic_write(&l, TIMER_INIT, 1000, T0);
 	vlapic_set_irq(&l, 0x70, false);
-	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
-	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP, 36));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN, 36));
 	assert_int_equal(rd(&l, TPR), 0);
 	assert_int_equal(rd(&l, SVR), 0xff);            /* power-on, not the BIOS setup */
 	assert_int_equal(rd(&l, LVT_TIMER), MASKED);
@@ -742,7 +779,7 @@ static void test_x2apic_id_ldr_dfr(void **state)
 	struct vlapic l;
 	vlapic_reset(&l, 0x123, true);
 	wr(&l, ID, 0x07000000);               /* xAPIC renumbering is forgotten in x2APIC */
-	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN | BASE_EXTD));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP | BASE_EN | BASE_EXTD, 36));
 	assert_int_equal(msr_rd(&l, ID), 0x123);
 	assert_int_equal(msr_rd(&l, LDR), (0x12u << 16) | (1u << 3));
 	assert_false(vlapic_msr_write(&l, X2(ID), 0x123, T0));
@@ -814,7 +851,7 @@ static void test_globally_disabled(void **state)
 	u64 v;
 	for (int from_x2 = 0; from_x2 < 2; from_x2++) {
 		struct vlapic l = from_x2 ? x2apic(0) : bsp();
-		assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+		assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP, 36));
 		assert_false(vlapic_hw_enabled(&l));
 		assert_false(vlapic_msr_read(&l, 0x802, &v, T0));
 		assert_false(vlapic_msr_write(&l, 0x83f, 0x60, T0));
@@ -1033,6 +1070,7 @@ int main(void)
 		cmocka_unit_test(test_timer_tsc_deadline),
 		cmocka_unit_test(test_timer_mode_switch_disarms),
 		cmocka_unit_test(test_base_checks),
+		cmocka_unit_test(test_base_relocation),
 		cmocka_unit_test(test_x2apic_transitions),
 		cmocka_unit_test(test_disable_resets),
 		cmocka_unit_test(test_mmio_off_when_not_xapic),

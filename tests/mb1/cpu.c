@@ -266,6 +266,28 @@ static void msr_checks(void)
 			wrmsr_safe(0x1a0, v);
 			CHECK(!w && off == (v & ~1ull), "misc_enable without fast strings: %d, reads %llx",
 			      w, (unsigned long long)off);
+			/* The other writable bits at once, as a kernel writing back a changed value
+			 * does: EIST, the MONITOR FSM, the CPUID limit, xTPR disable, and XD disable
+			 * where NX exists and EFER.NXE is off (with NX in use it would take the NX
+			 * bits away from live tables). Read back as written; the limit caps leaf 0
+			 * at 2 and XD disable hides NX, as on the CPU. */
+			uint64_t efer = 0;
+			rdmsr_safe(0xc0000080u, &efer);
+			int nx = (cpuid(0x80000001u, 0).d >> 20) & 1, xd = nx && !(efer & (1u << 11));
+			uint64_t flip = 1ull << 16 | 1ull << 18 | 1ull << 22 | 1ull << 23 |
+					(xd ? 1ull << 34 : 0);
+			uint32_t max0 = cpuid(0, 0).a;
+			w = wrmsr_safe(0x1a0, v ^ flip);
+			rdmsr_safe(0x1a0, &off);
+			uint32_t lim0 = cpuid(0, 0).a;
+			int nx_then = (cpuid(0x80000001u, 0).d >> 20) & 1;
+			int back = wrmsr_safe(0x1a0, v);
+			CHECK(!w && off == (v ^ flip) && !back, "misc_enable writable bits: %d, reads %llx",
+			      w, (unsigned long long)off);
+			CHECK(lim0 == (max0 > 2 ? 2 : max0) && cpuid(0, 0).a == max0,
+			      "misc_enable cpuid limit: leaf 0 %x, limited %x", max0, lim0);
+			CHECK(!xd || (!nx_then && ((cpuid(0x80000001u, 0).d >> 20) & 1)),
+			      "misc_enable xd disable: nx %d", nx_then);
 		}
 	} else {
 		CHECK(misc == 13, "misc_enable on AMD: vector %d, expected #GP", misc);

@@ -1,6 +1,6 @@
 /* mb1 kernel: the local APIC timer (one-shot, periodic, masked, divide, TSC deadline where
  * offered) and interrupt priority: IRR, ISR, PPR, TPR, EOI, self-IPIs by every shorthand and
- * x2APIC's SELF IPI, software disable and global disable through IA32_APIC_BASE. */
+ * x2APIC's SELF IPI, software disable, global disable and relocation through IA32_APIC_BASE. */
 #include "tests/mb1/mb1.h"
 
 const char guest_name[] = "lapic";
@@ -444,6 +444,44 @@ static void global_disable(void)
 	kprintf("x2apic: self ipi register and self shorthand delivered (where offered, not on TCG)\n");
 }
 
+/*
+ * Relocation (SDM 10.4.4): the xAPIC page moves with IA32_APIC_BASE and keeps its state; the
+ * old page stops answering; reserved bits (9, and those at or above MAXPHYADDR) #GP. QEMU's
+ * TCG (7.2) keeps its APIC page at 0xfee00000 whatever the MSR says, so natively on TCG this
+ * part does not run; under Umbra the APIC is Umbra's. No interrupt is taken while the page is
+ * away: the handlers' EOI writes go to the default page.
+ */
+#define MOVED_BASE 0xfe000000u
+
+static void relocation(void)
+{
+	if (!tcg_native()) {
+		uint64_t base = rdmsr(MSR_APIC_BASE), got;
+		unsigned maxphy = cpuid(0x80000008u, 0).a & 0xff;
+		apic_reg_write(LAPIC_TPR, 0x20);
+		wrmsr(MSR_APIC_BASE, (base & 0xfff) | MOVED_BASE);
+		got = rdmsr(MSR_APIC_BASE);
+		uint32_t tpr_moved = *phys32(MOVED_BASE + LAPIC_TPR);
+		uint32_t old_page = apic_reg_read(LAPIC_TPR);
+		*phys32(MOVED_BASE + LAPIC_TPR) = 0x30;
+		apic_reg_write(LAPIC_TPR, 0x40); /* nobody there: dropped */
+		uint32_t id_moved = *phys32(MOVED_BASE + LAPIC_ID);
+		int rsvd9 = wrmsr_safe(MSR_APIC_BASE, got | (1u << 9));
+		int above = wrmsr_safe(MSR_APIC_BASE, got | (1ull << maxphy));
+		wrmsr(MSR_APIC_BASE, base);
+		uint32_t tpr_back = apic_reg_read(LAPIC_TPR);
+		CHECK(got == ((base & 0xfff) | MOVED_BASE), "apic base reads %llx after the move",
+		      (unsigned long long)got);
+		CHECK(tpr_moved == 0x20 && id_moved == apic_reg_read(LAPIC_ID),
+		      "moved apic page: tpr %x id %x", tpr_moved, id_moved);
+		CHECK(old_page == 0xffffffffu, "the old apic page reads %x", old_page);
+		CHECK(tpr_back == 0x30, "tpr %x after moving back", tpr_back);
+		CHECK(rsvd9 == 13 && above == 13, "apic base reserved bits: %d, %d", rsvd9, above);
+		apic_reg_write(LAPIC_TPR, 0);
+	}
+	kprintf("apic base: the page moves with it, state kept, reserved bits #GP (not on TCG)\n");
+}
+
 static void software_disable(void)
 {
 	seq_reset();
@@ -506,6 +544,7 @@ void test_main(void)
 	static struct aspace as;
 	as_init(&as, PM_64);
 	map_page(&as, LAPIC_BASE, LAPIC_BASE, 1, PTE_P | PTE_W);
+	map_page(&as, MOVED_BASE, MOVED_BASE, 1, PTE_P | PTE_W);
 	as_activate(&as);
 #endif
 	setup();
@@ -520,6 +559,7 @@ void test_main(void)
 #endif
 	ipis();
 	shorthands();
+	relocation();
 	software_disable();
 	tsc_deadline();
 	global_disable();

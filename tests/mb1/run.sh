@@ -47,7 +47,7 @@ cases=(
   "cpu-tscwrite|cpu|tscwrite=1|||"
   "exceptions32|exceptions32||||"
   "exceptions64|exceptions64||||"
-  "unmodelled|unmodelled||||unmodelled ports:.* 0x60\\b|unmodelled ports:.* 0x64\\b\
+  "unmodelled|unmodelled||||unmodelled ports:.* 0x379\\b|unmodelled ports:.* 0x201\\b\
 |unmodelled ports:.* 0x3f4\\b|unmodelled ports:.* 0x3f2\\b|unclaimed mmio[^:]*:.* 0xfed00000\\*1\\b|unclaimed mmio[^:]*:.* 0xfed00010\\*1\\b"
   "paging32|paging32||||"
   "pagingpae|pagingpae||||"

@@ -80,7 +80,8 @@ case_run qemu-bad-images --cpu max --smp 1 \
   --expect-log "guest badopt: unknown or invalid option 'frobnicate=1'"
 
 # Linux bzImages whose setup header Umbra cannot honour are refused before anything runs.
-# mkbz FILE VERSION LOADFLAGS SETUP_SECTS INIT_SIZE [BOOTFLAG]: an 8 KiB image, header only.
+# mkbz FILE VERSION LOADFLAGS SETUP_SECTS INIT_SIZE [BOOTFLAG] [SYSSIZE]: an 8 KiB image,
+# header only (syssize 0 unless given, in 16-byte units).
 put() { printf "$3" | dd of="$1" bs=1 seek=$(($2)) conv=notrunc status=none; }
 le16() { printf '\\x%02x\\x%02x' $(($1 & 255)) $(($1 >> 8 & 255)); }
 le32() { printf '%s%s' "$(le16 $(($1 & 65535)))" "$(le16 $(($1 >> 16)))"; }
@@ -89,6 +90,7 @@ mkbz() {
   put "$1" 0x1f1 "$(printf '\\x%02x' $4)"; put "$1" 0x1fe "$(le16 ${6:-0xaa55})"
   put "$1" 0x201 '\x66'; put "$1" 0x202 HdrS; put "$1" 0x206 "$(le16 $2)"
   put "$1" 0x211 "$(printf '\\x%02x' $3)"; put "$1" 0x260 "$(le32 $5)"
+  put "$1" 0x1f4 "$(le32 ${7:-0})"
 }
 mkbz $bad/bz-noflag 0x020f 1 4 0x100000 0
 mkbz $bad/bz-old 0x0204 1 4 0x100000
@@ -96,14 +98,18 @@ mkbz $bad/bz-zimage 0x020f 0 4 0x100000
 mkbz $bad/bz-sects 0x020f 1 200 0x100000
 mkbz $bad/bz-huge 0x020f 1 4 0x40000000
 mkbz $bad/bz-ok 0x020f 1 4 0x100000
-# Six refused guests, plus the two files of the refused twofiles, which then name no guest.
+# Setup 2560 bytes + 0x200 * 16 = 10752 bytes promised, 8192 there.
+mkbz $bad/bz-trunc 0x020f 1 4 0x100000 0xaa55 0x200
+# Seven refused guests, plus the two files of the refused twofiles, which then name no guest.
 case_run qemu-bad-bzimages --cpu max --smp 1 \
   --module "$bad/bz-noflag name=noflag" --module "$bad/bz-old name=old" \
   --module "$bad/bz-zimage name=zimage" --module "$bad/bz-sects name=sects" \
-  --module "$bad/bz-huge name=huge" --module "$bad/bz-ok name=twofiles" \
+  --module "$bad/bz-huge name=huge" --module "$bad/bz-trunc name=trunc" \
+  --module "$bad/bz-ok name=twofiles" \
   --module "$bad/text.elf for=twofiles" --module "$bad/text.elf for=twofiles" \
   --module "$G/healthy.elf name=healthy" \
-  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=8 \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=9 \
+  --expect-log "guest trunc: bad image: bzImage: truncated: 8192 bytes, setup 2560 \\+ syssize\\*16 8192 = 10752" \
   --expect-log "guest noflag: bad image: bzImage: no 0xAA55 boot flag" \
   --expect-log "guest old: bad image: bzImage: boot protocol older than 2.10" \
   --expect-log "guest zimage: bad image: bzImage: not loaded high" \
@@ -201,5 +207,52 @@ case_must_fail qemu-bios-off "guest biosoff: ended=halted .*HLT with nothing tha
   -- --cpu max --smp 1 --timeout 120 \
   --module "$M/bios.elf name=bioson" --module "$M/bios.elf name=biosoff bios=off" \
   --module "$G/healthy.elf name=healthybios bios=on" --module "$M/bios.elf name=biosbad bios=maybe"
+
+# Guest reset (vmm/reset.c): each way a PC resets restarts the guest from its boot modules, with
+# its memory zeroed (the guest checks) and its devices at power-on, the count and cause in the
+# report; audit=1 checks the shadow pages after it. A healthy guest on the same CPU must not
+# notice. The FADT's reset register is port 0xCF9, so that restart is counted as cf9.
+reboots() { # PREFIX: the reboot guest through every path, and a healthy one, on CPU 0
+  local p=$1 via
+  for via in kbc cf9 fadt triple; do
+    printf -- '--module\0%s\0' "$G/reboot.elf name=$p$via cpu=0 -- via=$via"
+  done
+}
+mapfile -d '' rb < <(reboots r)
+case_run qemu-reboot --cpu max --smp 2 --cmdline audit=1 "${rb[@]}" \
+  --module "$G/healthy.elf name=healthy cpu=0" \
+  --expect guests_passed=5 --expect guests_failed=0 \
+  --expect-log "guest rkbc: reset: restarts=1 8042=1 cf9=0 triple-fault=0" \
+  --expect-log "guest rcf9: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
+  --expect-log "guest rfadt: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
+  --expect-log "guest rtriple: reset: restarts=1 8042=0 cf9=0 triple-fault=1" \
+  --expect-log "\[rfadt\] reboot: FADT reset register: port 0xcf9 value 0x6" \
+  --expect-log "guest rtriple: mmu: .*audit_errors=0" \
+  --expect-log "guest healthy: ended=result status=33"
+# on_reboot=end: the reset ends the guest as a reboot, which it asked for (a pass); a guest
+# that resets at every boot is stopped after reboots=N restarts as a reboot loop (a failure),
+# beside a healthy guest that passes; bad values of the two options refuse the guest.
+case_run qemu-reboot-end --cpu max --smp 1 \
+  --module "$G/reboot.elf name=rend on_reboot=end -- via=kbc" \
+  --module "$G/healthy.elf name=healthy" \
+  --expect guests_passed=2 --expect-log "guest rend: ended=reboot status=0 \(8042\) PASS" \
+  --expect-log "guest rend: reset: restarts=0 "
+case_run qemu-reboot-loop --cpu max --smp 1 --expect-fail \
+  --module "$G/reboot.elf name=rloop reboots=3 -- via=cf9 loop=1" \
+  --module "$G/healthy.elf name=healthy" \
+  --expect guests_passed=1 --expect guests_failed=1 \
+  --expect-log "guest rloop: ended=reboot-loop .*FAIL" \
+  --expect-log "guest rloop: reset: restarts=3 8042=0 cf9=3 triple-fault=0"
+case_run qemu-reboot-badopts --cpu max --smp 1 \
+  --module "$G/reboot.elf name=b1 on_reboot=halt -- via=kbc" \
+  --module "$G/reboot.elf name=b2 on_reboot= -- via=kbc" \
+  --module "$G/reboot.elf name=b3 reboots=1001 -- via=kbc" \
+  --module "$G/reboot.elf name=b4 reboots=-1 -- via=kbc" \
+  --module "$G/reboot.elf name=b5 reboots=x -- via=kbc" \
+  --module "$G/healthy.elf name=healthy" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=5 \
+  --expect-log "guest b1: unknown or invalid option 'on_reboot=halt'" \
+  --expect-log "guest b3: unknown or invalid option 'reboots=1001'" \
+  --expect-log "guest b4: unknown or invalid option 'reboots=-1'"
 
 suite_end qemu

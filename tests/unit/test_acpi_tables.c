@@ -4,6 +4,7 @@
 #include "arch/x86/acpi.h"
 #include "vmm/acpi_tables.h"
 #include "vmm/dev/acpi_pm.h"
+#include "vmm/dev/rcr.h"
 
 #define GPA 0xf1000ull
 
@@ -127,6 +128,16 @@ static void fadt_points_at_the_pm_block(void **state)
 	assert_int_equal(mem[f - GPA + 89], 2);
 	assert_int_equal(mem[f - GPA + 91], 4);
 	assert_true(get32(f + 112) & (1u << 8));            /* TMR_VAL_EXT: 32-bit timer */
+	/* RESET_REG_SUP and the reset register: system I/O, 8 bits, byte access, port 0xCF9,
+	 * value 6 (a hard reset through the reset control register model). */
+	assert_true(get32(f + 112) & (1u << 10));
+	assert_int_equal(mem[f - GPA + 116], 1);
+	assert_int_equal(mem[f - GPA + 117], 8);
+	assert_int_equal(mem[f - GPA + 118], 0);
+	assert_int_equal(mem[f - GPA + 119], 1);
+	assert_int_equal(get32(f + 120), RCR_PORT);
+	assert_int_equal(get32(f + 124), 0);
+	assert_int_equal(mem[f - GPA + 128], RCR_RESET_VALUE);
 	u64 facs = get32(f + 36);
 	assert_int_equal(facs % 64, 0);
 	assert_memory_equal(map(facs, 4, NULL), "FACS", 4);

@@ -84,10 +84,67 @@ static bool announced(struct vcpu *v, u32 leaf, int reg, int bit)
 	return (r[reg] >> bit) & 1;
 }
 
+/* The SDM's rules for a write that changes bits, written from the manual (not from vmm/msr.c):
+ * whether the CPU takes new over old. NULL in a fact: only writing back the value read is
+ * audited (EFER has its own tests; AMD's inert counters take anything). */
+typedef bool (*write_rule)(u64 old, u64 val);
+
+static bool any_value(u64 old, u64 val) { (void)old; (void)val; return true; }
+static bool only_zero(u64 old, u64 val) { (void)old; return val == 0; }
+static bool low_half(u64 old, u64 val) { (void)old; return !(val >> 32); }
+static bool debugctl_ok(u64 old, u64 val) { (void)old; return !(val & ~3ull); } /* LBR, BTF */
+
+/* A memory type an MTRR or the PAT may hold: UC, WC, WT, WP, WB (and UC- in the PAT). */
+static bool mem_type_ok(u64 t, bool pat)
+{
+	return t == 0 || t == 1 || t == 4 || t == 5 || t == 6 || (pat && t == 7);
+}
+
+static bool pat_ok(u64 old, u64 val)
+{
+	(void)old;
+	for (int i = 0; i < 8; i++)
+		if (!mem_type_ok(val >> (i * 8) & 0xff, true))
+			return false;
+	return true;
+}
+
+/* Type in bits 7:0, fixed-range enable 10, enable 11; the rest reserved. */
+static bool mtrr_def_type_ok(u64 old, u64 val)
+{
+	(void)old;
+	return !(val & ~0xcffull) && mem_type_ok(val & 0xff, false);
+}
+
+/* The base (bits 12 to MAXPHYADDR-1, 39 on the made-up CPUs), BSP 8, x2APIC 10 and enable 11;
+ * the rest reserved. x2APIC needs enable, is entered from xAPIC only and left only to
+ * disabled (SDM 10.12.5). */
+#define APIC_EN BIT(11)
+#define APIC_EXTD BIT(10)
+static bool apic_base_ok(u64 old, u64 val)
+{
+	u64 from = old & (APIC_EN | APIC_EXTD), to = val & (APIC_EN | APIC_EXTD);
+
+	if (val & ~((BIT(39) - 1) & ~0xfffull) & ~(BIT(8) | APIC_EXTD | APIC_EN))
+		return false;
+	if (to == APIC_EXTD)
+		return false;
+	if (to == (APIC_EN | APIC_EXTD))
+		return from != 0;
+	return to != APIC_EN || from != (APIC_EN | APIC_EXTD);
+}
+
+/* Intel's writable bits: fast strings 0, TCC 3, EIST 16, MONITOR FSM 18, limit CPUID 22,
+ * xTPR disable 23, XD disable 34 (where NX exists); the read-only 7, 11, 12 take any value
+ * and keep theirs; everything else is reserved. */
+#define MISC_RO (BIT(7) | BIT(11) | BIT(12))
+static bool misc_enable_ok(u64 old, u64 val);
+
 /*
  * The SDM's (and AMD's APM's) rule for each MSR Umbra models, written here independently of
  * vmm/msr.c's table on purpose: the audit compares the two. vendor: 0 any, else leaf 0 EBX.
- * ro: a write #GPs even with the value just read.
+ * ro: a write #GPs even with the value just read. write: the rule for changed bits; ignored:
+ * bits a write may change that keep their value; clock: reads move on by themselves.
  */
 static const struct fact {
 	u32 first, last;
@@ -96,24 +153,35 @@ static const struct fact {
 	int reg, bit; /* bit < 0: needs only the vendor */
 	u32 vendor;
 	bool ro;
+	write_rule write;
+	u64 ignored;
+	bool clock;
 } facts[] = {
-	{ 0x10, 0x10, "TSC", 1, EDX, EDX1_TSC, 0, false },
-	{ 0x1b, 0x1b, "APIC_BASE", 0, 0, -1, 0, false },
-	{ 0x3b, 0x3b, "TSC_ADJUST", 7, EBX, 1, 0, false },
-	{ 0xfe, 0xfe, "MTRRCAP", 1, EDX, EDX1_MTRR, 0, true },
-	{ 0x179, 0x179, "MCG_CAP", 1, EDX, EDX1_MCA, 0, true },
-	{ 0x17a, 0x17a, "MCG_STATUS", 1, EDX, EDX1_MCA, 0, false },
-	{ 0x1d9, 0x1d9, "DEBUGCTL", 0, 0, -1, 0, false }, /* architectural since the P6 and K7 */
-	{ 0x1a0, 0x1a0, "MISC_ENABLE", 0, 0, -1, INTEL, false },
-	{ 0x277, 0x277, "PAT", 1, EDX, EDX1_PAT, 0, false },
-	{ 0x2ff, 0x2ff, "MTRR_DEF_TYPE", 1, EDX, EDX1_MTRR, 0, false },
-	{ 0x6e0, 0x6e0, "TSC_DEADLINE", 1, ECX, 24, 0, false },
-	{ MSR_KVM_WALL_CLOCK_NEW, MSR_KVM_SYSTEM_TIME_NEW, "KVM clock", KVM_CPUID_FEATURES, EAX, 3, 0, false },
-	{ 0xc0000080, 0xc0000080, "EFER", 0x80000001, EDX, E1_EDX_LM, 0, false },
-	{ 0xc0000103, 0xc0000103, "TSC_AUX", 0x80000001, EDX, E1_EDX_RDTSCP, 0, false },
-	{ 0xc0010000, 0xc0010007, "K7 PERF", 0, 0, -1, AMD, false },
-	{ 0xc0010055, 0xc0010055, "INT_PENDING", 0, 0, -1, AMD, false },
+	{ 0x10, 0x10, "TSC", 1, EDX, EDX1_TSC, 0, false, any_value, 0, true },
+	{ 0x1b, 0x1b, "APIC_BASE", 0, 0, -1, 0, false, apic_base_ok, 0, false },
+	{ 0x3b, 0x3b, "TSC_ADJUST", 7, EBX, 1, 0, false, any_value, 0, false },
+	{ 0xfe, 0xfe, "MTRRCAP", 1, EDX, EDX1_MTRR, 0, true, NULL, 0, false },
+	{ 0x179, 0x179, "MCG_CAP", 1, EDX, EDX1_MCA, 0, true, NULL, 0, false },
+	{ 0x17a, 0x17a, "MCG_STATUS", 1, EDX, EDX1_MCA, 0, false, only_zero, 0, false },
+	/* architectural since the P6 and K7 */
+	{ 0x1d9, 0x1d9, "DEBUGCTL", 0, 0, -1, 0, false, debugctl_ok, 0, false },
+	{ 0x1a0, 0x1a0, "MISC_ENABLE", 0, 0, -1, INTEL, false, misc_enable_ok, MISC_RO, false },
+	{ 0x277, 0x277, "PAT", 1, EDX, EDX1_PAT, 0, false, pat_ok, 0, false },
+	{ 0x2ff, 0x2ff, "MTRR_DEF_TYPE", 1, EDX, EDX1_MTRR, 0, false, mtrr_def_type_ok, 0, false },
+	{ 0x6e0, 0x6e0, "TSC_DEADLINE", 1, ECX, 24, 0, false, NULL, 0, false },
+	{ MSR_KVM_WALL_CLOCK_NEW, MSR_KVM_SYSTEM_TIME_NEW, "KVM clock", KVM_CPUID_FEATURES, EAX, 3, 0, false, NULL, 0, false },
+	{ 0xc0000080, 0xc0000080, "EFER", 0x80000001, EDX, E1_EDX_LM, 0, false, NULL, 0, false },
+	{ 0xc0000103, 0xc0000103, "TSC_AUX", 0x80000001, EDX, E1_EDX_RDTSCP, 0, false, low_half, 0, false },
+	{ 0xc0010000, 0xc0010007, "K7 PERF", 0, 0, -1, AMD, false, NULL, 0, false },
+	{ 0xc0010055, 0xc0010055, "INT_PENDING", 0, 0, -1, AMD, false, NULL, 0, false },
 };
+
+static bool misc_enable_ok(u64 old, u64 val)
+{
+	u64 rw = BIT(0) | BIT(3) | BIT(16) | BIT(18) | BIT(22) | BIT(23) |
+		 (cpu.e1_edx & BIT(20) ? BIT(34) : 0);
+	return !((old ^ val) & ~(rw | MISC_RO));
+}
 
 static const struct fact *fact_for(u32 msr)
 {
@@ -159,16 +227,61 @@ static void sweep(struct vcpu *v, const char *what)
 		}
 }
 
+/* Reads the MSR into *old; its value with bit b flipped. */
+static u64 old_value_flipped(struct vcpu *v, const struct fact *f, int b, u64 *old)
+{
+	assert_true(msr_read(v, f->first, old));
+	return *old ^ BIT(b);
+}
+
+/* Each bit of each MSR that has a write rule, flipped from the value read: the write is
+ * taken exactly when the rule says, reads back as written (but the ignored bits), and the
+ * value read before is restored. */
+static void sweep_writes(struct vcpu *v, const char *what)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(facts); i++) {
+		const struct fact *f = &facts[i];
+		u64 old, val;
+
+		if (!f->write || !should_exist(v, f))
+			continue;
+		for (int b = 0; b < 64; b++) {
+			u64 want = old_value_flipped(v, f, b, &old);
+			bool ok = f->write(old, want);
+			if (msr_write(v, f->first, want) != ok)
+				fail_msg("%s: wrmsr %#x (%s) bit %d flipped from %#llx: %s, expected %s",
+					 what, f->first, f->name, b, (unsigned long long)old,
+					 ok ? "#GP" : "taken", ok ? "taken" : "#GP");
+			assert_true(msr_read(v, f->first, &val));
+			u64 expect = ok ? (want & ~f->ignored) | (old & f->ignored) : old;
+			if (!f->clock && val != expect)
+				fail_msg("%s: %s reads %#llx after writing %#llx, expected %#llx", what,
+					 f->name, (unsigned long long)val, (unsigned long long)want,
+					 (unsigned long long)expect);
+			/* The APIC's way back from x2APIC goes through disabled. */
+			if (ok && !f->write(want, old))
+				assert_true(msr_write(v, f->first, old & ~(APIC_EN | APIC_EXTD)));
+			if (ok && !msr_write(v, f->first, old))
+				fail_msg("%s: %s: the value read (%#llx) not taken back", what, f->name,
+					 (unsigned long long)old);
+		}
+	}
+}
+
 static void test_intel(void **state)
 {
 	(void)state;
 	sweep(boot(INTEL, ALL_EDX1, ALL_E1, 0), "intel, everything");
+	sweep_writes(boot(INTEL, ALL_EDX1, ALL_E1, 0), "intel, everything");
+	sweep_writes(boot(INTEL, ALL_EDX1, ALL_E1 & ~BIT(20), BIT(3) | BIT(7) | BIT(14)),
+		     "intel, no NX, MONITOR/EIST/xTPR on the host");
 }
 
 static void test_amd(void **state)
 {
 	(void)state;
 	sweep(boot(AMD, ALL_EDX1, ALL_E1, 0), "amd, everything");
+	sweep_writes(boot(AMD, ALL_EDX1, ALL_E1, 0), "amd, everything");
 }
 
 /* A CPU without the features: their MSRs must go with them. */
@@ -176,7 +289,9 @@ static void test_features_missing(void **state)
 {
 	(void)state;
 	sweep(boot(INTEL, BIT(EDX1_TSC) | BIT(EDX1_APIC), BIT(E1_EDX_LM), 0), "intel, no MTRR/MCA/PAT/RDTSCP");
+	sweep_writes(boot(INTEL, BIT(EDX1_TSC) | BIT(EDX1_APIC), BIT(E1_EDX_LM), 0), "intel, no MTRR/MCA/PAT/RDTSCP");
 	sweep(boot(AMD, BIT(EDX1_APIC), BIT(E1_EDX_LM), 0), "amd, no TSC/MTRR/MCA/PAT/RDTSCP");
+	sweep_writes(boot(AMD, BIT(EDX1_APIC), BIT(E1_EDX_LM), 0), "amd, no TSC/MTRR/MCA/PAT/RDTSCP");
 	sweep(boot(HYGON, ALL_EDX1, ALL_E1, 0), "hygon");
 	sweep(boot(0x746e6543u /* Centaur */, ALL_EDX1, ALL_E1, 0), "centaur");
 }
@@ -215,50 +330,60 @@ static void test_apic_bit_follows_enable(void **state)
 	assert_true(announced(v, 1, EDX, EDX1_APIC));
 }
 
-/* IA32_MISC_ENABLE: the SDM's bits as the announced CPU has them; reserved bits #GP. */
+/* IA32_MISC_ENABLE: the SDM's bits as the announced CPU has them; reserved bits #GP; the
+ * CPUID limit, the MONITOR FSM and XD disable change CPUID (and EFER.NXE) as on the CPU. */
 static void test_misc_enable(void **state)
 {
 	struct vcpu *v = boot(INTEL, ALL_EDX1, ALL_E1, BIT(3) /* the host has MONITOR */);
+	const u64 base = BIT(0) | BIT(11) | BIT(12);
 	u64 val;
+	u32 r[4];
 
 	(void)state;
 	assert_true(msr_read(v, 0x1a0, &val));
 	/* Fast strings, BTS and PEBS unavailable; no PMU and MONITOR are announced (leaf 0xA is
 	 * zero, MONITOR is hidden), so bits 7 and 18 are clear; CPUID limit and XD disable off. */
-	assert_int_equal(val, BIT(0) | BIT(11) | BIT(12));
+	assert_int_equal(val, base);
 	assert_false(announced(v, 1, ECX, 3));
 	assert_true(msr_write(v, 0x1a0, val));
 	assert_true(msr_write(v, 0x1a0, val ^ BIT(7) ^ BIT(11))); /* read-only: ignored */
 	assert_true(msr_read(v, 0x1a0, &val));
-	assert_int_equal(val, BIT(0) | BIT(11) | BIT(12));
+	assert_int_equal(val, base);
 	assert_false(msr_write(v, 0x1a0, val | BIT(1)));   /* reserved */
 	assert_false(msr_write(v, 0x1a0, val | BIT(63)));  /* reserved */
-	assert_false(msr_write(v, 0x1a0, val | BIT(18)));  /* MONITOR is not announced */
-	assert_false(msr_write(v, 0x1a0, val | BIT(22)));  /* would change leaf 0: not kept */
-	assert_false(msr_write(v, 0x1a0, val | BIT(34)));  /* would hide NX: not kept */
-	assert_false(msr_write(v, 0x1a0, val | BIT(16)));  /* EIST is not announced */
-	assert_false(msr_write(v, 0x1a0, val | BIT(23)));  /* nor xTPR (leaf 1 ECX bit 14) */
-	/* The writable bits are kept, per vCPU, and read back as written. */
-	assert_true(msr_write(v, 0x1a0, BIT(3) | BIT(11) | BIT(12)));
-	assert_true(msr_read(v, 0x1a0, &val));
-	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
-	assert_true(msr_write(v, 0x1a0, BIT(3))); /* read-only bits written as 0: ignored */
-	assert_true(msr_read(v, 0x1a0, &val));
-	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
 	assert_false(msr_write(v, 0x1a0, val | BIT(2)));   /* reserved: #GP, nothing kept */
 	assert_true(msr_read(v, 0x1a0, &val));
-	assert_int_equal(val, BIT(3) | BIT(11) | BIT(12));
+	assert_int_equal(val, base);
 
-	/* With xTPR announced its disable bit is the guest's too. */
-	v = boot(INTEL, ALL_EDX1, ALL_E1, BIT(14));
-	assert_true(announced(v, 1, ECX, 14));
-	assert_true(msr_write(v, 0x1a0, BIT(0) | BIT(11) | BIT(12) | BIT(23)));
+	/* Every writable bit at once, as a kernel writing back a changed value does: kept per
+	 * vCPU and read back. */
+	u64 all = (base ^ BIT(0)) | BIT(3) | BIT(16) | BIT(18) | BIT(22) | BIT(23) | BIT(34);
+	assert_true(msr_write(v, 0x1a0, all));
 	assert_true(msr_read(v, 0x1a0, &val));
-	assert_int_equal(val, BIT(0) | BIT(11) | BIT(12) | BIT(23));
+	assert_int_equal(val, all);
+	/* The limit caps leaf 0 at 2; XD disable hides NX and refuses EFER.NXE; MONITOR stays
+	 * hidden (Umbra has no MWAIT model) though its FSM bit is set. */
+	cpuid_guest(v, 0, 0, r);
+	assert_int_equal(r[EAX], 2);
+	assert_false(announced(v, 0x80000001, EDX, 20));
+	assert_false(cpuid_guest_nx(v));
+	assert_false(announced(v, 1, ECX, 3));
+	assert_true(msr_write(v, 0x1a0, base));
+	cpuid_guest(v, 0, 0, r);
+	assert_int_equal(r[EAX], 7);
+	assert_true(announced(v, 0x80000001, EDX, 20));
+	assert_true(cpuid_guest_nx(v));
+
+	/* Without NX on the host XD disable is reserved. */
+	v = boot(INTEL, ALL_EDX1, ALL_E1 & ~BIT(20), 0);
+	assert_false(msr_write(v, 0x1a0, base | BIT(34)));
+	assert_true(msr_write(v, 0x1a0, base | BIT(16) | BIT(23)));
 
 	v = boot(AMD, ALL_EDX1, ALL_E1, 0);
 	assert_false(msr_read(v, 0x1a0, &val));
-	assert_false(msr_write(v, 0x1a0, BIT(0) | BIT(11) | BIT(12)));
+	assert_false(msr_write(v, 0x1a0, base));
+	assert_false(msr_write(v, 0x1a0, base | BIT(22)));
+	assert_true(announced(v, 0x80000001, EDX, 20));
 }
 
 /* IA32_DEBUGCTL: on every CPU, LBR and BTF kept for the backends to load, the rest #GP. */

@@ -182,6 +182,33 @@ static void pm_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 	}
 }
 
+/* The two ways a PC's chipset resets the machine: the 8042's reset line and port 0xCF9. */
+static u32 kbc_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	(void)size;
+	return kbc_read(&v->vm->board.kbc, port);
+}
+
+static void kbc_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)size;
+	if (kbc_write(&v->vm->board.kbc, port, (u8)val))
+		vm_reset_request(v, VM_RESET_KBC);
+}
+
+static u32 rcr_port_in(struct vcpu *v, u16 port, unsigned size)
+{
+	(void)port, (void)size;
+	return rcr_read(&v->vm->board.rcr);
+}
+
+static void rcr_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
+{
+	(void)port, (void)size;
+	if (rcr_write(&v->vm->board.rcr, (u8)val))
+		vm_reset_request(v, VM_RESET_RCR);
+}
+
 /* PCI configuration mechanism #1 with no device behind it: every function reads as absent. */
 static u32 pci_port_in(struct vcpu *v, u16 port, unsigned size)
 {
@@ -224,7 +251,9 @@ struct pio_range {
 static const struct pio_range pio_table[] = {
 	{ 0x20, 0x21, false, pic_port_in, pic_port_out },
 	{ 0x40, 0x43, false, pit_port_in, pit_port_out },
+	{ KBC_DATA, KBC_DATA, false, kbc_port_in, kbc_port_out },
 	{ 0x61, 0x61, false, pit_port_in, pit_port_out },     /* gate 2 and OUT 2 live in the PIT model */
+	{ KBC_CMD, KBC_CMD, false, kbc_port_in, kbc_port_out },
 	{ 0x70, 0x71, false, rtc_port_in, rtc_port_out },
 	{ 0x80, 0x80, false, NULL, post_port_out },
 	{ 0xa0, 0xa1, false, pic_port_in, pic_port_out },
@@ -232,7 +261,9 @@ static const struct pio_range pio_table[] = {
 	{ 0x3f8, 0x3ff, false, com1_port_in, com1_port_out },
 	{ 0x4d0, 0x4d1, false, pic_port_in, pic_port_out },   /* ELCR */
 	{ ACPI_PM_BASE, ACPI_PM_BASE + ACPI_PM_LEN - 1, true, pm_port_in, pm_port_out },
-	{ 0xcf8, 0xcff, true, pci_port_in, pci_port_out },
+	{ 0xcf8, 0xcf8, true, pci_port_in, pci_port_out },
+	{ RCR_PORT, RCR_PORT, false, rcr_port_in, rcr_port_out },
+	{ 0xcfa, 0xcff, true, pci_port_in, pci_port_out },
 };
 
 static const struct pio_range *pio_find(u16 port)
@@ -289,13 +320,16 @@ void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 		pio_out1(v, (u16)(port + i), 1, (val >> (8 * i)) & 0xff);
 }
 
-/* ---- MMIO: the I/O APIC page, and the local APIC page while the APIC is enabled in xAPIC
- * mode ---- */
-static void note_unbacked(struct vm *vm, u64 gpa)
+/* ---- MMIO: the I/O APIC page, and the local APIC page (where IA32_APIC_BASE puts it) while
+ * the APIC is enabled in xAPIC mode ---- */
+static void note_unbacked(struct vcpu *v, u64 gpa)
 {
+	struct vm *vm = v->vm;
+	u64 page = gpa & ~(PAGE_SIZE - 1);
+
 	/* The APIC page of a disabled (or x2APIC) APIC answers nothing, as on the CPU: the guest
 	 * chose that, and the APIC is modelled, so the page is not one to report. */
-	if ((gpa & ~(PAGE_SIZE - 1)) == VLAPIC_BASE)
+	if (page == (v->vlapic.base_msr & ~(PAGE_SIZE - 1)))
 		return;
 	for (u32 i = 0; i < vm->n_mmio_unclaimed; i++)
 		if (vm->mmio_unclaimed[i].gpa == gpa) {
@@ -310,12 +344,6 @@ static void note_unbacked(struct vm *vm, u64 gpa)
 	vm->mmio_unclaimed_other++;
 }
 
-static bool apic_mmio(const struct vcpu *v, u64 gpa)
-{
-	return gpa - VLAPIC_BASE < PAGE_SIZE && vlapic_hw_enabled(&v->vlapic) &&
-	       !vlapic_x2apic(&v->vlapic);
-}
-
 /* The I/O APIC's registers are read and written as whole dwords (the datasheet requires it);
  * a narrower or wider access sees or writes the dword's low bytes. */
 static bool ioapic_mmio(u64 gpa)
@@ -323,30 +351,42 @@ static bool ioapic_mmio(u64 gpa)
 	return gpa - IOAPIC_BASE < PAGE_SIZE;
 }
 
+/* A CPU's own local APIC comes first: a base moved over the I/O APIC's page hides it from
+ * that CPU alone, as on the chip. */
 void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
 {
+	u32 off;
+
 	vm_devices_touched(v->vm);
-	if (ioapic_mmio(gpa)) {
-		u64 val = ioapic_mmio_read(&v->vm->board.ioapic, (u32)(gpa - IOAPIC_BASE));
-		memcpy(buf, &val, len);
-		return;
-	}
-	if (apic_mmio(v, gpa)) {
+	if (vlapic_mmio_hit(&v->vlapic, gpa, &off)) {
 		/* Registers are 32 bits on 16-byte boundaries; narrower reads see part of one. */
-		u32 off = (u32)(gpa - VLAPIC_BASE);
 		u64 val = vlapic_read(&v->vlapic, off & ~0xfu, monotonic_ns()) >> ((off & 3) * 8);
 		memcpy(buf, &val, len > 4 ? 4 : len);
 		if (len > 4)
 			memset((u8 *)buf + 4, 0, len - 4);
 		return;
 	}
-	note_unbacked(v->vm, gpa);
+	if (ioapic_mmio(gpa)) {
+		u64 val = ioapic_mmio_read(&v->vm->board.ioapic, (u32)(gpa - IOAPIC_BASE));
+		memcpy(buf, &val, len);
+		return;
+	}
+	note_unbacked(v, gpa);
 	memset(buf, 0xff, len);
 }
 
 void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 {
+	u32 off;
+
 	vm_devices_touched(v->vm);
+	if (vlapic_mmio_hit(&v->vlapic, gpa, &off)) {
+		u32 val = 0;
+		memcpy(&val, buf, len > 4 ? 4 : len);
+		if (!(off & 0xf))
+			vlapic_write(&v->vlapic, off, val, monotonic_ns());
+		return;
+	}
 	if (ioapic_mmio(gpa)) {
 		u32 val = 0;
 		memcpy(&val, buf, len > 4 ? 4 : len);
@@ -354,14 +394,7 @@ void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 		ioapic_deliver(v->vm);
 		return;
 	}
-	if (apic_mmio(v, gpa)) {
-		u32 val = 0;
-		memcpy(&val, buf, len > 4 ? 4 : len);
-		if (!(gpa & 0xf))
-			vlapic_write(&v->vlapic, (u32)(gpa - VLAPIC_BASE), val, monotonic_ns());
-		return;
-	}
-	note_unbacked(v->vm, gpa);
+	note_unbacked(v, gpa);
 }
 
 /* ---- time ---- */
@@ -373,6 +406,8 @@ void board_reset(struct vm *vm, u64 now_ns)
 	uart_reset(&b->com1, com1_tx, vm);
 	rtc_reset(&b->rtc, vm->mem.bytes);
 	acpi_pm_reset(&b->pm, now_ns);
+	kbc_reset(&b->kbc);
+	rcr_reset(&b->rcr);
 	ioapic_reset(&b->ioapic, BOARD_IOAPIC_ID);
 	for (u32 i = 0; i < vm->nr_vcpus; i++) {
 		vm->vcpus[i].vlapic.level_eoi = level_eoi;

@@ -5,8 +5,10 @@
 #include "lib/types.h"
 #include "vmm/dev/acpi_pm.h"
 #include "vmm/dev/ioapic.h"
+#include "vmm/dev/kbc.h"
 #include "vmm/dev/pic.h"
 #include "vmm/dev/pit.h"
+#include "vmm/dev/rcr.h"
 #include "vmm/dev/rtc.h"
 #include "vmm/dev/uart.h"
 
@@ -32,6 +34,8 @@ struct board {
 	struct uart com1;
 	struct rtc rtc;
 	struct acpi_pm pm;
+	struct kbc kbc;
+	struct rcr rcr;
 	u32 pci_addr;       /* 0xcf8: the configuration address (no device ever answers) */
 	u16 irq_levels;     /* the device lines as last driven into the PIC and I/O APIC */
 };

@@ -17,6 +17,7 @@ enum {
 #define BASE_EXTD BIT(10)
 #define BASE_EN BIT(11)
 #define BASE_MODE (BASE_EXTD | BASE_EN)
+#define BASE_ADDR_LOW 0xfffu /* below the page address: the flags and reserved bits */
 
 #define SVR_ENABLE (1u << 8)
 #define SVR_BITS 0x3ffu      /* vector, enable, focus check; no EOI-broadcast suppression */
@@ -698,13 +699,15 @@ static bool mode_change_ok(u64 from, u64 to)
 	return true;
 }
 
-/* The base address cannot be moved (nothing would follow it) and BSP is read-only. */
-bool vlapic_set_base(struct vlapic *l, u64 val)
+/* SDM 10.4.4: the base moves the xAPIC page anywhere below MAXPHYADDR (bits 12 and up);
+ * bits 0-7, 9 and those at or above MAXPHYADDR are reserved. The BSP flag is R/W (SDM table
+ * 2-2, and KVM): a write changes only what the MSR reads. */
+bool vlapic_set_base(struct vlapic *l, u64 val, unsigned maxphyaddr)
 {
 	u64 from = l->base_msr & BASE_MODE, to = val & BASE_MODE;
+	u64 addr = ((1ull << maxphyaddr) - 1) & ~(u64)BASE_ADDR_LOW;
 
-	if ((val & ~(BASE_MODE | BASE_BSP)) != VLAPIC_BASE ||
-	    (val & BASE_BSP) != (l->base_msr & BASE_BSP) || !mode_change_ok(from, to))
+	if ((val & ~(addr | BASE_MODE | BASE_BSP)) || !mode_change_ok(from, to))
 		return false;
 	if (from && !to) {
 		/* A globally disabled APIC loses its state (SDM 11.4.3). */
@@ -715,5 +718,15 @@ bool vlapic_set_base(struct vlapic *l, u64 val)
 	if (to == BASE_MODE && from != BASE_MODE)
 		l->id = l->hw_id; /* the x2APIC ID is the initial one, whatever xAPIC wrote */
 	l->base_msr = val;
+	return true;
+}
+
+bool vlapic_mmio_hit(const struct vlapic *l, u64 gpa, u32 *off)
+{
+	u64 page = l->base_msr & ~(u64)BASE_ADDR_LOW;
+
+	if (!mmio_live(l) || gpa - page >= 0x1000)
+		return false;
+	*off = (u32)(gpa - page);
 	return true;
 }

@@ -5,7 +5,7 @@
 #include "lib/types.h"
 #include "arch/x86/regs.h"
 
-#define VLAPIC_BASE APIC_DEFAULT_BASE /* the guest's xAPIC stays where reset puts it */
+#define VLAPIC_BASE APIC_DEFAULT_BASE /* where reset puts the guest's xAPIC page */
 /* The model's APIC bus: one timer tick per ns before the divider (as KVM's). */
 #define VLAPIC_BUS_HZ 1000000000ull
 
@@ -56,9 +56,13 @@ void vlapic_write(struct vlapic *l, u32 off, u32 val, u64 now_ns);
  * register, reserved bits set), as the SDM specifies. */
 bool vlapic_msr_read(struct vlapic *l, u32 msr, u64 *val, u64 now_ns);
 bool vlapic_msr_write(struct vlapic *l, u32 msr, u64 val, u64 now_ns);
-/* IA32_APIC_BASE: false means #GP (reserved bits, a moved base, a changed BSP bit, an invalid
- * x2APIC transition). Disabling resets the APIC to its power-on state. */
-bool vlapic_set_base(struct vlapic *l, u64 val);
+/* IA32_APIC_BASE: false means #GP (reserved bits, those at or above the guest's MAXPHYADDR
+ * included; an invalid x2APIC transition). The xAPIC page moves with the
+ * base. Disabling resets the APIC to its power-on state. */
+bool vlapic_set_base(struct vlapic *l, u64 val, unsigned maxphyaddr);
+/* Does the APIC's xAPIC page answer gpa (enabled, xAPIC mode, gpa in the page at its base)?
+ * If so, *off is the offset in the page. */
+bool vlapic_mmio_hit(const struct vlapic *l, u64 gpa, u32 *off);
 /* Is the APIC enabled in IA32_APIC_BASE (it answers MMIO/MSRs and takes interrupts)? */
 bool vlapic_hw_enabled(const struct vlapic *l);
 bool vlapic_x2apic(const struct vlapic *l);

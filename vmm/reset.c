@@ -1,0 +1,129 @@
+/* Guest reset: what a reboot request does (restart from the boot modules, or end), and the restart. */
+#include "vmm/reset.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/tsc.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+#include "vmm/bios.h"
+#include "vmm/console.h"
+#include "vmm/loader.h"
+#include "vmm/vm.h"
+
+#define VM_RESET_TEXT_(name, text) text,
+static const char *const cause_names[] = { VM_RESET_LIST(VM_RESET_TEXT_) };
+#undef VM_RESET_TEXT_
+
+void vm_reset_request(struct vcpu *v, enum vm_reset cause)
+{
+	struct vm *vm = v->vm;
+
+	if (vm->reset_pending)
+		return; /* the second of two requests in one exit (a word to 0x64 and 0x65) */
+	console_flush(vm);
+	if (vm->on_reboot_end) {
+		vm_end(vm, VM_END_REBOOT, 0, cause_names[cause]);
+		return;
+	}
+	if (vm->restarts >= vm->reboots_max) {
+		vm_end(vm, VM_END_REBOOT_LOOP, 0, "more resets than reboots= allows");
+		return;
+	}
+	/* The APs would have to be brought back from other CPUs first: not done. */
+	if (vm->nr_vcpus > 1) {
+		vm_end(vm, VM_END_FATAL, 0, "reset of a guest with several vCPUs (not supported)");
+		return;
+	}
+	vm->reset_pending = cause + 1;
+	v->yielded = true; /* end the slice: the restart runs before the next entry */
+}
+
+void vm_triple_fault(struct vcpu *v, const char *detail)
+{
+	if (v->vm->expect_crash) {
+		console_flush(v->vm);
+		vm_end(v->vm, VM_END_SHUTDOWN, 0, detail);
+		return;
+	}
+	kinfo("guest %s: %s: reset\n", v->vm->name, detail);
+	vm_reset_request(v, VM_RESET_TRIPLE_FAULT);
+}
+
+/* What a vCPU's reset leaves: the power-on state of everything the guest set, the MMU vCPU
+ * and the counters kept. Its registers come from the loader, its control structure afresh. */
+static void vcpu_reset(struct vcpu *v)
+{
+	void *opaque = v->hw.regs.opaque;
+
+	memset(&v->hw.regs, 0, sizeof(v->hw.regs));
+	v->hw.regs.opaque = opaque;
+	v->hw.pending.valid = false;
+	v->hw.pat = PAT_RESET;
+	v->hw.debugctl = 0;
+	v->hw.tsc_aux = 0;
+	vlapic_reset(&v->vlapic, v->id, v->id == 0);
+	v->mtrr_def_type = 0;
+	v->misc_enable_flip = 0;
+	v->kvmclock_msr = v->wallclock_msr = 0; /* nothing publishes into the zeroed memory */
+	v->dr_active = false;
+	memset(v->dr, 0, sizeof(v->dr));
+	v->dr6 = 0xffff0ff0;
+	v->irq_vector = v->timer_vector = 0;
+	v->timer_deadline = 0;
+	v->halted = v->blocking = false;
+	v->nmi_pending = false;
+	v->events_settled = false;
+	v->cr_memo.valid = false;
+	v->step_iteration = false;
+}
+
+bool vm_restart(struct vm *vm)
+{
+	struct vcpu *v = &vm->vcpus[0];
+	const char *why;
+
+	vm_lock(vm);
+	u32 cause = vm->reset_pending - 1;
+	if (!vm->reset_pending || vm_ended(vm)) {
+		vm_unlock(vm);
+		return false;
+	}
+	u64 t0 = monotonic_ns();
+	vm->reset_pending = 0;
+	vm->restarts++;
+	vm->restart_causes[cause]++;
+	/* Every shadow page goes before the memory they shadow is cleared; the vCPU's roots
+	 * are reloaded when its CPU builds it again. Nested paging maps the same frames. */
+	mmu_zap_all(&vm->mmu);
+	for (u32 s = 0; s < vm->mem.n; s++)
+		memset(phys_to_virt(vm->mem.hpa[s]), 0, vm->mem.slot[s].npages << PAGE_SHIFT);
+	vcpu_reset(v);
+	/* The RTC and its CMOS memory are battery-backed: they survive, as on a PC. */
+	struct rtc rtc = vm->board.rtc;
+	board_reset(vm, monotonic_ns());
+	vm->board.rtc = rtc;
+	vm_devices_touched(vm);
+	if (loader_load(vm, vm->image, vm->image_size, vm->files, vm->nfiles, &why) < 0) {
+		/* The same files loaded at boot: only a bug gets here. */
+		vm_end(vm, VM_END_FATAL, 0, "its images could not be loaded again");
+		vm_unlock(vm);
+		return false;
+	}
+	/* A guest that booted on the BIOS's leftovers gets them again, as after a PC's reset. */
+	if (vm->bios_on)
+		bios_start_devices(vm, monotonic_ns());
+	/* The time its memory's clearing and the reload take, for the log (never a test). */
+	kinfo("guest %s: restart %u (%s) at %lu ms, %lu us\n", vm->name, vm->restarts,
+	      cause_names[cause], t0 / 1000000, (monotonic_ns() - t0) / 1000);
+	__atomic_store_n(&v->power, VCPU_STARTING, __ATOMIC_RELEASE);
+	vm_unlock(vm);
+	return true;
+}
+
+int vm_restart_text(const struct vm *vm, char *buf, size_t size)
+{
+	int n = fmt_snprintf(buf, size, " restarts=%u", vm->restarts);
+
+	for (int i = 0; i < VM_RESET_CAUSES; i++)
+		n += fmt_snprintf(buf + n, size - n, " %s=%u", cause_names[i], vm->restart_causes[i]);
+	return n;
+}

@@ -1,0 +1,35 @@
+/* Guest reset: what a reboot request does (restart from the boot modules, or end), and the restart. */
+#ifndef VMM_RESET_H
+#define VMM_RESET_H
+
+#include "lib/types.h"
+
+struct vm;
+struct vcpu;
+
+/* How a guest asked to be reset, for its report: X(NAME, what the report says). */
+#define VM_RESET_LIST(X) \
+	X(KBC, "8042")                /* the keyboard controller's reset line (0xFE to port 0x64) */ \
+	X(RCR, "cf9")                 /* port 0xCF9, which the FADT's reset register names */ \
+	X(TRIPLE_FAULT, "triple-fault")
+#define VM_RESET_ENUM_(name, text) VM_RESET_##name,
+enum vm_reset { VM_RESET_LIST(VM_RESET_ENUM_) VM_RESET_CAUSES };
+#undef VM_RESET_ENUM_
+
+/* Restarts a guest may make before a reboot ends it as a reboot loop (reboots=N). */
+#define VM_REBOOTS_DEFAULT 8
+
+/* The guest asks for a reset (caller holds its lock, on the vCPU's exit path). With
+ * on_reboot=end it ends as "reboot"; past reboots= restarts, as "reboot-loop"; else the
+ * vCPU's slice ends and its CPU restarts the guest before the next entry (vm_restart). */
+void vm_reset_request(struct vcpu *v, enum vm_reset cause);
+/* A triple fault (detail: how it came about): a reset, as the chipset turns the CPU's shutdown
+ * into one, unless the guest was started with expect=crash, which ends it as "triple-fault". */
+void vm_triple_fault(struct vcpu *v, const char *detail);
+/* Runs a requested restart, on vCPU 0's CPU outside guest mode, lock not held; true if one
+ * was done (vCPU 0 is then VCPU_STARTING: its CPU builds it afresh). */
+bool vm_restart(struct vm *vm);
+/* The restart counts for the report: " restarts=N 8042=a cf9=b triple-fault=c". */
+int vm_restart_text(const struct vm *vm, char *buf, size_t size);
+
+#endif
