@@ -387,7 +387,7 @@ static void test_lint0_nmi(void **state)
 	wr(&l, SVR, 0xff);                     /* software-disabled: LINT0 masked */
 	assert_false(vlapic_lint0(&l, true));
 	assert_false(vlapic_lint0(&l, false));
-	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP, 36));
 	assert_false(vlapic_lint0(&l, true));  /* no APIC: LINT0 is INTR, not an NMI */
 }
 
