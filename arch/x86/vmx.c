@@ -1004,6 +1004,21 @@ static void entry_failed(struct vcpu_hw *v, struct vexit *x, const char *what, u
 	x->reason = UMBRA_EXIT_INVALID;
 }
 
+/* A #DB fault (general detect, an instruction breakpoint) in an STI or MOV SS shadow: the
+ * debug exceptions the shadow holds (the single step MOV SS owes under TF; a data breakpoint
+ * MOV SS hit) come with it, in the one #DB the guest is given, as the CPU reports them. The
+ * CPU leaves the step out of the pending-debug-exceptions field at a #DB exit (Bochs does
+ * not), so it is read from TF; the injection then clears the field (vmx_vcpu_run). */
+static u64 db_held(struct vcpu_hw *v)
+{
+	if (!state_of(v)->shadow)
+		return 0;
+	u64 held = vmread(F_GUEST_PENDING_DBG) & (DR6_BS | DR6_B0_B3);
+	if ((v->regs.rflags & RFLAGS_TF) && !(v->debugctl & DEBUGCTL_BTF))
+		held |= DR6_BS;
+	return held;
+}
+
 static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 {
 	u32 code = (u32)vmread(F_EXIT_REASON);
@@ -1051,7 +1066,7 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 			x->reason = UMBRA_EXIT_EXCEPTION;
 			/* B0-B3, BD, BS: SDM 27.1, a #DB exit leaves DR6 as it was. */
 			if (x->vector == VEC_DB)
-				x->dr6_set = (u32)qual & 0x600f;
+				x->dr6_set = ((u32)qual & 0x600f) | db_held(v);
 		}
 		break;
 	}
@@ -1119,7 +1134,12 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	vmwrite(F_GUEST_RIP, r->rip);
 	/* vm86 mode: the guest's IOPL is kept aside (0 makes its flag instructions #GP). */
 	vmwrite(F_GUEST_RFLAGS, s->vm86 ? (r->rflags & ~RFLAGS_IOPL) | RFLAGS_VM : r->rflags);
-	u32 shadow = entry_shadow(v);
+	/* Delivering an event ends the shadow: a #DB carries what the shadow held (db_held), and
+	 * an exception may not enter with TF, a shadow and no pending single step (SDM 26.3.1.5). */
+	bool event_ends_shadow = v->pending.valid && v->pending.type == VEVENT_EXCEPTION;
+	u32 shadow = event_ends_shadow ? 0 : entry_shadow(v);
+	if (event_ends_shadow && v->pending.vector == VEC_DB)
+		vmwrite(F_GUEST_PENDING_DBG, 0);
 	if (shadow != s->shadow) {
 		u64 in = vmread(F_GUEST_INTERRUPTIBILITY);
 		vmwrite(F_GUEST_INTERRUPTIBILITY, (in & ~3ull) | shadow);
