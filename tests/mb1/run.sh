@@ -61,6 +61,7 @@ cases=(
   "pvh-noargs|pvh||||"
   "pvh64|pvh64|ram=16 mods=1 an ELF64 image|tests/mb1/boot.c||"
   "realmode|realmode||||"
+  "nmi|nmi||||"
 )
 # Every case also runs on Bochs (VMX): all of them take well under a minute there.
 bochs=${MB1_BOCHS:-1}
