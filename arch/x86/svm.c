@@ -227,13 +227,16 @@ static struct vmcb *vmcb_of(struct vcpu_hw *v) { return v->arch; }
 /* What SVM leaves to software, in the last page of the vCPU's allocation: without virtual
  * NMIs (neither emulator has them) the NMI blocking from an injected NMI's delivery to the
  * guest's IRET is Umbra's. The IRET intercept exits before the IRET runs; the NMI is
- * unblocked at the first exit with RIP elsewhere (as KVM does), and a waiting NMI asks for
- * that exit through the interrupt window, with an interrupt shadow over the IRET itself. */
+ * unblocked at the first exit with RIP elsewhere (as KVM does). A waiting NMI gets that exit
+ * at once, whatever IF the IRET restores, by a single step over the IRET (TF at its start:
+ * the #DB intercept after it), which Umbra takes for itself. */
 struct svm_soft {
 	bool nmi_masked;  /* an NMI injected, its IRET not yet run */
 	bool iret_seen;   /* the IRET intercept came, at iret_rip */
-	bool irq_win, nmi_win; /* which waits ask for the interrupt window (VINTR) */
+	bool irq_win, nmi_win; /* which waits ask for an exit (VINTR for interrupts and shadows) */
+	bool step;        /* this entry steps over the IRET with Umbra's TF */
 	u64 iret_rip;
+	u64 step_dr6;     /* the guest's DR6 before that step */
 };
 enum { SVM_PAGES = 7 };
 static struct svm_soft *soft_of(struct vcpu_hw *v)
@@ -452,7 +455,7 @@ static void set_vintr(struct vcpu_hw *v)
 	struct vmcb *vmcb = vmcb_of(v);
 	struct svm_soft *soft = soft_of(v);
 	u64 bits = VINTR_V_IRQ | VINTR_PRIO_MAX | VINTR_IGN_TPR;
-	bool on = soft->irq_win || (soft->nmi_win && (!soft->nmi_masked || soft->iret_seen));
+	bool on = soft->irq_win || (soft->nmi_win && !soft->nmi_masked);
 
 	if (on) {
 		vmcb->vintr |= bits;
@@ -474,8 +477,8 @@ static bool svm_nmi_window_open(struct vcpu_hw *v)
 	return !soft_of(v)->nmi_masked && !svm_in_shadow(v);
 }
 
-/* While the IRET has not run with IF=0 after it, or a shadow has IF=0 (MOV SS after CLI),
- * VINTR waits for IF: the NMI then comes at the next exit at the latest (the slice's end). */
+/* A shadow with IF=0 (MOV SS after CLI) has VINTR wait for IF: the NMI then comes at the next
+ * exit at the latest (the slice's end). */
 static void svm_request_nmi_window(struct vcpu_hw *v, bool on)
 {
 	soft_of(v)->nmi_win = on;
@@ -483,8 +486,8 @@ static void svm_request_nmi_window(struct vcpu_hw *v, bool on)
 }
 
 /* NMI blocking around an entry that may inject: an injected NMI is in service from now on and
- * its handler's IRET is intercepted; over an intercepted IRET an interrupt shadow keeps a
- * VINTR request from exiting before the IRET has run. */
+ * its handler's IRET is intercepted; an intercepted IRET with an NMI waiting runs with TF
+ * (unless the guest steps itself: its own trap then exits there). */
 static void nmi_entry(struct vcpu_hw *v, struct vmcb *vmcb)
 {
 	struct svm_soft *soft = soft_of(v);
@@ -494,16 +497,29 @@ static void nmi_entry(struct vcpu_hw *v, struct vmcb *vmcb)
 		soft->iret_seen = false;
 		vmcb->misc1 |= I1_IRET;
 	} else if (soft->iret_seen && soft->nmi_win && !v->pending.valid &&
-		   v->regs.rip == soft->iret_rip) {
-		vmcb->int_shadow |= 1;
+		   v->regs.rip == soft->iret_rip && !(v->regs.rflags & RFLAGS_TF)) {
+		soft->step = true;
+		soft->step_dr6 = vmcb->dr6;
+		vmcb->rflags |= RFLAGS_TF;
 	}
 }
 
-/* After an exit: the IRET intercepted at iret_rip has run once RIP is elsewhere. */
-static void nmi_exit(struct vcpu_hw *v, struct vmcb *vmcb, const struct vexit *x)
+/* After an exit: the IRET intercepted at iret_rip has run once RIP is elsewhere. Umbra's step
+ * over it ends in the #DB intercept after it, which is Umbra's alone (DR6 as it was; the
+ * guest's TF is the one the IRET loaded); an exit before it has run keeps the guest's TF. */
+static void nmi_exit(struct vcpu_hw *v, struct vmcb *vmcb, struct vexit *x)
 {
 	struct svm_soft *soft = soft_of(v);
 
+	if (soft->step) {
+		soft->step = false;
+		if (v->regs.rip == soft->iret_rip) {
+			v->regs.rflags &= ~(u64)RFLAGS_TF;
+		} else if (x->reason == UMBRA_EXIT_EXCEPTION && x->vector == VEC_DB) {
+			vmcb->dr6 = soft->step_dr6;
+			*x = (struct vexit){ .reason = UMBRA_EXIT_IRQ_WINDOW, .raw_code = x->raw_code };
+		}
+	}
 	if (soft->iret_seen && v->regs.rip != soft->iret_rip) {
 		soft->nmi_masked = soft->iret_seen = false;
 		set_vintr(v);
@@ -652,11 +668,11 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 
 	if (!svm_in_shadow(v))
 		vmcb->int_shadow &= ~1ull;
-	nmi_entry(v, vmcb);
 	vmcb->rax = v->regs.gpr[X86_RAX];
 	vmcb->rsp = v->regs.gpr[X86_RSP];
 	vmcb->rip = v->regs.rip;
 	vmcb->rflags = v->regs.rflags;
+	nmi_entry(v, vmcb);
 	vmcb->exceptions = virt_exc_bitmap(&v->pending, npt_on(vmcb), v->exc_debug);
 	/* QEMU's TCG reports INT3 as INT n, not as #BP: a debugger needs both. */
 	if (v->exc_debug & BIT(3))

@@ -61,13 +61,14 @@ static void single(void)
 	kprintf("self nmi (icr, physical destination): taken once with IF=0\n");
 }
 
-/* Two more sent from inside the handler: the CPU latches one while the first is in service,
- * the third finds the latch taken. The second comes as soon as the first has returned: at the
- * same place, before the interrupted code runs on. */
-static void behind_iret(int more, int want)
+/* More sent from inside the handler: the CPU latches one while the first is in service, the
+ * others find the latch taken. The second comes as soon as the first has returned: at the
+ * same place, before the interrupted code runs on, with interrupts on or off there. */
+static void behind_iret(int more, int want, int irq)
 {
 	reset(more);
-	irq_on();
+	if (irq)
+		irq_on();
 	self_nmi();
 	uint64_t end = timeout_ms(1000);
 	while (count < want && !timed_out(end))
@@ -78,8 +79,8 @@ static void behind_iret(int more, int want)
 	      "%d nested", 1 + more, more, count, want, nested);
 	CHECK(want < 2 || ip[1] == ip[0], "the NMI held behind the first came at %lx, not where "
 	      "the first returned to (%lx)", ip[1], ip[0]);
-	kprintf("%d nmis, %d sent in service: %d taken, none nested, the held one right after the "
-		"iret\n", 1 + more, more, want);
+	kprintf("%d nmis, %d sent in service, IF=%d: %d taken, none nested, the held one right "
+		"after the iret\n", 1 + more, more, irq, want);
 }
 
 void test_main(void)
@@ -87,7 +88,8 @@ void test_main(void)
 	pic_remap(0x20, 0x28);
 	set_irq_handler(2, on_nmi);
 	single();
-	behind_iret(1, 2);
-	behind_iret(2, 2);
-	behind_iret(3, 2);
+	behind_iret(1, 2, 0);
+	behind_iret(1, 2, 1);
+	behind_iret(2, 2, 0);
+	behind_iret(3, 2, 1);
 }

@@ -187,6 +187,12 @@ bool vlapic_accepts_extint(const struct vlapic *l)
 	       (l->lvt[LVT_LINT0] & (LVT_MASKED | DM_MASK)) == DM_EXTINT;
 }
 
+bool vlapic_lint1_nmi(const struct vlapic *l)
+{
+	return !vlapic_hw_enabled(l) ||
+	       (l->lvt[LVT_LINT1] & (LVT_MASKED | DM_MASK)) == VLAPIC_DM_NMI << 8;
+}
+
 /* ---- IPIs: the ICR decoded here, delivered by the board to the APICs it reaches ---- */
 
 static u32 x2apic_ldr(const struct vlapic *l)

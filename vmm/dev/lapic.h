@@ -96,6 +96,9 @@ void vlapic_ack(struct vlapic *l, u8 vector);
 /* Do the 8259's interrupts reach the CPU (LINT0 unmasked in ExtINT mode, or the APIC
  * hardware-disabled so the PIC is wired straight to INTR)? */
 bool vlapic_accepts_extint(const struct vlapic *l);
+/* Does an edge on LINT1 (a board's NMI line) reach the CPU as an NMI: its LVT unmasked with
+ * NMI delivery, or the APIC hardware-disabled (the pin then goes straight to the CPU's NMI)? */
+bool vlapic_lint1_nmi(const struct vlapic *l);
 /* Fire the timer if due by now (sets the LVT vector in IRR unless masked; re-arms periodic). */
 void vlapic_timer_update(struct vlapic *l, u64 now_ns);
 /* When the timer fires next (absolute ns), or 0 if not armed. */
