@@ -248,9 +248,14 @@ static bool update_events(struct vcpu *v, u64 now)
 {
 	bool ok = vcpu_update_events(v);
 
-	/* gdb's single step runs the instruction at RIP, not an interrupt handler. */
-	if (ok && !v->debug_step)
+	/* gdb's single step runs the instruction at RIP, not an interrupt or NMI handler, and no
+	 * window exit may come before it (what waits stays pending). */
+	if (ok && !v->debug_step) {
 		deliver_irq(v);
+	} else if (ok) {
+		virt->request_irq_window(&v->hw, false);
+		virt->request_nmi_window(&v->hw, false);
+	}
 	v->events_due = irq_next_deadline(v, now);
 	v->events_gen = v->vm->dev_gen;
 	v->events_settled = ok && !v->debug_step && !v->nmi_pending && !irq_pending(v);
