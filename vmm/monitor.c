@@ -12,6 +12,7 @@
 #include "lib/string.h"
 #include "vmm/console.h"
 #include "vmm/gdbstub.h"
+#include "vmm/ipi.h"
 #include "vmm/options.h"
 #include "vmm/stats.h"
 
@@ -238,6 +239,31 @@ static void cmd_pause(struct vm *vm, bool pause)
 	kprintf("monitor: %s %s\n", vm->name, pause ? "paused" : "resumed");
 }
 
+/* The board's NMI button (QEMU's `nmi`): an edge on every vCPU's LINT1, an NMI where its LVT
+ * says so (as the BIOS leaves it), into the same one latch as the guest's own NMIs. */
+static void cmd_nmi(struct vm *vm)
+{
+	u32 sent = 0;
+
+	if (vm_ended(vm)) {
+		kprintf("monitor: %s has ended\n", vm->name);
+		return;
+	}
+	vm_lock(vm);
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *t = &vm->vcpus[i];
+		if (!vlapic_lint1_nmi(&t->vlapic))
+			continue;
+		t->nmi_pending = true;
+		ipi_kick(t);
+		sent++;
+	}
+	vm->dev_gen++; /* a vCPU of this CPU looks at its events before it enters again */
+	vm_unlock(vm);
+	kprintf("monitor: nmi %s: LINT1 delivers an NMI on %u of %u vCPUs\n", vm->name, sent,
+		vm->nr_vcpus);
+}
+
 static void cmd_log(struct vm *vm)
 {
 	vm_lock(vm);
@@ -257,6 +283,7 @@ static void do_audit(struct vm *vm, const char *arg) { (void)arg; cmd_audit(vm);
 static void do_pause(struct vm *vm, const char *arg) { (void)arg; cmd_pause(vm, true); }
 static void do_resume(struct vm *vm, const char *arg) { (void)arg; cmd_pause(vm, false); }
 static void do_log(struct vm *vm, const char *arg) { (void)arg; cmd_log(vm); }
+static void do_nmi(struct vm *vm, const char *arg) { (void)arg; cmd_nmi(vm); }
 static void do_focus(struct vm *vm, const char *arg) { (void)arg; console_focus_set(vm); }
 
 static void do_walk(struct vm *vm, const char *arg)
@@ -294,6 +321,7 @@ static const struct mon_cmd {
 	{ "stop", " NAME", 1, do_stop },
 	{ "focus", " NAME", 1, do_focus },
 	{ "log", " NAME", 1, do_log },
+	{ "nmi", " NAME", 1, do_nmi },
 	{ "help", "", 0, cmd_help },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

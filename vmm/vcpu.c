@@ -201,9 +201,10 @@ bool vcpu_update_events(struct vcpu *v)
 		v->halted = false;
 		return true;
 	}
-	/* HLT: an NMI ends it; with IF=1 (IF=0 only in a guest with other vCPUs, which may
-	 * send an NMI or INIT) so does any interrupt the guest will take. */
-	if (v->nmi_pending || ((v->hw.regs.rflags & RFLAGS_IF) && irq_pending(v)))
+	/* HLT: an NMI ends it unless one is in service; with IF=1 (IF=0 only in a guest with
+	 * other vCPUs, which may send an NMI or INIT) so does any interrupt the guest will take. */
+	if ((v->nmi_pending && virt->nmi_window_open(&v->hw)) ||
+	    ((v->hw.regs.rflags & RFLAGS_IF) && irq_pending(v)))
 		v->halted = false;
 	return !v->halted;
 }
@@ -212,12 +213,13 @@ bool vcpu_update_events(struct vcpu *v)
  * can (also right after an event injected now, whose handler may reopen the window). */
 static void deliver_irq(struct vcpu *v)
 {
-	/* An NMI IPI goes first. Virtual NMI blocking (until IRET) is not modelled: a guest's
-	 * NMIs come from its own IPIs, and their sender waits for the handler anyway. */
-	if (v->nmi_pending && !v->hw.pending.valid) {
+	/* An NMI goes first, once the one in service has ended with its IRET and no STI/MOV SS
+	 * shadow holds it; until then it waits (one: more coalesce into it) for the NMI window. */
+	bool nmi_now = v->nmi_pending && !v->hw.pending.valid && virt->nmi_window_open(&v->hw);
+	virt->request_nmi_window(&v->hw, v->nmi_pending && !nmi_now);
+	if (nmi_now) {
 		v->nmi_pending = false;
 		v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_NMI, .vector = VEC_NMI };
-		return;
 	}
 	if (!irq_pending(v)) {
 		virt->request_irq_window(&v->hw, false);
@@ -246,9 +248,14 @@ static bool update_events(struct vcpu *v, u64 now)
 {
 	bool ok = vcpu_update_events(v);
 
-	/* gdb's single step runs the instruction at RIP, not an interrupt handler. */
-	if (ok && !v->debug_step)
+	/* gdb's single step runs the instruction at RIP, not an interrupt or NMI handler, and no
+	 * window exit may come before it (what waits stays pending). */
+	if (ok && !v->debug_step) {
 		deliver_irq(v);
+	} else if (ok) {
+		virt->request_irq_window(&v->hw, false);
+		virt->request_nmi_window(&v->hw, false);
+	}
 	v->events_due = irq_next_deadline(v, now);
 	v->events_gen = v->vm->dev_gen;
 	v->events_settled = ok && !v->debug_step && !v->nmi_pending && !irq_pending(v);

@@ -65,7 +65,7 @@ struct vcpu {
 	u32 flush_req;            /* flush its TLB before it next enters the guest */
 	u32 flush_seen_seq;       /* the flusher waits for exit_seq to move past this */
 	bool flush_wait;          /* ... while this is set */
-	bool nmi_pending;         /* an NMI IPI waits to be injected */
+	bool nmi_pending;         /* an NMI waits to be injected (one latch, as the CPU's) */
 	struct vcpu_hw hw;        /* registers, pending event, paging target: the backend's view */
 	struct mmu_vcpu mmu;
 	struct vlapic vlapic;

@@ -148,6 +148,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define I1_CPUID BIT(18)
 #define I1_INTN BIT(21)
 #define I1_INVD BIT(22)
+#define I1_IRET BIT(20)
 #define I1_HLT BIT(24)
 #define I1_INVLPG BIT(25)
 #define I1_INVLPGA BIT(26)
@@ -200,6 +201,7 @@ static bool insn_intercept_words(u32 *misc1, u32 *misc2)
 #define VMEXIT_CR0_WRITE 0x10
 #define VMEXIT_EXCP_BASE 0x40
 #define VMEXIT_RDPMC 0x6f
+#define VMEXIT_IRET 0x74
 #define VMEXIT_SWINT 0x75
 #define VMEXIT_INVD 0x76
 #define VMEXIT_IOIO 0x7b
@@ -221,6 +223,26 @@ static u16 attr_to_vmcb(u16 a) { return a & 0xfff; }
 static u16 attr_from_vmcb(u16 a) { return a & 0xfff; }
 
 static struct vmcb *vmcb_of(struct vcpu_hw *v) { return v->arch; }
+
+/* What SVM leaves to software, in the last page of the vCPU's allocation: without virtual
+ * NMIs (neither emulator has them) the NMI blocking from an injected NMI's delivery to the
+ * guest's IRET is Umbra's. The IRET intercept exits before the IRET runs; the NMI is
+ * unblocked at the first exit with RIP elsewhere (as KVM does). A waiting NMI gets that exit
+ * at once, whatever IF the IRET restores, by a single step over the IRET (TF at its start:
+ * the #DB intercept after it), which Umbra takes for itself. */
+struct svm_soft {
+	bool nmi_masked;  /* an NMI injected, its IRET not yet run */
+	bool iret_seen;   /* the IRET intercept came, at iret_rip */
+	bool irq_win, nmi_win; /* which waits ask for an exit (VINTR for interrupts and shadows) */
+	bool step;        /* this entry steps over the IRET with Umbra's TF */
+	u64 iret_rip;
+	u64 step_dr6;     /* the guest's DR6 before that step */
+};
+enum { SVM_PAGES = 7 };
+static struct svm_soft *soft_of(struct vcpu_hw *v)
+{
+	return phys_to_virt(v->arch_pa + (SVM_PAGES - 1) * PAGE_SIZE);
+}
 
 static void seg_to_vmcb(struct vmcb_seg *d, const struct x86_seg *s)
 {
@@ -258,8 +280,9 @@ static const u32 vmcb_msrs[] = {
 
 static int svm_vcpu_create(struct vcpu_hw *v)
 {
-	/* One allocation: VMCB, I/O permission map (3 pages), MSR permission map (2 pages). */
-	u64 pa = palloc_alloc_contig(6, 1);
+	/* One allocation: VMCB, I/O permission map (3 pages), MSR permission map (2 pages), the
+	 * software state (struct svm_soft). */
+	u64 pa = palloc_alloc_contig(SVM_PAGES, 1);
 	if (!pa)
 		return -1;
 	struct vmcb *vmcb = phys_to_virt(pa);
@@ -268,6 +291,7 @@ static int svm_vcpu_create(struct vcpu_hw *v)
 	/* Every port and every MSR exits: the policies in vmm/ decide. */
 	memset(iopm, 0xff, 3 * PAGE_SIZE);
 	memset(msrpm, 0xff, 2 * PAGE_SIZE);
+	memset(phys_to_virt(pa + (SVM_PAGES - 1) * PAGE_SIZE), 0, sizeof(struct svm_soft));
 	for (unsigned i = 0; i < ARRAY_SIZE(vmcb_msrs); i++)
 		msrpm_pass(msrpm, vmcb_msrs[i]);
 	v->arch = vmcb;
@@ -315,7 +339,7 @@ static int svm_vcpu_create(struct vcpu_hw *v)
 
 static void svm_vcpu_destroy(struct vcpu_hw *v)
 {
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < SVM_PAGES; i++)
 		palloc_free(v->arch_pa + i * PAGE_SIZE);
 	v->arch = NULL;
 }
@@ -426,10 +450,14 @@ static bool svm_irq_window_open(struct vcpu_hw *v)
 	return (v->regs.rflags & RFLAGS_IF) && !svm_in_shadow(v);
 }
 
-static void svm_request_irq_window(struct vcpu_hw *v, bool on)
+/* VINTR for either wait: an interrupt's, or an NMI's once only the shadow or the IRET's
+ * completion holds it (while the IRET has not come, its intercept will). */
+static void set_vintr(struct vcpu_hw *v)
 {
 	struct vmcb *vmcb = vmcb_of(v);
+	struct svm_soft *soft = soft_of(v);
 	u64 bits = VINTR_V_IRQ | VINTR_PRIO_MAX | VINTR_IGN_TPR;
+	bool on = soft->irq_win || (soft->nmi_win && !soft->nmi_masked);
 
 	if (on) {
 		vmcb->vintr |= bits;
@@ -437,6 +465,71 @@ static void svm_request_irq_window(struct vcpu_hw *v, bool on)
 	} else {
 		vmcb->vintr &= ~bits;
 		vmcb->misc1 &= ~I1_VINTR;
+	}
+}
+
+static void svm_request_irq_window(struct vcpu_hw *v, bool on)
+{
+	soft_of(v)->irq_win = on;
+	set_vintr(v);
+}
+
+static bool svm_nmi_window_open(struct vcpu_hw *v)
+{
+	return !soft_of(v)->nmi_masked && !svm_in_shadow(v);
+}
+
+/* A shadow with IF=0 (MOV SS after CLI) has VINTR wait for IF: the NMI then comes at the next
+ * exit at the latest (the slice's end). */
+static void svm_request_nmi_window(struct vcpu_hw *v, bool on)
+{
+	soft_of(v)->nmi_win = on;
+	set_vintr(v);
+}
+
+/* NMI blocking around an entry that may inject: an injected NMI is in service from now on and
+ * its handler's IRET is intercepted; an intercepted IRET with an NMI waiting runs with TF
+ * (unless the guest steps itself: its own trap then exits there). */
+static void nmi_entry(struct vcpu_hw *v, struct vmcb *vmcb)
+{
+	struct svm_soft *soft = soft_of(v);
+
+	if (v->pending.valid && v->pending.type == VEVENT_NMI) {
+		soft->nmi_masked = true;
+		soft->iret_seen = false;
+		vmcb->misc1 |= I1_IRET;
+	} else if (soft->iret_seen && soft->nmi_win && !v->pending.valid &&
+		   v->regs.rip == soft->iret_rip && !(v->regs.rflags & RFLAGS_TF)) {
+		soft->step = true;
+		soft->step_dr6 = vmcb->dr6;
+		vmcb->rflags |= RFLAGS_TF;
+	}
+}
+
+/* After an exit: the IRET intercepted at iret_rip has run once RIP is elsewhere. Umbra's step
+ * over it ends in the #DB intercept after it, which is Umbra's alone (DR6 as it was; the
+ * guest's TF is the one the IRET loaded); an exit before it has run keeps the guest's TF. */
+static void nmi_exit(struct vcpu_hw *v, struct vmcb *vmcb, struct vexit *x)
+{
+	struct svm_soft *soft = soft_of(v);
+
+	if (soft->step) {
+		soft->step = false;
+		if (v->regs.rip == soft->iret_rip) {
+			v->regs.rflags &= ~(u64)RFLAGS_TF;
+		} else if (x->reason == UMBRA_EXIT_EXCEPTION && x->vector == VEC_DB) {
+			vmcb->dr6 = soft->step_dr6;
+			*x = (struct vexit){ .reason = UMBRA_EXIT_IRQ_WINDOW, .raw_code = x->raw_code };
+		}
+	}
+	if (soft->iret_seen && v->regs.rip != soft->iret_rip) {
+		soft->nmi_masked = soft->iret_seen = false;
+		set_vintr(v);
+	}
+	if (x->raw_code == VMEXIT_IRET) {
+		soft->iret_seen = true;
+		soft->iret_rip = v->regs.rip;
+		vmcb->misc1 &= ~(u32)I1_IRET;
 	}
 }
 
@@ -581,6 +674,7 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	vmcb->rsp = v->regs.gpr[X86_RSP];
 	vmcb->rip = v->regs.rip;
 	vmcb->rflags = v->regs.rflags;
+	nmi_entry(v, vmcb);
 	vmcb->exceptions = virt_exc_bitmap(&v->pending, npt_on(vmcb), v->exc_debug);
 	/* QEMU's TCG reports INT3 as INT n, not as #BP: a debugger needs both. */
 	if (v->exc_debug & BIT(3))
@@ -623,6 +717,7 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		v->regs.cr2 = vmcb->cr2;
 	}
 	decode_exit(vmcb, x, dr6_at_entry);
+	nmi_exit(v, vmcb, x);
 
 	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
 	 * delivered again once the exit is handled. */
@@ -690,6 +785,8 @@ const struct virt_backend svm_backend = {
 	.set_cr2 = svm_set_cr2,
 	.irq_window_open = svm_irq_window_open,
 	.request_irq_window = svm_request_irq_window,
+	.nmi_window_open = svm_nmi_window_open,
+	.request_nmi_window = svm_request_nmi_window,
 	.set_tsc_offset = svm_set_tsc_offset,
 	.intercept_dr = svm_intercept_dr,
 	.single_step = svm_single_step,

@@ -28,7 +28,7 @@
 	X(0x70, 0x71, PUSHF_POPF, REFUSE, OTHER, "PUSHF and POPF are never intercepted") \
 	X(0x72, 0x72, CPUID, MAP, CPUID, "the guest's CPUID policy") \
 	X(0x73, 0x73, RSM, UD, OTHER, "RSM outside SMM") \
-	X(0x74, 0x74, IRET, REFUSE, OTHER, "IRET is never intercepted") \
+	X(0x74, 0x74, IRET, MAP, IRQ_WINDOW, "an NMI handler's IRET: NMIs unblocked once it has run") \
 	X(0x75, 0x75, SWINT, DECODE, EXCEPTION, "INT n, for the debugger (TCG reports INT3 so)") \
 	X(0x76, 0x76, INVD, DECODE, INSN, "completed as WBINVD") \
 	X(0x77, 0x77, PAUSE, REFUSE, OTHER, "PAUSE is never intercepted") \

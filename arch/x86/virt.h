@@ -262,6 +262,12 @@ struct virt_backend {
 	bool (*irq_window_open)(struct vcpu_hw *v);
 	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
 	void (*request_irq_window)(struct vcpu_hw *v, bool on);
+	/* Could an NMI be injected right now: none in service (the CPU blocks NMIs from an NMI's
+	 * delivery until the guest's next IRET) and no STI/MOV SS shadow? An NMI injected
+	 * (pending, VEVENT_NMI) is in service from its delivery on. */
+	bool (*nmi_window_open)(struct vcpu_hw *v);
+	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as an NMI could be injected, or stop. */
+	void (*request_nmi_window)(struct vcpu_hw *v, bool on);
 	/* A debugger's single step: exit (EXCEPTION 1 with mtf set) after the guest's next
 	 * instruction, its RFLAGS untouched (VMX's monitor trap flag). False where the CPU has
 	 * none: the caller steps with RFLAGS.TF. Call on the vCPU's CPU. */

@@ -68,6 +68,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 /* Control bits */
 #define PIN_EXT_INTR BIT(0)
 #define PIN_NMI BIT(3)
+#define PIN_VIRTUAL_NMI BIT(5)
 #define PIN_PREEMPT BIT(6)
 #define PROC_INT_WINDOW BIT(2)
 #define PROC_TSC_OFFSET BIT(3)
@@ -79,6 +80,7 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define PROC_CR3_STORE BIT(16)
 #define PROC_CR8_LOAD BIT(19)
 #define PROC_CR8_STORE BIT(20)
+#define PROC_NMI_WINDOW BIT(22)
 #define PROC_MOV_DR BIT(23)
 #define PROC_IO_BITMAPS BIT(25)
 #define PROC_MTF BIT(27)
@@ -113,6 +115,13 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define EPTP_WALK4 (3ull << 3)
 
 /* Interruption information (entry, exit, IDT vectoring) is the common event word (virt.h). */
+/* Guest interruptibility state: blocking by STI, by MOV SS, by NMI. */
+#define INTR_STI BIT(0)
+#define INTR_MOV_SS BIT(1)
+#define INTR_NMI BIT(3)
+/* Exit interruption information (and an EPT violation's qualification): the exit came in an
+ * IRET that had unblocked NMIs; blocking is set again before it runs again (SDM 27.2.3). */
+#define EXIT_NMI_UNBLOCKED_BY_IRET BIT(12)
 
 /* Set with reasons 33 (invalid guest state), 34 (MSR loading), 41 (machine check). */
 #define EXIT_ENTRY_FAILED BIT(31)
@@ -177,11 +186,14 @@ struct vmx_vcpu {
 	u64 cr2;          /* the guest's CR2 between runs */
 	u64 exit_rip;     /* RIP at the last exit: a moved RIP ends any STI/MOV SS shadow */
 	u32 shadow;       /* the STI/MOV SS blocking bits the VMCS holds */
+	u32 intr;         /* the whole interruptibility state the VMCS holds (NMI blocking too) */
+	u32 windows;      /* PROC_INT_WINDOW, PROC_NMI_WINDOW: the exits Umbra waits for */
+	bool irq_win, nmi_win; /* which of the two waits asked for them */
 	u64 debugctl;     /* the guest's IA32_DEBUGCTL the VMCS holds */
 	u32 entry_ctls;   /* entry controls in force, for the entry-failure dump */
 	bool launched, flush;
 	u64 root_hpa;     /* the shadow root the VMCS holds */
-	u32 proc;         /* primary controls in force, without the interrupt window */
+	u32 proc;         /* primary controls in force, without the window exits */
 	u32 exc_bitmap;   /* the exception bitmap in force */
 	bool tdp;         /* on EPT: the guest's own CR0/CR3/CR4/EFER run on the CPU */
 	bool pdptes_set;  /* the VMCS PDPTE fields hold this PAE context's PDPTEs */
@@ -289,8 +301,8 @@ static const char *read_caps(struct vmx_caps *c)
 
 	c->revision = (u32)basic & 0x7fffffff;
 	if (!adjust(tru ? MSR_VMX_TRUE_PINBASED_CTLS : MSR_VMX_PINBASED_CTLS,
-		    PIN_EXT_INTR | PIN_NMI, PIN_PREEMPT, &c->pin))
-		return "no external-interrupt or NMI exiting";
+		    PIN_EXT_INTR | PIN_NMI | PIN_VIRTUAL_NMI, PIN_PREEMPT, &c->pin))
+		return "no external-interrupt or NMI exiting, or no virtual NMIs";
 	/* External interrupts alone do not always bound a slice (Bochs stops delivering the
 	 * host timer to a guest spinning with IF=0): the preemption timer does, where offered. */
 	c->preempt = c->pin & PIN_PREEMPT;
@@ -299,13 +311,14 @@ static const char *read_caps(struct vmx_caps *c)
 		return "an instruction intercept of virt.h has no VMX control";
 	/* CR8 exits: it is the model's TPR (vmm/cr.c), which a TPR shadow would leave behind. */
 	u32 need = insn_proc | PROC_CR3_LOAD | PROC_CR3_STORE | PROC_INT_WINDOW | PROC_CR8_LOAD |
-		   PROC_CR8_STORE;
+		   PROC_CR8_STORE | PROC_NMI_WINDOW;
 	u32 want = PROC_MSR_BITMAPS | PROC_SECONDARY | PROC_TSC_OFFSET | PROC_MOV_DR | PROC_MTF;
 	u32 proc_msr = tru ? MSR_VMX_TRUE_PROCBASED_CTLS : MSR_VMX_PROCBASED_CTLS;
 	if (!adjust(proc_msr, need, want, &c->proc))
-		return "no HLT, INVLPG, RDPMC, MONITOR, MWAIT, CR3, CR8, interrupt-window or I/O-bitmap "
-		       "exiting";
-	c->proc &= ~(u32)PROC_INT_WINDOW; /* on only while Umbra waits for the window */
+		return "no HLT, INVLPG, RDPMC, MONITOR, MWAIT, CR3, CR8, interrupt- or NMI-window or "
+		       "I/O-bitmap exiting";
+	/* On only while Umbra waits for the window (vmx_vcpu.windows). */
+	c->proc &= ~(u32)(PROC_INT_WINDOW | PROC_NMI_WINDOW);
 	c->mtf = c->proc & PROC_MTF;
 	c->proc &= ~(u32)PROC_MTF;        /* on only while a debugger steps */
 
@@ -941,10 +954,41 @@ static bool vmx_irq_window_open(struct vcpu_hw *v)
 	return (v->regs.rflags & RFLAGS_IF) && !entry_shadow(v);
 }
 
+/* The window exits both waits ask for. The NMI wait takes the NMI window while an NMI is in
+ * service or MOV SS blocks; after STI (IF is then set) it takes the interrupt window, which
+ * ends with the shadow: Bochs' NMI-window exit, like the SDM's, does not wait for an STI
+ * shadow, and would come back at once for ever. */
+static void set_windows(struct vcpu_hw *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+	u32 w = s->irq_win ? PROC_INT_WINDOW : 0;
+
+	if (s->nmi_win)
+		w |= (s->intr & INTR_NMI) || (entry_shadow(v) & INTR_MOV_SS) ||
+		     !(v->regs.rflags & RFLAGS_IF) ? PROC_NMI_WINDOW : PROC_INT_WINDOW;
+	if (w != s->windows && load_vmcs(s)) {
+		s->windows = w;
+		vmwrite(F_PROC, s->proc | w);
+	}
+}
+
 static void vmx_request_irq_window(struct vcpu_hw *v, bool on)
 {
-	if (load_vmcs(state_of(v)))
-		vmwrite(F_PROC, on ? state_of(v)->proc | PROC_INT_WINDOW : state_of(v)->proc);
+	state_of(v)->irq_win = on;
+	set_windows(v);
+}
+
+/* Virtual NMIs: the CPU sets NMI blocking when it delivers the NMI Umbra injects and clears
+ * it at the guest's IRET, in the interruptibility state. */
+static bool vmx_nmi_window_open(struct vcpu_hw *v)
+{
+	return !(state_of(v)->intr & INTR_NMI) && !entry_shadow(v);
+}
+
+static void vmx_request_nmi_window(struct vcpu_hw *v, bool on)
+{
+	state_of(v)->nmi_win = on;
+	set_windows(v);
 }
 
 static bool vmx_single_step(struct vcpu_hw *v, bool on)
@@ -953,7 +997,7 @@ static bool vmx_single_step(struct vcpu_hw *v, bool on)
 	if (!caps.mtf || !load_vmcs(s))
 		return false;
 	s->proc = on ? s->proc | PROC_MTF : s->proc & ~(u32)PROC_MTF;
-	vmwrite(F_PROC, s->proc);
+	vmwrite(F_PROC, s->proc | s->windows);
 	return true;
 }
 
@@ -963,7 +1007,7 @@ static void vmx_intercept_dr(struct vcpu_hw *v, bool on)
 	if (!(caps.proc & PROC_MOV_DR) || !load_vmcs(s))
 		return;
 	s->proc = on ? s->proc | PROC_MOV_DR : s->proc & ~(u32)PROC_MOV_DR;
-	vmwrite(F_PROC, s->proc);
+	vmwrite(F_PROC, s->proc | s->windows);
 }
 
 /* VMX leaves DR6 alone on entry and exit: the guest's value is the CPU's. DR7 is in the VMCS
@@ -1006,6 +1050,30 @@ static void entry_failed(struct vcpu_hw *v, struct vexit *x, const char *what, u
 	x->reason = UMBRA_EXIT_INVALID;
 }
 
+/* A #DB fault (general detect, an instruction breakpoint) in an STI or MOV SS shadow: the
+ * debug exceptions the shadow holds (the single step MOV SS owes under TF; a data breakpoint
+ * MOV SS hit) come with it, in the one #DB the guest is given, as the CPU reports them. The
+ * CPU leaves the step out of the pending-debug-exceptions field at a #DB exit (Bochs does
+ * not), so it is read from TF; the injection then clears the field (vmx_vcpu_run). */
+static u64 db_held(struct vcpu_hw *v)
+{
+	if (!state_of(v)->shadow)
+		return 0;
+	u64 held = vmread(F_GUEST_PENDING_DBG) & (DR6_BS | DR6_B0_B3);
+	if ((v->regs.rflags & RFLAGS_TF) && !(v->debugctl & DEBUGCTL_BTF))
+		held |= DR6_BS;
+	return held;
+}
+
+/* The IRET that unblocked NMIs did not complete (a fault the host handles, or one the guest
+ * gets): NMIs stay blocked until it runs again, as the CPU would have it. */
+static void nmi_block_again(struct vcpu_hw *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+	s->intr |= INTR_NMI;
+	vmwrite(F_GUEST_INTERRUPTIBILITY, s->intr);
+}
+
 static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 {
 	u32 code = (u32)vmread(F_EXIT_REASON);
@@ -1035,6 +1103,8 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 	case VX_EXCEPTION_NMI: {
 		u32 info = (u32)vmread(F_EXIT_INTR);
 		x->raw_info2 = info;
+		if ((info & EXIT_NMI_UNBLOCKED_BY_IRET) && (info & 0xff) != VEC_DF)
+			nmi_block_again(v);
 		x->vector = info & 0xff;
 		x->has_error = info & VEVENT_WORD_HAS_ERROR;
 		if (x->has_error)
@@ -1053,11 +1123,13 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 			x->reason = UMBRA_EXIT_EXCEPTION;
 			/* B0-B3, BD, BS: SDM 27.1, a #DB exit leaves DR6 as it was. */
 			if (x->vector == VEC_DB)
-				x->dr6_set = (u32)qual & 0x600f;
+				x->dr6_set = ((u32)qual & 0x600f) | db_held(v);
 		}
 		break;
 	}
 	case VX_EPT_VIOLATION:
+		if (qual & EXIT_NMI_UNBLOCKED_BY_IRET)
+			nmi_block_again(v);
 		x->error_code = qual;
 		x->addr = vmread(F_GUEST_PHYS);
 		break;
@@ -1121,12 +1193,21 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	vmwrite(F_GUEST_RIP, r->rip);
 	/* vm86 mode: the guest's IOPL is kept aside (0 makes its flag instructions #GP). */
 	vmwrite(F_GUEST_RFLAGS, s->vm86 ? (r->rflags & ~RFLAGS_IOPL) | RFLAGS_VM : r->rflags);
-	u32 shadow = entry_shadow(v);
-	if (shadow != s->shadow) {
-		u64 in = vmread(F_GUEST_INTERRUPTIBILITY);
-		vmwrite(F_GUEST_INTERRUPTIBILITY, (in & ~3ull) | shadow);
-		s->shadow = shadow;
+	/* Delivering an event ends the shadow: a #DB carries what the shadow held (db_held), and
+	 * an exception may not enter with TF, a shadow and no pending single step (SDM 26.3.1.5). */
+	bool event_ends_shadow = v->pending.valid && v->pending.type == VEVENT_EXCEPTION;
+	u32 shadow = event_ends_shadow ? 0 : entry_shadow(v);
+	if (event_ends_shadow && v->pending.vector == VEC_DB)
+		vmwrite(F_GUEST_PENDING_DBG, 0);
+	/* An NMI injected is not yet in service (one whose delivery an exit cut short, too). */
+	u32 state = (s->intr & ~(u32)(INTR_STI | INTR_MOV_SS)) | shadow;
+	if (v->pending.valid && v->pending.type == VEVENT_NMI)
+		state &= ~(u32)INTR_NMI;
+	if (state != s->intr) {
+		vmwrite(F_GUEST_INTERRUPTIBILITY, state);
+		s->intr = state;
 	}
+	s->shadow = shadow;
 	/* Debug exceptions the exit left pending (a single step owed since a MOV SS, or since
 	 * the exiting instruction began with TF: Bochs) belong to an instruction Umbra has
 	 * completed itself, and vmm/ has delivered what it owes (or nothing, under BTF). */
@@ -1176,7 +1257,8 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	s->launched = true;
 	r->gpr[X86_RSP] = vmread(F_GUEST_RSP);
 	r->rip = s->exit_rip = vmread(F_GUEST_RIP);
-	s->shadow = (u32)vmread(F_GUEST_INTERRUPTIBILITY) & 3;
+	s->intr = (u32)vmread(F_GUEST_INTERRUPTIBILITY);
+	s->shadow = s->intr & (INTR_STI | INTR_MOV_SS);
 	u64 iopl = r->rflags & RFLAGS_IOPL;
 	r->rflags = vmread(F_GUEST_RFLAGS);
 	if (s->vm86)
@@ -1233,7 +1315,7 @@ static void vmx_tdp_enable(struct vcpu_hw *v, u64 root_hpa)
 	s->tdp = true;
 	s->eptp = root_hpa | EPTP_WB | EPTP_WALK4;
 	s->proc = caps.proc_tdp;
-	vmwrite(F_PROC, s->proc);
+	vmwrite(F_PROC, s->proc | s->windows);
 	vmwrite(F_PROC2, caps.proc2_tdp);
 	vmwrite(F_EPT_POINTER, s->eptp);
 	s->exc_bitmap = VIRT_EXC_ALWAYS; /* the guest takes its own page faults */
@@ -1257,6 +1339,8 @@ const struct virt_backend vmx_backend = {
 	.set_cr2 = vmx_set_cr2,
 	.irq_window_open = vmx_irq_window_open,
 	.request_irq_window = vmx_request_irq_window,
+	.nmi_window_open = vmx_nmi_window_open,
+	.request_nmi_window = vmx_request_nmi_window,
 	.set_tsc_offset = vmx_set_tsc_offset,
 	.intercept_dr = vmx_intercept_dr,
 	.single_step = vmx_single_step,

@@ -23,7 +23,7 @@
 	X(5, IO_SMI, REFUSE, OTHER, "I/O SMI: no dual-monitor treatment") \
 	X(6, OTHER_SMI, REFUSE, OTHER, "SMI: no dual-monitor treatment") \
 	X(7, INT_WINDOW, MAP, IRQ_WINDOW, "interrupt window: the next entry injects") \
-	X(8, NMI_WINDOW, REFUSE, OTHER, "NMI window: never requested (no virtual NMIs)") \
+	X(8, NMI_WINDOW, MAP, IRQ_WINDOW, "NMI window: the next entry injects the NMI") \
 	X(9, TASK_SWITCH, REFUSE, OTHER, "hardware task switch: not emulated (it would load CR3)") \
 	X(10, CPUID, MAP_LEN, CPUID, "the guest's CPUID policy") \
 	X(11, GETSEC, UD, OTHER, "CPUID announces no SMX") \

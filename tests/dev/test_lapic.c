@@ -391,6 +391,26 @@ static void test_lint0_nmi(void **state)
 	assert_false(vlapic_lint0(&l, true));  /* no APIC: LINT0 is INTR, not an NMI */
 }
 
+/* LINT1, the board's NMI line (the monitor's nmi): an NMI as the BIOS leaves it, not while
+ * masked (by the LVT or a software disable) or in another mode; straight to the CPU without an
+ * APIC. */
+static void test_lint1_nmi(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	assert_true(vlapic_lint1_nmi(&l));
+	wr(&l, LINT1, 0x10400);
+	assert_false(vlapic_lint1_nmi(&l));
+	wr(&l, LINT1, 0x0030);                /* fixed, vector 0x30 */
+	assert_false(vlapic_lint1_nmi(&l));
+	wr(&l, LINT1, 0x0400);
+	assert_true(vlapic_lint1_nmi(&l));
+	wr(&l, SVR, 0xff);                    /* software-disabled: LINT1 masked */
+	assert_false(vlapic_lint1_nmi(&l));
+	assert_true(vlapic_set_base(&l, VLAPIC_BASE | BASE_BSP, 36));
+	assert_true(vlapic_lint1_nmi(&l));
+}
+
 /* ---- IPIs ---- */
 
 static void test_icr_self_ipis(void **state)
@@ -1049,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_lvt_reserved_bits),
 		cmocka_unit_test(test_xapic_registers),
 		cmocka_unit_test(test_extint),
+		cmocka_unit_test(test_lint1_nmi),
 		cmocka_unit_test(test_icr_self_ipis),
 		cmocka_unit_test(test_icr_other_cpu),
 		cmocka_unit_test(test_icr_logical),

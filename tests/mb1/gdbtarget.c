@@ -32,9 +32,18 @@ __attribute__((noinline)) static void own_debug_regs(ulong i)
 	      i, dr7);
 }
 
+/* The monitor's nmi command (tests/monitor): each NMI is counted and said. */
+static volatile int nmis;
+static void on_nmi(struct frame *f)
+{
+	(void)f;
+	kprintf("nmi %d taken\n", ++nmis);
+}
+
 void test_main(void)
 {
 	int total = 0;
+	set_irq_handler(2, on_nmi);
 	ulong never = 0xfffff000ul;
 	asm volatile("mov %0, %%dr2" : : "r"(never));
 	asm volatile("mov %0, %%dr7" : : "r"(OWN_DR7));

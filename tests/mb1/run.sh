@@ -66,6 +66,7 @@ cases=(
   "pvh64|pvh64|ram=16 mods=1 an ELF64 image|tests/mb1/boot.c||"
   "realmode|realmode||||"
   "bios|bios||||"
+  "nmi|nmi||||"
 )
 # Every case also runs on Bochs (VMX): all of them take well under a minute there.
 bochs=${MB1_BOCHS:-1}

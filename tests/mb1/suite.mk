@@ -12,7 +12,7 @@ MB1_LIST := serial:serial:32:PM_OFF devices:devices:32:PM_OFF cpu:cpu:64:PM_64 c
             intr32:intr:32:PM_32 intrpae:intr:32:PM_PAE intr64:intr:64:PM_64 \
             pvh:pvh:32:PM_OFF pvh64:pvh:32:PM_OFF gdbtarget:gdbtarget:32:PM_OFF \
             gdbtarget64:gdbtarget:64:PM_64 realmode:realmode:32:PM_OFF \
-            bios:bios:32:PM_OFF
+            bios:bios:32:PM_OFF nmi:nmi:32:PM_OFF
 MB1_NAMES := $(foreach k,$(MB1_LIST),$(firstword $(subst :, ,$(k))))
 MB1_IMAGES := $(patsubst %,$(MB1_OUT)/%.elf,$(MB1_NAMES))
 

@@ -9,7 +9,8 @@ G=${GUEST_DIR:-build/guests}
 case_run smp-qemu-sipi --cpu max --smp 2 --timeout 240 \
   --module "$G/smppae.elf name=smp vcpus=2 time=180" --expect guests_passed=1 \
   --expect-log "smppae: 2 vCPUs \(sipi start\)" --expect-log "guest smp: vcpu1: cpu=1 started" \
-  --expect-log "guest smp: smp: vcpus=2 ipis=[1-9]"
+  --expect-log "guest smp: smp: vcpus=2 ipis=[1-9]" \
+  --expect-log "smppae: 100 NMIs from vCPU 1 around STI and MOV SS shadows, 0 inside one"
 # The PV start hypercall (bad inputs first: EINVAL, EFAULT, EBUSY) with audit=1.
 case_run smp-qemu-pv-audit --cpu max --smp 2 --timeout 240 --cmdline "audit=1" \
   --module "$G/smp32.elf name=smp vcpus=2 time=180 -- start=pv" --expect guests_passed=1 \
@@ -48,7 +49,8 @@ case_run smp-qemu-bad-options --cpu max --smp 2 \
 # VMX (Bochs): the PV start, two CPUs.
 case_run smp-bochs-vmx-pv --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 600 \
   --module "$G/smp32.elf name=smp vcpus=2 time=500 -- start=pv" --expect guests_passed=1 \
-  --expect-log "smp32: 2 vCPUs \(pv start\)"
+  --expect-log "smp32: 2 vCPUs \(pv start\)" \
+  --expect-log "smp32: 100 NMIs from vCPU 1 around STI and MOV SS shadows, 0 inside one"
 # VMX under shadow paging has no unrestricted guest: the AP's SIPI trampoline runs in
 # virtual-8086 mode and through the real-mode emulator (arch/x86/realmode.c) until it reaches
 # protected mode; a guest on the other CPU goes on beside it.

@@ -199,6 +199,12 @@ bool vlapic_lint0(struct vlapic *l, bool level)
 	       (l->lvt[LVT_LINT0] & (LVT_MASKED | DM_MASK)) == DM_NMI;
 }
 
+bool vlapic_lint1_nmi(const struct vlapic *l)
+{
+	return !vlapic_hw_enabled(l) ||
+	       (l->lvt[LVT_LINT1] & (LVT_MASKED | DM_MASK)) == VLAPIC_DM_NMI << 8;
+}
+
 /* ---- IPIs: the ICR decoded here, delivered by the board to the APICs it reaches ---- */
 
 static u32 x2apic_ldr(const struct vlapic *l)

@@ -104,6 +104,9 @@ bool vlapic_accepts_extint(const struct vlapic *l);
 /* The LINT0 input (the 8259's INTR output) is level now: true on a rising edge while LINT0 is
  * unmasked in NMI mode on an enabled APIC, when the CPU takes an NMI. */
 bool vlapic_lint0(struct vlapic *l, bool level);
+/* Does an edge on LINT1 (a board's NMI line) reach the CPU as an NMI: its LVT unmasked with
+ * NMI delivery, or the APIC hardware-disabled (the pin then goes straight to the CPU's NMI)? */
+bool vlapic_lint1_nmi(const struct vlapic *l);
 /* Fire the timer if due by now (sets the LVT vector in IRR unless masked; re-arms periodic). */
 void vlapic_timer_update(struct vlapic *l, u64 now_ns);
 /* When the timer fires next (absolute ns), or 0 if not armed. */
