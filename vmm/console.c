@@ -149,7 +149,7 @@ void console_poll_input(struct vm *vm)
 	if (!vm && !keys_read_by_loop(owner))
 		return;
 	spin_lock(&input_lock);
-	while (!to_guest || in_monitor || uart_rx_room(&vm->board.com1)) {
+	while (!to_guest || in_monitor || uart_input_room(&vm->board.com1)) {
 		int c = serial_getc();
 		if (c < 0)
 			break;
@@ -165,7 +165,7 @@ void console_poll_input(struct vm *vm)
 		if (in_monitor)
 			monitor_input(c);
 		else if (to_guest)
-			uart_rx_push(&vm->board.com1, (u8)c);
+			uart_input_push(&vm->board.com1, (u8)c);
 	}
 	spin_unlock(&input_lock);
 }
