@@ -3,6 +3,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/serial.h"
+#include "arch/x86/tsc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "lib/spinlock.h"
@@ -121,6 +122,20 @@ static bool escape_key(int c)
 	}
 }
 
+/* Does the scheduler's loop read the keys (the focus guest does not read for itself)? */
+static bool keys_read_by_loop(const struct vm *owner)
+{
+	bool owner_held = owner->vcpus[0].debug_stop || __atomic_load_n(&owner->paused, __ATOMIC_RELAXED);
+	return vm_ended(owner) || __atomic_load_n(&in_monitor, __ATOMIC_RELAXED) || owner_held;
+}
+
+u64 console_keys_deadline(u64 now_tsc)
+{
+	if (!nr_vms || !keys_read_by_loop(&vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)]))
+		return 0;
+	return now_tsc + ns_to_tsc(CONSOLE_POLL_NS);
+}
+
 void console_poll_input(struct vm *vm)
 {
 	if (!nr_vms)
@@ -131,11 +146,10 @@ void console_poll_input(struct vm *vm)
 		return;
 	/* The owner's CPU reads for it, unless it does not run it now (held by gdb or paused:
 	 * what is typed to it meanwhile is dropped) or the monitor has the input. */
-	bool owner_held = owner->vcpus[0].debug_stop || __atomic_load_n(&owner->paused, __ATOMIC_RELAXED);
-	if (!vm && !vm_ended(owner) && !in_monitor && !owner_held)
+	if (!vm && !keys_read_by_loop(owner))
 		return;
 	spin_lock(&input_lock);
-	while (!to_guest || in_monitor || uart_rx_room(&vm->board.com1)) {
+	while (!to_guest || in_monitor || uart_input_room(&vm->board.com1)) {
 		int c = serial_getc();
 		if (c < 0)
 			break;
@@ -151,7 +165,7 @@ void console_poll_input(struct vm *vm)
 		if (in_monitor)
 			monitor_input(c);
 		else if (to_guest)
-			uart_rx_push(&vm->board.com1, (u8)c);
+			uart_input_push(&vm->board.com1, (u8)c);
 	}
 	spin_unlock(&input_lock);
 }

@@ -20,6 +20,13 @@ void console_focus_init(const char *name);
 /* Moves typed bytes into vm's COM1 if it has the focus; with vm NULL (or an ended focus) only
  * the escape keys are read, so the focus can always be moved. Called by the CPU running vm. */
 void console_poll_input(struct vm *vm);
+/* How often typed input is looked for while nobody is interrupted by it (Umbra polls its
+ * serial line): by a guest that waits for input by interrupt, and by the scheduler's loop
+ * while the focus guest does not read (ended, held by gdb, paused, or the monitor open). */
+#define CONSOLE_POLL_NS 10000000ull
+/* When the loop on this CPU must look for typed keys next (0: it need not): without it, a CPU
+ * whose guests all wait would sleep through Ctrl-A n typed after the focus guest ended. */
+u64 console_keys_deadline(u64 now_tsc);
 /* Gives vm the focus (the monitor's focus command). */
 void console_focus_set(struct vm *vm);
 /* Does vm have the focus (so input may arrive for it)? */

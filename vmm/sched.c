@@ -275,6 +275,7 @@ void sched_run_this_cpu(void)
 			break;
 		if (ran)
 			continue;
+		wake = deadline_min(wake, console_keys_deadline(rdtsc()));
 		/* Everyone here waits: sleep until the earliest of their events or a kick. */
 		lapic_timer_arm(wake);
 		if (!wake || rdtsc() < wake)

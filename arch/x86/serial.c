@@ -6,22 +6,21 @@ enum { THR = 0, RBR = 0, DLL = 0, IER = 1, DLM = 1, FCR = 2, LCR = 3, MCR = 4, L
 #define LSR_DR 0x01
 #define LSR_THRE 0x20
 
-/* Bytes received before the FIFOs were set up, handed out first (boot CPU only, then read
- * under the console's input lock). */
-static u8 early_rx[16];
-static unsigned early_n, early_next;
-
-static void port_init(u16 base, u8 *keep, unsigned *kept, unsigned room)
+/* COM1 carries what is typed for the guests, from power-on on: its receiver is never reset.
+ * Switching the 16550's FIFOs on or off empties the receiver (datasheet; QEMU does the same),
+ * and a byte can arrive between the last read of the receiver and that FCR write: it was lost
+ * (typed-ahead input, e.g. the y of "xyz" fed to QEMU's stdio before boot). The FIFO mode the
+ * firmware left stays; input is read by polling either way. COM2 (the gdb stub) gets its FIFOs:
+ * gdb resends what was lost before the stub was ready. */
+static void port_init(u16 base, bool set_fifos)
 {
 	outb(base + IER, 0);
 	outb(base + LCR, 0x80); /* DLAB to set the divisor */
 	outb(base + DLL, 1);    /* 115200 baud */
 	outb(base + DLM, 0);
 	outb(base + LCR, 0x03); /* 8N1 */
-	/* Enabling the FIFOs empties them: keep what was typed before (the guests' input). */
-	while (keep && *kept < room && (inb(base + LSR) & LSR_DR))
-		keep[(*kept)++] = inb(base + RBR);
-	outb(base + FCR, 0xc7);
+	if (set_fifos)
+		outb(base + FCR, 0xc7);
 	outb(base + MCR, 0x03);
 }
 
@@ -42,7 +41,7 @@ static int port_getc(u16 base)
 
 void serial_init(void)
 {
-	port_init(COM1_BASE, early_rx, &early_n, sizeof(early_rx));
+	port_init(COM1_BASE, false);
 }
 
 void serial_putc(char c)
@@ -52,16 +51,12 @@ void serial_putc(char c)
 
 int serial_getc(void)
 {
-	if (early_next < early_n)
-		return early_rx[early_next++];
 	return port_getc(COM1_BASE);
 }
 
-/* What gdb sent before the stub was ready is dropped: it resends a packet without an ack. */
 void serial2_init(void)
 {
-	unsigned none = 0;
-	port_init(COM2_BASE, NULL, &none, 0);
+	port_init(COM2_BASE, true);
 }
 
 void serial2_putc(u8 c)

@@ -416,6 +416,84 @@ static void test_msr_outside_loopback(void **state)
 	assert_int_equal(uart_read(&u, MSR), 0xb0);
 }
 
+/* ---- typed input queued in front of the receiver ---- */
+
+/* Typed before the guest's driver is up: a FIFO reset (what a driver does first) cannot reach
+ * the queued bytes; they reach the guest by interrupt once received-data interrupts are on. */
+static void test_input_waits_for_listener(void **state)
+{
+	(void)state;
+	struct uart u = fresh();
+	assert_true(uart_input_push(&u, 'x'));
+	assert_true(uart_input_push(&u, 'y'));
+	assert_true(uart_input_push(&u, 'z'));
+	assert_int_equal(u.rx_count, 0);
+	uart_write(&u, FCR, 0x07); /* FIFOs on, both cleared */
+	assert_int_equal(u.in_count, 3);
+	uart_write(&u, MCR, 0x08);
+	assert_false(uart_irq(&u));
+	uart_write(&u, IER, 0x01);
+	assert_true(uart_irq(&u));
+	assert_int_equal(uart_read(&u, IIR), 0xc4); /* received data, trigger level 1 */
+	assert_int_equal(uart_read(&u, RBR), 'x');
+	assert_int_equal(uart_read(&u, RBR), 'y');
+	assert_int_equal(uart_read(&u, RBR), 'z');
+	assert_false(uart_read(&u, LSR) & 1);
+	assert_false(uart_irq(&u));
+}
+
+/* A polling guest sees queued bytes in LSR and reads them in order, without a FIFO. */
+static void test_input_polled(void **state)
+{
+	(void)state;
+	struct uart u = fresh();
+	assert_true(uart_input_push(&u, 'a'));
+	assert_true(uart_input_push(&u, 'b'));
+	assert_int_equal(uart_read(&u, LSR), 0x61);
+	assert_int_equal(uart_read(&u, RBR), 'a');
+	assert_int_equal(uart_read(&u, LSR), 0x61);
+	assert_int_equal(uart_read(&u, RBR), 'b');
+	assert_int_equal(uart_read(&u, LSR), 0x60); /* no overrun on the way */
+}
+
+/* With interrupts on, the FIFO fills from the queue as on the chip, up to its 16 bytes; a FIFO
+ * reset drops what the receiver held, never what still waits in the queue. */
+static void test_input_fills_fifo(void **state)
+{
+	(void)state;
+	struct uart u = fresh();
+	uart_write(&u, FCR, 0x01);
+	uart_write(&u, IER, 0x01);
+	for (unsigned i = 0; i < 20; i++)
+		assert_true(uart_input_push(&u, (u8)i));
+	assert_int_equal(u.rx_count, UART_FIFO);
+	assert_int_equal(u.in_count, 4);
+	uart_write(&u, FCR, 0x03);
+	assert_int_equal(uart_read(&u, RBR), 16);
+	assert_int_equal(uart_read(&u, RBR), 17);
+	assert_int_equal(uart_read(&u, RBR), 18);
+	assert_int_equal(uart_read(&u, RBR), 19);
+	assert_false(uart_read(&u, LSR) & 1);
+}
+
+/* A full queue refuses the byte (the caller keeps it); loopback hides the queue until it ends. */
+static void test_input_queue_limits(void **state)
+{
+	(void)state;
+	struct uart u = fresh();
+	for (unsigned i = 0; i < UART_INPUT_QUEUE; i++)
+		assert_true(uart_input_push(&u, (u8)i));
+	assert_false(uart_input_room(&u));
+	assert_false(uart_input_push(&u, 0xee));
+	uart_write(&u, MCR, 0x10);
+	assert_false(uart_read(&u, LSR) & 1);
+	assert_int_equal(uart_read(&u, RBR), 0);
+	uart_write(&u, MCR, 0x00);
+	for (unsigned i = 0; i < UART_INPUT_QUEUE; i++)
+		assert_int_equal(uart_read(&u, RBR), (u8)i);
+	assert_true(uart_input_room(&u));
+}
+
 /* ---- the IRQ line ---- */
 
 static void test_irq_needs_out2(void **state)
@@ -517,6 +595,10 @@ int main(void)
 		cmocka_unit_test(test_msr_deltas),
 		cmocka_unit_test(test_msi_interrupt),
 		cmocka_unit_test(test_msr_outside_loopback),
+		cmocka_unit_test(test_input_waits_for_listener),
+		cmocka_unit_test(test_input_polled),
+		cmocka_unit_test(test_input_fills_fifo),
+		cmocka_unit_test(test_input_queue_limits),
 		cmocka_unit_test(test_irq_needs_out2),
 		cmocka_unit_test(test_irq_follows_thre),
 		cmocka_unit_test(test_irq_in_loopback_follows_out2),

@@ -64,6 +64,13 @@ case_run qemu-console-focus --cpu max --smp 1 --timeout 120 \
   --input build/harness/console-focus.txt --cmdline "timeout=60 console=in2" \
   --module "$S/input.elf name=in1" --module "$S/input.elf name=in2" \
   --expect guests_passed=2 --expect-log "^\[in2\] got: xyz$" --expect-log "^\[in1\] got: abc$"
+# Typed ahead: the bytes wait in the guest's input queue while it boots and survive its FIFO
+# reset (its UART's receiver took only one byte at a time and lost it to the reset before).
+printf 'xyz' > build/harness/console-typeahead.txt
+case_run qemu-console-typeahead --cpu max --smp 1 --timeout 120 \
+  --input build/harness/console-typeahead.txt --cmdline "timeout=60" \
+  --module "$S/input-reset.elf name=reset" \
+  --expect guests_passed=1 --expect-log "^\[reset\] got: xyz$"
 
 # Bad values of the new options are refused like any other.
 case_run qemu-bad-time --cpu max --smp 1 \

@@ -21,6 +21,10 @@ void test_main(void)
 {
 	pic_remap(0x20, 0x28);
 	set_irq_handler(0x24, com1_irq);
+#ifdef FIFO_RESET
+	/* As a driver starts (Linux's 8250): FIFOs on and emptied, after input was typed ahead. */
+	outb(COM1 + 2, 0x07);
+#endif
 	outb(COM1 + 1, 0x01); /* received-data interrupt */
 	outb(COM1 + 4, 0x0b); /* DTR, RTS, OUT2 (the PC's IRQ gate) */
 	pic_set_mask((uint16_t)~(1u << 4));

@@ -7,9 +7,6 @@
 #include "vmm/ipi.h"
 #include "vmm/vm.h"
 
-/* How often a guest waiting for typed input by interrupt looks at the serial line. */
-#define INPUT_POLL_NS 10000000ull
-
 static void note_unmodelled(struct vm *vm, u16 port)
 {
 	for (u32 i = 0; i < vm->n_unmodelled; i++)
@@ -438,6 +435,6 @@ u64 board_next_event_ns(struct vcpu *v, u64 now_ns)
 	struct board *b = &v->vm->board;
 	u64 t = deadline_min(pit_next_irq0_ns(&b->pit, now_ns), vlapic_next_event_ns(&v->vlapic));
 	if (uart_rx_irq_enabled(&b->com1) && console_has_focus(v->vm))
-		t = deadline_min(t, now_ns + INPUT_POLL_NS);
+		t = deadline_min(t, now_ns + CONSOLE_POLL_NS);
 	return t;
 }

@@ -56,6 +56,22 @@ static unsigned rx_trigger(const struct uart *u)
 	return (u->fcr & FCR_ENABLE) ? level[u->fcr >> 6] : 1;
 }
 
+/* ---- the input queue in front of the receiver ---- */
+
+static bool in_connected(const struct uart *u)
+{
+	return u->in_count && !(u->mcr & MCR_LOOP);
+}
+
+static u8 in_pop(struct uart *u)
+{
+	u8 byte = u->in[u->in_head];
+
+	u->in_head = (u16)((u->in_head + 1) % UART_INPUT_QUEUE);
+	u->in_count--;
+	return byte;
+}
+
 /* On overrun a full FIFO keeps its contents and loses the incoming character; without
  * FIFOs the incoming character overwrites the one in the holding register (datasheet). */
 static bool rx_put(struct uart *u, u8 byte)
@@ -76,6 +92,9 @@ static u8 rx_pop(struct uart *u)
 {
 	u8 byte;
 
+	/* A polling guest reads a queued byte once LSR has shown it waiting. */
+	if (!u->rx_count && in_connected(u))
+		return in_pop(u);
 	if (!u->rx_count)
 		return 0;
 	byte = u->rx[u->rx_head];
@@ -88,6 +107,15 @@ static void rx_clear(struct uart *u)
 {
 	u->rx_head = 0;
 	u->rx_count = 0;
+}
+
+/* A guest with received-data interrupts on gets the FIFO filled as on the chip, so trigger
+ * levels and timeouts behave; until then the bytes wait in the queue, where a FIFO reset
+ * cannot reach them. */
+static void in_feed(struct uart *u)
+{
+	while ((u->ier & IER_RDA) && in_connected(u) && u->rx_count < rx_capacity(u))
+		rx_put(u, in_pop(u));
 }
 
 /* ---- interrupts ---- */
@@ -162,6 +190,7 @@ static void ier_write(struct uart *u, u8 val)
 	if (!(u->ier & IER_THRE) && (val & IER_THRE))
 		u->thr_irq = true;
 	u->ier = val & 0x0f;
+	in_feed(u);
 }
 
 static void fcr_write(struct uart *u, u8 val)
@@ -174,24 +203,27 @@ static void fcr_write(struct uart *u, u8 val)
 		if (was_on)
 			rx_clear(u);
 		u->fcr = 0;
+		in_feed(u);
 		return;
 	}
 	if (!was_on || (val & FCR_CLEAR_RX))
 		rx_clear(u);
 	u->fcr = val & FCR_KEPT;
+	in_feed(u);
 }
 
 static void mcr_write(struct uart *u, u8 val)
 {
 	u->mcr = val & 0x1f;
 	modem_update(u);
+	in_feed(u);
 }
 
 /* ---- register reads ---- */
 
 static u8 lsr_read(struct uart *u)
 {
-	u8 val = (u8)(u->lsr | (u->rx_count ? LSR_DR : 0));
+	u8 val = (u8)(u->lsr | (u->rx_count || in_connected(u) ? LSR_DR : 0));
 
 	u->lsr &= (u8)~LSR_ERRORS;
 	return val;
@@ -215,9 +247,15 @@ void uart_reset(struct uart *u, void (*tx)(void *ctx, u8 byte), void *ctx)
 u8 uart_read(struct uart *u, unsigned reg)
 {
 	bool dlab = u->lcr & LCR_DLAB;
+	u8 val;
 
 	switch (reg) {
-	case RBR_THR: return dlab ? u->dll : rx_pop(u);
+	case RBR_THR:
+		if (dlab)
+			return u->dll;
+		val = rx_pop(u);
+		in_feed(u);
+		return val;
 	case IER: return dlab ? u->dlm : u->ier;
 	case IIR_FCR: return iir_read(u);
 	case LCR: return u->lcr;
@@ -260,6 +298,21 @@ bool uart_rx_push(struct uart *u, u8 byte)
 	if (u->mcr & MCR_LOOP)
 		return false;
 	return rx_put(u, byte);
+}
+
+bool uart_input_push(struct uart *u, u8 byte)
+{
+	if (u->in_count == UART_INPUT_QUEUE)
+		return false;
+	u->in[(u->in_head + u->in_count) % UART_INPUT_QUEUE] = byte;
+	u->in_count++;
+	in_feed(u);
+	return true;
+}
+
+bool uart_input_room(const struct uart *u)
+{
+	return u->in_count < UART_INPUT_QUEUE;
 }
 
 bool uart_rx_room(const struct uart *u)
