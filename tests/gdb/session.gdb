@@ -16,7 +16,7 @@ echo CHECK stepi\n
 stepi
 info registers eip
 echo CHECK memory\n
-print *(int *)0x10
+print/x *(int *)0x10
 print *(int *)0xfffff000
 print $cr0
 monitor guests
