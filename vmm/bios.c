@@ -9,24 +9,32 @@
 #define BDA_GPA 0x400ull
 
 /*
- * The handlers, 16-bit code. The timer's is what a BIOS's INT 08h does, less the midnight
- * rollover and the floppy motor count: the 32-bit tick count at 0x46C, INT 1Ch for the
- * kernel's hook, then the EOI.
+ * The handlers, 16-bit code. The timer's is what a BIOS's INT 08h does, less the floppy motor
+ * count: the 32-bit tick count at 0x46C, reset at a day's worth of ticks (0x1800B0, IBM's
+ * figure) with the rollover flag at 0x470 set, INT 1Ch for the kernel's hook, then the EOI.
  */
 static const u8 stub_iret[] = { 0xcf };
 static const u8 stub_timer[] = {
-	0x1e,                         /* push ds */
-	0x50,                         /* push ax */
-	0x31, 0xc0,                   /* xor ax, ax */
-	0x8e, 0xd8,                   /* mov ds, ax */
-	0x83, 0x06, 0x6c, 0x04, 0x01, /* add word [0x46c], 1 */
-	0x83, 0x16, 0x6e, 0x04, 0x00, /* adc word [0x46e], 0 */
-	0xcd, 0x1c,                   /* int 0x1c */
-	0xb0, 0x20,                   /* mov al, 0x20 (non-specific EOI) */
-	0xe6, 0x20,                   /* out 0x20, al */
-	0x58,                         /* pop ax */
-	0x1f,                         /* pop ds */
-	0xcf,                         /* iret */
+	0x1e,                               /* push ds */
+	0x50,                               /* push ax */
+	0x31, 0xc0,                         /* xor ax, ax */
+	0x8e, 0xd8,                         /* mov ds, ax */
+	0x83, 0x06, 0x6c, 0x04, 0x01,       /* add word [0x46c], 1 */
+	0x83, 0x16, 0x6e, 0x04, 0x00,       /* adc word [0x46e], 0 */
+	0x83, 0x3e, 0x6e, 0x04, 0x18,       /* cmp word [0x46e], 0x18 */
+	0x72, 0x15,                         /* jb .hook */
+	0x77, 0x08,                         /* ja .midnight */
+	0x81, 0x3e, 0x6c, 0x04, 0xb0, 0x00, /* cmp word [0x46c], 0xb0 */
+	0x72, 0x0b,                         /* jb .hook */
+	0xa3, 0x6c, 0x04,                   /* .midnight: mov [0x46c], ax (0) */
+	0xa3, 0x6e, 0x04,                   /* mov [0x46e], ax */
+	0xc6, 0x06, 0x70, 0x04, 0x01,       /* mov byte [0x470], 1 */
+	0xcd, 0x1c,                         /* .hook: int 0x1c */
+	0xb0, 0x20,                         /* mov al, 0x20 (non-specific EOI) */
+	0xe6, 0x20,                         /* out 0x20, al */
+	0x58,                               /* pop ax */
+	0x1f,                               /* pop ds */
+	0xcf,                               /* iret */
 };
 static const u8 stub_master[] = { 0x50, 0xb0, 0x20, 0xe6, 0x20, 0x58, 0xcf };
 static const u8 stub_slave[] = { 0x50, 0xb0, 0x20, 0xe6, 0xa0, 0xe6, 0x20, 0x58, 0xcf };
@@ -40,8 +48,8 @@ static const struct stub {
 } stubs[] = {
 	{ stub_iret, sizeof(stub_iret), 0x00, 1, 0 },
 	{ stub_timer, sizeof(stub_timer), 0x10, MASTER_BASE, MASTER_BASE },
-	{ stub_master, sizeof(stub_master), 0x30, MASTER_BASE + 1, MASTER_BASE + 7 },
-	{ stub_slave, sizeof(stub_slave), 0x40, SLAVE_BASE, SLAVE_BASE + 7 },
+	{ stub_master, sizeof(stub_master), 0x50, MASTER_BASE + 1, MASTER_BASE + 7 },
+	{ stub_slave, sizeof(stub_slave), 0x60, SLAVE_BASE, SLAVE_BASE + 7 },
 };
 
 bool bios_wanted(enum bios_choice choice, bool multiboot1)

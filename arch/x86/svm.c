@@ -1,6 +1,7 @@
 /* AMD SVM backend: per-CPU enabling, the VMCB, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
 #include "arch/x86/svm_exits.h"
+#include "arch/x86/svm_db.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
@@ -571,33 +572,15 @@ static u64 event_word(const struct vevent *e)
 	return vevent_word(e) | ((u64)e->error_code << 32);
 }
 
-/* Hardware sets DR6 before the #DB intercept; QEMU's TCG and Bochs only when they deliver the
- * #DB. Where this run set no DR6 bit, derive the cause, most specific first: instruction
- * breakpoints at RIP, a single step (TF), enabled data breakpoints (the one that hit cannot be
- * told apart from the others), general detect; else a single step by an instruction that
- * cleared TF itself (POPF, IRET). */
+/* The DR6 bits this #DB intercept owes (svm_db.h); DR0-DR3 are the guest's in the CPU. */
 static u64 db_cause(const struct vmcb *vmcb, u64 dr6_at_entry)
 {
-	const u64 dr[4] = { read_dr0(), read_dr1(), read_dr2(), read_dr3() };
-	u64 insn_bp = 0, data_bp = 0;
-
-	if (vmcb->dr6 & ~dr6_at_entry & (DR6_B0_B3 | DR6_BD | DR6_BS))
-		return 0;
-	for (int i = 0; i < 4; i++) {
-		if (!(vmcb->dr7 & (3ull << (2 * i))))
-			continue;
-		if (!((vmcb->dr7 >> (16 + 4 * i)) & 3))
-			insn_bp |= dr[i] == vmcb->rip ? BIT(i) : 0;
-		else if (((vmcb->dr7 >> (16 + 4 * i)) & 3) != 2) /* not an I/O breakpoint */
-			data_bp |= BIT(i);
-	}
-	if (insn_bp)
-		return insn_bp;
-	if (vmcb->rflags & RFLAGS_TF)
-		return DR6_BS;
-	if (data_bp)
-		return data_bp;
-	return vmcb->dr7 & DR7_GD ? DR6_BD : DR6_BS;
+	const struct svm_db_state s = {
+		.dr6 = vmcb->dr6, .dr6_at_entry = dr6_at_entry, .dr7 = vmcb->dr7,
+		.rflags = vmcb->rflags, .rip = vmcb->rip, .shadow = vmcb->int_shadow & 1,
+		.dr = { read_dr0(), read_dr1(), read_dr2(), read_dr3() },
+	};
+	return svm_db_cause(&s);
 }
 
 static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)

@@ -26,6 +26,8 @@
 #define R_TICKS0 (RES + 20)
 #define R_TICKS1 (RES + 24)
 #define R_IRQ_IVT (RES + 28)
+#define R_TICKS2 (RES + 32)
+#define R_ROLL (RES + 36)
 
 #include "tests/mb1/rmswitch.h"
 	rm_switch_code
@@ -115,6 +117,17 @@ b_real:
 	cli
 	mov %fs:0x46c, %eax
 	mov %eax, R_TICKS1
+	/* Past a day's worth of ticks (0x1800B0 here, 0x1800B2 in SeaBIOS): the next resets the
+	 * count and sets the rollover flag. */
+	movl $0x1800b5, %fs:0x46c
+	movb $0, %fs:0x470
+	sti
+	hlt
+	cli
+	mov %fs:0x46c, %eax
+	mov %eax, R_TICKS2
+	mov %fs:0x470, %al
+	mov %al, R_ROLL
 
 	lgdtl O(gdt_desc)
 	mov %cr0, %eax

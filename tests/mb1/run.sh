@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-mb1: boots each multiboot v1 kernel under qemu -kernel and as a guest of Umbra (QEMU SVM,
-# Bochs VMX) and requires the same serial output and exit status.
+# Bochs VMX; a few on Bochs SVM too) and requires the same serial output and exit status.
 # The last line is "mb1: N passed, M failed".
 #
 # run.sh OUTDIR [CASE...]   (default: every case; MB1_BOCHS=0 skips the Bochs runs)
@@ -70,6 +70,10 @@ cases=(
 )
 # Every case also runs on Bochs (VMX): all of them take well under a minute there.
 bochs=${MB1_BOCHS:-1}
+# These run on Bochs' SVM (`ryzen`) too, the one SVM that raises general detect (TCG has none),
+# with the gap they still show there (xfail, as above; empty once they pass).
+ryzen_cases=" exceptions32 exceptions64 "
+ryzen_xfail="Bochs reports no MOV SS shadow at a #DB intercept: BS without BD (docs/testing.md)"
 want=" $* "
 
 banner='^[a-z0-9]+: booted by [A-Za-z]+, [0-9]+ MiB RAM, (not )?on Umbra; cpu: .*$'
@@ -90,6 +94,7 @@ native() { # case kernel args modules
 umbra() { # case kernel args modules emu
   local emu=$5 cpu=max tag=svm list=() files=() f
   [ "$emu" = bochs ] && cpu=corei7_haswell_4770 tag=vmx
+  [ "$emu" = ryzen ] && emu=bochs cpu=ryzen tag=svmb
   local mod="$out/$2.elf name=$1 mem=16"
   [ -n "$3" ] && mod="$mod -- $3"
   if [ -n "$4" ]; then
@@ -114,6 +119,8 @@ done
 for c in "${selected[@]}"; do
   IFS='|' read -r name kernel args mods _ <<<"$c"
   [ "$bochs" = 1 ] && { wait_slot; umbra "$name" "$kernel" "$args" "$mods" bochs & }
+  [ "$bochs" = 1 ] && [[ $ryzen_cases == *" $name "* ]] &&
+    { wait_slot; umbra "$name" "$kernel" "$args" "$mods" ryzen & }
 done
 for c in "${selected[@]}"; do
   IFS='|' read -r name kernel args mods _ <<<"$c"
@@ -178,6 +185,8 @@ for c in "${selected[@]}"; do
   fi
   judge "$name" svm "$xfail" "${regexes[@]+"${regexes[@]}"}"
   [ "$bochs" = 1 ] && judge "$name" vmx "$xfail" "${regexes[@]+"${regexes[@]}"}"
+  [ "$bochs" = 1 ] && [[ $ryzen_cases == *" $name "* ]] &&
+    judge "$name" svmb "${xfail:-$ryzen_xfail}" "${regexes[@]+"${regexes[@]}"}"
 done
 # The comparison must be able to fail: the same kernel with other arguments differs.
 if [ "$want" = "  " ]; then
