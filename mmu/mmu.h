@@ -57,6 +57,7 @@
 #define MMU_ENOMEM (-1)		/* pool and host memory exhausted: no room for one fault */
 #define MMU_EBADPDPTE (-2)	/* PAE: a PDPTE has reserved bits set; the guest gets #GP */
 #define MMU_EINVAL (-3)
+#define MMU_EBUSY (-4)		/* mmu_cmpxchg: the guest's other CPUs kept it from its swap */
 
 /* Per-vCPU object caches must hold enough for the worst single fault (root reload + fill). */
 #define MMU_CACHE_PAGES 8
@@ -229,6 +230,12 @@ int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
  * it is no emulated write (not counted as one, STATS tells a guest which way its updates went)
  * and no step towards a flood zap (a batch rewriting one table is not a fork). */
 int mmu_write_batch(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
+/* The locked read-modify-write hook: zaps as mmu_write does, then compares and swaps len bytes
+ * (1..8, within one aligned 8) of guest RAM by a host locked compare-exchange, atomic against
+ * the guest's other vCPUs running natively. *old is the expected value; on return it holds what
+ * memory held (still *old: swapped). MMU_EINVAL for a bad size or place, or not RAM; MMU_EBUSY
+ * if other CPUs kept storing next to the operand through every try. */
+int mmu_cmpxchg(struct mmu_vm *vm, u64 gpa, unsigned len, u64 *old, u64 new_val);
 
 /* Translate through the guest's tables (emulator, debugger). access = PFERR_W/U/I bits
  * | MMU_ACCESS_AC | MMU_ACCESS_PEEK. Returns true with *gpa, or false with the #PF error code. */

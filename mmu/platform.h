@@ -46,9 +46,10 @@ struct mmu_platform_ops {
 	/* Guest-physical memory access within one page; return 0, or -1 on a hole. */
 	int (*read_gpa)(void *ctx, u64 gpa, void *buf, unsigned len);
 	int (*write_gpa)(void *ctx, u64 gpa, const void *buf, unsigned len);
-	/* Atomically replace a 4- or 8-byte guest page-table entry if it still holds old (the
-	 * hardware's locked A/D update); return false if it changed meanwhile. */
-	bool (*cmpxchg_gpa)(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_val);
+	/* Atomically replace 1, 2, 4 or 8 naturally aligned bytes of guest RAM if they still hold
+	 * *old (the hardware's locked A/D update, an emulated LOCK CMPXCHG); return false with
+	 * what memory holds in *old if they changed meanwhile, or with *old untouched on a hole. */
+	bool (*cmpxchg_gpa)(void *ctx, u64 gpa, unsigned len, u64 *old, u64 new_val);
 	/* The vCPU must flush its TLB (all of its translations) before it next runs a guest; if it
 	 * is in guest mode on another CPU now, it must be kicked out and acknowledge before the
 	 * caller drops the VM lock (mmu.h). Called for any vCPU of the guest, not only the one whose

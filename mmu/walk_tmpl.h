@@ -149,7 +149,8 @@ retry:
 			want |= PTE_D;
 		if (want == pte[l])
 			continue;
-		if (!ops->cmpxchg_gpa(ctx, pte_gpa[l], PT_SIZE, pte[l], want))
+		u64 was = pte[l];
+		if (!ops->cmpxchg_gpa(ctx, pte_gpa[l], PT_SIZE, &was, want))
 			goto retry;
 		audit_mark_guest_write(vcpu->vm, pte_gpa[l], PT_SIZE);
 		w->pte[l] = pte[l] = want;

@@ -50,8 +50,9 @@ static bool count_emulated(struct mmu_vm *vm, u64 gfn)
 }
 
 /* emulated: a guest store Umbra emulated (counted, a step towards a flood zap), else an entry
- * of a paravirtual batch (neither: a batch rewriting one table is not a fork). */
-static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool emulated)
+ * of a paravirtual batch (neither: a batch rewriting one table is not a fork). Zaps what a
+ * store of len bytes at gpa affects; the store itself is the caller's. */
+static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len, bool emulated)
 {
 	unsigned offset = gpa & (PAGE_SIZE - 1);
 	u64 gfn = gpa >> PAGE_SHIFT;
@@ -61,7 +62,7 @@ static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool e
 	if (len < 1 || len > 8 || offset + len > PAGE_SIZE)
 		return MMU_EINVAL;
 	if (vm->test_skip_zap_on_write)
-		goto write;
+		return MMU_OK;
 
 	flooded = false;
 	for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = next) {
@@ -95,7 +96,14 @@ static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool e
 		vm->write_count = 0;
 	if (shadowed)
 		mmu_flush_all(vm);
-write:
+	return MMU_OK;
+}
+
+static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool emulated)
+{
+	int r = before_write(vm, gpa, len, emulated);
+	if (r != MMU_OK)
+		return r;
 	audit_mark_guest_write(vm, gpa, len);
 	vm->ops->write_gpa(vm->ctx, gpa, &value, len);
 	return MMU_OK;
@@ -109,4 +117,43 @@ int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
 int mmu_write_batch(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
 {
 	return write_gpa(vm, gpa, len, value, false);
+}
+
+/* Zapping before a compare that then fails costs only a refault: the entries are dropped, not
+ * changed, and the VM lock keeps a new shadow of them from being made until the swap is done.
+ * The swap is one locked compare-exchange of the aligned 8 bytes holding the operand, so an
+ * operand of any size and alignment inside them is atomic too; a failed swap there means another
+ * CPU stored to those 8 bytes meanwhile (only their other bytes, if the operand still matches:
+ * then again). A guest keeping that up only holds its own vCPU back; the bound ends it. */
+#define CMPXCHG_TRIES 1000
+
+int mmu_cmpxchg(struct mmu_vm *vm, u64 gpa, unsigned len, u64 *old, u64 new_val)
+{
+	unsigned shift = (gpa & 7) * 8;
+	u64 base = gpa & ~7ull, cur = 0;
+	u64 mask = (len >= 8 ? ~0ull : (1ull << (len * 8)) - 1) << shift;
+	int r;
+
+	if (len < 1 || (gpa & 7) + len > 8)
+		return MMU_EINVAL;
+	r = before_write(vm, gpa, len, true);
+	if (r != MMU_OK)
+		return r;
+	if (vm->ops->read_gpa(vm->ctx, base, &cur, 8))
+		return MMU_EINVAL;
+	for (unsigned tries = 0; tries < CMPXCHG_TRIES; tries++) {
+		u64 seen = cur;
+		if ((cur & mask) != ((*old << shift) & mask)) {
+			*old = (cur & mask) >> shift;
+			return MMU_OK;
+		}
+		if (vm->ops->cmpxchg_gpa(vm->ctx, base, 8, &cur,
+					 (cur & ~mask) | ((new_val << shift) & mask))) {
+			audit_mark_guest_write(vm, gpa, len);
+			return MMU_OK;
+		}
+		if (cur == seen)
+			return MMU_EINVAL; /* not RAM after all */
+	}
+	return MMU_EBUSY;
 }

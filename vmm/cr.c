@@ -11,7 +11,9 @@
  * sets the accessed bit of the PDPTEs, which the shadow MMU's walker (written for PDPTE
  * registers loaded at CR3 time, where bit 5 is reserved) would refuse to load. The walker only
  * serves the emulator and the hypercalls there: it loads them with that bit hidden, and guest
- * memory is left as it was (the vCPU is out of the guest; nothing else runs on this memory).
+ * memory is left as it was. The guest's other vCPUs keep running on this memory meanwhile, so
+ * both the hiding and the restoring are one locked AND/OR each on the entry: a store of theirs
+ * in between keeps its bits (a plain read-modify-write here would write the old entry back).
  */
 static unsigned pdpte_a_hide(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, u64 **e)
 {
@@ -21,10 +23,8 @@ static unsigned pdpte_a_hide(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3
 		return 0;
 	*e = memslots_ptr(&v->vm->mem, cr3 & 0xffffffe0ull, 32);
 	for (unsigned i = 0; *e && i < 4; i++)
-		if ((*e)[i] & PTE_A) {
-			(*e)[i] &= ~(u64)PTE_A;
+		if (__atomic_fetch_and(&(*e)[i], ~(u64)PTE_A, __ATOMIC_SEQ_CST) & PTE_A)
 			hidden |= 1u << i;
-		}
 	return hidden;
 }
 
@@ -32,7 +32,7 @@ static void pdpte_a_restore(u64 *e, unsigned hidden)
 {
 	for (unsigned i = 0; i < 4; i++)
 		if (hidden & (1u << i))
-			e[i] |= PTE_A;
+			__atomic_fetch_or(&e[i], (u64)PTE_A, __ATOMIC_SEQ_CST);
 }
 
 static int mmu_apply(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool new_cr3)

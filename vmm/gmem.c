@@ -149,6 +149,31 @@ static int emu_write(const struct x86_emu_ctx *ctx, u64 linear, const void *buf,
 	return X86_ACC_OK;
 }
 
+/* A locked read-modify-write on RAM is one host locked compare-exchange on the guest's frame
+ * (mmu_cmpxchg), so a store of the guest's other vCPUs, running natively on other CPUs, lands
+ * either before it (the compare fails, the emulator's instruction sees the new value and retries
+ * or reports it, as the hardware would) or after it, never in between. That holds for an operand
+ * of up to 8 bytes inside one aligned 8 (every naturally aligned one). A wider or straddling
+ * operand (CMPXCHG16B, a split lock) and device memory are compared and written under the VM
+ * lock only: atomic against Umbra's writers and this vCPU, not against the guest's others. The
+ * translation is taken once, so the write lands where the compare read. */
+static bool cmpxchg_ram(struct vcpu *v, u64 gpa, void *expected, const void *desired,
+			unsigned len, int *r)
+{
+	u64 old = 0, want = 0;
+
+	if (len > 8 || (gpa & 7) + len > 8 || !memslots_ptr(&v->vm->mem, gpa, len))
+		return false;
+	memcpy(&old, expected, len);
+	memcpy(&want, desired, len);
+	int e = mmu_cmpxchg(&v->vm->mmu, gpa, len, &old, want);
+	if (e == MMU_EINVAL)
+		return false;
+	*r = e == MMU_OK ? X86_ACC_OK : X86_ACC_UNHANDLED;
+	memcpy(expected, &old, len);
+	return true;
+}
+
 static int emu_cmpxchg(const struct x86_emu_ctx *ctx, u64 linear, void *expected,
 		       const void *desired, unsigned len, struct x86_fault *fault)
 {
@@ -159,10 +184,8 @@ static int emu_cmpxchg(const struct x86_emu_ctx *ctx, u64 linear, void *expected
 	int r = translate_all(v, linear, len, access_bits(ctx, PFERR_W), gpa, n, fault);
 	if (r != X86_ACC_OK)
 		return r;
-	/* The VM lock keeps Umbra's own writers out, not the guest's other vCPUs running
-	 * natively: the compare and the write are not one locked access (a LOCK CMPXCHG on an
-	 * emulated page is atomic only against this vCPU and Umbra). The translation is taken
-	 * once, so the write lands where the compare read. */
+	if (!n[1] && cmpxchg_ram(v, gpa[0], expected, desired, len, &r))
+		return r;
 	for (int i = 0; i < 2; i++) {
 		u8 *dst = cur + (i ? n[0] : 0);
 		const void *src = n[i] ? memslots_ptr(&v->vm->mem, gpa[i], n[i]) : NULL;

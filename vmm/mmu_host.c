@@ -74,18 +74,29 @@ static int host_write_gpa(void *ctx, u64 gpa, const void *buf, unsigned len)
 	return 0;
 }
 
-static bool host_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_val)
+/* One locked CMPXCHG of the operand's size, as the hardware's own A/D update and a guest's
+ * LOCK CMPXCHG are, since the guest may run on another CPU. */
+#define HOST_CAS(type, p, old, new_val)                                                          \
+	({                                                                                       \
+		type o_ = (type)*(old);                                                          \
+		bool ok_ = __atomic_compare_exchange_n((type *)(p), &o_, (type)(new_val), false, \
+						       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);     \
+		*(old) = o_;                                                                     \
+		ok_;                                                                             \
+	})
+
+static bool host_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 *old, u64 new_val)
 {
 	void *p = memslots_ptr(&((struct vm *)ctx)->mem, gpa, len);
-	if (!p)
+	if (!p || (gpa & (len - 1)))
 		return false;
-	/* Locked, as the hardware's own A/D update is, since the guest may run on another CPU. */
-	if (len == 8)
-		return __atomic_compare_exchange_n((u64 *)p, &old, new_val, false, __ATOMIC_SEQ_CST,
-						   __ATOMIC_SEQ_CST);
-	u32 o = (u32)old;
-	return __atomic_compare_exchange_n((u32 *)p, &o, (u32)new_val, false, __ATOMIC_SEQ_CST,
-					   __ATOMIC_SEQ_CST);
+	switch (len) {
+	case 1: return HOST_CAS(u8, p, old, new_val);
+	case 2: return HOST_CAS(u16, p, old, new_val);
+	case 4: return HOST_CAS(u32, p, old, new_val);
+	case 8: return HOST_CAS(u64, p, old, new_val);
+	default: return false;
+	}
 }
 
 /* Requested under vm->lock; vm_unlock waits until every vCPU in guest mode has left it. */

@@ -153,7 +153,7 @@ stop() {
 #    write lands while the call runs (under shadow paging it waits for the guest's lock).
 toctou() { # NAME GUEST-ARGS EMU-OPTIONS...
   local name=$1 args=$2; shift 2
-  run "$name-toctou" "$@" --smp 2 -- "$A/toctou.elf name=toctou vcpus=2 cpus=0,1 -- $args"; }
+  run "$name-toctou" "$@" --smp 2 -- "$A/toctou.elf name=toctou vcpus=2 cpus=0,1 caps=stats -- $args"; }
 # 10. delivery: I/O APIC entries with NMI, ExtINT and INIT delivery, LINT0 in NMI mode (the
 #    INIT case stops and restarts vCPU 1).
 delivery() {
@@ -189,7 +189,7 @@ ps_no1g qemu64 --cpu qemu64
 console qemu --cpu max
 stop qemu --cpu max
 toctou qemu "rounds=10000 nostats" --cpu max
-toctou qemu-tdp "rounds=10000 nobatch" --cpu max --cmdline mmu=tdp --timeout 120
+toctou qemu-tdp "rounds=4000 nobatch" --cpu max --cmdline mmu=tdp --timeout 120
 delivery qemu --cpu max
 share qemu 500 "" "" --cpu max
 share qemu 250 weight=3 weight=1 --cpu max

@@ -14,6 +14,7 @@
  *   IOREGSEL, set to 1 before each call, would read the record's size, 16).
  * `nobatch` skips the first two, `nostats` the third.
  * The line "toctou KIND: R rounds, A applied, F refused, V violations" reports each kind. */
+#include <stdbool.h>
 #include "tests/attack/attack.h"
 
 const char guest_name[] = GUEST_NAME;
@@ -137,38 +138,84 @@ static void mmu_op_rounds(ulong rounds)
 	case_end("toctou-mmu-op (every call applies what it validated, or fails)", mark);
 }
 
-static void stats_rounds(ulong rounds)
+/* The calls that write an output buffer, each: the size it writes, and what a write into the
+ * frame (not the I/O APIC) leaves there. CONSOLE_READ writes only the input waiting, none here:
+ * its frame check is only that it returned 0 to 16. */
+struct out_call {
+	const char *kind, *name; /* the report's, the case's */
+	uint32_t nr;
+	bool of; /* STATS_OF: its own guest id first (caps=stats) */
+	long want; /* the return value of a success; -1: 0 to 16 */
+};
+static const struct out_call out_calls[] = {
+	{ "stats", "toctou-stats (written where checked, or not at all)",
+	  UMBRA_HC_STATS, false, 16 },
+	{ "stats-of", "toctou-stats-of (written where checked, or not at all)",
+	  UMBRA_HC_STATS_OF, true, 16 },
+	{ "time", "toctou-time (written where checked, or not at all)",
+	  UMBRA_HC_TIME, false, 0 },
+	{ "vcpu-info", "toctou-vcpu-info (written where checked, or not at all)",
+	  UMBRA_HC_VCPU_INFO, false, 0 },
+	{ "console-read", "toctou-console-read (written where checked, or not at all)",
+	  UMBRA_HC_CONSOLE_READ, false, -1 },
+};
+
+static bool out_written(const struct out_call *c, long ret)
+{
+	const volatile uint32_t *w = (const volatile uint32_t *)frame;
+
+	switch (c->nr) {
+	case UMBRA_HC_STATS:
+	case UMBRA_HC_STATS_OF: return w[0] == 16;          /* size */
+	case UMBRA_HC_TIME: return w[2] || w[3];            /* monotonic_ns */
+	case UMBRA_HC_VCPU_INFO: return w[2] == 2;          /* nr_vcpus */
+	default: return ret >= 0 && ret <= 16;
+	}
+}
+
+static void out_rounds(const struct out_call *c, ulong rounds, uint32_t id)
 {
 	ulong applied = 0, refused = 0, bad = 0, mark = checks_failed;
-	volatile struct umbra_stats *st = (volatile struct umbra_stats *)frame;
 
+	target = 3;
+	for (ulong r = 0; r < rounds; r++) {
+		/* Two marks in turn: whatever a stray write's first bytes are, it differs from one. */
+		uint32_t mark_sel = 1 + (r & 1);
+		for (unsigned i = 0; i < 16; i++)
+			frame[i] = 0;
+		*phys32(IOAPIC) = mark_sel;
+		long ret = c->of ? umbra_hypercall4(c->nr, id, TEST_VA, 16, 0)
+				 : umbra_hypercall(c->nr, TEST_VA, 16);
+		uint32_t sel = *phys32(IOAPIC);
+		bool ok = c->want < 0 ? ret >= 0 && ret <= 16 : ret == c->want;
+		if (ok)
+			applied++;
+		else if (ret == -UMBRA_EFAULT)
+			refused++;
+		if ((!ok && ret != -UMBRA_EFAULT) || (ok && !out_written(c, ret)) || sel != mark_sel) {
+			if (!bad)
+				check_failed("%s round %lu returned %ld, IOREGSEL 0x%x", c->kind, r,
+					     ret, sel);
+			bad++;
+		}
+	}
+	target = 0;
+	report(c->kind, rounds, applied, refused, bad);
+	case_end(c->name, mark);
+}
+
+/* Output buffers: with paging on, the buffer's PTE flips between a RAM frame and the I/O
+ * APIC's page. */
+static void out_all_rounds(ulong rounds, uint32_t id)
+{
 	as_init(&as, PM_32);
 	map_page(&as, IOAPIC, IOAPIC, 1, PTE_P | PTE_W);
 	buf_pte = map_page(&as, TEST_VA, (ulong)frame, 1, PTE_P | PTE_W);
 	pte_ram = (uint32_t)(ulong)frame | PTE_P | PTE_W;
 	pte_mmio = IOAPIC | PTE_P | PTE_W;
 	as_activate(&as);
-	target = 3;
-	for (ulong r = 0; r < rounds; r++) {
-		st->size = 0;
-		*phys32(IOAPIC) = 1;
-		long ret = umbra_hypercall(UMBRA_HC_STATS, TEST_VA, 16);
-		uint32_t sel = *phys32(IOAPIC), size = st->size;
-		if (ret == 16)
-			applied++;
-		else if (ret == -UMBRA_EFAULT)
-			refused++;
-		if ((ret != 16 && ret != -UMBRA_EFAULT) || (ret == 16 && size != 16) || sel != 1) {
-			if (!bad)
-				check_failed("STATS round %lu returned %ld, size %u, IOREGSEL 0x%x", r,
-					     ret, size, sel);
-			bad++;
-		}
-	}
-	target = 0;
-	report("stats", rounds, applied, refused, bad);
-	case_end("toctou-stats (an output buffer is written where it was checked, or not at all)",
-		 mark);
+	for (unsigned i = 0; i < sizeof(out_calls) / sizeof(out_calls[0]); i++)
+		out_rounds(&out_calls[i], rounds, id);
 }
 
 void test_main(void)
@@ -196,6 +243,6 @@ void test_main(void)
 		mmu_op_rounds(rounds);
 	}
 	if (!atk_arg_flag("nostats"))
-		stats_rounds(rounds);
+		out_all_rounds(rounds, vi.guest_id);
 	kprintf("cases: toctou\n");
 }

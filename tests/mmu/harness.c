@@ -111,18 +111,29 @@ static int h_write_gpa(void *ctx, u64 gpa, const void *buf, unsigned len)
 	return copy_gpa(ctx, gpa, (void *)buf, len, true);
 }
 
-static bool h_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 old, u64 new_val)
+/* Locked as Umbra's (vmm/mmu_host.c) is: test_scenarios races it against another thread. */
+static bool h_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 *old, u64 new_val)
 {
 	u8 *p = gpa_ptr(ctx, gpa, false);
-	u64 cur = 0;
+	u64 o = *old;
+	bool ok;
 
-	if (!p)
-		return false;
-	memcpy(&cur, p, len);
-	if (cur != old)
-		return false;
-	memcpy(p, &new_val, len);
-	return true;
+	if (!p || len != 8 || (gpa & 7)) {
+		u64 cur = 0;
+		if (!p)
+			return false;
+		memcpy(&cur, p, len);
+		if (cur != *old) {
+			*old = cur;
+			return false;
+		}
+		memcpy(p, &new_val, len);
+		return true;
+	}
+	ok = __atomic_compare_exchange_n((u64 *)(void *)p, &o, new_val, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST);
+	*old = o;
+	return ok;
 }
 
 /* The request reaches only the vCPU named: its modelled TLB forgets everything. */
