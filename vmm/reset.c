@@ -6,6 +6,7 @@
 #include "lib/string.h"
 #include "vmm/bios.h"
 #include "vmm/console.h"
+#include "vmm/ipi.h"
 #include "vmm/loader.h"
 #include "vmm/vm.h"
 
@@ -28,13 +29,34 @@ void vm_reset_request(struct vcpu *v, enum vm_reset cause)
 		vm_end(vm, VM_END_REBOOT_LOOP, 0, "more resets than reboots= allows");
 		return;
 	}
-	/* The APs would have to be brought back from other CPUs first: not done. */
-	if (vm->nr_vcpus > 1) {
-		vm_end(vm, VM_END_FATAL, 0, "reset of a guest with several vCPUs (not supported)");
-		return;
-	}
-	vm->reset_pending = cause + 1;
+	/* Every vCPU leaves guest mode and is held by its CPU (vm_reset_hold); vCPU 0's CPU
+	 * restarts the guest once all are. The kick brings the others out of guest mode or of
+	 * the CPU's HLT at once. */
+	__atomic_store_n(&vm->reset_pending, cause + 1, __ATOMIC_SEQ_CST);
 	v->yielded = true; /* end the slice: the restart runs before the next entry */
+	vm_kick_all(vm);
+}
+
+bool vm_reset_hold(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+	bool all = true;
+
+	if (!__atomic_load_n(&vm->reset_pending, __ATOMIC_ACQUIRE))
+		return false;
+	/* Under the lock, which the restart holds: a hold is never left over from a reset
+	 * already done, so the next one waits for this vCPU again. */
+	vm_lock(vm);
+	if (vm->reset_pending) {
+		v->reset_held = true;
+		for (u32 i = 0; i < vm->nr_vcpus; i++)
+			all &= vm->vcpus[i].reset_held;
+	}
+	vm_unlock(vm);
+	/* The last one held wakes vCPU 0's CPU, which may sleep waiting for it. */
+	if (all && v->id)
+		ipi_kick(&vm->vcpus[0]);
+	return true;
 }
 
 void vm_triple_fault(struct vcpu *v, const char *detail)
@@ -88,7 +110,14 @@ bool vm_restart(struct vm *vm)
 		return false;
 	}
 	u64 t0 = monotonic_ns();
-	vm->reset_pending = 0;
+	/* Each vCPU's CPU has stopped it (vm_reset_hold): none is in guest mode. */
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		if (!vm->vcpus[i].reset_held) {
+			vm_unlock(vm);
+			return false;
+		}
+	}
+	__atomic_store_n(&vm->reset_pending, 0, __ATOMIC_RELEASE);
 	vm->restarts++;
 	vm->restart_causes[cause]++;
 	/* Every shadow page goes before the memory they shadow is cleared; the vCPU's roots
@@ -96,7 +125,14 @@ bool vm_restart(struct vm *vm)
 	mmu_zap_all(&vm->mmu);
 	for (u32 s = 0; s < vm->mem.n; s++)
 		memset(phys_to_virt(vm->mem.hpa[s]), 0, vm->mem.slot[s].npages << PAGE_SHIFT);
-	vcpu_reset(v);
+	/* The BSP at power-on, the APs back to waiting for a SIPI, as at first boot; an AP's
+	 * own CPU builds its control structure afresh after its next SIPI (vmm/sched.c). */
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		vcpu_reset(&vm->vcpus[i]);
+		vm->vcpus[i].reset_held = false;
+		if (i)
+			__atomic_store_n(&vm->vcpus[i].power, VCPU_WAIT_SIPI, __ATOMIC_RELEASE);
+	}
 	/* The RTC and its CMOS memory are battery-backed: they survive, as on a PC. */
 	struct rtc rtc = vm->board.rtc;
 	board_reset(vm, monotonic_ns());

@@ -20,14 +20,19 @@ enum vm_reset { VM_RESET_LIST(VM_RESET_ENUM_) VM_RESET_CAUSES };
 #define VM_REBOOTS_DEFAULT 8
 
 /* The guest asks for a reset (caller holds its lock, on the vCPU's exit path). With
- * on_reboot=end it ends as "reboot"; past reboots= restarts, as "reboot-loop"; else the
- * vCPU's slice ends and its CPU restarts the guest before the next entry (vm_restart). */
+ * on_reboot=end it ends as "reboot"; past reboots= restarts, as "reboot-loop"; else every
+ * vCPU's slice ends (the others' CPUs are kicked) and vCPU 0's CPU restarts the guest once
+ * all are held (vm_reset_hold, vm_restart). */
 void vm_reset_request(struct vcpu *v, enum vm_reset cause);
 /* A triple fault (detail: how it came about): a reset, as the chipset turns the CPU's shutdown
  * into one, unless the guest was started with expect=crash, which ends it as "triple-fault". */
 void vm_triple_fault(struct vcpu *v, const char *detail);
-/* Runs a requested restart, on vCPU 0's CPU outside guest mode, lock not held; true if one
- * was done (vCPU 0 is then VCPU_STARTING: its CPU builds it afresh). */
+/* Before a vCPU's turn, on its CPU outside guest mode, lock not held: true while a reset is
+ * pending, the vCPU then held (not run) until vCPU 0's CPU has restarted the guest. */
+bool vm_reset_hold(struct vcpu *v);
+/* Runs a requested restart once every vCPU is held, on vCPU 0's CPU outside guest mode, lock
+ * not held; true if one was done (vCPU 0 is then VCPU_STARTING: its CPU builds it afresh; the
+ * APs wait for a SIPI). */
 bool vm_restart(struct vm *vm);
 /* The restart counts for the report: " restarts=N 8042=a cf9=b triple-fault=c". */
 int vm_restart_text(const struct vm *vm, char *buf, size_t size);

@@ -153,8 +153,18 @@ static bool ready_to_run(struct vcpu *v, bool *any, u64 *wake)
 	}
 	if (!vm_ended(vm) && rdtsc() >= vm->end_tsc)
 		vm_end(vm, VM_END_TIMEOUT, 0, "its time budget ran out");
-	if (v->id == 0 && vm->reset_pending)
-		vm_restart(vm);
+	if (vm_ended(vm)) {
+		*any |= !park_vcpu(v, wake);
+		return false;
+	}
+	/* A reset: every vCPU held here; vCPU 0's CPU restarts the guest once all are, woken by
+	 * the last one held (or, should a kick be lost, by this deadline). */
+	if (vm_reset_hold(v) && !(v->id == 0 && vm_restart(vm))) {
+		*any = true;
+		if (v->id == 0)
+			*wake = deadline_min(*wake, rdtsc() + ns_to_tsc(1000000));
+		return false;
+	}
 	if (!vm_ended(vm) && __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_STARTING)
 		create_vcpu(v);
 	if (vm_ended(vm)) {

@@ -406,6 +406,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	 * root: one round trip per exit. */
 	while (!vm_ended(vm) && !v->yielded && !v->debug_stop &&
 	       __atomic_load_n(&v->power, __ATOMIC_ACQUIRE) == VCPU_ON &&
+	       !__atomic_load_n(&vm->reset_pending, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE)) {
 		u64 now = rdtsc();
 		/* Past its budget: the scheduler ends the guest at its next look. */

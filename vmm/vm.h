@@ -58,6 +58,7 @@ struct vcpu {
 	u32 cpu;                  /* the physical CPU it runs on (static placement) */
 	enum vcpu_power power;    /* changed under vm->lock */
 	bool parked;              /* its CPU has left it for good (the guest ended) */
+	bool reset_held;          /* stopped by its CPU for a pending reset (under vm->lock) */
 	/* Remote TLB flush (vmm/remote_flush.c): mode and exit_seq are written by its own CPU
 	 * without the lock, flush_req by any CPU holding vm->lock; all atomics. */
 	u32 mode;                 /* enum vcpu_mode */
@@ -186,7 +187,7 @@ struct vm {
 	u32 reboots_max;
 	u32 restarts;
 	u32 restart_causes[VM_RESET_CAUSES];
-	u32 reset_pending;
+	u32 reset_pending;        /* atomic: the vCPUs' run loops read it without the lock */
 	const u8 *image;
 	u64 image_size;
 	struct mb1_file files[MB1_MAX_FILES];

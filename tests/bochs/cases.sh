@@ -56,4 +56,19 @@ case_run bochs-haswell-reboot --emu bochs --cpu corei7_haswell_4770 --smp 1 --ti
   --expect-log "guest rfadt: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
   --expect-log "guest rtriple: reset: restarts=1 8042=0 cf9=0 triple-fault=1"
 
+# A two-vCPU guest resets from vCPU 0 (vCPUs on two CPUs) and from vCPU 1 (both on one CPU),
+# the other vCPU asleep in HLT; each restarts once and starts vCPU 1 again (tests/qemu: SVM).
+case_run bochs-haswell-reboot-smp --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 300 \
+  --cmdline audit=1 \
+  --module "$G/reboot.elf name=sbsp vcpus=2 cpus=0,1 -- via=kbc from=bsp" \
+  --module "$G/reboot.elf name=sap vcpus=2 cpus=1,1 -- via=triple from=ap" \
+  --module "$G/healthy.elf name=healthy cpu=0" \
+  --expect guests_passed=3 --expect guests_failed=0 \
+  --expect-log "guest sbsp: reset: restarts=1 8042=1 cf9=0 triple-fault=0" \
+  --expect-log "guest sap: reset: restarts=1 8042=0 cf9=0 triple-fault=1" \
+  --expect-log "\[sbsp\] reboot: second boot, memory zeroed, 8042 reset, vCPU 1 started again" \
+  --expect-log "\[sap\] reboot: second boot, memory zeroed, 8042 reset, vCPU 1 started again" \
+  --expect-log "guest sbsp: mmu: .*audit_errors=0" --expect-log "guest sap: mmu: .*audit_errors=0" \
+  --expect-log "guest healthy: ended=result status=33"
+
 suite_end bochs

@@ -52,13 +52,15 @@ case_run linux-smp --cpu max --smp 2 --timeout 900 "${smp[@]}" "${pass[@]}" \
 
 # Reboots (vmm/reset.c): `reboot -f` restarts the kernel, then a panic with panic=1 does, then
 # it powers off (tests/linux/init: the boot count in CMOS RAM). Linux resets through the FADT's
-# reset register first (port 0xCF9), so both restarts are counted there.
-mapfile -t rb < <(linux_modules linux 160 20 | sed 's|expect_mem=160|expect_mem=160 reboots panic=1|')
-case_run linux-reboot --cpu max --timeout 900 "${rb[@]}" --expect guests_passed=1 \
+# reset register first (port 0xCF9), so both restarts are counted there. Two vCPUs on two CPUs:
+# each reset stops both, and every boot brings up both CPUs again.
+mapfile -t rb < <(linux_modules linux 160 20 | sed 's|^\(.*name=linux\) |\1 vcpus=2 |; s|expect_mem=160|expect_mem=160 reboots panic=1|')
+case_run linux-reboot --cpu max --smp 2 --timeout 900 "${rb[@]}" --expect guests_passed=1 \
   --expect guests_failed=0 --expect-log "guest linux: ended=poweroff" \
   --expect-log "guest linux: reset: restarts=2 8042=0 cf9=2 triple-fault=0" \
   --expect-log "^\[linux\] linux-test: reboot -f" --expect-log "^\[linux\] linux-test: panic" \
-  --expect-log "^\[linux\] linux-test: boot 3"
+  --expect-log "^\[linux\] linux-test: boot 2, 2 CPU\(s\)" \
+  --expect-log "^\[linux\] linux-test: boot 3, 2 CPU\(s\)"
 
 # make run-linux's shell driven over the serial line: each command typed once the log asks for it.
 mkdir -p build/harness; I=build/harness/linux-interactive

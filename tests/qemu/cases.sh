@@ -229,6 +229,26 @@ case_run qemu-reboot --cpu max --smp 2 --cmdline audit=1 "${rb[@]}" \
   --expect-log "\[rfadt\] reboot: FADT reset register: port 0xcf9 value 0x6" \
   --expect-log "guest rtriple: mmu: .*audit_errors=0" \
   --expect-log "guest healthy: ended=result status=33"
+# A guest with two vCPUs resets from vCPU 0 and from vCPU 1, the other asleep in HLT with
+# interrupts off, on two CPUs and on one: every vCPU is stopped, the guest restarts once (memory
+# zeroed, vCPU 1 back to waiting to be started: its VCPU_START succeeds again), beside a healthy
+# guest; audit=1 checks the shadow pages after each restart.
+case_run qemu-reboot-smp --cpu max --smp 2 --cmdline audit=1 \
+  --module "$G/reboot.elf name=sbsp vcpus=2 cpus=0,1 -- via=kbc from=bsp" \
+  --module "$G/reboot.elf name=sap vcpus=2 cpus=1,0 -- via=triple from=ap" \
+  --module "$G/reboot.elf name=sone vcpus=2 cpus=0,0 -- via=cf9 from=ap" \
+  --module "$G/reboot.elf name=sonebsp vcpus=2 cpus=1,1 -- via=fadt from=bsp" \
+  --module "$G/healthy.elf name=healthy cpu=0" \
+  --expect guests_passed=5 --expect guests_failed=0 \
+  --expect-log "guest sbsp: reset: restarts=1 8042=1 cf9=0 triple-fault=0" \
+  --expect-log "guest sap: reset: restarts=1 8042=0 cf9=0 triple-fault=1" \
+  --expect-log "guest sone: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
+  --expect-log "guest sonebsp: reset: restarts=1 8042=0 cf9=1 triple-fault=0" \
+  --expect-log "\[sap\] reboot: second boot, memory zeroed, 8042 reset, vCPU 1 started again" \
+  --expect-log "\[sone\] reboot: second boot, memory zeroed, 8042 reset, vCPU 1 started again" \
+  --expect-log "guest sbsp: mmu: .*audit_errors=0" --expect-log "guest sap: mmu: .*audit_errors=0" \
+  --expect-log "guest sone: mmu: .*audit_errors=0" \
+  --expect-log "guest healthy: ended=result status=33"
 # on_reboot=end: the reset ends the guest as a reboot, which it asked for (a pass); a guest
 # that resets at every boot is stopped after reboots=N restarts as a reboot loop (a failure),
 # beside a healthy guest that passes; bad values of the two options refuse the guest.
