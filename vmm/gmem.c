@@ -55,7 +55,7 @@ static int copy_in(struct vcpu *v, u64 linear, void *buf, u64 len, u32 access,
 			return X86_ACC_FAULT;
 		const void *src = memslots_ptr(&v->vm->mem, gpa, n);
 		if (src)
-			memcpy(p, src, n);
+			memcpy_whole(p, src, n); /* an aligned operand in one read, as the CPU's */
 		else if (access & PFERR_I)
 			return X86_ACC_UNHANDLED; /* no executing from device memory */
 		else

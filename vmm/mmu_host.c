@@ -56,12 +56,13 @@ static u64 host_gfn_to_hpa(void *ctx, const struct mmu_slot *s, u64 gfn)
 	return memslots_gfn_to_hpa(&((struct vm *)ctx)->mem, s, gfn);
 }
 
+/* Guest page-table entries whole (memcpy_whole): another vCPU may rewrite one meanwhile. */
 static int host_read_gpa(void *ctx, u64 gpa, void *buf, unsigned len)
 {
 	void *p = memslots_ptr(&((struct vm *)ctx)->mem, gpa, len);
 	if (!p)
 		return -1;
-	memcpy(buf, p, len);
+	memcpy_whole(buf, p, len);
 	return 0;
 }
 
@@ -70,7 +71,7 @@ static int host_write_gpa(void *ctx, u64 gpa, const void *buf, unsigned len)
 	void *p = memslots_ptr(&((struct vm *)ctx)->mem, gpa, len);
 	if (!p)
 		return -1;
-	memcpy(p, buf, len);
+	memcpy_whole(p, buf, len);
 	return 0;
 }
 
