@@ -17,8 +17,13 @@ guest_groups bochs-haswell --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeo
 # itself panics ("3rd exception with no resolution"). The crash guests therefore run on QEMU's
 # SVM and on Bochs' VMX only.
 # Bochs' Ryzen model runs perm64 three times slower than its Haswell (154 s against 52 s on
-# this 2-core machine, 2026-12-06; with audit=1 about twice that): a 600 s safety net.
-GUEST_GROUPS_NO_CRASH=1 guest_groups bochs-ryzen --emu bochs --cpu ryzen --smp 2 --timeout 600
+# this 2-core machine, 2026-12-06; 440,093 exits against 180,866): a 600 s safety net. Its
+# paging group's audit pass took 299 s on a quiet machine (2026-12-07) and ran past 600 s in a
+# CI run beside another suite: it checks the vendor-neutral MMU's invariants, which the audit
+# pass of the same group checks on Bochs' Haswell and on QEMU's SVM (check-qemu), so Ryzen runs
+# that group once, without the audit, and the other groups in both passes.
+GUEST_GROUPS_NO_CRASH=1 GUEST_GROUPS_NO_PAGING_AUDIT=1 \
+  guest_groups bochs-ryzen --emu bochs --cpu ryzen --smp 2 --timeout 600
 
 # EPT with unrestricted guest: the guests run their own CR0/CR3/CR4 on the nested table.
 guest_group bochs-haswell-tdp-paging "paging-off perm32 permpae perm64" --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 300 --cmdline mmu=tdp
