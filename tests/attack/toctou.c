@@ -12,7 +12,9 @@
  *   the I/O APIC's page (under nested paging: under shadow paging each write to the PTE exits
  *   and waits for the guest's lock, which the call holds, so it never lands mid-call). Success must have written the frame, never the I/O APIC (its
  *   IOREGSEL, set to 1 before each call, would read the record's size, 16).
- * `nobatch` skips the first two, `nostats` the third.
+ * - CONSOLE_WRITE (an input buffer), the same flips: a call prints the frame's line whole or
+ *   fails; cases.sh counts the line in the serial log against the calls applied.
+ * `nobatch` skips the first two, `nostats` the last two.
  * The line "toctou KIND: R rounds, A applied, F refused, V violations" reports each kind. */
 #include <stdbool.h>
 #include "tests/attack/attack.h"
@@ -204,6 +206,40 @@ static void out_rounds(const struct out_call *c, ulong rounds, uint32_t id)
 	case_end(c->name, mark);
 }
 
+/* CONSOLE_WRITE, an input buffer, under the same flips: a call either prints the frame's line
+ * or fails. The serial log's count of that line must equal the calls applied (cases.sh): a call
+ * that read the I/O APIC's page after checking the frame would print something else. */
+#define CW_LINE "toctou-cw good\n"
+
+static void cw_rounds(ulong rounds)
+{
+	ulong applied = 0, refused = 0, bad = 0, mark = checks_failed;
+	const char *line = CW_LINE;
+
+	for (unsigned i = 0; i < sizeof(CW_LINE) - 1; i++)
+		frame[i] = (uint8_t)line[i];
+	target = 3;
+	for (ulong r = 0; r < rounds; r++) {
+		uint32_t mark_sel = 1 + (r & 1);
+		*phys32(IOAPIC) = mark_sel;
+		long ret = umbra_hypercall(UMBRA_HC_CONSOLE_WRITE, TEST_VA, sizeof(CW_LINE) - 1);
+		uint32_t sel = *phys32(IOAPIC);
+		if (ret == (long)sizeof(CW_LINE) - 1)
+			applied++;
+		else if (ret == -UMBRA_EFAULT)
+			refused++;
+		if ((ret != (long)sizeof(CW_LINE) - 1 && ret != -UMBRA_EFAULT) || sel != mark_sel) {
+			if (!bad)
+				check_failed("console-write round %lu returned %ld, IOREGSEL 0x%x", r,
+					     ret, sel);
+			bad++;
+		}
+	}
+	target = 0;
+	report("console-write", rounds, applied, refused, bad);
+	case_end("toctou-console-write (prints the line checked, or fails)", mark);
+}
+
 /* Output buffers: with paging on, the buffer's PTE flips between a RAM frame and the I/O
  * APIC's page. */
 static void out_all_rounds(ulong rounds, uint32_t id)
@@ -216,6 +252,7 @@ static void out_all_rounds(ulong rounds, uint32_t id)
 	as_activate(&as);
 	for (unsigned i = 0; i < sizeof(out_calls) / sizeof(out_calls[0]); i++)
 		out_rounds(&out_calls[i], rounds, id);
+	cw_rounds(rounds);
 }
 
 void test_main(void)
