@@ -111,9 +111,10 @@ static void report_one(struct vm *vm)
 		n += fmt_snprintf(line + n, sizeof(line) - (size_t)n, " vcpu%u=%lu", i,
 				  tsc_to_ns(vm->vcpus[i].cpu_tsc) / 1000000);
 	line[n] = 0;
-	kprintf("guest %s: cpu: time_ms=%lu weight=%u%s\n", vm->name,
+	u64 waited = vm->end_tsc == ~0ull ? 0 : vm_budget_end(vm) - vm->end_tsc;
+	kprintf("guest %s: cpu: time_ms=%lu weight=%u waited_ms=%lu%s\n", vm->name,
 		tsc_to_ns(vm->cpu_tsc) / 1000000, vm->weight ? vm->weight : SCHED_WEIGHT_DEFAULT,
-		line);
+		tsc_to_ns(waited) / 1000000, line);
 	if (vm->restarts || vm->on_reboot_end || vm->end == VM_END_REBOOT_LOOP) {
 		vm_restart_text(vm, line, sizeof(line));
 		kprintf("guest %s: reset:%s\n", vm->name, line);

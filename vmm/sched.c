@@ -122,7 +122,7 @@ static bool held_by_monitor(struct vm *vm, u64 *wake)
 /* When a waiting vCPU may become runnable: its interrupt sources, BLOCK's timeout, its budget. */
 static u64 wake_deadline(struct vcpu *v, u64 now)
 {
-	u64 t = deadline_min(irq_next_deadline(v, now), v->vm->end_tsc);
+	u64 t = deadline_min(irq_next_deadline(v, now), vm_budget_end(v->vm));
 	return v->blocking ? deadline_min(t, v->block_deadline) : t;
 }
 
@@ -151,7 +151,7 @@ static bool ready_to_run(struct vcpu *v, bool *any, u64 *wake)
 			*wake = deadline_min(*wake, rdtsc() + ns_to_tsc(SCHED_SLICE_NS));
 		return false;
 	}
-	if (!vm_ended(vm) && rdtsc() >= vm->end_tsc)
+	if (!vm_ended(vm) && rdtsc() >= vm_budget_end(vm))
 		vm_end(vm, VM_END_TIMEOUT, 0, "its time budget ran out");
 	if (vm_ended(vm)) {
 		*any |= !park_vcpu(v, wake);
@@ -233,6 +233,16 @@ static void charge(u32 me, struct vcpu *v, u64 used)
 	turn[g][v->id] = ++turns[me];
 }
 
+/* A turn of v was time the other guests' runnable vCPUs here waited for the CPU: their budgets
+ * (vm_budget_end) count it out. A vCPU of v's own guest waited for its guest's own time. */
+static void charge_waiting(const struct vcpu *v, u64 used, struct vcpu *const *cand, u32 n)
+{
+	for (u32 i = 0; i < n; i++)
+		if (cand[i]->vm != v->vm && !cand[i]->halted)
+			__atomic_store_n(&cand[i]->waited_tsc, cand[i]->waited_tsc + used,
+					 __ATOMIC_RELAXED);
+}
+
 /* One decision for this CPU: the vCPUs that may run are tried in fair-share order until one
  * runs; false once all their guests have ended. *wake gets the earliest time a waiting one
  * needs the CPU, *ran whether one ran. */
@@ -257,7 +267,10 @@ static bool run_round(u32 me, bool *ran, u64 *wake)
 		fpu_restore(v->fpu);
 		bool did = vcpu_run_slice(v, start + ns_to_tsc(SCHED_SLICE_NS));
 		fpu_save(v->fpu);
-		charge(me, v, rdtsc() - start);
+		u64 used = rdtsc() - start;
+		charge(me, v, used);
+		if (did)
+			charge_waiting(v, used, cand, n);
 		if (vm_ended(v->vm))
 			any |= !park_vcpu(v, wake);
 		else

@@ -400,7 +400,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	struct vm *vm = v->vm;
 	struct vexit x;
 	bool ran = false, locked = false;
-	u64 turn_end = deadline_min(slice_end, vm->end_tsc);
+	u64 budget_end = vm_budget_end(vm), turn_end = deadline_min(slice_end, budget_end);
 
 	/* The lock taken to handle an exit is kept for the next entry's look at events and the
 	 * root: one round trip per exit. */
@@ -410,7 +410,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 	       !__atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE)) {
 		u64 now = rdtsc();
 		/* Past its budget: the scheduler ends the guest at its next look. */
-		if (now >= vm->end_tsc)
+		if (now >= budget_end)
 			break;
 		/* The slice ends after one entry at least. A turn that starts late (this CPU held
 		 * up longer than a slice, as an emulator's thread can be) still runs the vCPU:

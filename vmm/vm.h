@@ -104,6 +104,8 @@ struct vcpu {
 	bool yielded;             /* YIELD: give the CPU away at the end of this exit (the
 				     scheduler clears it once it has seen it) */
 	u64 cpu_tsc;              /* TSC ticks its turns on its CPU lasted (vmm/sched.c) */
+	u64 waited_tsc;           /* TSC ticks it was runnable while another guest's vCPU had
+				     its CPU (vmm/sched.c; written by that CPU alone) */
 	/* The debugger (vmm/gdbstub.c, which also sets hw.exc_debug): whether it holds the vCPU
 	 * (not run until it lets go) and whether it is single-stepping it. */
 	bool debug_stop;
@@ -139,7 +141,8 @@ struct vm {
 	bool expect_stop;         /* ... or to be stopped by another guest */
 	bool expect_timeout;      /* ... or to run until its time budget ends */
 	u64 budget_ns;            /* time=SECONDS (else Umbra's timeout=): how long it may run */
-	u64 end_tsc;              /* host TSC at which its budget ends (set when it starts) */
+	u64 end_tsc;              /* host TSC at which its budget ends (set when it starts, moved
+				     on by pauses); vm_budget_end adds the time others took */
 	u32 caps;                 /* UMBRA_CAP_* from caps= */
 	u32 weight;               /* weight=: its share of each CPU it runs on, against the other
 				     guests there (0: the default, vmm/sched.c) */
@@ -203,6 +206,24 @@ bool vm_end(struct vm *vm, enum vm_end how, u32 status, const char *detail);
 /* How it ended, as the report spells it ("result", "timeout", ...). */
 const char *vm_end_name(enum vm_end how);
 /* Has it ended (possibly from another CPU)? */
+/* When the guest's budget ends: a budget counts the guest's own time only, so the time its vCPUs
+ * stood runnable behind other guests' vCPUs is added (for several vCPUs, the least any of the
+ * started ones waited: the guest's time moves at the pace of its luckiest vCPU). */
+static inline u64 vm_budget_end(const struct vm *vm)
+{
+	u64 waited = ~0ull;
+
+	if (vm->end_tsc == ~0ull)
+		return ~0ull;
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		const struct vcpu *v = &vm->vcpus[i];
+		u64 w = __atomic_load_n(&v->waited_tsc, __ATOMIC_RELAXED);
+		if ((i == 0 || __atomic_load_n(&v->power, __ATOMIC_RELAXED) == VCPU_ON) && w < waited)
+			waited = w;
+	}
+	return vm->end_tsc + waited;
+}
+
 static inline bool vm_ended(const struct vm *vm)
 {
 	return __atomic_load_n(&vm->state, __ATOMIC_ACQUIRE) == VM_ENDED;

@@ -88,6 +88,6 @@ case_run qemu-bad-weight --cpu max --smp 1 \
   --expect-log "guest w0: unknown or invalid option 'weight=0'" \
   --expect-log "guest wbig: unknown or invalid option 'weight=65536'" \
   --expect-log "guest wword: unknown or invalid option 'weight=half'" \
-  --expect-log "guest healthy: cpu: time_ms=[0-9]+ weight=65535$"
+  --expect-log "guest healthy: cpu: time_ms=[0-9]+ weight=65535 waited_ms=[0-9]+$"
 
 suite_end sched
