@@ -54,7 +54,9 @@ static int copy_in(struct vcpu *v, u64 linear, void *buf, u64 len, u32 access,
 		if (!translate(v, linear, access, &gpa, fault))
 			return X86_ACC_FAULT;
 		const void *src = memslots_ptr(&v->vm->mem, gpa, n);
-		if (src)
+		if (src && (access & PFERR_I))
+			memcpy(p, src, n);
+		else if (src)
 			memcpy_whole(p, src, n); /* an aligned operand in one read, as the CPU's */
 		else if (access & PFERR_I)
 			return X86_ACC_UNHANDLED; /* no executing from device memory */
