@@ -103,7 +103,7 @@ void rmap_write_protect(struct mmu_vm *vm, u64 gfn);
 /* A present shadow entry is about to be cleared or replaced (see mmu_vm.spte_gen). */
 static inline void spte_changed(struct mmu_vm *vm)
 {
-	if (!vm->test_skip_spte_gen)
+	if (!MMU_MUTATED(vm, skip_spte_gen))
 		vm->spte_gen++;
 }
 static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)) == (PTE_P | PTE_W); }

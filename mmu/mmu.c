@@ -118,7 +118,7 @@ void mmu_flush_all(struct mmu_vm *vm)
 
 	for (v = vm->vcpus; v; v = v->next) {
 		vm->ops->flush_tlb(vm->ctx, v);
-		if (vm->test_flush_one_vcpu)
+		if (MMU_MUTATED(vm, flush_one_vcpu))
 			break;
 	}
 }
@@ -267,7 +267,7 @@ int mmu_new_cr3(struct mmu_vcpu *vcpu, u64 cr3)
 	if (!list_empty(&vcpu->vm->unsync_pages))
 		mmu_sync_all(vcpu);
 	vcpu->cr3 = cr3;
-	if (!vcpu->vm->test_keep_root_on_cr3)
+	if (!MMU_MUTATED(vcpu->vm, keep_root_on_cr3))
 		release_roots(vcpu);
 	if (vcpu->vm->cfg.nocache)
 		mmu_zap_all(vcpu->vm);

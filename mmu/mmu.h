@@ -97,6 +97,30 @@ struct mmu_config {
 	bool no_unsync;		/* keep every shadowed guest table write-protected (mmu/sync.c) */
 };
 
+/* Mutation knobs for the host tests, each breaking one invariant on purpose so that a test can
+ * show the audit or the reference model catches it. They exist in the host build only: in
+ * Umbra, MMU_MUTATED is false at compile time and the paths it guards are plain code. */
+#define MMU_MUTATIONS(X)                                                                          \
+	X(skip_wp_on_shadow)   /* a new shadow leaves its guest table writable */                \
+	X(skip_zap_on_write)   /* an emulated table write zaps no entry */                       \
+	X(skip_resync)         /* flushes leave out-of-sync pages as they are */                 \
+	X(stale_resync)        /* a resync write-protects but updates no entry */                \
+	X(flush_one_vcpu)      /* remote flushes are lost: mmu_flush_all reaches one vCPU */     \
+	X(skip_root_reload)    /* a zapped root's other users are not told to reload */          \
+	X(skip_pv_flush)       /* mmu_flush_tlb does not flush the vCPU's own TLB */             \
+	X(keep_root_on_cr3)    /* a CR3 load keeps the old root */                               \
+	X(skip_spte_gen)       /* shadow entries change without spte_gen moving */
+#ifdef UMBRA_HOST
+#define MMU_MUTATION_FIELD(name) bool name;
+struct mmu_mutations {
+	MMU_MUTATIONS(MMU_MUTATION_FIELD)
+};
+#undef MMU_MUTATION_FIELD
+#define MMU_MUTATED(vm, name) ((vm)->test.name)
+#else
+#define MMU_MUTATED(vm, name) false
+#endif
+
 struct mmu_vm {
 	const struct mmu_platform_ops *ops;
 	void *ctx;
@@ -128,16 +152,9 @@ struct mmu_vm {
 	unsigned audit_nframes;
 	unsigned audit_full_every;	/* incremental audits between full ones; 0 = never */
 	unsigned audit_since_full;
-	/* Mutation knobs for the tests: each breaks one invariant on purpose. */
-	bool test_skip_wp_on_shadow;
-	bool test_skip_zap_on_write;
-	bool test_skip_resync;		/* flushes leave out-of-sync pages as they are */
-	bool test_stale_resync;		/* a resync write-protects but updates no entry */
-	bool test_flush_one_vcpu;	/* remote flushes are lost: mmu_flush_all reaches one vCPU */
-	bool test_skip_root_reload;	/* a zapped root's other users are not told to reload */
-	bool test_skip_pv_flush;	/* mmu_flush_tlb does not flush the vCPU's own TLB */
-	bool test_keep_root_on_cr3;	/* a CR3 load keeps the old root */
-	bool test_skip_spte_gen;	/* shadow entries change without spte_gen moving */
+#ifdef UMBRA_HOST
+	struct mmu_mutations test;	/* the host tests' knobs (MMU_MUTATED) */
+#endif
 };
 
 struct mmu_vcpu {

@@ -101,7 +101,7 @@ struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, boo
 	if (!role.direct && (f = frame_of(vm, gfn)) != NULL) {
 		f->shadowed++;
 		audit_mark_frame(vm, gfn);
-		if (!vm->test_skip_wp_on_shadow)
+		if (!MMU_MUTATED(vm, skip_wp_on_shadow))
 			rmap_write_protect(vm, gfn);
 	}
 	return sp;
@@ -197,7 +197,7 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp)
 		return;
 	}
 	sp->invalid = true;
-	for (v = vm->vcpus; v && !vm->test_skip_root_reload; v = v->next)
+	for (v = vm->vcpus; v && !MMU_MUTATED(vm, skip_root_reload); v = v->next)
 		if (v->root == sp || v->pae_sp[0] == sp || v->pae_sp[1] == sp ||
 		    v->pae_sp[2] == sp || v->pae_sp[3] == sp)
 			vcpu_request_reload(v);

@@ -73,7 +73,7 @@ static void sync_page(struct mmu_vcpu *vcpu, struct mmu_page *sp)
 				continue;
 			/* The audit checks every entry of a page coming back in sync. */
 			audit_mark_entry(vm, sp, idx);
-			if (vm->test_stale_resync)
+			if (MMU_MUTATED(vm, stale_resync))
 				continue;
 			want = leaf_of_guest(vcpu, sp, e, &gfn);
 			if (want == sp->spt[idx] && sp->gfns[idx] == gfn)
@@ -133,7 +133,7 @@ void mmu_sync_all(struct mmu_vcpu *vcpu)
 {
 	struct mmu_vm *vm = vcpu->vm;
 
-	if (vm->test_skip_resync)
+	if (MMU_MUTATED(vm, skip_resync))
 		return;
 	while (vm->unsync_pages.next != &vm->unsync_pages)
 		sync_page(vcpu, container_of(vm->unsync_pages.next, struct mmu_page, unsync_link));
@@ -146,7 +146,7 @@ void sync_invlpg(struct mmu_vcpu *vcpu, u64 gva)
 	struct list_head *l;
 	bool dropped = false;
 
-	if (vm->test_skip_resync)
+	if (MMU_MUTATED(vm, skip_resync))
 		return;
 	for (l = vm->unsync_pages.next; l != &vm->unsync_pages; l = l->next) {
 		struct mmu_page *sp = container_of(l, struct mmu_page, unsync_link);
@@ -167,6 +167,6 @@ void sync_invlpg(struct mmu_vcpu *vcpu, u64 gva)
 void mmu_flush_tlb(struct mmu_vcpu *vcpu)
 {
 	mmu_sync_all(vcpu);
-	if (!vcpu->vm->test_skip_pv_flush)
+	if (!MMU_MUTATED(vcpu->vm, skip_pv_flush))
 		vcpu->vm->ops->flush_tlb(vcpu->vm->ctx, vcpu);
 }

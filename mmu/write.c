@@ -61,7 +61,7 @@ static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len, bool emulated)
 
 	if (len < 1 || len > 8 || offset + len > PAGE_SIZE)
 		return MMU_EINVAL;
-	if (vm->test_skip_zap_on_write)
+	if (MMU_MUTATED(vm, skip_zap_on_write))
 		return MMU_OK;
 
 	flooded = false;

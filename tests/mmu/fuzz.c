@@ -483,15 +483,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	h_init(&z->h, &cfg, o->vcpus ? o->vcpus : 2);
 	h_add_slot(&z->h, 0, 0x180);
 	h_add_slot(&z->h, 0x200, 0x40);
-	z->h.vm.test_skip_wp_on_shadow = o->skip_wp_on_shadow;
-	z->h.vm.test_skip_zap_on_write = o->skip_zap_on_write;
-	z->h.vm.test_skip_resync = o->skip_resync;
-	z->h.vm.test_stale_resync = o->stale_resync;
-	z->h.vm.test_flush_one_vcpu = o->flush_first_only;
-	z->h.vm.test_skip_root_reload = o->skip_root_reload;
-	z->h.vm.test_skip_pv_flush = o->skip_pv_flush;
-	z->h.vm.test_keep_root_on_cr3 = o->keep_root_on_cr3;
-	z->h.vm.test_skip_spte_gen = o->skip_spte_gen;
+	z->h.vm.test = o->mut;
 	z->h.vm.audit_full_every = 0;
 	change_mode(z);
 	for (op = 0; op < o->ops; op++) {

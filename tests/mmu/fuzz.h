@@ -3,6 +3,7 @@
 #define TESTS_MMU_FUZZ_H
 
 #include "lib/types.h"
+#include "mmu/mmu.h"
 
 struct fuzz_opts {
 	u64 ops;
@@ -10,11 +11,7 @@ struct fuzz_opts {
 	u64 pool_pages;		/* 0: default */
 	unsigned vcpus;		/* of the one guest, 1..4; 0: 2 */
 	bool nocache;
-	bool skip_wp_on_shadow;	/* mutation knobs (scenario 11) */
-	bool skip_zap_on_write;
-	bool skip_resync, stale_resync;
-	bool flush_first_only, skip_root_reload, skip_pv_flush, keep_root_on_cr3;
-	bool skip_spte_gen;
+	struct mmu_mutations mut;	/* mutation knobs (scenario 11), given to the MMU */
 	bool no_unsync;
 	bool quiet;
 	bool no_audit;		/* differential comparison only */

@@ -25,15 +25,9 @@ int main(int argc, char **argv)
 			/* a mutation knob by name, to see what the fuzz makes of it */
 			const char *k = argv[i + 1];
 
-			o.skip_wp_on_shadow |= !strcmp(k, "skip_wp_on_shadow");
-			o.skip_zap_on_write |= !strcmp(k, "skip_zap_on_write");
-			o.skip_resync |= !strcmp(k, "skip_resync");
-			o.stale_resync |= !strcmp(k, "stale_resync");
-			o.flush_first_only |= !strcmp(k, "flush_one_vcpu");
-			o.skip_root_reload |= !strcmp(k, "skip_root_reload");
-			o.skip_pv_flush |= !strcmp(k, "skip_pv_flush");
-			o.keep_root_on_cr3 |= !strcmp(k, "keep_root_on_cr3");
-			o.skip_spte_gen |= !strcmp(k, "skip_spte_gen");
+#define KNOB(name) o.mut.name |= !strcmp(k, #name);
+			MMU_MUTATIONS(KNOB)
+#undef KNOB
 		} else if (!strcmp(argv[i], "--nocache"))
 			o.nocache = atoi(argv[i + 1]);
 	}

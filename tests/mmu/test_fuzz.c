@@ -118,26 +118,26 @@ static void mutation(const struct fuzz_opts *knob, enum catcher by)
 
 static void test_mutation_skip_wp_on_shadow(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .skip_wp_on_shadow = true }, BY_AUDIT);
+	mutation(&(struct fuzz_opts){ .mut.skip_wp_on_shadow = true }, BY_AUDIT);
 }
 
 static void test_mutation_skip_zap_on_write(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .skip_zap_on_write = true }, BY_AUDIT);
+	mutation(&(struct fuzz_opts){ .mut.skip_zap_on_write = true }, BY_AUDIT);
 }
 
 /* Flushes that leave out-of-sync pages as they are: legal for the audit (the pages are still
  * out of sync), not for the guest, which must see its entries after a flush. */
 static void test_mutation_skip_resync(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .skip_resync = true }, BY_COMPARE);
+	mutation(&(struct fuzz_opts){ .mut.skip_resync = true }, BY_COMPARE);
 }
 
 /* A resync that write-protects the table again but leaves its entries stale: the audit checks
  * every entry of a page coming back in sync. */
 static void test_mutation_stale_resync(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .stale_resync = true }, BY_AUDIT);
+	mutation(&(struct fuzz_opts){ .mut.stale_resync = true }, BY_AUDIT);
 }
 
 /* Rights taken from a shared shadow entry but only one vCPU told to flush: another vCPU's TLB
@@ -145,28 +145,28 @@ static void test_mutation_stale_resync(void **st UNUSED)
  * stale one into a table now write-protected (the audit sees the shadow left behind). */
 static void test_mutation_flush_one_vcpu(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .flush_first_only = true }, BY_EITHER);
+	mutation(&(struct fuzz_opts){ .mut.flush_one_vcpu = true }, BY_EITHER);
 }
 
 /* A CR3 load that keeps the old root: the audit checks each vCPU's root against its own CR3
  * and mode, the comparison sees the old address space. */
 static void test_mutation_keep_root_on_cr3(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .keep_root_on_cr3 = true }, BY_AUDIT);
+	mutation(&(struct fuzz_opts){ .mut.keep_root_on_cr3 = true }, BY_AUDIT);
 }
 
 /* A shadow page zapped while it is another vCPU's root, that vCPU not told to reload: it runs
  * on an emptied, unhashed page, which only the audit can see before the MMU trips over it. */
 static void test_mutation_skip_root_reload(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .skip_root_reload = true }, BY_AUDIT_ONLY);
+	mutation(&(struct fuzz_opts){ .mut.skip_root_reload = true }, BY_AUDIT_ONLY);
 }
 
 /* Shadow entries cleared or replaced without spte_gen moving: a vCPU's fetch memo keeps a
  * translation the shadow no longer has, which only the audit compares. */
 static void test_mutation_skip_spte_gen(void **st UNUSED)
 {
-	mutation(&(struct fuzz_opts){ .skip_spte_gen = true }, BY_AUDIT_ONLY);
+	mutation(&(struct fuzz_opts){ .mut.skip_spte_gen = true }, BY_AUDIT_ONLY);
 }
 
 /* A PV flush that resyncs but leaves the vCPU's own TLB: an entry another vCPU's fault narrowed
@@ -174,8 +174,8 @@ static void test_mutation_skip_spte_gen(void **st UNUSED)
  * guest flushed. The fuzz's two-vCPU entry races reach it (scenario 15 shows it directly). */
 static void test_mutation_skip_pv_flush(void **st UNUSED)
 {
-	mutation_of(&(struct fuzz_opts){ .skip_pv_flush = true, .seed = 2 }, BY_COMPARE);
-	mutation_of(&(struct fuzz_opts){ .skip_pv_flush = true, .seed = 1, .vcpus = 4 }, BY_COMPARE);
+	mutation_of(&(struct fuzz_opts){ .mut.skip_pv_flush = true, .seed = 2 }, BY_COMPARE);
+	mutation_of(&(struct fuzz_opts){ .mut.skip_pv_flush = true, .seed = 1, .vcpus = 4 }, BY_COMPARE);
 }
 
 /* With out-of-sync shadows off, every guest page-table store traps, as before them. */

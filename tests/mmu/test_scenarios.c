@@ -1601,7 +1601,7 @@ static void smp_pv_flush_narrowed(bool skip_pv_flush)
 
 	h_init(h, NULL, 2);
 	std_slots(h);
-	h->vm.test_skip_pv_flush = skip_pv_flush;
+	h->vm.test.skip_pv_flush = skip_pv_flush;
 	cr3 = new_space(h, &f, G_LONG);
 	fill_frame(h, 0x100, 0xa);
 	pte = g_map(h, &f, G_LONG, cr3, 0x40000000, (0x100 << 12) | GP | GW | GA | GD, 1,
