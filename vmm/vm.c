@@ -75,3 +75,21 @@ struct vm *vm_by_name(const char *name)
 			return &vms[i];
 	return NULL;
 }
+
+/* When the guest's budget ends: a budget counts the guest's own time only, so the time its vCPUs
+ * stood runnable behind other guests' vCPUs is added (for several vCPUs, the least any of the
+ * started ones waited: the guest's time moves at the pace of its luckiest vCPU). */
+u64 vm_budget_end(const struct vm *vm)
+{
+	u64 waited = ~0ull;
+
+	if (vm->end_tsc == ~0ull)
+		return ~0ull;
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		const struct vcpu *v = &vm->vcpus[i];
+		u64 w = __atomic_load_n(&v->waited_tsc, __ATOMIC_RELAXED);
+		if ((i == 0 || __atomic_load_n(&v->power, __ATOMIC_RELAXED) == VCPU_ON) && w < waited)
+			waited = w;
+	}
+	return vm->end_tsc + waited;
+}
