@@ -146,9 +146,12 @@ GP
   exit 0
 fi
 
-# Smoke: deterministic relations only, and upper bounds on Umbra's instructions (exact: the
-# plugin's counts repeat run after run). The bounds sit a little above the counts measured when
-# they were set (README, Benchmark): a change that makes an exit dearer fails here.
+# Smoke: deterministic relations only, and upper bounds on Umbra's instructions per exit, as
+# medians over the exits of each workload's window (the plugin counts each exit exactly, but a
+# window's mean takes in the few exits that do time-driven work, whose number follows the host's
+# load: the CR3 switch's mean read 1003 or 1044 on one build). The bounds sit a little above the
+# counts measured when they were set (README, Benchmark): a change that makes an exit dearer
+# fails here.
 LIMIT_CR3=1050 LIMIT_FILL=2100 LIMIT_NULL=2050 LIMIT_FORK=6200
 p=0 f=0
 check() { if [ "$1" = 1 ]; then p=$((p+1)); echo "PASS $2"; else f=$((f+1)); echo "FAIL $2"; fi; }
@@ -176,9 +179,9 @@ check "$([ -n "$pt" ] && [ "$pt" = "$ut" ] && echo 1)" "bench-smoke: the plugin 
 bound() { # value limit what
   check "$([ -n "$1" ] && [ "$1" -ge 0 ] && [ "$1" -le "$2" ] && echo 1)" "bench-smoke: $3: $1 Umbra instructions <= $2"
 }
-bound "$(insn_of cr3_switch)" $LIMIT_CR3 "cached CR3 switch, #VMEXIT to VMRUN"
+bound "$(insn_of cr3_switch)" $LIMIT_CR3 "cached CR3 switch, #VMEXIT to VMRUN (median)"
 bound "$(insn_of fill_median)" $LIMIT_FILL "shadow fill exit (median)"
-bound "$(get cached nullcall call=version umbra_insns_per_op)" $LIMIT_NULL "null hypercall exit"
+bound "$(insn_of null_median)" $LIMIT_NULL "null hypercall exit (median)"
 bound "$(get cached forkflood "entries=512 via=store" umbra_insns_per_op)" $LIMIT_FORK "512-store PT rewrite"
 echo "bench: $p passed, $f failed"
 [ $f = 0 ]
