@@ -11,6 +11,11 @@
 
 static const char *const phase_name[BOOT_PHASES] = { "low", "early", "init" };
 
+const char *bootprof_phase_name(unsigned phase)
+{
+	return phase < BOOT_PHASES ? phase_name[phase] : "?";
+}
+
 /* The furthest milestone the state at this exit shows. */
 static enum boot_phase reached(const struct x86_emu_ctx *r)
 {

@@ -23,6 +23,7 @@
 #include "vmm/pci_assign.h"
 #include "vmm/report.h"
 #include "vmm/sched.h"
+#include "vmm/trace.h"
 
 /* Bound on what we trust of total_size before parsing validates it. */
 #define MB2_INFO_MAX (1u << 20)
@@ -150,6 +151,8 @@ void kmain(u32 magic, u32 info_pa)
 	console_focus_init(options.console[0] ? options.console : NULL);
 	if (options.gdb[0])
 		gdbstub_init(options.gdb, options.gdbwait);
+	if (options.trace[0])
+		trace_init(options.trace);
 	guests_ready = true;
 	sched_run_this_cpu();
 	static char guest_summary[200];

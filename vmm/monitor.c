@@ -15,6 +15,7 @@
 #include "vmm/ipi.h"
 #include "vmm/options.h"
 #include "vmm/stats.h"
+#include "vmm/trace.h"
 
 #define MON_LINE 96
 #define MON_WORDS 4
@@ -286,6 +287,17 @@ static void do_log(struct vm *vm, const char *arg) { (void)arg; cmd_log(vm); }
 static void do_nmi(struct vm *vm, const char *arg) { (void)arg; cmd_nmi(vm); }
 static void do_focus(struct vm *vm, const char *arg) { (void)arg; console_focus_set(vm); }
 
+static void do_trace(struct vm *vm, const char *arg)
+{
+	if (!strcmp(arg, "dump"))
+		trace_dump(vm);
+	else if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
+		if (trace_enable(vm, arg[1] == 'n'))
+			kprintf("monitor: trace %s %s\n", vm->name, arg);
+	} else
+		kprintf("monitor: trace %s: '%s' is not on, off or dump\n", vm->name, arg);
+}
+
 static void do_walk(struct vm *vm, const char *arg)
 {
 	u64 gva;
@@ -322,6 +334,7 @@ static const struct mon_cmd {
 	{ "focus", " NAME", 1, do_focus },
 	{ "log", " NAME", 1, do_log },
 	{ "nmi", " NAME", 1, do_nmi },
+	{ "trace", " NAME on|off|dump", 2, do_trace },
 	{ "help", "", 0, cmd_help },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

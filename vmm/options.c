@@ -54,6 +54,10 @@ static bool apply(const char *key, const char *val)
 		memcpy(options.gdb, val, strlen(val) + 1);
 		return true;
 	}
+	if (!strcmp(key, "trace") && val[0] && strlen(val) < sizeof(options.trace)) {
+		memcpy(options.trace, val, strlen(val) + 1);
+		return true;
+	}
 	if (!strcmp(key, "monitor") && strchr(val, ':') && options.n_monitor < 8) {
 		memcpy(options.monitor[options.n_monitor++], val, strlen(val) + 1);
 		return true;

@@ -10,6 +10,7 @@
 #include "vmm/gdbstub.h"
 #include "vmm/monitor.h"
 #include "vmm/irq.h"
+#include "vmm/trace.h"
 #include "vmm/vcpu.h"
 
 /* First entry on its CPU: the backend's control structure and the MMU context (for an AP,
@@ -71,6 +72,8 @@ static void park(struct vm *vm)
 {
 	console_flush(vm);
 	gdbstub_guest_ended(vm);
+	if (vm->trace)
+		trace_dump(vm);
 	monitor_at_end(vm);
 	/* When, in the order it happened: tests read who finished while others still ran. */
 	kinfo("guest %s: ended (%s) at %lu ms\n", vm->name, vm_end_name(vm->end),

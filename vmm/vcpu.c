@@ -13,6 +13,7 @@
 #include "vmm/gmem.h"
 #include "vmm/vm.h"
 #include "vmm/options.h"
+#include "vmm/trace.h"
 
 /* Exception classes for the double-fault rules (SDM vol. 3 table 6-5, APM 8.2.9). */
 enum exc_class { EXC_BENIGN, EXC_CONTRIBUTORY, EXC_PAGE_FAULT };
@@ -452,7 +453,10 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		locked = true;
 		if (vm->tdp_on)
 			vcpu_follow_cr3(v);
-		exit_handle(v, &x);
+		if (__builtin_expect(vm->trace, 0))
+			trace_exit_handle(v, &x);
+		else
+			exit_handle(v, &x);
 	}
 	if (locked)
 		vm_unlock(vm);

@@ -140,6 +140,7 @@ struct vm {
 	bool bios_on;             /* it starts with the BIOS's leftovers (set by the loader) */
 	bool expect_stop;         /* ... or to be stopped by another guest */
 	bool expect_timeout;      /* ... or to run until its time budget ends */
+	bool trace;               /* its exits are recorded (vmm/trace.c) */
 	u64 budget_ns;            /* time=SECONDS (else Umbra's timeout=): how long it may run */
 	u64 end_tsc;              /* host TSC at which its budget ends (set when it starts, moved
 				     on by pauses); vm_budget_end adds the time others took */

@@ -1,0 +1,27 @@
+/* Exit traces: each exit of a traced guest recorded in its CPU's ring, dumped as framed lines. */
+#ifndef VMM_TRACE_H
+#define VMM_TRACE_H
+
+#include "lib/types.h"
+
+struct vm;
+struct vcpu;
+struct vexit;
+
+/* Records per CPU: the ring keeps the latest ones and counts the ones it let go. */
+#define TRACE_PAGES 256
+#define TRACE_RECS (TRACE_PAGES * (PAGE_SIZE / 32))
+
+/* trace=NAME on Umbra's line: that guest is traced from its first exit. */
+void trace_init(const char *name);
+/* Starts or stops recording a guest's exits (the rings of its vCPUs' CPUs are allocated on the
+ * first start; false and a message if there is no memory for them). */
+bool trace_enable(struct vm *vm, bool on);
+/* The exit handler, timed and recorded (vcpu_run_slice calls it instead of exit_handle for a
+ * traced guest, so an untraced one pays one test per exit). */
+void trace_exit_handle(struct vcpu *v, const struct vexit *x);
+/* Writes the guest's records on the console, oldest first over all CPUs, between a begin and
+ * an end line (docs/testing.md gives the format). */
+void trace_dump(struct vm *vm);
+
+#endif
