@@ -148,7 +148,7 @@ fi
 
 # Smoke: deterministic relations only, and upper bounds on Umbra's instructions (exact: the
 # plugin's counts repeat run after run). The bounds sit a little above the counts measured when
-# they were set (docs/bench.md): a change that makes an exit dearer fails here.
+# they were set (README, Benchmark): a change that makes an exit dearer fails here.
 LIMIT_CR3=1050 LIMIT_FILL=2100 LIMIT_NULL=2050 LIMIT_FORK=6200
 p=0 f=0
 check() { if [ "$1" = 1 ]; then p=$((p+1)); echo "PASS $2"; else f=$((f+1)); echo "FAIL $2"; fi; }
