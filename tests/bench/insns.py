@@ -9,7 +9,7 @@
 #   CSV       results.csv: rows are appended (mode "cached", as the plugin runs that mode)
 #   ELF       umbra.elf, to name the functions of a profile (P lines)
 # The modelled hardware cost of an operation is exits x BENCH_VMRT_CYCLES (a VM round trip,
-# default 1400 cycles) + Umbra's instructions / BENCH_IPC (default 1.0): see README, Benchmark.
+# default 1400 cycles) + Umbra's instructions / BENCH_IPC (default 1.0): see docs/bench.md.
 import os
 import subprocess
 import sys
