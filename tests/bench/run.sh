@@ -150,7 +150,7 @@ fi
 # medians over the exits of each workload's window (the plugin counts each exit exactly, but a
 # window's mean takes in the few exits that do time-driven work, whose number follows the host's
 # load: the CR3 switch's mean read 1003 or 1044 on one build). The bounds sit a little above the
-# counts measured when they were set (README, Benchmark): a change that makes an exit dearer
+# counts measured when they were set (docs/bench.md): a change that makes an exit dearer
 # fails here.
 LIMIT_CR3=1050 LIMIT_FILL=2100 LIMIT_NULL=2050 LIMIT_FORK=6200
 p=0 f=0
