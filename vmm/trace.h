@@ -9,7 +9,7 @@ struct vcpu;
 struct vexit;
 
 /* Records per CPU: the ring keeps the latest ones and counts the ones it let go. */
-#define TRACE_PAGES 256
+#define TRACE_PAGES 2048
 #define TRACE_RECS (TRACE_PAGES * (PAGE_SIZE / 32))
 
 /* trace=NAME on Umbra's line: that guest is traced from its first exit. */

@@ -72,13 +72,14 @@ def to_png(path, guest, hz, recs, phases):
         for b in range(max(buckets) + 1):
             f.write("%d %s\n" % (b, " ".join(str(buckets.get(b, {}).get(r, 0)) for r in reasons)))
     marks = "".join("set arrow from %d, graph 0 to %d, graph 1 nohead dt 2\n"
-                    "set label '%s' at %d, graph 0.95\n" %
+                    "set label 'end of %s' at %d, graph 0.95\n" %
                     ((t - t0) * 1000 // hz, (t - t0) * 1000 // hz, n, (t - t0) * 1000 // hz)
                     for t, n in phases if t >= t0)
     plot = ", ".join("'%s' using 1:%d with lines title '%s'" % (dat, i + 2, r)
                      for i, r in enumerate(reasons))
     script = ("set terminal png size 1200,500\nset output '%s'\nset title 'exits of %s'\n"
-              "set xlabel 'ms from its first exit'\nset ylabel 'exits per ms'\n%splot %s\n" %
+              "set xlabel 'ms from its first exit'\nset ylabel 'exits per ms'\nset termoption noenhanced\n"
+              "%splot %s\n" %
               (path, guest, marks, plot))
     return subprocess.run(["gnuplot"], input=script, text=True).returncode == 0
 

@@ -3,3 +3,8 @@ SUITES += check-trace
 .PHONY: check-trace
 check-trace: $(BUILD)/umbra.elf guests
 	@tests/trace/cases.sh
+
+# Not in make test: Debian's kernel booted with its exits traced (build/trace/linux-boot.*).
+.PHONY: trace-linux
+trace-linux: deps $(BUILD)/umbra.elf $(LINUX_IMAGES)
+	@tests/trace/linux.sh $(LINUX_OUT) $(BUILD)/trace
