@@ -275,9 +275,55 @@ static void cmd_log(struct vm *vm)
 	vm_unlock(vm);
 }
 
+/* top: exits per second by guest and reason, as kvm_stat shows them, redrawn each second on a
+ * cleared screen until `top` again. The counters are read without the guests' locks: a frame
+ * may miss the exits in flight, the next one counts them. */
+static struct {
+	bool on;
+	u64 last_tsc;
+	u64 last[MAX_VMS][UMBRA_EXIT_REASONS];
+} top;
+
+static void top_frame(void)
+{
+	u64 now = rdtsc(), ms = tsc_to_ns(now - top.last_tsc) / 1000000;
+	char line[400];
+
+	kprintf("\x1b[H\x1b[Jmonitor: top: exits per second over %lu ms ('top' again stops)\n", ms);
+	for (u32 i = 0; i < nr_vms; i++) {
+		struct vm *vm = &vms[i];
+		u64 total = 0;
+		int n = 0;
+		for (u32 r = 0; r < UMBRA_EXIT_REASONS; r++) {
+			u64 c = 0;
+			for (u32 j = 0; j < vm->nr_vcpus; j++)
+				c += __atomic_load_n(&vm->vcpus[j].exits[r], __ATOMIC_RELAXED);
+			u64 rate = ms ? (c - top.last[i][r]) * 1000 / ms : 0;
+			top.last[i][r] = c;
+			total += rate;
+			if (rate && n < (int)sizeof(line) - 40)
+				n += fmt_snprintf(line + n, sizeof(line) - (u32)n, " %s=%lu",
+						  stats_exit_name(r), rate);
+		}
+		line[n] = 0;
+		kprintf("monitor: top %s %s total=%lu%s\n", vm->name, state_name(vm), total, line);
+	}
+	top.last_tsc = now;
+}
+
+static void cmd_top(void)
+{
+	top.on = !top.on;
+	if (top.on)
+		top_frame();
+	else
+		kprintf("monitor: top stopped\n");
+}
+
 static void cmd_help(struct vm *vm, const char *arg);
 
 static void do_guests(struct vm *vm, const char *arg) { (void)vm; (void)arg; cmd_guests(); }
+static void do_top(struct vm *vm, const char *arg) { (void)vm; (void)arg; cmd_top(); }
 static void do_regs(struct vm *vm, const char *arg) { (void)arg; cmd_regs(vm); }
 static void do_shadow(struct vm *vm, const char *arg) { (void)arg; cmd_shadow(vm); }
 static void do_audit(struct vm *vm, const char *arg) { (void)arg; cmd_audit(vm); }
@@ -324,6 +370,7 @@ static const struct mon_cmd {
 	void (*fn)(struct vm *vm, const char *arg);
 } cmds[] = {
 	{ "guests", "", 0, do_guests },
+	{ "top", "", 0, do_top },
 	{ "regs", " NAME", 1, do_regs },
 	{ "walk", " NAME GVA", 2, do_walk },
 	{ "shadow", " NAME", 1, do_shadow },
@@ -429,6 +476,15 @@ void monitor_input(int c)
 void monitor_poll(void)
 {
 	char line[MON_LINE];
+
+	/* top's next frame, from the boot CPU's loop once a second. */
+	if (__atomic_load_n(&top.on, __ATOMIC_RELAXED) && this_cpu_index() == 0 &&
+	    rdtsc() - top.last_tsc >= ns_to_tsc(1000000000ull)) {
+		spin_lock(&run_lock);
+		if (top.on)
+			top_frame();
+		spin_unlock(&run_lock);
+	}
 	if (!__atomic_load_n(&queued_ready, __ATOMIC_ACQUIRE))
 		return;
 	spin_lock(&run_lock);

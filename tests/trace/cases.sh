@@ -44,4 +44,11 @@ case_run trace-bad --cpu max --smp 1 --cmdline "trace=nosuch monitor=healthy:tra
   --expect-log "trace: no guest named 'nosuch' to trace" \
   --expect-log "monitor: trace healthy: 'bogus' is not on, off or dump"
 
+# The monitor's top (kvm_stat's view): when healthy ends the monitor starts it; its first frame
+# gives each guest's exits per second by reason.
+case_run monitor-top --cpu max --smp 1 --cmdline "monitor=healthy:top" \
+  --module "$G/healthy.elf name=healthy" --expect guests_passed=1 \
+  --expect-log "monitor: top: exits per second over [0-9]+ ms" \
+  --expect-log "monitor: top healthy result total=[1-9][0-9]* .*io=[1-9]"
+
 suite_end trace
