@@ -48,8 +48,7 @@ static const char *state_name(const struct vm *vm)
 
 static void cmd_guests(void)
 {
-	for (u32 i = 0; i < nr_vms; i++) {
-		struct vm *vm = &vms[i];
+	for_each_vm(vm) {
 		struct mmu_stats st;
 		vm_lock(vm);
 		mmu_stats(&vm->mmu, &st);

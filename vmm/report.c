@@ -171,11 +171,10 @@ bool guests_wait_and_report(char *summary, size_t size)
 	u64 exits = 0;
 
 	/* Every guest's CPU lets go of it (parks it) once it has ended for good. */
-	for (u32 i = 0; i < nr_vms; i++)
-		while (!__atomic_load_n(&vms[i].parked, __ATOMIC_ACQUIRE))
+	for_each_vm(vm)
+		while (!__atomic_load_n(&vm->parked, __ATOMIC_ACQUIRE))
 			cpu_relax();
-	for (u32 i = 0; i < nr_vms; i++) {
-		struct vm *vm = &vms[i];
+	for_each_vm(vm) {
 		report_one(vm);
 		for (u32 j = 0; j < vm->nr_vcpus; j++)
 			exits += vm->vcpus[j].exits_total;

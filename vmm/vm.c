@@ -62,17 +62,17 @@ void vm_unlock(struct vm *vm)
 
 struct vm *vm_by_id(u64 id)
 {
-	for (u32 i = 0; i < nr_vms; i++)
-		if (vms[i].id == id)
-			return &vms[i];
+	for_each_vm(vm)
+		if (vm->id == id)
+			return vm;
 	return NULL;
 }
 
 struct vm *vm_by_name(const char *name)
 {
-	for (u32 i = 0; i < nr_vms; i++)
-		if (!strcmp(vms[i].name, name))
-			return &vms[i];
+	for_each_vm(vm)
+		if (!strcmp(vm->name, name))
+			return vm;
 	return NULL;
 }
 

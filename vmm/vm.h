@@ -200,6 +200,8 @@ struct vm {
 
 extern struct vm vms[MAX_VMS];
 extern u32 nr_vms;
+/* Every guest loaded, in module order: the one way to walk them. */
+#define for_each_vm(vm) for (struct vm *vm = vms; vm < vms + nr_vms; vm++)
 
 /* Ends the guest and records how: the first call wins (atomically, from any CPU); false for
  * every later one. The guest's own CPU notices at its next exit (a kick brings it there). */
