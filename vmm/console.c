@@ -1,5 +1,6 @@
 /* Guest consoles: per-guest line buffers printed with the guest's name, and the input focus. */
 #include "vmm/console.h"
+#include "arch/x86/console.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/serial.h"
@@ -9,6 +10,7 @@
 #include "lib/spinlock.h"
 #include "vmm/dev/uart.h"
 #include "vmm/monitor.h"
+#include "vmm/options.h"
 #include "vmm/vm.h"
 
 static u32 focus;              /* index in vms[] of the guest that gets typed input */
@@ -16,14 +18,57 @@ static bool escape_seen;       /* the last byte read was CONSOLE_ESCAPE */
 static bool in_monitor;        /* typed bytes go to the monitor (Ctrl-A c), not a guest */
 static spinlock_t input_lock;  /* the serial receiver and the two fields above */
 
+/* With term=raw, the guest with the focus writes to the terminal itself while it runs and the
+ * monitor is closed; the other guests' lines wait in their logs (VM_LOG_LINES each) and are
+ * shown, prefixed as always, when the terminal goes back to lines. */
+static bool raw_owner(const struct vm *vm)
+{
+	return options.term_raw && console_has_focus(vm) && !vm_ended(vm) &&
+	       !__atomic_load_n(&in_monitor, __ATOMIC_RELAXED);
+}
+
+static bool someone_raw(void)
+{
+	return nr_vms && raw_owner(&vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)]);
+}
+
+/* The lines the terminal has not shown yet, of every guest but a raw one; one line says how
+ * many a log let go. */
+static void show_waiting(void)
+{
+	for_each_vm(vm) {
+		if (raw_owner(vm))
+			continue;
+		u32 from = vm->log_shown;
+		if (vm->log_count - from > VM_LOG_LINES) {
+			kprintf("[%s] (%u lines not shown: more than the %u kept)\n", vm->name,
+				vm->log_count - from - VM_LOG_LINES, VM_LOG_LINES);
+			from = vm->log_count - VM_LOG_LINES;
+		}
+		for (; from < vm->log_count; from++)
+			kprintf("[%s] %s\n", vm->name, vm->log[from % VM_LOG_LINES]);
+		vm->log_shown = vm->log_count;
+	}
+}
+
 void console_flush(struct vm *vm)
 {
 	if (!vm->line_len)
 		return;
 	vm->line[vm->line_len] = 0;
-	kprintf("[%s] %s\n", vm->name, vm->line);
 	memcpy(vm->log[vm->log_count++ % VM_LOG_LINES], vm->line, vm->line_len + 1);
 	vm->line_len = 0;
+	/* A raw guest's own line was on the terminal as it came; another's waits for its turn. */
+	if (raw_owner(vm)) {
+		vm->log_shown = vm->log_count;
+		return;
+	}
+	if (someone_raw())
+		return;
+	if (vm->log_shown + 1 < vm->log_count)
+		show_waiting();
+	kprintf("[%s] %s\n", vm->name, vm->log[(vm->log_count - 1) % VM_LOG_LINES]);
+	vm->log_shown = vm->log_count;
 }
 
 static void line_put(struct vm *vm, char c)
@@ -38,10 +83,12 @@ void console_putc(struct vm *vm, char c)
 	static const char hex[] = "0123456789abcdef";
 	u8 b = (u8)c;
 
+	if (raw_owner(vm))
+		console_raw_putc(c);
 	if (c == '\r')
 		return; /* line ends are Umbra's: a guest cannot go back over its prefix */
 	if (c == '\n') {
-		if (!vm->line_len) {
+		if (!vm->line_len && !raw_owner(vm) && !someone_raw()) {
 			kprintf("[%s]\n", vm->name);
 			return;
 		}
@@ -49,7 +96,7 @@ void console_putc(struct vm *vm, char c)
 		return;
 	}
 	/* C0 controls, DEL and C1 bytes would let a guest move the cursor or forge Umbra's own
-	 * lines on a terminal: they are shown escaped. */
+	 * lines on a terminal: they are shown (and logged) escaped. */
 	if ((b < 0x20 && c != '\t') || (b >= 0x7f && b <= 0x9f)) {
 		line_put(vm, '\\');
 		line_put(vm, 'x');
@@ -58,6 +105,13 @@ void console_putc(struct vm *vm, char c)
 		return;
 	}
 	line_put(vm, c);
+}
+
+/* The terminal went back to lines (the focus moved, the monitor opened, the raw guest ended). */
+void console_lines_again(void)
+{
+	if (options.term_raw && !someone_raw())
+		show_waiting();
 }
 
 void console_focus_init(const char *name)
@@ -82,6 +136,7 @@ void console_focus_set(struct vm *vm)
 	u32 i = (u32)(vm - vms);
 	__atomic_store_n(&focus, i, __ATOMIC_RELAXED);
 	kprintf("umbra: console input goes to %s\n", vm->name);
+	console_lines_again();
 	if (vm->cpu != (u32)this_cpu_index())
 		lapic_send_fixed(percpus[vm->cpu].apic_id, KICK_VECTOR);
 }
@@ -93,6 +148,7 @@ static void focus_next(void)
 		if (!vm_ended(&vms[i])) {
 			__atomic_store_n(&focus, i, __ATOMIC_RELAXED);
 			kprintf("umbra: console input goes to %s\n", vms[i].name);
+			console_lines_again();
 			/* Its CPU may sleep until a far deadline: it polls for input from now on. */
 			if (vms[i].cpu != (u32)this_cpu_index())
 				lapic_send_fixed(percpus[vms[i].cpu].apic_id, KICK_VECTOR);
@@ -113,6 +169,7 @@ static bool escape_key(int c)
 		kprintf(in_monitor ? "umbra: monitor (help lists the commands; Ctrl-A c leaves)\n"
 				   : "umbra: monitor closed; input goes to %s\n",
 			nr_vms ? vms[focus].name : "nobody");
+		console_lines_again();
 		return true;
 	default:
 		kprintf("umbra: keys: Ctrl-A n (console to the next guest), Ctrl-A c (the monitor), "

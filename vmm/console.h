@@ -27,6 +27,8 @@ void console_poll_input(struct vm *vm);
 /* When the loop on this CPU must look for typed keys next (0: it need not): without it, a CPU
  * whose guests all wait would sleep through Ctrl-A n typed after the focus guest ended. */
 u64 console_keys_deadline(u64 now_tsc);
+/* The terminal is back to lines (the raw guest ended): the lines that waited are shown. */
+void console_lines_again(void);
 /* Gives vm the focus (the monitor's focus command). */
 void console_focus_set(struct vm *vm);
 /* Does vm have the focus (so input may arrive for it)? */

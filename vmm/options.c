@@ -54,6 +54,10 @@ static bool apply(const char *key, const char *val)
 		memcpy(options.gdb, val, strlen(val) + 1);
 		return true;
 	}
+	if (!strcmp(key, "term") && (!strcmp(val, "raw") || !strcmp(val, "lines"))) {
+		options.term_raw = val[0] == 'r';
+		return true;
+	}
 	if (!strcmp(key, "trace") && val[0] && strlen(val) < sizeof(options.trace)) {
 		memcpy(options.trace, val, strlen(val) + 1);
 		return true;

@@ -12,6 +12,7 @@ struct umbra_options {
 	u64 timeout_s;/* timeout=SECONDS: a guest without time= ends as timeout after this long */
 	char console[24]; /* console=NAME: the guest that gets typed input first */
 	char gdb[24];     /* gdb=NAME: the guest the gdb stub on COM2 serves */
+	bool term_raw;    /* term=raw: the guest with the focus gets the terminal raw (vmm/console.c) */
 	char trace[24];   /* trace=NAME: the guest whose exits are recorded, dumped at its end */
 	bool gdbwait;     /* gdbwait: that guest waits for gdb before its first instruction */
 	u8 gdbarch;       /* gdbarch=auto|i386|x86-64: the register layout gdb is given (0 auto) */

@@ -1,5 +1,6 @@
 /* Reports: each guest's at its end, the summary line, panic, and the end of the run. */
 #include "vmm/report.h"
+#include "arch/x86/console.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/poweroff.h"
@@ -16,7 +17,6 @@
 #include "vmm/stats.h"
 #include "vmm/vm.h"
 
-void console_vprintf(const char *fmt, va_list ap);
 
 static u32 finishing;
 static const char *summary_extra = "";

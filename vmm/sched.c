@@ -74,6 +74,7 @@ static void park(struct vm *vm)
 	gdbstub_guest_ended(vm);
 	if (vm->trace)
 		trace_dump(vm);
+	console_lines_again();
 	monitor_at_end(vm);
 	/* When, in the order it happened: tests read who finished while others still ran. */
 	kinfo("guest %s: ended (%s) at %lu ms\n", vm->name, vm_end_name(vm->end),

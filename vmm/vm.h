@@ -20,7 +20,7 @@
 #define MAX_VMS 16
 #define VM_NAME_LEN 24
 #define VM_UNMODELLED_MAX 16
-#define VM_LOG_LINES 8
+#define VM_LOG_LINES 64
 /* vCPUs per guest (vcpus=N): APIC IDs 0..N-1, one ASID/VPID each. */
 #define MAX_VCPUS 8
 
@@ -171,6 +171,8 @@ struct vm {
 	/* Its last console lines, for the monitor's log command (ring, log_count lines so far). */
 	char log[VM_LOG_LINES][128];
 	u32 log_count;
+	u32 log_shown;            /* lines up to here are on the terminal (the rest wait while
+				     another guest has it raw, vmm/console.c) */
 	bool paused;              /* the monitor's pause: not run until resume (atomic) */
 	u64 pause_tsc;            /* when its CPU last saw it paused (its budget waits) */
 	struct board board;       /* its PC devices (vmm/dev/) */

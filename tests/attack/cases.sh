@@ -51,7 +51,7 @@ native() { # IMAGE [ARGS [CPUS]]
     tr -d '\r' <"$log" 2>/dev/null | grep -a 'CHECK FAILED\|RESULT\|unexpected' | head -20
   fi
 }
-for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console stop clock \
+for img in dr dbac64 dbac32 insn64 insn32 prefix32 prefix64 pio ps32 pspae ps64 console rawterm stop clock \
     toctou share; do
   native "$img"
 done
@@ -130,6 +130,23 @@ console() {
   log_count "$name" one-report-console 1 '^guest console: ended='
   log_count "$name" one-report-healthy 1 '^guest healthy: ended='
 }
+# 7b. console_raw: a guest with the terminal raw (term=raw, console=rawterm) turns red on and
+#    leaves an OSC sequence open: its bytes reach the line as they are; the healthy guest's
+#    lines wait and all arrive, prefixed, once it ends; before Umbra's next line (rawterm's end)
+#    come CAN (the sequence cancelled), SGR 0 (the attributes reset) and a line end.
+console_raw() {
+  local name=$1-console-raw
+  case_run "$name" --elf "$elf" "${@:2}" --cmdline "term=raw console=rawterm" \
+    --module "$A/rawterm.elf name=rawterm" --module "$H" \
+    --expect guests_failed=0 --expect guests_passed=2
+  log_count "$name" raw-bytes 1 $'^#raw2 \x1b\\[31mred, then an open OSC: \x1b\\]0;'
+  log_count "$name" raw-not-prefixed 0 '^\[rawterm\] #raw'
+  log_count "$name" healthy-result 1 '^\[healthy\] RESULT: PASS'
+  log_count "$name" settled 1 $'^\x18\x1b\\[0m$'
+  local next; next=$(case_log "$name" | LC_ALL=C grep -a -A1 $'^\x18\x1b\\[0m$' | tail -n 1)
+  verdict "$name-own-line" "$([[ $next == "guest rawterm: ended ("* || $next == "[healthy] "* ]] &&
+    echo 1 || echo 0)" "after the reset came '$next', not one of Umbra's lines on a line of its own"
+}
 # 8. stop: two stoppers hammer STOP_GUEST at three targets (one spinning, one blocked, one
 #    not yet started) on the other CPU; each target ends once, stopped.
 stop() {
@@ -204,6 +221,7 @@ clock qemu --cpu max
 ps qemu --cpu max
 ps_no1g qemu64 --cpu qemu64
 console qemu --cpu max
+console_raw qemu --cpu max
 stop qemu --cpu max
 toctou qemu "rounds=10000 nostats" --cpu max
 toctou qemu-tdp "rounds=4000 nobatch" --cpu max --cmdline mmu=tdp --timeout 120

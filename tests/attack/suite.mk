@@ -8,7 +8,7 @@ ATTACK_LIST := dr:dr:64:PM_64 dbac64:dbac:64:PM_64 dbac32:dbac:32:PM_OFF \
                insn64:insn:64:PM_64 insn32:insn:32:PM_OFF \
                prefix32:prefix:32:PM_OFF prefix64:prefix:64:PM_64 pio:pio:64:PM_64 \
                ps32:ps:32:PM_32 pspae:ps:32:PM_PAE ps64:ps:64:PM_64 \
-               console:console:32:PM_OFF stop:stop:64:PM_64 clock:clock:64:PM_64 \
+               console:console:32:PM_OFF rawterm:rawterm:32:PM_OFF stop:stop:64:PM_64 clock:clock:64:PM_64 \
                toctou:toctou:32:PM_OFF delivery:delivery:32:PM_OFF \
                share:share:32:PM_OFF
 ATTACK_NAMES := $(foreach g,$(ATTACK_LIST),$(word 1,$(subst :, ,$(g))))

@@ -17,7 +17,7 @@ cat > "$work/grub.cfg" <<CFG
 set timeout=0
 set default=0
 menuentry "umbra-linux" {
-  multiboot2 /boot/umbra.elf timeout=3600
+  multiboot2 /boot/umbra.elf timeout=3600 term=raw console=linux
   module2 /boot/$kernel name=linux mem=192 -- console=ttyS0 loops=0 expect_mem=192 interactive
   module2 /boot/initrd.gz for=linux
   boot
