@@ -41,6 +41,20 @@ case_must_fail qemu-uefi-harness-detects-exception "UMBRA EXCEPTION: cpu=0 vecto
   "cr2=0x0" "^backtrace: 0x" "result=fail" -- --elf "$fault_elf" --firmware uefi --cpu max \
   --smp 1
 
+# audit=1's entry check catches a VMCB TCG's VMRUN takes but a strict one refuses: an image
+# that leaves TCG's Accessed bits in the shadow PAE PDPTEs (tests/qemu/suite.mk). Without
+# audit=1 the guests pass on TCG; with it each ends with the rule's name, alone, and Umbra
+# goes on to its summary.
+keep_a=build/keep-pdpte-a/umbra.elf
+case_run qemu-entry-check-lenient --elf "$keep_a" --cpu max --smp 1 \
+  --module "$G/ptwritepae.elf name=ptwritepae" --module "$G/healthy.elf name=healthy" \
+  --expect guests_passed=2
+case_run qemu-entry-check-caught --elf "$keep_a" --cpu max --smp 1 --cmdline audit=1 --expect-fail \
+  --module "$G/ptwritepae.elf name=ptwritepae" --module "$G/healthy.elf name=healthy" \
+  --expect guests_failed=2 \
+  --expect-log "^\[ptwritepae\] svm entry check: PAE PDPTE reserved bit set" \
+  --expect-log "guest healthy: ended=fatal status=0 \(PAE PDPTE reserved bit set\) FAIL"
+
 # The guest suite on SVM, with and without NPT in the CPU model (Umbra uses shadow paging on both).
 # On -cpu max the pass without audit=1 runs under UEFI below: that adds OVMF's start-up to CI
 # instead of a third run of the suite.
