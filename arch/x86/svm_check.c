@@ -15,9 +15,6 @@ const char *const svm_check_names[SVM_CHECK_COUNT] = { SVM_CHECKS(SVM_CHECK_NAME
 #define CS_L BIT(9)
 #define CS_D BIT(10)
 #define EVENT_VALID BIT(31)
-/* PAE PDPTE bits 2:1 and 8:5 are reserved (the Accessed bit among them); so is all above the
- * physical address width, NX included. */
-#define PDPTE_MBZ_LOW 0x1e6ull
 
 void svm_check_reserved(u32 l1_ecx, u32 l7_ebx, u32 l7_ecx, u32 e1_ecx, u32 e1_edx,
 			u64 *cr4_mbz, u64 *efer_mbz)
@@ -99,7 +96,7 @@ const char *svm_check(const struct svm_check_state *s)
 	 * would, and a reserved bit in a present one fails it (KVM's nested VMRUN does so). */
 	if (!s->np && (s->cr0 & CR0_PG) && (s->cr4 & CR4_PAE) && !(s->efer & EFER_LME)) {
 		for (int i = 0; i < 4; i++)
-			if ((s->pdpte[i] & 1) && (s->pdpte[i] & (PDPTE_MBZ_LOW | above_pa)))
+			if ((s->pdpte[i] & 1) && (s->pdpte[i] & (PDPTE_PAE_RSVD | above_pa)))
 				return n[SVM_CHECK_PDPTE_MBZ];
 	}
 	return NULL;

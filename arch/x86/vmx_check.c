@@ -20,7 +20,6 @@ const char *const vmx_check_names[VMX_CHECK_COUNT] = { VMX_CHECKS(VMX_CHECK_NAME
 #define AR_RSVD (0xf00ull | (~0ull << 17))
 #define EVENT_VALID BIT(31)
 #define EVENT_HAS_ERROR BIT(11)
-#define PDPTE_MBZ_LOW 0x1e6ull
 /* Pending debug exceptions: B0-B3, enabled breakpoint (12), BS (14), RTM (16). */
 #define PENDING_RSVD_BITS (0xff0ull | BIT(13) | BIT(15) | (~0ull << 17))
 #define PENDING_BS BIT(14)
@@ -251,7 +250,7 @@ static const char *check_rest(const struct vmx_check_state *s, bool ia32e, unsig
 	if ((s->cr0 & CR0_PG) && (s->cr4 & CR4_PAE) && !ia32e) {
 		for (int i = 0; i < 4; i++)
 			if ((s->pdpte[i] & 1) &&
-			    (s->pdpte[i] & (PDPTE_MBZ_LOW | (~0ull << pa_bits))))
+			    (s->pdpte[i] & (PDPTE_PAE_RSVD | (~0ull << pa_bits))))
 				FAIL(PDPTE_MBZ);
 	}
 	return NULL;
