@@ -473,7 +473,16 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 		vm_triple_fault(v, "triple fault");
 		break;
 	case UMBRA_EXIT_INVALID:
-		vm_end(v->vm, VM_END_FATAL, 0, "the CPU refused the guest state (invalid VMCB/VMCS)");
+		/* The backend's own entry checks (audit=1) name the rule; the CPU's refusal does
+		 * not always. */
+		if (x->refused) {
+			console_flush(v->vm);
+			kprintf("[%s] %s entry check: %s (rip 0x%lx)\n", v->vm->name, virt->name,
+				x->refused, v->hw.regs.rip);
+		}
+		vm_end(v->vm, VM_END_FATAL, 0,
+		       x->refused ? x->refused
+				  : "the CPU refused the guest state (invalid VMCB/VMCS)");
 		break;
 	default:
 		/* Only an exit the backend's list refuses comes here (vmx_exits.h, svm_exits.h):

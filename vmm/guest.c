@@ -107,6 +107,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		v->hw.name = vm->name;
 		v->hw.cpu = v->cpu;
 		v->hw.pdptes = v->mmu.pdptes;
+		v->hw.check_entry = options.audit;
 		v->hw.asid = index * MAX_VCPUS + i + 1; /* unique per vCPU: several share a CPU */
 		v->hw.regs.opaque = v; /* the emulator's callbacks find the vCPU through it */
 		vlapic_reset(&v->vlapic, i, i == 0);

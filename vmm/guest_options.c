@@ -39,8 +39,20 @@ static bool parse_caps(const char *val, u32 *caps)
 	return true;
 }
 
+/* A CPU number past the machine's (a config written for a bigger one, as boot/grub.cfg's
+ * demo is) places the guest on the CPUs that exist, with a warning; only a malformed number is
+ * refused. */
+static u32 cpu_or_fallback(const struct vm *vm, u64 cpu, u32 ncpus)
+{
+	if (cpu < ncpus)
+		return (u32)cpu;
+	kprintf("guest %s: warning: cpu %lu beyond this machine's %u CPUs: on cpu %lu instead\n",
+		vm->name, cpu, ncpus, cpu % ncpus);
+	return (u32)(cpu % ncpus);
+}
+
 /* cpus=A,B,...: the physical CPUs the vCPUs are placed on, in order (then round again). */
-static bool parse_cpu_list(const char *val, u32 ncpus, u32 *list, u32 *n)
+static bool parse_cpu_list(const struct vm *vm, const char *val, u32 ncpus, u32 *list, u32 *n)
 {
 	*n = 0;
 	while (*val) {
@@ -53,9 +65,9 @@ static bool parse_cpu_list(const char *val, u32 ncpus, u32 *list, u32 *n)
 			return false;
 		memcpy(word, val, len);
 		word[len] = 0;
-		if (!parse_u64(word, &cpu) || cpu >= ncpus)
+		if (!parse_u64(word, &cpu))
 			return false;
-		list[(*n)++] = (u32)cpu;
+		list[(*n)++] = cpu_or_fallback(vm, cpu, ncpus);
 		val += len + (val[len] == ',');
 	}
 	return *n > 0;
@@ -94,11 +106,11 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 			fmt_snprintf(vm->name, sizeof(vm->name), "%s", val);
 		} else if (!strcmp(key, "mem") && parse_u64(val, &n) && n >= 1 && n <= MAX_MEM_MIB) {
 			*mem_mib = n;
-		} else if (!strcmp(key, "cpu") && parse_u64(val, &n) && n < ncpus) {
-			*cpu = (u32)n;
+		} else if (!strcmp(key, "cpu") && parse_u64(val, &n)) {
+			*cpu = cpu_or_fallback(vm, n, ncpus);
 		} else if (!strcmp(key, "vcpus") && parse_u64(val, &n) && n >= 1 && n <= MAX_VCPUS) {
 			vm->nr_vcpus = (u32)n;
-		} else if (!strcmp(key, "cpus") && parse_cpu_list(val, ncpus, list, &nlist)) {
+		} else if (!strcmp(key, "cpus") && parse_cpu_list(vm, val, ncpus, list, &nlist)) {
 			/* placed below, once vcpus= is known */
 		} else if (!strcmp(key, "expect") && !strcmp(val, "crash")) {
 			vm->expect_crash = true;

@@ -156,6 +156,9 @@
 #define PTE_NX _BL(63)
 #ifndef __ASSEMBLY__
 #define PTE_ADDR 0x000ffffffffff000ull /* the frame address bits 12..51 */
+/* A PAE PDPTE's reserved bits 1-2 and 5-8 (Accessed among them); those above the physical
+ * address width are reserved too. */
+#define PDPTE_PAE_RSVD 0x1e6ull
 #endif
 
 #endif

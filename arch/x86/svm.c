@@ -2,6 +2,7 @@
 #include "arch/x86/virt.h"
 #include "arch/x86/svm_exits.h"
 #include "arch/x86/svm_db.h"
+#include "arch/x86/svm_check.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
@@ -21,6 +22,8 @@
 
 struct svm_caps {
 	u32 revision, nasid, features;
+	u64 cr4_mbz, efer_mbz; /* what VMRUN's checks reserve here (audit=1) */
+	u8 maxphyaddr;
 };
 static struct svm_caps caps;
 
@@ -46,6 +49,9 @@ static bool svm_probe(const char **why)
 		*why = "no ASID for guests (CPUID 0x8000000a EBX < 2)";
 		return false;
 	}
+	struct cpuid_regs l1 = cpuid(1, 0), l7 = cpuid(7, 0), e1 = cpuid(0x80000001, 0);
+	svm_check_reserved(l1.ecx, l7.ebx, l7.ecx, e1.ecx, e1.edx, &caps.cr4_mbz, &caps.efer_mbz);
+	caps.maxphyaddr = (u8)cpuid(0x80000008, 0).eax;
 	return true;
 }
 
@@ -647,6 +653,39 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 	}
 }
 
+/* QEMU TCG's page walker sets Accessed (bit 5) in the PAE PDPTEs of the shadow root it runs
+ * on, a bit the architecture reserves there: a strict VMRUN (KVM's nested one) refuses the next
+ * entry for it. Umbra never sets it; take it out again before each entry. Atomically: the MMU
+ * may rewrite an entry from another CPU meanwhile. */
+static void pdpte_accessed_clear(u64 root_hpa)
+{
+	u64 *pdpte = phys_to_virt(root_hpa);
+#ifndef UMBRA_TEST_KEEP_PDPTE_A /* the entry check's own test image (tests/qemu/suite.mk) */
+	for (int i = 0; i < 4; i++)
+		if (__atomic_load_n(&pdpte[i], __ATOMIC_RELAXED) & PTE_A)
+			__atomic_fetch_and(&pdpte[i], ~PTE_A, __ATOMIC_RELAXED);
+#else
+	(void)pdpte;
+#endif
+}
+
+/* audit=1: the rule of VMRUN's (svm_check.h) this VMCB breaks, which a lenient emulator
+ * might let through, or NULL. */
+static const char *entry_check(const struct vcpu_hw *v, const struct vmcb *vmcb)
+{
+	struct svm_check_state s = {
+		.efer = vmcb->efer, .cr0 = vmcb->cr0, .cr3 = vmcb->cr3, .cr4 = vmcb->cr4,
+		.dr6 = vmcb->dr6, .dr7 = vmcb->dr7, .cs_attr = vmcb->cs.attr, .misc2 = vmcb->misc2,
+		.asid = vmcb->asid, .event_inj = vmcb->event_inj, .iopm_pa = vmcb->iopm_pa,
+		.msrpm_pa = vmcb->msrpm_pa, .np = npt_on(vmcb), .cr4_mbz = caps.cr4_mbz,
+		.efer_mbz = caps.efer_mbz, .maxphyaddr = caps.maxphyaddr,
+	};
+	/* Without nested paging CR3 is Umbra's own shadow root, in its memory. */
+	if (!s.np)
+		memcpy(s.pdpte, phys_to_virt(v->root_hpa & ~0x1full), sizeof(s.pdpte));
+	return svm_check(&s);
+}
+
 static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 {
 	struct vmcb *vmcb = vmcb_of(v);
@@ -674,6 +713,13 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	if (v->tlb_flush || v->asid == caps.nasid - 1) {
 		vmcb->tlb_control = TLB_FLUSH_ALL;
 		v->tlb_flush = false;
+	}
+	if (!npt_on(vmcb) && v->root_pae)
+		pdpte_accessed_clear(v->root_hpa);
+	const char *broken = v->check_entry ? entry_check(v, vmcb) : NULL;
+	if (broken) {
+		*x = (struct vexit){ .reason = UMBRA_EXIT_INVALID, .refused = broken };
+		return;
 	}
 
 	/* Bochs' VMRUN does not load CR2 from the VMCB (hardware and QEMU do): put the guest's

@@ -135,6 +135,9 @@ struct vcpu_hw {
 	u64 debugctl;             /* IA32_DEBUGCTL as the guest set it (LBR, BTF): the CPU runs
 				     the guest with it */
 	u32 exc_debug;            /* exceptions a debugger intercepts besides Umbra's own (#BP) */
+	bool check_entry;         /* audit=1: check the state against the architecture's entry
+				     checks before every entry; a broken rule ends the guest as
+				     UMBRA_EXIT_INVALID with the rule's name in exit->refused */
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;
 };

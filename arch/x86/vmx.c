@@ -1,6 +1,7 @@
 /* Intel VMX backend: VMXON per CPU, the VMCS, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
 #include "arch/x86/vmx_exits.h"
+#include "arch/x86/vmx_check.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
@@ -61,14 +62,11 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 	SEG_FIELDS(0), SEG_FIELDS(1), SEG_FIELDS(2), SEG_FIELDS(3),
 	SEG_FIELDS(4), SEG_FIELDS(5), SEG_FIELDS(6), SEG_FIELDS(7),
 };
-#define AR_UNUSABLE BIT(16)
 #define AR_VM86 0xf3 /* every segment in virtual-8086 mode: present, DPL 3, read/write data */
 #define RFLAGS_IOPL (3ull << 12)
 
-/* Control bits */
+/* Control bits (the ones the entry checks read too are in vmx_check.h) */
 #define PIN_EXT_INTR BIT(0)
-#define PIN_NMI BIT(3)
-#define PIN_VIRTUAL_NMI BIT(5)
 #define PIN_PREEMPT BIT(6)
 #define PROC_INT_WINDOW BIT(2)
 #define PROC_TSC_OFFSET BIT(3)
@@ -80,26 +78,19 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 #define PROC_CR3_STORE BIT(16)
 #define PROC_CR8_LOAD BIT(19)
 #define PROC_CR8_STORE BIT(20)
-#define PROC_NMI_WINDOW BIT(22)
 #define PROC_MOV_DR BIT(23)
 #define PROC_IO_BITMAPS BIT(25)
 #define PROC_MTF BIT(27)
 #define PROC_MSR_BITMAPS BIT(28)
 #define PROC_MONITOR BIT(29)
-#define PROC_SECONDARY BIT(31)
-#define PROC2_EPT BIT(1)
 #define PROC2_RDTSCP BIT(3)
 #define PROC2_VPID BIT(5)
 #define PROC2_WBINVD BIT(6)
-#define PROC2_UNRESTRICTED BIT(7)
 #define EXIT_SAVE_DEBUG BIT(2)
 #define EXIT_HOST_64 BIT(9)
 #define EXIT_ACK_INTR BIT(15)
 #define EXIT_SAVE_EFER BIT(20)
 #define EXIT_LOAD_EFER BIT(21)
-#define ENTRY_LOAD_DEBUG BIT(2)
-#define ENTRY_IA32E BIT(9)
-#define ENTRY_LOAD_EFER BIT(15)
 
 #define CAP_EPT_WALK4 (1ull << 6)
 #define CAP_EPT_WB (1ull << 14)
@@ -116,9 +107,6 @@ static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
 
 /* Interruption information (entry, exit, IDT vectoring) is the common event word (virt.h). */
 /* Guest interruptibility state: blocking by STI, by MOV SS, by NMI. */
-#define INTR_STI BIT(0)
-#define INTR_MOV_SS BIT(1)
-#define INTR_NMI BIT(3)
 /* Exit interruption information (and an EPT violation's qualification): the exit came in an
  * IRET that had unblocked NMIs; blocking is set again before it runs again (SDM 27.2.3). */
 #define EXIT_NMI_UNBLOCKED_BY_IRET BIT(12)
@@ -140,6 +128,10 @@ struct vmx_caps {
 	bool ept, invept_single;
 	u32 proc_tdp, proc2_tdp;
 	u64 cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
+	/* For the entry checks (audit=1): the capability MSRs the controls came from. */
+	u64 pin_cap, proc_cap, proc2_cap, exit_cap, entry_cap;
+	bool zero_len_ok;
+	u8 maxphyaddr, va_bits;
 	const char *error;
 };
 static struct vmx_caps caps;
@@ -378,6 +370,15 @@ static const char *read_caps(struct vmx_caps *c)
 	c->cr0_fixed1 = rdmsr(MSR_VMX_CR0_FIXED1);
 	c->cr4_fixed0 = rdmsr(MSR_VMX_CR4_FIXED0);
 	c->cr4_fixed1 = rdmsr(MSR_VMX_CR4_FIXED1);
+	c->pin_cap = rdmsr(tru ? MSR_VMX_TRUE_PINBASED_CTLS : MSR_VMX_PINBASED_CTLS);
+	c->proc_cap = rdmsr(proc_msr);
+	c->proc2_cap = c->proc & PROC_SECONDARY ? rdmsr(MSR_VMX_PROCBASED_CTLS2) : 0;
+	c->exit_cap = rdmsr(tru ? MSR_VMX_TRUE_EXIT_CTLS : MSR_VMX_EXIT_CTLS);
+	c->entry_cap = rdmsr(tru ? MSR_VMX_TRUE_ENTRY_CTLS : MSR_VMX_ENTRY_CTLS);
+	c->zero_len_ok = rdmsr(MSR_VMX_MISC) & BIT(30);
+	u32 widths = cpuid(0x80000008, 0).eax;
+	c->maxphyaddr = (u8)widths;
+	c->va_bits = (u8)(widths >> 8);
 	return NULL;
 }
 
@@ -1036,6 +1037,46 @@ static void vmx_set_tsc_offset(struct vcpu_hw *v, u64 offset)
 }
 
 
+/* audit=1: the rule of VM entry's (vmx_check.h) this VMCS breaks, which a lenient emulator
+ * might let through, or NULL. */
+static const char *entry_check(const struct vmx_vcpu *s)
+{
+	BUILD_BUG_ON((int)SEG_LDTR != (int)VMX_CHECK_LDTR || (int)SEG_TR != (int)VMX_CHECK_TR);
+	struct vmx_check_state c = {
+		.pin = (u32)vmread(F_PIN), .proc = (u32)vmread(F_PROC),
+		.exit = (u32)vmread(F_EXIT_CTLS), .entry = (u32)vmread(F_ENTRY_CTLS),
+		.pin_cap = caps.pin_cap, .proc_cap = caps.proc_cap, .proc2_cap = caps.proc2_cap,
+		.exit_cap = caps.exit_cap, .entry_cap = caps.entry_cap,
+		.cr0_fixed0 = caps.cr0_fixed0, .cr0_fixed1 = caps.cr0_fixed1,
+		.cr4_fixed0 = caps.cr4_fixed0, .cr4_fixed1 = caps.cr4_fixed1,
+		.maxphyaddr = caps.maxphyaddr, .va_bits = caps.va_bits,
+		.zero_len_ok = caps.zero_len_ok, .other_event_ok = caps.mtf,
+		.cr0 = vmread(F_GUEST_CR0), .cr3 = vmread(F_GUEST_CR3), .cr4 = vmread(F_GUEST_CR4),
+		.dr7 = vmread(F_GUEST_DR7), .debugctl = vmread(F_GUEST_DEBUGCTL),
+		.efer = caps.load_efer ? vmread(F_GUEST_EFER) : 0, .rip = vmread(F_GUEST_RIP),
+		.rflags = vmread(F_GUEST_RFLAGS), .gdtr_base = vmread(F_GUEST_GDTR_BASE),
+		.idtr_base = vmread(F_GUEST_IDTR_BASE), .gdtr_limit = (u32)vmread(F_GUEST_GDTR_LIMIT),
+		.idtr_limit = (u32)vmread(F_GUEST_IDTR_LIMIT),
+		.activity = (u32)vmread(F_GUEST_ACTIVITY),
+		.intr_state = (u32)vmread(F_GUEST_INTERRUPTIBILITY),
+		.pending_dbg = vmread(F_GUEST_PENDING_DBG), .link = vmread(F_LINK_POINTER),
+		.event = (u32)vmread(F_ENTRY_INTR), .event_error = (u32)vmread(F_ENTRY_ERROR),
+		.event_len = (u32)vmread(F_ENTRY_INSN_LEN),
+	};
+	if (c.proc & PROC_SECONDARY)
+		c.proc2 = (u32)vmread(F_PROC2);
+	for (int i = 0; i < NR_VMCS_SEGS; i++)
+		c.seg[i] = (struct vmx_check_seg){ .sel = (u16)vmread(seg_field[i].sel),
+						   .limit = (u32)vmread(seg_field[i].limit),
+						   .ar = (u32)vmread(seg_field[i].ar),
+						   .base = vmread(seg_field[i].base) };
+	/* EPT: the PDPTEs entry loads are the VMCS's; else those of Umbra's shadow root. */
+	for (int i = 0; i < 4; i++)
+		c.pdpte[i] = s->tdp ? vmread(F_GUEST_PDPTE0 + 2 * i)
+				    : ((const u64 *)phys_to_virt(c.cr3 & ~0x1full))[i];
+	return vmx_check(&c);
+}
+
 /* Says why the CPU refused to enter, with what an entry check most often trips over. */
 static void entry_failed(struct vcpu_hw *v, struct vexit *x, const char *what, u64 detail,
 			 u64 qual)
@@ -1242,6 +1283,13 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	if (v->tlb_flush || s->flush) {
 		flush_vpid(v);
 		v->tlb_flush = s->flush = false;
+	}
+
+	const char *broken = v->check_entry ? entry_check(s) : NULL;
+	if (broken) {
+		*x = (struct vexit){ .reason = UMBRA_EXIT_INVALID, .refused = broken };
+		vmx_read_segments(v); /* for the dump, as after a failed entry */
+		return;
 	}
 
 	int fail = vmx_world_switch(r->gpr, s->launched, &s->cr2);

@@ -41,6 +41,20 @@ case_must_fail qemu-uefi-harness-detects-exception "UMBRA EXCEPTION: cpu=0 vecto
   "cr2=0x0" "^backtrace: 0x" "result=fail" -- --elf "$fault_elf" --firmware uefi --cpu max \
   --smp 1
 
+# audit=1's entry check catches a VMCB TCG's VMRUN takes but a strict one refuses: an image
+# that leaves TCG's Accessed bits in the shadow PAE PDPTEs (tests/qemu/suite.mk). Without
+# audit=1 the guests pass on TCG; with it each ends with the rule's name, alone, and Umbra
+# goes on to its summary.
+keep_a=build/keep-pdpte-a/umbra.elf
+case_run qemu-entry-check-lenient --elf "$keep_a" --cpu max --smp 1 \
+  --module "$G/ptwritepae.elf name=ptwritepae" --module "$G/healthy.elf name=healthy" \
+  --expect guests_passed=2
+case_run qemu-entry-check-caught --elf "$keep_a" --cpu max --smp 1 --cmdline audit=1 --expect-fail \
+  --module "$G/ptwritepae.elf name=ptwritepae" --module "$G/healthy.elf name=healthy" \
+  --expect guests_failed=2 \
+  --expect-log "^\[ptwritepae\] svm entry check: PAE PDPTE reserved bit set" \
+  --expect-log "guest healthy: ended=fatal status=0 \(PAE PDPTE reserved bit set\) FAIL"
+
 # The guest suite on SVM, with and without NPT in the CPU model (Umbra uses shadow paging on both).
 # On -cpu max the pass without audit=1 runs under UEFI below: that adds OVMF's start-up to CI
 # instead of a third run of the suite.
@@ -78,6 +92,22 @@ case_run qemu-bad-images --cpu max --smp 1 \
   --expect-log "guest truncated: bad image: .*(truncated|past the image)" \
   --expect-log "guest toobig: bad image: segment outside guest memory" \
   --expect-log "guest badopt: unknown or invalid option 'frobnicate=1'"
+
+# The demo (boot/grub.cfg, read here so the case follows it) on a two-CPU machine: its cpu=2
+# and cpu=3 fall back to CPUs 0 and 1 with a warning and every demo guest passes; a malformed
+# cpu= or cpus= entry still refuses its guest.
+demo=()
+while read -r _ f args; do demo+=(--module "$G/$(basename "$f") $args"); done \
+  < <(grep -E '^\s*module2 ' boot/grub.cfg)
+case_run qemu-demo-smp2 --cpu max --smp 2 --timeout 240 \
+  --cmdline "$(sed -n 's|^\s*multiboot2 /boot/umbra.elf ||p' boot/grub.cfg)" "${demo[@]}" \
+  --module "$G/healthy.elf name=badcpu cpu=one" --module "$G/healthy.elf name=badcpus cpus=0,x" \
+  --expect guests_passed=$((${#demo[@]} / 2)) --expect guests_failed=0 --expect guests_rejected=2 \
+  --expect-log "guest permpae: warning: cpu 2 beyond this machine's 2 CPUs: on cpu 0 instead" \
+  --expect-log "guest perm64: warning: cpu 3 beyond this machine's 2 CPUs: on cpu 1 instead" \
+  --expect-log "guest perm64: 16 MiB, entry 0x[0-9a-f]+, cpu 1," \
+  --expect-log "guest badcpu: unknown or invalid option 'cpu=one'" \
+  --expect-log "guest badcpus: unknown or invalid option 'cpus=0,x'"
 
 # Linux bzImages whose setup header Umbra cannot honour are refused before anything runs.
 # mkbz FILE VERSION LOADFLAGS SETUP_SECTS INIT_SIZE [BOOTFLAG] [SYSSIZE]: an 8 KiB image,

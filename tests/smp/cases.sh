@@ -34,16 +34,17 @@ case_run smp-qemu-tdp-smp4 --cpu max --smp 4 --timeout 240 --cmdline "mmu=tdp" \
   --module "$G/smppae.elf name=smp vcpus=4 time=180 -- rounds=100" --expect guests_passed=1 \
   --expect-log "smppae: 4 vCPUs \(sipi start\)" \
   --expect-log "smppae: 100 remap and 4 write-protect shootdowns on 4 vCPUs"
-# Bad vcpus=/cpus= values refuse the guest; a guest whose APs never start still passes, and its
-# report says so.
+# Bad vcpus=/cpus= values refuse the guest, while a CPU past the machine's falls back to one it
+# has, with a warning; a guest whose APs never start still passes, and its report says so.
 case_run smp-qemu-bad-options --cpu max --smp 2 \
   --module "$G/healthy.elf name=v0 vcpus=0" --module "$G/healthy.elf name=v9 vcpus=9" \
-  --module "$G/healthy.elf name=c7 vcpus=2 cpus=7" --module "$G/healthy.elf name=cx cpus=1,x" \
-  --module "$G/healthy.elf name=idle vcpus=2" \
-  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=4 \
+  --module "$G/healthy.elf name=c7 cpus=7" --module "$G/healthy.elf name=cx cpus=1,x" \
+  --module "$G/healthy.elf name=idle vcpus=2 cpus=0,1" \
+  --expect guests=2 --expect guests_passed=2 --expect guests_rejected=3 \
   --expect-log "guest v0: unknown or invalid option 'vcpus=0'" \
   --expect-log "guest v9: unknown or invalid option 'vcpus=9'" \
-  --expect-log "guest c7: unknown or invalid option 'cpus=7'" \
+  --expect-log "guest c7: warning: cpu 7 beyond this machine's 2 CPUs: on cpu 1 instead" \
+  --expect-log "guest c7: 16 MiB, entry 0x[0-9a-f]+, cpu 1," \
   --expect-log "guest cx: unknown or invalid option 'cpus=1,x'" \
   --expect-log "guest idle: vcpu1: cpu=1 never-started exits=0"
 # VMX (Bochs): the PV start, two CPUs.
