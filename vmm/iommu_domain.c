@@ -166,7 +166,7 @@ static void report(void *ctx, const struct vtd_fault *f)
 		unowned[(uintptr_t)ctx]++;
 	kprintf("iommu: dmar%u: DMA fault: %02x:%02x.%x (%s) %s at 0x%llx, reason 0x%x (%s): blocked\n",
 		(u32)(uintptr_t)ctx, PCI_BUS(f->sid), PCI_DEV(f->sid), PCI_FN(f->sid),
-		owner ? owner->name : "no guest's", f->read ? "read" : "write",
+		owner ? owner->name : "owned by no guest", f->read ? "read" : "write",
 		(unsigned long long)f->addr, f->reason, vtd_fault_reason(f->reason));
 }
 

@@ -124,6 +124,8 @@ int vtd_attach(struct vtd_unit *u, const struct vtd_mem *m, u16 rid, const struc
 		return fail(u, "unit is off");
 	if (d->levels != u->levels)
 		return fail(u, "domain's table depth is not the unit's");
+	if (d->did >= 1u << (4 + 2 * VTD_CAP_ND(u->cap)))
+		return fail(u, "domain ID beyond the unit's (CAP.ND)");
 	if (!(u->ecap & ECAP_COHERENT))
 		sync_tables(u, m, d->root, d->levels);
 	struct vtd_entry *re = &u->root[rid >> 8];

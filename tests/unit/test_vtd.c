@@ -346,9 +346,12 @@ static void test_unit(void **state)
 		assert_true(b == 5 || !(u.root[b].lo & VTD_PRESENT));
 	assert_int_equal(vtd_attach(&u, &mem, 0x0508, &d), -1);
 	assert_error_has(u.error, "already has a context entry");
-	struct vtd_domain shallow = d;
+	struct vtd_domain shallow = d, far = d;
 	shallow.levels = 3;
 	assert_int_equal(vtd_attach(&u, &mem, 0x0509, &shallow), -1);
+	far.did = 16;   /* CAP.ND 0: domain IDs 0-15 */
+	assert_int_equal(vtd_attach(&u, &mem, 0x0509, &far), -1);
+	assert_error_has(u.error, "CAP.ND");
 	vtd_detach(&u, &mem, 0x0508);
 	assert_false(ctx[8].lo & VTD_PRESENT);
 	assert_int_equal(invalidations, 4);   /* after the attach and the detach; refusals none */
