@@ -11,24 +11,13 @@ static u64 rd64(const struct vtd_unit *u, u32 off) { return *(volatile u64 *)(u-
 static void wr32(struct vtd_unit *u, u32 off, u32 v) { *(volatile u32 *)(u->regs + off) = v; }
 static void wr64(struct vtd_unit *u, u32 off, u64 v) { *(volatile u64 *)(u->regs + off) = v; }
 
-/* Until (reg & mask) == want; false after VTD_SPINS reads. */
-static bool wait32(const struct vtd_unit *u, u32 off, u32 mask, u32 want)
+/* Until (reg & mask) == want, the register 8 bytes wide or 4; false after VTD_SPINS reads. */
+static bool wait_for(const struct vtd_unit *u, u32 off, bool wide, u64 mask, u64 want)
 {
 	for (u32 i = 0; i < VTD_SPINS; i++) {
 		if (u->model)
 			u->model(u->regs);
-		if ((rd32(u, off) & mask) == want)
-			return true;
-	}
-	return false;
-}
-
-static bool wait64(const struct vtd_unit *u, u32 off, u64 mask, u64 want)
-{
-	for (u32 i = 0; i < VTD_SPINS; i++) {
-		if (u->model)
-			u->model(u->regs);
-		if ((rd64(u, off) & mask) == want)
+		if (((wide ? rd64(u, off) : rd32(u, off)) & mask) == want)
 			return true;
 	}
 	return false;
@@ -62,17 +51,17 @@ static int fail(struct vtd_unit *u, const char *why)
 static bool command(struct vtd_unit *u, u32 cmd, u32 status)
 {
 	wr32(u, VTD_REG_GCMD, (rd32(u, VTD_REG_GSTS) & VTD_GSTS_KEEP) | cmd);
-	return wait32(u, VTD_REG_GSTS, status, status);
+	return wait_for(u, VTD_REG_GSTS, false, status, status);
 }
 
 /* Global context-cache then IOTLB invalidation, through the registers. */
 static int invalidate(struct vtd_unit *u)
 {
 	wr64(u, VTD_REG_CCMD, VTD_CCMD_ICC | VTD_CCMD_GLOBAL);
-	if (!wait64(u, VTD_REG_CCMD, VTD_CCMD_ICC, 0))
+	if (!wait_for(u, VTD_REG_CCMD, true, VTD_CCMD_ICC, 0))
 		return fail(u, "context-cache invalidation never completed");
 	wr64(u, u->iro + 8, VTD_IOTLB_IVT | VTD_IOTLB_GLOBAL | VTD_IOTLB_DR | VTD_IOTLB_DW);
-	if (!wait64(u, u->iro + 8, VTD_IOTLB_IVT, 0))
+	if (!wait_for(u, u->iro + 8, true, VTD_IOTLB_IVT, 0))
 		return fail(u, "IOTLB invalidation never completed");
 	return 0;
 }
