@@ -89,6 +89,8 @@ int vtd_unit_init(struct vtd_unit *u, volatile void *regs, u64 base, const struc
 	/* Register invalidation does not work while firmware's invalidation queue is on. */
 	if (rd32(u, VTD_REG_GSTS) & (1u << 26))
 		return fail(u, "queued invalidation left on by firmware (not supported yet)");
+	/* Polled: firmware's fault interrupt, if it unmasked one, would reach Umbra unasked. */
+	wr32(u, VTD_REG_FECTL, VTD_FECTL_IM);
 	u->root_pa = m->alloc(m->ctx);
 	if (!u->root_pa)
 		return fail(u, "no page for the root table");

@@ -41,6 +41,8 @@
 #define VTD_IOTLB_DR     (1ull << 49)
 #define VTD_IOTLB_DW     (1ull << 48)
 
+/* Fault event control: interrupt masked (the fault log is polled). */
+#define VTD_FECTL_IM    (1u << 31)
 /* Fault status: overflow, pending, index of the first pending record. */
 #define VTD_FSTS_PFO    (1u << 0)
 #define VTD_FSTS_PPF    (1u << 1)

@@ -327,6 +327,7 @@ static void test_unit(void **state)
 	assert_true(u.on);
 	assert_int_equal(invalidations, 2);
 	assert_int_equal(R64(VTD_REG_RTADDR), u.root_pa);
+	assert_int_equal(R32(VTD_REG_FECTL), VTD_FECTL_IM);
 	assert_true(R32(VTD_REG_GSTS) & VTD_GSTS_TES);
 	struct vtd_domain d;
 	build(&d, 4);
