@@ -11,6 +11,7 @@
 #include "arch/x86/tsc.h"
 #include "vmm/bios.h"
 #include "vmm/bootprof.h"
+#include "vmm/iommu_domain.h"
 #include "vmm/loader.h"
 #include "vmm/multiboot1.h"
 #include "vmm/mmu_host.h"
@@ -97,6 +98,14 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		return false;
 	}
 	vm->tdp_on = options.tdp;
+	if (!iommu_domain_create(vm)) {
+		if (vm->tdp_on)
+			tdp_destroy(&vm->tdp);
+		mmu_vm_destroy(&vm->mmu);
+		mmu_host_release_deferred(vm);
+		memslots_free(&vm->mem);
+		return false;
+	}
 	if (!vm->budget_ns)
 		vm->budget_ns = options.timeout_s * 1000000000ull;
 	vm->cpu = cpu;
@@ -124,8 +133,9 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		const struct iommu_unit *u = iommu_for(&iommu_host,
 						       pci_host.f[pci_find(&pci_host, bdf)].rid);
 		kprintf("guest %s: owns PCI %02x:%02x.%x (%s%s)\n", vm->name, PCI_BUS(bdf),
-			PCI_DEV(bdf), PCI_FN(bdf), u ? (u->kind == IOMMU_VTD ? "VT-d" : "AMD-Vi") : "",
-			u ? " covers it" : "no IOMMU: iommu=off, DMA unconfined");
+			PCI_DEV(bdf), PCI_FN(bdf),
+			options.iommu_off || !u ? "" : u->kind == IOMMU_VTD ? "VT-d" : "AMD-Vi",
+			options.iommu_off || !u ? "iommu=off: DMA unconfined" : " covers it");
 	}
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,

@@ -20,6 +20,7 @@
 #include "vmm/gdbstub.h"
 #include "vmm/guest.h"
 #include "vmm/options.h"
+#include "vmm/iommu_domain.h"
 #include "vmm/pci_assign.h"
 #include "vmm/report.h"
 #include "vmm/sched.h"
@@ -111,6 +112,7 @@ void kmain(u32 magic, u32 info_pa)
 	pci_host_init(rsdp, rsdp_len, acpi_map);
 	iommu_host_init(rsdp, rsdp_len, acpi_map, &pci_host);
 	pci_assign_init(&pci_assign_host, &pci_host, &iommu_host, options.iommu_off, COM1_BASE);
+	iommu_domains_init(options.iommu_off);
 	if (options.iommu_off) {
 		kprintf("umbra: ************************************************************\n");
 		kprintf("umbra: iommu=off: devices given with pci= are NOT confined: their DMA\n");
@@ -148,6 +150,7 @@ void kmain(u32 magic, u32 info_pa)
 		umbra_finish(false, "virt-enable-failed");
 
 	u32 n = guests_create(&boot_info, cpus_online);
+	iommu_domains_print();
 	console_focus_init(options.console[0] ? options.console : NULL);
 	if (options.gdb[0])
 		gdbstub_init(options.gdb, options.gdbwait);

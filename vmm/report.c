@@ -1,6 +1,7 @@
 /* Reports: each guest's at its end, the summary line, panic, and the end of the run. */
 #include "vmm/report.h"
 #include "arch/x86/console.h"
+#include "vmm/iommu_domain.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/poweroff.h"
@@ -138,6 +139,9 @@ static void report_one(struct vm *vm)
 	UMBRA_MMU_STATS(MMU_STAT_TEXT)
 #undef MMU_STAT_TEXT
 	kprintf("guest %s: mmu:%s audit_errors=%lu\n", vm->name, mmu, vm->audit_errors);
+	if (vm->dma.root)
+		kprintf("guest %s: iommu: domain=%u mapped_mib=%lu dma_faults=%lu\n", vm->name,
+			vm->dma.did, vm->dma.mapped >> 20, vm->dma_faults);
 	if (vm->tdp_on)
 		kprintf("guest %s: tdp: faults_filled=%lu faults_mmio=%lu faults_mapped=%lu "
 			"large_pages=%lu small_pages=%lu tables=%lu\n", vm->name,
@@ -174,6 +178,7 @@ bool guests_wait_and_report(char *summary, size_t size)
 	for_each_vm(vm)
 		while (!__atomic_load_n(&vm->parked, __ATOMIC_ACQUIRE))
 			cpu_relax();
+	iommu_poll(true);   /* the faults of the last few ms, before they are counted */
 	for_each_vm(vm) {
 		report_one(vm);
 		for (u32 j = 0; j < vm->nr_vcpus; j++)
@@ -189,6 +194,7 @@ bool guests_wait_and_report(char *summary, size_t size)
 		else
 			passed++;
 	}
+	iommu_domains_report();
 	/* Rejected modules were reported when they were loaded; they never ran. */
 	fmt_snprintf(summary, size, "guests=%u guests_passed=%u guests_failed=%u guests_crashed=%u "
 		     "guests_stopped=%u guests_timedout=%u guests_rejected=%u exits=%lu", nr_vms,

@@ -8,6 +8,7 @@
 #include "lib/printf.h"
 #include "vmm/console.h"
 #include "vmm/gdbstub.h"
+#include "vmm/iommu_domain.h"
 #include "vmm/monitor.h"
 #include "vmm/irq.h"
 #include "vmm/trace.h"
@@ -298,6 +299,8 @@ void sched_run_this_cpu(void)
 		/* Escape keys still work once the guest with the console has ended. */
 		console_poll_input(NULL);
 		monitor_poll();
+		if (me == 0)
+			iommu_poll(false);
 		if (!run_round(me, &ran, &wake))
 			break;
 		if (ran)

@@ -51,6 +51,11 @@ case_run pci-q35-assign-vtd --cpu max --module "$h name=own pci=00:05.0,02:01.0"
   --expect guests=1 --expect guests_passed=1 --expect guests_rejected=7 \
   --expect-log "^guest own: owns PCI 00:05.0 \(VT-d covers it\)" \
   --expect-log "^guest own: owns PCI 02:01.0 \(VT-d covers it\)" \
+  --expect-log "^iommu: dmar0 at 0xfed90000: 3-level tables, 1 fault records, all DMA blocked" \
+  --expect-log "^iommu: guest own: domain 1, 16 MiB mapped, devices 00:05.0 02:01.0$" \
+  --expect-log "^iommu: dmar0 at 0xfed90000: translation on, 1 domains$" \
+  --expect-log "^guest own: iommu: domain=1 mapped_mib=16 dma_faults=0$" \
+  --expect-log "^iommu: dmar0: dma_faults_unowned=0 overflows=0$" \
   --expect-log "^guest badsyn: pci=0:5.0: '0:5.0' is not BB:DD.F" \
   --expect-log "^guest nofn: pci: 00:09.0: no such function on this machine" \
   --expect-log "^guest twice: pci=00:05.0,00:05.0: 00:05.0 given twice" \
@@ -73,7 +78,13 @@ case_run pci-q35-no-iommu --cpu max --cmdline "iommu=maybe" --module "$h name=a 
 case_run pci-q35-iommu-off --cpu max --cmdline "iommu=off" --module "$h name=a pci=00:05.0" \
   "${EDU[@]}" --expect guests=1 --expect guests_passed=1 --expect guests_rejected=0 \
   --expect-log "^umbra: iommu=off: devices given with pci= are NOT confined" \
-  --expect-log "^guest a: owns PCI 00:05.0 \(no IOMMU: iommu=off, DMA unconfined\)"
+  --expect-log "^guest a: owns PCI 00:05.0 \(iommu=off: DMA unconfined\)"
+# iommu=off with VT-d present: the unit is not touched and the function is assigned unconfined,
+# as before there was a VT-d driver.
+case_run pci-q35-vtd-iommu-off --cpu max --cmdline "iommu=off" --module "$h name=a pci=00:05.0" \
+  "${EDU[@]}" --qemu-arg -device --qemu-arg intel-iommu --expect guests=1 --expect guests_passed=1 \
+  --expect-log "^iommu: iommu=off: the IOMMUs are left as firmware left them" \
+  --expect-log "^guest a: owns PCI 00:05.0 \(iommu=off: DMA unconfined\)"
 # Bochs' i440FX has no MCFG: configuration mechanism #1, the first 256 bytes; no IOMMU, so a
 # function asked for is refused and the other guest runs.
 case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy name=a" \
