@@ -442,6 +442,246 @@ static int push_pop_short(struct emu *e)
 	return rc;
 }
 
+static int emu_raise(struct emu *e, u8 vector)
+{
+	bool err = vector == VEC_GP || vector == VEC_SS;
+
+	e->res->fault = (struct x86_fault){ .vector = vector, .has_error = err };
+	return X86_EMU_FAULT;
+}
+
+/* ---- shifts, rotates, multiplication and division ---- */
+
+enum { SH_ROL, SH_ROR, SH_RCL, SH_RCR, SH_SHL, SH_SHR, SH_SAL, SH_SAR }; /* the ModRM /n order */
+
+/*
+ * C0/C1 (imm8), D0/D1 (1), D2/D3 (CL). The count is masked to 5 bits (6 with a 64-bit
+ * operand); a masked count of 0 changes nothing, flags included, and leaves memory unwritten.
+ * OF is the count-1 formula whatever the count (undefined beyond 1); SHL/SHR/SAR set SF, ZF
+ * and PF from the result and leave AF alone (undefined); rotates touch only CF and OF.
+ */
+static int shift_group(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = opw(e), bits = w * 8, n;
+	struct opnd o = rm_op(e, w);
+	u64 m = x86_mask(w), v, r, fl = e->w.rflags, cf = fl & RFLAGS_CF ? 1 : 0, of;
+	u64 count = in->opcode <= 0xc1 ? (u64)in->imm : in->opcode <= 0xd1 ? 1
+										 : e->w.gpr[X86_RCX];
+	int rc;
+
+	count &= w == 8 ? 63 : 31;
+	rc = load(e, &o, &v);
+	if (rc != X86_EMU_OK || !count)
+		return rc;
+	switch (in->sub) {
+	case SH_ROL:
+		n = (unsigned)(count % bits);
+		r = n ? ((v << n) | (v >> (bits - n))) & m : v;
+		cf = r & 1;
+		of = msb(r, w) ^ cf;
+		break;
+	case SH_ROR:
+		n = (unsigned)(count % bits);
+		r = n ? ((v >> n) | (v << (bits - n))) & m : v;
+		cf = msb(r, w);
+		of = msb(r, w) ^ msb(r << 1, w);
+		break;
+	case SH_RCL:
+	case SH_RCR:
+		/* Through CF: a rotation of bits + 1, one bit at a time (at most 64 steps). */
+		n = (unsigned)(count % (bits + 1));
+		r = v;
+		for (unsigned i = 0; i < n; i++) {
+			u64 out = in->sub == SH_RCL ? msb(r, w) : r & 1;
+			r = in->sub == SH_RCL ? ((r << 1) | cf) & m : (r >> 1) | (cf << (bits - 1));
+			cf = out;
+		}
+		of = in->sub == SH_RCL ? msb(r, w) ^ cf : msb(r, w) ^ msb(r << 1, w);
+		break;
+	default:
+		if (in->sub == SH_SHR) {
+			r = count >= bits ? 0 : v >> count;
+			cf = count > bits ? 0 : (v >> (count - 1)) & 1;
+			of = msb(v, w);
+		} else if (in->sub == SH_SAR) {
+			u64 s = sext(v, w);
+			r = (u64)((s64)s >> (count >= bits ? bits - 1 : count)) & m;
+			cf = count > bits ? msb(v, w) : (u64)((s64)s >> (count - 1)) & 1;
+			of = 0;
+		} else { /* SHL and its alias /6 */
+			r = count >= bits ? 0 : (v << count) & m;
+			cf = count > bits ? 0 : (v >> (bits - count)) & 1;
+			of = msb(r, w) ^ cf;
+		}
+		fl &= ~(RFLAGS_SF | RFLAGS_ZF | RFLAGS_PF);
+		fl |= (r == 0 ? RFLAGS_ZF : 0) | (msb(r, w) ? RFLAGS_SF : 0) |
+		      (parity_even(r) ? RFLAGS_PF : 0);
+		break;
+	}
+	fl = (fl & ~(RFLAGS_CF | RFLAGS_OF)) | (cf ? RFLAGS_CF : 0) | (of ? RFLAGS_OF : 0);
+	rc = update(e, &o, v, r, false);
+	if (rc == X86_EMU_OK)
+		e->w.rflags = fl;
+	return rc;
+}
+
+/* 128-bit hi:lo divided by d (not 0) by shift and subtract: no compiler helper, no #DE here. */
+static void divide128(u64 hi, u64 lo, u64 d, u64 *q_hi, u64 *q_lo, u64 *rem)
+{
+	u64 qh = hi / d, r = hi % d, ql = 0;
+
+	for (int i = 63; i >= 0; i--) {
+		bool carry = r >> 63;
+		r = (r << 1) | ((lo >> i) & 1);
+		if (carry || r >= d) {
+			r -= d;
+			ql |= BIT(i);
+		}
+	}
+	*q_hi = qh;
+	*q_lo = ql;
+	*rem = r;
+}
+
+static void multiply128(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+	u64 a0 = (u32)a, a1 = a >> 32, b0 = (u32)b, b1 = b >> 32;
+	u64 p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	u64 mid = (p00 >> 32) + (u32)p01 + (u32)p10;
+
+	*lo = (mid << 32) | (u32)p00;
+	*hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* The signed product's 128 bits, from the unsigned one. */
+static void imultiply128(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+	multiply128(a, b, hi, lo);
+	if ((s64)a < 0)
+		*hi -= b;
+	if ((s64)b < 0)
+		*hi -= a;
+}
+
+/* The product of a and b (w bytes each) as 2w bytes in *hi:*lo, each w bytes wide. */
+static void product(u64 a, u64 b, unsigned w, bool sign, u64 *hi, u64 *lo)
+{
+	u64 m = x86_mask(w), p;
+
+	if (w == 8) {
+		if (sign)
+			imultiply128(a, b, hi, lo);
+		else
+			multiply128(a, b, hi, lo);
+		return;
+	}
+	p = sign ? (u64)((s64)sext(a, w) * (s64)sext(b, w)) : (a & m) * (b & m);
+	*lo = p & m;
+	*hi = (p >> (w * 8)) & m;
+}
+
+/* CF and OF: the product did not fit its low half (signed: is not the low half sign-extended). */
+static u64 mul_flags(u64 fl, u64 hi, u64 lo, unsigned w, bool sign)
+{
+	bool lost = sign ? hi != (msb(lo, w) ? x86_mask(w) : 0) : hi != 0;
+
+	fl &= ~(RFLAGS_CF | RFLAGS_OF);
+	return fl | (lost ? RFLAGS_CF | RFLAGS_OF : 0);
+}
+
+/* rDX:rAX (AX for bytes) divided by d: #DE for 0 or a quotient that does not fit. */
+static int divide(struct emu *e, u64 d, unsigned w, bool sign)
+{
+	u64 m = x86_mask(w), lo = x86_get_reg(&e->w, X86_RAX, w, true), hi, q_hi, q, r;
+	bool neg_n, neg_d;
+
+	if (w == 1) {
+		hi = x86_get_reg(&e->w, X86_RAX, 2, true) >> 8;
+		lo &= 0xff;
+	} else {
+		hi = x86_get_reg(&e->w, X86_RDX, w, true);
+	}
+	d &= m;
+	if (!d)
+		return emu_raise(e, VEC_DE);
+	neg_n = sign && msb(hi, w);
+	neg_d = sign && msb(d, w);
+	if (neg_n) { /* the 2w-byte dividend's magnitude */
+		lo = (~lo + 1) & m;
+		hi = (~hi + (lo == 0)) & m;
+	}
+	if (neg_d)
+		d = (~d + 1) & m;
+	if (w == 8) {
+		divide128(hi, lo, d, &q_hi, &q, &r);
+	} else {
+		u64 n = (hi << (w * 8)) | lo;
+		q = n / d;
+		r = n % d;
+		q_hi = q >> (w * 8);
+		q &= m;
+	}
+	/* Unsigned: the quotient fits w bytes. Signed: its magnitude fits the sign's range. */
+	if (q_hi || (sign && (neg_n != neg_d ? q > BIT(w * 8 - 1) : q >= BIT(w * 8 - 1))))
+		return emu_raise(e, VEC_DE);
+	if (neg_n != neg_d)
+		q = (~q + 1) & m;
+	if (neg_n)
+		r = (~r + 1) & m;
+	if (w == 1) {
+		x86_set_reg(&e->w, X86_RAX, 2, true, (r << 8) | q);
+	} else {
+		x86_set_reg(&e->w, X86_RAX, w, true, q);
+		x86_set_reg(&e->w, X86_RDX, w, true, r);
+	}
+	return X86_EMU_OK;
+}
+
+/* F6/F7 /4-/7: MUL, IMUL, DIV, IDIV of rAX (rDX:rAX) by r/m. MUL and IMUL set CF and OF and
+ * leave the flags the manuals call undefined alone, as DIV and IDIV leave all of them. */
+static int mul_div(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = opw(e);
+	struct opnd src = rm_op(e, w);
+	bool sign = in->sub & 1;
+	u64 v, hi, lo;
+	int rc = load(e, &src, &v);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (in->sub >= 6)
+		return divide(e, v, w, sign);
+	product(x86_get_reg(&e->w, X86_RAX, w, true), v, w, sign, &hi, &lo);
+	if (w == 1) {
+		x86_set_reg(&e->w, X86_RAX, 2, true, (hi << 8) | lo);
+	} else {
+		x86_set_reg(&e->w, X86_RAX, w, true, lo);
+		x86_set_reg(&e->w, X86_RDX, w, true, hi);
+	}
+	e->w.rflags = mul_flags(e->w.rflags, hi, lo, w, sign);
+	return X86_EMU_OK;
+}
+
+/* 0F AF (IMUL r, r/m), 69 and 6B (IMUL r, r/m, imm): the low half to the register. */
+static int imul_reg(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = in->opsize;
+	struct opnd src = rm_op(e, w), dst = reg_op(in->reg, w);
+	u64 a, b, hi, lo;
+	int rc = load(e, &src, &b);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	a = in->map == 1 ? x86_get_reg(&e->w, in->reg, w, true) : (u64)in->imm & x86_mask(w);
+	product(a, b, w, true, &hi, &lo);
+	store(e, &dst, lo);
+	e->w.rflags = mul_flags(e->w.rflags, hi, lo, w, true);
+	return X86_EMU_OK;
+}
+
 /* 80-83 (ALU r/m, imm), F6/F7 (TEST/NOT/NEG), FE/FF (INC/DEC), 84/85 and A8/A9 (TEST). */
 static int alu_group(struct emu *e)
 {
@@ -457,7 +697,7 @@ static int alu_group(struct emu *e)
 	case 0xa8: case 0xa9: return alu_op(e, ALU_TEST, &acc, &imm);
 	case 0xf6: case 0xf7:
 		if (in->sub >= 4)
-			return X86_EMU_UNHANDLED;
+			return mul_div(e);
 		return alu_op(e, grp3[in->sub], &rm, &imm);
 	default: /* FE/FF */
 		if (in->opcode == 0xff && in->sub == 6)
@@ -687,14 +927,6 @@ bool x86_condition(u64 fl, unsigned cc)
 	default: r = fl & single[(cc >> 1) & 7]; break;
 	}
 	return (cc & 1) ? !r : r;
-}
-
-static int emu_raise(struct emu *e, u8 vector)
-{
-	bool err = vector == VEC_GP || vector == VEC_SS;
-
-	e->res->fault = (struct x86_fault){ .vector = vector, .has_error = err };
-	return X86_EMU_FAULT;
 }
 
 /* 0F 40-4F: the source is read whatever the condition, and a 32-bit destination is
@@ -994,6 +1226,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0x40 ... 0x4f: return cmov(e);
 		case 0x90 ... 0x9f: return setcc(e);
 		case 0xbc: case 0xbd: return bit_scan(e);
+		case 0xaf: return imul_reg(e);
 		}
 		return sse_move(e);
 	}
@@ -1005,6 +1238,8 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	case 0x40 ... 0x4f: return inc_dec_reg(e); /* REX prefixes in 64-bit mode */
 	case 0x50 ... 0x5f: case 0x68: case 0x6a: return push_pop_short(e);
 	case 0x63: return movx(e);
+	case 0x69: case 0x6b: return imul_reg(e);
+	case 0xc0: case 0xc1: case 0xd0 ... 0xd3: return shift_group(e);
 	case 0x80 ... 0x85: case 0xa8: case 0xa9: case 0xf6: case 0xf7: case 0xfe: case 0xff:
 		return alu_group(e);
 	case 0x86: case 0x87: return xchg(e);
