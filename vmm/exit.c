@@ -63,8 +63,9 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 		return;
 	default:
 		if (o->mmio) {
-			/* An instruction the emulator does not take (x87, MMX, a segment load
-			 * from device memory...): the #UD, counted in the report, never an end. */
+			/* An instruction the emulator does not take (FLDENV/FNSAVE and their kin,
+			 * a segment load from device memory...): the #UD, counted in the report,
+			 * never an end. */
 			v->vm->mmio_ud++;
 			vcpu_inject_fault(v, &(struct x86_fault){ .vector = VEC_UD });
 			return;

@@ -1058,8 +1058,8 @@ static int flag_insn(struct emu *e)
  *   6F/7F MOVDQA (66) MOVDQU (F3)      E7 MOVNTDQ (66, store)
  *   6E/7E MOVD/MOVQ (66: to and from XMM; F3 7E: MOVQ load)   D6 MOVQ store (66)
  * width: bytes moved; a load zeroes the rest of the register except for MOVSS/MOVSD between
- * registers, which are not memory forms here. Aligned forms #GP on a misaligned operand. x87
- * and MMX forms are not emulated: the exit handler raises #UD for them.
+ * registers, which are not memory forms here. Aligned forms #GP on a misaligned operand. The
+ * MMX forms of the same opcodes (no prefix) are fpu_move's.
  */
 struct sse_form {
 	u8 opcode, prefix; /* prefix: 0, 0x66, 0xf3, 0xf2 */
@@ -1113,6 +1113,95 @@ static int sse_move(struct emu *e)
 		return rc;
 	return e->ops->xmm(e->orig, in->reg, xmm, true) == X86_ACC_OK ? X86_EMU_OK
 								   : X86_EMU_UNHANDLED;
+}
+
+/* ---- x87 and MMX: the real instruction on the live FPU state, against a buffer ---- */
+
+#define FSW_ES BIT(7)
+#define FPU_UNMASKABLE_STORE 0x1f /* IE DE ZE OE UE: unmasked, they suppress a store; PE not */
+
+/* The x87 or MMX form of insn in arch/x86/fpu_forms.h, or -1. MMX forms take no 66/F2/F3
+ * (those are the SSE moves) and ignore REX.R. */
+static int fpu_lookup(const struct x86_insn *in)
+{
+	unsigned first = X86_FPU_MMX_FIRST, end = X86_FPU_NR_FORMS;
+
+	if (!in->has_mem)
+		return -1;
+	if (in->map == 0 && (in->opcode & 0xf8) == 0xd8)
+		first = 0, end = X86_FPU_MMX_FIRST;
+	else if (in->map != 1 || in->opsize_prefix || in->rep)
+		return -1;
+	for (unsigned i = first; i < end; i++) {
+		const struct x86_fpu_form_desc *f = &x86_fpu_forms[i];
+		if (f->opcode != in->opcode)
+			continue;
+		if (end == X86_FPU_MMX_FIRST ? f->sub == in->sub
+					      : f->sub == 2 || f->sub == !!(in->rex & 8))
+			return (int)i;
+	}
+	return -1;
+}
+
+static int fpu_call(struct emu *e, struct x86_fpu_req *req, unsigned form, void *buf)
+{
+	req->form = (u16)form;
+	req->buf = buf;
+	return e->ops->fpu(e->orig, req) == X86_ACC_OK ? X86_EMU_OK : emu_raise(e, VEC_UD);
+}
+
+/*
+ * An x87 or MMX form with its memory operand on device memory (or a shadowed page table). In
+ * the CPU's order: #UD (MMX under CR0.EM), #NM (CR0.EM or TS), #MF for an unmasked x87
+ * exception still pending (the waiting forms; whatever CR0.NE says, as a VMX guest sees it
+ * natively: VMX keeps NE set, and the FERR#/IRQ13 route is not modelled), then the memory
+ * access. A load reads the device and then runs the instruction on the bytes read; a store
+ * runs it into a buffer and writes the device, unless an unmasked exception other than
+ * precision suppressed the store (as the CPU does), and a fault on that write puts the FPU
+ * state back as it was before the instruction.
+ */
+static int fpu_move(struct emu *e, unsigned form)
+{
+	const struct x86_insn *in = e->in;
+	const struct x86_fpu_form_desc *f = &x86_fpu_forms[form];
+	u8 buf[16] = { 0 }, image[512] __attribute__((aligned(16)));
+	u16 sw = 0, cw = 0;
+	struct x86_fpu_req req = { .reg = in->sub, .fip = e->w.rip, .fdp = in->mem.ea,
+				   .fop = (u16)(((in->opcode & 7) << 8) | in->modrm) };
+	int rc;
+
+	if (!e->ops->fpu)
+		return X86_EMU_UNHANDLED;
+	if (form >= X86_FPU_MMX_FIRST && (e->w.cr0 & CR0_EM))
+		return emu_raise(e, VEC_UD);
+	if (e->w.cr0 & (CR0_EM | CR0_TS))
+		return emu_raise(e, VEC_NM);
+	if (f->waits) {
+		rc = fpu_call(e, &req, X86_FPU_FNSTSW, &sw);
+		if (rc != X86_EMU_OK)
+			return rc;
+		if (sw & FSW_ES)
+			return emu_raise(e, VEC_MF);
+	}
+	if (!f->store) {
+		rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, buf, NULL, f->width);
+		return rc == X86_EMU_OK ? fpu_call(e, &req, form, buf) : rc;
+	}
+	rc = fpu_call(e, &req, X86_FPU_SAVE, image);
+	if (rc == X86_EMU_OK)
+		rc = fpu_call(e, &req, form, buf);
+	if (rc == X86_EMU_OK && f->waits) {
+		rc = fpu_call(e, &req, X86_FPU_FNSTSW, &sw);
+		if (rc == X86_EMU_OK)
+			rc = fpu_call(e, &req, X86_FPU_FNSTCW, &cw);
+		if (rc == X86_EMU_OK && (sw & ~cw & FPU_UNMASKABLE_STORE))
+			return X86_EMU_OK;
+	}
+	if (rc == X86_EMU_OK)
+		rc = access(e, ACC_WRITE, in->mem.seg, in->mem.ea, buf, NULL, f->width);
+	if (rc != X86_EMU_OK)
+		fpu_call(e, &req, X86_FPU_RESTORE, image);
+	return rc;
 }
 
 static void commit(struct emu *e, struct x86_emu_ctx *ctx)
@@ -1213,6 +1302,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 {
 	const struct x86_insn *in = e->in;
 	u8 op = in->opcode;
+	int form;
 
 	if (in->map == 1) {
 		switch (op) {
@@ -1228,10 +1318,15 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0xbc: case 0xbd: return bit_scan(e);
 		case 0xaf: return imul_reg(e);
 		}
-		return sse_move(e);
+		form = fpu_lookup(in);
+		return form >= 0 ? fpu_move(e, (unsigned)form) : sse_move(e);
 	}
 	if (in->map != 0)
 		return X86_EMU_UNHANDLED;
+	if ((op & 0xf8) == 0xd8) {
+		form = fpu_lookup(in);
+		return form >= 0 ? fpu_move(e, (unsigned)form) : X86_EMU_UNHANDLED;
+	}
 	if (op < 0x40 && (op & 7) < 6)
 		return alu_family(e);
 	switch (op) {

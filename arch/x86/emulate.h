@@ -3,6 +3,7 @@
 #define ARCH_X86_EMULATE_H
 
 #include "arch/x86/decode.h"
+#include "arch/x86/fpu_forms.h"
 
 /* String iterations per call when ctx->max_reps is 0: bounds the time a guest can hold us. */
 #define X86_EMU_DEFAULT_REPS 256
@@ -35,7 +36,8 @@ struct x86_emu_result {
  *   MOVS/CMPS/STOS/LODS/SCAS A4-A7/AA-AF with REP, REPE/REPNE (ZF ends CMPS and SCAS);
  *   CMOVcc 0F 40-4F, SETcc 0F 90-9F; BSF/BSR 0F BC/BD (TZCNT/LZCNT with F3); SLDT/STR 0F 00
  *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; CMC CLC STC CLD STD SAHF LAHF;
- *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c);
+ *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c); the x87
+ *   and MMX memory forms of arch/x86/fpu_forms.h through ops->fpu (#NM, #MF, #UD as the CPU);
  *   PUSH/POP r 50-5F, PUSH imm 68/6A.
  *   Register and memory operands alike.
  * Writes and read-modify-writes reach ops->write once per operand with its full width, even

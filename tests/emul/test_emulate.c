@@ -302,11 +302,9 @@ static const struct ecase cases[] = {
 	{ "str eax", CODE("\x0f\x00\xc8"), { R(RAX, ~0ull) }, 0, .len = 3, .out = { R(RAX, 0) } },
 	{ "16: sldt [bx] in real mode: #UD", X86_MODE_16, CODE("\x0f\x00\x07"), { R(RBX, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
 	{ "sgdt to a read-only page: #PF", CODE("\x0f\x01\x07"), { R(RDI, FAKE_RO) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_W | X86_PF_P, .fault_addr = FAKE_RO },
-	/* Still not emulated: LGDT, VMCALL, x87, MMX (the exit handler raises #UD on MMIO). */
+	/* Still not emulated: LGDT, VMCALL (the exit handler raises #UD on MMIO). */
 	{ "lgdt", CODE("\x0f\x01\x17"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "vmcall", CODE("\x0f\x01\xc1"), {}, 0, .status = X86_EMU_UNHANDLED },
-	{ "fld dword (rdi)", CODE("\xd9\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
-	{ "movd mm0,(rdi)", CODE("\x0f\x6e\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "movups without CR4.OSFXSR: #UD", CODE("\x0f\x11\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
 };
 
