@@ -1,5 +1,6 @@
 /* x86 instruction emulator: MOV, ALU, XCHG, CMPXCHG, BTx and string forms on guest memory, with exact flags. */
 #include "arch/x86/emulate.h"
+#include "arch/x86/segment.h"
 #include "lib/string.h"
 
 /*
@@ -1030,6 +1031,34 @@ static int mov_from_sreg(struct emu *e)
 	return store(e, &dst, e->w.seg[in->sub].sel);
 }
 
+/*
+ * 8E: MOV Sreg, r/m16 (ES, DS, FS, GS) through the segment-load checks and their faults. MOV
+ * to CS is #UD. MOV to SS is not taken: the one-instruction interrupt shadow it starts has no
+ * way back to the CPU from here (on device memory: the counted #UD).
+ */
+static int mov_to_sreg(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	struct opnd src = rm_op(e, 2);
+	struct x86_seg seg;
+	u64 sel;
+	int rc;
+
+	if (in->sub >= X86_NR_SREGS || in->sub == X86_CS)
+		return emu_raise(e, VEC_UD);
+	if (in->sub == X86_SS)
+		return X86_EMU_UNHANDLED;
+	rc = load(e, &src, &sel);
+	if (rc != X86_EMU_OK)
+		return rc;
+	rc = x86_load_segment(&e->w, e->ops, in->sub, (u16)sel, &seg, &e->res->fault);
+	if (rc != X86_EMU_OK)
+		return rc;
+	e->w.seg[in->sub] = seg;
+	e->res->seg_loaded = true;
+	return X86_EMU_OK;
+}
+
 /* F5 F8 F9 FC FD (CMC CLC STC CLD STD), 9E 9F (SAHF LAHF): what real-mode code runs between
  * its string instructions. */
 static int flag_insn(struct emu *e)
@@ -1208,6 +1237,8 @@ static void commit(struct emu *e, struct x86_emu_ctx *ctx)
 {
 	memcpy(ctx->gpr, e->w.gpr, sizeof(ctx->gpr));
 	ctx->rflags = e->w.rflags;
+	if (e->res->seg_loaded)
+		memcpy(ctx->seg, e->w.seg, sizeof(ctx->seg));
 }
 
 /* The string instruction an opcode names; the low bit only picks the byte form. */
@@ -1342,6 +1373,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	case 0x88 ... 0x8b: case 0xa0 ... 0xa3: case 0xc6: case 0xc7: return mov(e);
 	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: return string(e, ctx);
 	case 0x8c: return mov_from_sreg(e);
+	case 0x8e: return mov_to_sreg(e);
 	case 0x9e: case 0x9f: case 0xf5: case 0xf8: case 0xf9: case 0xfc: case 0xfd:
 		return flag_insn(e);
 	}

@@ -548,6 +548,87 @@ static void test_expand_down_and_tf(void **state)
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
 }
 
+/*
+ * MOV Sreg, r/m (8E) from memory, the device-register case: the selector read through the
+ * memory callback, the descriptor through the GDT with the CPU's checks and faults (shared
+ * with the real-mode emulator: arch/x86/segment.c), the accessed bit set, res.seg_loaded; in
+ * real mode only selector and base. CS and the undefined registers #UD; SS is not taken.
+ */
+static void test_mov_to_sreg(void **state)
+{
+	enum { GDT = 0x3000 };
+	static const struct { enum x86_mode mode; const char *code; u16 sel; u64 desc; int rc;
+			      u8 vector; u16 error; u8 sreg; } cases[] = {
+		{ X86_MODE_64, "\x8e\x1f", 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_DS },
+		{ X86_MODE_64, "\x8e\x27", 0x18, 0x12cf92345678ffff, X86_EMU_OK, 0, 0, X86_FS },
+		{ X86_MODE_32, "\x8e\x07", 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_ES },
+		{ X86_MODE_32, "\x8e\x2f", 0x00, 0, X86_EMU_OK, 0, 0, X86_GS },
+		{ X86_MODE_32, "\x8e\x1f", 0x18, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x18, X86_DS },
+		{ X86_MODE_64, "\x8e\x1f", 0x28, 0x00cf98000000ffff, X86_EMU_FAULT, VEC_GP, 0x28, X86_DS },
+		{ X86_MODE_64, "\x8e\x1f", 0x50, 0, X86_EMU_FAULT, VEC_GP, 0x50, X86_DS },
+		{ X86_MODE_64, "\x8e\x1f", 0x13, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x10, X86_DS },
+		{ X86_MODE_64, "\x8e\x0f", 0x10, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_UD, 0, X86_CS },
+		{ X86_MODE_64, "\x8e\x37", 0x10, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_UD, 0, X86_DS },
+		{ X86_MODE_64, "\x8e\x17", 0x10, 0x00cf92000000ffff, X86_EMU_UNHANDLED, 0, 0, X86_SS },
+		{ X86_MODE_64, "\x8e\x1f", 0x0c, 0, X86_EMU_UNHANDLED, 0, 0, X86_DS },
+		{ X86_MODE_16, "\x8e\x07", 0x1234, 0, X86_EMU_OK, 0, 0, X86_ES },
+	};
+	struct x86_emu_ctx ctx, before;
+	struct x86_emu_result res;
+	struct x86_insn in;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		fake_reset();
+		fake_ctx(&ctx, cases[i].mode);
+		ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x4f };
+		ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = D;
+		memcpy(fake.mem + D, &cases[i].sel, 2);
+		memcpy(fake.mem + GDT + (cases[i].sel & ~7u), &cases[i].desc, 8);
+		fake_code(cases[i].code, 2);
+		before = ctx;
+		int rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+		if (rc != cases[i].rc)
+			fail_msg("case %zu: status %d, expected %d", i, rc, cases[i].rc);
+		if (rc != X86_EMU_OK) {
+			assert_memory_equal(ctx.seg, before.seg, sizeof(ctx.seg));
+			assert_int_equal(ctx.rip, FAKE_CODE);
+			if (rc == X86_EMU_FAULT) {
+				assert_int_equal(res.fault.vector, cases[i].vector);
+				assert_int_equal(res.fault.error_code, cases[i].error);
+			}
+			continue;
+		}
+		const struct x86_seg *sg = &ctx.seg[cases[i].sreg];
+		assert_true(res.seg_loaded);
+		assert_int_equal(ctx.rip, FAKE_CODE + 2);
+		assert_int_equal(sg->sel, cases[i].sel);
+		if (cases[i].mode == X86_MODE_16) {
+			assert_int_equal(sg->base, 0x12340);
+		} else if (!cases[i].sel) {
+			assert_false(sg->attr & X86_SEG_P);
+		} else {
+			assert_int_equal(sg->base, cases[i].sreg == X86_FS ? 0x12345678 : 0);
+			assert_int_equal(sg->limit, 0xffffffff);
+			assert_int_equal(sg->attr, 0xc93);
+			assert_true(fake.mem[GDT + (cases[i].sel & ~7u) + 5] & 1);
+		}
+		for (int s = 0; s < X86_NR_SREGS; s++)
+			if (s != cases[i].sreg)
+				assert_memory_equal(&ctx.seg[s], &before.seg[s], sizeof(ctx.seg[s]));
+	}
+	/* The selector from a hole: #PF, nothing loaded. */
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_64);
+	ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x4f };
+	ctx.gpr[X86_RDI] = FAKE_HOLE;
+	fake_code("\x8e\x1f", 2);
+	before = ctx;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+	assert_int_equal(res.fault.vector, VEC_PF);
+	assert_memory_equal(ctx.seg, before.seg, sizeof(ctx.seg));
+}
+
 static void test_registers(void **state)
 {
 	struct x86_emu_ctx ctx;
@@ -740,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_unhandled_access),
 		cmocka_unit_test(test_expand_down_and_tf),
 		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_mov_to_sreg),
 	};
 
 	return fake_run_table("emul-emulate", cases, ARRAY_SIZE(cases), sizeof(cases[0]), test_case, fixed,

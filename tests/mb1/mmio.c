@@ -109,6 +109,28 @@ static int more_form(const char *name)
 		asm volatile("fnstsw (%0); fninit" : : "r"(tpr) : "memory");
 		CHECK(!on_umbra || (vec == 16 && (*tpr & 0x84) == 0x84),
 		      "pending #MF on the tpr: vector %d, fsw %x", vec, *tpr);
+	} else if (mb1_streq(name, "movseg")) {
+		/* MOV ES from a device register holding a selector: loaded as the GDT says; the
+		 * first selector past the GDT's limit: #GP with the selector as the error code.
+		 * Checked on Umbra only: natively QEMU's xAPIC reads 0 for a 16-bit access (the
+		 * CPU's checks are check-emul's test_mov_to_sreg). */
+		struct __attribute__((packed)) { uint16_t limit; ulong base; } gdtr;
+		ulong ds, es, n = fault_count;
+		asm volatile("sgdt %0" : "=m"(gdtr));
+		uint32_t bad = (gdtr.limit + 8u) & ~7u;
+		asm volatile("mov %%ds, %0" : "=r"(ds));
+		*tpr = (uint32_t)ds;
+		asm volatile("mov (%1), %%es; mov %%es, %0" : "=r"(es) : "r"(tpr) : "memory");
+		CHECK(!on_umbra || es == ds, "mov es from the tpr: %lx, ds %lx", es, ds);
+		CHECK(bad <= 0xf8, "gdt limit %x: no selector past it fits the tpr", gdtr.limit);
+		*tpr = bad;
+		asm volatile(SET_RECOVER "mov (%0), %%es\n1:" : : "r"(tpr) : "memory");
+		fault_recover = 0;
+		asm volatile("mov %%es, %0" : "=r"(es));
+		asm volatile("mov %0, %%es" : : "r"(ds));
+		CHECK(!on_umbra || (fault_count == n + 1 && last_fault.vector == 13 &&
+				    last_fault.error == bad && es == ds), "mov es past the gdt from the tpr: faults %lu vector %lu error %lx",
+		      fault_count - n, (ulong)last_fault.vector, (ulong)last_fault.error);
 	} else if (mb1_streq(name, "fldenv")) {
 		/* The one x87 memory form left to #UD on device memory (its layout depends on mode
 		 * and operand size): the #UD a CPU without it raises, never the guest's end;
