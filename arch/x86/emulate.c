@@ -987,6 +987,25 @@ static int bit_scan(struct emu *e)
 	return rc;
 }
 
+/* F3 0F B8: POPCNT (ZF for a zero source, the other arithmetic flags cleared). Without F3
+ * the opcode is JMPE, which no 64-bit CPU runs. */
+static int popcnt(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	struct opnd src = rm_op(e, in->opsize), dst = reg_op(in->reg, in->opsize);
+	u64 v;
+	int rc;
+
+	if (in->rep != 0xf3)
+		return X86_EMU_UNHANDLED;
+	rc = load(e, &src, &v);
+	if (rc != X86_EMU_OK)
+		return rc;
+	store(e, &dst, (u64)__builtin_popcountll(v));
+	e->w.rflags = (e->w.rflags & ~RFLAGS_ARITH) | (v ? 0 : RFLAGS_ZF);
+	return X86_EMU_OK;
+}
+
 /* 0F 00 /0 /1 (SLDT, STR) and 0F 01 /0 /1 /4 (SGDT, SIDT, SMSW): the stores of system
  * registers any CPL may run (no UMIP here). A register destination takes the operand size. */
 static int system_store(struct emu *e)
@@ -1348,6 +1367,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0x90 ... 0x9f: return setcc(e);
 		case 0xbc: case 0xbd: return bit_scan(e);
 		case 0xaf: return imul_reg(e);
+		case 0xb8: return popcnt(e);
 		}
 		form = fpu_lookup(in);
 		return form >= 0 ? fpu_move(e, (unsigned)form) : sse_move(e);

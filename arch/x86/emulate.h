@@ -35,7 +35,7 @@ struct x86_emu_result {
  *   C0/C1/D0-D3; INC/DEC FE/FF /0 /1 and 40-4F outside 64-bit mode; XCHG 86/87; XADD 0F C0/C1;
  *   CMPXCHG 0F B0/B1; CMPXCHG8B/16B 0F C7 /1; BT/BTS/BTR/BTC 0F A3/AB/B3/BB and 0F BA /4-/7;
  *   MOVS/CMPS/STOS/LODS/SCAS A4-A7/AA-AF with REP, REPE/REPNE (ZF ends CMPS and SCAS);
- *   CMOVcc 0F 40-4F, SETcc 0F 90-9F; BSF/BSR 0F BC/BD (TZCNT/LZCNT with F3); SLDT/STR 0F 00
+ *   CMOVcc 0F 40-4F, SETcc 0F 90-9F; BSF/BSR 0F BC/BD (TZCNT/LZCNT with F3); POPCNT F3 0F B8; SLDT/STR 0F 00
  *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; MOV Sreg, r/m 8E (not SS); CMC CLC STC CLD STD SAHF LAHF;
  *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c); the x87
  *   and MMX memory forms of arch/x86/fpu_forms.h through ops->fpu (#NM, #MF, #UD as the CPU);

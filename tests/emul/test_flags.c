@@ -1,4 +1,4 @@
-/* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG, the string compares, SETcc/CMOVcc, BSF/BSR, shifts, MUL/IMUL/DIV/IDIV, on random and edge operands. */
+/* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG, the string compares, SETcc/CMOVcc, BSF/BSR, shifts, MUL/IMUL/DIV/IDIV, POPCNT, on random and edge operands. */
 #include <string.h>
 
 #include "tests/emul/fake.h"
@@ -656,6 +656,44 @@ static void test_muldiv_against_host(void **state)
 			}
 }
 
+/* POPCNT r, m at 16, 32 and 64 bits against the host: the count and every arithmetic flag. */
+static void test_popcnt_against_host(void **state)
+{
+	struct x86_emu_ctx ctx;
+
+	(void)state;
+	fake_reset();
+	for (unsigned w = 2; w <= 8; w *= 2)
+		for (int i = 0; i < 3000; i++) {
+			u64 v = i % 9 ? operand(w) : 0, fl = (fake_rand() & RFLAGS_ARITH) | 2;
+			u64 want_fl = fl, r = fake_rand(), got_want = r;
+			u8 code[6], n = 0;
+
+			if (w == 2)
+				code[n++] = 0x66;
+			code[n++] = 0xf3;
+			if (w == 8)
+				code[n++] = 0x48;
+			code[n++] = 0x0f;
+			code[n++] = 0xb8;
+			code[n++] = 0x07;
+			switch (w) {
+			case 2: __asm__ volatile("push %[fl]\n\tpopf\n\tpopcntw %w[v], %w[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(got_want), [fl] "+r"(want_fl) : [v] "r"(v) : "cc"); break;
+			case 4: __asm__ volatile("push %[fl]\n\tpopf\n\tpopcntl %k[v], %k[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(got_want), [fl] "+r"(want_fl) : [v] "r"(v) : "cc"); break;
+			default: __asm__ volatile("push %[fl]\n\tpopf\n\tpopcntq %[v], %[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(got_want), [fl] "+r"(want_fl) : [v] "r"(v) : "cc"); break;
+			}
+			if (w == 4)
+				got_want &= 0xffffffff;
+			if (run_guest(&ctx, code, n, fl, 0, r, v, w) != X86_EMU_OK ||
+			    ctx.gpr[X86_RAX] != got_want ||
+			    (ctx.rflags & RFLAGS_ARITH) != (want_fl & RFLAGS_ARITH))
+				fail_msg("popcnt%u of %#llx: %#llx fl %#llx, host %#llx fl %#llx", w,
+					 (unsigned long long)v, (unsigned long long)ctx.gpr[X86_RAX],
+					 (unsigned long long)ctx.rflags, (unsigned long long)got_want,
+					 (unsigned long long)want_fl);
+		}
+}
+
 /* IMUL r, r/m (0F AF) and r, r/m, imm (69, 6B) at 16, 32 and 64 bits against the host. */
 static void test_imul_against_host(void **state)
 {
@@ -705,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_shifts_against_host),
 		cmocka_unit_test(test_muldiv_against_host),
 		cmocka_unit_test(test_imul_against_host),
+		cmocka_unit_test(test_popcnt_against_host),
 	};
 
 	return cmocka_run_group_tests_name("emul-flags", tests, NULL, NULL);

@@ -63,6 +63,10 @@ static int more_form(const char *name)
 	} else if (mb1_streq(name, "bsr")) {
 		asm volatile("bsrl (%1), %0" : "=r"(v) : "r"(tpr) : "memory", "cc");
 		CHECK(v == 5, "bsr of the tpr (0x30): %u", v);
+	} else if (mb1_streq(name, "popcnt")) {
+		*tpr = 0x30;
+		asm volatile("popcntl (%1), %0" : "=r"(v) : "r"(tpr) : "memory", "cc");
+		CHECK(v == 2, "popcnt of the tpr (0x30): %u", v);
 	} else if (mb1_streq(name, "cmov")) {
 		v = 7;
 		w = 9;
