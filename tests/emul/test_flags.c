@@ -113,22 +113,32 @@ static u64 operand(unsigned w)
 	return fake_rand() & m;
 }
 
-/* Runs code in 64-bit mode with RDI -> the w-byte memory operand (mem) at 0x2000. */
-static int run_guest(struct x86_emu_ctx *ctx, const u8 *code, size_t n, u64 fl, u64 rsi, u64 rax,
-		     u64 mem, unsigned w)
+/* Runs code in 64-bit mode with RDI -> the w-byte memory operand (mem) at 0x2000 and the
+ * given RAX, RCX, RDX and RSI. */
+static int run_regs(struct x86_emu_ctx *ctx, const u8 *code, size_t n, u64 fl, const u64 regs[4],
+		    u64 mem, unsigned w, struct x86_emu_result *res)
 {
-	struct x86_emu_result res;
 	struct x86_insn in;
 
 	fake_ctx(ctx, X86_MODE_64);
 	fake_code(code, n);
 	ctx->rflags = fl;
 	ctx->gpr[X86_RDI] = 0x2000;
-	ctx->gpr[X86_RSI] = rsi;
-	ctx->gpr[X86_RAX] = rax;
+	ctx->gpr[X86_RAX] = regs[0];
+	ctx->gpr[X86_RCX] = regs[1];
+	ctx->gpr[X86_RDX] = regs[2];
+	ctx->gpr[X86_RSI] = regs[3];
 	memset(fake.mem + 0x2000, 0, 8);
 	memcpy(fake.mem + 0x2000, &mem, w);
-	return x86_emulate_at_rip(ctx, &fake_ops, &in, &res);
+	return x86_emulate_at_rip(ctx, &fake_ops, &in, res);
+}
+
+static int run_guest(struct x86_emu_ctx *ctx, const u8 *code, size_t n, u64 fl, u64 rsi, u64 rax,
+		     u64 mem, unsigned w)
+{
+	struct x86_emu_result res;
+
+	return run_regs(ctx, code, n, fl, (const u64[4]){ rax, 0, 0, rsi }, mem, w, &res);
 }
 
 static void check(enum op op, unsigned w)
@@ -509,7 +519,6 @@ static void test_shifts_against_host(void **state)
 {
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
-	struct x86_insn in;
 
 	(void)state;
 	fake_reset();
@@ -537,13 +546,8 @@ static void test_shifts_against_host(void **state)
 					mask |= RFLAGS_SF | RFLAGS_ZF | RFLAGS_PF;
 				if ((cnt & (w == 8 ? 63 : 31)) != 1)
 					mask &= ~RFLAGS_OF;
-				fake_ctx(&ctx, X86_MODE_64);
-				fake_code(code, n);
-				ctx.rflags = fl;
-				ctx.gpr[X86_RDI] = 0x2000;
-				ctx.gpr[X86_RCX] = cnt;
-				memcpy(fake.mem + 0x2000, &a, w);
-				if (x86_emulate_at_rip(&ctx, &fake_ops, &in, &res) != X86_EMU_OK)
+				if (run_regs(&ctx, code, n, fl, (const u64[4]){ 0, cnt, 0, 0 }, a, w, &res) !=
+				    X86_EMU_OK)
 					fail_msg("shift /%u w%u: status", sub, w);
 				memcpy(&got, fake.mem + 0x2000, w);
 				if (got != want || (ctx.rflags & mask) != (want_fl & mask))
@@ -608,7 +612,6 @@ static void test_muldiv_against_host(void **state)
 {
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
-	struct x86_insn in;
 
 	(void)state;
 	fake_reset();
@@ -628,14 +631,7 @@ static void test_muldiv_against_host(void **state)
 					code[n++] = 0x48;
 				code[n++] = w > 1 ? 0xf7 : 0xf6;
 				code[n++] = (u8)(sub << 3 | 7);
-				fake_ctx(&ctx, X86_MODE_64);
-				fake_code(code, n);
-				ctx.rflags = fl;
-				ctx.gpr[X86_RDI] = 0x2000;
-				ctx.gpr[X86_RAX] = ax;
-				ctx.gpr[X86_RDX] = dx;
-				memcpy(fake.mem + 0x2000, &b, w);
-				int rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+				int rc = run_regs(&ctx, code, n, fl, (const u64[4]){ ax, 0, dx, 0 }, b, w, &res);
 				if (sub >= 6 && host_would_de(sub, w, ax, dx, b)) {
 					if (rc != X86_EMU_FAULT || res.fault.vector != VEC_DE ||
 					    ctx.gpr[X86_RAX] != ax || ctx.gpr[X86_RDX] != dx)
@@ -656,80 +652,68 @@ static void test_muldiv_against_host(void **state)
 			}
 }
 
-/* POPCNT r, m at 16, 32 and 64 bits against the host: the count and every arithmetic flag. */
-static void test_popcnt_against_host(void **state)
+/* The host's r, r/m form (a = a op b) at 16, 32 or 64 bits, with its flags. */
+#define HOST_RM(insn, sz) \
+	__asm__ volatile("push %[fl]\n\tpopf\n\t" insn " %" sz "[b], %" sz "[a]\n\tpushf\n\tpop %[fl]" \
+			 : [a] "+r"(a), [fl] "+r"(fl) : [b] "r"(b) : "cc")
+#define WIDTHS_RM(insn) \
+	switch (w) { \
+	case 2: HOST_RM(insn "w", "w"); break; \
+	case 4: HOST_RM(insn "l", "k"); break; \
+	default: HOST_RM(insn "q", "q"); break; \
+	}
+
+static u64 host_rm(bool popcnt, unsigned w, u64 a, u64 b, u64 *flags)
 {
-	struct x86_emu_ctx ctx;
+	u64 fl = *flags;
 
-	(void)state;
-	fake_reset();
-	for (unsigned w = 2; w <= 8; w *= 2)
-		for (int i = 0; i < 3000; i++) {
-			u64 v = i % 9 ? operand(w) : 0, fl = (fake_rand() & RFLAGS_ARITH) | 2;
-			u64 want_fl = fl, r = fake_rand(), got_want = r;
-			u8 code[6], n = 0;
-
-			if (w == 2)
-				code[n++] = 0x66;
-			code[n++] = 0xf3;
-			if (w == 8)
-				code[n++] = 0x48;
-			code[n++] = 0x0f;
-			code[n++] = 0xb8;
-			code[n++] = 0x07;
-			switch (w) {
-			case 2: __asm__ volatile("push %[fl]\n\tpopf\n\tpopcntw %w[v], %w[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(got_want), [fl] "+r"(want_fl) : [v] "r"(v) : "cc"); break;
-			case 4: __asm__ volatile("push %[fl]\n\tpopf\n\tpopcntl %k[v], %k[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(got_want), [fl] "+r"(want_fl) : [v] "r"(v) : "cc"); break;
-			default: __asm__ volatile("push %[fl]\n\tpopf\n\tpopcntq %[v], %[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(got_want), [fl] "+r"(want_fl) : [v] "r"(v) : "cc"); break;
-			}
-			if (w == 4)
-				got_want &= 0xffffffff;
-			if (run_guest(&ctx, code, n, fl, 0, r, v, w) != X86_EMU_OK ||
-			    ctx.gpr[X86_RAX] != got_want ||
-			    (ctx.rflags & RFLAGS_ARITH) != (want_fl & RFLAGS_ARITH))
-				fail_msg("popcnt%u of %#llx: %#llx fl %#llx, host %#llx fl %#llx", w,
-					 (unsigned long long)v, (unsigned long long)ctx.gpr[X86_RAX],
-					 (unsigned long long)ctx.rflags, (unsigned long long)got_want,
-					 (unsigned long long)want_fl);
-		}
+	if (popcnt)
+		WIDTHS_RM("popcnt")
+	else
+		WIDTHS_RM("imul")
+	*flags = fl;
+	return a;
 }
 
-/* IMUL r, r/m (0F AF) and r, r/m, imm (69, 6B) at 16, 32 and 64 bits against the host. */
-static void test_imul_against_host(void **state)
+/*
+ * IMUL r, r/m (0F AF; CF and OF) and POPCNT r, r/m (F3 0F B8; every arithmetic flag) with a
+ * memory source at 16, 32 and 64 bits against the host.
+ */
+static void test_rm_forms_against_host(void **state)
 {
 	struct x86_emu_ctx ctx;
 
 	(void)state;
 	fake_reset();
-	for (unsigned w = 2; w <= 8; w *= 2)
-		for (int i = 0; i < 5000; i++) {
-			u64 a = operand(w), b = operand(w), fl = 2, want_fl = fl, r = a;
-			u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
-			u8 code[8], n = 0;
+	for (int popcnt = 0; popcnt < 2; popcnt++)
+		for (unsigned w = 2; w <= 8; w *= 2)
+			for (int i = 0; i < 5000; i++) {
+				u64 a = operand(w), b = i % 9 ? operand(w) : 0;
+				u64 fl = (fake_rand() & RFLAGS_ARITH) | 2, want_fl = fl, want;
+				u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
+				u64 mask = popcnt ? RFLAGS_ARITH : RFLAGS_CF | RFLAGS_OF;
+				u8 code[8], n = 0;
 
-			if (w == 2)
-				code[n++] = 0x66;
-			if (w == 8)
-				code[n++] = 0x48;
-			code[n++] = 0x0f;
-			code[n++] = 0xaf;
-			code[n++] = 0x07; /* imul (rdi), rax */
-			switch (w) {
-			case 2: __asm__ volatile("push %[fl]\n\tpopf\n\timulw %w[b], %w[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(r), [fl] "+r"(want_fl) : [b] "r"(b) : "cc"); break;
-			case 4: __asm__ volatile("push %[fl]\n\tpopf\n\timull %k[b], %k[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(r), [fl] "+r"(want_fl) : [b] "r"(b) : "cc"); break;
-			default: __asm__ volatile("push %[fl]\n\tpopf\n\timulq %[b], %[a]\n\tpushf\n\tpop %[fl]" : [a] "+r"(r), [fl] "+r"(want_fl) : [b] "r"(b) : "cc"); break;
+				if (w == 2)
+					code[n++] = 0x66;
+				if (popcnt)
+					code[n++] = 0xf3;
+				if (w == 8)
+					code[n++] = 0x48;
+				code[n++] = 0x0f;
+				code[n++] = popcnt ? 0xb8 : 0xaf;
+				code[n++] = 0x07; /* op (rdi), rax */
+				want = host_rm(popcnt, w, a, b, &want_fl);
+				want = w == 2 ? (a & ~m) | (want & m) : want & m;
+				if (run_guest(&ctx, code, n, fl, 0, a, b, w) != X86_EMU_OK ||
+				    ctx.gpr[X86_RAX] != want ||
+				    (ctx.rflags & mask) != (want_fl & mask))
+					fail_msg("%s%u %#llx, %#llx: %#llx fl %#llx, host %#llx fl %#llx",
+						 popcnt ? "popcnt" : "imul", w, (unsigned long long)a,
+						 (unsigned long long)b, (unsigned long long)ctx.gpr[X86_RAX],
+						 (unsigned long long)ctx.rflags, (unsigned long long)want,
+						 (unsigned long long)want_fl);
 			}
-			if (w == 2)
-				r = (a & ~m) | (r & m);
-			else
-				r &= m;
-			if (run_guest(&ctx, code, n, fl, 0, a, b, w) != X86_EMU_OK || ctx.gpr[X86_RAX] != r ||
-			    (ctx.rflags & (RFLAGS_CF | RFLAGS_OF)) != (want_fl & (RFLAGS_CF | RFLAGS_OF)))
-				fail_msg("imul%u %#llx * %#llx: %#llx fl %#llx, host %#llx fl %#llx", w,
-					 (unsigned long long)a, (unsigned long long)b,
-					 (unsigned long long)ctx.gpr[X86_RAX], (unsigned long long)ctx.rflags,
-					 (unsigned long long)r, (unsigned long long)want_fl);
-		}
 }
 
 int main(void)
@@ -742,8 +726,7 @@ int main(void)
 		cmocka_unit_test(test_bit_scans_against_host),
 		cmocka_unit_test(test_shifts_against_host),
 		cmocka_unit_test(test_muldiv_against_host),
-		cmocka_unit_test(test_imul_against_host),
-		cmocka_unit_test(test_popcnt_against_host),
+		cmocka_unit_test(test_rm_forms_against_host),
 	};
 
 	return cmocka_run_group_tests_name("emul-flags", tests, NULL, NULL);
