@@ -54,6 +54,8 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 	int r = x86_emulate_at_rip(&v->hw.regs, &gmem_emu_ops, &insn, &res);
 	switch (r) {
 	case X86_EMU_OK:
+		if (res.seg_loaded)
+			virt->write_segments(&v->hw);
 		v->step_iteration = res.rep_incomplete && res.reps;
 		return;
 	case X86_EMU_RETRY:
@@ -63,8 +65,9 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 		return;
 	default:
 		if (o->mmio) {
-			/* An instruction the emulator does not take (x87, MMX, a segment load
-			 * from device memory...): the #UD, counted in the report, never an end. */
+			/* An instruction the emulator does not take (FLDENV/FNSAVE and their kin,
+			 * MOV SS or an LDT selector from device memory...): the #UD, counted in
+			 * the report, never an end. */
 			v->vm->mmio_ud++;
 			vcpu_inject_fault(v, &(struct x86_fault){ .vector = VEC_UD });
 			return;

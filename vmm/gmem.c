@@ -229,12 +229,20 @@ static int emu_xmm(const struct x86_emu_ctx *ctx, unsigned reg, void *buf, bool 
 	return X86_ACC_OK;
 }
 
+/* x87 and MMX on device memory: the form runs on the guest's live FPU state, as the XMM moves. */
+static int emu_fpu(const struct x86_emu_ctx *ctx, const struct x86_fpu_req *req)
+{
+	(void)ctx;
+	return x86_fpu_run(req);
+}
+
 const struct x86_emu_ops gmem_emu_ops = {
 	.fetch = emu_fetch,
 	.read = emu_read,
 	.write = emu_write,
 	.cmpxchg = emu_cmpxchg,
 	.xmm = emu_xmm,
+	.fpu = emu_fpu,
 };
 
 /* A guest-virtual range translated once, every piece RAM: what a hypercall or the debugger

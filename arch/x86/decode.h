@@ -86,6 +86,8 @@ enum x86_acc {
  * cmpxchg: atomically, if memory equals *expected store *desired, else copy memory into
  * *expected; the emulator learns which happened by comparing *expected afterwards.
  */
+struct x86_fpu_req;
+
 struct x86_emu_ops {
 	int (*fetch)(const struct x86_emu_ctx *ctx, u64 linear, void *buf, unsigned len,
 		     struct x86_fault *fault);
@@ -98,6 +100,9 @@ struct x86_emu_ops {
 	/* XMM register reg (0-15), all 16 bytes, read into or written from buf: the SSE moves.
 	 * NULL: those moves are not emulated. */
 	int (*xmm)(const struct x86_emu_ctx *ctx, unsigned reg, void *buf, bool write);
+	/* The x87 and MMX memory forms: runs a struct x86_fpu_req (arch/x86/fpu_forms.h) on the
+	 * guest's FPU state, as x86_fpu_run does. NULL: those forms are not emulated. */
+	int (*fpu)(const struct x86_emu_ctx *ctx, const struct x86_fpu_req *req);
 };
 
 /* What an exit handler needs to know without emulating; X86_K_OTHER for everything else. */

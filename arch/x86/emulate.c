@@ -1,5 +1,6 @@
 /* x86 instruction emulator: MOV, ALU, XCHG, CMPXCHG, BTx and string forms on guest memory, with exact flags. */
 #include "arch/x86/emulate.h"
+#include "arch/x86/segment.h"
 #include "lib/string.h"
 
 /*
@@ -442,6 +443,246 @@ static int push_pop_short(struct emu *e)
 	return rc;
 }
 
+static int emu_raise(struct emu *e, u8 vector)
+{
+	bool err = vector == VEC_GP || vector == VEC_SS;
+
+	e->res->fault = (struct x86_fault){ .vector = vector, .has_error = err };
+	return X86_EMU_FAULT;
+}
+
+/* ---- shifts, rotates, multiplication and division ---- */
+
+enum { SH_ROL, SH_ROR, SH_RCL, SH_RCR, SH_SHL, SH_SHR, SH_SAL, SH_SAR }; /* the ModRM /n order */
+
+/*
+ * C0/C1 (imm8), D0/D1 (1), D2/D3 (CL). The count is masked to 5 bits (6 with a 64-bit
+ * operand); a masked count of 0 changes nothing, flags included, and leaves memory unwritten.
+ * OF is the count-1 formula whatever the count (undefined beyond 1); SHL/SHR/SAR set SF, ZF
+ * and PF from the result and leave AF alone (undefined); rotates touch only CF and OF.
+ */
+static int shift_group(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = opw(e), bits = w * 8, n;
+	struct opnd o = rm_op(e, w);
+	u64 m = x86_mask(w), v, r, fl = e->w.rflags, cf = fl & RFLAGS_CF ? 1 : 0, of;
+	u64 count = in->opcode <= 0xc1 ? (u64)in->imm : in->opcode <= 0xd1 ? 1
+										 : e->w.gpr[X86_RCX];
+	int rc;
+
+	count &= w == 8 ? 63 : 31;
+	rc = load(e, &o, &v);
+	if (rc != X86_EMU_OK || !count)
+		return rc;
+	switch (in->sub) {
+	case SH_ROL:
+		n = (unsigned)(count % bits);
+		r = n ? ((v << n) | (v >> (bits - n))) & m : v;
+		cf = r & 1;
+		of = msb(r, w) ^ cf;
+		break;
+	case SH_ROR:
+		n = (unsigned)(count % bits);
+		r = n ? ((v >> n) | (v << (bits - n))) & m : v;
+		cf = msb(r, w);
+		of = msb(r, w) ^ msb(r << 1, w);
+		break;
+	case SH_RCL:
+	case SH_RCR:
+		/* Through CF: a rotation of bits + 1, one bit at a time (at most 64 steps). */
+		n = (unsigned)(count % (bits + 1));
+		r = v;
+		for (unsigned i = 0; i < n; i++) {
+			u64 out = in->sub == SH_RCL ? msb(r, w) : r & 1;
+			r = in->sub == SH_RCL ? ((r << 1) | cf) & m : (r >> 1) | (cf << (bits - 1));
+			cf = out;
+		}
+		of = in->sub == SH_RCL ? msb(r, w) ^ cf : msb(r, w) ^ msb(r << 1, w);
+		break;
+	default:
+		if (in->sub == SH_SHR) {
+			r = count >= bits ? 0 : v >> count;
+			cf = count > bits ? 0 : (v >> (count - 1)) & 1;
+			of = msb(v, w);
+		} else if (in->sub == SH_SAR) {
+			u64 s = sext(v, w);
+			r = (u64)((s64)s >> (count >= bits ? bits - 1 : count)) & m;
+			cf = count > bits ? msb(v, w) : (u64)((s64)s >> (count - 1)) & 1;
+			of = 0;
+		} else { /* SHL and its alias /6 */
+			r = count >= bits ? 0 : (v << count) & m;
+			cf = count > bits ? 0 : (v >> (bits - count)) & 1;
+			of = msb(r, w) ^ cf;
+		}
+		fl &= ~(RFLAGS_SF | RFLAGS_ZF | RFLAGS_PF);
+		fl |= (r == 0 ? RFLAGS_ZF : 0) | (msb(r, w) ? RFLAGS_SF : 0) |
+		      (parity_even(r) ? RFLAGS_PF : 0);
+		break;
+	}
+	fl = (fl & ~(RFLAGS_CF | RFLAGS_OF)) | (cf ? RFLAGS_CF : 0) | (of ? RFLAGS_OF : 0);
+	rc = update(e, &o, v, r, false);
+	if (rc == X86_EMU_OK)
+		e->w.rflags = fl;
+	return rc;
+}
+
+/* 128-bit hi:lo divided by d (not 0) by shift and subtract: no compiler helper, no #DE here. */
+static void divide128(u64 hi, u64 lo, u64 d, u64 *q_hi, u64 *q_lo, u64 *rem)
+{
+	u64 qh = hi / d, r = hi % d, ql = 0;
+
+	for (int i = 63; i >= 0; i--) {
+		bool carry = r >> 63;
+		r = (r << 1) | ((lo >> i) & 1);
+		if (carry || r >= d) {
+			r -= d;
+			ql |= BIT(i);
+		}
+	}
+	*q_hi = qh;
+	*q_lo = ql;
+	*rem = r;
+}
+
+static void multiply128(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+	u64 a0 = (u32)a, a1 = a >> 32, b0 = (u32)b, b1 = b >> 32;
+	u64 p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	u64 mid = (p00 >> 32) + (u32)p01 + (u32)p10;
+
+	*lo = (mid << 32) | (u32)p00;
+	*hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* The signed product's 128 bits, from the unsigned one. */
+static void imultiply128(u64 a, u64 b, u64 *hi, u64 *lo)
+{
+	multiply128(a, b, hi, lo);
+	if ((s64)a < 0)
+		*hi -= b;
+	if ((s64)b < 0)
+		*hi -= a;
+}
+
+/* The product of a and b (w bytes each) as 2w bytes in *hi:*lo, each w bytes wide. */
+static void product(u64 a, u64 b, unsigned w, bool sign, u64 *hi, u64 *lo)
+{
+	u64 m = x86_mask(w), p;
+
+	if (w == 8) {
+		if (sign)
+			imultiply128(a, b, hi, lo);
+		else
+			multiply128(a, b, hi, lo);
+		return;
+	}
+	p = sign ? (u64)((s64)sext(a, w) * (s64)sext(b, w)) : (a & m) * (b & m);
+	*lo = p & m;
+	*hi = (p >> (w * 8)) & m;
+}
+
+/* CF and OF: the product did not fit its low half (signed: is not the low half sign-extended). */
+static u64 mul_flags(u64 fl, u64 hi, u64 lo, unsigned w, bool sign)
+{
+	bool lost = sign ? hi != (msb(lo, w) ? x86_mask(w) : 0) : hi != 0;
+
+	fl &= ~(RFLAGS_CF | RFLAGS_OF);
+	return fl | (lost ? RFLAGS_CF | RFLAGS_OF : 0);
+}
+
+/* rDX:rAX (AX for bytes) divided by d: #DE for 0 or a quotient that does not fit. */
+static int divide(struct emu *e, u64 d, unsigned w, bool sign)
+{
+	u64 m = x86_mask(w), lo = x86_get_reg(&e->w, X86_RAX, w, true), hi, q_hi, q, r;
+	bool neg_n, neg_d;
+
+	if (w == 1) {
+		hi = x86_get_reg(&e->w, X86_RAX, 2, true) >> 8;
+		lo &= 0xff;
+	} else {
+		hi = x86_get_reg(&e->w, X86_RDX, w, true);
+	}
+	d &= m;
+	if (!d)
+		return emu_raise(e, VEC_DE);
+	neg_n = sign && msb(hi, w);
+	neg_d = sign && msb(d, w);
+	if (neg_n) { /* the 2w-byte dividend's magnitude */
+		lo = (~lo + 1) & m;
+		hi = (~hi + (lo == 0)) & m;
+	}
+	if (neg_d)
+		d = (~d + 1) & m;
+	if (w == 8) {
+		divide128(hi, lo, d, &q_hi, &q, &r);
+	} else {
+		u64 n = (hi << (w * 8)) | lo;
+		q = n / d;
+		r = n % d;
+		q_hi = q >> (w * 8);
+		q &= m;
+	}
+	/* Unsigned: the quotient fits w bytes. Signed: its magnitude fits the sign's range. */
+	if (q_hi || (sign && (neg_n != neg_d ? q > BIT(w * 8 - 1) : q >= BIT(w * 8 - 1))))
+		return emu_raise(e, VEC_DE);
+	if (neg_n != neg_d)
+		q = (~q + 1) & m;
+	if (neg_n)
+		r = (~r + 1) & m;
+	if (w == 1) {
+		x86_set_reg(&e->w, X86_RAX, 2, true, (r << 8) | q);
+	} else {
+		x86_set_reg(&e->w, X86_RAX, w, true, q);
+		x86_set_reg(&e->w, X86_RDX, w, true, r);
+	}
+	return X86_EMU_OK;
+}
+
+/* F6/F7 /4-/7: MUL, IMUL, DIV, IDIV of rAX (rDX:rAX) by r/m. MUL and IMUL set CF and OF and
+ * leave the flags the manuals call undefined alone, as DIV and IDIV leave all of them. */
+static int mul_div(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = opw(e);
+	struct opnd src = rm_op(e, w);
+	bool sign = in->sub & 1;
+	u64 v, hi, lo;
+	int rc = load(e, &src, &v);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (in->sub >= 6)
+		return divide(e, v, w, sign);
+	product(x86_get_reg(&e->w, X86_RAX, w, true), v, w, sign, &hi, &lo);
+	if (w == 1) {
+		x86_set_reg(&e->w, X86_RAX, 2, true, (hi << 8) | lo);
+	} else {
+		x86_set_reg(&e->w, X86_RAX, w, true, lo);
+		x86_set_reg(&e->w, X86_RDX, w, true, hi);
+	}
+	e->w.rflags = mul_flags(e->w.rflags, hi, lo, w, sign);
+	return X86_EMU_OK;
+}
+
+/* 0F AF (IMUL r, r/m), 69 and 6B (IMUL r, r/m, imm): the low half to the register. */
+static int imul_reg(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = in->opsize;
+	struct opnd src = rm_op(e, w), dst = reg_op(in->reg, w);
+	u64 a, b, hi, lo;
+	int rc = load(e, &src, &b);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	a = in->map == 1 ? x86_get_reg(&e->w, in->reg, w, true) : (u64)in->imm & x86_mask(w);
+	product(a, b, w, true, &hi, &lo);
+	store(e, &dst, lo);
+	e->w.rflags = mul_flags(e->w.rflags, hi, lo, w, true);
+	return X86_EMU_OK;
+}
+
 /* 80-83 (ALU r/m, imm), F6/F7 (TEST/NOT/NEG), FE/FF (INC/DEC), 84/85 and A8/A9 (TEST). */
 static int alu_group(struct emu *e)
 {
@@ -457,7 +698,7 @@ static int alu_group(struct emu *e)
 	case 0xa8: case 0xa9: return alu_op(e, ALU_TEST, &acc, &imm);
 	case 0xf6: case 0xf7:
 		if (in->sub >= 4)
-			return X86_EMU_UNHANDLED;
+			return mul_div(e);
 		return alu_op(e, grp3[in->sub], &rm, &imm);
 	default: /* FE/FF */
 		if (in->opcode == 0xff && in->sub == 6)
@@ -689,14 +930,6 @@ bool x86_condition(u64 fl, unsigned cc)
 	return (cc & 1) ? !r : r;
 }
 
-static int emu_raise(struct emu *e, u8 vector)
-{
-	bool err = vector == VEC_GP || vector == VEC_SS;
-
-	e->res->fault = (struct x86_fault){ .vector = vector, .has_error = err };
-	return X86_EMU_FAULT;
-}
-
 /* 0F 40-4F: the source is read whatever the condition, and a 32-bit destination is
  * zero-extended even when nothing moves, as on the CPU. */
 static int cmov(struct emu *e)
@@ -754,6 +987,25 @@ static int bit_scan(struct emu *e)
 	return rc;
 }
 
+/* F3 0F B8: POPCNT (ZF for a zero source, the other arithmetic flags cleared). Without F3
+ * the opcode is JMPE, which no 64-bit CPU runs. */
+static int popcnt(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	struct opnd src = rm_op(e, in->opsize), dst = reg_op(in->reg, in->opsize);
+	u64 v;
+	int rc;
+
+	if (in->rep != 0xf3)
+		return X86_EMU_UNHANDLED;
+	rc = load(e, &src, &v);
+	if (rc != X86_EMU_OK)
+		return rc;
+	store(e, &dst, (u64)__builtin_popcountll(v));
+	e->w.rflags = (e->w.rflags & ~RFLAGS_ARITH) | (v ? 0 : RFLAGS_ZF);
+	return X86_EMU_OK;
+}
+
 /* 0F 00 /0 /1 (SLDT, STR) and 0F 01 /0 /1 /4 (SGDT, SIDT, SMSW): the stores of system
  * registers any CPL may run (no UMIP here). A register destination takes the operand size. */
 static int system_store(struct emu *e)
@@ -798,6 +1050,34 @@ static int mov_from_sreg(struct emu *e)
 	return store(e, &dst, e->w.seg[in->sub].sel);
 }
 
+/*
+ * 8E: MOV Sreg, r/m16 (ES, DS, FS, GS) through the segment-load checks and their faults. MOV
+ * to CS is #UD. MOV to SS is not taken: the one-instruction interrupt shadow it starts has no
+ * way back to the CPU from here (on device memory: the counted #UD).
+ */
+static int mov_to_sreg(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	struct opnd src = rm_op(e, 2);
+	struct x86_seg seg;
+	u64 sel;
+	int rc;
+
+	if (in->sub >= X86_NR_SREGS || in->sub == X86_CS)
+		return emu_raise(e, VEC_UD);
+	if (in->sub == X86_SS)
+		return X86_EMU_UNHANDLED;
+	rc = load(e, &src, &sel);
+	if (rc != X86_EMU_OK)
+		return rc;
+	rc = x86_load_segment(&e->w, e->ops, in->sub, (u16)sel, &seg, &e->res->fault);
+	if (rc != X86_EMU_OK)
+		return rc;
+	e->w.seg[in->sub] = seg;
+	e->res->seg_loaded = true;
+	return X86_EMU_OK;
+}
+
 /* F5 F8 F9 FC FD (CMC CLC STC CLD STD), 9E 9F (SAHF LAHF): what real-mode code runs between
  * its string instructions. */
 static int flag_insn(struct emu *e)
@@ -826,8 +1106,8 @@ static int flag_insn(struct emu *e)
  *   6F/7F MOVDQA (66) MOVDQU (F3)      E7 MOVNTDQ (66, store)
  *   6E/7E MOVD/MOVQ (66: to and from XMM; F3 7E: MOVQ load)   D6 MOVQ store (66)
  * width: bytes moved; a load zeroes the rest of the register except for MOVSS/MOVSD between
- * registers, which are not memory forms here. Aligned forms #GP on a misaligned operand. x87
- * and MMX forms are not emulated: the exit handler raises #UD for them.
+ * registers, which are not memory forms here. Aligned forms #GP on a misaligned operand. The
+ * MMX forms of the same opcodes (no prefix) are fpu_move's.
  */
 struct sse_form {
 	u8 opcode, prefix; /* prefix: 0, 0x66, 0xf3, 0xf2 */
@@ -883,10 +1163,101 @@ static int sse_move(struct emu *e)
 								   : X86_EMU_UNHANDLED;
 }
 
+/* ---- x87 and MMX: the real instruction on the live FPU state, against a buffer ---- */
+
+#define FSW_ES BIT(7)
+#define FPU_UNMASKABLE_STORE 0x1f /* IE DE ZE OE UE: unmasked, they suppress a store; PE not */
+
+/* The x87 or MMX form of insn in arch/x86/fpu_forms.h, or -1. MMX forms take no 66/F2/F3
+ * (those are the SSE moves) and ignore REX.R. */
+static int fpu_lookup(const struct x86_insn *in)
+{
+	unsigned first = X86_FPU_MMX_FIRST, end = X86_FPU_NR_FORMS;
+
+	if (!in->has_mem)
+		return -1;
+	if (in->map == 0 && (in->opcode & 0xf8) == 0xd8)
+		first = 0, end = X86_FPU_MMX_FIRST;
+	else if (in->map != 1 || in->opsize_prefix || in->rep)
+		return -1;
+	for (unsigned i = first; i < end; i++) {
+		const struct x86_fpu_form_desc *f = &x86_fpu_forms[i];
+		if (f->opcode != in->opcode)
+			continue;
+		if (end == X86_FPU_MMX_FIRST ? f->sub == in->sub
+					      : f->sub == 2 || f->sub == !!(in->rex & 8))
+			return (int)i;
+	}
+	return -1;
+}
+
+static int fpu_call(struct emu *e, struct x86_fpu_req *req, unsigned form, void *buf)
+{
+	req->form = (u16)form;
+	req->buf = buf;
+	return e->ops->fpu(e->orig, req) == X86_ACC_OK ? X86_EMU_OK : emu_raise(e, VEC_UD);
+}
+
+/*
+ * An x87 or MMX form with its memory operand on device memory (or a shadowed page table). In
+ * the CPU's order: #UD (MMX under CR0.EM), #NM (CR0.EM or TS), #MF for an unmasked x87
+ * exception still pending (the waiting forms; whatever CR0.NE says, as a VMX guest sees it
+ * natively: VMX keeps NE set, and the FERR#/IRQ13 route is not modelled), then the memory
+ * access. A load reads the device and then runs the instruction on the bytes read; a store
+ * runs it into a buffer and writes the device, unless an unmasked exception other than
+ * precision suppressed the store (as the CPU does), and a fault on that write puts the FPU
+ * state back as it was before the instruction.
+ */
+static int fpu_move(struct emu *e, unsigned form)
+{
+	const struct x86_insn *in = e->in;
+	const struct x86_fpu_form_desc *f = &x86_fpu_forms[form];
+	u8 buf[16] = { 0 }, image[512] __attribute__((aligned(16)));
+	u16 sw = 0, cw = 0;
+	struct x86_fpu_req req = { .reg = in->sub, .fip = e->w.rip, .fdp = in->mem.ea,
+				   .fop = (u16)(((in->opcode & 7) << 8) | in->modrm) };
+	int rc;
+
+	if (!e->ops->fpu)
+		return X86_EMU_UNHANDLED;
+	if (form >= X86_FPU_MMX_FIRST && (e->w.cr0 & CR0_EM))
+		return emu_raise(e, VEC_UD);
+	if (e->w.cr0 & (CR0_EM | CR0_TS))
+		return emu_raise(e, VEC_NM);
+	if (f->waits) {
+		rc = fpu_call(e, &req, X86_FPU_FNSTSW, &sw);
+		if (rc != X86_EMU_OK)
+			return rc;
+		if (sw & FSW_ES)
+			return emu_raise(e, VEC_MF);
+	}
+	if (!f->store) {
+		rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, buf, NULL, f->width);
+		return rc == X86_EMU_OK ? fpu_call(e, &req, form, buf) : rc;
+	}
+	rc = fpu_call(e, &req, X86_FPU_SAVE, image);
+	if (rc == X86_EMU_OK)
+		rc = fpu_call(e, &req, form, buf);
+	if (rc == X86_EMU_OK && f->waits) {
+		rc = fpu_call(e, &req, X86_FPU_FNSTSW, &sw);
+		if (rc == X86_EMU_OK)
+			rc = fpu_call(e, &req, X86_FPU_FNSTCW, &cw);
+		if (rc == X86_EMU_OK && (sw & ~cw & FPU_UNMASKABLE_STORE))
+			return X86_EMU_OK;
+	}
+	if (rc == X86_EMU_OK)
+		rc = access(e, ACC_WRITE, in->mem.seg, in->mem.ea, buf, NULL, f->width);
+	if (rc != X86_EMU_OK)
+		fpu_call(e, &req, X86_FPU_RESTORE, image);
+	return rc;
+}
+
 static void commit(struct emu *e, struct x86_emu_ctx *ctx)
 {
 	memcpy(ctx->gpr, e->w.gpr, sizeof(ctx->gpr));
 	ctx->rflags = e->w.rflags;
+	if (e->res->seg_loaded)
+		memcpy(ctx->seg, e->w.seg, sizeof(ctx->seg));
 }
 
 /* The string instruction an opcode names; the low bit only picks the byte form. */
@@ -981,6 +1352,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 {
 	const struct x86_insn *in = e->in;
 	u8 op = in->opcode;
+	int form;
 
 	if (in->map == 1) {
 		switch (op) {
@@ -994,17 +1366,26 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0x40 ... 0x4f: return cmov(e);
 		case 0x90 ... 0x9f: return setcc(e);
 		case 0xbc: case 0xbd: return bit_scan(e);
+		case 0xaf: return imul_reg(e);
+		case 0xb8: return popcnt(e);
 		}
-		return sse_move(e);
+		form = fpu_lookup(in);
+		return form >= 0 ? fpu_move(e, (unsigned)form) : sse_move(e);
 	}
 	if (in->map != 0)
 		return X86_EMU_UNHANDLED;
+	if ((op & 0xf8) == 0xd8) {
+		form = fpu_lookup(in);
+		return form >= 0 ? fpu_move(e, (unsigned)form) : X86_EMU_UNHANDLED;
+	}
 	if (op < 0x40 && (op & 7) < 6)
 		return alu_family(e);
 	switch (op) {
 	case 0x40 ... 0x4f: return inc_dec_reg(e); /* REX prefixes in 64-bit mode */
 	case 0x50 ... 0x5f: case 0x68: case 0x6a: return push_pop_short(e);
 	case 0x63: return movx(e);
+	case 0x69: case 0x6b: return imul_reg(e);
+	case 0xc0: case 0xc1: case 0xd0 ... 0xd3: return shift_group(e);
 	case 0x80 ... 0x85: case 0xa8: case 0xa9: case 0xf6: case 0xf7: case 0xfe: case 0xff:
 		return alu_group(e);
 	case 0x86: case 0x87: return xchg(e);
@@ -1012,6 +1393,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	case 0x88 ... 0x8b: case 0xa0 ... 0xa3: case 0xc6: case 0xc7: return mov(e);
 	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: return string(e, ctx);
 	case 0x8c: return mov_from_sreg(e);
+	case 0x8e: return mov_to_sreg(e);
 	case 0x9e: case 0x9f: case 0xf5: case 0xf8: case 0xf9: case 0xfc: case 0xfd:
 		return flag_insn(e);
 	}

@@ -3,6 +3,7 @@
 #define ARCH_X86_EMULATE_H
 
 #include "arch/x86/decode.h"
+#include "arch/x86/fpu_forms.h"
 
 /* String iterations per call when ctx->max_reps is 0: bounds the time a guest can hold us. */
 #define X86_EMU_DEFAULT_REPS 256
@@ -23,18 +24,21 @@ struct x86_emu_result {
 	u64 reps;          /* string iterations run by this call */
 	bool rep_incomplete; /* iterations remain: RIP left on the instruction so the guest re-runs it */
 	bool single_step;  /* completed with RFLAGS.TF set: the caller owes the guest a #DB trap */
+	bool seg_loaded;   /* a segment register changed in ctx->seg: the caller writes them back */
 };
 
 /*
  * Emulates insn (from x86_decode on the same ctx) against ctx and guest memory:
  *   MOV 88-8B, C6/C7 /0, A0-A3 (moffs), 0F C3 (MOVNTI); MOVZX/MOVSX 0F B6/B7/BE/BF, MOVSXD 63;
- *   ADD/OR/ADC/SBB/AND/SUB/XOR/CMP 00-3D and 80-83; TEST 84/85, A8/A9, F6/F7 /0; NOT/NEG F6/F7
- *   /2 /3; INC/DEC FE/FF /0 /1 and 40-4F outside 64-bit mode; XCHG 86/87; XADD 0F C0/C1;
+ *   ADD/OR/ADC/SBB/AND/SUB/XOR/CMP 00-3D and 80-83; TEST 84/85, A8/A9, F6/F7 /0; NOT/NEG/MUL/
+ *   IMUL/DIV/IDIV F6/F7 /2-/7 (#DE as the CPU); IMUL 0F AF, 69, 6B; ROL/ROR/RCL/RCR/SHL/SHR/SAR
+ *   C0/C1/D0-D3; INC/DEC FE/FF /0 /1 and 40-4F outside 64-bit mode; XCHG 86/87; XADD 0F C0/C1;
  *   CMPXCHG 0F B0/B1; CMPXCHG8B/16B 0F C7 /1; BT/BTS/BTR/BTC 0F A3/AB/B3/BB and 0F BA /4-/7;
  *   MOVS/CMPS/STOS/LODS/SCAS A4-A7/AA-AF with REP, REPE/REPNE (ZF ends CMPS and SCAS);
- *   CMOVcc 0F 40-4F, SETcc 0F 90-9F; BSF/BSR 0F BC/BD (TZCNT/LZCNT with F3); SLDT/STR 0F 00
- *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; CMC CLC STC CLD STD SAHF LAHF;
- *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c);
+ *   CMOVcc 0F 40-4F, SETcc 0F 90-9F; BSF/BSR 0F BC/BD (TZCNT/LZCNT with F3); POPCNT F3 0F B8; SLDT/STR 0F 00
+ *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; MOV Sreg, r/m 8E (not SS); CMC CLC STC CLD STD SAHF LAHF;
+ *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c); the x87
+ *   and MMX memory forms of arch/x86/fpu_forms.h through ops->fpu (#NM, #MF, #UD as the CPU);
  *   PUSH/POP r 50-5F, PUSH imm 68/6A.
  *   Register and memory operands alike.
  * Writes and read-modify-writes reach ops->write once per operand with its full width, even

@@ -65,66 +65,9 @@ static void set_sp(struct x86_emu_ctx *ctx, u64 sp)
 	ctx->gpr[X86_RSP] = (ctx->gpr[X86_RSP] & ~mask) | (sp & mask);
 }
 
-void x86_realmode_load_seg(struct x86_seg *s, u16 sel)
-{
-	s->sel = sel;
-	s->base = (u64)sel << 4;
-	if (!(s->attr & X86_SEG_P)) {
-		s->attr = X86_SEG_P | X86_SEG_S | 0x3;
-		s->limit = 0xffff;
-	}
-}
-
-/*
- * A segment register load. Real mode sets only selector and base. Protected mode reads the
- * GDT (an LDT selector is beyond what this emulator models: UNHANDLED) and checks what a CPU
- * at CPL 0 checks: type, presence; the accessed bit is set in the descriptor as the CPU does.
- */
 static int load_seg(struct rm *m, unsigned sreg, u16 sel, struct x86_seg *out)
 {
-	const struct x86_emu_ctx *ctx = m->ctx;
-	u16 err = sel & ~3u;
-
-	*out = ctx->seg[sreg];
-	if (!(ctx->cr0 & CR0_PE)) {
-		x86_realmode_load_seg(out, sel);
-		return X86_EMU_OK;
-	}
-	if (!err) {
-		if (sreg == X86_CS || sreg == X86_SS)
-			return raise(m, VEC_GP, true, 0);
-		*out = (struct x86_seg){ .sel = sel }; /* a null selector: unusable */
-		return X86_EMU_OK;
-	}
-	if (sel & 4)
-		return X86_EMU_UNHANDLED;
-	u32 off = sel & ~7u;
-	if (off + 7 > ctx->gdtr.limit)
-		return raise(m, VEC_GP, true, err);
-	u64 d;
-	int rc = mem(m, false, ctx->gdtr.base + off, &d, 8);
-	if (rc != X86_EMU_OK)
-		return rc;
-	u16 attr = (u16)(((d >> 40) & 0xff) | (((d >> 52) & 0xf) << 8));
-	u32 limit = (u32)((d & 0xffff) | ((d >> 32) & 0xf0000));
-	if (attr & X86_SEG_G)
-		limit = (limit << 12) | 0xfff;
-	bool code = attr & X86_SEG_TYPE_CODE, rw = attr & 2;
-	bool fits = sreg == X86_CS ? code : sreg == X86_SS ? !code && rw : !code || rw;
-	if (!(attr & X86_SEG_S) || !fits)
-		return raise(m, VEC_GP, true, err);
-	if (!(attr & X86_SEG_P))
-		return raise(m, sreg == X86_SS ? VEC_SS : VEC_NP, true, err);
-	if (!(attr & 1)) {
-		u8 type = (u8)(attr | 1);
-		attr |= 1;
-		rc = mem(m, true, ctx->gdtr.base + off + 5, &type, 1);
-		if (rc != X86_EMU_OK)
-			return rc;
-	}
-	*out = (struct x86_seg){ .base = ((d >> 16) & 0xffffff) | ((d >> 32) & 0xff000000),
-				 .limit = limit, .sel = sel, .attr = attr };
-	return X86_EMU_OK;
+	return x86_load_segment(m->ctx, m->ops, sreg, sel, out, m->fault);
 }
 
 int x86_realmode_deliver(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, u8 vector,

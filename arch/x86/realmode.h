@@ -3,6 +3,7 @@
 #define ARCH_X86_REALMODE_H
 
 #include "arch/x86/emulate.h"
+#include "arch/x86/segment.h" /* x86_realmode_load_seg */
 
 /*
  * What only the caller can do. Each returns 0, or -1 when it has raised a fault itself or
@@ -43,9 +44,5 @@ int x86_emulate_sys(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
  */
 int x86_realmode_deliver(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, u8 vector,
 			 u64 ip, struct x86_fault *fault);
-
-/* A real-mode segment as a load in real mode leaves it: base sel * 16, limit and attributes
- * kept (present writable data if it was unusable). */
-void x86_realmode_load_seg(struct x86_seg *s, u16 sel);
 
 #endif

@@ -138,8 +138,17 @@ static int f_xmm(const struct x86_emu_ctx *ctx, unsigned reg, void *buf, bool wr
 	return X86_ACC_OK;
 }
 
+/* The host's own FPU is the guest's: the executor runs the real instruction on it. */
+static int f_fpu(const struct x86_emu_ctx *ctx, const struct x86_fpu_req *req)
+{
+	(void)ctx;
+	fake.fpus++;
+	return x86_fpu_run(req);
+}
+
 const struct x86_emu_ops fake_ops = {
 	.fetch = f_fetch, .read = f_read, .write = f_write, .cmpxchg = f_cmpxchg, .xmm = f_xmm,
+	.fpu = f_fpu,
 };
 
 u64 fake_rand(void)

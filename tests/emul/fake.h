@@ -17,7 +17,7 @@
 
 struct fake {
 	u8 mem[FAKE_SIZE];
-	unsigned writes, cmpxchgs, reads, fetches; /* callback calls */
+	unsigned writes, cmpxchgs, reads, fetches, fpus; /* callback calls */
 	u64 last_lin;
 	unsigned last_len;
 	int race;            /* cmpxchg: change memory under the guest this many times */

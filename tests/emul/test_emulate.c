@@ -232,7 +232,35 @@ static const struct ecase cases[] = {
 	{ "fetch from a hole: #PF", CODE("\x90"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_I, .fault_addr = FAKE_HOLE, .rip = FAKE_HOLE },
 	{ "call *(rdi)", CODE("\xff\x17"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "xbegin", CODE("\xc7\xf8\x00\x00\x00\x00"), {}, 0, .status = X86_EMU_UNHANDLED },
-	{ "imul", CODE("\x0f\xaf\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
+	/* Shifts and rotates: OF is checked for a count of 1 only (undefined beyond), AF never. */
+	{ "shl dword (rdi),4", CODE("\xc1\x27\x04"), { R(RDI, D) }, 0, MEMIN(D, "\x01\x00\x00\x18"), 0, 3, {}, FL(RFLAGS_CF | RFLAGS_SF | RFLAGS_ZF | RFLAGS_PF, RFLAGS_CF | RFLAGS_SF), MEMOUT(D, "\x10\x00\x00\x80"), .width = 4, .writes = 1 },
+	{ "shr byte (rdi),1", CODE("\xd0\x2f"), { R(RDI, D) }, 0, MEMIN(D, "\x81"), 0, 2, {}, FL(RFLAGS_CF | RFLAGS_OF | RFLAGS_SF | RFLAGS_ZF | RFLAGS_PF, RFLAGS_CF | RFLAGS_OF), MEMOUT(D, "\x40") },
+	{ "sar word (rdi),cl", CODE("\x66\xd3\x3f"), { R(RDI, D), R(RCX, 3) }, 0, MEMIN(D, "\x04\x80"), 0, 3, {}, FL(RFLAGS_CF | RFLAGS_SF | RFLAGS_ZF | RFLAGS_PF, RFLAGS_CF | RFLAGS_SF | RFLAGS_PF), MEMOUT(D, "\x00\xf0") },
+	{ "rol qword (rdi),cl (65: 1)", CODE("\x48\xd3\x07"), { R(RDI, D), R(RCX, 0x41) }, 0, MEMIN(D, "\x01\0\0\0\0\0\0\x80"), 0, 3, {}, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_CF | RFLAGS_OF), MEMOUT(D, "\x03\0\0\0\0\0\0\0") },
+	{ "rcr byte (rdi),1", CODE("\xd0\x1f"), { R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\x02"), 0, 2, {}, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_OF), MEMOUT(D, "\x81") },
+	{ "rcl word (rdi),17: unchanged", CODE("\x66\xc1\x17\x11"), { R(RDI, D) }, RFLAGS_CF, MEMIN(D, "\x34\x12"), 0, 4, {}, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_CF | RFLAGS_OF), MEMOUT(D, "\x34\x12") },
+	{ "shl byte (rdi),32: no flags, no write", CODE("\xc0\x27\x20"), { R(RDI, D) }, AR, MEMIN(D, "\x81"), 0, 3, {}, FL(AR, AR), .writes = -1 },
+	{ "shl from a hole: #PF", CODE("\xd1\x27"), { R(RDI, FAKE_HOLE) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = 0, .fault_addr = FAKE_HOLE },
+	{ "32: shl dword [edi],1", X86_MODE_32, CODE("\xd1\x27"), { R(RDI, D) }, 0, MEMIN(D, "\x00\x00\x00\xc0"), 0, 2, {}, FL(RFLAGS_CF | RFLAGS_OF | RFLAGS_ZF | RFLAGS_SF | RFLAGS_PF, RFLAGS_CF | RFLAGS_SF | RFLAGS_PF), MEMOUT(D, "\x00\x00\x00\x80") },
+	{ "16: shr word [bx],cl", X86_MODE_16, CODE("\xd3\x2f"), { R(RBX, D), R(RCX, 4) }, 0, MEMIN(D, "\x18\x00"), 0, 2, {}, FL(RFLAGS_CF | RFLAGS_ZF, RFLAGS_CF), MEMOUT(D, "\x01\x00") },
+	/* Group 3 multiplication and division, and IMUL's two- and three-operand forms. */
+	{ "mul dword (rdi)", CODE("\xf7\x27"), { R(RAX, 0xffffffff80000000), R(RDX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\x04\0\0\0"), 0, 2, { R(RAX, 0), R(RDX, 2) }, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_CF | RFLAGS_OF), .width = 4 },
+	{ "imul byte (rdi)", CODE("\xf6\x2f"), { R(RAX, 0x12345678000000ff), R(RDI, D) }, 0, MEMIN(D, "\x80"), 0, 2, { R(RAX, 0x1234567800000080) }, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_CF | RFLAGS_OF) },
+	{ "imul qword (rdi): fits", CODE("\x48\xf7\x2f"), { R(RAX, -3), R(RDI, D) }, RFLAGS_CF | RFLAGS_OF, MEMIN(D, "\x05\0\0\0\0\0\0\0"), 0, 3, { R(RAX, -15), R(RDX, ~0ull) }, FL(RFLAGS_CF | RFLAGS_OF, 0) },
+	{ "mul qword (rdi)", CODE("\x48\xf7\x27"), { R(RAX, ~0ull), R(RDI, D) }, 0, MEMIN(D, "\xff\xff\xff\xff\xff\xff\xff\xff"), 0, 3, { R(RAX, 1), R(RDX, ~0ull - 1) }, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_CF | RFLAGS_OF) },
+	{ "div qword (rdi)", CODE("\x48\xf7\x37"), { R(RAX, 0), R(RDX, 1), R(RDI, D) }, 0, MEMIN(D, "\x02\0\0\0\0\0\0\0"), 0, 3, { R(RAX, 0x8000000000000000), R(RDX, 0) } },
+	{ "div dword (rdi) by 0: #DE", CODE("\xf7\x37"), { R(RAX, 5), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0"), .status = X86_EMU_FAULT, .vector = VEC_DE },
+	{ "div dword (rdi) overflow: #DE", CODE("\xf7\x37"), { R(RAX, 0), R(RDX, 5), R(RDI, D) }, 0, MEMIN(D, "\x05\0\0\0"), .status = X86_EMU_FAULT, .vector = VEC_DE },
+	{ "idiv byte (rdi) -128/-1: #DE", CODE("\xf6\x3f"), { R(RAX, 0xff80), R(RDI, D) }, 0, MEMIN(D, "\xff"), .status = X86_EMU_FAULT, .vector = VEC_DE },
+	{ "idiv word (rdi) -7/2", CODE("\x66\xf7\x3f"), { R(RAX, 0xfff9), R(RDX, 0xffff), R(RDI, D) }, 0, MEMIN(D, "\x02\x00"), 0, 3, { R(RAX, 0xfffd), R(RDX, 0xffff) } },
+	{ "idiv qword (rdi) min/-1: #DE", CODE("\x48\xf7\x3f"), { R(RAX, 0), R(RDX, 0x8000000000000000), R(RDI, D) }, 0, MEMIN(D, "\xff\xff\xff\xff\xff\xff\xff\xff"), .status = X86_EMU_FAULT, .vector = VEC_DE },
+	{ "imul eax,(rdi)", CODE("\x0f\xaf\x07"), { R(RAX, 0xaa00000003), R(RDI, D) }, 0, MEMIN(D, "\xfe\xff\xff\xff"), 0, 3, { R(RAX, 0xfffffffa) }, FL(RFLAGS_CF | RFLAGS_OF, 0) },
+	{ "imul rax,(rdi),16", CODE("\x48\x6b\x07\x10"), { R(RAX, 7), R(RDI, D) }, 0, MEMIN(D, "\0\0\0\0\0\0\0\x10"), 0, 4, { R(RAX, 0) }, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_CF | RFLAGS_OF) },
+	{ "imul cx,(rdi),0x1234", CODE("\x66\x69\x0f\x34\x12"), { R(RDI, D) }, 0, MEMIN(D, "\x02\x00"), 0, 5, { R(RCX, 0x2468) }, FL(RFLAGS_CF | RFLAGS_OF, 0) },
+	{ "32: mul byte [edi]", X86_MODE_32, CODE("\xf6\x27"), { R(RAX, 0x10), R(RDI, D) }, 0, MEMIN(D, "\x10"), 0, 2, { R(RAX, 0x100) }, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_CF | RFLAGS_OF) },
+	{ "32: idiv dword [edi]", X86_MODE_32, CODE("\xf7\x3f"), { R(RAX, 100), R(RDI, D) }, 0, MEMIN(D, "\xf9\xff\xff\xff"), 0, 2, { R(RAX, 0xfffffff2), R(RDX, 2) } },
+	{ "16: div byte [bx]", X86_MODE_16, CODE("\xf6\x37"), { R(RAX, 0x0105), R(RBX, D) }, 0, MEMIN(D, "\x10"), 0, 2, { R(RAX, 0x0510) } },
+	{ "16: imul ax,[bx],-1", X86_MODE_16, CODE("\x6b\x07\xff"), { R(RAX, 0x1234), R(RBX, D) }, 0, MEMIN(D, "\x00\x80"), 0, 3, { R(RAX, 0x8000) }, FL(RFLAGS_CF | RFLAGS_OF, RFLAGS_CF | RFLAGS_OF) },
 	/* CMOVcc: the source is read whatever the condition; a 32-bit destination is zero-extended
 	 * even when nothing moves. */
 	{ "cmovz eax,(rdi) taken", CODE("\x0f\x44\x07"), { R(RAX, 0xffffffff11111111), R(RDI, D) }, RFLAGS_ZF, MEMIN(D, "ABCD"), 0, 3, { R(RAX, 0x44434241) }, .width = 4, .writes = -1 },
@@ -274,11 +302,9 @@ static const struct ecase cases[] = {
 	{ "str eax", CODE("\x0f\x00\xc8"), { R(RAX, ~0ull) }, 0, .len = 3, .out = { R(RAX, 0) } },
 	{ "16: sldt [bx] in real mode: #UD", X86_MODE_16, CODE("\x0f\x00\x07"), { R(RBX, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
 	{ "sgdt to a read-only page: #PF", CODE("\x0f\x01\x07"), { R(RDI, FAKE_RO) }, 0, .status = X86_EMU_FAULT, .vector = VEC_PF, .error = X86_PF_W | X86_PF_P, .fault_addr = FAKE_RO },
-	/* Still not emulated: LGDT, VMCALL, x87, MMX (the exit handler raises #UD on MMIO). */
+	/* Still not emulated: LGDT, VMCALL (the exit handler raises #UD on MMIO). */
 	{ "lgdt", CODE("\x0f\x01\x17"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "vmcall", CODE("\x0f\x01\xc1"), {}, 0, .status = X86_EMU_UNHANDLED },
-	{ "fld dword (rdi)", CODE("\xd9\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
-	{ "movd mm0,(rdi)", CODE("\x0f\x6e\x07"), { R(RDI, D) }, 0, .status = X86_EMU_UNHANDLED },
 	{ "movups without CR4.OSFXSR: #UD", CODE("\x0f\x11\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
 };
 
@@ -375,7 +401,7 @@ static bool run_case(const struct ecase *c)
 		if (c->vector == VEC_PF) {
 			CHECK(res.fault.error_code, c->error);
 			CHECK(res.fault.addr, c->fault_addr);
-		} else if (c->vector != VEC_UD) {
+		} else if (c->vector != VEC_UD && c->vector != VEC_DE) {
 			CHECK(res.fault.has_error, true);
 			CHECK(res.fault.error_code, 0);
 		}
@@ -520,6 +546,87 @@ static void test_expand_down_and_tf(void **state)
 	ctx.seg[X86_DS].attr &= ~X86_SEG_DB; /* 16-bit upper bound */
 	ctx.gpr[X86_RDI] = 0xfffe;
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+}
+
+/*
+ * MOV Sreg, r/m (8E) from memory, the device-register case: the selector read through the
+ * memory callback, the descriptor through the GDT with the CPU's checks and faults (shared
+ * with the real-mode emulator: arch/x86/segment.c), the accessed bit set, res.seg_loaded; in
+ * real mode only selector and base. CS and the undefined registers #UD; SS is not taken.
+ */
+static void test_mov_to_sreg(void **state)
+{
+	enum { GDT = 0x3000 };
+	static const struct { enum x86_mode mode; const char *code; u16 sel; u64 desc; int rc;
+			      u8 vector; u16 error; u8 sreg; } cases[] = {
+		{ X86_MODE_64, "\x8e\x1f", 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_DS },
+		{ X86_MODE_64, "\x8e\x27", 0x18, 0x12cf92345678ffff, X86_EMU_OK, 0, 0, X86_FS },
+		{ X86_MODE_32, "\x8e\x07", 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_ES },
+		{ X86_MODE_32, "\x8e\x2f", 0x00, 0, X86_EMU_OK, 0, 0, X86_GS },
+		{ X86_MODE_32, "\x8e\x1f", 0x18, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x18, X86_DS },
+		{ X86_MODE_64, "\x8e\x1f", 0x28, 0x00cf98000000ffff, X86_EMU_FAULT, VEC_GP, 0x28, X86_DS },
+		{ X86_MODE_64, "\x8e\x1f", 0x50, 0, X86_EMU_FAULT, VEC_GP, 0x50, X86_DS },
+		{ X86_MODE_64, "\x8e\x1f", 0x13, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x10, X86_DS },
+		{ X86_MODE_64, "\x8e\x0f", 0x10, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_UD, 0, X86_CS },
+		{ X86_MODE_64, "\x8e\x37", 0x10, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_UD, 0, X86_DS },
+		{ X86_MODE_64, "\x8e\x17", 0x10, 0x00cf92000000ffff, X86_EMU_UNHANDLED, 0, 0, X86_SS },
+		{ X86_MODE_64, "\x8e\x1f", 0x0c, 0, X86_EMU_UNHANDLED, 0, 0, X86_DS },
+		{ X86_MODE_16, "\x8e\x07", 0x1234, 0, X86_EMU_OK, 0, 0, X86_ES },
+	};
+	struct x86_emu_ctx ctx, before;
+	struct x86_emu_result res;
+	struct x86_insn in;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		fake_reset();
+		fake_ctx(&ctx, cases[i].mode);
+		ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x4f };
+		ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = D;
+		memcpy(fake.mem + D, &cases[i].sel, 2);
+		memcpy(fake.mem + GDT + (cases[i].sel & ~7u), &cases[i].desc, 8);
+		fake_code(cases[i].code, 2);
+		before = ctx;
+		int rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+		if (rc != cases[i].rc)
+			fail_msg("case %zu: status %d, expected %d", i, rc, cases[i].rc);
+		if (rc != X86_EMU_OK) {
+			assert_memory_equal(ctx.seg, before.seg, sizeof(ctx.seg));
+			assert_int_equal(ctx.rip, FAKE_CODE);
+			if (rc == X86_EMU_FAULT) {
+				assert_int_equal(res.fault.vector, cases[i].vector);
+				assert_int_equal(res.fault.error_code, cases[i].error);
+			}
+			continue;
+		}
+		const struct x86_seg *sg = &ctx.seg[cases[i].sreg];
+		assert_true(res.seg_loaded);
+		assert_int_equal(ctx.rip, FAKE_CODE + 2);
+		assert_int_equal(sg->sel, cases[i].sel);
+		if (cases[i].mode == X86_MODE_16) {
+			assert_int_equal(sg->base, 0x12340);
+		} else if (!cases[i].sel) {
+			assert_false(sg->attr & X86_SEG_P);
+		} else {
+			assert_int_equal(sg->base, cases[i].sreg == X86_FS ? 0x12345678 : 0);
+			assert_int_equal(sg->limit, 0xffffffff);
+			assert_int_equal(sg->attr, 0xc93);
+			assert_true(fake.mem[GDT + (cases[i].sel & ~7u) + 5] & 1);
+		}
+		for (int s = 0; s < X86_NR_SREGS; s++)
+			if (s != cases[i].sreg)
+				assert_memory_equal(&ctx.seg[s], &before.seg[s], sizeof(ctx.seg[s]));
+	}
+	/* The selector from a hole: #PF, nothing loaded. */
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_64);
+	ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x4f };
+	ctx.gpr[X86_RDI] = FAKE_HOLE;
+	fake_code("\x8e\x1f", 2);
+	before = ctx;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+	assert_int_equal(res.fault.vector, VEC_PF);
+	assert_memory_equal(ctx.seg, before.seg, sizeof(ctx.seg));
 }
 
 static void test_registers(void **state)
@@ -714,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_unhandled_access),
 		cmocka_unit_test(test_expand_down_and_tf),
 		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_mov_to_sreg),
 	};
 
 	return fake_run_table("emul-emulate", cases, ARRAY_SIZE(cases), sizeof(cases[0]), test_case, fixed,

@@ -1,4 +1,4 @@
-/* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG, the string compares, SETcc/CMOVcc and BSF/BSR, on random and edge operands. */
+/* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG, the string compares, SETcc/CMOVcc, BSF/BSR, shifts, MUL/IMUL/DIV/IDIV, POPCNT, on random and edge operands. */
 #include <string.h>
 
 #include "tests/emul/fake.h"
@@ -113,22 +113,32 @@ static u64 operand(unsigned w)
 	return fake_rand() & m;
 }
 
-/* Runs code in 64-bit mode with RDI -> the w-byte memory operand (mem) at 0x2000. */
-static int run_guest(struct x86_emu_ctx *ctx, const u8 *code, size_t n, u64 fl, u64 rsi, u64 rax,
-		     u64 mem, unsigned w)
+/* Runs code in 64-bit mode with RDI -> the w-byte memory operand (mem) at 0x2000 and the
+ * given RAX, RCX, RDX and RSI. */
+static int run_regs(struct x86_emu_ctx *ctx, const u8 *code, size_t n, u64 fl, const u64 regs[4],
+		    u64 mem, unsigned w, struct x86_emu_result *res)
 {
-	struct x86_emu_result res;
 	struct x86_insn in;
 
 	fake_ctx(ctx, X86_MODE_64);
 	fake_code(code, n);
 	ctx->rflags = fl;
 	ctx->gpr[X86_RDI] = 0x2000;
-	ctx->gpr[X86_RSI] = rsi;
-	ctx->gpr[X86_RAX] = rax;
+	ctx->gpr[X86_RAX] = regs[0];
+	ctx->gpr[X86_RCX] = regs[1];
+	ctx->gpr[X86_RDX] = regs[2];
+	ctx->gpr[X86_RSI] = regs[3];
 	memset(fake.mem + 0x2000, 0, 8);
 	memcpy(fake.mem + 0x2000, &mem, w);
-	return x86_emulate_at_rip(ctx, &fake_ops, &in, &res);
+	return x86_emulate_at_rip(ctx, &fake_ops, &in, res);
+}
+
+static int run_guest(struct x86_emu_ctx *ctx, const u8 *code, size_t n, u64 fl, u64 rsi, u64 rax,
+		     u64 mem, unsigned w)
+{
+	struct x86_emu_result res;
+
+	return run_regs(ctx, code, n, fl, (const u64[4]){ rax, 0, 0, rsi }, mem, w, &res);
 }
 
 static void check(enum op op, unsigned w)
@@ -481,6 +491,231 @@ static void test_bit_scans_against_host(void **state)
 			}
 }
 
+/* The host's shift or rotate of a (w bytes) by cl, with its flags. */
+#define HOST_SH(insn, sz) \
+	__asm__ volatile("push %[fl]\n\tpopf\n\t" insn " %%cl, %" sz "[a]\n\tpushf\n\tpop %[fl]" \
+			 : [a] "+r"(a), [fl] "+r"(fl) : "c"(cnt) : "cc")
+#define SH_CASE(n, insn) case n: WIDTHS(HOST_SH, insn) break;
+
+static u64 host_shift(unsigned sub, unsigned w, u64 a, u64 cnt, u64 *flags)
+{
+	u64 fl = *flags;
+
+	switch (sub) {
+	SH_CASE(0, "rol") SH_CASE(1, "ror") SH_CASE(2, "rcl") SH_CASE(3, "rcr")
+	SH_CASE(4, "shl") SH_CASE(5, "shr") SH_CASE(7, "sar")
+	default: WIDTHS(HOST_SH, "sal") break;
+	}
+	*flags = fl;
+	return a;
+}
+
+/*
+ * Every shift and rotate (C0/C1 imm8, D0/D1 by 1, D2/D3 by CL) on memory at each width, against
+ * the host. Compared: the result, CF, and for shifts SF ZF PF; OF for a count of 1 only and AF
+ * never (both undefined otherwise, and the two vendors differ there).
+ */
+static void test_shifts_against_host(void **state)
+{
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+
+	(void)state;
+	fake_reset();
+	for (unsigned w = 1; w <= 8; w *= 2)
+		for (unsigned sub = 0; sub < 8; sub++)
+			for (int i = 0; i < 3000; i++) {
+				u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1, a = operand(w);
+				u64 cnt = i % 3 == 0 ? 1 : fake_rand() % 70, fl = (fake_rand() & RFLAGS_ARITH) | 2;
+				u64 want_fl = fl, want, got = 0, mask = RFLAGS_CF | RFLAGS_OF;
+				unsigned form = (unsigned)(fake_rand() % 3);
+				u8 code[6], n = 0;
+
+				if (form == 1)
+					cnt = 1;
+				if (w == 2)
+					code[n++] = 0x66;
+				if (w == 8)
+					code[n++] = 0x48;
+				code[n++] = (u8)((form == 0 ? 0xc0 : form == 1 ? 0xd0 : 0xd2) + (w > 1));
+				code[n++] = (u8)(sub << 3 | 7);
+				if (form == 0)
+					code[n++] = (u8)cnt;
+				want = host_shift(sub, w, a, cnt, &want_fl) & m;
+				if (sub >= 4)
+					mask |= RFLAGS_SF | RFLAGS_ZF | RFLAGS_PF;
+				if ((cnt & (w == 8 ? 63 : 31)) != 1)
+					mask &= ~RFLAGS_OF;
+				if (run_regs(&ctx, code, n, fl, (const u64[4]){ 0, cnt, 0, 0 }, a, w, &res) !=
+				    X86_EMU_OK)
+					fail_msg("shift /%u w%u: status", sub, w);
+				memcpy(&got, fake.mem + 0x2000, w);
+				if (got != want || (ctx.rflags & mask) != (want_fl & mask))
+					fail_msg("shift /%u w%u form %u of %#llx by %llu fl %#llx: got %#llx fl %#llx, host %#llx fl %#llx",
+						 sub, w, form, (unsigned long long)a, (unsigned long long)cnt,
+						 (unsigned long long)fl, (unsigned long long)got,
+						 (unsigned long long)ctx.rflags, (unsigned long long)want,
+						 (unsigned long long)want_fl);
+			}
+}
+
+/* The host's MUL/IMUL/DIV/IDIV of rDX:rAX by b: only called where it cannot raise #DE. */
+#define HOST_MD(insn, sz) \
+	__asm__ volatile("push %[fl]\n\tpopf\n\t" insn " %" sz "[b]\n\tpushf\n\tpop %[fl]" \
+			 : "+a"(ax), "+d"(dx), [fl] "+r"(fl) : [b] "r"(b) : "cc")
+
+static void host_muldiv(unsigned sub, unsigned w, u64 b, u64 *rax, u64 *rdx, u64 *flags)
+{
+	u64 ax = *rax, dx = *rdx, fl = *flags;
+
+	switch (sub) {
+	case 4: WIDTHS(HOST_MD, "mul") break;
+	case 5: WIDTHS(HOST_MD, "imul") break;
+	case 6: WIDTHS(HOST_MD, "div") break;
+	default: WIDTHS(HOST_MD, "idiv") break;
+	}
+	*rax = ax;
+	*rdx = dx;
+	*flags = fl;
+}
+
+/* Whether DIV/IDIV of the dividend in rDX:rAX (AX for bytes) by b overflows or divides by 0:
+ * decided with 128-bit arithmetic, independently of the emulator's own. */
+static bool host_would_de(unsigned sub, unsigned w, u64 ax, u64 dx, u64 b)
+{
+	unsigned bits = w * 8;
+	u64 m = w == 8 ? ~0ull : BIT(bits) - 1;
+	__int128 n, d, q;
+
+	if (!(b & m))
+		return true;
+	if (w == 1)
+		n = (__int128)(ax & 0xffff);
+	else
+		n = (__int128)(((unsigned __int128)(dx & m) << bits) | (ax & m));
+	if (sub == 6)
+		return (unsigned __int128)n / (unsigned __int128)(b & m) > m;
+	n = (__int128)((unsigned __int128)n << (128 - 2 * bits)) >> (128 - 2 * bits); /* sign-extend */
+	d = (__int128)(s64)sext(b, w);
+	if (w == 8 && n == -((__int128)1 << 126) * 2 && d == -1)
+		return true;
+	q = n / d;
+	return q > (__int128)(m >> 1) || q < -(__int128)(m >> 1) - 1;
+}
+
+/*
+ * F6/F7 /4-/7 with a memory operand at each width against the host: rAX and rDX (AX for
+ * bytes), CF and OF of MUL and IMUL, and #DE exactly where the host would raise it (decided
+ * with 128-bit arithmetic; the host then does not run it). The other flags are undefined.
+ */
+static void test_muldiv_against_host(void **state)
+{
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+
+	(void)state;
+	fake_reset();
+	for (unsigned w = 1; w <= 8; w *= 2)
+		for (unsigned sub = 4; sub < 8; sub++)
+			for (int i = 0; i < 5000; i++) {
+				u64 ax = fake_rand(), dx = i % 2 ? fake_rand() % 4 : fake_rand();
+				u64 b = operand(w), fl = 2, rax = ax, rdx = dx, want_fl = fl;
+				u64 mask = sub < 6 ? RFLAGS_CF | RFLAGS_OF : 0;
+				u8 code[4], n = 0;
+
+				if (i % 5 == 0) /* small quotients: the no-#DE path gets exercised too */
+					dx = rdx = sub == 7 && (s64)sext(ax, w) < 0 ? ~0ull : 0;
+				if (w == 2)
+					code[n++] = 0x66;
+				if (w == 8)
+					code[n++] = 0x48;
+				code[n++] = w > 1 ? 0xf7 : 0xf6;
+				code[n++] = (u8)(sub << 3 | 7);
+				int rc = run_regs(&ctx, code, n, fl, (const u64[4]){ ax, 0, dx, 0 }, b, w, &res);
+				if (sub >= 6 && host_would_de(sub, w, ax, dx, b)) {
+					if (rc != X86_EMU_FAULT || res.fault.vector != VEC_DE ||
+					    ctx.gpr[X86_RAX] != ax || ctx.gpr[X86_RDX] != dx)
+						fail_msg("/%u w%u %#llx:%#llx / %#llx: no #DE (rc %d)", sub, w,
+							 (unsigned long long)dx, (unsigned long long)ax,
+							 (unsigned long long)b, rc);
+					continue;
+				}
+				host_muldiv(sub, w, b, &rax, &rdx, &want_fl);
+				if (rc != X86_EMU_OK || ctx.gpr[X86_RAX] != rax || ctx.gpr[X86_RDX] != rdx ||
+				    (ctx.rflags & mask) != (want_fl & mask))
+					fail_msg("/%u w%u %#llx:%#llx by %#llx: rc %d got %#llx:%#llx fl %#llx, host %#llx:%#llx fl %#llx",
+						 sub, w, (unsigned long long)dx, (unsigned long long)ax,
+						 (unsigned long long)b, rc, (unsigned long long)ctx.gpr[X86_RDX],
+						 (unsigned long long)ctx.gpr[X86_RAX], (unsigned long long)ctx.rflags,
+						 (unsigned long long)rdx, (unsigned long long)rax,
+						 (unsigned long long)want_fl);
+			}
+}
+
+/* The host's r, r/m form (a = a op b) at 16, 32 or 64 bits, with its flags. */
+#define HOST_RM(insn, sz) \
+	__asm__ volatile("push %[fl]\n\tpopf\n\t" insn " %" sz "[b], %" sz "[a]\n\tpushf\n\tpop %[fl]" \
+			 : [a] "+r"(a), [fl] "+r"(fl) : [b] "r"(b) : "cc")
+#define WIDTHS_RM(insn) \
+	switch (w) { \
+	case 2: HOST_RM(insn "w", "w"); break; \
+	case 4: HOST_RM(insn "l", "k"); break; \
+	default: HOST_RM(insn "q", "q"); break; \
+	}
+
+static u64 host_rm(bool popcnt, unsigned w, u64 a, u64 b, u64 *flags)
+{
+	u64 fl = *flags;
+
+	if (popcnt)
+		WIDTHS_RM("popcnt")
+	else
+		WIDTHS_RM("imul")
+	*flags = fl;
+	return a;
+}
+
+/*
+ * IMUL r, r/m (0F AF; CF and OF) and POPCNT r, r/m (F3 0F B8; every arithmetic flag) with a
+ * memory source at 16, 32 and 64 bits against the host.
+ */
+static void test_rm_forms_against_host(void **state)
+{
+	struct x86_emu_ctx ctx;
+
+	(void)state;
+	fake_reset();
+	for (int popcnt = 0; popcnt < 2; popcnt++)
+		for (unsigned w = 2; w <= 8; w *= 2)
+			for (int i = 0; i < 5000; i++) {
+				u64 a = operand(w), b = i % 9 ? operand(w) : 0;
+				u64 fl = (fake_rand() & RFLAGS_ARITH) | 2, want_fl = fl, want;
+				u64 m = w == 8 ? ~0ull : BIT(w * 8) - 1;
+				u64 mask = popcnt ? RFLAGS_ARITH : RFLAGS_CF | RFLAGS_OF;
+				u8 code[8], n = 0;
+
+				if (w == 2)
+					code[n++] = 0x66;
+				if (popcnt)
+					code[n++] = 0xf3;
+				if (w == 8)
+					code[n++] = 0x48;
+				code[n++] = 0x0f;
+				code[n++] = popcnt ? 0xb8 : 0xaf;
+				code[n++] = 0x07; /* op (rdi), rax */
+				want = host_rm(popcnt, w, a, b, &want_fl);
+				want = w == 2 ? (a & ~m) | (want & m) : want & m;
+				if (run_guest(&ctx, code, n, fl, 0, a, b, w) != X86_EMU_OK ||
+				    ctx.gpr[X86_RAX] != want ||
+				    (ctx.rflags & mask) != (want_fl & mask))
+					fail_msg("%s%u %#llx, %#llx: %#llx fl %#llx, host %#llx fl %#llx",
+						 popcnt ? "popcnt" : "imul", w, (unsigned long long)a,
+						 (unsigned long long)b, (unsigned long long)ctx.gpr[X86_RAX],
+						 (unsigned long long)ctx.rflags, (unsigned long long)want,
+						 (unsigned long long)want_fl);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +724,9 @@ int main(void)
 		cmocka_unit_test(test_strings_against_host),
 		cmocka_unit_test(test_conditions_against_host),
 		cmocka_unit_test(test_bit_scans_against_host),
+		cmocka_unit_test(test_shifts_against_host),
+		cmocka_unit_test(test_muldiv_against_host),
+		cmocka_unit_test(test_rm_forms_against_host),
 	};
 
 	return cmocka_run_group_tests_name("emul-flags", tests, NULL, NULL);

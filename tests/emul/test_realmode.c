@@ -418,7 +418,9 @@ static void test_protected_segments(void **state)
 	struct x86_emu_result res;
 	static const struct { u16 sel; u64 desc; int rc; u8 vector; u16 error; } cases[] = {
 		{ 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0 },       /* flat data */
-		{ 0x13, 0x00cf92000000ffff, X86_EMU_OK, 0, 0 },       /* any RPL at CPL 0 */
+		{ 0x13, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x10 }, /* RPL above DPL */
+		{ 0x3b, 0x00cff2000000ffff, X86_EMU_OK, 0, 0 },       /* RPL 3, DPL 3 */
+		{ 0x43, 0x00cf9e000000ffff, X86_EMU_OK, 0, 0 },       /* conforming code: any RPL */
 		{ 0x18, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x18 }, /* not present */
 		{ 0x20, 0x00cf9a000000ffff, X86_EMU_OK, 0, 0 },       /* readable code */
 		{ 0x28, 0x00cf98000000ffff, X86_EMU_FAULT, VEC_GP, 0x28 }, /* execute-only code */
@@ -451,6 +453,16 @@ static void test_protected_segments(void **state)
 		if (rc == X86_EMU_OK && !cases[i].sel)
 			assert_false(ctx.seg[X86_DS].attr & X86_SEG_P);
 	}
+	/* CPL above DPL: #GP, whatever the RPL. */
+	setup(&ctx, code, sizeof(code));
+	ctx.cr0 |= CR0_PE;
+	ctx.cpl = 3;
+	ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x47 };
+	put_desc(0x10, 0x00cf92000000ffff);
+	ctx.gpr[X86_RAX] = 0x10;
+	assert_int_equal(run(&ctx, false, &res), X86_EMU_FAULT);
+	assert_int_equal(res.fault.vector, VEC_GP);
+	assert_int_equal(res.fault.error_code, 0x10);
 	/* SS may not be null, nor read-only. */
 	static const u8 ss[] = { 0x8e, 0xd0 };
 	setup(&ctx, ss, sizeof(ss));

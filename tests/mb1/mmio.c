@@ -38,13 +38,24 @@ static uint32_t ram[4];
  */
 #define UNCLAIMED 0x40000000u
 
+/* x87, MMX and SSE on: CR4.OSFXSR, CR0.EM and TS clear, CR0.NE set (#MF, not FERR#). */
+static void fpu_on(void)
+{
+	ulong cr0, cr4;
+
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	CHECK(write_cr4_safe(cr4 | 0x200) == 0, "CR4.OSFXSR refused");
+	asm volatile("mov %%cr0, %0; and $~0xc, %0; or $0x20, %0; mov %0, %%cr0" : "=&r"(cr0));
+}
+
 /* The instructions a kernel's compiler and its libraries use on device registers beyond the
- * plain moves: bit scans, CMOV, SMSW to memory, SSE's MOVD; and an unclaimed address. */
+ * plain moves: bit scans, CMOV, SMSW to memory, SSE's MOVD, x87 and MMX, shifts, MUL and DIV;
+ * and an unclaimed address. */
 static int more_form(const char *name)
 {
 	volatile uint32_t *un = (volatile uint32_t *)(ulong)(UNCLAIMED + 0x10);
 	uint32_t v = 0, w = 0;
-	ulong cr0 = 0, cr4;
+	ulong cr0 = 0;
 
 	if (mb1_streq(name, "bsf")) {
 		asm volatile("bsfl (%1), %0" : "=r"(v) : "r"(tpr) : "memory", "cc");
@@ -52,6 +63,10 @@ static int more_form(const char *name)
 	} else if (mb1_streq(name, "bsr")) {
 		asm volatile("bsrl (%1), %0" : "=r"(v) : "r"(tpr) : "memory", "cc");
 		CHECK(v == 5, "bsr of the tpr (0x30): %u", v);
+	} else if (mb1_streq(name, "popcnt")) {
+		*tpr = 0x30;
+		asm volatile("popcntl (%1), %0" : "=r"(v) : "r"(tpr) : "memory", "cc");
+		CHECK(v == 2, "popcnt of the tpr (0x30): %u", v);
 	} else if (mb1_streq(name, "cmov")) {
 		v = 7;
 		w = 9;
@@ -69,23 +84,102 @@ static int more_form(const char *name)
 		w = *un;
 		CHECK(!on_umbra || (v == ~0u && w == ~0u), "unclaimed reads: %x, after a write %x", v, w);
 	} else if (mb1_streq(name, "movd")) {
-		/* SSE on: CR4.OSFXSR, CR0.EM and TS clear. */
-		asm volatile("mov %%cr4, %0" : "=r"(cr4));
-		CHECK(write_cr4_safe(cr4 | 0x200) == 0, "CR4.OSFXSR refused");
-		asm volatile("mov %%cr0, %0; and $~0xc, %0; mov %0, %%cr0" : "+r"(cr0));
+		fpu_on();
 		v = 0x40;
 		asm volatile("movd %1, %%xmm0; movd %%xmm0, (%2); movl $0, %0; movd (%2), %%xmm1; "
 			     "movd %%xmm1, %0" : "=&r"(w) : "r"(v), "r"(tpr) : "memory");
 		/* No clobbers to name: the kernel is built without SSE and keeps nothing there. */
 		CHECK(w == 0x40 && *tpr == 0x40, "movd to and from the tpr: %x %x", w, *tpr);
 	} else if (mb1_streq(name, "x87")) {
-		/* An instruction Umbra does not emulate on device memory: the #UD a CPU without it
-		 * raises, never the guest's end; natively the load completes. */
+		/* Integer loads and stores through the tpr, and one of the arithmetic forms. */
+		fpu_on();
+		*tpr = 0x30;
+		asm volatile("fninit; fildl (%1); fiaddl (%1); fistl (%1); fistpl %0"
+			     : "=m"(v) : "r"(tpr) : "memory");
+		CHECK(v == 0x60 && *tpr == 0x60, "fild/fiadd/fist(p) on the tpr: %x %x", v, *tpr);
+	} else if (mb1_streq(name, "x87mf")) {
+		/* 1/0 with ZE unmasked leaves #MF pending (CR0.NE set): the load from the tpr raises
+		 * it before it reads the device; FNSTSW, which does not wait, stores it. Checked on
+		 * Umbra only: natively QEMU's TCG raises a pending #MF on FWAIT alone and its APIC
+		 * drops 16-bit writes (check-emul's test_fpu holds the hardware's order). */
+		uint16_t cw = 0x37b;
 		ulong n = fault_count;
-		asm volatile(SET_RECOVER "fninit; flds (%0); fstp %%st(0)\n1:" : : "r"(tpr) : "memory");
+		fpu_on();
+		asm volatile("fninit; fldcw %0; fldz; fld1; fdiv %%st(1), %%st" : : "m"(cw));
+		asm volatile(SET_RECOVER "flds (%0)\n1:" : : "r"(tpr) : "memory");
 		fault_recover = 0;
-		int vec = fault_count != n ? (int)last_fault.vector : 0;
-		CHECK(vec == (on_umbra ? 6 : 0), "fld from the tpr: vector %d", vec);
+		int vec = fault_count != n ? (int)last_fault.vector : -1;
+		*tpr = 0;
+		asm volatile("fnstsw (%0); fninit" : : "r"(tpr) : "memory");
+		CHECK(!on_umbra || (vec == 16 && (*tpr & 0x84) == 0x84),
+		      "pending #MF on the tpr: vector %d, fsw %x", vec, *tpr);
+	} else if (mb1_streq(name, "movseg")) {
+		/* MOV ES from a device register holding a selector: loaded as the GDT says; the
+		 * first selector past the GDT's limit: #GP with the selector as the error code.
+		 * Checked on Umbra only: natively QEMU's xAPIC reads 0 for a 16-bit access (the
+		 * CPU's checks are check-emul's test_mov_to_sreg). */
+		struct __attribute__((packed)) { uint16_t limit; ulong base; } gdtr;
+		ulong ds, es, n = fault_count;
+		asm volatile("sgdt %0" : "=m"(gdtr));
+		uint32_t bad = (gdtr.limit + 8u) & ~7u;
+		asm volatile("mov %%ds, %0" : "=r"(ds));
+		*tpr = (uint32_t)ds;
+		asm volatile("mov (%1), %%es; mov %%es, %0" : "=r"(es) : "r"(tpr) : "memory");
+		CHECK(!on_umbra || es == ds, "mov es from the tpr: %lx, ds %lx", es, ds);
+		CHECK(bad <= 0xf8, "gdt limit %x: no selector past it fits the tpr", gdtr.limit);
+		*tpr = bad;
+		asm volatile(SET_RECOVER "mov (%0), %%es\n1:" : : "r"(tpr) : "memory");
+		fault_recover = 0;
+		asm volatile("mov %%es, %0" : "=r"(es));
+		asm volatile("mov %0, %%es" : : "r"(ds));
+		CHECK(!on_umbra || (fault_count == n + 1 && last_fault.vector == 13 &&
+				    last_fault.error == bad && es == ds), "mov es past the gdt from the tpr: faults %lu vector %lu error %lx",
+		      fault_count - n, (ulong)last_fault.vector, (ulong)last_fault.error);
+	} else if (mb1_streq(name, "fldenv")) {
+		/* The one x87 memory form left to #UD on device memory (its layout depends on mode
+		 * and operand size): the #UD a CPU without it raises, never the guest's end;
+		 * natively the 28 bytes are read and the load completes. */
+		ulong n = fault_count;
+		fpu_on();
+		asm volatile(SET_RECOVER "fldenv (%0)\n1:\tfninit" : : "r"(tpr) : "memory");
+		fault_recover = 0;
+		int vec = fault_count != n ? (int)last_fault.vector : -1;
+		CHECK(vec == (on_umbra ? 6 : -1), "fldenv from the tpr: vector %d", vec);
+	} else if (mb1_streq(name, "mmx")) {
+		fpu_on();
+		v = 0x55;
+		asm volatile("movd %1, %%mm0; movd %%mm0, (%2); movl $0, %0; movd (%2), %%mm1; "
+			     "movd %%mm1, %0; emms" : "=&r"(w) : "r"(v), "r"(tpr) : "memory");
+		CHECK(w == 0x55 && *tpr == 0x55, "movd mm to and from the tpr: %x %x", w, *tpr);
+	} else if (mb1_streq(name, "shift")) {
+		uint8_t c1, c2;
+		*tpr = 0x30;
+		asm volatile("shll $2, (%2); setc %0; shrl $7, (%2); setc %1" : "=q"(c1), "=q"(c2)
+			     : "r"(tpr) : "memory", "cc");
+		v = *tpr;
+		asm volatile("stc; rcll (%0)" : : "r"(tpr) : "memory", "cc");
+		CHECK(!c1 && c2 && v == 1 && *tpr == 3, "shl/shr/rcl on the tpr: %d %d %x %x", c1, c2,
+		      v, *tpr);
+	} else if (mb1_streq(name, "muldiv")) {
+		uint32_t a = 5, d = 0, q, r, i3, i2 = 2;
+		*tpr = 0x30;
+		asm volatile("mull (%2)" : "+a"(a), "+d"(d) : "r"(tpr) : "memory", "cc");
+		q = a + 1;
+		r = 0;
+		asm volatile("divl (%2)" : "+a"(q), "+d"(r) : "r"(tpr) : "memory", "cc");
+		asm volatile("imull $3, (%2), %0; imull (%2), %1" : "=&r"(i3), "+r"(i2) : "r"(tpr)
+			     : "memory", "cc");
+		CHECK(a == 0xf0 && d == 0 && q == 5 && r == 1 && i3 == 0x90 && i2 == 0x60,
+		      "mul/div/imul with the tpr: %x %x %x %x %x %x", a, d, q, r, i3, i2);
+	} else if (mb1_streq(name, "divz")) {
+		/* Division by a device register holding 0: #DE, as on hardware. */
+		ulong n = fault_count;
+		uint32_t a = 1, d = 0;
+		*tpr = 0;
+		asm volatile(SET_RECOVER "divl (%2)\n1:" : "+a"(a), "+d"(d) : "r"(tpr) : "memory", "cc");
+		fault_recover = 0;
+		int vec = fault_count != n ? (int)last_fault.vector : -1;
+		CHECK(vec == 0, "div by the tpr (0): vector %d", vec);
 	} else {
 		return 0;
 	}

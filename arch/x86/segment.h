@@ -1,0 +1,23 @@
+/* Segment register loads: the descriptor fetch and the checks the CPU makes, for both emulators. */
+#ifndef ARCH_X86_SEGMENT_H
+#define ARCH_X86_SEGMENT_H
+
+#include "arch/x86/decode.h"
+
+/*
+ * Loads sel into segment register sreg as MOV/POP Sreg and far transfers do. Real and
+ * virtual-8086 mode set selector and base only. Protected and long mode read the GDT (an LDT
+ * selector is not modelled: X86_EMU_UNHANDLED) and check what the CPU checks: the table limit,
+ * type, privilege (data segments: RPL and CPL against DPL unless conforming code; SS: RPL and
+ * DPL equal CPL), presence (#NP, #SS for SS), setting the descriptor's accessed bit in the
+ * table as the CPU does. X86_EMU_OK with *out, X86_EMU_FAULT with *fault, nothing loaded
+ * (enum x86_emu_status, arch/x86/emulate.h).
+ */
+int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, unsigned sreg,
+		     u16 sel, struct x86_seg *out, struct x86_fault *fault);
+
+/* A real-mode segment as a load in real mode leaves it: base sel * 16, limit and attributes
+ * kept (present writable data if it was unusable). */
+void x86_realmode_load_seg(struct x86_seg *s, u16 sel);
+
+#endif

@@ -1,0 +1,262 @@
+/* Emulator tests of the x87 and MMX memory forms, every form of arch/x86/fpu_forms.h in real, protected and long mode, against the host FPU running the same form on the same bytes. */
+#include <string.h>
+
+#include "arch/x86/fpu.h"
+#include "tests/emul/fake.h"
+
+#define D 0x2000u
+#define FSW_ES 0x80
+
+struct form_case {
+	const char *name;
+	unsigned form;
+};
+
+#define CASE(name, ...) { #name, X86_FPU_##name },
+static const struct form_case forms[] = { X86_X87_FORMS(CASE) X86_MMX_FORMS(CASE) };
+#undef CASE
+
+static u8 start[512] __attribute__((aligned(16)));
+
+/* The state every case starts from: two values on the x87 stack, all exceptions masked. */
+static void start_state(void)
+{
+	__asm__ volatile("fninit\n\tfld1\n\tfldpi" ::: "memory");
+	fpu_save(start);
+}
+
+/* The form's bytes in mode: ModRM /sub (MMX: MM3) on [bx] or [rdi]/[edi]; REX.W where the
+ * MMX form needs it (long mode only). */
+static size_t encode(unsigned form, enum x86_mode mode, u8 *p, u16 *fop)
+{
+	const struct x86_fpu_form_desc *f = &x86_fpu_forms[form];
+	size_t n = 0;
+
+	if (form < X86_FPU_MMX_FIRST) {
+		p[n++] = f->opcode;
+		p[n++] = (u8)(f->sub << 3 | 7);
+		*fop = (u16)((f->opcode & 7) << 8 | p[1]);
+		return n;
+	}
+	if (f->sub == 1) {
+		if (mode != X86_MODE_64)
+			return 0;
+		p[n++] = 0x48;
+	}
+	p[n++] = 0x0f;
+	p[n++] = f->opcode;
+	p[n++] = 3 << 3 | 7;
+	*fop = 0;
+	return n;
+}
+
+static int emulate(struct x86_emu_ctx *ctx, enum x86_mode mode, const u8 *code, size_t n, u64 addr,
+		   struct x86_emu_result *res)
+{
+	struct x86_insn in;
+
+	fake_ctx(ctx, mode);
+	fake_code(code, n);
+	ctx->gpr[X86_RDI] = ctx->gpr[X86_RBX] = addr;
+	fake.reads = fake.writes = fake.fpus = 0;
+	return x86_emulate_at_rip(ctx, &fake_ops, &in, res);
+}
+
+/*
+ * One form in one mode: the emulator (device bytes through the fake's read and write, the form
+ * through the executor on this host's FPU) against the host running the form directly on the
+ * same bytes with the same FPU state: the whole x87/MMX state after it (FXSAVE image, the
+ * last-instruction pointers included, which must be the guest's), the memory, and one access
+ * of the form's width at the operand, a read for a load and a write for a store.
+ */
+static void test_form(void **state)
+{
+	const struct form_case *c = *state;
+	const struct x86_fpu_form_desc *f = &x86_fpu_forms[c->form];
+	static const enum x86_mode modes[] = { X86_MODE_16, X86_MODE_32, X86_MODE_64 };
+	u8 ref_img[512] __attribute__((aligned(16))), img[512] __attribute__((aligned(16)));
+	u8 ref[32], code[8];
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	u32 env[7];
+	u16 fop;
+
+	for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+		size_t n = encode(c->form, modes[m], code, &fop);
+		if (!n)
+			continue;
+		fake_reset();
+		start_state();
+		memcpy(ref, fake.mem + D - 8, sizeof(ref));
+		struct x86_fpu_req req = { .form = (u16)c->form, .reg = 3, .buf = ref + 8,
+					   .fip = FAKE_CODE, .fdp = D, .fop = fop };
+		fpu_restore(start);
+		assert_int_equal(x86_fpu_run(&req), X86_ACC_OK);
+		fpu_save(ref_img);
+
+		fpu_restore(start);
+		int rc = emulate(&ctx, modes[m], code, n, D, &res);
+		fpu_save(img);
+		__asm__ volatile("fnstenv %0\n\tfninit" : "=m"(env) : : "memory");
+		/* The guest's instruction and operand, not the executor's (FNSTENV shows them on
+		 * both vendors; AMD's FXSAVE only with an exception pending). */
+		if (c->form < X86_FPU_MMX_FIRST && c->form != X86_FPU_FLDCW &&
+		    c->form != X86_FPU_FNSTCW && c->form != X86_FPU_FNSTSW &&
+		    (env[3] != FAKE_CODE || env[5] != D || (env[4] >> 16) != fop))
+			fail_msg("%s mode %d: FIP %#x FDP %#x FOP %#x", c->name, modes[m], env[3],
+				 env[5], env[4] >> 16);
+		if (rc != X86_EMU_OK)
+			fail_msg("%s mode %d: status %d vector %u", c->name, modes[m], rc, res.fault.vector);
+		assert_int_equal(ctx.rip, FAKE_CODE + n);
+		assert_int_equal(res.linear, D);
+		assert_int_equal(res.width, f->width);
+		assert_int_equal(fake.reads, f->store ? 0 : 1);
+		assert_int_equal(fake.writes, f->store ? 1 : 0);
+		/* The x87 and MMX state (and MXCSR): bytes 0-159 of the image. */
+		if (memcmp(img, ref_img, 160))
+			fail_msg("%s mode %d: FPU state differs from the host's", c->name, modes[m]);
+		assert_memory_equal(fake.mem + D - 8, ref, sizeof(ref));
+	}
+}
+
+/* Runs code in long mode on state s; the FPU state after it in out (then FNINIT). */
+static int run_on(const u8 *s, const char *code, size_t n, u64 addr, u64 cr0, u8 *out,
+		  struct x86_emu_result *res)
+{
+	struct x86_emu_ctx ctx;
+	struct x86_insn in;
+	int rc;
+
+	fake_ctx(&ctx, X86_MODE_64);
+	ctx.cr0 |= cr0;
+	fake_code(code, n);
+	ctx.gpr[X86_RDI] = addr;
+	fake.reads = fake.writes = fake.fpus = 0;
+	fpu_restore(s);
+	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, res);
+	fpu_save(out);
+	__asm__ volatile("fninit" ::: "memory");
+	if (rc != X86_EMU_FAULT)
+		assert_int_equal(ctx.rip, rc == X86_EMU_OK ? FAKE_CODE + n : FAKE_CODE);
+	return rc;
+}
+
+/* Expects a fault with the FPU state and memory untouched. */
+static void expect_fault(const u8 *s, const char *code, size_t n, u64 addr, u64 cr0, u8 vector)
+{
+	u8 img[512] __attribute__((aligned(16))), mem[32];
+	struct x86_emu_result res;
+
+	memcpy(mem, fake.mem + D, sizeof(mem));
+	assert_int_equal(run_on(s, code, n, addr, cr0, img, &res), X86_EMU_FAULT);
+	assert_int_equal(res.fault.vector, vector);
+	if (vector != VEC_PF) { /* the fake counts the access that faulted */
+		assert_int_equal(fake.writes, 0);
+		assert_int_equal(fake.reads, 0);
+	}
+	if (memcmp(img, s, 160))
+		fail_msg("vector %u: FPU state changed", vector);
+	assert_memory_equal(fake.mem + D, mem, sizeof(mem));
+}
+
+/*
+ * The CPU's faults, in its order: CR0.TS #NM for both, CR0.EM #NM for x87 and #UD for MMX; a
+ * pending unmasked x87 exception #MF before the access (for MMX too) but not for the FN*
+ * forms; #PF on a load or a store with the FPU state as before the instruction (FSTP did not
+ * pop); an unmasked invalid operation suppresses FSTP's store, an unmasked precision exception
+ * does not; and no fpu callback: not emulated.
+ */
+static void test_faults(void **state)
+{
+	u8 pending[512] __attribute__((aligned(16))), img[512] __attribute__((aligned(16)));
+	u16 cw_ze = 0x37b, cw_ie = 0x37e, cw_pe = 0x35f, sw;
+	struct x86_emu_result res;
+
+	(void)state;
+	fake_reset();
+	start_state();
+	expect_fault(start, "\xd9\x07", 2, D, CR0_TS, VEC_NM);         /* flds */
+	expect_fault(start, "\xd9\x07", 2, D, CR0_EM, VEC_NM);
+	expect_fault(start, "\x0f\x6f\x1f", 3, D, CR0_TS, VEC_NM);     /* movq mm3 */
+	expect_fault(start, "\x0f\x6f\x1f", 3, D, CR0_EM, VEC_UD);
+	expect_fault(start, "\xdd\x1f", 2, FAKE_HOLE, 0, VEC_PF);      /* fstpl: no pop */
+	expect_fault(start, "\xdb\x2f", 2, FAKE_HOLE, 0, VEC_PF);      /* fldt */
+
+	/* 1/0 with ZE unmasked: pending, ES set, nothing raised until a waiting form. */
+	__asm__ volatile("fninit\n\tfldcw %0\n\tfldz\n\tfld1\n\tfdiv %%st(1), %%st\n\t"
+			 "fxsave64 %1\n\tfninit" : : "m"(cw_ze), "m"(pending) : "memory");
+	assert_true(pending[2] & 0x04);
+	assert_true(pending[2] & FSW_ES);
+	expect_fault(pending, "\xd9\x07", 2, D, 0, VEC_MF);            /* flds */
+	expect_fault(pending, "\xdd\x17", 2, D, 0, VEC_MF);            /* fstl */
+	expect_fault(pending, "\xd9\x2f", 2, D, 0, VEC_MF);            /* fldcw */
+	expect_fault(pending, "\x0f\x7f\x1f", 3, D, 0, VEC_MF);        /* movq (rdi),mm3 */
+	/* FNSTSW and FNSTCW do not wait. */
+	assert_int_equal(run_on(pending, "\xdd\x3f", 2, D, 0, img, &res), X86_EMU_OK);
+	memcpy(&sw, fake.mem + D, 2);
+	assert_int_equal(sw, pending[2] | pending[3] << 8);
+	assert_int_equal(run_on(pending, "\xd9\x3f", 2, D, 0, img, &res), X86_EMU_OK);
+	assert_int_equal(fake.mem[D], (u8)cw_ze);
+
+	/* FSTP of an empty register with IE unmasked: no store, and the fault is now pending. */
+	fake_reset();
+	__asm__ volatile("fninit\n\tfldcw %0\n\tfxsave64 %1\n\tfninit" : : "m"(cw_ie), "m"(pending) : "memory");
+	assert_int_equal(run_on(pending, "\xdd\x1f", 2, D, 0, img, &res), X86_EMU_OK);
+	assert_int_equal(fake.writes, 0);
+	assert_int_equal(fake.mem[D], fake_pattern(D));
+	assert_true(img[2] & FSW_ES);
+	/* FST of pi to 32 bits with PE unmasked: stored, then pending. */
+	__asm__ volatile("fninit\n\tfldcw %0\n\tfldpi\n\tfxsave64 %1\n\tfninit" : : "m"(cw_pe), "m"(pending) : "memory");
+	assert_int_equal(run_on(pending, "\xd9\x17", 2, D, 0, img, &res), X86_EMU_OK);
+	assert_int_equal(fake.writes, 1);
+	assert_memory_equal(fake.mem + D, "\xdb\x0f\x49\x40", 4);
+	assert_true(img[2] & FSW_ES);
+
+	/* Without the callback the forms are not emulated. */
+	static const struct x86_emu_ops no_fpu = { .read = NULL };
+	struct x86_emu_ctx ctx;
+	struct x86_insn in;
+	fake_ctx(&ctx, X86_MODE_64);
+	fake_code("\xd9\x07", 2);
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(x86_emulate(&ctx, &no_fpu, &in, &res), X86_EMU_UNHANDLED);
+	/* A register form of D8-DF touches no memory: not this emulator's. */
+	fake_code("\xd9\xc0", 2);
+	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
+	assert_int_equal(x86_emulate(&ctx, &fake_ops, &in, &res), X86_EMU_UNHANDLED);
+}
+
+/* Known values through the device: 1.5f in as FLD m32, out as FSTP m64 and FISTP m16 (2). */
+static void test_values(void **state)
+{
+	u8 img[512] __attribute__((aligned(16)));
+	struct x86_emu_result res;
+
+	(void)state;
+	fake_reset();
+	__asm__ volatile("fninit\n\tfxsave64 %0\n\tfninit" : : "m"(img) : "memory");
+	memcpy(fake.mem + D, "\x00\x00\xc0\x3f", 4);
+	assert_int_equal(run_on(img, "\xd9\x07", 2, D, 0, img, &res), X86_EMU_OK);
+	assert_int_equal(run_on(img, "\xdd\x1f", 2, D + 8, 0, img, &res), X86_EMU_OK);
+	assert_memory_equal(fake.mem + D + 8, "\x00\x00\x00\x00\x00\x00\xf8\x3f", 8);
+	memcpy(fake.mem + D, "\x00\x00\xc0\x3f", 4);
+	assert_int_equal(run_on(img, "\xd9\x07", 2, D, 0, img, &res), X86_EMU_OK);
+	assert_int_equal(run_on(img, "\xdf\x1f", 2, D + 16, 0, img, &res), X86_EMU_OK);
+	assert_memory_equal(fake.mem + D + 16, "\x02\x00", 2);
+	/* MOVD in, MOVQ out: the upper half zeroed. */
+	memcpy(fake.mem + D, "\x11\x22\x33\x44", 4);
+	assert_int_equal(run_on(img, "\x0f\x6e\x1f", 3, D, 0, img, &res), X86_EMU_OK);
+	assert_int_equal(run_on(img, "\x0f\x7f\x1f", 3, D + 8, 0, img, &res), X86_EMU_OK);
+	assert_memory_equal(fake.mem + D + 8, "\x11\x22\x33\x44\x00\x00\x00\x00", 8);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest fixed[] = {
+		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_values),
+	};
+
+	return fake_run_table("emul-fpu", forms, ARRAY_SIZE(forms), sizeof(forms[0]), test_form, fixed,
+			      ARRAY_SIZE(fixed));
+}
