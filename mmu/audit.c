@@ -285,8 +285,9 @@ static void count_roots(struct audit *a)
 
 			if (sp)
 				sp->audit_roots++;
-			/* QEMU (TCG, SVM) sets A in these PDPTEs, where the bit means nothing. */
-			if ((v->pae_root[i] & ~PTE_A) != (sp ? sp->hpa | PTE_P : 0))
+			/* The CPU may set reserved bits (QEMU TCG sets A) between entries;
+			 * mmu_load clears them before the next (mmu.c: pae_root_scrub). */
+			if ((v->pae_root[i] & ~PDPTE_RSVD_FIXED) != (sp ? sp->hpa | PTE_P : 0))
 				FAIL(a, "vcpu PAE root entry %u is %llx, not %llx (glevels %u)", i,
 				     (unsigned long long)v->pae_root[i],
 				     (unsigned long long)(sp ? sp->hpa | PTE_P : 0), v->base_role.glevels);

@@ -195,9 +195,31 @@ static inline int root_load(struct mmu_vcpu *vcpu)
 	return load_root_from_caches(vcpu);
 }
 
+/* The CPU reads a PAE root's four entries at every entry (VMRUN loads them with CR3), and a
+ * strict one refuses an entry with a reserved bit set: KVM's nested VMRUN does. We write only
+ * the address and P, and real CPUs never write these entries back, but QEMU's TCG page walker
+ * sets A (bit 5, reserved here) in them as at any other level. So before each entry any reserved
+ * bit is cleared again; the common case is four reads, a write only follows a set bit. */
+static inline void pae_root_scrub(struct mmu_vcpu *vcpu)
+{
+#ifdef UMBRA_TEST_KEEP_PDPTE_A /* the entry check's own test image (tests/qemu/suite.mk) */
+	return;
+#endif
+	for (unsigned i = 0; i < 4; i++) {
+		u64 e = vcpu->pae_root[i];
+
+		if (e & PDPTE_RSVD_FIXED)
+			vcpu->pae_root[i] = e & ~PDPTE_RSVD_FIXED;
+	}
+}
+
 int mmu_load(struct mmu_vcpu *vcpu)
 {
-	return root_load(vcpu);
+	int r = root_load(vcpu);
+
+	if (r == MMU_OK && vcpu->pae_held)
+		pae_root_scrub(vcpu);
+	return r;
 }
 
 

@@ -223,7 +223,8 @@ void mmu_flush_tlb(struct mmu_vcpu *vcpu);
 
 /* Refill the vCPU's caches (may reclaim shadow pages); MMU_ENOMEM when nothing is left. */
 int mmu_topup(struct mmu_vcpu *vcpu);
-/* Make the root valid (after a CR3 load or a zapped root); tops up first. */
+/* Make the root valid (after a CR3 load or a zapped root); tops up first. Called before every
+ * entry: it also clears reserved bits the CPU set in a PAE root's entries (mmu.c). */
 int mmu_load(struct mmu_vcpu *vcpu);
 /* What the backend loads as the real CR3 (valid after mmu_load), and its format. */
 static inline u64 mmu_root_hpa(const struct mmu_vcpu *vcpu)

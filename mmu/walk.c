@@ -10,7 +10,7 @@
 
 u64 walk_pdpte_rsvd(const struct mmu_vm *vm)
 {
-	return vm->rsvd_phys | 0xfff0000000000000ull | PDPTE_PAE_RSVD;
+	return vm->rsvd_phys | PDPTE_RSVD_FIXED;
 }
 
 u64 walk_leaf_rsvd(const struct mmu_vm *vm, union mmu_role r)

@@ -20,6 +20,9 @@ struct walk_entry {
 };
 void walk_entry_info(union mmu_role r, unsigned level, u64 e, u64 gva, struct walk_entry *out);
 
+/* Bits of a PAE PDPTE reserved whatever MAXPHYADDR is: 2:1, 8:5 and 63:52 (SDM 4.4.1, APM
+ * 5.3.3 legacy-mode PAE); the bits from MAXPHYADDR to 51 come on top. */
+#define PDPTE_RSVD_FIXED (0xfff0000000000000ull | PDPTE_PAE_RSVD)
 /* Reserved bits of a PAE PDPTE (checked once, when CR3 is loaded). */
 u64 walk_pdpte_rsvd(const struct mmu_vm *vm);
 /* Reserved bits of a 4 KiB leaf entry in tables of role r. */

@@ -653,22 +653,6 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 	}
 }
 
-/* QEMU TCG's page walker sets Accessed (bit 5) in the PAE PDPTEs of the shadow root it runs
- * on, a bit the architecture reserves there: a strict VMRUN (KVM's nested one) refuses the next
- * entry for it. Umbra never sets it; take it out again before each entry. Atomically: the MMU
- * may rewrite an entry from another CPU meanwhile. */
-static void pdpte_accessed_clear(u64 root_hpa)
-{
-	u64 *pdpte = phys_to_virt(root_hpa);
-#ifndef UMBRA_TEST_KEEP_PDPTE_A /* the entry check's own test image (tests/qemu/suite.mk) */
-	for (int i = 0; i < 4; i++)
-		if (__atomic_load_n(&pdpte[i], __ATOMIC_RELAXED) & PTE_A)
-			__atomic_fetch_and(&pdpte[i], ~PTE_A, __ATOMIC_RELAXED);
-#else
-	(void)pdpte;
-#endif
-}
-
 /* audit=1: the rule of VMRUN's (svm_check.h) this VMCB breaks, which a lenient emulator
  * might let through, or NULL. */
 static const char *entry_check(const struct vcpu_hw *v, const struct vmcb *vmcb)
@@ -714,8 +698,6 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		vmcb->tlb_control = TLB_FLUSH_ALL;
 		v->tlb_flush = false;
 	}
-	if (!npt_on(vmcb) && v->root_pae)
-		pdpte_accessed_clear(v->root_hpa);
 	const char *broken = v->check_entry ? entry_check(v, vmcb) : NULL;
 	if (broken) {
 		*x = (struct vexit){ .reason = UMBRA_EXIT_INVALID, .refused = broken };
