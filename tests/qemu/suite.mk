@@ -7,7 +7,7 @@ $(BUILD)/fault/umbra.elf: $(KSRC) linker.ld
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fault EXTRA_KCFLAGS=-DUMBRA_TEST_FAULT \
 	  $(BUILD)/fault/umbra.elf
 
-# The entry check's test image: svm.c leaves the Accessed bits QEMU TCG sets in the shadow
+# The entry check's test image: mmu_load leaves the Accessed bits QEMU TCG sets in the shadow
 # PDPTEs, which TCG's VMRUN takes and audit=1's check must refuse.
 $(BUILD)/keep-pdpte-a/umbra.elf: $(KSRC) linker.ld
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/keep-pdpte-a \
