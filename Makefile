@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Umbra: build the hypervisor, its ISO, the host test programs, and run the suites.
 #
 #   make            build/umbra.elf (multiboot2, checked with grub-file)

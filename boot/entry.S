@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* 32-bit multiboot2 entry: checks the CPU, builds an early 4 GiB identity map, enters long mode. */
 #include "arch/x86/regs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The multiboot2 header: asks GRUB for the memory map, ACPI RSDP, command line and modules. */
 #define MB2_MAGIC 0xe85250d6
 #define MB2_ARCH_I386 0

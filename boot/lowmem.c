@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Picks the AP trampoline's page from the boot memory map (BIOS e820 or UEFI, alike). */
 #include "boot/lowmem.h"
 #include "boot/mb2.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Choice of the AP trampoline's page: below 1 MiB and free per the boot memory map. */
 #ifndef BOOT_LOWMEM_H
 #define BOOT_LOWMEM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Multiboot2 boot-information parser: validates every bound before reading through it. */
 #include "boot/mb2.h"
 #include "lib/printf.h"

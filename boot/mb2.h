@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Multiboot2 constants (usable from assembly) and the boot-information parser. */
 #ifndef BOOT_MB2_H
 #define BOOT_MB2_H

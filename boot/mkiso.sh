@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Builds a hybrid GRUB ISO (BIOS and x86-64 UEFI, one grub.cfg): mkiso.sh OUT.iso GRUB.CFG UMBRA.ELF [FILE...] (FILEs go to /boot/).
 set -eu
 out=$1; cfg=$2; elf=$3; shift 3

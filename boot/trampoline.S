@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The AP trampoline: copied to a free page below 1 MiB, takes an AP from real mode to long mode. */
 #include "arch/x86/regs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Assertions and panic: fatal internal errors (never used for guest-caused conditions). */
 #ifndef LIB_ASSERT_H
 #define LIB_ASSERT_H

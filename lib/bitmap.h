@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Bitmaps over arrays of u64 words (bit n lives in word n / 64). */
 #ifndef LIB_BITMAP_H
 #define LIB_BITMAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Command-line words and number parsers: bounded copies, errors returned, never overflow. */
 #include "lib/cmdline.h"
 #include "lib/string.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Command-line words (key=value or key) and the number parsers their values need. */
 #ifndef LIB_CMDLINE_H
 #define LIB_CMDLINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Intrusive circular doubly linked list: nodes live inside the objects they link. */
 #ifndef LIB_LIST_H
 #define LIB_LIST_H

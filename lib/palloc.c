@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Physical page allocator: free ranges recorded at boot, then one bit per page (set = in use). */
 #include "lib/palloc.h"
 #include "lib/assert.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Physical page allocator: a bitmap over usable RAM, built once from the boot memory map. */
 #ifndef LIB_PALLOC_H
 #define LIB_PALLOC_H

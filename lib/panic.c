@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* panic(): the one way out of a fatal internal error, for every layer; the report is a hook. */
 #include "lib/assert.h"
 

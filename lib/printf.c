@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Freestanding printf engine: streams to a callback; snprintf is one such callback. */
 #include "lib/printf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Formatted output: a freestanding vsnprintf engine and the kernel log (kprintf) built on it. */
 #ifndef LIB_PRINTF_H
 #define LIB_PRINTF_H

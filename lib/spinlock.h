@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Spinlocks and a few atomics on GCC builtins (work freestanding and on the host). */
 #ifndef LIB_SPINLOCK_H
 #define LIB_SPINLOCK_H

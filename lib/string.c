@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Memory and string primitives for the freestanding kernel (gcc also emits calls to mem*). */
 #define LIB_STRING_IMPL /* the definitions below, not the builtins */
 #include "lib/string.h"

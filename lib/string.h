@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Memory and string primitives with the standard C prototypes (libc provides them on the host). */
 #ifndef LIB_STRING_H
 #define LIB_STRING_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fixed-width types and small compiler helpers shared by every layer (freestanding and host). */
 #ifndef LIB_TYPES_H
 #define LIB_TYPES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The MMU audit: checks every invariant of shadows, reverse maps, parents, hash and roots. */
 #include "lib/printf.h"
 #include "mmu/walk.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Memory for the MMU: small-object slabs, the shadow page pool, and per-vCPU preallocated caches. */
 #include "mmu/internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A census of the shadow pages for the monitor: how many by level, direct or shadowing, roots. */
 #include "mmu/internal.h"
 

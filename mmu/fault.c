@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The shadow page fault: walk the guest, then fill the shadow path or report what must happen. */
 #include "mmu/walk.h"
 

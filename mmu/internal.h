@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Definitions shared by the files of mmu/ only: shadow pages, entry bits, internal calls. */
 #ifndef MMU_INTERNAL_H
 #define MMU_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* VM and vCPU lifetime, paging-mode context, CR3 loads and roots, INVLPG, statistics. */
 #include "mmu/walk.h"
 

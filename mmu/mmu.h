@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The shadow MMU's public interface for vmm/ and the host harness. */
 #ifndef MMU_MMU_H
 #define MMU_MMU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The host interface of the shadow MMU: memory, guest frames, guest memory access, TLB flushes. */
 #ifndef MMU_PLATFORM_H
 #define MMU_PLATFORM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Pointer sets for reverse maps and parent chains: empty, one pointer, or a chain of descriptors. */
 #include "mmu/internal.h"
 

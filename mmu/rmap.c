@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Reverse map: for each guest frame, the writable present leaf shadow entries that map it. */
 #include "mmu/internal.h"
 

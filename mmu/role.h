@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The role word of a shadow page: everything besides the gfn that changes what its entries mean. */
 #ifndef MMU_ROLE_H
 #define MMU_ROLE_H

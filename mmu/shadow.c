@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The shadow page cache: pages keyed by (gfn, role), their parent links, zapping and reclaim. */
 #include "mmu/internal.h"
 

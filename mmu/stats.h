@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shadow MMU event counters (per VM, read with mmu_stats). */
 #ifndef MMU_STATS_H
 #define MMU_STATS_H

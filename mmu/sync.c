@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Out-of-sync leaf shadows: guest leaf tables written natively, caught up at the guest's flushes. */
 #include "mmu/walk.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Two-dimensional paging: the nested table, filled lazily from the memory slots (see tdp.h). */
 #include "mmu/tdp.h"
 #include "arch/x86/regs.h"

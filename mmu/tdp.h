@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Two-dimensional paging: a guest-physical -> host-physical table built from the memory slots. */
 #ifndef MMU_TDP_H
 #define MMU_TDP_H

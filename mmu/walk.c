@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Instantiates the guest walker for 32-bit and 64-bit entries and dispatches on the paging mode. */
 #include "mmu/walk.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The guest page-table walker: one template (walk_tmpl.h) for 4-byte and 8-byte guest entries. */
 #ifndef MMU_WALK_H
 #define MMU_WALK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest walker template: included by walk.c with PTTYPE 32 (2-level) or 64 (PAE and 4-level). */
 
 #if PTTYPE == 32

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The emulated page-table write hook: keep every shadow of the written frame coherent. */
 #include "mmu/internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Umbra's paravirtual ABI: the single source of numbers, structures and conventions for
  * Umbra and for guests (32- and 64-bit; C99, no dependencies beyond <stdint.h>). */
 #ifndef UMBRA_PV_ABI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Hypercall privilege classes, after paravirt_ops' split of the module ops (restricted subset). */
 #include "pv/classes.h"
 

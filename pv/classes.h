@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Each hypercall's privilege class: the one table Umbra's dispatch and the ABI test both read. */
 #ifndef PV_CLASSES_H
 #define PV_CLASSES_H

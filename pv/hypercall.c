@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Hypercall dispatch and handlers: decode, reject bad input early (changing nothing), act. */
 #include "pv/hypercall.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Hypercall dispatch: decode the call from the guest's registers, check its class, run it. */
 #ifndef PV_HYPERCALL_H
 #define PV_HYPERCALL_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs cmocka test programs in TAP mode and prints "<suite>: N passed, M failed".
 set -u
 suite=$1; shift

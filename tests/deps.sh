@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Checks for the Debian packages Umbra's build and tests need; installs the missing ones as root.
 set -u
 pkgs="gcc make qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso mtools ovmf bochs bochsbios vgabios

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs the suite targets given, JOBS at a time, and sums their "<suite>: N passed, M failed" lines.
 # Suites are independent emulator and host runs, so they run side by side (JOBS defaults to the
 # number of cores); everything any of them needs is built first, once, so two suites never build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Builds the guest's ACPI tables: enough for a kernel to find its CPUs, interrupt wiring, PM timer and soft-off. */
 #include "vmm/acpi_tables.h"
 #include "lib/assert.h"

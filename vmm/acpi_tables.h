@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The ACPI tables a guest's firmware would leave: RSDP, RSDT/XSDT, FADT, FACS, DSDT, MADT. */
 #ifndef VMM_ACPI_TABLES_H
 #define VMM_ACPI_TABLES_H

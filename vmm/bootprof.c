@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Where a guest's boot spends its exits and time, split at milestones every x86-64 kernel passes. */
 #include "vmm/bootprof.h"
 #include "arch/x86/cpu.h"

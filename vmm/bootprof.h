@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Where a guest's boot spends its exits and time, split at milestones every x86-64 kernel passes. */
 #ifndef VMM_BOOTPROF_H
 #define VMM_BOOTPROF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest consoles: per-guest line buffers printed with the guest's name, and the input focus. */
 #include "vmm/console.h"
 #include "arch/x86/console.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The guests' consoles on Umbra's serial line: output by line with a name prefix, input by focus. */
 #ifndef VMM_CONSOLE_H
 #define VMM_CONSOLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* CPUID policy: hide virtualization, hide what is not virtualized, report Umbra's signature. */
 #include "vmm/cpuid.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The CPUID a guest sees: the host's, minus what Umbra does not virtualize, plus Umbra's leaves. */
 #ifndef VMM_CPUID_H
 #define VMM_CPUID_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Exit dispatch: one handler per vendor-neutral reason; each decodes, checks, acts, finishes. */
 #include "vmm/exit.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Vendor-neutral exit dispatch. */
 #ifndef VMM_EXIT_H
 #define VMM_EXIT_H

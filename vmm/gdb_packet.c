@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The gdb remote serial protocol's framing and hex codecs (no I/O: the stub feeds it bytes). */
 #include "lib/cmdline.h"
 #include "vmm/gdb_packet.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The gdb remote serial protocol's framing ($data#cs, acks, Ctrl-C) and hex codecs; host-testable. */
 #ifndef VMM_GDB_PACKET_H
 #define VMM_GDB_PACKET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The gdb remote stub on COM2: one guest (gdb=NAME), served by that guest's CPU between slices. */
 #include "vmm/gdbstub.h"
 #include "arch/x86/cpu.h"

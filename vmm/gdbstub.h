@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The gdb remote stub on COM2 (gdb=NAME): what the scheduler and the exit handlers call. */
 #ifndef VMM_GDBSTUB_H
 #define VMM_GDBSTUB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest-virtual memory access for the emulator and hypercalls; every write goes through the MMU. */
 #include "vmm/gmem.h"
 #include "arch/x86/fpu.h"

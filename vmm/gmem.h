@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest memory as the guest's own code would see it: by virtual address, through its paging. */
 #ifndef VMM_GMEM_H
 #define VMM_GMEM_H

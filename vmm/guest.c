@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guests from multiboot2 modules: each gets its memory, its image loaded, its MMU and a vCPU. */
 #include "vmm/guest.h"
 #include "arch/x86/cpu.h"

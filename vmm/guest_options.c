@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A module's line: which guest a file is for (for=NAME), and a guest's own options. */
 #include "vmm/guest_options.h"
 #include "boot/mb2.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A module's line: which guest a file is for (for=NAME), and a guest's own options. */
 #ifndef VMM_GUEST_OPTIONS_H
 #define VMM_GUEST_OPTIONS_H

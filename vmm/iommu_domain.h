@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A guest's IOMMU domain: its RAM mapped for its devices' DMA, and the faults the IOMMUs record. */
 #ifndef VMM_IOMMU_DOMAIN_H
 #define VMM_IOMMU_DOMAIN_H

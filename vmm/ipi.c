@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* IPIs between a guest's vCPUs: delivery by mode, the kick out of guest mode, AP start-up. */
 #include "vmm/ipi.h"
 #include "arch/x86/lapic.h"

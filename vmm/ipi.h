@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* IPIs between a guest's vCPUs: delivery by mode, the kick out of guest mode, AP start-up. */
 #ifndef VMM_IPI_H
 #define VMM_IPI_H

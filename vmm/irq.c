@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Interrupt delivery to a vCPU: one order for all sources, shared by injection and HLT wake-up. */
 #include "vmm/irq.h"
 #include "arch/x86/tsc.h"

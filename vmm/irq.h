@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Interrupts into a vCPU: the sources in order, the acknowledge cycle, and when to look again. */
 #ifndef VMM_IRQ_H
 #define VMM_IRQ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The KVM pvclock: the TSC's rate and a system time for Linux, instead of calibration against emulated timers whose every read is an exit. */
 #include "vmm/kvmclock.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The KVM paravirtual clock (pvclock), offered so that unmodified Linux reads the TSC's rate. */
 #ifndef VMM_KVMCLOCK_H
 #define VMM_KVMCLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Booting a Linux bzImage through the 32-bit boot protocol (Documentation/x86/boot.rst). */
 #include "vmm/linux.h"
 #include "lib/printf.h"

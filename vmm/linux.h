@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Booting Linux bzImages as guests (the 32-bit boot protocol). */
 #ifndef VMM_LINUX_H
 #define VMM_LINUX_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Loads ELF32 and ELF64 guest images at their physical addresses, strictly validated. */
 #include "vmm/loader.h"
 #include "arch/x86/regs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest image loading: ELF32/ELF64 segments into guest RAM, and the boot information page. */
 #ifndef VMM_LOADER_H
 #define VMM_LOADER_H

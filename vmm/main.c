@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Umbra's C entry: brings up the machine, every CPU's virtualization, then runs the guests. */
 #include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest RAM as contiguous host frames, so gpa -> hpa is one addition and bounds checks are cheap. */
 #include "vmm/memslot.h"
 #include "arch/x86/paging.h"

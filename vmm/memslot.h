@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest-physical memory: slots of host frames, zeroed, private to one guest. */
 #ifndef VMM_MEMSLOT_H
 #define VMM_MEMSLOT_H

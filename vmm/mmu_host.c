@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Umbra's side of the MMU platform interface: host pages, guest frames, guest memory, flushes. */
 #include "vmm/mmu_host.h"
 #include "arch/x86/paging.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The platform operations Umbra gives its shadow MMU. */
 #ifndef VMM_MMU_HOST_H
 #define VMM_MMU_HOST_H

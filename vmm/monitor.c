@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The monitor: commands that look inside guests and pause, stop or focus them (Ctrl-A c, monitor=). */
 #include "vmm/monitor.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* MP table builder (MP spec 1.4): what a kernel reads instead of probing for CPUs and the PIC. */
 #include "vmm/mptable.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The Intel MultiProcessor table in the guest's BIOS area: its CPUs and interrupt wiring. */
 #ifndef VMM_MPTABLE_H
 #define VMM_MPTABLE_H

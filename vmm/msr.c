@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* MSR policy: the MSRs the announced CPU has (by its CPUID), kept per vCPU; #GP for the rest. */
 #include "vmm/msr.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The MSRs a guest may read and write; every other one raises #GP. */
 #ifndef VMM_MSR_H
 #define VMM_MSR_H

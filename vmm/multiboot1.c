@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Multiboot v1 loading as QEMU's -kernel does it: image, modules, then the information block. */
 #include "vmm/multiboot1.h"
 #include "lib/string.h"

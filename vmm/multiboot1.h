@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Booting unmodified multiboot (v1) kernels the way QEMU's -kernel does. */
 #ifndef VMM_MULTIBOOT1_H
 #define VMM_MULTIBOOT1_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Parses Umbra's command line; every word not understood is reported, none silently ignored. */
 #include "vmm/options.h"
 #include "lib/cmdline.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Umbra's own command line (from GRUB): log level, CPU limit, debugging switches. */
 #ifndef VMM_OPTIONS_H
 #define VMM_OPTIONS_H

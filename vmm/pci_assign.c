@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Which host PCI functions a guest may own: parsing pci= and every refusal, before anything is claimed. */
 #include "vmm/pci_assign.h"
 #include "lib/cmdline.h"

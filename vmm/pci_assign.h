@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pci=BB:DD.F,... on a guest's line: which host PCI functions a guest may own, and the refusals. */
 #ifndef VMM_PCI_ASSIGN_H
 #define VMM_PCI_ASSIGN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Booting ELF kernels through their PVH entry point (Xen's hvm_start_info protocol). */
 #include "vmm/pvh.h"
 #include "lib/string.h"

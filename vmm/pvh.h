@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Booting ELF kernels through their PVH entry point (Xen's hvm_start_info protocol). */
 #ifndef VMM_PVH_H
 #define VMM_PVH_H

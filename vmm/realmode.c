@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Real-mode guests on a backend that runs them in virtual-8086 mode: emulation and IVT delivery. */
 #include "vmm/realmode.h"
 #include "arch/x86/realmode.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Real-mode guests on a backend that runs them in virtual-8086 mode: emulation and IVT delivery. */
 #ifndef VMM_REALMODE_H
 #define VMM_REALMODE_H

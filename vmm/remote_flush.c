@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Remote TLB flushes: a vCPU's flush request, the kick out of guest mode, and the wait for it. */
 #include "vmm/remote_flush.h"
 #include "arch/x86/cpu.h"

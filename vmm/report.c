@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Reports: each guest's at its end, the summary line, panic, and the end of the run. */
 #include "vmm/report.h"
 #include "arch/x86/console.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The end of a run: the one UMBRA SUMMARY line every test reads, then the emulator exit. */
 #ifndef VMM_REPORT_H
 #define VMM_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest reset: what a reboot request does (restart from the boot modules, or end), and the restart. */
 #ifndef VMM_RESET_H
 #define VMM_RESET_H

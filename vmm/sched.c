@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The per-CPU scheduler: fair shares per guest in slices the host timer enforces, idle until the next event. */
 #include "vmm/sched.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Per-CPU scheduling of guests: time slices, budgets, and sleeping until the next event. */
 #ifndef VMM_SCHED_H
 #define VMM_SCHED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Translates Umbra's internal counters into struct umbra_stats (pv/abi.h). */
 #include "vmm/stats.h"
 #include "lib/string.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A guest's counters in the ABI's form: exits by reason and its MMU's statistics. */
 #ifndef VMM_STATS_H
 #define VMM_STATS_H

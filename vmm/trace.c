@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Exit traces: a per-CPU ring of the exits of traced guests (trace=NAME, the monitor's trace). */
 #include "vmm/trace.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Exit traces: each exit of a traced guest recorded in its CPU's ring, dumped as framed lines. */
 #ifndef VMM_TRACE_H
 #define VMM_TRACE_H

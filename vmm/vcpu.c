@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The vCPU run loop and the small operations every exit handler shares. */
 #include "vmm/vcpu.h"
 #include "vmm/remote_flush.h"

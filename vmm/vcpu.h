@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What exit handlers do to a vCPU: skip the instruction, inject, change paging, end. */
 #ifndef VMM_VCPU_H
 #define VMM_VCPU_H

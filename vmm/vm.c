@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The guest table and the one way a guest ends: atomically, once, from any CPU. */
 #include "vmm/vm.h"
 #include "lib/string.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Virtual machines and their vCPUs: memory, devices, state, counters. */
 #ifndef VMM_VM_H
 #define VMM_VM_H

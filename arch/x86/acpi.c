@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ACPI table walk (RSDP, RSDT/XSDT, any table by signature) and the MADT: every length and
  * checksum is checked before the bytes are used. */
 #include "arch/x86/acpi.h"

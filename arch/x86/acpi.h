@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ACPI: RSDP, RSDT/XSDT walk to any table, and the MADT's local APIC IDs of usable CPUs. */
 #ifndef ARCH_X86_ACPI_H
 #define ARCH_X86_ACPI_H

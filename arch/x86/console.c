@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Kernel log on the serial console: kprintf with one lock so CPUs' lines do not interleave. */
 #include "arch/x86/console.h"
 #include "lib/printf.h"

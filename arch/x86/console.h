@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Umbra's log on the serial line (kprintf's back end), and the raw path of a guest's terminal. */
 #ifndef ARCH_X86_CONSOLE_H
 #define ARCH_X86_CONSOLE_H

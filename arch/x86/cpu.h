@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Inline wrappers for the privileged x86 instructions Umbra's host side uses. */
 #ifndef ARCH_X86_CPU_H
 #define ARCH_X86_CPU_H

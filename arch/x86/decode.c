@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* x86 instruction decoder: turns up to 15 guest bytes into a struct x86_insn, bounded for hostile input. */
 #include "arch/x86/decode.h"
 #include "lib/string.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* x86 instruction decoder: guest-state view, prefixes, opcode maps, ModRM/SIB, lengths, exit-handler operands. */
 #ifndef ARCH_X86_DECODE_H
 #define ARCH_X86_DECODE_H

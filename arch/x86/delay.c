@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PIT channel 2 one-shot countdowns: exact enough for INIT/SIPI waits, with no calibration. */
 #include "arch/x86/delay.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Busy-wait delays timed by the PIT (channel 2), usable before any interrupt is set up. */
 #ifndef ARCH_X86_DELAY_H
 #define ARCH_X86_DELAY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The ACPI DMAR (Intel VT-d spec ch. 8): DRHD units, their register bases and device scopes. */
 #include "arch/x86/iommu.h"
 #include "lib/printf.h"

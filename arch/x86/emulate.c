@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* x86 instruction emulator: MOV, ALU, XCHG, CMPXCHG, BTx and string forms on guest memory, with exact flags. */
 #include "arch/x86/emulate.h"
 #include "arch/x86/segment.h"

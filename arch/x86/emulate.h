@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* x86 instruction emulator: the memory-writing and MMIO-touching instructions, on a decoded x86_insn. */
 #ifndef ARCH_X86_EMULATE_H
 #define ARCH_X86_EMULATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* FPU/SSE state switching between guests that share a CPU (FXSAVE format; Umbra uses no FPU). */
 #ifndef ARCH_X86_FPU_H
 #define ARCH_X86_FPU_H

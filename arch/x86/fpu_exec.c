@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The x87 and MMX executor: runs one memory form of arch/x86/fpu_forms.h on the live FPU state against a buffer. */
 #include "arch/x86/fpu_forms.h"
 #include "arch/x86/decode.h" /* X86_ACC_* */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The x87 and MMX forms with a memory operand that the emulator runs on the live FPU state: one list for the emulator, the executor and the tests. */
 #ifndef ARCH_X86_FPU_FORMS_H
 #define ARCH_X86_FPU_FORMS_H

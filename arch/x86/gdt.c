@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Per-CPU GDT and TSS: flat 64-bit kernel segments and IST stacks for NMI, #DF and #MC. */
 #include "arch/x86/percpu.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* IOMMU discovery: which unit covers a requester ID, the boot printout, the search for DMAR/IVRS. */
 #include "arch/x86/iommu.h"
 #include "lib/printf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The machine's IOMMUs as ACPI describes them (VT-d DMAR, AMD-Vi IVRS): units and the requester IDs each covers. */
 #ifndef ARCH_X86_IOMMU_H
 #define ARCH_X86_IOMMU_H

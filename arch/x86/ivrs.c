@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The ACPI IVRS (AMD I/O Virtualization spec ch. 5): IVHD blocks, their bases and device entries. */
 #include "arch/x86/iommu.h"
 #include "lib/printf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Local APIC driver (xAPIC MMIO): CPU identity, the IPIs that start and kick CPUs, the one-shot timer. */
 #include "arch/x86/lapic.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The local APIC (xAPIC, by MMIO): identity, enabling, and the IPIs that start APs. */
 #ifndef ARCH_X86_LAPIC_H
 #define ARCH_X86_LAPIC_H

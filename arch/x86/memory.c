@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Turns the multiboot2 memory map into the page allocator's free ranges. */
 #include "arch/x86/memory.h"
 #include "arch/x86/paging.h"

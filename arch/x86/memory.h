@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Physical memory set-up from the multiboot2 memory map. */
 #ifndef ARCH_X86_MEMORY_H
 #define ARCH_X86_MEMORY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Builds Umbra's final page tables, replacing the all-writable early map from boot/entry.S. */
 #include "arch/x86/paging.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Umbra's own page tables: 4 GiB identity map with NX data, read-only text, no page 0. */
 #ifndef ARCH_X86_PAGING_H
 #define ARCH_X86_PAGING_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The host PCI walk over any configuration-space accessor: functions, bridges, BARs, requester IDs. */
 #include "arch/x86/pci.h"
 #include "lib/printf.h"

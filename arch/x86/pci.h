@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host PCI: configuration-space access, the bus walk through bridges, BAR sizing, requester IDs. */
 #ifndef ARCH_X86_PCI_H
 #define ARCH_X86_PCI_H

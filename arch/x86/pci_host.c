@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The machine's PCI configuration space: ECAM from the MCFG, else mechanism #1, and the boot walk. */
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"

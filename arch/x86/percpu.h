@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Per-CPU data: descriptors, stacks, identity and virtualization state, reached through GS. */
 #ifndef ARCH_X86_PERCPU_H
 #define ARCH_X86_PERCPU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Emulator exit: tries QEMU's debug-exit port, then Bochs' magic break or shutdown port. */
 #include "arch/x86/poweroff.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Ends the emulator run with a status: isa-debug-exit on QEMU, magic break or shutdown on Bochs. */
 #ifndef ARCH_X86_POWEROFF_H
 #define ARCH_X86_POWEROFF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Real mode where the CPU cannot run it as the guest wrote it: IVT delivery, segment loads, mode switches, privileged instructions. */
 #include "arch/x86/realmode.h"
 #include "lib/string.h"

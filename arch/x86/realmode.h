@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Real mode where the CPU cannot run it as the guest wrote it: IVT delivery, segment loads, mode switches, privileged instructions. */
 #ifndef ARCH_X86_REALMODE_H
 #define ARCH_X86_REALMODE_H

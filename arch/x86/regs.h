@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Architectural register bits, MSR numbers and paging-entry bits (usable from C and assembly). */
 #ifndef ARCH_X86_REGS_H
 #define ARCH_X86_REGS_H

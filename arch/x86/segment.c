@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Segment register loads: the descriptor fetch and the checks the CPU makes, for both emulators. */
 #include "arch/x86/segment.h"
 #include "arch/x86/emulate.h" /* X86_EMU_* */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Segment register loads: the descriptor fetch and the checks the CPU makes, for both emulators. */
 #ifndef ARCH_X86_SEGMENT_H
 #define ARCH_X86_SEGMENT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* 16550 UART driver for COM1 and COM2: 115200 8N1, polled. */
 #include "arch/x86/serial.h"
 #include "arch/x86/cpu.h"

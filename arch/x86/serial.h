@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The 16550 UARTs: COM1 is Umbra's console, COM2 the gdb remote stub's line. */
 #ifndef ARCH_X86_SERIAL_H
 #define ARCH_X86_SERIAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Starts the APs one by one and hands each its stacks and per-CPU data. */
 #include "arch/x86/smp.h"
 #include "arch/x86/acpi.h"

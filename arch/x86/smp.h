@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Application-processor bring-up: INIT-SIPI-SIPI through a real-mode trampoline below 1 MiB. */
 #ifndef ARCH_X86_SMP_H
 #define ARCH_X86_SMP_H

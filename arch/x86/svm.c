@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* AMD SVM backend: per-CPU enabling, the VMCB, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
 #include "arch/x86/svm_exits.h"

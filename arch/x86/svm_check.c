@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* VMRUN's consistency checks (APM vol. 2, 15.5.1 and 15.20), pure, for audit=1 and the host tests. */
 #include "arch/x86/svm_check.h"
 #include "arch/x86/regs.h"

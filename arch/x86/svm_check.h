@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* VMRUN's consistency checks (APM vol. 2, 15.5.1) over a VMCB's fields, for audit=1. */
 #ifndef ARCH_X86_SVM_CHECK_H
 #define ARCH_X86_SVM_CHECK_H

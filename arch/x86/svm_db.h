@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What an SVM #DB intercept owes DR6 where the platform left DR6 as the guest had it. */
 #ifndef ARCH_X86_SVM_DB_H
 #define ARCH_X86_SVM_DB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* SVM world switch: host callee-saved state on the stack, guest GPRs from/to struct vcpu. */
 
 #include "arch/x86/world_switch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* SVM exit codes and what Umbra does with each: svm.c's dispatch and its table test. */
 #ifndef ARCH_X86_SVM_EXITS_H
 #define ARCH_X86_SVM_EXITS_H

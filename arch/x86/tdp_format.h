@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The entry format of a nested page table (NPT, EPT), as a backend describes it to mmu/tdp.c. */
 #ifndef ARCH_X86_TDP_FORMAT_H
 #define ARCH_X86_TDP_FORMAT_H

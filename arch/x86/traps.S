@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Exception entry stubs: push a uniform frame (vector, error code, GPRs) and call trap_handler. */
 	.text
 

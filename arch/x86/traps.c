@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* IDT setup and the exception dump: vector, error code, RIP, CR2, registers, backtrace. */
 #include "arch/x86/traps.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The IDT and Umbra's own exception handling: every exception is dumped and fails the run. */
 #ifndef ARCH_X86_TRAPS_H
 #define ARCH_X86_TRAPS_H

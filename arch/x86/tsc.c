@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* TSC calibration against the PIT, and conversions in 128-bit arithmetic (no overflow). */
 #include "arch/x86/tsc.h"
 #include "arch/x86/cpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The time-stamp counter as Umbra's clock: frequency measured at boot, nanoseconds since boot. */
 #ifndef ARCH_X86_TSC_H
 #define ARCH_X86_TSC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Chooses the virtualization backend; generic code only ever sees the virt_backend table. */
 #include "arch/x86/virt.h"
 #include "arch/x86/regs.h"

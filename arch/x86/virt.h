@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The one virtualization backend interface; svm.c and vmx.c are its only implementations. */
 #ifndef ARCH_X86_VIRT_H
 #define ARCH_X86_VIRT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Intel VMX backend: VMXON per CPU, the VMCS, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
 #include "arch/x86/vmx_exits.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* VM entry's checks (SDM vol. 3, 26.2.1 and 26.3.1), pure, for audit=1 and the host tests. */
 #include "arch/x86/vmx_check.h"
 #include "arch/x86/regs.h"

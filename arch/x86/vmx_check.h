@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* VM entry's checks (SDM vol. 3, 26.2 and 26.3.1) over a VMCS's fields, for audit=1. */
 #ifndef ARCH_X86_VMX_CHECK_H
 #define ARCH_X86_VMX_CHECK_H

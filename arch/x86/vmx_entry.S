@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* VMX world switch: host callee-saved state on the stack, guest GPRs and CR2 from/to memory. */
 
 #include "arch/x86/world_switch.h"

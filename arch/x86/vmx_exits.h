@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* VMX basic exit reasons and what Umbra does with each: vmx.c's dispatch and its table test. */
 #ifndef ARCH_X86_VMX_EXITS_H
 #define ARCH_X86_VMX_EXITS_H

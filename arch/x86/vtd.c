@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The VT-d driver: one remapping unit brought up, devices pointed at domains, faults read and cleared. */
 #include "arch/x86/vtd.h"
 

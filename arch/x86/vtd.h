@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Intel VT-d remapping hardware: its registers, its in-memory tables, fault records, and the driver's interface. */
 #ifndef ARCH_X86_VTD_H
 #define ARCH_X86_VTD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* VT-d's in-memory formats: second-level page tables, root and context entries, fault records. */
 #include "arch/x86/vtd.h"
 

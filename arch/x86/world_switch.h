@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Assembly helpers both world-switch stubs use to move guest GPRs to and from struct vcpu. */
 #ifndef ARCH_X86_WORLD_SWITCH_H
 #define ARCH_X86_WORLD_SWITCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest-side paravirt ops: native defaults, Umbra's hypercall versions, the lazy MMU queue. */
 #include "pv/guest/pv_ops.h"
 #include "pv/guest/x86.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest-side paravirt ops: one kernel binary that drives the hardware natively and Umbra by hypercall. */
 #ifndef PV_GUEST_PV_OPS_H
 #define PV_GUEST_PV_OPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The x86 instructions guest code uses, inline: one copy for the test guests and pv_ops. */
 #ifndef PV_GUEST_X86_H
 #define PV_GUEST_X86_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers shared by the hostile guests of check-attack (linked into each of them). */
 #include "tests/attack/attack.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers shared by the hostile guests of check-attack: arguments, guarded instructions, ring 3. */
 #ifndef ATTACK_H
 #define ATTACK_H

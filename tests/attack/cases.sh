@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-attack: hostile guests, each beside a healthy guest on the same CPU, on QEMU TCG (SVM),
 # Bochs Haswell (VMX) and Bochs Ryzen (SVM); every guest also runs natively (qemu -kernel).
 # A case passes when Umbra prints its one summary line with result=pass: the healthy guest and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (clock): the KVM clock MSRs with every kind of bad address, TSC_ADJUST, and the MSRs Linux reads unguarded. */
 /* A pvclock record (32 bytes) or wall clock (12 bytes) is written only when it lies wholly in
  * one page of the guest's RAM at an 8-byte-aligned address; any other address is accepted and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (console): control bytes and forged lines on the console; Umbra must defuse them. */
 /* Every byte goes straight to COM1. The guest's lines reach Umbra's serial log prefixed with
  * "[name] "; a raw CR, escape sequence or C1 control there would let a guest overwrite that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (dbac): #DB and #AC, the exceptions whose delivery can raise them again. */
 /* On a CPU without the hypervisor's #DB and #AC intercepts, a #DB whose delivery hits a data
  * breakpoint on the frame it pushes (on an IST stack: the same slot every time) or an #AC whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (delivery): I/O APIC entries with NMI, ExtINT and INIT delivery, LINT0 in NMI mode. */
 /* The PIT's one-shot (IRQ 0, I/O APIC pin 2) is the interrupt source throughout; each case
  * programs one path and checks what arrives, as on hardware (the SDM; QEMU's TCG runs the same

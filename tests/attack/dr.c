@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (dr): debug registers must be per guest, and MOV DR must fault as on hardware. */
 /* Two copies of this image share a CPU (names ending in different letters). Each writes its
  * own values into DR0-DR3, DR6's B0-B3 and DR7, lets the other run (YIELD, or a slice's end),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (insn): instructions a hypervisor intercepts or hides must fault as on hardware. */
 /* Each instruction runs under the library's fault recovery and must raise what a CPU without
  * virtualization raises (Umbra hides VMX and SVM in CPUID): the SVM and VMX instructions #UD,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (pio): port I/O widths, string I/O and its faults, and I/O privilege at CPL 3. */
 /* Runs on the 16550's scratch register (0x3ff, any value reads back) and its neighbours: LSR
  * (0x3fd) and MSR (0x3fe) ignore writes, MCR (0x3fc) is written with its own value. A device

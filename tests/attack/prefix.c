@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (prefix): intercepted instructions with prefixes must complete as on hardware. */
 /* A hypervisor that emulates an intercepted instruction must resume after all of it. Without
  * NRIP save (QEMU's TCG) it decodes the length itself; one that assumes the bare opcode's

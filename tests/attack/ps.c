@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (ps): page-size bits and reserved bits in the guest's page tables, as the SDM has them. */
 /* Under shadow paging the hypervisor walks the guest's tables, so it, not the CPU, must apply
  * these rules (Intel SDM vol. 3A, 4.3-4.5 and Tables 4-4 to 4-20):

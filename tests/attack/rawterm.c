@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (rawterm): with the terminal raw, it leaves colours on and an escape sequence open. */
 /* Run with term=raw console=rawterm: its bytes reach the serial line as they are. It turns red
  * on (SGR 31) and opens an operating-system command (ESC ] 0;) that it never ends, so that all

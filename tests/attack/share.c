@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (share): vCPUs that only compute, buying CPU time on a shared CPU with vcpus=. */
 /* Every vCPU spins with interrupts on (Bochs' SVM preempts a guest only with IF=1) until the
  * guest's budget ends (started with expect=timeout time=T); with vcpus=N the BSP starts the

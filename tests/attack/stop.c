@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (stop): STOP_GUEST hammered at guests being started, running and ending elsewhere. */
 /* Stopper role (default; caps=stats,stop): from its first instruction it calls STOP_GUEST on
  * guests first..first+count-1 (module order = guest id) again and again, last one first, while

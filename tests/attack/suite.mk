@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-attack: hostile guests beside a healthy one (tests/attack/): build rules and the suite.
 # Guests of the library (tests/guests/suite.mk, read first), linked with tests/attack/attack.c.
 ATTACK_OUT := $(BUILD)/attack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attack guest (toctou): a second vCPU rewrites PV batch records while the first submits them. */
 /* Started with vcpus=2 on two CPUs. vCPU 1 (VCPU_START) flips records between a value Umbra
  * accepts and one it refuses, one record after another, without end; vCPU 0 submits the batch

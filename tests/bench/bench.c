@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Benchmark guest: context switches, a fork-like page-table rewrite, page touches, null calls. */
 /* Prints one "BENCH ..." line per measurement; tests/bench/run.sh collects them per mode. The
  * same image runs natively (QEMU -kernel) and under Umbra, where it adds Umbra's exit counts. */

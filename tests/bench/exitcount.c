@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* QEMU TCG plugin: counts the instructions Umbra runs per VM exit (#VMEXIT to VMRUN) and guests'. */
 /*
  * Loaded by tests/bench/plugin.sh into `qemu-system-x86_64 -plugin`, with the addresses it needs

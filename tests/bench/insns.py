@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Reads the exitcount plugin's trace: Umbra instructions per exit by kind, and per workload op."""
 # insns.py TRACE BENCHLOG CSV ELF
 # insns.py --linux OPS TRACE LBENCHLOG CSV: the Linux workloads (tests/linux/bench.sh): ubench

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Prints the -plugin argument for exitcount.so: the addresses it needs, read from umbra.elf.
 # plugin-args.sh PLUGIN.so UMBRA.elf TRACE-OUT
 set -eu

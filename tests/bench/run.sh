@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs the benchmark guest in every mode, prints the table, writes results.csv and ctxswitch.png.
 # run.sh full|smoke OUTDIR. smoke: tiny sizes, asserts only deterministic relations (no times).
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench: the benchmark guest in every mode (tests/bench/run.sh); a smoke run in make test.
 BENCH_OUT := $(BUILD)/bench
 BENCH_IMAGE := $(BENCH_OUT)/bench64.elf

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-bochs: boots Umbra under Bochs: VMX on Haswell, and SVM on Ryzen as a second opinion.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"

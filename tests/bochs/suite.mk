@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-bochs: Umbra on Bochs (VMX on Haswell, SVM on Ryzen).
 SUITES += check-bochs
 .PHONY: check-bochs

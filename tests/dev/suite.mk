@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Host tests of the device models (vmm/dev/): cmocka, ASan+UBSan, a fake clock.
 # tests/dev/test_X.c tests vmm/dev/X.c; both are found by name.
 DEV_OUT := $(BUILD)/host/dev

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the ACPI PM register model: the PM timer's rate and width, PM1 status, enable and control, soft-off. */
 #include "tests/unit/harness.h"
 #include "vmm/dev/acpi_pm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the I/O APIC model: registers, edge and level pins, Remote IRR, EOI, messages. */
 #include <string.h>
 #include "tests/unit/harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the 8042 model (vmm/dev/kbc.c): status, command byte, output port, reset, A20. */
 #include "tests/unit/harness.h"
 #include "vmm/dev/kbc.h"

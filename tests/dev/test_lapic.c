@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the local APIC model (vmm/dev/lapic.c): registers, priorities, timer, x2APIC. */
 #include <string.h>
 #include "tests/unit/harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the 8259A pair model: ICWs, OCWs, priorities, EOI, AEOI, poll, cascade, edges. */
 #include "tests/unit/harness.h"
 #include "vmm/dev/pic.h"

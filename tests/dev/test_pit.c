@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the 8254 model: every mode at exact tick boundaries, latches, read-back, gates. */
 #include "tests/unit/harness.h"
 #include "vmm/dev/pit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the reset control register model (vmm/dev/rcr.c): which writes reset. */
 #include "tests/unit/harness.h"
 #include "vmm/dev/rcr.h"

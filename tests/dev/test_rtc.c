@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the CMOS/RTC model: clock fields in both formats, memory sizes, writable bytes. */
 #include "tests/unit/harness.h"
 #include "vmm/dev/rtc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of the 16550A model (vmm/dev/uart.c): registers, FIFOs, interrupts, loopback. */
 #include <string.h>
 #include "tests/unit/harness.h"

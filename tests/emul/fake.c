@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fake guest for the emulator tests: memory with a hole and a read-only page, logging callbacks, a PRNG. */
 #include <stdio.h>
 #include <stdlib.h>

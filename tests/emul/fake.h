@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fake guest for the emulator tests: 64 KiB of linear memory, a hole page, callbacks that log writes. */
 #ifndef TESTS_EMUL_FAKE_H
 #define TESTS_EMUL_FAKE_H

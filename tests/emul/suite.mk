@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Host tests of the x86 decoder and emulator (cmocka, ASan+UBSan): tables, host-CPU flag checks, fuzz.
 EMUL_OUT := $(BUILD)/host/emul
 EMUL_TESTS := decode emulate flags fuzz realmode fpu

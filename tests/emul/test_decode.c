@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Decoder tests: a table of hand-assembled encodings in every mode, fetch paths, limits and mode selection. */
 #include <string.h>
 

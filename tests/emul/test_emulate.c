@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Emulator tests: a table of instructions run against the fake guest, checking registers, flags, memory and RIP. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Flag checks against the host CPU: every ALU encoding, BTx, CMPXCHG, the string compares, SETcc/CMOVcc, BSF/BSR, shifts, MUL/IMUL/DIV/IDIV, POPCNT, on random and edge operands. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Emulator tests of the x87 and MMX memory forms, every form of arch/x86/fpu_forms.h in real, protected and long mode, against the host FPU running the same form on the same bytes. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fuzz: random and mutated instruction bytes in every mode through decode and emulate; nothing may crash. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of arch/x86/realmode.c: IVT delivery, the instructions vm86 refuses, segment loads, the mode switches. */
 #include <string.h>
 

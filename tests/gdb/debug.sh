@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make debug GUEST=NAME: boots boot/grub.cfg's guests in QEMU with NAME held before its first
 # instruction (gdb=NAME gdbwait) and opens gdb on it through COM2 (a TCP socket on 127.0.0.1).
 # Umbra's console goes to build/debug/serial.txt. QEMU ends when gdb does.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Bad input for Umbra's gdb stub, on the raw protocol: malformed packets, bad checksums, huge
 lengths, unmapped and non-guest addresses, then a disconnect in the middle of a packet.
 Usage: protocol.py PORT. Prints "PROTOCOL OK" or "PROTOCOL FAIL: why"; exits 0 or 1."""

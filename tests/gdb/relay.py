@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Bochs' serial socket-server takes one client, once: this holds that connection and relays
 it to the clients of a port of its own, one after the other (the protocol script, then gdb).
 Usage: relay.py BOCHS_PORT LISTEN_PORT. Ends when Bochs closes the connection."""

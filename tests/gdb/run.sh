@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-gdb: Debian's gdb (batch mode) against the gdbtarget kernel through Umbra's gdb stub on
 # COM2, a TCP socket on 127.0.0.1: on QEMU (SVM) and on Bochs (VMX), each first the raw-protocol
 # bad-input script, then a gdb session. The last line is "gdb: N passed, M failed".

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-gdb: real gdb against a guest through the gdb stub on COM2 (tests/gdb/run.sh).
 SUITES += check-gdb
 .PHONY: debug

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: scribbles garbage over its own page tables until it dies; never passes. */
 /* First the test region's tables (entries far outside RAM included), read through after each
  * write; then the kernel's own tables, and it keeps accessing memory. */

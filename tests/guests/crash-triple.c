@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: deliberately triple-faults (empty IDT, then a divide error); never passes. */
 #include "tests/guests/lib/guest.h"
 

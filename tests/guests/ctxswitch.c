@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: context switches among 10 address spaces with distinct mappings of one range. */
 /* Under Umbra the second round must take no new shadow faults: the shadow roots are cached. */
 #include "tests/guests/lib/guest.h"

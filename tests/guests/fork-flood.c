@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: fork-like page-table floods, misaligned entry writes, a recursive mapping. */
 /* A whole page table is rewritten in a row (remap, write-protect, remap); stores straddle two
  * entries or hit an entry's middle; one page serves as page directory and page table at once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: computes for a while and passes, beside the guests that crash. */
 /* LCG steps checked against a jump-ahead, then a prime sieve, with progress lines. */
 #include "tests/guests/lib/guest.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: INVLPG (4K and large pages), CR3 reload and global pages (CR4.PGE). */
 /* After each flush the new mapping must be seen; whether a global mapping survives a CR3 load
  * is only reported, since the architecture merely permits it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: with paging off, every RAM page above the image is written and read back. */
 #include "tests/guests/lib/guest.h"
 

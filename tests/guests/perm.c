@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: the permission matrix of one paging mode (GUEST_MODE). */
 /* Supervisor/user x read/write/fetch x P/W/U/NX on the leaf and its parent x CR0.WP x EFER.NXE
  * x SMEP x SMAP/AC, each checked for fault, #PF error code, CR2, value and A/D bits against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: page-table entries rewritten by every instruction form the emulator handles. */
 /* MOV, XCHG, CMPXCHG/8B/16B, LOCK ALU, BTS/BTR/BTC, REP STOS/MOVS both ways, halves; each
  * followed by an access that must reach the new frame. */

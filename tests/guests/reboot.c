@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: reboots through via=kbc|cf9|fadt|triple and, booted again, finds its memory zeroed and its devices reset (loop=1: reboots at every boot; from=bsp|ap: with vCPU 1 started, that vCPU resets while the other sleeps in HLT). */
 #include "tests/guests/lib/guest.h"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-guests-bochs: boots every guest image directly under Bochs (no Umbra) via GRUB.
 # A second opinion on the architecture (Bochs, unlike QEMU TCG, keeps global TLB entries and
 # gives P|RSVD); slow, so not part of `make test`. Last line "guests-bochs: N passed, M failed".

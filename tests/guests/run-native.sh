@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-guests-native: boots every guest image directly under QEMU (no Umbra), checks results.
 # The last line is "guests-native: N passed, M failed".
 set -u

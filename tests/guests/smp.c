@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: vCPUs sharing page tables: concurrent faults, CR3 switches, remap and write-protect shootdowns, NMIs around shadows. */
 /* The APs start by INIT-SIPI-SIPI through the local APIC into a real-mode trampoline, or with
  * start=pv on the module line by Umbra's VCPU_START hypercall (what VMX without unrestricted

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Guest test programs (tests/guests/): build rules and the check-guests-native suite.
 # Natively (QEMU -kernel, no Umbra) each guest validates itself against the architecture.
 GUEST_OUT := $(BUILD)/guests

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The guest suite as boot groups, shared by check-qemu and check-bochs: guest_groups PREFIX ARGS...
 # boots each group of guests with the given run-case options, once plain and once with audit=1.
 G=${GUEST_DIR:-build/guests}

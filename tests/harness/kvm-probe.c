@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host helper for tests/harness/machine.sh: can this /dev/kvm run an unmodified guest? */
 /*
  * kvm-probe [DEVICE]: creates a VM with one vCPU in real mode that runs

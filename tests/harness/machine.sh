@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The QEMU machine of `make run` and the harness: firmware (BIOS or UEFI) and accelerator (KVM or TCG).
 #
 # Sourced. machine_accel ROOT sets UMBRA_ACCEL (kvm|tcg), UMBRA_ACCEL_WHY and UMBRA_HOST_VIRT

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """QMP client for run-case.sh --qmp-helper: stops and continues the VM in a loop until QEMU exits.
 
 Each stop/cont pair kicks every vCPU thread out of its execution loop, as a debugger or a

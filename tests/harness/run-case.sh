@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Boots one Umbra configuration in QEMU or Bochs and judges it from the exit status and summary.
 #
 # run-case.sh [options] NAME

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `make run`: boots an ISO in QEMU with Umbra's serial port on this terminal; exits as QEMU did.
 # FIRMWARE=bios|uefi and ACCEL=auto|tcg|kvm choose the machine (tests/harness/machine.sh).
 set -u

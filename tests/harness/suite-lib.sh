@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Shared by the emulator suites: runs cases through run-case.sh and prints the suite's totals.
 harness_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$harness_dir/machine.sh"

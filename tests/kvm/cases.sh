@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-kvm: Umbra on KVM's nested SVM. L0 is QEMU TCG (-cpu max) booting Debian's kernel, whose
 # /init (tests/kvm/init) loads kvm_amd nested=1 with npt=0 or npt=1 and runs an Umbra ISO in QEMU
 # under -accel kvm -cpu host (L2); this script reads L2's serial log and KVM's trace back from L1's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Builds L1's initramfs for check-kvm from installed and cached Debian packages only: busybox,
 # kvm/kvm-amd and the virtio disk modules (with the modules they depend on) from the kernel
 # package tests/linux/prepare.sh cached, QEMU's binary with its libraries and firmware, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Umbra under KVM's nested SVM, KVM itself inside QEMU TCG (tests/kvm/): make check-kvm.
 # Not in SUITES: its four cases take longer than make test's budget allows (docs/testing.md);
 # .ci/run runs it after make test.

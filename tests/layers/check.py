@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """check-layers: every #include and every linked symbol of Umbra against docs/design.md's matrix.
 
 usage: check.py DESIGN_MD OBJDIR SOURCE...   (sources as the Makefile builds them; their

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-layers: includes and linked symbols against the dependency matrix in docs/design.md.
 SUITES += check-layers
 .PHONY: check-layers

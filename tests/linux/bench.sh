@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench-linux: Debian's kernel runs the ubench workloads in four modes (Umbra's cached
 # shadow MMU, mmu=nocache, mmu=tdp, and natively under qemu -kernel); prints a table and writes
 # OUT/linux.csv (mode,workload,params,metric,value, as results.csv, which takes these rows too).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-linux: Debian's kernel with the test initramfs boots and passes its /init in every MMU mode.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fetches Debian's current linux-image-amd64 kernel and busybox-static (cached in OUT/cache) and
 # builds the test initramfs: busybox, tests/linux/init as /init, and the helpers given (in /bin).
 # The same kernel is also unpacked to OUT/vmlinux, the ELF that PVH boots (no decompressor).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The Linux test's result writer: `result VALUE` sends VALUE to Umbra's result port from user mode. */
 #include "pv/abi.h"
 

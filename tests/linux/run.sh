@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make run-linux: Umbra in QEMU with Debian's kernel as its only guest; this terminal is the
 # guest's serial console (its busybox shell). Type `poweroff -f` to end the guest; Ctrl-A X
 # quits QEMU. BOOT=pvh boots the unpacked vmlinux through its PVH entry instead of the bzImage.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Debian's stock kernel as an Umbra guest (tests/linux/): the initramfs, check-linux, run-linux.
 LINUX_OUT := $(BUILD)/linux
 LINUX_IMAGES := $(LINUX_OUT)/vmlinuz $(LINUX_OUT)/vmlinux $(LINUX_OUT)/initrd.gz

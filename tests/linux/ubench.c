@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The Linux benchmark's workloads (fork+exec, pipe ping-pong, mmap/touch/munmap) with Umbra's exit counts per operation. */
 /* No libc: raw system calls, and the STATS hypercall (restricted, so callable from user mode)
  * read before and after each workload. Natively (no Umbra) only times are printed. Output:

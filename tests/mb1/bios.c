@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: the machine as the BIOS leaves it: its IVT and tick count wake sti; hlt in real mode. */
 #include "tests/mb1/mb1.h"
 

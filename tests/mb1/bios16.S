@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 bios kernel: down to real mode with the BIOS's own IVT, strings and flags, sti; hlt, and back up. */
 /*
  * rm_call (32-bit, cdecl, rmswitch.h) drops to real mode as in realmode16.S, but keeps the interrupt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: the multiboot v1 information block: flags, command line, memory map, modules. */
 #include "tests/mb1/mb1.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: CPUID consistency, the MSR policy with its #GP cases (long mode), CR0/CR4 checks. */
 #include "tests/mb1/mb1.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: 8259 masks, port 0x80, PCI config space, CMOS/RTC, the local APIC by MMIO. */
 #include "tests/mb1/mb1.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: exceptions as the architecture delivers them: vectors, error codes, single step,
  * delivery onto a stack page not touched before, and (long mode) a double fault on an IST. */
 #include "tests/mb1/mb1.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel for the gdb tests (tests/gdb): a small call chain and globals for gdb to inspect. */
 #include "tests/mb1/mb1.h"
 

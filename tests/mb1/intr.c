@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: interrupts meeting exception delivery: a pending timer interrupt around events
  * delivered through a fresh IDT onto fresh stack pages, faults while delivering an interrupt,
  * and the benign/contributory/page-fault combinations of SDM Table 6-5 (double fault). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: the local APIC timer (one-shot, periodic, masked, divide, TSC deadline where
  * offered) and interrupt priority: IRR, ISR, PPR, TPR, EOI, self-IPIs by every shorthand and
  * x2APIC's SELF IPI, software disable, global disable and relocation through IA32_APIC_BASE. */

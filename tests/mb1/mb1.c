@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared helpers of the multiboot v1 differential kernels (linked into each of them). */
 #include "tests/mb1/mb1.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared helpers of the multiboot v1 differential kernels: guarded MSR/CR access, boot data. */
 #ifndef MB1_H
 #define MB1_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: the instruction forms a compiled kernel uses on device registers (here the APIC's
  * TPR), each emulated by Umbra; the forms to run are the words of the command line. */
 #include "tests/mb1/mb1.h"

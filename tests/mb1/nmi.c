@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: NMIs from the local APIC (self NMI IPIs): blocked from delivery until the
  * handler's IRET, one kept pending behind the one in service, more coalesced into it. */
 #include "tests/mb1/mb1.h"

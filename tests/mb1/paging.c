@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: one paging mode (GUEST_MODE): a reduced permission matrix, page-table writes,
  * large pages, and 200 address spaces built, checked and torn down. */
 #include "tests/mb1/mb1.h"

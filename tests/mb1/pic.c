@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: the 8259 pair with real sources: IRQ0 (PIT) and IRQ4 (the UART's THRE interrupt):
  * initialisation, nesting by priority, specific EOI, IRR/ISR, masking, AEOI, poll, rotation. */
 #include "tests/mb1/mb1.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: the 8254 PIT: modes 0, 2, 3, 4 by read-back and latches, channel 2 through port
  * 0x61 (gate, OUT2, refresh), IRQ0 through the 8259 (periodic and one-shot), TSC calibration. */
 #include "tests/mb1/mb1.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: the PVH boot protocol (Xen's struct hvm_start_info, version 1), as QEMU's
  * -kernel (its pvh.bin option ROM) and Umbra's loader give it: the entry state, the start
  * info, the command line, the modules, the memory map and the RSDP. Entered at pvh_start

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PVH entry of the pvh kernels (tests/mb1/pvh.c): the Xen ELF note and the 32-bit start.
  * The image has no multiboot header (QEMU's -kernel and Umbra would take that first), so the
  * loader must enter it the PVH way: 32-bit protected mode, paging off, flat segments, EBX =

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: real mode, dropped to from protected mode and left again (realmode16.S), twice. */
 #include "tests/mb1/mb1.h"
 

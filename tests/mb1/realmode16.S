@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 realmode kernel: the way down to real mode, the real-mode checks and the way back up. */
 /*
  * rm_call (32-bit, cdecl) drops from the library's 32-bit protected mode through 16-bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 real-mode kernels' way down and up (assembler macros): rm_call, pm32_back and the GDT. */
 /*
  * The includer defines RM_BASE, rm_start (where the copied part begins), O(x) = x - rm_start

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-mb1: boots each multiboot v1 kernel under qemu -kernel and as a guest of Umbra (QEMU SVM,
 # Bochs VMX; a few on Bochs SVM too) and requires the same serial output and exit status.
 # The last line is "mb1: N passed, M failed".

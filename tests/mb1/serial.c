@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: 16550 programming read back, output of its arguments, exit status from exit=V. */
 #include "tests/mb1/mb1.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Multiboot v1 differential kernels (tests/mb1/): build rules and the check-mb1 suite.
 # Each kernel boots under qemu -kernel and as a guest of Umbra; output and exit status must agree.
 MB1_OUT := $(BUILD)/mb1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: 16550 interrupts on IRQ4: IIR identification and priorities, THRE and received
  * data (loopback) interrupts, LSR bits, FIFO bits and depth, the MSR in loopback. */
 #include "tests/mb1/mb1.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mb1 kernel: touches devices Umbra does not model (parallel and game ports, floppy, HPET) and still finishes. */
 #include "tests/mb1/mb1.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* MMU micro-benchmarks for callgrind: only the measured calls are collected (client requests). */
 #include <stdio.h>
 #include <stdlib.h>

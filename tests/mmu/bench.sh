@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # bench-mmu: runs each phase of the MMU benchmark under callgrind and prints instructions per op.
 set -eu
 bin=$1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared setup for the MMU test programs: a standard guest memory layout and check helpers. */
 #ifndef TESTS_MMU_COMMON_H
 #define TESTS_MMU_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The software CPU: translates through the current shadow root like hardware, faults into the MMU. */
 #include <string.h>
 #include "lib/assert.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Randomized differential test: random guest operations on the MMU and the reference, audit each. */
 #include <stdio.h>
 #include <stdlib.h>

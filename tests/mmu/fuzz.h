@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The randomized differential test of the MMU (scenario 10), shared by the cmocka and -O2 drivers. */
 #ifndef TESTS_MMU_FUZZ_H
 #define TESTS_MMU_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The -O2 fuzz driver: make check-mmu (1,000,000 ops), make mmu-soak, and replays. */
 #include <stdio.h>
 #include <stdlib.h>

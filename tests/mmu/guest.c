@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest page-table builder for the tests. */
 #include "lib/assert.h"
 #include "tests/mmu/guest.h"

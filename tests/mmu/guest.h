@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Building guest page tables for the tests (through the hypervisor write path, on both machines). */
 #ifndef TESTS_MMU_GUEST_H
 #define TESTS_MMU_GUEST_H

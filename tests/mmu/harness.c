@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Harness platform: host pages with fake hpas, guest memory slots (MMU copy + reference copy). */
 #include <stdio.h>
 #include <stdlib.h>

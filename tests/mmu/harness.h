@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host harness for mmu/: guest memory in slots, platform ops, a software CPU and a reference walker. */
 #ifndef TESTS_MMU_HARNESS_H
 #define TESTS_MMU_HARNESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The reference machine: an independent walk of the guest's own tables in the reference memory. */
 
 /*

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-mmu: the cmocka programs (ASan+UBSan) and the -O2 fuzz: OPS operations in total, split
 # over guests of 2, 3 and 4 vCPUs (seeds SEED, SEED+1, SEED+2); last line is the total.
 set -u

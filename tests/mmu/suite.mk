@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shadow MMU host suite: mmu/*.c unchanged + the harness, under ASan+UBSan, plus the -O2 fuzz.
 #
 #   make check-mmu          scenarios (cmocka), 1,000,000-op differential fuzz with audit,

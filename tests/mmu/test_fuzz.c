@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Scenario 10 under ASan+UBSan (shorter runs, every mode and the nocache and tiny-pool variants)
  * and scenario 11: each mutation knob must make the differential test fail. */
 #include "tests/mmu/common.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* MMU scenarios 1-9 and 11 of issue 3, and the prefetch under large pages (12), each a cmocka
  * test, against the reference machine. */
 #include <pthread.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-monitor: a scripted monitor session on QEMU (SVM) through Umbra's serial input: Ctrl-A c,
 # then every command on a running guest, each typed once the log shows the answer to the one
 # before (run-case.sh --input-after), and the monitor= option at a guest's end.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-monitor: a scripted monitor session on a running guest (tests/monitor/run.sh).
 SUITES += check-monitor
 .PHONY: check-monitor

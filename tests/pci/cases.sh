@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-pci: what Umbra finds of the machine's PCI functions and IOMMUs, printed at boot.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-pci: host PCI enumeration and IOMMU discovery (DMAR, IVRS) on QEMU q35 (ECAM, bridges, edu, intel-iommu, amd-iommu) and Bochs (mechanism #1, no IOMMU).
 SUITES += check-pci
 .PHONY: check-pci

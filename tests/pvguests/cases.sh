@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-pv: the PV guests on Umbra (QEMU SVM, Bochs VMX) and natively (QEMU -kernel, GRUB multiboot2).
 # cases.sh PVGUEST_DIR; UMBRA_ELF overrides build/umbra.elf, PV_BOCHS=0 skips Bochs.
 # Last line: "pv: N passed, M failed".

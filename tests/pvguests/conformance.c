@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PV test guest: every hypercall with good and bad arguments; natively, pv_ops' native path. */
 /* Each bad call must return its documented error and change nothing: the buffers it names, the
  * entry it would write, CR3, the console (a marker the suite looks for in the log), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PV test guest: address spaces built and switched only through the lazy PV MMU path. */
 /* Every entry of NSPACES spaces (their kernel half, tables and test pages) is written by
  * MMU_UPDATE batches and every CR3 load and INVLPG is an MMU_OP, so under Umbra no page-table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PV test guests: a multiboot2 header (GRUB boots the images without Umbra) and timer stubs. */
 #define MB2_MAGIC 0xe85250d6
 	.section .multiboot, "a"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by the PV test guests: result checks, the test address space, ring 3, timer vectors. */
 #include "tests/pvguests/pvtest.h"
 

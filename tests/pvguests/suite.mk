@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # PV test guests (tests/pvguests/): build rules and the check-pv suite.
 # Built like tests/guests (its flags and library objects, defined before this fragment), plus
 # the guest-side PV library pv/guest/ and the shared test helpers here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PV test guest: runs until another guest stops it (booted with expect=stop). */
 #include "tests/pvguests/pvtest.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PV test guest: guest user mode (CPL 3) through pv_mod_ops, refused every privileged call. */
 #include "tests/pvguests/pvtest.h"
 

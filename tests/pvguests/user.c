@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Ring-3 cases: pv_mod_ops works from guest user mode, every privileged call is refused. */
 #include "tests/pvguests/pvtest.h"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-qemu: boots Umbra under QEMU (TCG: the SVM path; KVM where the host nests) in every CPU configuration, BIOS and UEFI.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"

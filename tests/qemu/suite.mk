@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-qemu: Umbra on QEMU TCG (SVM), plus the harness self-test with a faulting build.
 SUITES += check-qemu
 .PHONY: check-qemu

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-sched: no guest can keep a CPU from the others, and every run ends with its summary.
 # Runs on QEMU TCG (SVM), Bochs Haswell (VMX: the preemption timer) and Bochs Ryzen (SVM).
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest test: waits by interrupt (HLT, COM1 received-data on IRQ4) for typed bytes and prints them. */
 #include "tests/guests/lib/guest.h"
 

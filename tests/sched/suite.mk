@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-sched: preemption and time budgets. Guests that spin from their first instruction share a
 # CPU with a healthy guest, which must pass; guests that never end are cut off at their budget.
 SCHED_OUT := $(BUILD)/sched

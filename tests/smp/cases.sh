@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-smp: SMP guests (tests/guests/smp.c): AP start-up, shared page tables, the guest's own TLB shootdowns.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # soak-smp: the SMP guest's shootdown rounds for minutes, 4 vCPUs on QEMU -smp 4, shadow and nested paging side by side.
 # ROUNDS=N remap rounds per guest (default 1500: about 3 min here). The two runs share the host,
 # so each vCPU thread is often held up longer than a slice, as on a loaded CI machine.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-smp: guests with several vCPUs (vcpus=, cpus=) sharing page tables, on QEMU (SVM) and Bochs (VMX).
 .PHONY: check-smp
 SUITES += check-smp

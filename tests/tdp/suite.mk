@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Host tests of the two-dimensional-paging MMU (mmu/tdp.c) on a fake platform (cmocka, ASan+UBSan).
 TDP_OUT := $(BUILD)/host/tdp
 TDP_BINS := $(TDP_OUT)/test_tdp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host tests of mmu/tdp.c: a fake platform, and a walker that reads the tables as the CPU would. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # check-trace: exit traces (trace=NAME, the monitor's trace): a guest's trace holds exactly the
 # exits its report counts, none of its neighbour's, and converts to JSON with one event per exit.
 set -u

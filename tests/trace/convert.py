@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Exit traces out of a serial log: Chrome/Perfetto trace JSON, and a PNG timeline (gnuplot).
 
 convert.py SERIAL_LOG OUTDIR: every frame "trace: begin guest=G ..." .. "trace: end guest=G

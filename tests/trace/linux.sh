@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make trace-linux: Debian's kernel booted with its exits traced; the timeline of its boot as
 # OUT/linux-boot.json (Perfetto) and OUT/linux-boot.png, the boot phases marked.
 set -u

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-trace: exit traces recorded, dumped and converted (tests/trace/cases.sh).
 SUITES += check-trace
 .PHONY: check-trace

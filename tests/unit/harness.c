@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host stand-ins for what the kernel provides to lib/: panic, kprintf and log_level. */
 #include <stdio.h>
 #include <stdlib.h>

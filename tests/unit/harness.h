@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Host unit-test harness: cmocka includes and a panic() that tests can catch. */
 #ifndef TESTS_UNIT_HARNESS_H
 #define TESTS_UNIT_HARNESS_H

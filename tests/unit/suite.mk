@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables and the MSR policy against CPUID, the backends' exit lists and entry checks (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
 UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy exit_tables entry_checks pci iommu pci_assign vtd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* docs/abi.md against pv/abi.h and pv/classes.c: every call and error, its number and class. */
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Unit test of tests/harness/machine.sh: the KVM/TCG choice on made-up hosts, and the QEMU options.
 #
 # The hosts are directories standing in for /dev, /sys and /proc. The machines CI and the

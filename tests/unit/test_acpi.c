@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for arch/x86/acpi.c on table images in a buffer that plays physical memory. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for vmm/acpi_tables.c: the guest's tables, checked by sums and by Umbra's own ACPI parser. */
 #include <string.h>
 #include "tests/unit/harness.h"

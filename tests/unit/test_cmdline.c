@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for lib/cmdline.c: word iteration, lookup, truncation and number parsing. */
 #include <string.h>
 #include "tests/unit/harness.h"

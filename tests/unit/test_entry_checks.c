@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The backends' own VM-entry checks (audit=1): valid states pass, each rule's one broken field is caught by name. */
 #include <string.h>
 

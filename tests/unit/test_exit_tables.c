@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The backends' exit lists cover every VMX exit reason and SVM exit code, each with a deliberate action; virt.h's event rules: RF for injected faults, the single step owed, DR6. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for vmm/gdb_packet.c: framing, checksums, escapes, oversize, resync, hex codecs. */
 #include <stdio.h>
 #include <string.h>

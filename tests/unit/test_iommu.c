@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for arch/x86/dmar.c and ivrs.c: synthetic DMAR and IVRS tables, good, odd and malformed. */
 #include <stdlib.h>
 #include <string.h>

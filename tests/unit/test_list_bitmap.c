@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for lib/list.h and lib/bitmap.h. */
 #include <string.h>
 #include "tests/unit/harness.h"

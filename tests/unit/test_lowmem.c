@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for boot/lowmem.c: the AP trampoline's page from BIOS and UEFI memory maps. */
 #include <string.h>
 #include "tests/unit/harness.h"

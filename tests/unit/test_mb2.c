@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for boot/mb2.c on hand-built multiboot2 information images (BIOS and UEFI), valid and malformed. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Audit of the MSR policy against the CPUID policy on made-up Intel and AMD CPUs: an MSR exists exactly when what it needs is announced. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for lib/palloc.c on a 16 MiB host buffer standing in for physical memory. */
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for arch/x86/pci.c: the bus walk and BAR sizing on synthetic configuration spaces. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for vmm/pci_assign.c: pci= parsing and every refusal, on a made-up machine. */
 #include <string.h>
 #include "tests/unit/harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for lib/printf.c: conversions, flags, truncation and the callback engine. */
 /* Deliberately odd formats (unknown conversions, NULL %s) are part of what is tested. */
 #pragma GCC diagnostic ignored "-Wformat"

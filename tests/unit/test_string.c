@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for lib/string.c, built under lib_* names (see suite.mk) so libc's stay apart. */
 #include <string.h>
 #include "tests/unit/harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests for the VT-d driver: page tables and context entries walked as the hardware would, the fault decoder, a register block. */
 #include <stdlib.h>
 #include <string.h>

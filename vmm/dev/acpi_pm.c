@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The ACPI PM1 event/control registers and the 3.579545 MHz PM timer, in closed form from the clock. */
 #include "vmm/dev/acpi_pm.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The ACPI power-management registers of a PC chipset: PM1 event and control, the PM timer. */
 #ifndef VMM_DEV_ACPI_PM_H
 #define VMM_DEV_ACPI_PM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The PC board: one table of port and MMIO ranges, the glue from models to guests, IRQ wiring. */
 #include "vmm/dev/board.h"
 #include "arch/x86/tsc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The guest's PC board: which device model answers which port and MMIO range, and the IRQ wiring. */
 #ifndef VMM_DEV_BOARD_H
 #define VMM_DEV_BOARD_H

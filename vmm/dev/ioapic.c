@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The I/O APIC model: indirect registers, redirection entries, edge and level pins, EOI. */
 #include "vmm/dev/ioapic.h"
 #include "lib/string.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The 82093AA I/O APIC (24 pins, with the version-0x20 EOI register), as a pure model. */
 #ifndef VMM_DEV_IOAPIC_H
 #define VMM_DEV_IOAPIC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The 8042 keyboard controller as far as kernels use it without a keyboard: reset and the A20 gate. */
 #include "vmm/dev/kbc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The 8042 keyboard controller as far as kernels use it without a keyboard: reset and the A20 gate. */
 #ifndef VMM_DEV_KBC_H
 #define VMM_DEV_KBC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The guest's local APIC model: xAPIC/x2APIC registers, priorities, EOI, self IPIs, the timer. */
 #include "vmm/dev/lapic.h"
 

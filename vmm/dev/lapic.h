@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The guest's local APIC: registers (xAPIC MMIO and x2APIC MSRs), priorities, EOI, the timer. */
 #ifndef VMM_DEV_LAPIC_H
 #define VMM_DEV_LAPIC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The PC's 8259A pair: initialisation words, masks, nested priorities with rotation, EOI, poll. */
 #include "vmm/dev/pic.h"
 #include "lib/string.h"

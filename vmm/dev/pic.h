@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The 8259A pair of a PC (master at 0x20, slave at 0xa0 cascaded on IRQ2), as a pure model. */
 #ifndef VMM_DEV_PIC_H
 #define VMM_DEV_PIC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The 8254 interval timer: three channels counting in closed form from the clock, and port 0x61. */
 #include "vmm/dev/pit.h"
 #include "lib/string.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The 8254 interval timer (ports 0x40-0x43) and port 0x61's gate and OUT bits, as a pure model. */
 #ifndef VMM_DEV_PIT_H
 #define VMM_DEV_PIT_H

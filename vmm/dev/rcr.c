@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The reset control register at port 0xCF9 (Intel's PCH, PIIX4): a write with RST_CPU resets the machine. */
 #include "vmm/dev/rcr.h"
 

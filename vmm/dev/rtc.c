@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* CMOS/RTC model: the clock counts from a fixed date; register B picks BCD or binary, 12 or 24 h. */
 #include "vmm/dev/rtc.h"
 #include "lib/string.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The MC146818 CMOS clock and RAM (ports 0x70/0x71): a fixed date plus the time since boot. */
 #ifndef VMM_DEV_RTC_H
 #define VMM_DEV_RTC_H

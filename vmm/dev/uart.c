@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A 16550A UART model: registers, RX FIFO with trigger level, interrupts, loopback, modem lines. */
 #include "vmm/dev/uart.h"
 

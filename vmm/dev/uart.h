@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A 16550A UART (8 registers): FIFOs, interrupts, loopback, and input pushed in by the host. */
 #ifndef VMM_DEV_UART_H
 #define VMM_DEV_UART_H

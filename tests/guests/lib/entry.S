@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest entry: multiboot v1 header, 32-bit start, exception and interrupt stubs, ring 3. */
 /* 64-bit images switch to long mode here, before any C runs. */
 #define MB_MAGIC 0x1badb002

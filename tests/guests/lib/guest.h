@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest kernel library API: boot, console, faults and probes, CPU features, pages, paging. */
 #ifndef GUEST_H
 #define GUEST_H

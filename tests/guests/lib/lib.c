@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Guest library core: boot info, console, descriptors, exceptions, probes, CPU, pages. */
 #include <stdarg.h>
 #include "tests/guests/lib/guest.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Address spaces in every paging mode: one interface over the 4- and 8-byte instantiations. */
 #include "tests/guests/lib/guest.h"
 

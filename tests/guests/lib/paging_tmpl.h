@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Page-table walk and build for one entry size (4 or 8 bytes), after KVM's paging_tmpl.h. */
 #if PTE_BYTES == 4
 #define PT_T uint32_t
