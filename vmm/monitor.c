@@ -370,7 +370,6 @@ static const struct mon_cmd {
 	void (*fn)(struct vm *vm, const char *arg);
 } cmds[] = {
 	{ "guests", "", 0, do_guests },
-	{ "top", "", 0, do_top },
 	{ "regs", " NAME", 1, do_regs },
 	{ "walk", " NAME GVA", 2, do_walk },
 	{ "shadow", " NAME", 1, do_shadow },
@@ -381,6 +380,7 @@ static const struct mon_cmd {
 	{ "focus", " NAME", 1, do_focus },
 	{ "log", " NAME", 1, do_log },
 	{ "nmi", " NAME", 1, do_nmi },
+	{ "top", "", 0, do_top },
 	{ "trace", " NAME on|off|dump", 2, do_trace },
 	{ "help", "", 0, cmd_help },
 };
