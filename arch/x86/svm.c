@@ -224,7 +224,7 @@ static bool insn_intercept_words(u32 *misc1, u32 *misc2)
 #define NP_ENABLE BIT(0)
 #define CR_BIT_CR3 BIT(3)
 
-void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa);
+void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa, u64 shadow);
 
 /* The VMCB packs segment attributes as x86_seg does: access byte, then AVL, L, D/B, G. */
 static u16 attr_to_vmcb(u16 a) { return a & 0xfff; }
@@ -713,7 +713,7 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	 * guest's is loaded by hand around it. The host never sets TF, so BTF means nothing to
 	 * it meanwhile; its own value is 0. A CPU without the MSR keeps the guest's copy only. */
 	bool debugctl = v->debugctl && wrmsr_safe(MSR_DEBUGCTL, v->debugctl);
-	svm_world_switch(v->arch_pa, v->regs.gpr, this_cpu()->virt_host_pa);
+	svm_world_switch(v->arch_pa, v->regs.gpr, this_cpu()->virt_host_pa, vmcb->int_shadow & 1);
 	if (debugctl)
 		wrmsr(MSR_DEBUGCTL, 0);
 

@@ -7,7 +7,7 @@
 
 	.text
 	.globl svm_world_switch
-/* void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa) */
+/* void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa, u64 shadow) */
 svm_world_switch:
 	pushq %rbp
 	movq %rsp, %rbp
@@ -16,6 +16,7 @@ svm_world_switch:
 	pushq %r13
 	pushq %r14
 	pushq %r15
+	pushq %rcx		/* shadow: the guest enters inside an STI/MOV SS shadow */
 	pushq %rsi		/* the gpr array, needed again after the exit */
 	pushq %rdx		/* host save area */
 	pushq %rdi		/* guest VMCB */
@@ -34,9 +35,17 @@ svm_world_switch:
 	/* Host IF=1 at VMRUN is what lets a physical interrupt exit the guest (V_INTR_MASKING);
 	 * GIF=0 still holds it off the host until the exit is handled. #VMEXIT restores the
 	 * host's RFLAGS with IF=1: clear it before STGI, so the host takes the interrupt only
-	 * where it chooses to. */
+	 * where it chooses to.
+	 * QEMU before 9.1 does not load the VMCB's interrupt shadow: its guest inherits the
+	 * host's, so VMRUN sits in STI's shadow exactly when the guest's shadow is on. A guest
+	 * entered at an STI inside a shadow it does not have would lose that STI's own shadow
+	 * (a second STI does not extend it). */
+	cmpq $0, 24(%rsp)
+	jne 1f
 	sti
-	vmrun
+	jmp 2f			/* STI's shadow ends on the jump */
+1:	sti
+2:	vmrun
 	cli
 	vmsave
 
@@ -53,6 +62,7 @@ svm_world_switch:
 	vmload
 	stgi
 	popq %rsi
+	popq %rcx
 	popq %r15
 	popq %r14
 	popq %r13
