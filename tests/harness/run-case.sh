@@ -111,7 +111,8 @@ run_in_terminal() {
   { printf 'timeout --foreground %q' "$timeout_s"; printf ' %q' "${qemu[@]}"
     printf ' 2>%q\necho $? > %q\n' "$work/emu.txt" "$work/emu.rc"; } > "$work/emu.sh"
   "${tmux[@]}" new-session -d -s umbra -x 80 -y 24 "bash $work/emu.sh" </dev/null ||
-    { echo "FAIL $name: tmux could not start" > "$work/emu.txt"; return 125; }
+    { echo "run-case.sh: tmux could not start a session" > "$work/terminal.txt"; driver_rc=125
+      return 125; }
   $terminal "$sock" >"$work/terminal.txt" 2>&1 </dev/null &
   driver=$!
   until [ -e "$work/emu.rc" ]; do

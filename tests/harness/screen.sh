@@ -44,6 +44,10 @@ screen_last() { screen_text | grep -v '^ *$' | tail -n 1 | grep -qE -- "$1"; }
 # screen_row N REGEX: the screen's row N (1 is the top) matches.
 screen_row() { screen_tmux capture-pane -p -t umbra | sed -n "$1p" | grep -qE -- "$2"; }
 
+# screen_row_drawn N: the screen's row N with its attributes as SGR sequences (tmux writes the
+# ones a row starts with only when the capture starts at that row).
+screen_row_drawn() { screen_tmux capture-pane -p -e -t umbra -S $(($1 - 1)) -E $(($1 - 1)); }
+
 # screen_cursor X Y: the cursor is at column X, row Y (0-based, as tmux counts).
 screen_cursor() { [ "$(screen_tmux display -p -t umbra '#{cursor_x} #{cursor_y}')" = "$1 $2" ]; }
 

@@ -27,8 +27,10 @@ typed() { screen_row 1 "^$text\$" && screen_cursor ${#text} 0; }
 
 screen_wait "the shell's prompt" done_with screen_has "^Enter 'help' for a list"
 # A serial line has no window size (0x0), so busybox vi would ask the terminal (ESC [6n) and
-# wait 100 ms for the answer: a race on a loaded machine. A serial console's user sets it.
-cmd "stty rows 24 cols 80; ls /" "the root's listing" screen_has '^bin .*\bproc\b.*\bsys\b'
+# wait 100 ms for the answer: a race on a loaded machine. A serial console's user sets it, and
+# keeps the kernel's late messages off the screen being checked (dmesg -n 1).
+cmd "stty rows 24 cols 80; dmesg -n 1; ls /" "the root's listing" \
+  screen_has '^bin .*\bproc\b.*\bsys\b'
 cmd 'echo sum=$((6*7))' "the sum" screen_has '^sum=42$'
 
 # vi draws its whole screen (cursor addressing: tildes to row 23, its status line on row 24),
@@ -52,14 +54,18 @@ cmd "clear; cat /tmp/f; wc -c < /tmp/f" "the file" screen_is "$text" $((${#text}
 # top draws one frame; the prompt after it scrolls the first line into the history.
 cmd "top -n 1" "top's frame" screen_has '^ +PID +PPID +USER +STAT +VSZ +%VSZ +%CPU +COMMAND$' -S -24
 screen_has '^Mem: [0-9]+K used, [0-9]+K free' -S -24 || screen_fail "top drew no Mem: line"
-screen_has ' top -n 1$' -S -24 || screen_fail "top did not list itself"
+screen_has '^ +[0-9]+ +[0-9]+ .* top -n 1$' -S -24 || screen_fail "top did not list itself"
 ! screen_has "$escape_text" -S - || screen_fail "escape sequences shown as text: $(
   screen_text -S - | grep -E -- "$escape_text" | head -n 3)"
 
-# Umbra's summary, after the guest's raw output, is the last line and starts a line of its own.
-screen_type "poweroff -f"; screen_keys Enter
+# Umbra's summary, after the guest's raw output, is the last line, a line of its own, and
+# does not carry the attributes the guest left on (reverse video, then the kernel's last line).
+screen_type "printf '\\033[7m'; poweroff -f"; screen_keys Enter
 screen_wait "QEMU's end" screen_ended
 last=$(screen_text | grep -v -e '^ *$' -e '^Pane is dead' | tail -n 1)
 [[ $last =~ ^UMBRA\ SUMMARY:\ .*result=pass ]] || screen_fail "the last line is not the summary: $last"
+row=$(screen_tmux capture-pane -p -t umbra | grep -n '^UMBRA SUMMARY: ' | tail -n 1 | cut -d: -f1)
+[[ $(screen_row_drawn "$row") == "UMBRA SUMMARY: "* ]] ||
+  screen_fail "the summary is drawn with the guest's attributes: $(screen_row_drawn "$row" | cat -v)"
 screen_has '^guest linux: ended=poweroff ' || screen_fail "no line says the guest ended"
 echo "terminal: vi wrote /tmp/f, top drew its frame, the summary ends the screen"
