@@ -33,7 +33,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/machine.sh"
-serial2="" emu=qemu cpu="" firmware=${FIRMWARE:-bios} smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input="" qmp_helper="" helper_rc=0
+serial2="" emu=qemu cpu="" firmware=${FIRMWARE:-bios} smp=1 mem=256 elf="$root/build/umbra.elf" cmdline="" timeout_s=60 expect_fail=0 input="" qmp_helper="" helper_rc=0 terminal="" driver_rc=0
 modules=() qemu_extra=() expects=() expect_logs=() after_res=() after_files=()
 while [ $# -gt 1 ]; do
   case $1 in
@@ -53,6 +53,7 @@ while [ $# -gt 1 ]; do
     --serial2) serial2=$2; shift 2;;
     --input) input=$2; shift 2;;
     --qmp-helper) qmp_helper=$2; shift 2;;
+    --terminal) terminal=$2; shift 2;;
     --input-after) after_res+=("$2") after_files+=("${3:?--input-after REGEX FILE}"); shift 3;;
     *) echo "run-case.sh: unknown option $1"; exit 2;;
   esac
@@ -97,9 +98,49 @@ feed_input() {
   while [ "$(date +%s)" -lt "$deadline" ] && kill -0 $$ 2>/dev/null; do sleep 1; done
 }
 
+# run_in_terminal (qemu[] set; returns QEMU's exit status): QEMU in a detached tmux session
+# whose pane stays after it ends (the driver reads the last screen), the driver beside it.
+# The driver's failure ends QEMU at once: the guest would otherwise wait for keys until the
+# case's timeout. The whole pane, history included, is kept in screen.txt.
+run_in_terminal() {
+  local sock=$work/tmux.sock tmux status=exit-terminal driver
+  tmux=(tmux -S "$sock" -f "$work/tmux.conf")
+  printf 'set -g remain-on-exit on\nset -g history-limit 5000\n' > "$work/tmux.conf"
+  # timeout --foreground: QEMU stays in the pane's foreground process group, so it may read
+  # the terminal and set it raw.
+  { printf 'timeout --foreground %q' "$timeout_s"; printf ' %q' "${qemu[@]}"
+    printf ' 2>%q\necho $? > %q\n' "$work/emu.txt" "$work/emu.rc"; } > "$work/emu.sh"
+  "${tmux[@]}" new-session -d -s umbra -x 80 -y 24 "bash $work/emu.sh" </dev/null ||
+    { echo "run-case.sh: tmux could not start a session" > "$work/terminal.txt"; driver_rc=125
+      return 125; }
+  $terminal "$sock" >"$work/terminal.txt" 2>&1 </dev/null &
+  driver=$!
+  until [ -e "$work/emu.rc" ]; do
+    if [ -n "$driver" ] && ! kill -0 "$driver" 2>/dev/null; then
+      wait "$driver"; driver_rc=$? driver=""
+      [ "$driver_rc" = 0 ] || break
+    fi
+    "${tmux[@]}" has-session -t umbra 2>/dev/null || break
+    sleep 0.2
+  done
+  [ -e "$work/emu.rc" ] && status=$(cat "$work/emu.rc")
+  if [ -n "$driver" ]; then  # QEMU is gone: the driver sees the pane dead and ends
+    for _ in $(seq 50); do kill -0 "$driver" 2>/dev/null || break; sleep 0.2; done
+    kill "$driver" 2>/dev/null
+    wait "$driver"; driver_rc=$?
+  fi
+  "${tmux[@]}" capture-pane -p -S - -t umbra > "$work/screen.txt" 2>/dev/null
+  "${tmux[@]}" kill-server 2>/dev/null
+  [[ $status =~ ^[0-9]+$ ]] && return "$status"
+  return 125
+}
+
 start=$(date +%s%N)
 case $emu in
   qemu)
+    if [ -n "$terminal" ] && { [ -n "$input" ] || [ ${#after_res[@]} -gt 0 ]; }; then
+      echo "FAIL $name: --terminal types its own input, not --input or --input-after"; exit 1
+    fi
     # With input, the serial port is QEMU's stdio: the file feeds it, the log takes its output.
     serial=("file:$log") in_file=/dev/null out_file=$work/emu.txt feeder=""
     [ -n "$input" ] && serial=(stdio) in_file=$input out_file=$log
@@ -123,12 +164,18 @@ case $emu in
     [ "${cpu:-max}" = max ] || accel=tcg
     UMBRA_ACCEL=$accel machine_accel_args "${cpu:-max}"
     machine_firmware "$firmware" "$work" || { echo "FAIL $name: no $firmware firmware"; exit 1; }
-    timeout "$timeout_s" qemu-system-x86_64 "${ACCEL_ARGS[@]}" "${FIRMWARE_ARGS[@]}" -machine q35 \
+    # A terminal: the serial port is QEMU's stdio, the tmux pane; the log is its copy.
+    [ -n "$terminal" ] && serial=(chardev:com1) qemu_extra+=(-chardev "stdio,id=com1,signal=off,logfile=$log")
+    qemu=(qemu-system-x86_64 "${ACCEL_ARGS[@]}" "${FIRMWARE_ARGS[@]}" -machine q35 \
       -smp "$smp" -m "${mem}M" -cdrom "$work/umbra.iso" -boot d -display none \
       -serial "${serial[@]}" ${serial2:+-serial "$serial2"} -monitor none -no-reboot \
-      -device isa-debug-exit,iobase=0xf4,iosize=0x04 "${qmp_args[@]}" "${qemu_extra[@]}" \
-      <"$in_file" >"$out_file" 2>&1
-    rc=$?
+      -device isa-debug-exit,iobase=0xf4,iosize=0x04 "${qmp_args[@]}" "${qemu_extra[@]}")
+    if [ -n "$terminal" ]; then
+      run_in_terminal; rc=$?
+    else
+      timeout "$timeout_s" "${qemu[@]}" <"$in_file" >"$out_file" 2>&1
+      rc=$?
+    fi
     if [ -n "$helper" ]; then
       # QEMU is gone, so its socket is closed: the helper ends now (killed if it hangs).
       for _ in $(seq 50); do kill -0 "$helper" 2>/dev/null || break; sleep 0.2; done
@@ -141,6 +188,7 @@ case $emu in
   bochs)
     [ ${#after_res[@]} -eq 0 ] || { echo "FAIL $name: --input-after needs --emu qemu"; exit 1; }
     [ -z "$qmp_helper" ] || { echo "FAIL $name: --qmp-helper needs --emu qemu"; exit 1; }
+    [ -z "$terminal" ] || { echo "FAIL $name: --terminal needs --emu qemu"; exit 1; }
     [ "$firmware" = bios ] || { echo "FAIL $name: --firmware $firmware needs --emu qemu"; exit 1; }
     accel=bochs
     cat > "$work/bochsrc" <<BX
@@ -182,7 +230,9 @@ if [ "$expect_fail" = 1 ]; then
     pass/*|*/*result=pass*) why="expected a failed run, got status=$status";;
   esac
 else
-  [ "$status" = pass ] || why="emulator status $status"
+  [ "$driver_rc" != 0 ] &&
+    why="the terminal driver failed (exit $driver_rc): $(tail -n 1 "$work/terminal.txt")"
+  [ -z "$why" ] && [ "$status" != pass ] && why="emulator status $status"
   [ -z "$why" ] && [ "$helper_rc" != 0 ] &&
     why="the QMP helper failed (exit $helper_rc): $(tr '\n' ' ' < "$work/qmp-helper.txt")"
   [ -z "$why" ] && [ "$nsum" != 1 ] && why="expected exactly one summary line, got $nsum"
@@ -200,10 +250,12 @@ done
 if [ -z "$why" ]; then
   echo "PASS $name (${ms} ms, $accel, $firmware) $summary"
   [ -z "$qmp_helper" ] || cat "$work/qmp-helper.txt"
+  [ -z "$terminal" ] || cat "$work/terminal.txt"
   exit 0
 fi
 echo "FAIL $name: $why"
 [ -z "$qmp_helper" ] || cat "$work/qmp-helper.txt"
+[ -z "$terminal" ] || cat "$work/terminal.txt"
 echo "---- serial log of $name ----"
 tr -d '\r' < "$log" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g'
 echo "---- end of $name ----"
