@@ -463,5 +463,7 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		vm_unlock(vm);
 	if (v->dr_active)
 		dr_save(v);
+	if (virt->vcpu_put)
+		virt->vcpu_put(&v->hw);
 	return ran;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Per-CPU GDT and TSS: flat 64-bit kernel segments and IST stacks for NMI, #DF and #MC. */
+/* Per-CPU GDT and TSS: flat 64-bit kernel segments, and a TSS with no IST stacks. */
 #include "arch/x86/percpu.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/traps.h"
@@ -8,7 +8,6 @@
 struct percpu percpus[NR_CPUS];
 u32 cpus_online;
 
-static u8 bsp_ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));
 extern u8 boot_stack[];
 
 static u64 tss_desc_low(u64 base, u32 limit)
@@ -25,16 +24,12 @@ void percpu_init(struct percpu *pc, u32 index, u32 apic_id)
 	if (index == 0) {
 		pc->bsp = true;
 		pc->kstack = boot_stack;
-		for (int i = 0; i < 3; i++)
-			pc->ist[i] = bsp_ist_stacks[i];
 	}
 	pc->gdt[0] = 0;
 	pc->gdt[1] = 0x00af9a000000ffffull; /* kernel code, L=1 */
 	pc->gdt[2] = 0x00cf92000000ffffull; /* kernel data */
 	memset(&pc->tss, 0, sizeof(pc->tss));
 	pc->tss.rsp[0] = (u64)pc->kstack + KSTACK_SIZE;
-	for (int i = 0; i < 3; i++)
-		pc->tss.ist[i] = (u64)pc->ist[i] + IST_STACK_SIZE;
 	pc->tss.iomap_base = sizeof(pc->tss); /* no I/O bitmap */
 	pc->gdt[3] = tss_desc_low((u64)&pc->tss, sizeof(pc->tss) - 1);
 	pc->gdt[4] = (u64)&pc->tss >> 32;

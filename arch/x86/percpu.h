@@ -7,7 +7,6 @@
 
 #define NR_CPUS 64
 #define KSTACK_SIZE (16 * 1024)
-#define IST_STACK_SIZE (8 * 1024)
 
 struct tss {
 	u32 reserved0;
@@ -18,8 +17,6 @@ struct tss {
 	u16 reserved3;
 	u16 iomap_base;
 } PACKED;
-
-enum { IST_DOUBLE_FAULT = 1, IST_NMI = 2, IST_MACHINE_CHECK = 3 };
 
 #define GDT_KCODE 0x08
 #define GDT_KDATA 0x10
@@ -35,9 +32,8 @@ struct percpu {
 	u64 gdt[GDT_ENTRIES];
 	struct tss tss;
 	u8 *kstack;         /* KSTACK_SIZE bytes */
-	u8 *ist[3];         /* IST_STACK_SIZE bytes each */
 	void *virt;         /* the backend's per-CPU state */
-	u64 virt_host_pa;   /* SVM: where VMSAVE keeps host state across a world switch */
+	const void *vmload_owner; /* SVM: the vCPU whose VMLOAD set the registers hold (its turn) */
 	u64 tsc_aux;        /* what the real TSC_AUX holds (the last guest's) */
 	u64 timer_armed;    /* the TSC deadline the host timer is armed for (0: none) */
 	const void *dr_owner;/* the vCPU whose DR0-DR3 and DR6 the CPU holds (NULL: none) */

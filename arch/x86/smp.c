@@ -43,12 +43,6 @@ static bool alloc_stacks(struct percpu *pc)
 	if (!k)
 		return false;
 	pc->kstack = phys_to_virt(k);
-	for (int i = 0; i < 3; i++) {
-		u64 s = palloc_alloc_contig(IST_STACK_SIZE / PAGE_SIZE, 1);
-		if (!s)
-			return false;
-		pc->ist[i] = phys_to_virt(s);
-	}
 	return true;
 }
 

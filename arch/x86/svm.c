@@ -4,6 +4,7 @@
 #include "arch/x86/svm_exits.h"
 #include "arch/x86/svm_db.h"
 #include "arch/x86/svm_check.h"
+#include "arch/x86/svm_entry.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
@@ -76,15 +77,9 @@ static int svm_cpu_enable(struct percpu *pc)
 		pc->virt_error = "no memory for the host save area";
 		return -1;
 	}
-	u64 host_vmcb = palloc_alloc();
-	if (!host_vmcb) {
-		pc->virt_error = "no memory for the host state area";
-		return -1;
-	}
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SVME);
 	wrmsr(MSR_VM_HSAVE_PA, hsave);
 	pc->virt = phys_to_virt(hsave);
-	pc->virt_host_pa = host_vmcb;
 
 	fmt_snprintf(pc->virt_info, sizeof(pc->virt_info),
 		     "svm rev=%u asids=%u npt=%s nrip_save=%s decode_assists=%s clean_bits=%s "
@@ -224,7 +219,6 @@ static bool insn_intercept_words(u32 *misc1, u32 *misc2)
 #define NP_ENABLE BIT(0)
 #define CR_BIT_CR3 BIT(3)
 
-void svm_world_switch(u64 vmcb_pa, u64 *gpr, u64 host_vmcb_pa, u64 shadow);
 
 /* The VMCB packs segment attributes as x86_seg does: access byte, then AVL, L, D/B, G. */
 static u16 attr_to_vmcb(u16 a) { return a & 0xfff; }
@@ -245,11 +239,42 @@ struct svm_soft {
 	bool step;        /* this entry steps over the IRET with Umbra's TF */
 	u64 iret_rip;
 	u64 step_dr6;     /* the guest's DR6 before that step */
+	u64 gs_base;      /* the guest's GS base between exits (the CPU has the host's) */
+	bool vmcb_behind; /* the guest ran since the VMCB's copy of its VMLOAD set was taken */
 };
 enum { SVM_PAGES = 7 };
 static struct svm_soft *soft_of(struct vcpu_hw *v)
 {
 	return phys_to_virt(v->arch_pa + (SVM_PAGES - 1) * PAGE_SIZE);
+}
+
+/* The VMLOAD set (FS, GS, TR, LDTR with their hidden parts, KernelGsBase, STAR/LSTAR/CSTAR/
+ * SFMASK, SYSENTER_CS/ESP/EIP) is the guest's in the CPU for the whole of a vCPU's turn: the
+ * host uses none of it but GS's base, which the world switch swaps by WRMSR, and no IST (whose
+ * stacks the guest's TR would point elsewhere). VMLOAD at the turn's first entry and VMSAVE
+ * when Umbra reads the set or the turn ends take the place of a VMSAVE and a VMLOAD on each
+ * side of every VMRUN: four exits to a nested hypervisor without virtual VMLOAD/VMSAVE. */
+static bool vmload_set_held(const struct vcpu_hw *v) { return this_cpu()->vmload_owner == v; }
+
+/* The VMCB's copy of the set made current. Only the CPU holding it can: elsewhere (a dump
+ * from another CPU) the copy of the last sync is what there is. */
+static void vmload_set_sync(struct vcpu_hw *v)
+{
+	struct svm_soft *soft = soft_of(v);
+
+	if (!vmload_set_held(v) || !soft->vmcb_behind)
+		return;
+	__asm__ volatile("vmsave %%rax" ::"a"(v->arch_pa) : "memory");
+	vmcb_of(v)->gs.base = soft->gs_base; /* VMSAVE took the host's */
+	soft->vmcb_behind = false;
+}
+
+/* Before Umbra changes the VMCB's copy: the CPU reloads it at the next entry. */
+static void vmload_set_edit(struct vcpu_hw *v)
+{
+	vmload_set_sync(v);
+	if (vmload_set_held(v))
+		this_cpu()->vmload_owner = NULL;
 }
 
 static void seg_to_vmcb(struct vmcb_seg *d, const struct x86_seg *s)
@@ -345,8 +370,17 @@ static int svm_vcpu_create(struct vcpu_hw *v)
 	return 0;
 }
 
+static void svm_vcpu_put(struct vcpu_hw *v)
+{
+	vmload_set_edit(v);
+}
+
 static void svm_vcpu_destroy(struct vcpu_hw *v)
 {
+	/* Its address may be a new vCPU's next: no CPU may take that one's set as loaded. */
+	for (u32 i = 0; i < NR_CPUS; i++)
+		if (percpus[i].vmload_owner == v)
+			percpus[i].vmload_owner = NULL;
 	for (int i = 0; i < SVM_PAGES; i++)
 		palloc_free(v->arch_pa + i * PAGE_SIZE);
 	v->arch = NULL;
@@ -392,6 +426,7 @@ static void svm_read_segments(struct vcpu_hw *v)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 	struct x86_seg *s = v->regs.seg;
+	vmload_set_sync(v);
 	seg_from_vmcb(&s[X86_ES], &vmcb->es);
 	seg_from_vmcb(&s[X86_CS], &vmcb->cs);
 	seg_from_vmcb(&s[X86_SS], &vmcb->ss);
@@ -415,6 +450,7 @@ static void svm_write_segments(struct vcpu_hw *v)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 	const struct x86_seg *s = v->regs.seg;
+	vmload_set_edit(v);
 	seg_to_vmcb(&vmcb->es, &s[X86_ES]);
 	seg_to_vmcb(&vmcb->cs, &s[X86_CS]);
 	seg_to_vmcb(&vmcb->ss, &s[X86_SS]);
@@ -713,7 +749,14 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	 * guest's is loaded by hand around it. The host never sets TF, so BTF means nothing to
 	 * it meanwhile; its own value is 0. A CPU without the MSR keeps the guest's copy only. */
 	bool debugctl = v->debugctl && wrmsr_safe(MSR_DEBUGCTL, v->debugctl);
-	svm_world_switch(v->arch_pa, v->regs.gpr, this_cpu()->virt_host_pa, vmcb->int_shadow & 1);
+	struct percpu *pc = this_cpu();
+	struct svm_soft *soft = soft_of(v);
+	u64 flags = (vmcb->int_shadow & 1) ? SVM_SWITCH_SHADOW : 0;
+	if (pc->vmload_owner != v)
+		flags |= SVM_SWITCH_VMLOAD;
+	svm_world_switch(v->arch_pa, v->regs.gpr, flags, &soft->gs_base, (u64)pc);
+	pc->vmload_owner = v;
+	soft->vmcb_behind = true;
 	if (debugctl)
 		wrmsr(MSR_DEBUGCTL, 0);
 
@@ -788,6 +831,7 @@ const struct virt_backend svm_backend = {
 	.vcpu_create = svm_vcpu_create,
 	.vcpu_destroy = svm_vcpu_destroy,
 	.vcpu_run = svm_vcpu_run,
+	.vcpu_put = svm_vcpu_put,
 	.update_paging = svm_update_paging,
 	.set_root = svm_set_root,
 	.read_segments = svm_read_segments,

@@ -50,10 +50,11 @@ static void set_gate(int v, u64 handler, int ist)
 
 void idt_init(void)
 {
-	for (int v = 0; v < 32; v++) {
-		int ist = v == 8 ? IST_DOUBLE_FAULT : v == 2 ? IST_NMI : v == 18 ? IST_MACHINE_CHECK : 0;
-		set_gate(v, trap_stubs[v], ist);
-	}
+	/* No IST: on SVM the CPU keeps the guest's TR between exits (svm.c's VMLOAD set), so
+	 * an IST stack would be read from the guest's TSS. Umbra runs at CPL 0 only, on a stack
+	 * that is always valid, so an NMI, #DF or #MC can run on the stack it interrupts. */
+	for (int v = 0; v < 32; v++)
+		set_gate(v, trap_stubs[v], 0);
 	set_gate(TIMER_VECTOR, trap_stubs[32], 0);
 	set_gate(SPURIOUS_VECTOR, trap_stubs[33], 0);
 }

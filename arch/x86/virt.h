@@ -243,6 +243,9 @@ struct virt_backend {
 	 * interrupts always exit the guest, whatever its RFLAGS.IF; the guest also exits by the
 	 * host TSC v->exit_deadline at the latest (the backend may use a timer of its own). */
 	void (*vcpu_run)(struct vcpu_hw *v, struct vexit *exit);
+	/* v's turn on this CPU is over (its next may be on another): what the CPU kept of v's
+	 * state between entries goes back to the control structure. NULL: the CPU keeps nothing. */
+	void (*vcpu_put)(struct vcpu_hw *v);
 	/* The guest's CR0/CR4/EFER or shadow root changed (v->regs, v->root_hpa, v->root_pae):
 	 * recompute what the CPU really runs with. 0, or <0 with *why saying what this CPU cannot
 	 * run (vmm/ then ends the guest). */

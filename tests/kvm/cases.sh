@@ -13,8 +13,10 @@ passed=0 failed=0 failures=()
 # kvm_case NAME NPT ISO L2_CPUS L2_MEM_MB TIMEOUT [EXPECT]...: each EXPECT is a key=value the
 # summary must carry, or /REGEX/ for a line L2's serial log must have.
 # The timeout is a safety net for a loaded 2-core machine, not a measurement.
+# KVM_ONLY=REGEX (make check-kvm KVM_ONLY=linux-npt1) runs only the cases whose name matches.
 kvm_case() {
   local name=$1 npt=$2 iso=$3 smp=$4 mem=$5 limit=$6; shift 6
+  grep -qE -- "${KVM_ONLY:-.}" <<<"$name" || return 0
   local work=$root/build/harness/$name why="" start ms rc l2 summary nsum refused counts
   rm -rf "$work"; mkdir -p "$work"
   local log=$work/serial.txt

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Umbra under KVM's nested SVM, KVM itself inside QEMU TCG (tests/kvm/): make check-kvm.
-# Not in SUITES: its four cases take longer than make test's budget allows (docs/testing.md);
-# .ci/run runs it after make test.
+# Not in SUITES, nor in .ci/run: its four cases take longer than a CI run may (docs/testing.md).
 KVM_OUT := $(BUILD)/kvm
 
 # L1's initramfs takes the kernel package tests/linux/prepare.sh downloaded into $(BUILD)/linux
@@ -12,4 +11,4 @@ $(KVM_OUT)/initrd.gz: tests/kvm/prepare.sh tests/kvm/init $(BUILD)/linux/initrd.
 
 .PHONY: check-kvm
 check-kvm: $(BUILD)/umbra.elf $(DEMO_GUESTS) $(BUILD)/linux/initrd.gz $(KVM_OUT)/initrd.gz
-	@tests/kvm/cases.sh $(KVM_OUT) $(BUILD)/linux
+	@KVM_ONLY='$(KVM_ONLY)' tests/kvm/cases.sh $(KVM_OUT) $(BUILD)/linux
