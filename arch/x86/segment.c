@@ -62,13 +62,13 @@ int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *op
 		*out = (struct x86_seg){ .sel = sel }; /* a null selector: unusable */
 		return X86_EMU_OK;
 	}
-	if (sel & 4)
-		return X86_EMU_UNHANDLED;
+	/* TI names the LDT; a null LDTR is no table at all (its cached limit means nothing). */
+	const struct x86_dtr *dt = (sel & 4) ? &ctx->ldt : &ctx->gdtr;
 	u32 off = sel & ~7u;
-	if (off + 7 > ctx->gdtr.limit)
+	if (((sel & 4) && !(ctx->ldtr & ~3u)) || off + 7 > dt->limit)
 		return raise(fault, VEC_GP, err);
 	u64 d;
-	int rc = table(ctx, ops, false, ctx->gdtr.base + off, &d, 8, fault);
+	int rc = table(ctx, ops, false, dt->base + off, &d, 8, fault);
 	if (rc != X86_EMU_OK)
 		return rc;
 	u16 attr = (u16)(((d >> 40) & 0xff) | (((d >> 52) & 0xf) << 8));
@@ -84,7 +84,7 @@ int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *op
 	if (!(attr & 1)) {
 		u8 type = (u8)(attr | 1);
 		attr |= 1;
-		rc = table(ctx, ops, true, ctx->gdtr.base + off + 5, &type, 1, fault);
+		rc = table(ctx, ops, true, dt->base + off + 5, &type, 1, fault);
 		if (rc != X86_EMU_OK)
 			return rc;
 	}

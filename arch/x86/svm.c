@@ -401,6 +401,7 @@ static void svm_read_segments(struct vcpu_hw *v)
 	v->regs.gdtr = (struct x86_dtr){ .base = vmcb->gdtr.base, .limit = vmcb->gdtr.limit };
 	v->regs.idtr = (struct x86_dtr){ .base = vmcb->idtr.base, .limit = vmcb->idtr.limit };
 	v->regs.ldtr = vmcb->ldtr.sel;
+	v->regs.ldt = (struct x86_dtr){ .base = vmcb->ldtr.base, .limit = vmcb->ldtr.limit };
 	v->regs.tr = vmcb->tr.sel;
 }
 

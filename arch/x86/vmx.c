@@ -827,6 +827,8 @@ static void vmx_read_segments(struct vcpu_hw *v)
 	v->regs.idtr = (struct x86_dtr){ .base = vmread(F_GUEST_IDTR_BASE),
 					 .limit = (u32)vmread(F_GUEST_IDTR_LIMIT) };
 	v->regs.ldtr = (u16)vmread(seg_field[SEG_LDTR].sel);
+	v->regs.ldt = (struct x86_dtr){ .base = vmread(seg_field[SEG_LDTR].base),
+					.limit = (u32)vmread(seg_field[SEG_LDTR].limit) };
 	v->regs.tr = (u16)vmread(seg_field[SEG_TR].sel);
 }
 

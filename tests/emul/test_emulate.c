@@ -553,11 +553,12 @@ static void test_expand_down_and_tf(void **state)
  * MOV Sreg, r/m (8E) from memory, the device-register case: the selector read through the
  * memory callback, the descriptor through the GDT with the CPU's checks and faults (shared
  * with the real-mode emulator: arch/x86/segment.c), the accessed bit set, res.seg_loaded; in
- * real mode only selector and base. CS and the undefined registers #UD; SS is not taken.
+ * real mode only selector and base; LDT selectors (TI) through the LDT that LDTR names, #GP(sel)
+ * past its limit. CS and the undefined registers #UD; SS is not taken.
  */
 static void test_mov_to_sreg(void **state)
 {
-	enum { GDT = 0x3000 };
+	enum { GDT = 0x3000, LDT = 0x3800 };
 	static const struct { enum x86_mode mode; const char *code; u16 sel; u64 desc; int rc;
 			      u8 vector; u16 error; u8 sreg; } cases[] = {
 		{ X86_MODE_64, "\x8e\x1f", 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_DS },
@@ -571,7 +572,11 @@ static void test_mov_to_sreg(void **state)
 		{ X86_MODE_64, "\x8e\x0f", 0x10, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_UD, 0, X86_CS },
 		{ X86_MODE_64, "\x8e\x37", 0x10, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_UD, 0, X86_DS },
 		{ X86_MODE_64, "\x8e\x17", 0x10, 0x00cf92000000ffff, X86_EMU_UNHANDLED, 0, 0, X86_SS },
-		{ X86_MODE_64, "\x8e\x1f", 0x0c, 0, X86_EMU_UNHANDLED, 0, 0, X86_DS },
+		{ X86_MODE_64, "\x8e\x1f", 0x0c, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_DS },
+		{ X86_MODE_32, "\x8e\x27", 0x14, 0x12cf92345678ffff, X86_EMU_OK, 0, 0, X86_FS },
+		{ X86_MODE_32, "\x8e\x1f", 0x1c, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x1c, X86_DS },
+		{ X86_MODE_32, "\x8e\x1f", 0x0c, 0x00cf98000000ffff, X86_EMU_FAULT, VEC_GP, 0x0c, X86_DS },
+		{ X86_MODE_32, "\x8e\x1f", 0x0c, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x0c, X86_DS },
 		{ X86_MODE_16, "\x8e\x07", 0x1234, 0, X86_EMU_OK, 0, 0, X86_ES },
 	};
 	struct x86_emu_ctx ctx, before;
@@ -583,9 +588,12 @@ static void test_mov_to_sreg(void **state)
 		fake_reset();
 		fake_ctx(&ctx, cases[i].mode);
 		ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x4f };
+		ctx.ldtr = 0x28;
+		ctx.ldt = (struct x86_dtr){ .base = LDT, .limit = 0x17 };
 		ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = D;
 		memcpy(fake.mem + D, &cases[i].sel, 2);
-		memcpy(fake.mem + GDT + (cases[i].sel & ~7u), &cases[i].desc, 8);
+		u64 table = (cases[i].sel & 4) ? LDT : GDT;
+		memcpy(fake.mem + table + (cases[i].sel & ~7u), &cases[i].desc, 8);
 		fake_code(cases[i].code, 2);
 		before = ctx;
 		int rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
@@ -612,12 +620,25 @@ static void test_mov_to_sreg(void **state)
 			assert_int_equal(sg->base, cases[i].sreg == X86_FS ? 0x12345678 : 0);
 			assert_int_equal(sg->limit, 0xffffffff);
 			assert_int_equal(sg->attr, 0xc93);
-			assert_true(fake.mem[GDT + (cases[i].sel & ~7u) + 5] & 1);
+			assert_true(fake.mem[table + (cases[i].sel & ~7u) + 5] & 1);
 		}
 		for (int s = 0; s < X86_NR_SREGS; s++)
 			if (s != cases[i].sreg)
 				assert_memory_equal(&ctx.seg[s], &before.seg[s], sizeof(ctx.seg[s]));
 	}
+	/* No LDT loaded (a null LDTR): an LDT selector is #GP(sel) whatever LDTR's cached limit. */
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_32);
+	ctx.ldt = (struct x86_dtr){ .base = LDT, .limit = 0xffff };
+	memcpy(fake.mem + LDT + 8, &(u64){ 0x00cf92000000ffff }, 8);
+	memcpy(fake.mem + D, &(u16){ 0x0c }, 2);
+	ctx.gpr[X86_RDI] = D;
+	fake_code("\x8e\x1f", 2);
+	before = ctx;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+	assert_int_equal(res.fault.vector, VEC_GP);
+	assert_int_equal(res.fault.error_code, 0x0c);
+	assert_memory_equal(ctx.seg, before.seg, sizeof(ctx.seg));
 	/* The selector from a hole: #PF, nothing loaded. */
 	fake_reset();
 	fake_ctx(&ctx, X86_MODE_64);

@@ -427,7 +427,7 @@ static void test_protected_segments(void **state)
 		{ 0x28, 0x00cf98000000ffff, X86_EMU_FAULT, VEC_GP, 0x28 }, /* execute-only code */
 		{ 0x30, 0x0000890000000067, X86_EMU_FAULT, VEC_GP, 0x30 }, /* a TSS */
 		{ 0x48, 0, X86_EMU_FAULT, VEC_GP, 0x48 },             /* past the limit */
-		{ 0x0c, 0, X86_EMU_UNHANDLED, 0, 0 },                 /* the LDT: not modelled */
+		{ 0x0c, 0, X86_EMU_FAULT, VEC_GP, 0x0c },             /* the LDT, none loaded */
 		{ 0x00, 0, X86_EMU_OK, 0, 0 },                        /* null: unusable */
 	};
 
