@@ -1051,32 +1051,72 @@ static int mov_from_sreg(struct emu *e)
 	return store(e, &dst, e->w.seg[in->sub].sel);
 }
 
-/*
- * 8E: MOV Sreg, r/m16 (ES, DS, FS, GS) through the segment-load checks and their faults. MOV
- * to CS is #UD. MOV to SS is not taken: the one-instruction interrupt shadow it starts has no
- * way back to the CPU from here (on device memory: the counted #UD).
- */
+/* sel into sreg through the CPU's checks (arch/x86/segment.c). */
+static int load_sreg(struct emu *e, unsigned sreg, u16 sel)
+{
+	struct x86_seg seg;
+	int rc = x86_load_segment(&e->w, e->ops, sreg, sel, &seg, &e->res->fault);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	e->w.seg[sreg] = seg;
+	e->res->seg_loaded = true;
+	/* MOV SS and POP SS hold interrupts and debug traps until the next instruction is done
+	 * (so that a stack switch's second half, the load of rSP, runs first): the caller gives
+	 * the CPU that shadow. LSS needs none and does not ask. */
+	e->res->mov_ss = sreg == X86_SS && e->in->opcode != 0xb2;
+	return X86_EMU_OK;
+}
+
+/* 8E: MOV Sreg, r/m16 through the segment-load checks and their faults. MOV to CS is #UD. */
 static int mov_to_sreg(struct emu *e)
 {
 	const struct x86_insn *in = e->in;
 	struct opnd src = rm_op(e, 2);
-	struct x86_seg seg;
 	u64 sel;
 	int rc;
 
 	if (in->sub >= X86_NR_SREGS || in->sub == X86_CS)
 		return emu_raise(e, VEC_UD);
-	if (in->sub == X86_SS)
-		return X86_EMU_UNHANDLED;
 	rc = load(e, &src, &sel);
+	return rc == X86_EMU_OK ? load_sreg(e, in->sub, (u16)sel) : rc;
+}
+
+/* 07 17 1F POP ES/SS/DS (outside 64-bit mode: the decoder's #UD there), 0F A1/A9 POP FS/GS:
+ * the low 16 bits of a stack-width pop; rSP moves by the stack size before the load. */
+static int pop_sreg(struct emu *e, unsigned sreg)
+{
+	unsigned w = stack_width(e);
+	u64 v = 0, rsp = e->w.gpr[X86_RSP] & stack_mask(e);
+	int rc = access(e, ACC_READ, X86_SS, rsp, &v, NULL, w);
+
 	if (rc != X86_EMU_OK)
 		return rc;
-	rc = x86_load_segment(&e->w, e->ops, in->sub, (u16)sel, &seg, &e->res->fault);
-	if (rc != X86_EMU_OK)
-		return rc;
-	e->w.seg[in->sub] = seg;
-	e->res->seg_loaded = true;
-	return X86_EMU_OK;
+	set_rsp(e, rsp + w);
+	return load_sreg(e, sreg, (u16)v);
+}
+
+/* C4/C5 LES/LDS (outside 64-bit mode; with a register operand they are VEX), 0F B2/B4/B5
+ * LSS/LFS/LGS: offset (operand size) then selector from memory; the register only once the
+ * segment loaded. */
+static int load_far_pointer(struct emu *e, unsigned sreg)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = in->opsize;
+	u64 off = 0, sel = 0;
+	int rc;
+
+	if (!in->has_mem)
+		return in->map == 0 ? X86_EMU_UNHANDLED : emu_raise(e, VEC_UD);
+	rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, &off, NULL, w);
+	if (rc == X86_EMU_OK)
+		rc = access(e, ACC_READ, in->mem.seg, (in->mem.ea + w) & x86_mask(in->addrsize),
+			    &sel, NULL, 2);
+	if (rc == X86_EMU_OK)
+		rc = load_sreg(e, sreg, (u16)sel);
+	if (rc == X86_EMU_OK)
+		x86_set_reg(&e->w, in->reg, w, true, off);
+	return rc;
 }
 
 /* F5 F8 F9 FC FD (CMC CLC STC CLD STD), 9E 9F (SAHF LAHF): what real-mode code runs between
@@ -1369,6 +1409,11 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0xbc: case 0xbd: return bit_scan(e);
 		case 0xaf: return imul_reg(e);
 		case 0xb8: return popcnt(e);
+		case 0xa1: return pop_sreg(e, X86_FS);
+		case 0xa9: return pop_sreg(e, X86_GS);
+		case 0xb2: return load_far_pointer(e, X86_SS);
+		case 0xb4: return load_far_pointer(e, X86_FS);
+		case 0xb5: return load_far_pointer(e, X86_GS);
 		}
 		form = fpu_lookup(in);
 		return form >= 0 ? fpu_move(e, (unsigned)form) : sse_move(e);
@@ -1395,6 +1440,11 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: return string(e, ctx);
 	case 0x8c: return mov_from_sreg(e);
 	case 0x8e: return mov_to_sreg(e);
+	case 0x07: return pop_sreg(e, X86_ES);
+	case 0x17: return pop_sreg(e, X86_SS);
+	case 0x1f: return pop_sreg(e, X86_DS);
+	case 0xc4: return in->mode == X86_MODE_64 ? X86_EMU_UNHANDLED : load_far_pointer(e, X86_ES);
+	case 0xc5: return in->mode == X86_MODE_64 ? X86_EMU_UNHANDLED : load_far_pointer(e, X86_DS);
 	case 0x9e: case 0x9f: case 0xf5: case 0xf8: case 0xf9: case 0xfc: case 0xfd:
 		return flag_insn(e);
 	}
@@ -1428,7 +1478,7 @@ int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	if (rc != X86_EMU_OK || res->rep_incomplete)
 		return rc;
 	commit(&e, ctx);
-	res->single_step = ctx->rflags & RFLAGS_TF;
+	res->single_step = (ctx->rflags & RFLAGS_TF) && !res->mov_ss;
 	ctx->rflags &= ~RFLAGS_RF;
 	ctx->rip = x86_next_rip(ctx, insn);
 	return rc;

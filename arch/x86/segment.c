@@ -57,6 +57,15 @@ int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *op
 		return X86_EMU_OK;
 	}
 	if (!err) {
+		if (sreg == X86_SS && x86_ctx_mode(ctx) == X86_MODE_64 && ctx->cpl < 3 &&
+		    (sel & 3) == (unsigned)ctx->cpl) {
+			/* 64-bit mode's null SS below ring 3: usable, its DPL the CPL (which VMX
+			 * reads from SS), flat as the CPU treats it. */
+			*out = (struct x86_seg){ .sel = sel, .limit = 0xffffffff,
+						 .attr = (u16)(X86_SEG_P | X86_SEG_S | 3 | ctx->cpl << 5 |
+							       X86_SEG_DB | X86_SEG_G) };
+			return X86_EMU_OK;
+		}
 		if (sreg == X86_CS || sreg == X86_SS)
 			return raise(fault, VEC_GP, 0);
 		*out = (struct x86_seg){ .sel = sel }; /* a null selector: unusable */

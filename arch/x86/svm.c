@@ -496,6 +496,17 @@ static void svm_request_nmi_window(struct vcpu_hw *v, bool on)
 	set_vintr(v);
 }
 
+/* svm_in_shadow compares the VMCB's RIP, the emulated instruction's own until the entry
+ * writes the new one. Entered with TF, the CPU traps after the next instruction: the step
+ * MOV SS owes comes there, as on the CPU. */
+static void svm_mov_ss_shadow(struct vcpu_hw *v)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+
+	vmcb->int_shadow |= 1;
+	vmcb->rip = v->regs.rip;
+}
+
 /* NMI blocking around an entry that may inject: an injected NMI is in service from now on and
  * its handler's IRET is intercepted; an intercepted IRET with an NMI waiting runs with TF
  * (unless the guest steps itself: its own trap then exits there). */
@@ -800,6 +811,7 @@ const struct virt_backend svm_backend = {
 	.request_irq_window = svm_request_irq_window,
 	.nmi_window_open = svm_nmi_window_open,
 	.request_nmi_window = svm_request_nmi_window,
+	.mov_ss_shadow = svm_mov_ss_shadow,
 	.set_tsc_offset = svm_set_tsc_offset,
 	.intercept_dr = svm_intercept_dr,
 	.single_step = svm_single_step,
