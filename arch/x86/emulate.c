@@ -1229,6 +1229,10 @@ static int fpu_lookup(const struct x86_insn *in)
 					      : f->sub == 2 || f->sub == !!(in->rex & 8))
 			return (int)i;
 	}
+	for (unsigned i = X86_FPU_ENV_FIRST; i < X86_FPU_ENV_END && end == X86_FPU_MMX_FIRST; i++)
+		if (x86_fpu_env_forms[i - X86_FPU_ENV_FIRST].opcode == in->opcode &&
+		    x86_fpu_env_forms[i - X86_FPU_ENV_FIRST].sub == in->sub)
+			return (int)i;
 	return -1;
 }
 
@@ -1239,15 +1243,75 @@ static int fpu_call(struct emu *e, struct x86_fpu_req *req, unsigned form, void 
 	return e->ops->fpu(e->orig, req) == X86_ACC_OK ? X86_EMU_OK : emu_raise(e, VEC_UD);
 }
 
+/* The CPU's checks before an x87 or MMX form, in its order: #UD (MMX under CR0.EM), #NM (CR0.EM
+ * or TS), #MF for an unmasked x87 exception still pending (the waiting forms; whatever CR0.NE
+ * says, as a VMX guest sees it natively: VMX keeps NE set, and the FERR#/IRQ13 route is not
+ * modelled). */
+static int fpu_ready(struct emu *e, struct x86_fpu_req *req, bool mmx, bool waits)
+{
+	u16 sw = 0;
+	int rc;
+
+	if (mmx && (e->w.cr0 & CR0_EM))
+		return emu_raise(e, VEC_UD);
+	if (e->w.cr0 & (CR0_EM | CR0_TS))
+		return emu_raise(e, VEC_NM);
+	if (!waits)
+		return X86_EMU_OK;
+	rc = fpu_call(e, req, X86_FPU_FNSTSW, &sw);
+	if (rc == X86_EMU_OK && (sw & FSW_ES))
+		return emu_raise(e, VEC_MF);
+	return rc;
+}
+
 /*
- * An x87 or MMX form with its memory operand on device memory (or a shadowed page table). In
- * the CPU's order: #UD (MMX under CR0.EM), #NM (CR0.EM or TS), #MF for an unmasked x87
- * exception still pending (the waiting forms; whatever CR0.NE says, as a VMX guest sees it
- * natively: VMX keeps NE set, and the FERR#/IRQ13 route is not modelled), then the memory
- * access. A load reads the device and then runs the instruction on the bytes read; a store
- * runs it into a buffer and writes the device, unless an unmasked exception other than
- * precision suppressed the store (as the CPU does), and a fault on that write puts the FPU
- * state back as it was before the instruction.
+ * FLDENV, FNSTENV, FRSTOR, FNSAVE: the guest's image (arch/x86/fpu_forms.h: 14 to 108 bytes by
+ * mode and operand size, one access) converted from or to the 32-bit protected-mode one the
+ * executor runs them on. FNSTENV leaves every exception masked and FNSAVE an initialized FPU,
+ * as the CPU does; a fault on the write puts the state back as it was before the instruction.
+ */
+static int fpu_env(struct emu *e, unsigned form)
+{
+	const struct x86_insn *in = e->in;
+	const struct x86_fpu_env_desc *f = &x86_fpu_env_forms[form - X86_FPU_ENV_FIRST];
+	bool real = !(e->w.cr0 & CR0_PE) || (e->w.rflags & RFLAGS_VM), o16 = in->opsize == 2;
+	unsigned len = x86_fpu_env_len(o16, f->regs);
+	u8 image[X86_FPU_ENV_IMAGE] = { 0 }, guest[X86_FPU_ENV_IMAGE] = { 0 };
+	u8 saved[512] __attribute__((aligned(16)));
+	struct x86_fpu_req req = { 0 };
+	int rc;
+
+	if (!e->ops->fpu)
+		return X86_EMU_UNHANDLED;
+	rc = fpu_ready(e, &req, false, f->waits);
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (!f->store) {
+		rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, guest, NULL, len);
+		if (rc != X86_EMU_OK)
+			return rc;
+		x86_fpu_env_from_guest(guest, image, real, o16, f->regs);
+		return fpu_call(e, &req, form, image);
+	}
+	rc = fpu_call(e, &req, X86_FPU_SAVE, saved);
+	if (rc != X86_EMU_OK)
+		return rc;
+	rc = fpu_call(e, &req, form, image);
+	if (rc == X86_EMU_OK) {
+		x86_fpu_env_to_guest(image, guest, real, o16, f->regs);
+		rc = access(e, ACC_WRITE, in->mem.seg, in->mem.ea, guest, NULL, len);
+	}
+	if (rc != X86_EMU_OK)
+		fpu_call(e, &req, X86_FPU_RESTORE, saved);
+	return rc;
+}
+
+/*
+ * An x87 or MMX form with its memory operand on device memory (or a shadowed page table):
+ * fpu_ready's checks, then the memory access. A load reads the device and then runs the
+ * instruction on the bytes read; a store runs it into a buffer and writes the device, unless
+ * an unmasked exception other than precision suppressed the store (as the CPU does), and a
+ * fault on that write puts the FPU state back as it was before the instruction.
  */
 static int fpu_move(struct emu *e, unsigned form)
 {
@@ -1261,17 +1325,9 @@ static int fpu_move(struct emu *e, unsigned form)
 
 	if (!e->ops->fpu)
 		return X86_EMU_UNHANDLED;
-	if (form >= X86_FPU_MMX_FIRST && (e->w.cr0 & CR0_EM))
-		return emu_raise(e, VEC_UD);
-	if (e->w.cr0 & (CR0_EM | CR0_TS))
-		return emu_raise(e, VEC_NM);
-	if (f->waits) {
-		rc = fpu_call(e, &req, X86_FPU_FNSTSW, &sw);
-		if (rc != X86_EMU_OK)
-			return rc;
-		if (sw & FSW_ES)
-			return emu_raise(e, VEC_MF);
-	}
+	rc = fpu_ready(e, &req, form >= X86_FPU_MMX_FIRST, f->waits);
+	if (rc != X86_EMU_OK)
+		return rc;
 	if (!f->store) {
 		rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, buf, NULL, f->width);
 		return rc == X86_EMU_OK ? fpu_call(e, &req, form, buf) : rc;
@@ -1422,6 +1478,8 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		return X86_EMU_UNHANDLED;
 	if ((op & 0xf8) == 0xd8) {
 		form = fpu_lookup(in);
+		if (form >= X86_FPU_ENV_FIRST)
+			return fpu_env(e, (unsigned)form);
 		return form >= 0 ? fpu_move(e, (unsigned)form) : X86_EMU_UNHANDLED;
 	}
 	if (op < 0x40 && (op & 7) < 6)
