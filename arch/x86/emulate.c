@@ -1229,7 +1229,13 @@ static int fpu_lookup(const struct x86_insn *in)
 					      : f->sub == 2 || f->sub == !!(in->rex & 8))
 			return (int)i;
 	}
-	for (unsigned i = X86_FPU_ENV_FIRST; i < X86_FPU_ENV_END && end == X86_FPU_MMX_FIRST; i++)
+	return -1;
+}
+
+/* The x87 environment form of insn (D9/DD with a memory operand), or -1. */
+static int fpu_env_lookup(const struct x86_insn *in)
+{
+	for (unsigned i = X86_FPU_ENV_FIRST; i < X86_FPU_ENV_END && in->has_mem; i++)
 		if (x86_fpu_env_forms[i - X86_FPU_ENV_FIRST].opcode == in->opcode &&
 		    x86_fpu_env_forms[i - X86_FPU_ENV_FIRST].sub == in->sub)
 			return (int)i;
@@ -1477,9 +1483,10 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	if (in->map != 0)
 		return X86_EMU_UNHANDLED;
 	if ((op & 0xf8) == 0xd8) {
-		form = fpu_lookup(in);
-		if (form >= X86_FPU_ENV_FIRST)
+		form = fpu_env_lookup(in);
+		if (form >= 0)
 			return fpu_env(e, (unsigned)form);
+		form = fpu_lookup(in);
 		return form >= 0 ? fpu_move(e, (unsigned)form) : X86_EMU_UNHANDLED;
 	}
 	if (op < 0x40 && (op & 7) < 6)
