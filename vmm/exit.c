@@ -57,6 +57,10 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 	case X86_EMU_OK:
 		if (res.seg_loaded)
 			virt->write_segments(&v->hw);
+		if (res.mov_ss) {
+			virt->mov_ss_shadow(&v->hw);
+			v->step_held = true;
+		}
 		v->step_iteration = res.rep_incomplete && res.reps;
 		return;
 	case X86_EMU_RETRY:
@@ -66,9 +70,9 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 		return;
 	default:
 		if (o->mmio) {
-			/* An instruction the emulator does not take (FLDENV/FNSAVE and their kin,
-			 * MOV SS or an LDT selector from device memory...): the #UD, counted in
-			 * the report, never an end. */
+			/* An instruction the emulator does not take (one 64-bit mode lacks, an
+			 * SSE form beyond the moves...): the #UD, counted in the report, never
+			 * an end. */
 			v->vm->mmio_ud++;
 			vcpu_inject_fault(v, &(struct x86_fault){ .vector = VEC_UD });
 			return;
@@ -407,9 +411,9 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
  * those is a branch). The debugger's step over a HLT ends when the vCPU wakes, not here. */
 static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64 rflags)
 {
-	bool iteration = v->step_iteration;
+	bool iteration = v->step_iteration, held = v->step_held;
 
-	v->step_iteration = false;
+	v->step_iteration = v->step_held = false;
 	/* Most exits: no trap flag, no debugger step. */
 	if (!(rflags & RFLAGS_TF) && !v->debug_step)
 		return;
@@ -421,7 +425,7 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 		gdbstub_debug_exit(v, 1, DR6_BS);
 		return;
 	}
-	if (virt_step_owed(rflags, v->hw.debugctl))
+	if (virt_step_owed(rflags, v->hw.debugctl) && !held)
 		vcpu_inject_db(v, DR6_BS);
 }
 

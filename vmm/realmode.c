@@ -103,10 +103,11 @@ static void deliver(struct vcpu *v)
 }
 
 /*
- * STI opened interrupts: the CPU takes none before the next instruction is done ("sti; hlt"
- * waits for one, "sti; ret" returns first). The emulated STI left the CPU no shadow, so the
- * next instruction is emulated here too; one the emulator does not know runs natively (and
- * an interrupt may then come one instruction early).
+ * STI opened interrupts, or MOV SS / POP SS started its shadow: the CPU takes none before the
+ * next instruction is done ("sti; hlt" waits for one, "sti; ret" returns first, "mov ss; mov
+ * sp" switches stacks whole). The emulated instruction left the CPU no shadow, so the next
+ * instruction is emulated here too; one the emulator does not know runs natively (and an
+ * interrupt may then come one instruction early).
  */
 static void sti_shadow(struct vcpu *v)
 {
@@ -147,7 +148,8 @@ void realmode_exit(struct vcpu *v, const struct vexit *x)
 	switch (x86_emulate_sys(r, &gmem_emu_ops, &rm_sys_ops, x->emulate_gp, &insn, &res)) {
 	case X86_EMU_OK:
 		virt->write_segments(&v->hw);
-		if (!if_was && (r->rflags & RFLAGS_IF) && insn.map == 0 && insn.opcode == 0xfb)
+		if ((!if_was && (r->rflags & RFLAGS_IF) && insn.map == 0 && insn.opcode == 0xfb) ||
+		    res.mov_ss)
 			sti_shadow(v);
 		return;
 	case X86_EMU_RETRY: /* the fault is injected already */

@@ -123,6 +123,9 @@ struct vcpu {
 	/* This exit ran one iteration of a REP string instruction and left RIP on it (more
 	 * remain): with TF that iteration owes its single-step trap, as on the CPU. */
 	bool step_iteration;
+	/* This exit completed a MOV SS or POP SS: the single step it owes comes from the CPU after
+	 * the next instruction (the shadow, virt->mov_ss_shadow), not from Umbra now. */
+	bool step_held;
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
 	u64 exits[UMBRA_EXIT_REASONS];
 	u64 exits_total;

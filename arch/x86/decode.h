@@ -54,6 +54,7 @@ struct x86_emu_ctx {
 	struct x86_seg seg[X86_NR_SREGS];
 	struct x86_dtr gdtr, idtr; /* with seg[]: filled by read_segments */
 	u16 ldtr, tr;              /* selectors (SLDT, STR): filled by read_segments */
+	struct x86_dtr ldt;        /* LDTR's base and limit (LDT selectors): read_segments */
 	int cpl;
 	u32 max_reps; /* string iterations per x86_emulate call; 0 = X86_EMU_DEFAULT_REPS */
 	void *opaque; /* the caller's (e.g. its vCPU); never touched here */

@@ -1051,32 +1051,72 @@ static int mov_from_sreg(struct emu *e)
 	return store(e, &dst, e->w.seg[in->sub].sel);
 }
 
-/*
- * 8E: MOV Sreg, r/m16 (ES, DS, FS, GS) through the segment-load checks and their faults. MOV
- * to CS is #UD. MOV to SS is not taken: the one-instruction interrupt shadow it starts has no
- * way back to the CPU from here (on device memory: the counted #UD).
- */
+/* sel into sreg through the CPU's checks (arch/x86/segment.c). */
+static int load_sreg(struct emu *e, unsigned sreg, u16 sel)
+{
+	struct x86_seg seg;
+	int rc = x86_load_segment(&e->w, e->ops, sreg, sel, &seg, &e->res->fault);
+
+	if (rc != X86_EMU_OK)
+		return rc;
+	e->w.seg[sreg] = seg;
+	e->res->seg_loaded = true;
+	/* MOV SS and POP SS hold interrupts and debug traps until the next instruction is done
+	 * (so that a stack switch's second half, the load of rSP, runs first): the caller gives
+	 * the CPU that shadow. LSS needs none and does not ask. */
+	e->res->mov_ss = sreg == X86_SS && e->in->opcode != 0xb2;
+	return X86_EMU_OK;
+}
+
+/* 8E: MOV Sreg, r/m16 through the segment-load checks and their faults. MOV to CS is #UD. */
 static int mov_to_sreg(struct emu *e)
 {
 	const struct x86_insn *in = e->in;
 	struct opnd src = rm_op(e, 2);
-	struct x86_seg seg;
 	u64 sel;
 	int rc;
 
 	if (in->sub >= X86_NR_SREGS || in->sub == X86_CS)
 		return emu_raise(e, VEC_UD);
-	if (in->sub == X86_SS)
-		return X86_EMU_UNHANDLED;
 	rc = load(e, &src, &sel);
+	return rc == X86_EMU_OK ? load_sreg(e, in->sub, (u16)sel) : rc;
+}
+
+/* 07 17 1F POP ES/SS/DS (outside 64-bit mode: the decoder's #UD there), 0F A1/A9 POP FS/GS:
+ * the low 16 bits of a stack-width pop; rSP moves by the stack size before the load. */
+static int pop_sreg(struct emu *e, unsigned sreg)
+{
+	unsigned w = stack_width(e);
+	u64 v = 0, rsp = e->w.gpr[X86_RSP] & stack_mask(e);
+	int rc = access(e, ACC_READ, X86_SS, rsp, &v, NULL, w);
+
 	if (rc != X86_EMU_OK)
 		return rc;
-	rc = x86_load_segment(&e->w, e->ops, in->sub, (u16)sel, &seg, &e->res->fault);
-	if (rc != X86_EMU_OK)
-		return rc;
-	e->w.seg[in->sub] = seg;
-	e->res->seg_loaded = true;
-	return X86_EMU_OK;
+	set_rsp(e, rsp + w);
+	return load_sreg(e, sreg, (u16)v);
+}
+
+/* C4/C5 LES/LDS (outside 64-bit mode; with a register operand they are VEX), 0F B2/B4/B5
+ * LSS/LFS/LGS: offset (operand size) then selector from memory; the register only once the
+ * segment loaded. */
+static int load_far_pointer(struct emu *e, unsigned sreg)
+{
+	const struct x86_insn *in = e->in;
+	unsigned w = in->opsize;
+	u64 off = 0, sel = 0;
+	int rc;
+
+	if (!in->has_mem)
+		return in->map == 0 ? X86_EMU_UNHANDLED : emu_raise(e, VEC_UD);
+	rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, &off, NULL, w);
+	if (rc == X86_EMU_OK)
+		rc = access(e, ACC_READ, in->mem.seg, (in->mem.ea + w) & x86_mask(in->addrsize),
+			    &sel, NULL, 2);
+	if (rc == X86_EMU_OK)
+		rc = load_sreg(e, sreg, (u16)sel);
+	if (rc == X86_EMU_OK)
+		x86_set_reg(&e->w, in->reg, w, true, off);
+	return rc;
 }
 
 /* F5 F8 F9 FC FD (CMC CLC STC CLD STD), 9E 9F (SAHF LAHF): what real-mode code runs between
@@ -1192,6 +1232,16 @@ static int fpu_lookup(const struct x86_insn *in)
 	return -1;
 }
 
+/* The x87 environment form of insn (D9/DD with a memory operand), or -1. */
+static int fpu_env_lookup(const struct x86_insn *in)
+{
+	for (unsigned i = X86_FPU_ENV_FIRST; i < X86_FPU_ENV_END && in->has_mem; i++)
+		if (x86_fpu_env_forms[i - X86_FPU_ENV_FIRST].opcode == in->opcode &&
+		    x86_fpu_env_forms[i - X86_FPU_ENV_FIRST].sub == in->sub)
+			return (int)i;
+	return -1;
+}
+
 static int fpu_call(struct emu *e, struct x86_fpu_req *req, unsigned form, void *buf)
 {
 	req->form = (u16)form;
@@ -1199,15 +1249,75 @@ static int fpu_call(struct emu *e, struct x86_fpu_req *req, unsigned form, void 
 	return e->ops->fpu(e->orig, req) == X86_ACC_OK ? X86_EMU_OK : emu_raise(e, VEC_UD);
 }
 
+/* The CPU's checks before an x87 or MMX form, in its order: #UD (MMX under CR0.EM), #NM (CR0.EM
+ * or TS), #MF for an unmasked x87 exception still pending (the waiting forms; whatever CR0.NE
+ * says, as a VMX guest sees it natively: VMX keeps NE set, and the FERR#/IRQ13 route is not
+ * modelled). */
+static int fpu_ready(struct emu *e, struct x86_fpu_req *req, bool mmx, bool waits)
+{
+	u16 sw = 0;
+	int rc;
+
+	if (mmx && (e->w.cr0 & CR0_EM))
+		return emu_raise(e, VEC_UD);
+	if (e->w.cr0 & (CR0_EM | CR0_TS))
+		return emu_raise(e, VEC_NM);
+	if (!waits)
+		return X86_EMU_OK;
+	rc = fpu_call(e, req, X86_FPU_FNSTSW, &sw);
+	if (rc == X86_EMU_OK && (sw & FSW_ES))
+		return emu_raise(e, VEC_MF);
+	return rc;
+}
+
 /*
- * An x87 or MMX form with its memory operand on device memory (or a shadowed page table). In
- * the CPU's order: #UD (MMX under CR0.EM), #NM (CR0.EM or TS), #MF for an unmasked x87
- * exception still pending (the waiting forms; whatever CR0.NE says, as a VMX guest sees it
- * natively: VMX keeps NE set, and the FERR#/IRQ13 route is not modelled), then the memory
- * access. A load reads the device and then runs the instruction on the bytes read; a store
- * runs it into a buffer and writes the device, unless an unmasked exception other than
- * precision suppressed the store (as the CPU does), and a fault on that write puts the FPU
- * state back as it was before the instruction.
+ * FLDENV, FNSTENV, FRSTOR, FNSAVE: the guest's image (arch/x86/fpu_forms.h: 14 to 108 bytes by
+ * mode and operand size, one access) converted from or to the 32-bit protected-mode one the
+ * executor runs them on. FNSTENV leaves every exception masked and FNSAVE an initialized FPU,
+ * as the CPU does; a fault on the write puts the state back as it was before the instruction.
+ */
+static int fpu_env(struct emu *e, unsigned form)
+{
+	const struct x86_insn *in = e->in;
+	const struct x86_fpu_env_desc *f = &x86_fpu_env_forms[form - X86_FPU_ENV_FIRST];
+	bool real = !(e->w.cr0 & CR0_PE) || (e->w.rflags & RFLAGS_VM), o16 = in->opsize == 2;
+	unsigned len = x86_fpu_env_len(o16, f->regs);
+	u8 image[X86_FPU_ENV_IMAGE] = { 0 }, guest[X86_FPU_ENV_IMAGE] = { 0 };
+	u8 saved[512] __attribute__((aligned(16)));
+	struct x86_fpu_req req = { 0 };
+	int rc;
+
+	if (!e->ops->fpu)
+		return X86_EMU_UNHANDLED;
+	rc = fpu_ready(e, &req, false, f->waits);
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (!f->store) {
+		rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, guest, NULL, len);
+		if (rc != X86_EMU_OK)
+			return rc;
+		x86_fpu_env_from_guest(guest, image, real, o16, f->regs);
+		return fpu_call(e, &req, form, image);
+	}
+	rc = fpu_call(e, &req, X86_FPU_SAVE, saved);
+	if (rc != X86_EMU_OK)
+		return rc;
+	rc = fpu_call(e, &req, form, image);
+	if (rc == X86_EMU_OK) {
+		x86_fpu_env_to_guest(image, guest, real, o16, f->regs);
+		rc = access(e, ACC_WRITE, in->mem.seg, in->mem.ea, guest, NULL, len);
+	}
+	if (rc != X86_EMU_OK)
+		fpu_call(e, &req, X86_FPU_RESTORE, saved);
+	return rc;
+}
+
+/*
+ * An x87 or MMX form with its memory operand on device memory (or a shadowed page table):
+ * fpu_ready's checks, then the memory access. A load reads the device and then runs the
+ * instruction on the bytes read; a store runs it into a buffer and writes the device, unless
+ * an unmasked exception other than precision suppressed the store (as the CPU does), and a
+ * fault on that write puts the FPU state back as it was before the instruction.
  */
 static int fpu_move(struct emu *e, unsigned form)
 {
@@ -1221,17 +1331,9 @@ static int fpu_move(struct emu *e, unsigned form)
 
 	if (!e->ops->fpu)
 		return X86_EMU_UNHANDLED;
-	if (form >= X86_FPU_MMX_FIRST && (e->w.cr0 & CR0_EM))
-		return emu_raise(e, VEC_UD);
-	if (e->w.cr0 & (CR0_EM | CR0_TS))
-		return emu_raise(e, VEC_NM);
-	if (f->waits) {
-		rc = fpu_call(e, &req, X86_FPU_FNSTSW, &sw);
-		if (rc != X86_EMU_OK)
-			return rc;
-		if (sw & FSW_ES)
-			return emu_raise(e, VEC_MF);
-	}
+	rc = fpu_ready(e, &req, form >= X86_FPU_MMX_FIRST, f->waits);
+	if (rc != X86_EMU_OK)
+		return rc;
 	if (!f->store) {
 		rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, buf, NULL, f->width);
 		return rc == X86_EMU_OK ? fpu_call(e, &req, form, buf) : rc;
@@ -1369,6 +1471,11 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0xbc: case 0xbd: return bit_scan(e);
 		case 0xaf: return imul_reg(e);
 		case 0xb8: return popcnt(e);
+		case 0xa1: return pop_sreg(e, X86_FS);
+		case 0xa9: return pop_sreg(e, X86_GS);
+		case 0xb2: return load_far_pointer(e, X86_SS);
+		case 0xb4: return load_far_pointer(e, X86_FS);
+		case 0xb5: return load_far_pointer(e, X86_GS);
 		}
 		form = fpu_lookup(in);
 		return form >= 0 ? fpu_move(e, (unsigned)form) : sse_move(e);
@@ -1376,6 +1483,9 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	if (in->map != 0)
 		return X86_EMU_UNHANDLED;
 	if ((op & 0xf8) == 0xd8) {
+		form = fpu_env_lookup(in);
+		if (form >= 0)
+			return fpu_env(e, (unsigned)form);
 		form = fpu_lookup(in);
 		return form >= 0 ? fpu_move(e, (unsigned)form) : X86_EMU_UNHANDLED;
 	}
@@ -1395,6 +1505,11 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: return string(e, ctx);
 	case 0x8c: return mov_from_sreg(e);
 	case 0x8e: return mov_to_sreg(e);
+	case 0x07: return pop_sreg(e, X86_ES);
+	case 0x17: return pop_sreg(e, X86_SS);
+	case 0x1f: return pop_sreg(e, X86_DS);
+	case 0xc4: return in->mode == X86_MODE_64 ? X86_EMU_UNHANDLED : load_far_pointer(e, X86_ES);
+	case 0xc5: return in->mode == X86_MODE_64 ? X86_EMU_UNHANDLED : load_far_pointer(e, X86_DS);
 	case 0x9e: case 0x9f: case 0xf5: case 0xf8: case 0xf9: case 0xfc: case 0xfd:
 		return flag_insn(e);
 	}
@@ -1428,7 +1543,7 @@ int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	if (rc != X86_EMU_OK || res->rep_incomplete)
 		return rc;
 	commit(&e, ctx);
-	res->single_step = ctx->rflags & RFLAGS_TF;
+	res->single_step = (ctx->rflags & RFLAGS_TF) && !res->mov_ss;
 	ctx->rflags &= ~RFLAGS_RF;
 	ctx->rip = x86_next_rip(ctx, insn);
 	return rc;

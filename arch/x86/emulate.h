@@ -24,8 +24,11 @@ struct x86_emu_result {
 	bool wrote;        /* memory was written */
 	u64 reps;          /* string iterations run by this call */
 	bool rep_incomplete; /* iterations remain: RIP left on the instruction so the guest re-runs it */
-	bool single_step;  /* completed with RFLAGS.TF set: the caller owes the guest a #DB trap */
+	bool single_step;  /* completed with RFLAGS.TF set: the caller owes the guest a #DB trap
+			      (not after MOV SS: the CPU raises it after the next instruction) */
 	bool seg_loaded;   /* a segment register changed in ctx->seg: the caller writes them back */
+	bool mov_ss;       /* MOV SS or POP SS: the caller starts the shadow the CPU would, holding
+			      interrupts, NMIs and debug traps for the next instruction */
 };
 
 /*
@@ -37,7 +40,8 @@ struct x86_emu_result {
  *   CMPXCHG 0F B0/B1; CMPXCHG8B/16B 0F C7 /1; BT/BTS/BTR/BTC 0F A3/AB/B3/BB and 0F BA /4-/7;
  *   MOVS/CMPS/STOS/LODS/SCAS A4-A7/AA-AF with REP, REPE/REPNE (ZF ends CMPS and SCAS);
  *   CMOVcc 0F 40-4F, SETcc 0F 90-9F; BSF/BSR 0F BC/BD (TZCNT/LZCNT with F3); POPCNT F3 0F B8; SLDT/STR 0F 00
- *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; MOV Sreg, r/m 8E (not SS); CMC CLC STC CLD STD SAHF LAHF;
+ *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; MOV Sreg, r/m 8E; POP Sreg 07 17 1F
+ *   0F A1/A9; LES LDS C4/C5, LSS LFS LGS 0F B2/B4/B5; CMC CLC STC CLD STD SAHF LAHF;
  *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c); the x87
  *   and MMX memory forms of arch/x86/fpu_forms.h through ops->fpu (#NM, #MF, #UD as the CPU);
  *   PUSH/POP r 50-5F, PUSH imm 68/6A.

@@ -95,6 +95,12 @@ int x86_fpu_run(const struct x86_fpu_req *req)
 	switch (form) {
 	case X86_FPU_SAVE: fpu_save(req->buf); return X86_ACC_OK;
 	case X86_FPU_RESTORE: fpu_restore(req->buf); return X86_ACC_OK;
+	/* The environment forms carry their own pointers: nothing to set after them. */
+#define ENV(name, op, sub, regs, st, wait, insn) \
+	case X86_FPU_##name: __asm__ volatile(insn " (%0)" : : "r"(req->buf) : "memory"); \
+		return X86_ACC_OK;
+	X86_X87_ENV_FORMS(ENV)
+#undef ENV
 	}
 	if (form >= X86_FPU_NR_FORMS || req->reg > 7)
 		return X86_ACC_UNHANDLED;

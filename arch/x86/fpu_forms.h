@@ -14,8 +14,8 @@
  *   width: bytes in memory; store: the form writes memory (else reads it); waits: a pending
  *   unmasked x87 exception (FSW.ES) raises #MF before it runs (the FN* control forms do not
  *   wait).
- * Not here, so #UD on device memory: FLDENV/FNSTENV/FRSTOR/FNSAVE (D9 /4 /6, DD /4 /6), whose
- * layout depends on the guest's mode and operand size, and FXSAVE/FXRSTOR.
+ * The environment forms are X86_X87_ENV_FORMS below. Not here, so #UD on device memory:
+ * FXSAVE/FXRSTOR (and XSAVE and kin).
  */
 #define X86_X87_ARITH(X, tag, op, suffix, w) \
 	X(FADD_##tag, op, 0, w, false, true, "fadd" suffix) \
@@ -75,6 +75,21 @@
 	X(MOVQ_STORE, 0x7f, 2, 8, true, true, "movq") \
 	X(MOVNTQ, 0xe7, 2, 8, true, true, "movntq")
 
+/*
+ * The x87 environment forms: E(name, opcode, sub, registers, store, waits, insn). Their image
+ * in memory depends on the guest's mode and operand size: the environment (control, status
+ * and tag words, instruction and operand pointers, opcode) in 14 bytes (16-bit) or 28 (32-bit),
+ * in the real-mode layout (real and virtual-8086 mode: linear pointers split around the
+ * opcode, no selectors) or the protected-mode one; FNSAVE/FRSTOR (registers) add the eight
+ * 10-byte registers. The executor runs them on the 32-bit protected-mode image (what they
+ * write in Umbra's 64-bit mode), which x86_fpu_env_to_guest/from_guest convert.
+ */
+#define X86_X87_ENV_FORMS(E) \
+	E(FLDENV, 0xd9, 4, false, false, true, "fldenv") \
+	E(FNSTENV, 0xd9, 6, false, true, false, "fnstenv") \
+	E(FRSTOR, 0xdd, 4, true, false, true, "frstor") \
+	E(FNSAVE, 0xdd, 6, true, true, false, "fnsave")
+
 #define X86_FPU_ENUM(name, ...) X86_FPU_##name,
 enum x86_fpu_form {
 	X86_X87_FORMS(X86_FPU_ENUM)
@@ -85,8 +100,34 @@ enum x86_fpu_form {
 	/* Not forms: the whole state to or from a 512-byte, 16-byte aligned FXSAVE image. */
 	X86_FPU_SAVE = X86_FPU_NR_FORMS,
 	X86_FPU_RESTORE,
+	/* The environment forms, on a X86_FPU_ENV_IMAGE-byte buffer in the 32-bit protected
+	 * layout. */
+	X86_FPU_ENV_FIRST,
+	X86_FPU_ENV_BEFORE = X86_FPU_ENV_FIRST - 1,
+	X86_X87_ENV_FORMS(X86_FPU_ENUM)
+	X86_FPU_ENV_END,
 };
 #undef X86_FPU_ENUM
+
+#define X86_FPU_ENV16 14  /* bytes of the 16-bit environment */
+#define X86_FPU_ENV32 28  /* and of the 32-bit one */
+#define X86_FPU_REGS 80   /* ST0-ST7 after it, 10 bytes each */
+#define X86_FPU_ENV_IMAGE (X86_FPU_ENV32 + X86_FPU_REGS)
+
+struct x86_fpu_env_desc {
+	u8 opcode, sub;
+	bool regs, store, waits;
+};
+
+/* Indexed by form - X86_FPU_ENV_FIRST. */
+extern const struct x86_fpu_env_desc x86_fpu_env_forms[X86_FPU_ENV_END - X86_FPU_ENV_FIRST];
+
+/* The guest's image: how many bytes, and the conversions from and to the executor's 32-bit
+ * protected-mode image (X86_FPU_ENV_IMAGE bytes; the registers copied when regs). real: real
+ * or virtual-8086 mode; o16: 16-bit operand size. Fields a layout lacks load as zero. */
+unsigned x86_fpu_env_len(bool o16, bool regs);
+void x86_fpu_env_to_guest(const u8 *image, u8 *guest, bool real, bool o16, bool regs);
+void x86_fpu_env_from_guest(const u8 *guest, u8 *image, bool real, bool o16, bool regs);
 
 struct x86_fpu_form_desc {
 	u8 opcode, sub, width;
@@ -100,10 +141,10 @@ extern const struct x86_fpu_form_desc x86_fpu_forms[X86_FPU_NR_FORMS];
  * instruction and operand, which the x87 forms leave in the FPU state in place of the
  * executor's own code and stack addresses. */
 struct x86_fpu_req {
-	u16 form;     /* enum x86_fpu_form, or X86_FPU_SAVE/RESTORE */
+	u16 form;     /* enum x86_fpu_form */
 	u8 reg;       /* MMX: the register, 0-7 */
 	u16 fop;      /* opcode bits 10:8 and ModRM */
-	void *buf;    /* the memory operand, or the FXSAVE image */
+	void *buf;    /* the memory operand, the FXSAVE image, or the environment image */
 	u64 fip, fdp;
 };
 

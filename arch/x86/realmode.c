@@ -549,5 +549,9 @@ int x86_emulate_sys(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 	}
 	if (rc != X86_EMU_FAULT)
 		res->fault = (struct x86_fault){ 0 };
+	/* Its own MOV SS and POP SS start the shadow too (x86_emulate's say so themselves). */
+	if (rc == X86_EMU_OK && insn->map == 0 &&
+	    ((insn->opcode == 0x8e && insn->sub == X86_SS) || insn->opcode == 0x17))
+		res->mov_ss = true;
 	return res->status = rc;
 }

@@ -57,18 +57,27 @@ int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *op
 		return X86_EMU_OK;
 	}
 	if (!err) {
+		if (sreg == X86_SS && x86_ctx_mode(ctx) == X86_MODE_64 && ctx->cpl < 3 &&
+		    (sel & 3) == (unsigned)ctx->cpl) {
+			/* 64-bit mode's null SS below ring 3: usable, its DPL the CPL (which VMX
+			 * reads from SS), flat as the CPU treats it. */
+			*out = (struct x86_seg){ .sel = sel, .limit = 0xffffffff,
+						 .attr = (u16)(X86_SEG_P | X86_SEG_S | 3 | ctx->cpl << 5 |
+							       X86_SEG_DB | X86_SEG_G) };
+			return X86_EMU_OK;
+		}
 		if (sreg == X86_CS || sreg == X86_SS)
 			return raise(fault, VEC_GP, 0);
 		*out = (struct x86_seg){ .sel = sel }; /* a null selector: unusable */
 		return X86_EMU_OK;
 	}
-	if (sel & 4)
-		return X86_EMU_UNHANDLED;
+	/* TI names the LDT; a null LDTR is no table at all (its cached limit means nothing). */
+	const struct x86_dtr *dt = (sel & 4) ? &ctx->ldt : &ctx->gdtr;
 	u32 off = sel & ~7u;
-	if (off + 7 > ctx->gdtr.limit)
+	if (((sel & 4) && !(ctx->ldtr & ~3u)) || off + 7 > dt->limit)
 		return raise(fault, VEC_GP, err);
 	u64 d;
-	int rc = table(ctx, ops, false, ctx->gdtr.base + off, &d, 8, fault);
+	int rc = table(ctx, ops, false, dt->base + off, &d, 8, fault);
 	if (rc != X86_EMU_OK)
 		return rc;
 	u16 attr = (u16)(((d >> 40) & 0xff) | (((d >> 52) & 0xf) << 8));
@@ -84,7 +93,7 @@ int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *op
 	if (!(attr & 1)) {
 		u8 type = (u8)(attr | 1);
 		attr |= 1;
-		rc = table(ctx, ops, true, ctx->gdtr.base + off + 5, &type, 1, fault);
+		rc = table(ctx, ops, true, dt->base + off + 5, &type, 1, fault);
 		if (rc != X86_EMU_OK)
 			return rc;
 	}

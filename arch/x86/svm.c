@@ -436,6 +436,7 @@ static void svm_read_segments(struct vcpu_hw *v)
 	v->regs.gdtr = (struct x86_dtr){ .base = vmcb->gdtr.base, .limit = vmcb->gdtr.limit };
 	v->regs.idtr = (struct x86_dtr){ .base = vmcb->idtr.base, .limit = vmcb->idtr.limit };
 	v->regs.ldtr = vmcb->ldtr.sel;
+	v->regs.ldt = (struct x86_dtr){ .base = vmcb->ldtr.base, .limit = vmcb->ldtr.limit };
 	v->regs.tr = vmcb->tr.sel;
 }
 
@@ -529,6 +530,17 @@ static void svm_request_nmi_window(struct vcpu_hw *v, bool on)
 {
 	soft_of(v)->nmi_win = on;
 	set_vintr(v);
+}
+
+/* svm_in_shadow compares the VMCB's RIP, the emulated instruction's own until the entry
+ * writes the new one. Entered with TF, the CPU traps after the next instruction: the step
+ * MOV SS owes comes there, as on the CPU. */
+static void svm_mov_ss_shadow(struct vcpu_hw *v)
+{
+	struct vmcb *vmcb = vmcb_of(v);
+
+	vmcb->int_shadow |= 1;
+	vmcb->rip = v->regs.rip;
 }
 
 /* NMI blocking around an entry that may inject: an injected NMI is in service from now on and
@@ -843,6 +855,7 @@ const struct virt_backend svm_backend = {
 	.request_irq_window = svm_request_irq_window,
 	.nmi_window_open = svm_nmi_window_open,
 	.request_nmi_window = svm_request_nmi_window,
+	.mov_ss_shadow = svm_mov_ss_shadow,
 	.set_tsc_offset = svm_set_tsc_offset,
 	.intercept_dr = svm_intercept_dr,
 	.single_step = svm_single_step,

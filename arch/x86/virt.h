@@ -275,6 +275,11 @@ struct virt_backend {
 	bool (*nmi_window_open)(struct vcpu_hw *v);
 	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as an NMI could be injected, or stop. */
 	void (*request_nmi_window)(struct vcpu_hw *v, bool on);
+	/* Umbra completed a MOV SS or POP SS (the emulator's, on device memory) and RIP is past
+	 * it: the next entry starts the shadow the CPU would have, holding interrupts, NMIs and
+	 * debug traps for one instruction; a single step the MOV SS owes under TF comes after
+	 * that instruction, from the CPU. Call before the entry, with nothing injected. */
+	void (*mov_ss_shadow)(struct vcpu_hw *v);
 	/* A debugger's single step: exit (EXCEPTION 1 with mtf set) after the guest's next
 	 * instruction, its RFLAGS untouched (VMX's monitor trap flag). False where the CPU has
 	 * none: the caller steps with RFLAGS.TF. Call on the vCPU's CPU. */

@@ -827,6 +827,8 @@ static void vmx_read_segments(struct vcpu_hw *v)
 	v->regs.idtr = (struct x86_dtr){ .base = vmread(F_GUEST_IDTR_BASE),
 					 .limit = (u32)vmread(F_GUEST_IDTR_LIMIT) };
 	v->regs.ldtr = (u16)vmread(seg_field[SEG_LDTR].sel);
+	v->regs.ldt = (struct x86_dtr){ .base = vmread(seg_field[SEG_LDTR].base),
+					.limit = (u32)vmread(seg_field[SEG_LDTR].limit) };
 	v->regs.tr = (u16)vmread(seg_field[SEG_TR].sel);
 }
 
@@ -991,6 +993,25 @@ static void vmx_request_nmi_window(struct vcpu_hw *v, bool on)
 {
 	state_of(v)->nmi_win = on;
 	set_windows(v);
+}
+
+/* As if the CPU had run the MOV SS at the exit's RIP: blocking by MOV SS at the next entry
+ * (entry_shadow), and the single step it owes under TF held in the pending debug exceptions
+ * until the next instruction is done, where the CPU keeps it (and where the entry checks
+ * want it: BS set exactly when TF is and BTF is not, with MOV SS blocking). */
+static void vmx_mov_ss_shadow(struct vcpu_hw *v)
+{
+	struct vmx_vcpu *s = state_of(v);
+
+	if (!load_vmcs(s))
+		return;
+	s->exit_rip = v->regs.rip;
+	s->shadow = INTR_MOV_SS;
+	u64 pending = vmread(F_GUEST_PENDING_DBG) & ~(u64)DR6_BS;
+	if (virt_step_owed(v->regs.rflags, v->debugctl))
+		pending |= DR6_BS;
+	vmwrite(F_GUEST_PENDING_DBG, pending);
+	set_windows(v); /* an NMI wait takes the NMI window while MOV SS blocks */
 }
 
 static bool vmx_single_step(struct vcpu_hw *v, bool on)
@@ -1390,6 +1411,7 @@ const struct virt_backend vmx_backend = {
 	.request_irq_window = vmx_request_irq_window,
 	.nmi_window_open = vmx_nmi_window_open,
 	.request_nmi_window = vmx_request_nmi_window,
+	.mov_ss_shadow = vmx_mov_ss_shadow,
 	.set_tsc_offset = vmx_set_tsc_offset,
 	.intercept_dr = vmx_intercept_dr,
 	.single_step = vmx_single_step,

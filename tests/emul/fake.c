@@ -71,7 +71,7 @@ static int check(u64 lin, unsigned len, bool write, struct x86_fault *f)
 /* One plain access: bounds, the fake's faults, then the copy in the right direction. */
 static int copy(u64 lin, void *buf, unsigned len, bool write, struct x86_fault *f)
 {
-	assert_true(len >= 1 && len <= 16);
+	assert_true(len >= 1 && len <= X86_FPU_ENV_IMAGE); /* FNSAVE's 108 bytes the widest */
 	if (check(lin, len, write, f))
 		return X86_ACC_FAULT;
 	if (write)

@@ -553,11 +553,12 @@ static void test_expand_down_and_tf(void **state)
  * MOV Sreg, r/m (8E) from memory, the device-register case: the selector read through the
  * memory callback, the descriptor through the GDT with the CPU's checks and faults (shared
  * with the real-mode emulator: arch/x86/segment.c), the accessed bit set, res.seg_loaded; in
- * real mode only selector and base. CS and the undefined registers #UD; SS is not taken.
+ * real mode only selector and base; LDT selectors (TI) through the LDT that LDTR names, #GP(sel)
+ * past its limit. CS and the undefined registers #UD. SS's own rules: test_ss_loads.
  */
 static void test_mov_to_sreg(void **state)
 {
-	enum { GDT = 0x3000 };
+	enum { GDT = 0x3000, LDT = 0x3800 };
 	static const struct { enum x86_mode mode; const char *code; u16 sel; u64 desc; int rc;
 			      u8 vector; u16 error; u8 sreg; } cases[] = {
 		{ X86_MODE_64, "\x8e\x1f", 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_DS },
@@ -570,8 +571,12 @@ static void test_mov_to_sreg(void **state)
 		{ X86_MODE_64, "\x8e\x1f", 0x13, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x10, X86_DS },
 		{ X86_MODE_64, "\x8e\x0f", 0x10, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_UD, 0, X86_CS },
 		{ X86_MODE_64, "\x8e\x37", 0x10, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_UD, 0, X86_DS },
-		{ X86_MODE_64, "\x8e\x17", 0x10, 0x00cf92000000ffff, X86_EMU_UNHANDLED, 0, 0, X86_SS },
-		{ X86_MODE_64, "\x8e\x1f", 0x0c, 0, X86_EMU_UNHANDLED, 0, 0, X86_DS },
+		{ X86_MODE_64, "\x8e\x17", 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_SS },
+		{ X86_MODE_64, "\x8e\x1f", 0x0c, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_DS },
+		{ X86_MODE_32, "\x8e\x27", 0x14, 0x12cf92345678ffff, X86_EMU_OK, 0, 0, X86_FS },
+		{ X86_MODE_32, "\x8e\x1f", 0x1c, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x1c, X86_DS },
+		{ X86_MODE_32, "\x8e\x1f", 0x0c, 0x00cf98000000ffff, X86_EMU_FAULT, VEC_GP, 0x0c, X86_DS },
+		{ X86_MODE_32, "\x8e\x1f", 0x0c, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x0c, X86_DS },
 		{ X86_MODE_16, "\x8e\x07", 0x1234, 0, X86_EMU_OK, 0, 0, X86_ES },
 	};
 	struct x86_emu_ctx ctx, before;
@@ -583,9 +588,12 @@ static void test_mov_to_sreg(void **state)
 		fake_reset();
 		fake_ctx(&ctx, cases[i].mode);
 		ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x4f };
+		ctx.ldtr = 0x28;
+		ctx.ldt = (struct x86_dtr){ .base = LDT, .limit = 0x17 };
 		ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = D;
 		memcpy(fake.mem + D, &cases[i].sel, 2);
-		memcpy(fake.mem + GDT + (cases[i].sel & ~7u), &cases[i].desc, 8);
+		u64 table = (cases[i].sel & 4) ? LDT : GDT;
+		memcpy(fake.mem + table + (cases[i].sel & ~7u), &cases[i].desc, 8);
 		fake_code(cases[i].code, 2);
 		before = ctx;
 		int rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
@@ -612,12 +620,25 @@ static void test_mov_to_sreg(void **state)
 			assert_int_equal(sg->base, cases[i].sreg == X86_FS ? 0x12345678 : 0);
 			assert_int_equal(sg->limit, 0xffffffff);
 			assert_int_equal(sg->attr, 0xc93);
-			assert_true(fake.mem[GDT + (cases[i].sel & ~7u) + 5] & 1);
+			assert_true(fake.mem[table + (cases[i].sel & ~7u) + 5] & 1);
 		}
 		for (int s = 0; s < X86_NR_SREGS; s++)
 			if (s != cases[i].sreg)
 				assert_memory_equal(&ctx.seg[s], &before.seg[s], sizeof(ctx.seg[s]));
 	}
+	/* No LDT loaded (a null LDTR): an LDT selector is #GP(sel) whatever LDTR's cached limit. */
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_32);
+	ctx.ldt = (struct x86_dtr){ .base = LDT, .limit = 0xffff };
+	memcpy(fake.mem + LDT + 8, &(u64){ 0x00cf92000000ffff }, 8);
+	memcpy(fake.mem + D, &(u16){ 0x0c }, 2);
+	ctx.gpr[X86_RDI] = D;
+	fake_code("\x8e\x1f", 2);
+	before = ctx;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+	assert_int_equal(res.fault.vector, VEC_GP);
+	assert_int_equal(res.fault.error_code, 0x0c);
+	assert_memory_equal(ctx.seg, before.seg, sizeof(ctx.seg));
 	/* The selector from a hole: #PF, nothing loaded. */
 	fake_reset();
 	fake_ctx(&ctx, X86_MODE_64);
@@ -628,6 +649,124 @@ static void test_mov_to_sreg(void **state)
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
 	assert_int_equal(res.fault.vector, VEC_PF);
 	assert_memory_equal(ctx.seg, before.seg, sizeof(ctx.seg));
+}
+
+/*
+ * Loads of SS (MOV SS and POP SS, which start the interrupt and debug shadow: res.mov_ss;
+ * LSS, which does not) and the other pops and far-pointer loads, with SS's checks: a null
+ * selector #GP(0) but in 64-bit mode below ring 3 with RPL = CPL, RPL and DPL equal to CPL,
+ * a writable data segment, #SS(sel) when not present; LDT selectors past the LDT's limit or
+ * with no LDT loaded #GP(sel). On a fault nothing changes: segments, registers, RIP.
+ */
+static void test_ss_loads(void **state)
+{
+	enum { GDT = 0x3000, LDT = 0x3800, STACK = 0x2800 };
+	static const struct {
+		const char *name;
+		enum x86_mode mode;
+		const char *code;
+		u8 len, cpl;
+		u16 sel, ldtr;
+		u64 desc;
+		int rc;
+		u8 vector;
+		u16 error;
+		u8 sreg;
+		bool shadow;
+	} cases[] = {
+		{ "mov ss", X86_MODE_32, "\x8e\x17", 2, 0, 0x10, 0x28, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_SS, true },
+		{ "mov ss ring 3", X86_MODE_32, "\x8e\x17", 2, 3, 0x3b, 0x28, 0x00cff2000000ffff, X86_EMU_OK, 0, 0, X86_SS, true },
+		{ "mov ss 64", X86_MODE_64, "\x8e\x17", 2, 0, 0x10, 0x28, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_SS, true },
+		{ "mov ss from the ldt", X86_MODE_32, "\x8e\x17", 2, 0, 0x0c, 0x28, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_SS, true },
+		{ "mov ss null", X86_MODE_32, "\x8e\x17", 2, 0, 0x00, 0x28, 0, X86_EMU_FAULT, VEC_GP, 0, X86_SS, false },
+		{ "mov ss null 64", X86_MODE_64, "\x8e\x17", 2, 0, 0x00, 0x28, 0, X86_EMU_OK, 0, 0, X86_SS, true },
+		{ "mov ss null 64 ring 3", X86_MODE_64, "\x8e\x17", 2, 3, 0x03, 0x28, 0, X86_EMU_FAULT, VEC_GP, 0, X86_SS, false },
+		{ "mov ss null 64 rpl 1", X86_MODE_64, "\x8e\x17", 2, 0, 0x01, 0x28, 0, X86_EMU_FAULT, VEC_GP, 0, X86_SS, false },
+		{ "mov ss rpl not cpl", X86_MODE_32, "\x8e\x17", 2, 0, 0x13, 0x28, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x10, X86_SS, false },
+		{ "mov ss dpl not cpl", X86_MODE_32, "\x8e\x17", 2, 0, 0x18, 0x28, 0x00cff2000000ffff, X86_EMU_FAULT, VEC_GP, 0x18, X86_SS, false },
+		{ "mov ss read-only", X86_MODE_32, "\x8e\x17", 2, 0, 0x18, 0x28, 0x00cf90000000ffff, X86_EMU_FAULT, VEC_GP, 0x18, X86_SS, false },
+		{ "mov ss code", X86_MODE_64, "\x8e\x17", 2, 0, 0x18, 0x28, 0x00af9a000000ffff, X86_EMU_FAULT, VEC_GP, 0x18, X86_SS, false },
+		{ "mov ss system", X86_MODE_32, "\x8e\x17", 2, 0, 0x18, 0x28, 0x0000820000000067, X86_EMU_FAULT, VEC_GP, 0x18, X86_SS, false },
+		{ "mov ss not present", X86_MODE_32, "\x8e\x17", 2, 0, 0x18, 0x28, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_SS, 0x18, X86_SS, false },
+		{ "mov ss past the gdt", X86_MODE_32, "\x8e\x17", 2, 0, 0x50, 0x28, 0, X86_EMU_FAULT, VEC_GP, 0x50, X86_SS, false },
+		{ "mov ss past the ldt", X86_MODE_32, "\x8e\x17", 2, 0, 0x1c, 0x28, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x1c, X86_SS, false },
+		{ "mov ss no ldt", X86_MODE_32, "\x8e\x17", 2, 0, 0x0c, 0x00, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x0c, X86_SS, false },
+		{ "mov ss real mode", X86_MODE_16, "\x8e\x17", 2, 0, 0x1234, 0, 0, X86_EMU_OK, 0, 0, X86_SS, true },
+		{ "pop ss", X86_MODE_32, "\x17", 1, 0, 0x10, 0x28, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_SS, true },
+		{ "pop ss not present", X86_MODE_32, "\x17", 1, 0, 0x18, 0x28, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_SS, 0x18, X86_SS, false },
+		/* Not an instruction in 64-bit mode: the decoder leaves it (the exit handler's #UD). */
+		{ "pop ss 64", X86_MODE_64, "\x17", 1, 0, 0x10, 0x28, 0x00cf92000000ffff, X86_EMU_UNHANDLED, 0, 0, X86_SS, false },
+		{ "pop ds real mode", X86_MODE_16, "\x1f", 1, 0, 0x1234, 0, 0, X86_EMU_OK, 0, 0, X86_DS, false },
+		{ "pop es ldt", X86_MODE_32, "\x07", 1, 0, 0x0c, 0x28, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_ES, false },
+		{ "pop fs 64", X86_MODE_64, "\x0f\xa1", 2, 0, 0x10, 0x28, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_FS, false },
+		{ "pop gs past the ldt", X86_MODE_64, "\x0f\xa9", 2, 0, 0x1c, 0x28, 0, X86_EMU_FAULT, VEC_GP, 0x1c, X86_GS, false },
+		{ "lss esp", X86_MODE_32, "\x0f\xb2\x27", 3, 0, 0x10, 0x28, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_SS, false },
+		{ "lss null", X86_MODE_32, "\x0f\xb2\x27", 3, 0, 0x00, 0x28, 0, X86_EMU_FAULT, VEC_GP, 0, X86_SS, false },
+		{ "lfs rsp 64", X86_MODE_64, "\x48\x0f\xb4\x27", 4, 0, 0x10, 0x28, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_FS, false },
+		{ "lgs register: #UD", X86_MODE_32, "\x0f\xb5\xe0", 3, 0, 0x10, 0x28, 0, X86_EMU_FAULT, VEC_UD, 0, X86_GS, false },
+		{ "les sp real mode", X86_MODE_16, "\xc4\x27", 2, 0, 0x1234, 0, 0, X86_EMU_OK, 0, 0, X86_ES, false },
+		{ "lds esp not present", X86_MODE_32, "\xc5\x27", 2, 0, 0x0c, 0x28, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x0c, X86_DS, false },
+	};
+	struct x86_emu_ctx ctx, before;
+	struct x86_emu_result res;
+	struct x86_insn in;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		bool pop = cases[i].code[0] == 0x07 || cases[i].code[0] == 0x17 ||
+			   cases[i].code[0] == 0x1f || cases[i].code[1] == (char)0xa1 ||
+			   cases[i].code[1] == (char)0xa9;
+		unsigned w = cases[i].mode == X86_MODE_64 ? 8 : cases[i].mode == X86_MODE_32 ? 4 : 2;
+		fake_reset();
+		fake_ctx(&ctx, cases[i].mode);
+		ctx.cpl = cases[i].cpl;
+		ctx.seg[X86_CS].sel = cases[i].cpl;
+		ctx.seg[X86_SS].attr |= (u16)(cases[i].cpl << 5);
+		ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x4f };
+		ctx.ldtr = cases[i].ldtr;
+		ctx.ldt = (struct x86_dtr){ .base = LDT, .limit = 0x17 };
+		ctx.rflags |= RFLAGS_TF;
+		/* MOV's operand at [rdi] (16-bit: [bx]); a far pointer 0x11223344:sel there too;
+		 * the pops' selector on the stack. */
+		ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = D;
+		ctx.gpr[X86_RSP] = STACK;
+		u64 ptr = 0x11223344;
+		memcpy(fake.mem + D, cases[i].code[0] == (char)0x8e ? (const void *)&cases[i].sel : &ptr,
+		       cases[i].code[0] == (char)0x8e ? 2 : w);
+		if (cases[i].code[0] != (char)0x8e)
+			memcpy(fake.mem + D + w, &cases[i].sel, 2);
+		memcpy(fake.mem + STACK, &cases[i].sel, 2);
+		u64 table = (cases[i].sel & 4) ? LDT : GDT;
+		memcpy(fake.mem + table + (cases[i].sel & ~7u), &cases[i].desc, 8);
+		fake_code(cases[i].code, cases[i].len);
+		before = ctx;
+		int rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, &res);
+		if (rc != cases[i].rc)
+			fail_msg("%s: status %d, expected %d", cases[i].name, rc, cases[i].rc);
+		if (rc != X86_EMU_OK) {
+			assert_memory_equal(&ctx, &before, sizeof(ctx));
+			if (rc == X86_EMU_FAULT && (res.fault.vector != cases[i].vector ||
+						    res.fault.error_code != cases[i].error))
+				fail_msg("%s: fault %u (%u), expected %u (%u)", cases[i].name,
+					 res.fault.vector, res.fault.error_code, cases[i].vector,
+					 cases[i].error);
+			continue;
+		}
+		const struct x86_seg *sg = &ctx.seg[cases[i].sreg];
+		if (res.mov_ss != cases[i].shadow || res.single_step == cases[i].shadow)
+			fail_msg("%s: shadow %d, single step %d", cases[i].name, res.mov_ss,
+				 res.single_step);
+		assert_true(res.seg_loaded);
+		assert_int_equal(ctx.rip, FAKE_CODE + cases[i].len);
+		assert_int_equal(sg->sel, cases[i].sel);
+		if (cases[i].mode == X86_MODE_16)
+			assert_int_equal(sg->base, (u64)cases[i].sel << 4);
+		else
+			assert_true((sg->attr & X86_SEG_P) && ((sg->attr >> 5) & 3) == cases[i].cpl);
+		assert_int_equal(ctx.gpr[X86_RSP], pop ? STACK + w
+						: cases[i].code[0] == (char)0x8e ? STACK
+										 : ptr & x86_mask(w));
+	}
 }
 
 static void test_registers(void **state)
@@ -823,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_expand_down_and_tf),
 		cmocka_unit_test(test_registers),
 		cmocka_unit_test(test_mov_to_sreg),
+		cmocka_unit_test(test_ss_loads),
 	};
 
 	return fake_run_table("emul-emulate", cases, ARRAY_SIZE(cases), sizeof(cases[0]), test_case, fixed,

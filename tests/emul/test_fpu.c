@@ -251,11 +251,241 @@ static void test_values(void **state)
 	assert_memory_equal(fake.mem + D + 8, "\x11\x22\x33\x44\x00\x00\x00\x00", 8);
 }
 
+/* ---- FLDENV, FNSTENV, FRSTOR, FNSAVE ---- */
+
+/* The environment forms on [rdi] ([bx] in 16-bit code), with a 66 prefix when o16 differs from
+ * the mode's default. */
+static size_t env_code(unsigned form, bool prefix, u8 *p)
+{
+	const struct x86_fpu_env_desc *f = &x86_fpu_env_forms[form - X86_FPU_ENV_FIRST];
+	size_t n = 0;
+
+	if (prefix)
+		p[n++] = 0x66;
+	p[n++] = f->opcode;
+	p[n++] = (u8)(f->sub << 3 | 7);
+	return n;
+}
+
+/* The host running an environment form natively on buf, with 66 (the 16-bit layout) or not. */
+static void env_native(unsigned form, bool o16, void *buf)
+{
+	switch (form * 2 + o16) {
+#define NATIVE(name, op, sub, regs, st, wait, insn) \
+	case X86_FPU_##name * 2: __asm__ volatile(insn " (%0)" : : "r"(buf) : "memory"); break; \
+	case X86_FPU_##name * 2 + 1: \
+		__asm__ volatile(".byte 0x66\n\t" insn " (%0)" : : "r"(buf) : "memory"); break;
+	X86_X87_ENV_FORMS(NATIVE)
+#undef NATIVE
+	}
+}
+
+/*
+ * start_state with its pointers set: FIP, FOP, FDP. FXRSTOR restores them on Intel but on AMD
+ * only with an exception pending, so the state to start from is st and then this FLDENV.
+ */
+static u32 ptr_env[7];
+
+static void pointer_state(u32 fip, u16 fop, u32 fdp)
+{
+	start_state();
+	fpu_restore(start);
+	__asm__ volatile("fnstenv %0\n\tfninit" : "=m"(ptr_env) : : "memory");
+	ptr_env[0] = 0x37f; /* FNSTENV masked what start_state had: the same */
+	ptr_env[3] = fip;
+	ptr_env[4] = (ptr_env[4] & 0xffff) | (u32)fop << 16;
+	ptr_env[5] = fdp;
+}
+
+/* st, and the pointers if it is start. */
+static void restore_with_pointers(const u8 *st)
+{
+	fpu_restore(st);
+	if (st == start)
+		__asm__ volatile("fldenv %0" : : "m"(ptr_env) : "memory");
+}
+
+static int env_emulate(unsigned form, enum x86_mode mode, bool prefix, const u8 *st, u8 *img,
+		       struct x86_emu_result *res)
+{
+	struct x86_emu_ctx ctx;
+	u8 code[4];
+	size_t n = env_code(form, prefix, code);
+
+	restore_with_pointers(st);
+	int rc = emulate(&ctx, mode, code, n, D, res);
+	fpu_save(img);
+	__asm__ volatile("fninit" ::: "memory");
+	if (rc == X86_EMU_OK)
+		assert_int_equal(ctx.rip, FAKE_CODE + n);
+	return rc;
+}
+
+/*
+ * Protected and long mode, 32 and 16-bit layouts: the emulator against the host running the
+ * same form natively (its 64-bit mode writes the protected-mode layouts): the bytes stored, the
+ * FPU state after (FNSTENV masks every exception, FNSAVE initializes the FPU, FLDENV/FRSTOR
+ * load what the bytes say), one access of the layout's size.
+ */
+static void test_env_protected(void **state)
+{
+	static const enum x86_mode modes[] = { X86_MODE_32, X86_MODE_64 };
+	const u8 *st = start;
+	u8 other[512] __attribute__((aligned(16)));
+	u8 ref_img[512] __attribute__((aligned(16))), img[512] __attribute__((aligned(16)));
+	u8 ref[X86_FPU_ENV_IMAGE + 8], bytes[X86_FPU_ENV_IMAGE];
+	struct x86_emu_result res;
+
+	(void)state;
+	pointer_state(0x12345678, 0x1ab, 0x9abcdef0);
+	/* Another state for the loads: pi and 1 swapped, other pointers, a control word of its own. */
+	__asm__ volatile("fninit\n\tfldpi\n\tfld1\n\tfxsave64 %0\n\tfninit" : : "m"(other) : "memory");
+	other[0] = 0x7e; /* FCW: IM unmasked */
+	for (unsigned form = X86_FPU_ENV_FIRST; form < X86_FPU_ENV_END; form++) {
+		const struct x86_fpu_env_desc *f = &x86_fpu_env_forms[form - X86_FPU_ENV_FIRST];
+		for (size_t m = 0; m < ARRAY_SIZE(modes); m++) {
+			for (int o16 = 0; o16 < 2; o16++) {
+				unsigned len = x86_fpu_env_len(o16, f->regs);
+				fake_reset();
+				if (!f->store) {
+					/* The image to load: the other state stored natively. */
+					unsigned save = f->regs ? X86_FPU_FNSAVE : X86_FPU_FNSTENV;
+					fpu_restore(other);
+					env_native(save, o16, bytes);
+					memcpy(fake.mem + D, bytes, len);
+				}
+				memcpy(ref, fake.mem + D, sizeof(ref));
+				restore_with_pointers(st);
+				env_native(form, o16, ref);
+				fpu_save(ref_img);
+				__asm__ volatile("fninit" ::: "memory");
+				int rc = env_emulate(form, modes[m], o16, st, img, &res);
+				if (rc != X86_EMU_OK)
+					fail_msg("form %u mode %d o16 %d: status %d", form, modes[m], o16, rc);
+				assert_int_equal(res.width, len);
+				assert_int_equal(fake.reads, f->store ? 0 : 1);
+				assert_int_equal(fake.writes, f->store ? 1 : 0);
+				if (memcmp(img, ref_img, 160))
+					fail_msg("form %u mode %d o16 %d: FPU state differs from the host's",
+						 form, modes[m], o16);
+				if (memcmp(fake.mem + D, ref, sizeof(ref)))
+					fail_msg("form %u mode %d o16 %d: memory differs from the host's",
+						 form, modes[m], o16);
+			}
+		}
+	}
+}
+
+static u32 word(unsigned i, unsigned size)
+{
+	u32 v = 0;
+
+	memcpy(&v, fake.mem + D + i * size, size);
+	return v;
+}
+
+/*
+ * Real mode, which the host cannot run: the layouts the SDM draws (vol. 1, figures 8-10 and
+ * 8-12), checked word by word for known pointers (FIP 0xabc12345, FOP 0x1ab, FDP 0x56789abc:
+ * the 16-bit layout keeps 20 bits of each), then loaded back by FLDENV and FRSTOR.
+ */
+static void test_env_real(void **state)
+{
+	u8 img[512] __attribute__((aligned(16))), none[512] __attribute__((aligned(16)));
+	const u8 *st = start;
+	struct x86_emu_result res;
+	u32 env[7];
+
+	(void)state;
+	pointer_state(0xabc12345, 0x1ab, 0x56789abc);
+	__asm__ volatile("fninit\n\tfxsave64 %0" : : "m"(none) : "memory");
+	for (int o16 = 0; o16 < 2; o16++) {
+		unsigned size = o16 ? 2 : 4;
+		fake_reset();
+		assert_int_equal(env_emulate(X86_FPU_FNSTENV, X86_MODE_16, !o16, st, img, &res), X86_EMU_OK);
+		assert_int_equal(res.width, o16 ? 14 : 28);
+		assert_int_equal(word(0, size) & 0xffff, st[0] | st[1] << 8); /* FCW */
+		assert_int_equal(word(3, size), 0x2345);
+		assert_int_equal(word(4, size), o16 ? 0x11ab : 0x0abc11ab);
+		assert_int_equal(word(5, size), 0x9abc);
+		assert_int_equal(word(6, size), o16 ? 0x8000 : 0x05678000);
+		assert_int_equal(fake.mem[D + (o16 ? 14 : 28)], fake_pattern(D + (o16 ? 14 : 28)));
+		/* FNSTENV masked every exception, as the CPU does. */
+		assert_int_equal(img[0] & 0x3f, 0x3f);
+
+		/* Back in: the pointers as the layout kept them. */
+		fpu_restore(none);
+		struct x86_emu_ctx ctx;
+		u8 code[4];
+		size_t n = env_code(X86_FPU_FLDENV, !o16, code);
+		assert_int_equal(emulate(&ctx, X86_MODE_16, code, n, D, &res), X86_EMU_OK);
+		__asm__ volatile("fnstenv %0\n\tfninit" : "=m"(env) : : "memory");
+		assert_int_equal(env[3], o16 ? 0x12345 : 0xabc12345);
+		assert_int_equal(env[4] >> 16, 0x1ab);
+		assert_int_equal(env[5], o16 ? 0x89abc : 0x56789abc);
+		assert_int_equal(res.width, o16 ? 14 : 28);
+		assert_int_equal(fake.reads, 1);
+
+		/* FNSAVE: 94 or 108 bytes, then an initialized FPU; FRSTOR brings the registers,
+		 * control, status and tag words back. */
+		fake_reset();
+		assert_int_equal(env_emulate(X86_FPU_FNSAVE, X86_MODE_16, !o16, st, img, &res), X86_EMU_OK);
+		assert_int_equal(res.width, o16 ? 94 : 108);
+		assert_int_equal(fake.writes, 1);
+		assert_int_equal(img[0] | img[1] << 8, 0x37f);
+		assert_int_equal(img[4], 0); /* every register empty */
+		assert_int_equal(word(3, size), 0x2345);
+		assert_int_equal(env_emulate(X86_FPU_FRSTOR, X86_MODE_16, !o16, none, img, &res),
+				 X86_EMU_OK);
+		assert_memory_equal(img, st, 6);
+		assert_memory_equal(img + 32, st + 32, 128);
+	}
+}
+
+/*
+ * Faults: #NM under CR0.TS; #MF with an unmasked exception pending for FLDENV and FRSTOR, which
+ * wait, not for FNSTENV and FNSAVE, which store it; #PF with the FPU state untouched (FNSAVE
+ * has not initialized it, FNSTENV has not masked anything) and nothing written, also for an
+ * image whose last bytes fall in the hole.
+ */
+static void test_env_faults(void **state)
+{
+	u8 pending[512] __attribute__((aligned(16))), img[512] __attribute__((aligned(16)));
+	u16 cw_ze = 0x37b;
+	struct x86_emu_result res;
+
+	(void)state;
+	fake_reset();
+	start_state();
+	expect_fault(start, "\xd9\x27", 2, D, CR0_TS, VEC_NM);                  /* fldenv */
+	expect_fault(start, "\xd9\x37", 2, D, CR0_TS, VEC_NM);                  /* fnstenv */
+	expect_fault(start, "\xdd\x27", 2, D, CR0_EM, VEC_NM);                  /* frstor */
+	expect_fault(start, "\xdd\x37", 2, D, CR0_TS, VEC_NM);                  /* fnsave */
+	expect_fault(start, "\xdd\x37", 2, FAKE_HOLE, 0, VEC_PF);
+	expect_fault(start, "\xdd\x37", 2, FAKE_HOLE - 100, 0, VEC_PF);         /* 8 bytes in */
+	expect_fault(start, "\xd9\x37", 2, FAKE_HOLE - 20, 0, VEC_PF);
+	expect_fault(start, "\xdd\x27", 2, FAKE_HOLE - 4, 0, VEC_PF);
+	expect_fault(start, "\xd9\x27", 2, FAKE_HOLE, 0, VEC_PF);
+
+	__asm__ volatile("fninit\n\tfldcw %0\n\tfldz\n\tfld1\n\tfdiv %%st(1), %%st\n\t"
+			 "fxsave64 %1\n\tfninit" : : "m"(cw_ze), "m"(pending) : "memory");
+	expect_fault(pending, "\xd9\x27", 2, D, 0, VEC_MF);
+	expect_fault(pending, "\xdd\x27", 2, D, 0, VEC_MF);
+	assert_int_equal(run_on(pending, "\xd9\x37", 2, D, 0, img, &res), X86_EMU_OK);
+	assert_true(fake.mem[D + 4] & FSW_ES);
+	assert_int_equal(run_on(pending, "\xdd\x37", 2, D, 0, img, &res), X86_EMU_OK);
+	assert_true(fake.mem[D + 4] & FSW_ES);
+	assert_false(img[2] & FSW_ES); /* initialized */
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_env_protected),
+		cmocka_unit_test(test_env_real),
+		cmocka_unit_test(test_env_faults),
 	};
 
 	return fake_run_table("emul-fpu", forms, ARRAY_SIZE(forms), sizeof(forms[0]), test_form, fixed,

@@ -427,7 +427,7 @@ static void test_protected_segments(void **state)
 		{ 0x28, 0x00cf98000000ffff, X86_EMU_FAULT, VEC_GP, 0x28 }, /* execute-only code */
 		{ 0x30, 0x0000890000000067, X86_EMU_FAULT, VEC_GP, 0x30 }, /* a TSS */
 		{ 0x48, 0, X86_EMU_FAULT, VEC_GP, 0x48 },             /* past the limit */
-		{ 0x0c, 0, X86_EMU_UNHANDLED, 0, 0 },                 /* the LDT: not modelled */
+		{ 0x0c, 0, X86_EMU_FAULT, VEC_GP, 0x0c },             /* the LDT, none loaded */
 		{ 0x00, 0, X86_EMU_OK, 0, 0 },                        /* null: unusable */
 	};
 
@@ -475,6 +475,28 @@ static void test_protected_segments(void **state)
 	ctx.gpr[X86_RAX] = 0x10;
 	assert_int_equal(run(&ctx, false, &res), X86_EMU_FAULT);
 	assert_int_equal(res.fault.error_code, 0x10);
+	assert_false(res.mov_ss);
+	/* A writable one loads, and starts MOV SS's shadow (vmm/realmode.c emulates the next
+	 * instruction too); so does POP SS; MOV DS does not. */
+	put_desc(0x10, 0x00cf92000000ffff);
+	assert_int_equal(run(&ctx, false, &res), X86_EMU_OK);
+	assert_true(res.mov_ss);
+	static const u8 pop_ss[] = { 0x17 }, ds[] = { 0x8e, 0xd8 };
+	setup(&ctx, pop_ss, sizeof(pop_ss));
+	put_desc(0x10, 0x00cf92000000ffff);
+	memcpy(fake.mem + ctx.seg[X86_SS].base + (u16)ctx.gpr[X86_RSP], "\x10\x00", 2);
+	ctx.cr0 |= CR0_PE;
+	ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x47 };
+	assert_int_equal(run(&ctx, false, &res), X86_EMU_OK);
+	assert_int_equal(ctx.seg[X86_SS].sel, 0x10);
+	assert_true(res.mov_ss);
+	setup(&ctx, ds, sizeof(ds));
+	put_desc(0x10, 0x00cf92000000ffff);
+	ctx.cr0 |= CR0_PE;
+	ctx.gdtr = (struct x86_dtr){ .base = GDT, .limit = 0x47 };
+	ctx.gpr[X86_RAX] = 0x10;
+	assert_int_equal(run(&ctx, false, &res), X86_EMU_OK);
+	assert_false(res.mov_ss);
 }
 
 /*

@@ -300,6 +300,29 @@ static void step_over_exits(void)
 	      "mov ss; cpuid: %lu traps, first at %lx (want %lx), last at %lx (want %lx)", db_count,
 	      db_first_ip, first, db_ip, stop);
 	kprintf("mov ss then cpuid: the trap after mov ss waits for cpuid, one #DB\n");
+#ifndef __x86_64__
+	/* The same MOV SS with its selector in a device register (the APIC's TPR), which Umbra
+	 * emulates and whose shadow it hands the CPU: the trap waits for the NOP after it, which
+	 * the CPU runs. Natively QEMU's xAPIC reads 0 for a 16-bit access (the #GP of a null SS):
+	 * decided under Umbra (the selector checks: check-emul's test_ss_loads). */
+	volatile uint32_t *tpr = (volatile uint32_t *)(ulong)(LAPIC_BASE + 0x80);
+	ulong ss;
+	asm volatile("mov %%ss, %0" : "=r"(ss));
+	CHECK(ss <= 0xff, "ss %lx does not fit the tpr", ss);
+	if (on_umbra) {
+		*tpr = (uint32_t)ss;
+		db_reset(0);
+		asm volatile("lea 2f, %0\n\tlea 3f, %1\n\tmov %1, db_stop\n\t"
+			     "pushf\n\torl $0x100, (%%esp)\n\tpopf\n\tnop\n2:\n\t"
+			     "mov (%2), %%ss\n\tnop\n3:"
+			     : "=&r"(first), "=&r"(stop) : "r"(tpr) : "memory", "cc");
+		*tpr = 0;
+		CHECK(db_count == 2 && db_first_ip == first && db_ip == stop && (db_dr6 & DR6_BS),
+		      "mov ss from the tpr; nop: %lu traps, first at %lx (want %lx), last at %lx "
+		      "(want %lx)", db_count, db_first_ip, first, db_ip, stop);
+	}
+	kprintf("mov ss from a device register then nop: one #DB, after the nop\n");
+#endif
 	db_stop = 0;
 }
 
