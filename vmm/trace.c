@@ -96,6 +96,15 @@ static u64 qualification(const struct vexit *x)
 	}
 }
 
+/* Runs exactly once per record, as the ring's next one: tests/bench/exitcount.c's record= hooks
+ * its entry to count Umbra's instructions of each recorded exit, numbered as the ring numbers
+ * them. noipa keeps it one real function at its own symbol (no inlining, no clone). */
+__attribute__((noipa)) static void trace_record(struct trace_ring *r, const struct trace_rec *t)
+{
+	*rec_at(r, r->written) = *t;
+	__atomic_store_n(&r->written, r->written + 1, __ATOMIC_RELEASE);
+}
+
 void trace_exit_handle(struct vcpu *v, const struct vexit *x)
 {
 	struct trace_ring *r = &rings[v->cpu];
@@ -105,11 +114,10 @@ void trace_exit_handle(struct vcpu *v, const struct vexit *x)
 	if (!__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE))
 		return;
 	u64 cost = rdtsc() - start;
-	*rec_at(r, r->written) = (struct trace_rec){
+	trace_record(r, &(struct trace_rec){
 		.tsc = start, .rip = rip, .qual = qualification(x),
 		.cost = cost > 0xffffffffull ? 0xffffffffu : (u32)cost, .reason = (u8)x->reason,
-		.vcpu = (u8)v->id, .guest = (u8)(v->vm - vms) };
-	__atomic_store_n(&r->written, r->written + 1, __ATOMIC_RELEASE);
+		.vcpu = (u8)v->id, .guest = (u8)(v->vm - vms) });
 }
 
 /* The oldest record of the guest not yet printed from ring c, from index *at on (or NULL). */
@@ -136,7 +144,8 @@ void trace_dump(struct vm *vm)
 		at[c] = w > TRACE_RECS ? w - TRACE_RECS : 0;
 		dropped += at[c];
 	}
-	/* The line format, once (docs/testing.md): "trace: TSC VCPU REASON RIP QUAL COST". */
+	/* The line format, once (docs/debugging.md): "trace: TSC VCPU REASON RIP QUAL COST CPU SEQ",
+	 * SEQ the record's number in CPU's ring (what the instruction-counting plugin joins on). */
 	kprintf("trace: begin guest=%s tsc_hz=%lu overwritten=%lu\n", vm->name, tsc_hz, dropped);
 	for (;;) {
 		const struct trace_rec *best = NULL;
@@ -152,11 +161,17 @@ void trace_dump(struct vm *vm)
 		}
 		if (!best)
 			break;
-		kprintf("trace: %lu %u %s 0x%lx 0x%lx %u\n", best->tsc, best->vcpu,
-			stats_exit_name(best->reason), best->rip, best->qual, best->cost);
+		kprintf("trace: %lu %u %s 0x%lx 0x%lx %u %u %lu\n", best->tsc, best->vcpu,
+			stats_exit_name(best->reason), best->rip, best->qual, best->cost, from,
+			at[from]);
 		at[from]++;
 		n++;
 	}
+	/* Each ring's records so far: a plugin file joined to this dump must have at least these. */
+	for (u32 c = 0; c < NR_CPUS; c++)
+		if (__atomic_load_n(&rings[c].ready, __ATOMIC_ACQUIRE))
+			kprintf("trace: ring %u written=%lu\n", c,
+				__atomic_load_n(&rings[c].written, __ATOMIC_ACQUIRE));
 	/* A kernel's boot phases (vCPU 0's milestones), for the timeline. */
 	for (u32 p = 0; p < BOOT_PHASES; p++)
 		if (vm->vcpus[0].boot.end_tsc[p])

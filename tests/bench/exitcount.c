@@ -10,6 +10,10 @@
  *                  repeated, earlier tags win over later ones (a PT write also takes the #PF path)
  *   mark=ADDR      writes a mark line each time it runs (the STATS hypercall: the bench guest's
  *                  snapshots), so a workload's exits are those between two marks
+ *   record=ADDR    writes "R cpu seq kind umbra_insns" each time it runs in an exit (Umbra's
+ *                  trace_record: seq numbers the records per CPU as Umbra's trace ring does, the
+ *                  count is the exit's Umbra instructions so far, through the block at ADDR; the
+ *                  kind so far), so tests/trace/convert.py gives each traced exit its count
  *   profile=KIND   also writes "P ADDR N" lines: the instructions exits of KIND ran per block start
  *                  address, summed (tests/bench/insns.py symbolizes them: where an exit's time goes)
  *   profile_max=N  ... only of the exits of at most N instructions (the common case, not the rare
@@ -36,7 +40,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define MAX_CPUS 64
 #define KIND_NONE MAX_TAGS
 
-static uint64_t vmrun_at, ret_at, text_lo, text_hi, mark_at = ~0ull;
+static uint64_t vmrun_at, ret_at, text_lo, text_hi, mark_at = ~0ull, record_at = ~0ull;
 static struct { char kind[16]; uint64_t addr; } tags[MAX_TAGS];
 static unsigned ntags;
 static FILE *out;
@@ -55,6 +59,7 @@ struct cpu_state {
 	unsigned kind;		 /* best (lowest) tag index seen in this exit */
 	uint64_t umbra, guest;	 /* this exit's Umbra instructions, the guest's before it */
 	uint64_t exits;		 /* exits completed */
+	uint64_t records;	 /* record= runs: Umbra's trace records written on this CPU */
 	uint64_t boot, outside;	 /* host instructions before the first exit; outside Umbra's text */
 	uint64_t umbra_total, guest_total;
 };
@@ -154,6 +159,15 @@ static void mark_exec(unsigned idx, void *udata)
 		fprintf(out, "M %u %" PRIu64 "\n", idx, c->exits);
 }
 
+static void record_exec(unsigned idx, void *udata)
+{
+	(void)udata;
+	struct cpu_state *c = cpu(idx);
+	if (!c->in_guest && c->started)
+		fprintf(out, "R %u %" PRIu64 " %s %" PRIu64 "\n", idx, c->records++,
+			kind_name(c->kind), c->umbra);
+}
+
 static int bytes_are(struct qemu_plugin_insn *insn, const char *b, size_t n)
 {
 	return qemu_plugin_insn_size(insn) == n && !memcmp(qemu_plugin_insn_data(insn), b, n);
@@ -184,6 +198,9 @@ static void block_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (va == mark_at)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec, QEMU_PLUGIN_CB_NO_REGS,
 							       NULL);
+		if (va == record_at)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, record_exec,
+							       QEMU_PLUGIN_CB_NO_REGS, NULL);
 	}
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, block_exec, QEMU_PLUGIN_CB_NO_REGS,
 					     (void *)(uintptr_t)u);
@@ -231,6 +248,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			ok = parse_u64(a + 4, &ret_at);
 		else if (!strncmp(a, "mark=", 5))
 			ok = parse_u64(a + 5, &mark_at);
+		else if (!strncmp(a, "record=", 7))
+			ok = parse_u64(a + 7, &record_at);
 		else if (!strncmp(a, "text=", 5))
 			ok = parse_u64(a + 5, &text_lo) && strchr(a, '-') &&
 			     parse_u64(strchr(a, '-') + 1, &text_hi);

@@ -21,6 +21,6 @@ tags=(hypercall:pv_hypercall ptwrite:mmu_write mmio:board_mmio_read mmio:board_m
       io:board_pio_in io:board_pio_out inject:vcpu_inject fill:mmu_page_fault cr3:mmu_new_cr3
       invlpg:mmu_invlpg cr:vcpu_cr_access msr:msr_read msr:msr_write cpuid:cpuid_guest
       hostirq:trap_handler)
-args="file=$so,vmrun=$vmrun,ret=$ret,text=$(sym __kernel_start)-$(sym __text_end),mark=$(sym hc_stats),out=$trace"
+args="file=$so,vmrun=$vmrun,ret=$ret,text=$(sym __kernel_start)-$(sym __text_end),mark=$(sym hc_stats),record=$(sym trace_record),out=$trace"
 for t in "${tags[@]}"; do args+=",tag=${t%%:*}:$(sym "${t#*:}")"; done
 echo "$args"
