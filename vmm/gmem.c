@@ -207,8 +207,6 @@ static int emu_cmpxchg(const struct x86_emu_ctx *ctx, u64 linear, void *expected
 	return X86_ACC_OK;
 }
 
-/* FXSAVE's image: XMM0 at byte 160, 16 bytes each. */
-#define FXSAVE_XMM 160
 
 /* The guest's FPU state is in the registers while its exits are handled (vmm/sched.c switches
  * it around each slice, and Umbra itself runs no FPU or SSE code): one XMM register through an
@@ -222,10 +220,10 @@ static int emu_xmm(const struct x86_emu_ctx *ctx, unsigned reg, void *buf, bool 
 		return X86_ACC_UNHANDLED;
 	fpu_save(area);
 	if (!write) {
-		memcpy(buf, area + FXSAVE_XMM + 16 * reg, 16);
+		memcpy(buf, area + X86_FXSAVE_XMM + 16 * reg, 16);
 		return X86_ACC_OK;
 	}
-	memcpy(area + FXSAVE_XMM + 16 * reg, buf, 16);
+	memcpy(area + X86_FXSAVE_XMM + 16 * reg, buf, 16);
 	fpu_restore(area);
 	return X86_ACC_OK;
 }

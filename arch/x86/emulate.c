@@ -1355,6 +1355,66 @@ static int fpu_move(struct emu *e, unsigned form)
 	return rc;
 }
 
+/*
+ * FXSAVE/FXRSTOR (0F AE /0 /1; REX.W in 64-bit mode: the 64-bit FIP and FDP): the real
+ * instruction on the live state against a buffer, the guest's bytes in one access. They are
+ * the x87 and MXCSR part (160 bytes), then XMM0-15 in 64-bit mode and XMM0-7 elsewhere, only
+ * with CR4.OSFXSR (without it the CPU may skip the XMM registers; MXCSR goes either way), never
+ * the reserved and software bytes after them. FXRSTOR starts from the current image, so what
+ * the guest's part lacks (XMM8-15 outside 64-bit mode) stays as it was, and refuses an MXCSR
+ * with bits outside the CPU's MXCSR_MASK (#GP(0)) before the instruction could fault in
+ * Umbra. FXSAVE changes no state, so a faulting write has nothing to undo. #UD for a CPU
+ * without FXSR cannot happen: long mode has it and the CPUID policy keeps it.
+ */
+static int fxsr(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+	bool w64 = in->mode == X86_MODE_64 && (in->rex & 8);
+	unsigned xmm = in->mode == X86_MODE_64 ? 16 : (e->w.cr4 & CR4_OSFXSR) ? 8 : 0;
+	unsigned len = X86_FXSAVE_XMM + 16 * xmm;
+	u8 image[X86_FXSAVE_SIZE] __attribute__((aligned(16)));
+	struct x86_fpu_req req = { 0 };
+	u32 mxcsr, mask;
+	int rc;
+
+	if (!e->ops->fpu || in->rep)
+		return X86_EMU_UNHANDLED;
+	if (e->w.cr0 & (CR0_EM | CR0_TS))
+		return emu_raise(e, VEC_NM);
+	if (in->mem.linear & 15)
+		return emu_raise(e, VEC_GP); /* whatever the segment */
+	rc = fpu_call(e, &req, w64 ? X86_FPU_FXSAVE64 : X86_FPU_FXSAVE, image);
+	if (rc != X86_EMU_OK)
+		return rc;
+	if (in->sub == 0)
+		return access(e, ACC_WRITE, in->mem.seg, in->mem.ea, image, NULL, len);
+	memcpy(&mask, image + X86_FXSAVE_MXCSR_MASK, 4);
+	rc = access(e, ACC_READ, in->mem.seg, in->mem.ea, image, NULL, len);
+	if (rc != X86_EMU_OK)
+		return rc;
+	memcpy(&mxcsr, image + X86_FXSAVE_MXCSR, 4);
+	if (mxcsr & ~(mask ? mask : X86_MXCSR_MASK_DEFAULT))
+		return emu_raise(e, VEC_GP);
+	return fpu_call(e, &req, w64 ? X86_FPU_FXRSTOR64 : X86_FPU_FXRSTOR, image);
+}
+
+/* Group 15 with a memory operand: FXSAVE/FXRSTOR; XSAVE, XRSTOR and XSAVEOPT (/4 /5 /6, no
+ * prefix) raise the #UD a clear CR4.OSXSAVE gives, which is every guest's (no XSAVE in the
+ * CPUID policy). The rest (CLFLUSH, the fences' memory-less forms...) is not emulated. */
+static int group15(struct emu *e)
+{
+	const struct x86_insn *in = e->in;
+
+	if (!in->has_mem)
+		return X86_EMU_UNHANDLED;
+	if (in->sub <= 1)
+		return fxsr(e);
+	if (in->sub >= 4 && in->sub <= 6 && !in->rep && !in->opsize_prefix &&
+	    !(e->w.cr4 & CR4_OSXSAVE))
+		return emu_raise(e, VEC_UD);
+	return X86_EMU_UNHANDLED;
+}
+
 static void commit(struct emu *e, struct x86_emu_ctx *ctx)
 {
 	memcpy(ctx->gpr, e->w.gpr, sizeof(ctx->gpr));
@@ -1476,6 +1536,7 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 		case 0xb2: return load_far_pointer(e, X86_SS);
 		case 0xb4: return load_far_pointer(e, X86_FS);
 		case 0xb5: return load_far_pointer(e, X86_GS);
+		case 0xae: return group15(e);
 		}
 		form = fpu_lookup(in);
 		return form >= 0 ? fpu_move(e, (unsigned)form) : sse_move(e);

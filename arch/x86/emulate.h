@@ -20,7 +20,7 @@ struct x86_emu_result {
 	int status;
 	struct x86_fault fault;
 	u64 linear;        /* the first memory operand touched, and its size */
-	u8 width;
+	u16 width;
 	bool wrote;        /* memory was written */
 	u64 reps;          /* string iterations run by this call */
 	bool rep_incomplete; /* iterations remain: RIP left on the instruction so the guest re-runs it */

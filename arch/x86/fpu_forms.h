@@ -14,8 +14,9 @@
  *   width: bytes in memory; store: the form writes memory (else reads it); waits: a pending
  *   unmasked x87 exception (FSW.ES) raises #MF before it runs (the FN* control forms do not
  *   wait).
- * The environment forms are X86_X87_ENV_FORMS below. Not here, so #UD on device memory:
- * FXSAVE/FXRSTOR (and XSAVE and kin).
+ * The environment forms are X86_X87_ENV_FORMS below, FXSAVE/FXRSTOR X86_FXSR_FORMS. Not
+ * here: XSAVE and kin, which #UD on device memory as natively (Umbra announces no XSAVE, so
+ * a guest's CR4.OSXSAVE stays clear).
  */
 #define X86_X87_ARITH(X, tag, op, suffix, w) \
 	X(FADD_##tag, op, 0, w, false, true, "fadd" suffix) \
@@ -90,6 +91,18 @@
 	E(FRSTOR, 0xdd, 4, true, false, true, "frstor") \
 	E(FNSAVE, 0xdd, 6, true, true, false, "fnsave")
 
+/*
+ * FXSAVE/FXRSTOR (0F AE /0 /1): F(name, insn). The executor runs them on a 512-byte, 16-byte
+ * aligned buffer in Umbra's 64-bit mode, which without REX.W writes and reads the legacy
+ * layout (32-bit FIP and FDP with FCS and FDS) and with it the 64-bit pointers; both take
+ * XMM0-15 there, so the emulator moves only the part the guest's mode has.
+ */
+#define X86_FXSR_FORMS(F) \
+	F(FXSAVE, "fxsave") \
+	F(FXSAVE64, "fxsave64") \
+	F(FXRSTOR, "fxrstor") \
+	F(FXRSTOR64, "fxrstor64")
+
 #define X86_FPU_ENUM(name, ...) X86_FPU_##name,
 enum x86_fpu_form {
 	X86_X87_FORMS(X86_FPU_ENUM)
@@ -106,6 +119,9 @@ enum x86_fpu_form {
 	X86_FPU_ENV_BEFORE = X86_FPU_ENV_FIRST - 1,
 	X86_X87_ENV_FORMS(X86_FPU_ENUM)
 	X86_FPU_ENV_END,
+	/* FXSAVE/FXRSTOR, on a 512-byte, 16-byte aligned buffer. */
+	X86_FPU_FXSR_BEFORE = X86_FPU_ENV_END - 1,
+	X86_FXSR_FORMS(X86_FPU_ENUM)
 };
 #undef X86_FPU_ENUM
 
@@ -113,6 +129,14 @@ enum x86_fpu_form {
 #define X86_FPU_ENV32 28  /* and of the 32-bit one */
 #define X86_FPU_REGS 80   /* ST0-ST7 after it, 10 bytes each */
 #define X86_FPU_ENV_IMAGE (X86_FPU_ENV32 + X86_FPU_REGS)
+
+/* The FXSAVE image (SDM vol. 1, table 10-2): MXCSR, the bits FXRSTOR accepts in it (0: the
+ * default, all but DAZ), XMM0 with the other registers after it, 16 bytes each. */
+#define X86_FXSAVE_SIZE 512
+#define X86_FXSAVE_MXCSR 24
+#define X86_FXSAVE_MXCSR_MASK 28
+#define X86_FXSAVE_XMM 160
+#define X86_MXCSR_MASK_DEFAULT 0xffbfu
 
 struct x86_fpu_env_desc {
 	u8 opcode, sub;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86/fpu.h"
 #include "tests/emul/fake.h"
 
 struct fake fake;
@@ -71,7 +72,7 @@ static int check(u64 lin, unsigned len, bool write, struct x86_fault *f)
 /* One plain access: bounds, the fake's faults, then the copy in the right direction. */
 static int copy(u64 lin, void *buf, unsigned len, bool write, struct x86_fault *f)
 {
-	assert_true(len >= 1 && len <= X86_FPU_ENV_IMAGE); /* FNSAVE's 108 bytes the widest */
+	assert_true(len >= 1 && len <= X86_FXSAVE_SIZE); /* FXSAVE's image the widest */
 	if (check(lin, len, write, f))
 		return X86_ACC_FAULT;
 	if (write)
@@ -143,8 +144,15 @@ static int f_xmm(const struct x86_emu_ctx *ctx, unsigned reg, void *buf, bool wr
 static int f_fpu(const struct x86_emu_ctx *ctx, const struct x86_fpu_req *req)
 {
 	(void)ctx;
+	int rc;
+
 	fake.fpus++;
-	return x86_fpu_run(req);
+	if (fake.fpu_in)
+		fpu_restore(fake.fpu_in);
+	rc = x86_fpu_run(req);
+	if (fake.fpu_out)
+		fpu_save(fake.fpu_out);
+	return rc;
 }
 
 const struct x86_emu_ops fake_ops = {

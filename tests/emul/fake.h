@@ -24,6 +24,10 @@ struct fake {
 	int race;            /* cmpxchg: change memory under the guest this many times */
 	int unhandled_reads; /* read(): answer X86_ACC_UNHANDLED */
 	u8 xmm[16][16];      /* the XMM registers ops->xmm reaches */
+	/* fpu(): the state loaded before each request and the one saved after it, when set.
+	 * The host's own code between a test and the callback may use the XMM registers. */
+	const u8 *fpu_in;
+	u8 *fpu_out;
 };
 
 extern struct fake fake;

@@ -478,6 +478,226 @@ static void test_env_faults(void **state)
 	assert_false(img[2] & FSW_ES); /* initialized */
 }
 
+/* ---- FXSAVE, FXRSTOR ---- */
+
+/* The host running FXSAVE (w64: FXSAVE64) on state st, with nothing of its own in between. */
+static void fx_native_save(const u8 *st, bool w64, u8 *buf)
+{
+	if (w64)
+		__asm__ volatile("fxrstor64 (%0)\n\tfxsave64 (%1)" : : "r"(st), "r"(buf) : "memory");
+	else
+		__asm__ volatile("fxrstor64 (%0)\n\tfxsave (%1)" : : "r"(st), "r"(buf) : "memory");
+}
+
+/* And FXRSTOR from buf on st, the state after it in out. */
+static void fx_native_restore(const u8 *st, bool w64, const u8 *buf, u8 *out)
+{
+	if (w64)
+		__asm__ volatile("fxrstor64 (%0)\n\tfxrstor64 (%1)\n\tfxsave64 (%2)"
+				 : : "r"(st), "r"(buf), "r"(out) : "memory");
+	else
+		__asm__ volatile("fxrstor64 (%0)\n\tfxrstor (%1)\n\tfxsave64 (%2)"
+				 : : "r"(st), "r"(buf), "r"(out) : "memory");
+}
+
+/*
+ * A state with every part set: 1/0 with ZE unmasked pending (AMD's FXSAVE and FXRSTOR take the
+ * pointers only then), FIP and FDP above 4 GiB (only the REX.W forms store and load those
+ * bits), MXCSR with RC down, XMM0-15 numbered; then as the CPU keeps it.
+ */
+static void fx_state(u8 *st, u8 seed)
+{
+	u16 cw_ze = 0x37b;
+	u64 fip = 0x12345678u | (u64)seed << 32, fdp = 0x9abcdef0u | (u64)seed << 36;
+
+	__asm__ volatile("fninit\n\tfldcw %1\n\tfldpi\n\tfldz\n\tfld1\n\tfdiv %%st(1), %%st\n\t"
+			 "fxsave64 (%0)\n\tfninit" : : "r"(st), "m"(cw_ze) : "memory");
+	memcpy(st + 8, &fip, 8);
+	memcpy(st + 16, &fdp, 8);
+	st[X86_FXSAVE_MXCSR + 1] = 0x5f; /* 0x5f80: round down */
+	for (unsigned i = 0; i < 256; i++)
+		st[X86_FXSAVE_XMM + i] = (u8)(seed + i);
+	__asm__ volatile("fxrstor64 (%0)\n\tfxsave64 (%0)\n\tfninit" : : "r"(st) : "memory");
+	assert_true(st[2] & FSW_ES);
+}
+
+/* 0F AE /sub on [rdi] ([bx] in 16-bit code; REX.W when w64) at addr, in mode with cr0 and
+ * cr4 added, on state st (through the fake's fpu_in); the state after the last request in out. */
+static int fx_emulate(unsigned sub, bool w64, enum x86_mode mode, u64 cr0, u64 cr4, u64 addr,
+		      const u8 *st, u8 *out, struct x86_emu_result *res)
+{
+	struct x86_emu_ctx ctx;
+	struct x86_insn in;
+	u8 code[4];
+	size_t n = 0;
+	int rc;
+
+	if (w64)
+		code[n++] = 0x48;
+	code[n++] = 0x0f;
+	code[n++] = 0xae;
+	code[n++] = (u8)(sub << 3 | 7);
+	fake_ctx(&ctx, mode);
+	ctx.cr0 |= cr0;
+	ctx.cr4 |= cr4;
+	fake_code(code, n);
+	ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = addr;
+	fake.reads = fake.writes = fake.fpus = 0;
+	fake.fpu_in = st;
+	fake.fpu_out = out;
+	memcpy(out, st, X86_FXSAVE_SIZE);
+	rc = x86_emulate_at_rip(&ctx, &fake_ops, &in, res);
+	fake.fpu_in = fake.fpu_out = NULL;
+	__asm__ volatile("fninit" ::: "memory");
+	assert_int_equal(ctx.rip, rc == X86_EMU_OK ? FAKE_CODE + n : FAKE_CODE);
+	return rc;
+}
+
+/*
+ * FXSAVE and FXRSTOR in every mode against the host's own: the bytes stored (byte for byte
+ * with the host's FXSAVE or FXSAVE64 of the same state, in one write of the part the mode has:
+ * 416 bytes in 64-bit mode, 288 elsewhere with CR4.OSFXSR, 160 without; nothing after it), and
+ * the state FXRSTOR leaves (the host's FXRSTOR of the same bytes, except for the XMM registers
+ * the mode's part lacks, which keep their values).
+ */
+static void test_fxsr(void **state)
+{
+	static const struct { enum x86_mode mode; bool w64, osfxsr; unsigned len; } cases[] = {
+		{ X86_MODE_16, false, true, 288 }, { X86_MODE_32, false, true, 288 },
+		{ X86_MODE_32, false, false, 160 }, { X86_MODE_64, false, true, 416 },
+		{ X86_MODE_64, true, true, 416 },
+	};
+	u8 st[512] __attribute__((aligned(16))), other[512] __attribute__((aligned(16)));
+	u8 ref[512] __attribute__((aligned(16))), out[512] __attribute__((aligned(16)));
+	u8 want[512] __attribute__((aligned(16)));
+	struct x86_emu_result res;
+
+	(void)state;
+	fx_state(st, 1);
+	fx_state(other, 0x40);
+	other[0] = 0x7a; /* FCW: IM unmasked too (ZE stays so: its exception pending) */
+	other[X86_FXSAVE_MXCSR + 1] = 0x3f;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned len = cases[i].len;
+		bool w64 = cases[i].w64;
+		u64 cr4 = cases[i].osfxsr ? CR4_OSFXSR : 0;
+
+		fake_reset();
+		memcpy(ref, fake.mem + D, sizeof(ref));
+		fx_native_save(st, w64, ref);
+		memcpy(ref + len, fake.mem + D + len, sizeof(ref) - len);
+		assert_int_equal(fx_emulate(0, w64, cases[i].mode, 0, cr4, D, st, out, &res), X86_EMU_OK);
+		assert_int_equal(res.width, len);
+		assert_int_equal(fake.writes, 1);
+		assert_int_equal(fake.reads, 0);
+		if (memcmp(fake.mem + D, ref, sizeof(ref)))
+			fail_msg("fxsave case %zu: memory differs from the host's", i);
+		if (memcmp(out, st, X86_FXSAVE_XMM + 256))
+			fail_msg("fxsave case %zu: the state changed", i);
+
+		/* FXRSTOR of the other state's image, as the host's FXSAVE wrote it. */
+		fake_reset();
+		fx_native_save(other, w64, fake.mem + D);
+		fake.mem[D + 12] = 0x23; /* FCS, or FIP bits 39:32 with REX.W: the layouts differ */
+		fx_native_restore(st, w64, fake.mem + D, want);
+		memcpy(want + X86_FXSAVE_XMM + 16 * ((len - X86_FXSAVE_XMM) / 16),
+		       st + X86_FXSAVE_XMM + 16 * ((len - X86_FXSAVE_XMM) / 16), X86_FXSAVE_SIZE - len);
+		assert_int_equal(fx_emulate(1, w64, cases[i].mode, 0, cr4, D, st, out, &res), X86_EMU_OK);
+		assert_int_equal(res.width, len);
+		assert_int_equal(fake.reads, 1);
+		assert_int_equal(fake.writes, 0);
+		if (memcmp(out, want, X86_FXSAVE_XMM + 256))
+			fail_msg("fxrstor case %zu: the state differs from the host's", i);
+		assert_int_equal(out[0], 0x7a);
+		assert_int_equal(out[X86_FXSAVE_MXCSR + 1], 0x3f);
+	}
+}
+
+/*
+ * Faults, each with the state and memory untouched: #NM under CR0.TS or CR0.EM, #GP(0) for an
+ * operand off a 16-byte boundary (also through SS, which is #GP not #SS), #PF with nothing
+ * written for an image that runs into the hole, #GP(0) for FXRSTOR of an MXCSR with a bit
+ * outside the CPU's MXCSR_MASK (bit 16, above any mask; bit 6, DAZ, where the mask lacks it);
+ * XSAVE, XRSTOR and XSAVEOPT the #UD of a clear CR4.OSXSAVE, and not emulated with it set.
+ */
+static void test_fxsr_faults(void **state)
+{
+	u8 st[512] __attribute__((aligned(16))), out[512] __attribute__((aligned(16)));
+	u8 mem[512];
+	u32 mask, bad;
+	struct x86_emu_result res;
+	static const struct { unsigned sub; u64 cr0, addr; u8 vector; } faults[] = {
+		{ 0, CR0_TS, D, VEC_NM }, { 1, CR0_TS, D, VEC_NM }, { 0, CR0_EM, D, VEC_NM },
+		{ 1, CR0_EM, D, VEC_NM }, { 0, 0, D + 8, VEC_GP }, { 1, 0, D + 1, VEC_GP },
+		{ 0, 0, FAKE_HOLE - 256, VEC_PF }, { 1, 0, FAKE_HOLE - 16, VEC_PF },
+		{ 0, 0, FAKE_HOLE, VEC_PF }, { 4, 0, D, VEC_UD }, { 5, 0, D, VEC_UD },
+		{ 6, 0, D, VEC_UD },
+	};
+
+	(void)state;
+	fx_state(st, 3);
+	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {
+		fake_reset();
+		memcpy(mem, fake.mem + D, sizeof(mem));
+		int rc = fx_emulate(faults[i].sub, true, X86_MODE_64, faults[i].cr0, CR4_OSFXSR,
+				    faults[i].addr, st, out, &res);
+		if (rc != X86_EMU_FAULT || res.fault.vector != faults[i].vector)
+			fail_msg("case %zu: status %d vector %u", i, rc, res.fault.vector);
+		if (faults[i].vector == VEC_GP)
+			assert_true(res.fault.has_error && res.fault.error_code == 0);
+		if (faults[i].vector != VEC_PF)
+			assert_int_equal(fake.reads + fake.writes, 0);
+		assert_memory_equal(fake.mem + D, mem, sizeof(mem));
+		for (unsigned a = FAKE_HOLE - 256; a < FAKE_HOLE; a++) /* nothing before the hole */
+			assert_int_equal(fake.mem[a], fake_pattern(a));
+		if (memcmp(out, st, X86_FXSAVE_XMM + 256))
+			fail_msg("case %zu: the state changed", i);
+	}
+
+	/* The misaligned operand through SS: #GP all the same. */
+	{
+		struct x86_emu_ctx ctx;
+		struct x86_insn in;
+		fake_reset();
+		fake_ctx(&ctx, X86_MODE_32);
+		fake_code("\x0f\xae\x44\x24\x08", 5); /* fxsave 8(%esp) */
+		ctx.gpr[X86_RSP] = D;
+		assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+		assert_int_equal(res.fault.vector, VEC_GP);
+		assert_int_equal(fake.writes, 0);
+	}
+
+	/* MXCSR outside the mask, in the image FXRSTOR reads. */
+	memcpy(&mask, st + X86_FXSAVE_MXCSR_MASK, 4);
+	if (!mask)
+		mask = X86_MXCSR_MASK_DEFAULT;
+	for (int k = 0; k < 2; k++) {
+		if (k == 1 && (mask & BIT(6)))
+			break; /* this CPU takes DAZ */
+		bad = 0x1f80u | (k ? BIT(6) : BIT(16));
+		fake_reset();
+		memcpy(fake.mem + D, st, X86_FXSAVE_SIZE);
+		memcpy(fake.mem + D + X86_FXSAVE_MXCSR, &bad, 4);
+		assert_int_equal(fx_emulate(1, true, X86_MODE_64, 0, CR4_OSFXSR, D, st, out, &res),
+				 X86_EMU_FAULT);
+		assert_int_equal(res.fault.vector, VEC_GP);
+		assert_true(res.fault.has_error && res.fault.error_code == 0);
+		if (memcmp(out, st, X86_FXSAVE_XMM + 256))
+			fail_msg("mxcsr %x: the state changed", bad);
+	}
+	/* Every bit the mask allows loads. */
+	fake_reset();
+	memcpy(fake.mem + D, st, X86_FXSAVE_SIZE);
+	bad = mask & 0xffe0u; /* no exception flags, every control bit */
+	memcpy(fake.mem + D + X86_FXSAVE_MXCSR, &bad, 4);
+	assert_int_equal(fx_emulate(1, true, X86_MODE_64, 0, CR4_OSFXSR, D, st, out, &res), X86_EMU_OK);
+	assert_memory_equal(out + X86_FXSAVE_MXCSR, &bad, 4);
+
+	/* With CR4.OSXSAVE set (no guest of Umbra's has it), XSAVE is not emulated. */
+	assert_int_equal(fx_emulate(4, false, X86_MODE_64, 0, CR4_OSFXSR | CR4_OSXSAVE, D, st, out,
+				    &res), X86_EMU_UNHANDLED);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -486,6 +706,8 @@ int main(void)
 		cmocka_unit_test(test_env_protected),
 		cmocka_unit_test(test_env_real),
 		cmocka_unit_test(test_env_faults),
+		cmocka_unit_test(test_fxsr),
+		cmocka_unit_test(test_fxsr_faults),
 	};
 
 	return fake_run_table("emul-fpu", forms, ARRAY_SIZE(forms), sizeof(forms[0]), test_form, fixed,
