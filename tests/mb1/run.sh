@@ -39,10 +39,10 @@ cases=(
   "mmio64|mmio64|or and add indexed cmp test xchg||||"
   "mmio32-strings|mmio32|movs stos lods cmps scas ioapic|||"
   "mmio64-strings|mmio64|movs stos lods cmps scas ioapic a32|||"
-  "mmio32-more|mmio32|bsf bsr popcnt cmov smsw unclaimed movd x87 x87mf mmx shift muldiv divz movseg fldenv fnsave|||unclaimed mmio[^:]*:.* 0x40000010\\*3\\b\
-|unclaimed mmio[^:]*:.* 0x40000020\\*1\\b|unclaimed mmio[^:]*:.* 0x40000100\\*2 .* 0x40000168\\*2\\b"
-  "mmio64-more|mmio64|bsf bsr popcnt cmov smsw unclaimed movd x87 x87mf mmx shift muldiv divz movseg fldenv fnsave|||unclaimed mmio[^:]*:.* 0x40000010\\*3\\b\
-|unclaimed mmio[^:]*:.* 0x40000020\\*1\\b|unclaimed mmio[^:]*:.* 0x40000100\\*2 .* 0x40000168\\*2\\b"
+  "mmio32-more|mmio32|bsf bsr popcnt cmov smsw unclaimed movd x87 x87mf mmx shift muldiv divz movseg fldenv fnsave fxsave|||unclaimed mmio[^:]*:.* 0x40000010\\*3\\b\
+|unclaimed mmio[^:]*:.* 0x40000020\\*1\\b|unclaimed mmio[^:]*:.* 0x40000100\\*2 .* 0x40000168\\*2 others\\*72$"
+  "mmio64-more|mmio64|bsf bsr popcnt cmov smsw unclaimed movd x87 x87mf mmx shift muldiv divz movseg fldenv fnsave fxsave|||unclaimed mmio[^:]*:.* 0x40000010\\*3\\b\
+|unclaimed mmio[^:]*:.* 0x40000020\\*1\\b|unclaimed mmio[^:]*:.* 0x40000100\\*2 .* 0x40000168\\*2 others\\*104$"
   "cpu|cpu||||"
   "cpu32|cpu32||||"
   "cpu-tscwrite|cpu|tscwrite=1|||"
