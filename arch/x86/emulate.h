@@ -43,7 +43,9 @@ struct x86_emu_result {
  *   /0 /1, SGDT/SIDT/SMSW 0F 01 /0 /1 /4; MOV r/m, Sreg 8C; MOV Sreg, r/m 8E; POP Sreg 07 17 1F
  *   0F A1/A9; LES LDS C4/C5, LSS LFS LGS 0F B2/B4/B5; CMC CLC STC CLD STD SAHF LAHF;
  *   the SSE moves of 4, 8 and 16 bytes through ops->xmm (see sse_forms in emulate.c); the x87
- *   and MMX memory forms of arch/x86/fpu_forms.h through ops->fpu (#NM, #MF, #UD as the CPU);
+ *   and MMX memory forms of arch/x86/fpu_forms.h through ops->fpu (#NM, #MF, #UD as the CPU),
+ *   FXSAVE/FXRSTOR 0F AE /0 /1 among them (#GP(0) misaligned or for a bad MXCSR); XSAVE,
+ *   XRSTOR, XSAVEOPT 0F AE /4-/6: #UD while CR4.OSXSAVE is clear;
  *   PUSH/POP r 50-5F, PUSH imm 68/6A.
  *   Register and memory operands alike.
  * Writes and read-modify-writes reach ops->write once per operand with its full width, even
