@@ -1363,7 +1363,7 @@ static int fpu_move(struct emu *e, unsigned form)
  * the reserved and software bytes after them. FXRSTOR starts from the current image, so what
  * the guest's part lacks (XMM8-15 outside 64-bit mode) stays as it was, and refuses an MXCSR
  * with bits outside the CPU's MXCSR_MASK (#GP(0)) before the instruction could fault in
- * Umbra. FXSAVE changes no state, so a faulting write has nothing to undo. #UD for a CPU
+ * Umbra. The segment limit covers all 512 bytes, as the CPU checks them. FXSAVE changes no state, so a faulting write has nothing to undo. #UD for a CPU
  * without FXSR cannot happen: long mode has it and the CPUID policy keeps it.
  */
 static int fxsr(struct emu *e)
@@ -1375,6 +1375,7 @@ static int fxsr(struct emu *e)
 	u8 image[X86_FXSAVE_SIZE] __attribute__((aligned(16)));
 	struct x86_fpu_req req = { 0 };
 	u32 mxcsr, mask;
+	u64 lin;
 	int rc;
 
 	if (!e->ops->fpu || in->rep)
@@ -1383,6 +1384,9 @@ static int fxsr(struct emu *e)
 		return emu_raise(e, VEC_NM);
 	if (in->mem.linear & 15)
 		return emu_raise(e, VEC_GP); /* whatever the segment */
+	rc = linearize(e, in->mem.seg, in->mem.ea, X86_FXSAVE_SIZE, &lin); /* the whole area */
+	if (rc != X86_EMU_OK)
+		return rc;
 	rc = fpu_call(e, &req, w64 ? X86_FPU_FXSAVE64 : X86_FPU_FXSAVE, image);
 	if (rc != X86_EMU_OK)
 		return rc;

@@ -615,7 +615,8 @@ static void test_fxsr(void **state)
 
 /*
  * Faults, each with the state and memory untouched: #NM under CR0.TS or CR0.EM, #GP(0) for an
- * operand off a 16-byte boundary (also through SS, which is #GP not #SS), #PF with nothing
+ * operand off a 16-byte boundary (also through SS, which is #GP not #SS) and for an area past
+ * the segment limit beyond the bytes moved, #PF with nothing
  * written for an image that runs into the hole, #GP(0) for FXRSTOR of an MXCSR with a bit
  * outside the CPU's MXCSR_MASK (bit 16, above any mask; bit 6, DAZ, where the mask lacks it);
  * XSAVE, XRSTOR and XSAVEOPT the #UD of a clear CR4.OSXSAVE, and not emulated with it set.
@@ -665,6 +666,24 @@ static void test_fxsr_faults(void **state)
 		assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
 		assert_int_equal(res.fault.vector, VEC_GP);
 		assert_int_equal(fake.writes, 0);
+	}
+
+	/* A DS limit that holds the 288 bytes moved but not the 512 of the area: #GP(0). */
+	{
+		struct x86_emu_ctx ctx;
+		struct x86_insn in;
+		fake_reset();
+		fake_ctx(&ctx, X86_MODE_32);
+		ctx.cr4 |= CR4_OSFXSR;
+		ctx.seg[X86_DS].limit = D + 300;
+		fake_code("\x0f\xae\x07", 3); /* fxsave (%edi) */
+		ctx.gpr[X86_RDI] = D;
+		assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_FAULT);
+		assert_int_equal(res.fault.vector, VEC_GP);
+		assert_int_equal(fake.writes, 0);
+		ctx.seg[X86_DS].limit = D + 511;
+		assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
+		assert_int_equal(fake.writes, 1);
 	}
 
 	/* MXCSR outside the mask, in the image FXRSTOR reads. */
