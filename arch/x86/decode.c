@@ -390,7 +390,8 @@ static u64 reg_value(const struct x86_emu_ctx *ctx, u8 r)
 	return r == X86_REG_NONE ? 0 : ctx->gpr[r];
 }
 
-static void effective_address(const struct x86_emu_ctx *ctx, struct x86_insn *in)
+static void effective_address(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
+			      struct x86_insn *in)
 {
 	struct x86_mem *m = &in->mem;
 	u64 ea;
@@ -403,6 +404,8 @@ static void effective_address(const struct x86_emu_ctx *ctx, struct x86_insn *in
 	if (m->rip_rel)
 		ea += ctx->rip + in->len;
 	m->ea = ea & x86_mask(in->addrsize);
+	if (m->seg >= X86_FS)
+		x86_segments_wanted(ctx, ops);
 	if (in->mode == X86_MODE_64)
 		m->linear = m->ea + (m->seg >= X86_FS ? ctx->seg[m->seg].base : 0);
 	else
@@ -547,7 +550,7 @@ static void decode(struct dec *d)
 		in->mem.disp = in->imm;
 	}
 	if (in->has_mem)
-		effective_address(d->ctx, in);
+		effective_address(d->ctx, d->ops, in);
 	classify(d);
 	if (in->lock && !lock_ok(in))
 		fail(d, X86_DEC_FAULT, VEC_UD);

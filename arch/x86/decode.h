@@ -55,6 +55,10 @@ struct x86_emu_ctx {
 	struct x86_dtr gdtr, idtr; /* with seg[]: filled by read_segments */
 	u16 ldtr, tr;              /* selectors (SLDT, STR): filled by read_segments */
 	struct x86_dtr ldt;        /* LDTR's base and limit (LDT selectors): read_segments */
+	/* FS, GS, ldtr, tr and ldt were not read: the CPU still holds them (SVM keeps its VMLOAD
+	 * set loaded for a vCPU's turn, and reading it there costs a VMSAVE, an exit of its own
+	 * under a nested hypervisor). Whoever is about to use one calls x86_segments_wanted. */
+	bool segs_partial;
 	int cpl;
 	u32 max_reps; /* string iterations per x86_emulate call; 0 = X86_EMU_DEFAULT_REPS */
 	void *opaque; /* the caller's (e.g. its vCPU); never touched here */
@@ -105,7 +109,17 @@ struct x86_emu_ops {
 	/* The x87 and MMX memory forms: runs a struct x86_fpu_req (arch/x86/fpu_forms.h) on the
 	 * guest's FPU state, as x86_fpu_run does. NULL: those forms are not emulated. */
 	int (*fpu)(const struct x86_emu_ctx *ctx, const struct x86_fpu_req *req);
+	/* Fills what ctx->segs_partial says is missing and clears it: ctx is the caller's own
+	 * state, which the callback rewrites (it is const here only for the emulator). */
+	void (*segments)(const struct x86_emu_ctx *ctx);
 };
+
+/* Before FS, GS, the LDT or TR of ctx is read. */
+static inline void x86_segments_wanted(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops)
+{
+	if (ctx->segs_partial && ops && ops->segments)
+		ops->segments(ctx);
+}
 
 /* What an exit handler needs to know without emulating; X86_K_OTHER for everything else. */
 enum x86_kind {

@@ -93,8 +93,24 @@ static bool in_limit(const struct x86_seg *s, u64 ea, unsigned len)
 	return last <= s->limit;
 }
 
+/* FS, GS and the LDT and TR registers into the working copy, where the caller left them out. */
+static void want_segments(struct emu *e)
+{
+	if (!e->w.segs_partial)
+		return;
+	x86_segments_wanted(e->orig, e->ops);
+	e->w.seg[X86_FS] = e->orig->seg[X86_FS];
+	e->w.seg[X86_GS] = e->orig->seg[X86_GS];
+	e->w.ldt = e->orig->ldt;
+	e->w.ldtr = e->orig->ldtr;
+	e->w.tr = e->orig->tr;
+	e->w.segs_partial = e->orig->segs_partial;
+}
+
 static int linearize(struct emu *e, u8 seg, u64 ea, unsigned len, u64 *lin)
 {
+	if (seg >= X86_FS)
+		want_segments(e);
 	const struct x86_seg *s = &e->w.seg[seg];
 
 	if (e->in->mode == X86_MODE_64) {
@@ -1021,6 +1037,7 @@ static int system_store(struct emu *e)
 		/* Protected mode only: real and virtual-8086 mode raise #UD. */
 		if (!(e->w.cr0 & CR0_PE) || (e->w.rflags & RFLAGS_VM))
 			return emu_raise(e, VEC_UD);
+		want_segments(e);
 		return store(e, &dst, sub ? e->w.tr : e->w.ldtr);
 	}
 	if (sub == 4)
@@ -1048,6 +1065,8 @@ static int mov_from_sreg(struct emu *e)
 
 	if (in->sub >= X86_NR_SREGS)
 		return emu_raise(e, VEC_UD);
+	if (in->sub >= X86_FS)
+		want_segments(e);
 	return store(e, &dst, e->w.seg[in->sub].sel);
 }
 
@@ -1055,6 +1074,10 @@ static int mov_from_sreg(struct emu *e)
 static int load_sreg(struct emu *e, unsigned sreg, u16 sel)
 {
 	struct x86_seg seg;
+
+	/* The LDT may hold the descriptor, and the caller writes every register back after a
+	 * load (virt->write_segments): none may be missing. */
+	want_segments(e);
 	int rc = x86_load_segment(&e->w, e->ops, sreg, sel, &seg, &e->res->fault);
 
 	if (rc != X86_EMU_OK)

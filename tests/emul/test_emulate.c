@@ -952,6 +952,95 @@ static void test_sse_moves(void **state)
 	assert_int_equal(x86_emulate(&ctx, &no_xmm, &in, &res), X86_EMU_UNHANDLED);
 }
 
+/* What segs_partial leaves out, as the CPU holds it: the callback's answer. */
+static const struct x86_seg held_fs = { .base = 0x300, .limit = 0xffffffff, .sel = 0x33, .attr = 0xc093 };
+static const struct x86_seg held_gs = { .base = 0x600, .limit = 0xffffffff, .sel = 0x3b, .attr = 0xc093 };
+static unsigned segment_calls;
+
+static void held_segments(const struct x86_emu_ctx *ctx)
+{
+	struct x86_emu_ctx *c = (struct x86_emu_ctx *)ctx; /* the caller's own, as in vmm/gmem.c */
+
+	segment_calls++;
+	c->seg[X86_FS] = held_fs;
+	c->seg[X86_GS] = held_gs;
+	c->ldtr = 0x28;
+	c->tr = 0x30;
+	c->segs_partial = false;
+}
+
+/*
+ * A caller that left FS, GS, LDTR and TR in the CPU (SVM's VMLOAD set): the emulator asks for
+ * them exactly when an instruction uses one, and then uses what it was given, never the stale
+ * copy (whose bases would move every FS/GS access by 0x5000).
+ */
+static void test_lazy_segments(void **state)
+{
+	static const struct { u8 mode; const char *code; u8 n; unsigned calls; u64 at; u16 want; } rows[] = {
+		{ X86_MODE_64, "\x89\x07", 2, 0, D, 0x5678 },           /* mov [rdi], eax */
+		{ X86_MODE_64, "\x64\x89\x07", 3, 1, D + 0x300, 0x5678 },/* mov fs:[rdi], eax */
+		{ X86_MODE_32, "\x65\x89\x07", 3, 1, D + 0x600, 0x5678 },/* mov gs:[edi], eax */
+		{ X86_MODE_32, "\x8c\x1f", 2, 0, D, 0x2b },             /* mov [edi], ds */
+		{ X86_MODE_32, "\x8c\x27", 2, 1, D, 0x33 },             /* mov [edi], fs */
+		{ X86_MODE_32, "\x0f\x00\x07", 3, 1, D, 0x28 },         /* sldt [edi] */
+		{ X86_MODE_32, "\x0f\x00\x0f", 3, 1, D, 0x30 },         /* str [edi] */
+		{ X86_MODE_32, "\x64\xa4", 2, 1, D, 0 },                /* movsb from fs:[esi] */
+		{ X86_MODE_32, "\x8e\xc3", 2, 1, 0, 0 },                /* mov es, bx: a load */
+	};
+	struct x86_emu_ops ops = fake_ops;
+	struct x86_emu_ctx ctx;
+	struct x86_emu_result res;
+	struct x86_insn in;
+
+	(void)state;
+	ops.segments = held_segments;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		fake_reset();
+		fake_ctx(&ctx, rows[i].mode);
+		fake_code(rows[i].code, rows[i].n);
+		ctx.seg[X86_DS].sel = 0x2b;
+		ctx.seg[X86_FS].base = ctx.seg[X86_GS].base = 0x5000;
+		ctx.ldtr = ctx.tr = 0xdead;
+		ctx.segs_partial = true;
+		ctx.gpr[X86_RAX] = 0x5678;
+		ctx.gpr[X86_RDI] = D;
+		ctx.gpr[X86_RSI] = 0x10;
+		fake.mem[0x300 + 0x10] = 0x5a;
+		segment_calls = 0;
+		assert_int_equal(x86_emulate_at_rip(&ctx, &ops, &in, &res), X86_EMU_OK);
+		assert_int_equal(segment_calls, rows[i].calls);
+		assert_int_equal(ctx.segs_partial, rows[i].calls == 0);
+		if (rows[i].code[1] == '\xa4')
+			assert_int_equal(fake.mem[D], 0x5a);
+		else if (rows[i].at)
+			assert_memory_equal(fake.mem + rows[i].at, &rows[i].want, 2);
+		if (res.seg_loaded) /* the caller writes all six back: FS and GS are the CPU's */
+			assert_memory_equal(&ctx.seg[X86_FS], &held_fs, sizeof(held_fs));
+	}
+	/* A decode alone (INVLPG's exit): the operand's linear address takes the held FS base. */
+	struct x86_fault f;
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_64);
+	fake_code("\x64\x0f\x01\x3f", 4);
+	ctx.segs_partial = true;
+	ctx.seg[X86_FS].base = 0x5000;
+	ctx.gpr[X86_RDI] = D;
+	segment_calls = 0;
+	assert_int_equal(x86_decode(&ctx, &ops, &in, &f), X86_DEC_OK);
+	assert_int_equal(in.kind, X86_K_INVLPG);
+	assert_int_equal(in.mem.linear, D + 0x300);
+	assert_int_equal(segment_calls, 1);
+	/* No callback (a caller that never leaves them out): the stale copy, and no crash. */
+	fake_reset();
+	fake_ctx(&ctx, X86_MODE_64);
+	fake_code("\x64\x89\x07", 3);
+	ctx.segs_partial = true;
+	ctx.seg[X86_FS].base = 0x100;
+	ctx.gpr[X86_RDI] = D;
+	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
+	assert_int_equal(fake.last_lin, D + 0x100);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -963,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(test_registers),
 		cmocka_unit_test(test_mov_to_sreg),
 		cmocka_unit_test(test_ss_loads),
+		cmocka_unit_test(test_lazy_segments),
 	};
 
 	return fake_run_table("emul-emulate", cases, ARRAY_SIZE(cases), sizeof(cases[0]), test_case, fixed,
