@@ -49,7 +49,7 @@ static void emulate_access(struct vcpu *v, const struct vexit *x, const struct m
 		mmu_unshadow_gfn(&v->vm->mmu, o->gpa >> PAGE_SHIFT);
 		return;
 	}
-	virt->read_segments(&v->hw);
+	virt->read_segments_lazy(&v->hw);
 	/* Under TF a REP string traps after every iteration: run one per exit. */
 	v->hw.regs.max_reps = (v->hw.regs.rflags & RFLAGS_TF) ? 1 : 0;
 	int r = x86_emulate_at_rip(&v->hw.regs, &gmem_emu_ops, &insn, &res);
@@ -169,6 +169,8 @@ static void string_io(struct vcpu *v, const struct vexit *x)
 	unsigned reg = in ? X86_RDI : X86_RSI;
 	/* INS always writes ES:rDI; OUTS reads DS:rSI unless overridden. */
 	unsigned seg = in ? X86_ES : insn.seg_override != X86_REG_NONE ? insn.seg_override : X86_DS;
+	if (seg >= X86_FS)
+		x86_segments_wanted(r, &gmem_emu_ops);
 	u64 step = (r->rflags & RFLAGS_DF) ? -(u64)insn.io_size : insn.io_size;
 	u64 count = insn.rep ? r->gpr[X86_RCX] & amask : 1;
 

@@ -3,6 +3,7 @@
 #include "vmm/gmem.h"
 #include "arch/x86/fpu.h"
 #include "arch/x86/regs.h"
+#include "arch/x86/virt.h"
 #include "lib/string.h"
 #include "mmu/mmu.h"
 #include "vmm/vm.h"
@@ -235,6 +236,14 @@ static int emu_fpu(const struct x86_emu_ctx *ctx, const struct x86_fpu_req *req)
 	return x86_fpu_run(req);
 }
 
+/* The emulator's ctx is this vCPU's own register state: the full read fills it in place. */
+static void emu_segments(const struct x86_emu_ctx *ctx)
+{
+	struct vcpu *v = ctx->opaque;
+
+	virt->read_segments(&v->hw);
+}
+
 const struct x86_emu_ops gmem_emu_ops = {
 	.fetch = emu_fetch,
 	.read = emu_read,
@@ -242,6 +251,7 @@ const struct x86_emu_ops gmem_emu_ops = {
 	.cmpxchg = emu_cmpxchg,
 	.xmm = emu_xmm,
 	.fpu = emu_fpu,
+	.segments = emu_segments,
 };
 
 /* A guest-virtual range translated once, every piece RAM: what a hypercall or the debugger

@@ -78,7 +78,7 @@ static int decode_with(struct vcpu *v, struct x86_insn *insn, decoder_fn *decode
 {
 	struct x86_fault f;
 
-	virt->read_segments(&v->hw);
+	virt->read_segments_lazy(&v->hw);
 	int r = decoder(&v->hw.regs, &gmem_emu_ops, insn, &f);
 	if (r == X86_DEC_OK)
 		return 0;

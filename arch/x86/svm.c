@@ -422,22 +422,49 @@ static int svm_set_root(struct vcpu_hw *v, const char **why)
 	return 0;
 }
 
-static void svm_read_segments(struct vcpu_hw *v)
+/* What VMRUN and #VMEXIT keep in the VMCB itself. */
+static void read_vmcb_segments(struct vcpu_hw *v)
 {
-	struct vmcb *vmcb = vmcb_of(v);
+	const struct vmcb *vmcb = vmcb_of(v);
 	struct x86_seg *s = v->regs.seg;
-	vmload_set_sync(v);
+
 	seg_from_vmcb(&s[X86_ES], &vmcb->es);
 	seg_from_vmcb(&s[X86_CS], &vmcb->cs);
 	seg_from_vmcb(&s[X86_SS], &vmcb->ss);
 	seg_from_vmcb(&s[X86_DS], &vmcb->ds);
-	seg_from_vmcb(&s[X86_FS], &vmcb->fs);
-	seg_from_vmcb(&s[X86_GS], &vmcb->gs);
 	v->regs.gdtr = (struct x86_dtr){ .base = vmcb->gdtr.base, .limit = vmcb->gdtr.limit };
 	v->regs.idtr = (struct x86_dtr){ .base = vmcb->idtr.base, .limit = vmcb->idtr.limit };
+}
+
+/* The VMLOAD set's part, from the VMCB's copy (brought up to date first). */
+static void read_vmload_segments(struct vcpu_hw *v)
+{
+	const struct vmcb *vmcb = vmcb_of(v);
+
+	vmload_set_sync(v);
+	seg_from_vmcb(&v->regs.seg[X86_FS], &vmcb->fs);
+	seg_from_vmcb(&v->regs.seg[X86_GS], &vmcb->gs);
 	v->regs.ldtr = vmcb->ldtr.sel;
 	v->regs.ldt = (struct x86_dtr){ .base = vmcb->ldtr.base, .limit = vmcb->ldtr.limit };
 	v->regs.tr = vmcb->tr.sel;
+	v->regs.segs_partial = false;
+}
+
+static void svm_read_segments(struct vcpu_hw *v)
+{
+	read_vmcb_segments(v);
+	read_vmload_segments(v);
+}
+
+/* Most emulated instructions (a page-table store, INVLPG, a device register access) use no FS,
+ * GS or LDT: their decode needs no VMSAVE. */
+static void svm_read_segments_lazy(struct vcpu_hw *v)
+{
+	read_vmcb_segments(v);
+	if (vmload_set_held(v) && soft_of(v)->vmcb_behind)
+		v->regs.segs_partial = true;
+	else
+		read_vmload_segments(v);
 }
 
 static void svm_read_cs(struct vcpu_hw *v)
@@ -451,13 +478,17 @@ static void svm_write_segments(struct vcpu_hw *v)
 {
 	struct vmcb *vmcb = vmcb_of(v);
 	const struct x86_seg *s = v->regs.seg;
-	vmload_set_edit(v);
+
 	seg_to_vmcb(&vmcb->es, &s[X86_ES]);
 	seg_to_vmcb(&vmcb->cs, &s[X86_CS]);
 	seg_to_vmcb(&vmcb->ss, &s[X86_SS]);
 	seg_to_vmcb(&vmcb->ds, &s[X86_DS]);
-	seg_to_vmcb(&vmcb->fs, &s[X86_FS]);
-	seg_to_vmcb(&vmcb->gs, &s[X86_GS]);
+	/* Partial: nothing changed FS or GS (a load asks for them first), which the CPU holds. */
+	if (!v->regs.segs_partial) {
+		vmload_set_edit(v);
+		seg_to_vmcb(&vmcb->fs, &s[X86_FS]);
+		seg_to_vmcb(&vmcb->gs, &s[X86_GS]);
+	}
 	vmcb->gdtr.base = v->regs.gdtr.base;
 	vmcb->gdtr.limit = v->regs.gdtr.limit;
 	vmcb->idtr.base = v->regs.idtr.base;
@@ -847,6 +878,7 @@ const struct virt_backend svm_backend = {
 	.update_paging = svm_update_paging,
 	.set_root = svm_set_root,
 	.read_segments = svm_read_segments,
+	.read_segments_lazy = svm_read_segments_lazy,
 	.read_cs = svm_read_cs,
 	.write_segments = svm_write_segments,
 	.flush_tlb = svm_flush_tlb,

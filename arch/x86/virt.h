@@ -255,6 +255,10 @@ struct virt_backend {
 	int (*set_root)(struct vcpu_hw *v, const char **why);
 	/* Fill v->regs.seg[], gdtr and idtr from the control structure (for decoding and dumps). */
 	void (*read_segments)(struct vcpu_hw *v);
+	/* The same for a decode, except that what only the CPU holds now may be left out (FS,
+	 * GS, LDTR, TR), with v->regs.segs_partial set: the emulator asks for it when an
+	 * instruction uses it (x86_emu_ops.segments). */
+	void (*read_segments_lazy)(struct vcpu_hw *v);
 	/* CS alone (v->regs.seg[X86_CS]): all a register-form instruction's decode needs (the
 	 * code size, RIP's linear address); a CR exit's whole decode. */
 	void (*read_cs)(struct vcpu_hw *v);

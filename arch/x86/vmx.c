@@ -1403,6 +1403,7 @@ const struct virt_backend vmx_backend = {
 	.update_paging = vmx_update_paging,
 	.set_root = vmx_set_root,
 	.read_segments = vmx_read_segments,
+	.read_segments_lazy = vmx_read_segments, /* every field is a VMREAD away */
 	.read_cs = vmx_read_cs,
 	.write_segments = vmx_write_segments,
 	.flush_tlb = vmx_flush_tlb,

@@ -347,6 +347,19 @@ static void form(const char *name)
 		   mb1_streq(name, "a32")) {
 		strings(name);
 		return;
+#ifdef __x86_64__
+	} else if (mb1_streq(name, "fsgs")) {
+		/* FS and GS bases set by WRMSR (SVM keeps them in the CPU while the guest runs, where
+		 * Umbra's decode must fetch them): a load through each, then a store through FS. */
+		uint32_t g = 0;
+		CHECK(wrmsr_safe(0xc0000100, base) == 0 && wrmsr_safe(0xc0000101, base - 0x1000) == 0,
+		      "FS/GS base refused");
+		asm volatile("movl %%fs:0x80, %0; movl %%gs:0x1080, %1" : "=r"(v), "=r"(g) : : "memory");
+		asm volatile("movl $0x44, %%fs:0x80" : : : "memory");
+		flag = v == 0x30 && g == 0x30 && *tpr == 0x44;
+		wrmsr_safe(0xc0000100, 0);
+		wrmsr_safe(0xc0000101, 0);
+#endif
 	} else if (more_form(name)) {
 		return;
 	} else {

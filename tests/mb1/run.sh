@@ -36,7 +36,7 @@ cases=(
   "devices|devices||||"
   "mmio32|mmio32|or and add indexed cmp test xchg||||"
   "mmio32-pushpop|mmio32|push pop|||"
-  "mmio64|mmio64|or and add indexed cmp test xchg||||"
+  "mmio64|mmio64|or and add indexed cmp test xchg fsgs||||"
   "mmio32-strings|mmio32|movs stos lods cmps scas ioapic|||"
   "mmio64-strings|mmio64|movs stos lods cmps scas ioapic a32|||"
   "mmio32-more|mmio32|bsf bsr popcnt cmov smsw unclaimed movd x87 x87mf mmx shift muldiv divz movseg fldenv fnsave fxsave|||unclaimed mmio[^:]*:.* 0x40000010\\*3\\b\
