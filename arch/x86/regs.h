@@ -57,6 +57,34 @@
 #define MSR_FS_BASE 0xc0000100
 #define MSR_GS_BASE 0xc0000101
 #define MSR_KERNEL_GS_BASE 0xc0000102
+#define MSR_SYSENTER_CS 0x174
+#define MSR_SYSENTER_ESP 0x175
+#define MSR_SYSENTER_EIP 0x176
+#define MSR_STAR 0xc0000081
+#define MSR_LSTAR 0xc0000082
+#define MSR_CSTAR 0xc0000083
+#define MSR_SFMASK 0xc0000084
+
+/*
+ * The MSRs a guest reads and writes without an exit, on both vendors (its values need no
+ * policy: the CPU's own checks, canonical addresses and #GP, apply). The second column says
+ * where the guest's value lives while Umbra runs: SEG beside the segment registers, in every
+ * vendor's saved guest state (the VMCS guest area; the VMCB through VMSAVE), or ALONE, which
+ * VMX keeps only in its MSR-load and -store lists (SVM's VMSAVE takes those too).
+ */
+#define GUEST_MSR_LIST(X) \
+	X(MSR_SYSENTER_CS, SEG) X(MSR_SYSENTER_ESP, SEG) X(MSR_SYSENTER_EIP, SEG) \
+	X(MSR_FS_BASE, SEG) X(MSR_GS_BASE, SEG) \
+	X(MSR_KERNEL_GS_BASE, ALONE) X(MSR_STAR, ALONE) X(MSR_LSTAR, ALONE) X(MSR_CSTAR, ALONE) \
+	X(MSR_SFMASK, ALONE)
+/* Selectors for GUEST_MSR_LIST: GUEST_MSR_ANY_ lists every one, GUEST_MSR_IF_ those of one place. */
+#define GUEST_MSR_ANY_(msr, where) msr,
+#define GUEST_MSR_SEG_SEG(msr) msr,
+#define GUEST_MSR_SEG_ALONE(msr)
+#define GUEST_MSR_ALONE_SEG(msr)
+#define GUEST_MSR_ALONE_ALONE(msr) msr,
+#define GUEST_MSR_IN_SEG_(msr, where) GUEST_MSR_SEG_##where(msr)
+#define GUEST_MSR_IN_ALONE_(msr, where) GUEST_MSR_ALONE_##where(msr)
 #define MSR_PAT 0x277
 #define PAT_RESET 0x0007040600070406ull /* WB, WT, UC-, UC, twice */
 #define MSR_DEBUGCTL 0x1d9

@@ -303,13 +303,8 @@ static void msrpm_pass(u8 *msrpm, u32 msr)
 	msrpm[base + bit / 8] &= (u8)~(3u << (bit % 8));
 }
 
-/* MSRs whose guest values live in the VMCB (VMLOAD/VMSAVE swap them): the CPU's own checks
- * (canonical addresses, #GP) apply, and no exit is needed. */
-static const u32 vmcb_msrs[] = {
-	0x174, 0x175, 0x176,                   /* SYSENTER_CS/ESP/EIP */
-	0xc0000081, 0xc0000082, 0xc0000083, 0xc0000084, /* STAR, LSTAR, CSTAR, SFMASK */
-	MSR_FS_BASE, MSR_GS_BASE, MSR_KERNEL_GS_BASE,
-};
+/* The guest's own MSRs (arch/x86/regs.h): every one is in the VMLOAD set. */
+static const u32 vmcb_msrs[] = { GUEST_MSR_LIST(GUEST_MSR_ANY_) };
 
 static int svm_vcpu_create(struct vcpu_hw *v)
 {

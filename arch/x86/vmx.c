@@ -151,19 +151,10 @@ static u64 current_vmcs[NR_CPUS];
  * exit MSR-store list saves them to the same place (the host never uses them: no user mode,
  * no SWAPGS, no RDTSCP). TSC_AUX joins the list for a guest RDTSCP that runs natively (its
  * writes still exit: vmm/msr.c owns the value), and EFER on CPUs without the EFER controls. */
-#define MSR_SYSENTER_CS 0x174
-#define MSR_SYSENTER_ESP 0x175
-#define MSR_SYSENTER_EIP 0x176
-#define MSR_STAR 0xc0000081
-#define MSR_LSTAR 0xc0000082
-#define MSR_CSTAR 0xc0000083
-#define MSR_SFMASK 0xc0000084
-static const u32 swapped_msrs[] = { MSR_KERNEL_GS_BASE, MSR_STAR, MSR_LSTAR, MSR_CSTAR,
-				    MSR_SFMASK };
+static const u32 swapped_msrs[] = { GUEST_MSR_LIST(GUEST_MSR_IN_ALONE_) };
 #define NR_SWAPPED (ARRAY_SIZE(swapped_msrs))
 /* And these live in the VMCS guest-state area anyway. */
-static const u32 vmcs_msrs[] = { MSR_FS_BASE, MSR_GS_BASE, MSR_SYSENTER_CS, MSR_SYSENTER_ESP,
-				 MSR_SYSENTER_EIP };
+static const u32 vmcs_msrs[] = { GUEST_MSR_LIST(GUEST_MSR_IN_SEG_) };
 
 struct msr_entry {
 	u32 index, reserved;
