@@ -134,7 +134,8 @@ struct umbra_boot_info {
 #define UMBRA_RESULT_FAIL 0x11 /* status 35 */
 
 /* ---- Statistics ----------------------------------------------------------------------------
- * Exit reasons counted per vCPU; the same numbering Umbra's report prints. */
+ * The slots of struct umbra_stats' exit counters, one per kind of exit Umbra counts (its
+ * report prints the same kinds by these short names). New kinds are appended. */
 #define UMBRA_EXIT_REASON_LIST(X) \
 	X(PAGE_FAULT, pf) X(CR_ACCESS, cr) X(INVLPG, invlpg) X(HYPERCALL, hypercall) X(IO, io) \
 	X(MSR, msr) X(CPUID, cpuid) X(HLT, hlt) X(EXCEPTION, exception) X(INTR, intr) X(NMI, nmi) \

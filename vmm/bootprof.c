@@ -32,9 +32,9 @@ static u64 site_of(const struct vcpu *v, const struct vexit *x)
 {
 	u64 detail;
 	switch (x->reason) {
-	case UMBRA_EXIT_IO: detail = x->port; break;
-	case UMBRA_EXIT_CR_ACCESS: detail = x->cr | (u64)x->cr_write << 8; break;
-	case UMBRA_EXIT_MSR: detail = (u32)v->hw.regs.gpr[X86_RCX]; break;
+	case EXIT_IO: detail = x->port; break;
+	case EXIT_CR_ACCESS: detail = x->cr | (u64)x->cr_write << 8; break;
+	case EXIT_MSR: detail = (u32)v->hw.regs.gpr[X86_RCX]; break;
 	default: return 0;
 	}
 	return (u64)x->reason << 48 | detail;
@@ -114,7 +114,7 @@ void bootprof_exit(struct vcpu *v, const struct vexit *x)
 static int print_site(char *buf, size_t len, const struct bootprof_site *s)
 {
 	u32 reason = (u32)(s->key >> 48), detail = (u32)s->key;
-	if (reason == UMBRA_EXIT_CR_ACCESS)
+	if (reason == EXIT_CR_ACCESS)
 		return fmt_snprintf(buf, len, "cr%u:%s=%lu", detail & 0xff, detail >> 8 ? "w" : "r",
 				    s->count);
 	return fmt_snprintf(buf, len, "%s:0x%x=%lu", stats_exit_name(reason), detail, s->count);
@@ -131,7 +131,7 @@ void bootprof_report(const struct vcpu *v, const char *name)
 		u64 start = p ? b->end_tsc[p - 1] : b->start_tsc, total = 0;
 		int n = 0;
 		line[0] = 0;
-		for (unsigned i = 0; i < UMBRA_EXIT_REASONS; i++) {
+		for (unsigned i = 0; i < EXIT_REASONS; i++) {
 			u64 d = b->exits[p][i] - (p ? b->exits[p - 1][i] : 0);
 			total += d;
 			if (d)

@@ -4,7 +4,7 @@
 #define VMM_BOOTPROF_H
 
 #include "lib/types.h"
-#include "pv/abi.h"
+#include "arch/x86/exit_reason.h"
 
 /* Phases, each ending at its milestone: "low" until the kernel first runs in the upper half of
  * the address space (a bzImage's setup and decompressor, PVH's 32-bit entry), "early" until it
@@ -27,7 +27,7 @@ struct bootprof {
 	struct bootprof_site hot[BOOT_PHASES][3]; /* each past phase's three most frequent */
 	u64 start_tsc;                   /* its first exit */
 	u64 end_tsc[BOOT_PHASES];        /* when each phase ended */
-	u64 exits[BOOT_PHASES][UMBRA_EXIT_REASONS]; /* the exit counters then */
+	u64 exits[BOOT_PHASES][EXIT_REASONS]; /* the exit counters then */
 };
 
 struct vcpu;

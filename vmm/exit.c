@@ -339,7 +339,7 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 		if (r == -1)
 			return;
 		if (r == 0 && (insn.kind == X86_K_VMCALL || insn.kind == X86_K_VMMCALL)) {
-			v->exits[UMBRA_EXIT_HYPERCALL]++;
+			v->exits[EXIT_HYPERCALL]++;
 			pv_hypercall(v);
 			if (!vm_ended(v->vm))
 				v->hw.regs.rip = x86_next_rip(&v->hw.regs, &insn);
@@ -420,7 +420,7 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 	if (!(rflags & RFLAGS_TF) && !v->debug_step)
 		return;
 	if ((v->hw.regs.rip == rip && !iteration) || v->hw.pending.valid || vm_ended(v->vm) ||
-	    (x->reason == UMBRA_EXIT_HLT && v->debug_step))
+	    (x->reason == EXIT_HLT && v->debug_step))
 		return;
 	/* The debugger's step (by TF or the monitor trap flag) ends with this instruction. */
 	if (v->debug_step) {
@@ -436,9 +436,9 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
  * hypercalls, host interrupts, HLT...) may change them, for every vCPU of the guest. */
 static bool exit_leaves_devices(unsigned reason)
 {
-	return reason == UMBRA_EXIT_CR_ACCESS || reason == UMBRA_EXIT_PAGE_FAULT ||
-	       reason == UMBRA_EXIT_NESTED_FAULT || reason == UMBRA_EXIT_INVLPG ||
-	       reason == UMBRA_EXIT_CPUID;
+	return reason == EXIT_CR_ACCESS || reason == EXIT_PAGE_FAULT ||
+	       reason == EXIT_NESTED_FAULT || reason == EXIT_INVLPG ||
+	       reason == EXIT_CPUID;
 }
 
 void exit_handle(struct vcpu *v, const struct vexit *x)
@@ -446,12 +446,12 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	u64 rip = v->hw.regs.rip, rflags = v->hw.regs.rflags;
 
 	/* An event that emulation delivers (real mode's IVT) is no instruction: it owes no trap. */
-	if (x->reason == UMBRA_EXIT_EMULATE && v->hw.pending.valid)
+	if (x->reason == EXIT_EMULATE && v->hw.pending.valid)
 		rflags &= ~(u64)RFLAGS_TF;
 	bootprof_exit(v, x);
 	if (!exit_leaves_devices(x->reason))
 		vm_devices_touched(v->vm);
-	v->exits[x->reason < UMBRA_EXIT_REASONS ? x->reason : UMBRA_EXIT_OTHER]++;
+	v->exits[x->reason < EXIT_REASONS ? x->reason : EXIT_OTHER]++;
 	v->exits_total++;
 	/* log=debug traces each guest's first exits: enough to see a bring-up go wrong. */
 	if (log_level >= LOG_DEBUG && v->exits_total <= 64)
@@ -460,29 +460,29 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 			x->raw_info2, v->hw.regs.rip);
 
 	switch (x->reason) {
-	case UMBRA_EXIT_PAGE_FAULT: handle_page_fault(v, x); break;
-	case UMBRA_EXIT_NESTED_FAULT: handle_nested_fault(v, x); break;
-	case UMBRA_EXIT_CR_ACCESS: vcpu_cr_access(v, x); break;
-	case UMBRA_EXIT_INVLPG: handle_invlpg(v, x); break;
-	case UMBRA_EXIT_HYPERCALL: handle_hypercall(v, x); break;
-	case UMBRA_EXIT_IO: handle_io(v, x); break;
-	case UMBRA_EXIT_MSR: handle_msr(v, x); break;
-	case UMBRA_EXIT_CPUID: handle_cpuid(v, x); break;
-	case UMBRA_EXIT_HLT: handle_hlt(v, x, rflags); break;
-	case UMBRA_EXIT_RDTSCP: handle_rdtscp(v, x); break;
-	case UMBRA_EXIT_DR_ACCESS: handle_dr_access(v, x); break;
-	case UMBRA_EXIT_INSN: handle_insn(v, x); break;
-	case UMBRA_EXIT_EXCEPTION: handle_exception(v, x); break;
-	case UMBRA_EXIT_EMULATE: realmode_exit(v, x); break;
-	case UMBRA_EXIT_INTR:
-	case UMBRA_EXIT_PREEMPT:
-	case UMBRA_EXIT_NMI:
-	case UMBRA_EXIT_IRQ_WINDOW: /* the next entry injects */
+	case EXIT_PAGE_FAULT: handle_page_fault(v, x); break;
+	case EXIT_NESTED_FAULT: handle_nested_fault(v, x); break;
+	case EXIT_CR_ACCESS: vcpu_cr_access(v, x); break;
+	case EXIT_INVLPG: handle_invlpg(v, x); break;
+	case EXIT_HYPERCALL: handle_hypercall(v, x); break;
+	case EXIT_IO: handle_io(v, x); break;
+	case EXIT_MSR: handle_msr(v, x); break;
+	case EXIT_CPUID: handle_cpuid(v, x); break;
+	case EXIT_HLT: handle_hlt(v, x, rflags); break;
+	case EXIT_RDTSCP: handle_rdtscp(v, x); break;
+	case EXIT_DR_ACCESS: handle_dr_access(v, x); break;
+	case EXIT_INSN: handle_insn(v, x); break;
+	case EXIT_EXCEPTION: handle_exception(v, x); break;
+	case EXIT_EMULATE: realmode_exit(v, x); break;
+	case EXIT_INTR:
+	case EXIT_PREEMPT:
+	case EXIT_NMI:
+	case EXIT_IRQ_WINDOW: /* the next entry injects */
 		break;
-	case UMBRA_EXIT_SHUTDOWN:
+	case EXIT_SHUTDOWN:
 		vm_triple_fault(v, "triple fault");
 		break;
-	case UMBRA_EXIT_INVALID:
+	case EXIT_INVALID:
 		/* The backend's own entry checks (audit=1) name the rule; the CPU's refusal does
 		 * not always. */
 		if (x->refused) {

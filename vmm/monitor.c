@@ -281,7 +281,7 @@ static void cmd_log(struct vm *vm)
 static struct {
 	bool on;
 	u64 last_tsc;
-	u64 last[MAX_VMS][UMBRA_EXIT_REASONS];
+	u64 last[MAX_VMS][EXIT_REASONS];
 } top;
 
 static void top_frame(void)
@@ -294,7 +294,7 @@ static void top_frame(void)
 		struct vm *vm = &vms[i];
 		u64 total = 0;
 		int n = 0;
-		for (u32 r = 0; r < UMBRA_EXIT_REASONS; r++) {
+		for (u32 r = 0; r < EXIT_REASONS; r++) {
 			u64 c = 0;
 			for (u32 j = 0; j < vm->nr_vcpus; j++)
 				c += __atomic_load_n(&vm->vcpus[j].exits[r], __ATOMIC_RELAXED);

@@ -6,7 +6,7 @@
 struct vcpu;
 struct vexit;
 
-/* UMBRA_EXIT_EMULATE: deliver the pending event through the IVT, or emulate the instruction at
+/* EXIT_EMULATE: deliver the pending event through the IVT, or emulate the instruction at
  * CS:IP (arch/x86/realmode.c); what cannot be emulated ends the guest with a message. */
 void realmode_exit(struct vcpu *v, const struct vexit *x);
 

@@ -72,7 +72,7 @@ static void exit_list(const u64 *exits, char *line, size_t size)
 {
 	int n = 0;
 
-	for (int i = 0; i < UMBRA_EXIT_REASONS; i++)
+	for (int i = 0; i < EXIT_REASONS; i++)
 		if (exits[i])
 			n += fmt_snprintf(line + n, size - n, " %s=%lu", stats_exit_name(i), exits[i]);
 	if (!n)

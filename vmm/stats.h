@@ -8,7 +8,7 @@
 struct vcpu;
 
 void stats_collect(struct vcpu *v, struct umbra_stats *out);
-/* An exit reason's short name, as reports and pv/abi.h's list spell it ("pf", "io", ...). */
+/* An exit reason's short name, as reports and arch/x86/exit_reason.h spell it ("pf", "io", ...). */
 const char *stats_exit_name(unsigned reason);
 
 #endif

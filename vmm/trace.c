@@ -87,11 +87,11 @@ void trace_init(const char *name)
 static u64 qualification(const struct vexit *x)
 {
 	switch (x->reason) {
-	case UMBRA_EXIT_PAGE_FAULT:
-	case UMBRA_EXIT_NESTED_FAULT: return x->addr;
-	case UMBRA_EXIT_IO: return x->port;
-	case UMBRA_EXIT_CR_ACCESS: return (u64)x->cr << 1 | x->cr_write;
-	case UMBRA_EXIT_EXCEPTION: return x->vector;
+	case EXIT_PAGE_FAULT:
+	case EXIT_NESTED_FAULT: return x->addr;
+	case EXIT_IO: return x->port;
+	case EXIT_CR_ACCESS: return (u64)x->cr << 1 | x->cr_write;
+	case EXIT_EXCEPTION: return x->vector;
 	default: return x->raw_info1;
 	}
 }

@@ -127,7 +127,7 @@ struct vcpu {
 	 * the next instruction (the shadow, virt->mov_ss_shadow), not from Umbra now. */
 	bool step_held;
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
-	u64 exits[UMBRA_EXIT_REASONS];
+	u64 exits[EXIT_REASONS];
 	u64 exits_total;
 	struct bootprof boot;     /* exits and time by boot phase (vmm/bootprof.c) */
 };

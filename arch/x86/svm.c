@@ -13,7 +13,6 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "arch/x86/tdp_format.h"
-#include "pv/abi.h"
 
 #define CPUID_SVM_ECX (1u << 2)       /* 0x80000001 ECX */
 #define SVM_FEAT_NP (1u << 0)         /* 0x8000000a EDX */
@@ -599,9 +598,9 @@ static void nmi_exit(struct vcpu_hw *v, struct vmcb *vmcb, struct vexit *x)
 		soft->step = false;
 		if (v->regs.rip == soft->iret_rip) {
 			v->regs.rflags &= ~(u64)RFLAGS_TF;
-		} else if (x->reason == UMBRA_EXIT_EXCEPTION && x->vector == VEC_DB) {
+		} else if (x->reason == EXIT_EXCEPTION && x->vector == VEC_DB) {
 			vmcb->dr6 = soft->step_dr6;
-			*x = (struct vexit){ .reason = UMBRA_EXIT_IRQ_WINDOW, .raw_code = x->raw_code };
+			*x = (struct vexit){ .reason = EXIT_IRQ_WINDOW, .raw_code = x->raw_code };
 		}
 	}
 	if (soft->iret_seen && v->regs.rip != soft->iret_rip) {
@@ -670,7 +669,7 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 	const struct svm_exit_row *row = svm_exit_row(code);
 
 	*x = (struct vexit){ .raw_code = vmcb->exit_code, .raw_info1 = vmcb->exit_info1,
-			     .raw_info2 = vmcb->exit_info2, .reason = UMBRA_EXIT_OTHER };
+			     .raw_info2 = vmcb->exit_info2, .reason = EXIT_OTHER };
 	if (!row) {
 		x->refused = "an exit code past the APM's list";
 		return;
@@ -686,7 +685,7 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		x->error_code = vmcb->exit_info1;
 		x->addr = vmcb->exit_info2;
 	} else if (code == VMEXIT_EXCP_BASE + 14) {
-		x->reason = UMBRA_EXIT_PAGE_FAULT;
+		x->reason = EXIT_PAGE_FAULT;
 		x->error_code = vmcb->exit_info1;
 		x->addr = vmcb->exit_info2;
 	} else if (code == VMEXIT_SWINT) {
@@ -715,13 +714,13 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 	}
 	/* With NRIP save the hardware knows the length of every instruction-driven exit. */
 	if ((caps.features & SVM_FEAT_NRIPS) && vmcb->nrip > vmcb->rip &&
-	    vmcb->nrip - vmcb->rip <= 15 && x->reason != UMBRA_EXIT_PAGE_FAULT &&
-	    x->reason != UMBRA_EXIT_EXCEPTION && x->reason != UMBRA_EXIT_INTR &&
-	    x->reason != UMBRA_EXIT_NMI && x->reason != UMBRA_EXIT_SHUTDOWN &&
-	    x->reason != UMBRA_EXIT_NESTED_FAULT)
+	    vmcb->nrip - vmcb->rip <= 15 && x->reason != EXIT_PAGE_FAULT &&
+	    x->reason != EXIT_EXCEPTION && x->reason != EXIT_INTR &&
+	    x->reason != EXIT_NMI && x->reason != EXIT_SHUTDOWN &&
+	    x->reason != EXIT_NESTED_FAULT)
 		x->insn_len = (u32)(vmcb->nrip - vmcb->rip);
 	/* Decode assists name a MOV CR's register (EXITINFO1 bit 63; not for CLTS, LMSW, SMSW). */
-	if (x->reason == UMBRA_EXIT_CR_ACCESS && (caps.features & SVM_FEAT_DECODE) &&
+	if (x->reason == EXIT_CR_ACCESS && (caps.features & SVM_FEAT_DECODE) &&
 	    (vmcb->exit_info1 >> 63) && x->insn_len) {
 		x->cr_mov = true;
 		x->cr_gpr = vmcb->exit_info1 & 0xf;
@@ -775,7 +774,7 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	}
 	const char *broken = v->check_entry ? entry_check(v, vmcb) : NULL;
 	if (broken) {
-		*x = (struct vexit){ .reason = UMBRA_EXIT_INVALID, .refused = broken };
+		*x = (struct vexit){ .reason = EXIT_INVALID, .refused = broken };
 		return;
 	}
 
@@ -835,7 +834,7 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 			v->pending.valid = false;
 	}
 	/* A physical interrupt made us exit: take it now (the host runs with IF clear). */
-	if (x->reason == UMBRA_EXIT_INTR)
+	if (x->reason == EXIT_INTR)
 		__asm__ volatile("sti; nop; cli" ::: "memory");
 }
 

@@ -4,7 +4,7 @@
 #define ARCH_X86_SVM_EXITS_H
 
 #include "arch/x86/virt.h"
-#include "pv/abi.h"
+#include "arch/x86/exit_reason.h"
 
 /*
  * Every exit code of the APM (vol. 2, appendix C), in order, as ranges with no gap:
@@ -71,11 +71,11 @@
 struct svm_exit_row {
 	u32 first, last;
 	u8 action;   /* enum vexit_action */
-	u8 reason;   /* enum umbra_exit_reason */
+	u8 reason;   /* enum exit_reason */
 	const char *name, *why;
 };
 #define SVM_EXIT_ROW_(f, l, nm, act, rsn, w) \
-	{ .first = f, .last = l, .action = VEXIT_##act, .reason = UMBRA_EXIT_##rsn, .name = #nm, \
+	{ .first = f, .last = l, .action = VEXIT_##act, .reason = EXIT_##rsn, .name = #nm, \
 	  .why = w },
 static const struct svm_exit_row svm_exit_rows[] = { SVM_EXIT_LIST(SVM_EXIT_ROW_) };
 #undef SVM_EXIT_ROW_

@@ -5,14 +5,14 @@
 
 #include "lib/types.h"
 #include "arch/x86/decode.h"
-#include "pv/abi.h"
+#include "arch/x86/exit_reason.h"
 
 struct percpu;
 struct tdp_format;
 
 /*
- * A vendor-neutral exit. reason is an enum umbra_exit_reason (pv/abi.h), the numbering every
- * counter and report uses; the fields below it are meaningful for the reasons named.
+ * A vendor-neutral exit. reason is an enum exit_reason (arch/x86/exit_reason.h), the numbering
+ * every counter and report uses; the fields below it are meaningful for the reasons named.
  */
 struct vexit {
 	u32 reason;
@@ -70,7 +70,7 @@ struct vexit {
 enum virt_insn { VIRT_INSN_INTERCEPTS(VIRT_INSN_ENUM_) VIRT_INSN_COUNT };
 #undef VIRT_INSN_ENUM_
 
-/* Instructions that exit only to be refused or completed (UMBRA_EXIT_INSN). */
+/* Instructions that exit only to be refused or completed (EXIT_INSN). */
 enum { VINSN_INVD = 1, VINSN_WBINVD, VINSN_RDPMC };
 
 /* What a backend does with each of its exit codes (its list: vmx_exits.h, svm_exits.h): MAP
@@ -87,7 +87,7 @@ static inline bool virt_exit_row(struct vexit *x, u8 action, u8 reason, const ch
 	x->reason = reason;
 	switch (action) {
 	case VEXIT_UD:
-		x->reason = UMBRA_EXIT_EXCEPTION;
+		x->reason = EXIT_EXCEPTION;
 		x->vector = VEC_UD;
 		return true;
 	case VEXIT_REFUSE:
@@ -138,7 +138,7 @@ struct vcpu_hw {
 	u32 exc_debug;            /* exceptions a debugger intercepts besides Umbra's own (#BP) */
 	bool check_entry;         /* audit=1: check the state against the architecture's entry
 				     checks before every entry; a broken rule ends the guest as
-				     UMBRA_EXIT_INVALID with the rule's name in exit->refused */
+				     EXIT_INVALID with the rule's name in exit->refused */
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;
 };
@@ -262,7 +262,7 @@ struct virt_backend {
 	/* CS alone (v->regs.seg[X86_CS]): all a register-form instruction's decode needs (the
 	 * code size, RIP's linear address); a CR exit's whole decode. */
 	void (*read_cs)(struct vcpu_hw *v);
-	/* The emulator changed them (UMBRA_EXIT_EMULATE): load them into the control structure. */
+	/* The emulator changed them (EXIT_EMULATE): load them into the control structure. */
 	void (*write_segments)(struct vcpu_hw *v);
 	/* Flush v's TLB before its next entry. */
 	void (*flush_tlb)(struct vcpu_hw *v);
@@ -271,13 +271,13 @@ struct virt_backend {
 	/* Could an external interrupt be delivered right now (RFLAGS.IF set, no STI/MOV SS
 	 * shadow)? */
 	bool (*irq_window_open)(struct vcpu_hw *v);
-	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
+	/* Exit (EXIT_IRQ_WINDOW) as soon as the guest can take an interrupt, or stop. */
 	void (*request_irq_window)(struct vcpu_hw *v, bool on);
 	/* Could an NMI be injected right now: none in service (the CPU blocks NMIs from an NMI's
 	 * delivery until the guest's next IRET) and no STI/MOV SS shadow? An NMI injected
 	 * (pending, VEVENT_NMI) is in service from its delivery on. */
 	bool (*nmi_window_open)(struct vcpu_hw *v);
-	/* Exit (UMBRA_EXIT_IRQ_WINDOW) as soon as an NMI could be injected, or stop. */
+	/* Exit (EXIT_IRQ_WINDOW) as soon as an NMI could be injected, or stop. */
 	void (*request_nmi_window)(struct vcpu_hw *v, bool on);
 	/* Umbra completed a MOV SS or POP SS (the emulator's, on device memory) and RIP is past
 	 * it: the next entry starts the shadow the CPU would have, holding interrupts, NMIs and
@@ -288,7 +288,7 @@ struct virt_backend {
 	 * instruction, its RFLAGS untouched (VMX's monitor trap flag). False where the CPU has
 	 * none: the caller steps with RFLAGS.TF. Call on the vCPU's CPU. */
 	bool (*single_step)(struct vcpu_hw *v, bool on);
-	/* MOV DR exits (UMBRA_EXIT_DR_ACCESS) while on, run natively while off. */
+	/* MOV DR exits (EXIT_DR_ACCESS) while on, run natively while off. */
 	void (*intercept_dr)(struct vcpu_hw *v, bool on);
 	/* The guest's DR6 or DR7 (n = 6, 7): SVM keeps both in the VMCB, VMX DR7 in the VMCS and
 	 * DR6 in the real register. */
@@ -305,7 +305,7 @@ struct virt_backend {
 	/* The entry format of the nested table the backend runs on (mmu/tdp.h). */
 	const struct tdp_format *tdp_format;
 	/* From now on v runs on the nested table at root_hpa: the guest's own CR3 and page
-	 * faults need no exit (UMBRA_EXIT_NESTED_FAULT instead), and every exit leaves the
+	 * faults need no exit (EXIT_NESTED_FAULT instead), and every exit leaves the
 	 * guest's CR3 and CR2 in v->regs; update_paging then loads the guest's own CR0, CR3, CR4
 	 * and EFER (v->regs) into the CPU, without the shadow root (the caller calls it next). */
 	void (*tdp_enable)(struct vcpu_hw *v, u64 root_hpa);

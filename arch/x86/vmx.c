@@ -13,7 +13,6 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "arch/x86/tdp_format.h"
-#include "pv/abi.h"
 
 #define CPUID_VMX_ECX (1u << 5)
 #define FC_LOCK (1ull << 0)
@@ -185,7 +184,7 @@ struct vmx_vcpu {
 	/* Real mode under shadow paging runs in virtual-8086 mode (RFLAGS.VM, IOPL 0 so that
 	 * CLI, STI, PUSHF, POPF, INT n and IRET #GP, a TR limit below the I/O map base so that
 	 * every port access #GPs, every exception intercepted): the #GPs come back as
-	 * UMBRA_EXIT_EMULATE. rm_seg is the guest's view of its segments meanwhile; the VMCS
+	 * EXIT_EMULATE. rm_seg is the guest's view of its segments meanwhile; the VMCS
 	 * holds their vm86 form, which exists only for base = selector * 16 and 64 KiB limits.
 	 * What vm86 cannot express, and the events real mode takes through its IVT, are
 	 * emulated (arch/x86/realmode.c, vmm/realmode.c). */
@@ -1101,7 +1100,7 @@ static void entry_failed(struct vcpu_hw *v, struct vexit *x, const char *what, u
 		vmread(F_GUEST_CR0),
 		vmread(F_GUEST_CR4), vmread(F_GUEST_CR3), s->entry_ctls, vmread(F_GUEST_RIP),
 		vmread(F_GUEST_RFLAGS));
-	x->reason = UMBRA_EXIT_INVALID;
+	x->reason = EXIT_INVALID;
 }
 
 /* A #DB fault (general detect, an instruction breakpoint) in an STI or MOV SS shadow: the
@@ -1135,7 +1134,7 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 	u32 basic = code & 0xffff;
 	const struct vmx_exit_row *row = basic < VX_REASONS ? &vmx_exit_rows[basic] : NULL;
 
-	*x = (struct vexit){ .raw_code = code, .raw_info1 = qual, .reason = UMBRA_EXIT_OTHER };
+	*x = (struct vexit){ .raw_code = code, .raw_info1 = qual, .reason = EXIT_OTHER };
 	if (code & EXIT_ENTRY_FAILED) {
 		x->raw_info2 = vmread(F_INSN_ERROR);
 		entry_failed(v, x, "VM entry failed: exit reason", basic, qual);
@@ -1164,17 +1163,17 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		if (x->has_error)
 			x->error_code = (u32)vmread(F_EXIT_INTR_ERROR);
 		if (VEVENT_WORD_TYPE(info) == VEVENT_NMI) {
-			x->reason = UMBRA_EXIT_NMI;
+			x->reason = EXIT_NMI;
 		} else if (x->vector == VEC_PF) {
-			x->reason = UMBRA_EXIT_PAGE_FAULT;
+			x->reason = EXIT_PAGE_FAULT;
 			x->addr = qual;
 		} else if (x->vector == VEC_GP && state_of(v)->vm86) {
-			x->reason = UMBRA_EXIT_EMULATE; /* an instruction vm86 mode refuses */
+			x->reason = EXIT_EMULATE; /* an instruction vm86 mode refuses */
 			x->emulate_gp = true;
 		} else if (x->vector == VEC_OF && state_of(v)->vm86) {
-			x->reason = UMBRA_EXIT_EMULATE; /* INTO: real mode returns past it */
+			x->reason = EXIT_EMULATE; /* INTO: real mode returns past it */
 		} else {
-			x->reason = UMBRA_EXIT_EXCEPTION;
+			x->reason = EXIT_EXCEPTION;
 			/* B0-B3, BD, BS: SDM 27.1, a #DB exit leaves DR6 as it was. */
 			if (x->vector == VEC_DB)
 				x->dr6_set = ((u32)qual & 0x600f) | db_held(v);
@@ -1223,7 +1222,7 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		break;
 	default:
 		/* Entry failures come with bit 31 set (above); without it the CPU is broken. */
-		x->reason = UMBRA_EXIT_INVALID;
+		x->reason = EXIT_INVALID;
 		break;
 	}
 }
@@ -1234,13 +1233,13 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	struct x86_emu_ctx *r = &v->regs;
 
 	if (!load_vmcs(s)) {
-		*x = (struct vexit){ .reason = UMBRA_EXIT_INVALID };
+		*x = (struct vexit){ .reason = EXIT_INVALID };
 		return;
 	}
 	if (!enterable(v)) {
 		if (s->vm86)
 			r->cpl = 0; /* real mode's, whatever the last protected-mode exit said */
-		*x = (struct vexit){ .reason = UMBRA_EXIT_EMULATE };
+		*x = (struct vexit){ .reason = EXIT_EMULATE };
 		return;
 	}
 	vmwrite(F_GUEST_RSP, r->gpr[X86_RSP]);
@@ -1300,7 +1299,7 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 
 	const char *broken = v->check_entry ? entry_check(s) : NULL;
 	if (broken) {
-		*x = (struct vexit){ .reason = UMBRA_EXIT_INVALID, .refused = broken };
+		*x = (struct vexit){ .reason = EXIT_INVALID, .refused = broken };
 		vmx_read_segments(v); /* for the dump, as after a failed entry */
 		return;
 	}
@@ -1329,7 +1328,7 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		r->cr3 = vmread(F_GUEST_CR3); /* the guest loads CR3 without us */
 	r->cpl = s->vm86 ? 0 : (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
 	decode_exit(v, x);
-	if (x->reason == UMBRA_EXIT_SHUTDOWN || x->reason == UMBRA_EXIT_INVALID)
+	if (x->reason == EXIT_SHUTDOWN || x->reason == EXIT_INVALID)
 		vmx_read_segments(v);
 
 	/* An event cut short by this exit (a #PF while delivering an interrupt, say) must be
@@ -1348,9 +1347,9 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	}
 	/* Blocked on the host since the exit: the host's own handler runs, as it would natively
 	 * (and under SVM, once GIF is set again), and its IRET unblocks NMIs. */
-	if (x->reason == UMBRA_EXIT_NMI)
+	if (x->reason == EXIT_NMI)
 		__asm__ volatile("int $2" ::: "memory");
-	if (x->reason == UMBRA_EXIT_INTR) {
+	if (x->reason == EXIT_INTR) {
 		/* Acknowledged on exit: the vector is ours to finish (only the timer, whose work
 		 * the exit itself has done). Otherwise it is still pending: take it now. */
 		if (caps.ack_intr) {

@@ -4,7 +4,7 @@
 #define ARCH_X86_VMX_EXITS_H
 
 #include "arch/x86/virt.h"
-#include "pv/abi.h"
+#include "arch/x86/exit_reason.h"
 
 /*
  * Every basic exit reason of the SDM (vol. 3, appendix C), in order, none left out:
@@ -105,11 +105,11 @@ enum { VX_REASONS = 0 VMX_EXIT_LIST(VMX_EXIT_COUNT_) };
 /* One row of the list, as the dispatch and the test read it. */
 struct vmx_exit_row {
 	u8 action;   /* enum vexit_action */
-	u8 reason;   /* enum umbra_exit_reason */
+	u8 reason;   /* enum exit_reason */
 	const char *name, *why;
 };
 #define VMX_EXIT_ROW_(n, nm, act, rsn, w) \
-	[n] = { .action = VEXIT_##act, .reason = UMBRA_EXIT_##rsn, .name = #nm, .why = w },
+	[n] = { .action = VEXIT_##act, .reason = EXIT_##rsn, .name = #nm, .why = w },
 static const struct vmx_exit_row vmx_exit_rows[VX_REASONS] = { VMX_EXIT_LIST(VMX_EXIT_ROW_) };
 #undef VMX_EXIT_ROW_
 

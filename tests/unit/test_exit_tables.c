@@ -22,14 +22,14 @@ static void check_row(u8 action, u8 reason, const char *name, const char *why, u
 	case VEXIT_MAP:
 	case VEXIT_MAP_LEN:
 		/* A mapped exit must reach a handler of vmm/exit.c, never its refusal. */
-		if (reason == UMBRA_EXIT_OTHER || reason >= UMBRA_EXIT_REASONS)
+		if (reason == EXIT_OTHER || reason >= EXIT_REASONS)
 			fail_msg("code 0x%llx (%s): mapped to no handler", (unsigned long long)code, name);
 		break;
 	case VEXIT_UD:
 	case VEXIT_REFUSE:
 		break;
 	case VEXIT_DECODE:
-		if (reason >= UMBRA_EXIT_REASONS)
+		if (reason >= EXIT_REASONS)
 			fail_msg("code 0x%llx (%s): bad reason", (unsigned long long)code, name);
 		break;
 	default:
@@ -47,7 +47,7 @@ static void vmx_every_reason(void **state)
 	}
 	/* What a guest can cause: its VMX instructions #UD, its hypercall is one. */
 	assert_int_equal(vmx_exit_rows[VX_VMXON].action, VEXIT_UD);
-	assert_int_equal(vmx_exit_rows[VX_VMCALL].reason, UMBRA_EXIT_HYPERCALL);
+	assert_int_equal(vmx_exit_rows[VX_VMCALL].reason, EXIT_HYPERCALL);
 	assert_int_equal(vmx_exit_rows[VX_CPUID].action, VEXIT_MAP_LEN);
 }
 
@@ -82,8 +82,8 @@ static void svm_every_code(void **state)
 	assert_null(svm_exit_row(0x404));
 	assert_null(svm_exit_row(0xfffffffb));
 	assert_int_equal(svm_exit_row(0x80)->action, VEXIT_UD);       /* VMRUN */
-	assert_int_equal(svm_exit_row(0x81)->reason, UMBRA_EXIT_HYPERCALL); /* VMMCALL */
-	assert_int_equal(svm_exit_row(0xffffffff)->reason, UMBRA_EXIT_INVALID);
+	assert_int_equal(svm_exit_row(0x81)->reason, EXIT_HYPERCALL); /* VMMCALL */
+	assert_int_equal(svm_exit_row(0xffffffff)->reason, EXIT_INVALID);
 }
 
 /* RF is set for an entry that delivers a fault, never for traps, aborts or interrupts. */
