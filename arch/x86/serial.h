@@ -10,6 +10,8 @@
 
 void serial_init(void);
 void serial_putc(char c);
+/* Waits (bounded) until everything written has left COM1: before the machine goes off. */
+void serial_drain(void);
 /* Returns -1 when no byte is waiting. */
 int serial_getc(void);
 
