@@ -97,6 +97,9 @@ void kmain(u32 magic, u32 info_pa)
 	percpu_init(bsp, 0, 0);
 	percpu_load(bsp);
 	kprintf("Umbra shadow-paging hypervisor\n");
+	/* Its FIFO mode is the firmware's (arch/x86/serial.c): with FIFOs off, each byte out costs a
+	 * status read too. */
+	kprintf("console: COM1, 115200 8N1, FIFOs %s\n", serial_tx_fifo() > 1 ? "on" : "off");
 
 	if (magic != MB2_BOOTLOADER_MAGIC)
 		panic("not booted by a multiboot2 loader (magic 0x%x)", magic);

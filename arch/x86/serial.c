@@ -71,6 +71,11 @@ void serial_putc(char c)
 	port_putc(COM1_BASE, (u8)c);
 }
 
+unsigned serial_tx_fifo(void)
+{
+	return tx[0].fifo;
+}
+
 void serial_drain(void)
 {
 	for (int n = 0; n < 1000000 && !(inb(COM1_BASE + LSR) & LSR_TEMT); n++)

@@ -12,6 +12,8 @@ void serial_init(void);
 void serial_putc(char c);
 /* Waits (bounded) until everything written has left COM1: before the machine goes off. */
 void serial_drain(void);
+/* Bytes COM1 takes per look at its status: 16 with the FIFOs the firmware left on, else 1. */
+unsigned serial_tx_fifo(void);
 /* Returns -1 when no byte is waiting. */
 int serial_getc(void);
 

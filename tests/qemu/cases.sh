@@ -12,13 +12,15 @@ tdp_log=npt=yes; [ "$V" = vmx ] && tdp_log=ept=yes
 
 for n in 1 2 4; do
   case_run "qemu-max-smp$n" --cpu max --smp $n --expect cpus_online=$n --expect virt=$V \
-    --expect virt_cpus=$n --expect-log "$tdp_log"
+    --expect virt_cpus=$n --expect-log "$tdp_log" --expect-log "^console: COM1, 115200 8N1, FIFOs off$"
 done
 # The same boots through UEFI (OVMF): the memory map from the EFI tag, the trampoline in a page
-# it says is free, the same summary. OVMF prints to the serial port before GRUB does.
+# it says is free, the same summary. OVMF prints to the serial port before GRUB does, and
+# leaves COM1's FIFOs on (SeaBIOS and GRUB leave them off): Umbra polls once per 16 bytes out.
 for n in 1 2 4; do
   case_run "qemu-uefi-smp$n" --firmware uefi --cpu max --smp $n --expect cpus_online=$n \
     --expect virt=$V --expect virt_cpus=$n --expect-log "$tdp_log" \
+    --expect-log "^console: COM1, 115200 8N1, FIFOs on$" \
     --expect-log "^memory: AP trampoline at 0x[0-9a-f]+ \(map from UEFI\)"
 done
 # A CPU model other than max is TCG's emulation, under KVM too (run-case.sh): SVM.
