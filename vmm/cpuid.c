@@ -37,39 +37,30 @@
 #define VENDOR_HYGON_EBX 0x6f677948u
 #define L1_ECX_MONITOR BIT(3)
 
-static bool vendor_intel, vendor_amd;
-static cpuid_source_fn raw = cpuid;
-static u32 host_max_basic, host_max_ext;
-static u32 l1_ecx, l1_edx, l7_ebx, e1_edx;
-static unsigned maxphyaddr = 36;
+struct cpuid_policy cpuid_host;
 
-void cpuid_init_from(cpuid_source_fn source)
+void cpuid_policy_init(struct cpuid_policy *p, cpuid_source_fn raw)
 {
-	raw = source;
 	struct cpuid_regs l0 = raw(0, 0);
 
-	host_max_basic = l0.eax;
-	vendor_intel = l0.ebx == VENDOR_INTEL_EBX;
-	vendor_amd = l0.ebx == VENDOR_AMD_EBX || l0.ebx == VENDOR_HYGON_EBX;
-	host_max_ext = raw(0x80000000, 0).eax;
+	p->raw = raw;
+	p->max_basic = l0.eax;
+	p->vendor_intel = l0.ebx == VENDOR_INTEL_EBX;
+	p->vendor_amd = l0.ebx == VENDOR_AMD_EBX || l0.ebx == VENDOR_HYGON_EBX;
+	p->max_ext = raw(0x80000000, 0).eax;
 	struct cpuid_regs r = raw(1, 0);
-	l1_ecx = (r.ecx & ~(u32)L1_ECX_HIDE) | L1_ECX_MODELLED | (1u << 31);
-	l1_edx = r.edx & ~(u32)L1_EDX_HIDE;
-	l7_ebx = (host_max_basic >= 7 ? raw(7, 0).ebx & L7_EBX_KEEP : 0) | L7_EBX_MODELLED;
-	e1_edx = host_max_ext >= 0x80000001 ? raw(0x80000001, 0).edx : 0;
-	maxphyaddr = host_max_ext >= 0x80000008 ? raw(0x80000008, 0).eax & 0xff : 36;
+	p->l1_ecx = (r.ecx & ~(u32)L1_ECX_HIDE) | L1_ECX_MODELLED | (1u << 31);
+	p->l1_edx = r.edx & ~(u32)L1_EDX_HIDE;
+	p->l7_ebx = (p->max_basic >= 7 ? raw(7, 0).ebx & L7_EBX_KEEP : 0) | L7_EBX_MODELLED;
+	p->e1_edx = p->max_ext >= 0x80000001 ? raw(0x80000001, 0).edx : 0;
+	p->maxphyaddr = p->max_ext >= 0x80000008 ? raw(0x80000008, 0).eax & 0xff : 36;
 }
 
-void cpuid_init(void)
-{
-	cpuid_init_from(cpuid);
-}
-
-bool cpuid_has_nx(void) { return e1_edx & E1_EDX_NX; }
-bool cpuid_has_1g(void) { return e1_edx & E1_EDX_PAGE1GB; }
-unsigned cpuid_maxphyaddr(void) { return maxphyaddr; }
-bool cpuid_vendor_intel(void) { return vendor_intel; }
-bool cpuid_vendor_amd(void) { return vendor_amd; }
+bool cpuid_has_nx(const struct cpuid_policy *p) { return p->e1_edx & E1_EDX_NX; }
+bool cpuid_has_1g(const struct cpuid_policy *p) { return p->e1_edx & E1_EDX_PAGE1GB; }
+unsigned cpuid_maxphyaddr(const struct cpuid_policy *p) { return p->maxphyaddr; }
+bool cpuid_vendor_intel(const struct cpuid_policy *p) { return p->vendor_intel; }
+bool cpuid_vendor_amd(const struct cpuid_policy *p) { return p->vendor_amd; }
 
 /*
  * IA32_MISC_ENABLE as the announced CPU would read: fast strings on (REP MOVS/STOS are the
@@ -77,36 +68,37 @@ bool cpuid_vendor_amd(void) { return vendor_amd; }
  * PMU, so performance monitoring unavailable; the MONITOR enable as leaf 1 announces MONITOR;
  * the CPUID limit and XD disable off, since leaf 0 and NX are announced as they are.
  */
-u64 cpuid_misc_enable(void)
+u64 cpuid_misc_enable(const struct cpuid_policy *p)
 {
 	return MISC_ENABLE_FAST_STRINGS | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL |
-	       ((l1_ecx & L1_ECX_MONITOR) ? MISC_ENABLE_MONITOR : 0);
+	       ((p->l1_ecx & L1_ECX_MONITOR) ? MISC_ENABLE_MONITOR : 0);
 }
 
 /* The vCPU's IA32_MISC_ENABLE (AMD's guests never change theirs: the MSR #GPs there). */
 static u64 misc_enable(const struct vcpu *v)
 {
-	return cpuid_misc_enable() ^ v->misc_enable_flip;
+	return cpuid_misc_enable(&v->vm->cpuid) ^ v->misc_enable_flip;
 }
 
 bool cpuid_guest_nx(const struct vcpu *v)
 {
-	return (e1_edx & E1_EDX_NX) && !(misc_enable(v) & MISC_ENABLE_XD_DISABLE);
+	return cpuid_has_nx(&v->vm->cpuid) && !(misc_enable(v) & MISC_ENABLE_XD_DISABLE);
 }
 
-u64 cpuid_cr4_allowed(void)
+u64 cpuid_cr4_allowed(const struct cpuid_policy *p)
 {
 	u64 a = CR4_VME | CR4_PVI | CR4_TSD | CR4_DE | CR4_PSE | CR4_PAE | CR4_MCE | CR4_PGE |
 		CR4_PCE | CR4_OSFXSR | CR4_OSXMMEXCPT;
-	if (l7_ebx & BIT(7))
+	if (p->l7_ebx & BIT(7))
 		a |= CR4_SMEP;
-	if (l7_ebx & BIT(20))
+	if (p->l7_ebx & BIT(20))
 		a |= CR4_SMAP;
 	return a;
 }
 
 void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 {
+	const struct cpuid_policy *p = &v->vm->cpuid;
 	struct cpuid_regs r = { 0, 0, 0, 0 };
 	bool ext = leaf >= 0x80000000u;
 
@@ -121,8 +113,8 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 		else if (leaf == UMBRA_CPUID_FEATURES)
 			r = (struct cpuid_regs){ UMBRA_ABI_VERSION, UMBRA_FEAT_VMCALL_ANY |
 				(v->vm->tdp_on ? UMBRA_FEAT_NESTED_PAGING : 0), 0, 0 };
-	} else if ((!ext && leaf <= host_max_basic) || (ext && leaf <= host_max_ext)) {
-		r = raw(leaf, sub);
+	} else if ((!ext && leaf <= p->max_basic) || (ext && leaf <= p->max_ext)) {
+		r = p->raw(leaf, sub);
 	}
 
 	/* Three IA32_MISC_ENABLE bits change CPUID as on Intel's CPUs: the limit caps leaf 0's
@@ -134,20 +126,20 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 			r.eax = 2;
 		break;
 	case 1:
-		r.ecx = l1_ecx & ~(misc_enable(v) & MISC_ENABLE_MONITOR ? 0 : L1_ECX_MONITOR);
+		r.ecx = p->l1_ecx & ~(misc_enable(v) & MISC_ENABLE_MONITOR ? 0 : L1_ECX_MONITOR);
 		/* APIC: as on the CPU, clear while IA32_APIC_BASE has the APIC globally disabled. */
-		r.edx = l1_edx & ~(vlapic_hw_enabled(&v->vlapic) ? 0 : L1_EDX_APIC);
+		r.edx = p->l1_edx & ~(vlapic_hw_enabled(&v->vlapic) ? 0 : L1_EDX_APIC);
 		r.ebx = (r.ebx & 0x00ffffff) | (v->id << 24);
 		break;
 	case 5: case 6: case 0xa: case 0xd: case 0xf: case 0x10: case 0x12: case 0x14:
 		r = (struct cpuid_regs){ 0, 0, 0, 0 }; /* not virtualized */
 		break;
 	case 7:
-		r = (struct cpuid_regs){ 0, sub == 0 ? l7_ebx : 0, 0, 0 };
+		r = (struct cpuid_regs){ 0, sub == 0 ? p->l7_ebx : 0, 0, 0 };
 		break;
 	case 0x80000001:
 		r.ecx &= E1_ECX_KEEP;
-		r.edx = e1_edx & ~(cpuid_guest_nx(v) ? 0 : E1_EDX_NX);
+		r.edx = p->e1_edx & ~(cpuid_guest_nx(v) ? 0 : E1_EDX_NX);
 		break;
 	case 0x80000007: /* power management: none but the TSC's */
 		r = (struct cpuid_regs){ 0, 0, 0, E7_EDX_INVARIANT_TSC };

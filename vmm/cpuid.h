@@ -8,22 +8,35 @@
 
 struct vcpu;
 
-void cpuid_init(void);
-/* The same policy over another CPU's raw leaves (host tests of the policy). */
 typedef struct cpuid_regs (*cpuid_source_fn)(u32 leaf, u32 subleaf);
-void cpuid_init_from(cpuid_source_fn source);
+
+/* What one guest's CPUID announces (each guest holds its own, vm->cpuid): the host's leaves
+ * with what Umbra does not virtualize taken out and its models' features put in. */
+struct cpuid_policy {
+	cpuid_source_fn raw;   /* the leaves passed through: the host's (or made-up ones) */
+	bool vendor_intel, vendor_amd;
+	u32 max_basic, max_ext;
+	u32 l1_ecx, l1_edx, l7_ebx, e1_edx;
+	unsigned maxphyaddr;
+};
+
+/* The policy over a CPU's raw leaves: the host's (cpuid), or a made-up CPU's in the host tests. */
+void cpuid_policy_init(struct cpuid_policy *p, cpuid_source_fn source);
+/* The boot CPU's, which every guest starts from (built once, by guests_create). */
+extern struct cpuid_policy cpuid_host;
+
 void cpuid_guest(struct vcpu *v, u32 leaf, u32 subleaf, u32 out[4]);
-/* Facts the rest of vmm/ derives from the policy. */
-u64 cpuid_cr4_allowed(void);
-bool cpuid_has_nx(void);
-/* NX as this vCPU sees it: the host's, unless its IA32_MISC_ENABLE has XD disable set. */
+/* Facts the rest of vmm/ derives from a policy. */
+u64 cpuid_cr4_allowed(const struct cpuid_policy *p);
+bool cpuid_has_nx(const struct cpuid_policy *p);
+/* NX as this vCPU sees it: its guest's, unless its IA32_MISC_ENABLE has XD disable set. */
 bool cpuid_guest_nx(const struct vcpu *v);
-bool cpuid_has_1g(void); /* Page1GB, as the guest sees it */
-unsigned cpuid_maxphyaddr(void);
+bool cpuid_has_1g(const struct cpuid_policy *p); /* Page1GB, as the guest sees it */
+unsigned cpuid_maxphyaddr(const struct cpuid_policy *p);
 /* The announced vendor: Intel's, or AMD's (or Hygon's); each brings its own MSRs. */
-bool cpuid_vendor_intel(void);
-bool cpuid_vendor_amd(void);
+bool cpuid_vendor_intel(const struct cpuid_policy *p);
+bool cpuid_vendor_amd(const struct cpuid_policy *p);
 /* IA32_MISC_ENABLE (Intel's CPUs only) as the announced CPU reads it. */
-u64 cpuid_misc_enable(void);
+u64 cpuid_misc_enable(const struct cpuid_policy *p);
 
 #endif

@@ -154,7 +154,7 @@ bool vcpu_set_cr4(struct vcpu *v, u64 val)
 {
 	struct x86_emu_ctx *r = &v->hw.regs;
 
-	if (val & ~cpuid_cr4_allowed()) {
+	if (val & ~cpuid_cr4_allowed(&v->vm->cpuid)) {
 		vcpu_inject_gp(v);
 		return false;
 	}
@@ -175,7 +175,7 @@ bool vcpu_set_cr3(struct vcpu *v, u64 val)
 	struct x86_emu_ctx *r = &v->hw.regs;
 
 	/* Bits above MAXPHYADDR (and bit 63 without PCID) are reserved in long mode. */
-	if ((r->efer & EFER_LMA) && (val >> cpuid_maxphyaddr())) {
+	if ((r->efer & EFER_LMA) && (val >> cpuid_maxphyaddr(&v->vm->cpuid))) {
 		vcpu_inject_gp(v);
 		return false;
 	}

@@ -53,11 +53,12 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	u64 mem_mib;
 	u32 cpu;
 	const char *why;
-	struct mmu_config cfg = { .pool_max_pages = 0, .maxphyaddr = (u8)cpuid_maxphyaddr(),
+	struct mmu_config cfg = { .pool_max_pages = 0, .maxphyaddr = (u8)cpuid_maxphyaddr(&cpuid_host),
 				  .nocache = options.nocache,
-				  .no_1g = !cpuid_has_1g() };
+				  .no_1g = !cpuid_has_1g(&cpuid_host) };
 
 	vm->id = index;
+	vm->cpuid = cpuid_host;
 	if (!guest_options_parse(vm, mod->cmdline, &mem_mib, &cpu, ncpus, index))
 		return false;
 	struct pci_assign_req refused;
@@ -149,7 +150,7 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 {
 	char owner[VM_NAME_LEN];
 
-	cpuid_init();
+	cpuid_policy_init(&cpuid_host, cpuid);
 	if (options.tdp && !(virt->tdp_supported && virt->tdp_supported())) {
 		kprintf("umbra: mmu=tdp refused: this CPU has no nested paging for %s; the guests run "
 			"with shadow paging\n", virt->name);

@@ -64,7 +64,8 @@ static bool msr_exists(struct vcpu *v, u32 msr)
 		if (msr < d->first || msr > d->last)
 			continue;
 		if (d->needs != NEEDS_CPUID)
-			return d->needs == NEEDS_INTEL ? cpuid_vendor_intel() : cpuid_vendor_amd();
+			return d->needs == NEEDS_INTEL ? cpuid_vendor_intel(&v->vm->cpuid)
+						       : cpuid_vendor_amd(&v->vm->cpuid);
 		if (d->leaf == 0)
 			return true;
 		cpuid_guest(v, d->leaf, 0, r);
@@ -79,11 +80,11 @@ static bool msr_exists(struct vcpu *v, u32 msr)
  * what Umbra runs (the host's fast strings stay on, nothing here throttles or sends xTPR
  * messages); the CPUID limit, MONITOR and XD disable change the guest's CPUID
  * (vmm/cpuid.c) and XD disable its EFER.NXE, as on the CPU. */
-static u64 misc_enable_writable(void)
+static u64 misc_enable_writable(const struct vcpu *v)
 {
 	return MISC_ENABLE_FAST_STRINGS | MISC_ENABLE_TCC | MISC_ENABLE_EIST | MISC_ENABLE_MONITOR |
 	       MISC_ENABLE_LIMIT_CPUID | MISC_ENABLE_XTPR_DISABLE |
-	       (cpuid_has_nx() ? MISC_ENABLE_XD_DISABLE : 0);
+	       (cpuid_has_nx(&v->vm->cpuid) ? MISC_ENABLE_XD_DISABLE : 0);
 }
 
 /* A memory type: UC, WC, WT, WP, WB, and UC- (the PAT's only). */
@@ -154,7 +155,7 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 		*val = v->mtrr_def_type;
 		return true;
 	case MSR_MISC_ENABLE:
-		*val = cpuid_misc_enable() ^ v->misc_enable_flip;
+		*val = cpuid_misc_enable(&v->vm->cpuid) ^ v->misc_enable_flip;
 		return true;
 	case MSR_DEBUGCTL:
 		*val = v->hw.debugctl;
@@ -205,7 +206,7 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		v->hw.tsc_aux = val;
 		return true;
 	case MSR_APIC_BASE:
-		return vlapic_set_base(&v->vlapic, val, cpuid_maxphyaddr());
+		return vlapic_set_base(&v->vlapic, val, cpuid_maxphyaddr(&v->vm->cpuid));
 	case MSR_TSC_DEADLINE: {
 		u64 host = rdtsc();
 		u64 ns = val ? msr_tsc_deadline_ns(val, host + v->tsc_offset,
@@ -223,10 +224,11 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 		/* Reserved bits #GP and read-only ones are ignored, as on the CPU; the writable
 		 * ones are kept and read back. An EFER.NXE already set stays when XD disable is
 		 * set (the SDM defines no fault for it): only a later NXE write #GPs. */
-		u64 now = cpuid_misc_enable() ^ v->misc_enable_flip, rw = misc_enable_writable();
+		u64 base = cpuid_misc_enable(&v->vm->cpuid), now = base ^ v->misc_enable_flip;
+		u64 rw = misc_enable_writable(v);
 		if ((val ^ now) & ~(rw | MISC_ENABLE_READ_ONLY))
 			return false;
-		v->misc_enable_flip = ((val & rw) | (now & ~rw)) ^ cpuid_misc_enable();
+		v->misc_enable_flip = ((val & rw) | (now & ~rw)) ^ base;
 		return true;
 	}
 	case MSR_DEBUGCTL:

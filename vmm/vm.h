@@ -13,6 +13,7 @@
 #include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/bootprof.h"
+#include "vmm/cpuid.h"
 #include "vmm/memslot.h"
 #include "vmm/multiboot1.h"
 #include "vmm/reset.h"
@@ -141,6 +142,7 @@ struct vm {
 	u32 status;               /* VM_END_RESULT: (v << 1) | 1 as isa-debug-exit gives it */
 	const char *end_detail;
 	bool expect_crash;        /* the command line says this guest is meant to crash */
+	struct cpuid_policy cpuid; /* what its CPUID announces, and what follows (vmm/cpuid.c) */
 	u8 bios;                  /* enum bios_choice: bios= on its line (vmm/bios.h) */
 	bool bios_on;             /* it starts with the BIOS's leftovers (set by the loader) */
 	bool expect_stop;         /* ... or to be stopped by another guest */

@@ -22,7 +22,7 @@ u64 ns_to_tsc(u64 ns) { return (u64)((unsigned __int128)ns * tsc_hz / 1000000000
 void *memslots_ptr(const struct memslots *m, u64 gpa, u64 len) { (void)m; (void)gpa; (void)len; return NULL; }
 int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value) { (void)vm; (void)gpa; (void)len; (void)value; return -1; }
 
-/* ---- made-up CPUs: the raw leaves cpuid_init_from sees ---- */
+/* ---- made-up CPUs: the raw leaves cpuid_policy_init sees ---- */
 
 enum { EAX, EBX, ECX, EDX };
 #define F(reg, bit) { reg, bit }
@@ -69,7 +69,7 @@ static struct vcpu *boot(u32 vendor, u32 l1_edx, u32 e1_edx, u32 l1_ecx)
 	cpu.l1_edx = l1_edx;
 	cpu.l7_ebx = ~0u;
 	cpu.e1_edx = e1_edx;
-	cpuid_init_from(fake_cpuid);
+	cpuid_policy_init(&vm.cpuid, fake_cpuid);
 	memset(&vcpu, 0, sizeof(vcpu));
 	vcpu.vm = &vm;
 	vcpu.hw.pat = PAT_RESET;
@@ -450,10 +450,31 @@ static void test_tsc_deadline(void **state)
 	assert_true(vlapic_next_event_ns(&v->vlapic) > rdtsc() + 10000000ull);
 }
 
+/* Each guest holds its own policy: building another (a second guest, another CPU) leaves the
+ * first's vendor, NX, Page1GB, MAXPHYADDR and allowed CR4 bits as they were. */
+static void test_policy_per_guest(void **state)
+{
+	struct cpuid_policy a, b;
+
+	(void)state;
+	cpu = (typeof(cpu)){ .vendor_ebx = INTEL, .l1_edx = ~0u, .l7_ebx = ~0u, .e1_edx = ~0u };
+	cpuid_policy_init(&a, fake_cpuid);
+	cpu = (typeof(cpu)){ .vendor_ebx = AMD };
+	cpuid_policy_init(&b, fake_cpuid);
+	assert_true(cpuid_vendor_intel(&a) && !cpuid_vendor_amd(&a));
+	assert_true(cpuid_vendor_amd(&b) && !cpuid_vendor_intel(&b));
+	assert_true(cpuid_has_nx(&a) && cpuid_has_1g(&a));
+	assert_false(cpuid_has_nx(&b) || cpuid_has_1g(&b));
+	assert_true(cpuid_cr4_allowed(&a) & CR4_SMEP);
+	assert_false(cpuid_cr4_allowed(&b) & CR4_SMEP);
+	assert_int_equal(cpuid_maxphyaddr(&a), 39);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intel),
+		cmocka_unit_test(test_policy_per_guest),
 		cmocka_unit_test(test_amd),
 		cmocka_unit_test(test_features_missing),
 		cmocka_unit_test(test_x2apic),
