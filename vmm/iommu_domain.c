@@ -35,7 +35,7 @@ static void *page_ptr(void *ctx, u64 pa)
 	return phys_to_virt(pa);
 }
 
-static const struct vtd_mem mem = { page_alloc, page_free, page_ptr, NULL };
+static const struct iommu_mem mem = { .alloc = page_alloc, .free = page_free, .p2v = page_ptr };
 
 static bool map_regs(u64 base)
 {

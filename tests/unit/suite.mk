@@ -17,7 +17,7 @@ unit_src_iommu := arch/x86/iommu.c arch/x86/dmar.c arch/x86/ivrs.c arch/x86/pci.
 unit_src_pci_assign := vmm/pci_assign.c lib/cmdline.c $(unit_src_iommu)
 unit_src_abi_doc := pv/classes.c
 unit_src_entry_checks := arch/x86/svm_check.c arch/x86/vmx_check.c
-unit_src_vtd := arch/x86/vtd.c arch/x86/vtd_tables.c
+unit_src_vtd := arch/x86/vtd.c arch/x86/vtd_tables.c arch/x86/iommu_pt.c
 unit_src_gdb_packet := vmm/gdb_packet.c lib/cmdline.c
 # The MSR policy over the CPUID policy, with the APIC and KVM clock models behind it.
 unit_src_msr_policy := vmm/msr.c vmm/cpuid.c vmm/dev/lapic.c vmm/kvmclock.c

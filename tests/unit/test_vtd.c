@@ -44,7 +44,7 @@ static void *fake_p2v(void *ctx, u64 pa)
 	return pool[i] + (pa & 0xfff);
 }
 
-static const struct vtd_mem mem = { fake_alloc, fake_free, fake_p2v, NULL };
+static const struct iommu_mem mem = { .alloc = fake_alloc, .free = fake_free, .p2v = fake_p2v };
 
 static int setup(void **state)
 {
@@ -125,7 +125,7 @@ static const struct range ram[] = {
 	{ 0x100000000ull, 0x80000000, 0x200000 },  /* a second slot above 4 GiB */
 };
 
-static void build(struct vtd_domain *d, u8 levels)
+static void build(struct iommu_pt *d, u8 levels)
 {
 	assert_int_equal(vtd_domain_init(d, &mem, levels, 7), 0);
 	for (u32 i = 0; i < 2; i++)
@@ -138,7 +138,7 @@ static void test_translates_exactly(void **state)
 {
 	(void)state;
 	for (u8 levels = 3; levels <= 4; levels++) {
-		struct vtd_domain d;
+		struct iommu_pt d;
 		build(&d, levels);
 		struct vtd_entry ce = vtd_context_entry(&d);
 		assert_int_equal((ce.hi >> 8) & 0xffff, 7);
@@ -152,7 +152,7 @@ static void test_translates_exactly(void **state)
 static void test_mutations_caught(void **state)
 {
 	(void)state;
-	struct vtd_domain d;
+	struct iommu_pt d;
 	build(&d, 4);
 	const struct vtd_entry good = vtd_context_entry(&d);
 	struct vtd_entry ce = good;
@@ -192,7 +192,7 @@ static void test_mutations_caught(void **state)
 static void test_rights_and_refusals(void **state)
 {
 	(void)state;
-	struct vtd_domain d;
+	struct iommu_pt d;
 	assert_int_equal(vtd_domain_init(&d, &mem, 5, 1), -1);
 	assert_int_equal(vtd_domain_init(&d, &mem, 2, 1), -1);
 	assert_int_equal(vtd_domain_init(&d, &mem, 3, 1), 0);
@@ -330,7 +330,7 @@ static void test_unit(void **state)
 	assert_int_equal(R64(VTD_REG_RTADDR), u.root_pa);
 	assert_int_equal(R32(VTD_REG_FECTL), VTD_FECTL_IM);
 	assert_true(R32(VTD_REG_GSTS) & VTD_GSTS_TES);
-	struct vtd_domain d;
+	struct iommu_pt d;
 	build(&d, 4);
 	invalidations = 0;
 	assert_int_equal(vtd_attach(&u, &mem, 0x0508, &d), 0);
@@ -348,7 +348,7 @@ static void test_unit(void **state)
 		assert_true(b == 5 || !(u.root[b].lo & VTD_PRESENT));
 	assert_int_equal(vtd_attach(&u, &mem, 0x0508, &d), -1);
 	assert_error_has(u.error, "already has a context entry");
-	struct vtd_domain shallow = d, far = d;
+	struct iommu_pt shallow = d, far = d;
 	shallow.levels = 3;
 	assert_int_equal(vtd_attach(&u, &mem, 0x0509, &shallow), -1);
 	far.did = 16;   /* CAP.ND 0: domain IDs 0-15 */
