@@ -4,56 +4,16 @@
 #include <string.h>
 #include "tests/unit/harness.h"
 #include "arch/x86/vtd.h"
+#include "tests/unit/fake_pages.h"
 
-/* Fake physical memory: pages at PA_BASE + 4 KiB * i, at most limit of them live. */
-#define PA_BASE  0x10000000ull
-#define NPAGES   1024
-static u8 (*pool)[4096];
-static bool used[NPAGES];
-static u32 live, limit;
-
-static u64 fake_alloc(void *ctx)
-{
-	(void)ctx;
-	if (live == limit)
-		return 0;
-	for (u32 i = 0; i < NPAGES; i++)
-		if (!used[i]) {
-			used[i] = true;
-			live++;
-			memset(pool[i], 0, 4096);
-			return PA_BASE + 4096ull * i;
-		}
-	return 0;
-}
-
-static void fake_free(void *ctx, u64 pa)
-{
-	(void)ctx;
-	u32 i = (u32)((pa - PA_BASE) / 4096);
-	assert_true(pa >= PA_BASE && i < NPAGES && used[i]);
-	used[i] = false;
-	live--;
-}
-
-static void *fake_p2v(void *ctx, u64 pa)
-{
-	(void)ctx;
-	u64 i = (pa - PA_BASE) / 4096;
-	assert_true(pa >= PA_BASE && i < NPAGES && used[i]);
-	return pool[i] + (pa & 0xfff);
-}
-
-static const struct iommu_mem mem = { .alloc = fake_alloc, .free = fake_free, .p2v = fake_p2v };
+#define mem fake_mem
+#define live fake_live
+#define limit fake_limit
 
 static int setup(void **state)
 {
 	(void)state;
-	if (!pool)
-		pool = aligned_alloc(4096, sizeof(*pool) * NPAGES);
-	memset(used, 0, sizeof(used));
-	live = 0;
-	limit = NPAGES;
+	fake_pages_reset();
 	return 0;
 }
 
@@ -74,8 +34,7 @@ static int walk(struct vtd_entry ce, u64 gpa, bool write, u64 *hpa)
 		return 4;
 	u64 pa = ce.lo & 0xfffffffffffff000ull;
 	for (u32 level = levels; level >= 1; level--) {
-		u64 page = (pa - PA_BASE) / 4096;
-		if (pa < PA_BASE || page >= NPAGES || !used[page])
+		if (!fake_page_live(pa))
 			return 7;   /* a table pointer to no table: what the unit reads is garbage */
 		u64 e = ((const u64 *)fake_p2v(NULL, pa))[(gpa >> (12 + 9 * (level - 1))) & 511];
 		if (write ? !(e & 2) : !(e & 1))
