@@ -95,7 +95,6 @@ struct vtd_unit {
 	u64 root_pa;
 	struct vtd_entry *root;
 	bool on;                  /* translation enabled */
-	u32 domains;
 	u64 lost;                 /* faults the unit dropped (overflow) */
 	const char *error;        /* why the unit was left off */
 	/* Host tests only: the register block's answer to a command, run before each read of a

@@ -65,12 +65,20 @@ case_run pci-q35-assign-vtd --cpu max --module "$h name=own pci=00:05.0,02:01.0"
   --expect-log "^guest hostbr: pci: 00:00.0 is a host bridge" \
   --expect-log "^guest split: pci: 02:02.0 shares requester ID 02:00.0 with 02:01.0 of another guest" \
   --mem 512 --timeout 120
-# Under AMD-Vi: the IOMMU's own function is never assignable.
-case_run pci-q35-assign-amd --cpu max --module "$h name=own pci=00:05.0" "${EDU[@]}" \
-  --qemu-arg -device --qemu-arg amd-iommu --module "$h name=iommu pci=00:03.0" \
+# Under AMD-Vi: the unit brought up with every device table entry blocking, the guest's domain
+# with an entry for 00:05.0 and one for 02:00.0 (the bridge's alias of 02:01.0); the IOMMU's
+# own function is never assignable.
+case_run pci-q35-assign-amd --cpu max --module "$h name=own pci=00:05.0,02:01.0" \
+  "${BRIDGED[@]}" "${EDU[@]}" --qemu-arg -device --qemu-arg amd-iommu \
+  --module "$h name=iommu pci=00:03.0" \
   --expect guests=1 --expect guests_passed=1 --expect guests_rejected=1 \
   --expect-log "^guest own: owns PCI 00:05.0 \(AMD-Vi covers it\)" \
-  --expect-log "^guest iommu: pci: 00:03.0 is an IOMMU: never assignable"
+  --expect-log "^guest iommu: pci: 00:03.0 is an IOMMU: never assignable" \
+  --expect-log "^iommu: amdvi0 at 0xfed80000: 4-level tables, device table 00:00.0-03:1f.7, 256 event log entries, all DMA blocked" \
+  --expect-log "^iommu: guest own: domain 1, 16 MiB mapped, devices 00:05.0 02:01.0$" \
+  --expect-log "^iommu: amdvi0 at 0xfed80000: translation on, 1 domains$" \
+  --expect-log "^guest own: iommu: domain=1 mapped_mib=16 dma_faults=0$" \
+  --expect-log "^iommu: amdvi0: dma_faults_unowned=0 overflows=0$"
 # No IOMMU: refused with the reason, unless Umbra's line says iommu=off, which the log shouts.
 case_run pci-q35-no-iommu --cpu max --cmdline "iommu=maybe" --module "$h name=a pci=00:05.0" \
   --module "$h name=b" "${EDU[@]}" --expect guests=1 --expect guests_passed=1 \
