@@ -58,11 +58,11 @@ struct amdvi_dte amdvi_dte_blocked(u64 empty_table)
 	/*
 	 * V=0 would let the requester's DMA through untranslated (2.2.2.1), so an entry nobody
 	 * owns is valid and blocks. V=1 TV=0 (no translation information) and V=1 TV=1 Mode=0
-	 * IR=IW=0 (translation off, no rights) abort the access too, but QEMU's model drops both
-	 * without an event, so an attempt would go unseen there. This entry translates, through
-	 * a one-level table that is empty, with no rights in the entry: a permission or
-	 * not-present fault, which the spec logs as IO_PAGE_FAULT (SA and SE, which would
-	 * suppress it, stay clear) and QEMU logs too. Domain 0 is no guest's.
+	 * IR=IW=0 (translation off, no rights) abort the access too, but QEMU's model aborts
+	 * both without even finding a fault. This entry translates, through a one-level table
+	 * that is empty, with no rights in the entry: a permission or not-present fault, which
+	 * the spec logs as IO_PAGE_FAULT (SA and SE, which would suppress it, stay clear) and
+	 * QEMU's model finds as a page fault too. Domain 0 is no guest's.
 	 */
 	return (struct amdvi_dte){ { (empty_table & AMDVI_ADDR_MASK) | AMDVI_DTE_MODE(1) |
 				     AMDVI_DTE_TV | AMDVI_DTE_V, 0, 0, 0 } };

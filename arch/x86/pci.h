@@ -104,5 +104,6 @@ void pci_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map);
 extern struct pci_list pci_host;
 /* A dword of a function's configuration space through that access; all ones without one. */
 u32 pci_host_cfg_read(u16 bdf, u16 off);
+void pci_host_cfg_write(u16 bdf, u16 off, u32 v);
 
 #endif

@@ -90,6 +90,12 @@ u32 pci_host_cfg_read(u16 bdf, u16 off)
 	return cfg.read ? cfg.read(cfg.ctx, bdf, off & 0xffc) : ~0u;
 }
 
+void pci_host_cfg_write(u16 bdf, u16 off, u32 v)
+{
+	if (cfg.write)
+		cfg.write(cfg.ctx, bdf, off & 0xffc, v);
+}
+
 void pci_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map)
 {
 	if (rsdp && ecam_setup(rsdp, rsdp_len, map)) {

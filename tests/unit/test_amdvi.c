@@ -309,8 +309,8 @@ static void test_event_decode(void **state)
 	assert_int_equal(e.did, 0);
 	assert_true(amdvi_event_is_dma(e.code));
 	assert_string_equal(amdvi_event_name(e.code), "ILLEGAL_DEV_TABLE_ENTRY");
-	/* What QEMU's model writes for an IO_PAGE_FAULT: the access's rights where GN/NX are,
-	 * I set, PR and RW clear; the direction is not told. */
+	/* What QEMU's model writes for an IO_PAGE_FAULT (later QEMUs; 7.2 writes none): the access's
+	 * rights where GN/NX are, I set, PR and RW clear; the direction is not told. */
 	amdvi_event_decode(event(2, 0x0028, 0, 2 | AMDVI_EVF_I, 0x1000), &e);
 	assert_int_equal(e.code, AMDVI_EVT_IO_PAGE_FAULT);
 	assert_true(e.flags & AMDVI_EVF_I);
