@@ -47,21 +47,6 @@ static bool on(u32 i) { return amd[i].on; }
 static u8 levels(u32 i) { return amd[i].levels; }
 static u64 lost(u32 i) { return amd[i].lost; }
 
-static int domain_init(struct iommu_pt *d, u8 lv, u16 did)
-{
-	return amdvi_domain_init(d, &iommu_host_mem, lv, did);
-}
-
-static int map(struct iommu_pt *d, u64 gpa, u64 hpa, u64 len)
-{
-	return amdvi_map(d, &iommu_host_mem, gpa, hpa, len, AMDVI_PTE_IR | AMDVI_PTE_IW);
-}
-
-static void domain_free(struct iommu_pt *d)
-{
-	amdvi_domain_free(d, &iommu_host_mem);
-}
-
 static int attach(u32 i, u16 rid, const struct iommu_pt *d, const char **why)
 {
 	if (amdvi_attach(&amd[i], rid, d) == 0)
@@ -99,6 +84,5 @@ static void poll(u32 i)
 
 const struct iommu_ops iommu_amdvi_ops = {
 	.name = "amdvi", .title = "AMD-Vi", .up = up, .on = on, .levels = levels,
-	.domain_init = domain_init, .map = map, .domain_free = domain_free, .attach = attach,
-	.detach = detach, .poll = poll, .lost = lost,
+	.format = &amdvi_pt_format, .attach = attach, .detach = detach, .poll = poll, .lost = lost,
 };

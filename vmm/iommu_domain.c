@@ -91,7 +91,7 @@ static void undo(struct vm *vm, const u32 *units, u32 n)
 {
 	for (u32 k = 0; k < n; k++)
 		ops(units[k])->detach(units[k], rid_of(vm->pci.bdf[k]));
-	ops(units[0])->domain_free(&vm->dma);
+	iommu_pt_free(&vm->dma, &iommu_host_mem, ops(units[0])->format);
 }
 
 static void print_bdf_refusal(const struct vm *vm, u16 bdf, const char *why)
@@ -124,14 +124,14 @@ bool iommu_domain_create(struct vm *vm)
 		levels = ops(i)->levels(i);
 	}
 	const struct iommu_ops *o = ops(units[0]);
-	if (o->domain_init(&vm->dma, levels, (u16)(vm->id + 1)) < 0) {
+	if (iommu_pt_init(&vm->dma, &iommu_host_mem, levels, (u16)(vm->id + 1)) < 0) {
 		kprintf("guest %s: no memory for its IOMMU domain\n", vm->name);
 		return false;
 	}
 	for (u32 s = 0; s < vm->mem.n; s++) {
 		const struct mmu_slot *sl = &vm->mem.slot[s];
-		if (o->map(&vm->dma, sl->base_gfn << PAGE_SHIFT, vm->mem.hpa[s],
-			   sl->npages << PAGE_SHIFT) < 0) {
+		if (iommu_pt_map(&vm->dma, &iommu_host_mem, o->format, sl->base_gfn << PAGE_SHIFT,
+				 vm->mem.hpa[s], sl->npages << PAGE_SHIFT, o->format->leaf_rights) < 0) {
 			kprintf("guest %s: no memory for its IOMMU page tables\n", vm->name);
 			undo(vm, units, 0);
 			return false;

@@ -26,10 +26,7 @@ struct iommu_ops {
 	int (*up)(u32 i, const struct iommu_unit *iu, char *desc, u32 len, const char **why);
 	bool (*on)(u32 i);
 	u8 (*levels)(u32 i);
-	int (*domain_init)(struct iommu_pt *d, u8 levels, u16 did);
-	/* Read/write, 4 KiB pages; -1 when a table's memory ran out. */
-	int (*map)(struct iommu_pt *d, u64 gpa, u64 hpa, u64 len);
-	void (*domain_free)(struct iommu_pt *d);
+	const struct iommu_pt_format *format;   /* its domains' page tables */
 	/* rid's DMA through d; -1 and *why. */
 	int (*attach)(u32 i, u16 rid, const struct iommu_pt *d, const char **why);
 	void (*detach)(u32 i, u16 rid);

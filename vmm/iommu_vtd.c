@@ -35,21 +35,6 @@ static bool on(u32 i) { return vtd[i].on; }
 static u8 levels(u32 i) { return vtd[i].levels; }
 static u64 lost(u32 i) { return vtd[i].lost; }
 
-static int domain_init(struct iommu_pt *d, u8 lv, u16 did)
-{
-	return vtd_domain_init(d, &iommu_host_mem, lv, did);
-}
-
-static int map(struct iommu_pt *d, u64 gpa, u64 hpa, u64 len)
-{
-	return vtd_map(d, &iommu_host_mem, gpa, hpa, len, VTD_SL_R | VTD_SL_W);
-}
-
-static void domain_free(struct iommu_pt *d)
-{
-	vtd_domain_free(d, &iommu_host_mem);
-}
-
 static int attach(u32 i, u16 rid, const struct iommu_pt *d, const char **why)
 {
 	if (vtd_attach(&vtd[i], &iommu_host_mem, rid, d) == 0)
@@ -78,6 +63,5 @@ static void poll(u32 i)
 
 const struct iommu_ops iommu_vtd_ops = {
 	.name = "dmar", .title = "VT-d", .up = up, .on = on, .levels = levels,
-	.domain_init = domain_init, .map = map, .domain_free = domain_free, .attach = attach,
-	.detach = detach, .poll = poll, .lost = lost,
+	.format = &vtd_sl_format, .attach = attach, .detach = detach, .poll = poll, .lost = lost,
 };

@@ -98,13 +98,8 @@ struct amdvi_dte {
 /* Requester IDs 0..last need a table of this many 4 KiB pages: a power of two, 1 to 512
  * (DevTabBar.Size is the count less one). */
 u32 amdvi_devtab_pages(u16 last);
-/* A domain is an I/O page table of 3 (39-bit) or 4 (48-bit) levels. */
-int amdvi_domain_init(struct iommu_pt *d, const struct iommu_mem *m, u8 levels, u16 did);
-/* Maps [gpa, gpa + len) to hpa, 4 KiB pages, with rights (AMDVI_PTE_IR | AMDVI_PTE_IW); -1 when
- * the memory for a table ran out (what was mapped stays, amdvi_domain_free takes it back). */
-int amdvi_map(struct iommu_pt *d, const struct iommu_mem *m, u64 gpa, u64 hpa, u64 len,
-	      u64 rights);
-void amdvi_domain_free(struct iommu_pt *d, const struct iommu_mem *m);
+/* A domain is an I/O page table (built by iommu_pt_* in this format). */
+extern const struct iommu_pt_format amdvi_pt_format;
 /* Translated through d, reads and writes allowed as its leaves say; no interrupt remapping. */
 struct amdvi_dte amdvi_dte_domain(const struct iommu_pt *d);
 /* A requester nobody owns: every DMA of it faults and is logged (see amdvi_tables.c). */

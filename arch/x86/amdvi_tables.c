@@ -19,30 +19,10 @@ static u64 pt_dir(u32 level)
 	return AMDVI_PTE_NEXT(level - 1) | AMDVI_PTE_IR | AMDVI_PTE_IW | AMDVI_PTE_PR;
 }
 
-static const struct iommu_pt_format pt_format = {
+const struct iommu_pt_format amdvi_pt_format = {
 	.present = AMDVI_PTE_PR, .dir = pt_dir, .leaf_rights = AMDVI_PTE_IR | AMDVI_PTE_IW,
 	.leaf = AMDVI_PTE_PR,   /* next level 0: a 4 KiB page */
 };
-
-int amdvi_domain_init(struct iommu_pt *d, const struct iommu_mem *m, u8 levels, u16 did)
-{
-	if (levels != 3 && levels != 4) {
-		*d = (struct iommu_pt){ 0 };
-		return -1;
-	}
-	return iommu_pt_init(d, m, levels, did);
-}
-
-int amdvi_map(struct iommu_pt *d, const struct iommu_mem *m, u64 gpa, u64 hpa, u64 len,
-	      u64 rights)
-{
-	return iommu_pt_map(d, m, &pt_format, gpa, hpa, len, rights);
-}
-
-void amdvi_domain_free(struct iommu_pt *d, const struct iommu_mem *m)
-{
-	iommu_pt_free(d, m, &pt_format);
-}
 
 struct amdvi_dte amdvi_dte_domain(const struct iommu_pt *d)
 {

@@ -7,6 +7,8 @@
 int iommu_pt_init(struct iommu_pt *d, const struct iommu_mem *m, u8 levels, u16 did)
 {
 	*d = (struct iommu_pt){ .levels = levels, .did = did };
+	if (levels != 3 && levels != 4)
+		return -1;
 	d->root = m->alloc(m->ctx);
 	if (!d->root)
 		return -1;

@@ -36,7 +36,8 @@ struct iommu_pt_format {
 
 #define IOMMU_PT_ADDR_MASK 0x000ffffffffff000ull
 
-/* An empty domain of levels levels (4 KiB pages, 512 entries a table); -1 without memory. */
+/* An empty domain of 3 (39-bit) or 4 (48-bit) levels, 4 KiB pages, 512 entries a table; -1
+ * for another depth or without memory. */
 int iommu_pt_init(struct iommu_pt *d, const struct iommu_mem *m, u8 levels, u16 did);
 /* Maps [gpa, gpa + len) to hpa, 4 KiB pages, with rights (a subset of f->leaf_rights); -1 when
  * unaligned, beyond what the levels reach, or a table's memory ran out (what was mapped stays,

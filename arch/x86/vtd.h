@@ -63,13 +63,8 @@ struct vtd_entry {
 
 /* Levels the unit's SAGAW allows, preferring 4; 0 when it supports neither 3 nor 4. */
 u8 vtd_levels(u64 cap);
-/* A domain is a second-level page table of 3 (39-bit) or 4 (48-bit) levels. */
-int vtd_domain_init(struct iommu_pt *d, const struct iommu_mem *m, u8 levels, u16 did);
-/* Maps [gpa, gpa + len) to hpa, 4 KiB pages, with rights (VTD_SL_R | VTD_SL_W); -1 when the
- * memory for a table ran out (what was mapped stays, vtd_domain_free takes it back). */
-int vtd_map(struct iommu_pt *d, const struct iommu_mem *m, u64 gpa, u64 hpa, u64 len,
-	    u64 rights);
-void vtd_domain_free(struct iommu_pt *d, const struct iommu_mem *m);
+/* A domain is a second-level page table (built by iommu_pt_* in this format). */
+extern const struct iommu_pt_format vtd_sl_format;
 struct vtd_entry vtd_root_entry(u64 context_table);
 /* Legacy mode, untranslated requests through the second-level table only (TT 0). */
 struct vtd_entry vtd_context_entry(const struct iommu_pt *d);

@@ -19,29 +19,9 @@ static u64 sl_dir(u32 level)
 }
 
 /* Second-level entries are present when they allow anything. */
-static const struct iommu_pt_format sl_format = {
+const struct iommu_pt_format vtd_sl_format = {
 	.present = VTD_SL_R | VTD_SL_W, .dir = sl_dir, .leaf_rights = VTD_SL_R | VTD_SL_W,
 };
-
-int vtd_domain_init(struct iommu_pt *d, const struct iommu_mem *m, u8 levels, u16 did)
-{
-	if (levels != 3 && levels != 4) {
-		*d = (struct iommu_pt){ 0 };
-		return -1;
-	}
-	return iommu_pt_init(d, m, levels, did);
-}
-
-int vtd_map(struct iommu_pt *d, const struct iommu_mem *m, u64 gpa, u64 hpa, u64 len,
-	    u64 rights)
-{
-	return iommu_pt_map(d, m, &sl_format, gpa, hpa, len, rights);
-}
-
-void vtd_domain_free(struct iommu_pt *d, const struct iommu_mem *m)
-{
-	iommu_pt_free(d, m, &sl_format);
-}
 
 struct vtd_entry vtd_root_entry(u64 context_table)
 {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "tests/unit/harness.h"
 #include "arch/x86/vtd.h"
+#include "tests/unit/dma_check.h"
 #include "tests/unit/fake_pages.h"
 
 #define mem fake_mem
@@ -47,50 +48,26 @@ static int walk(struct vtd_entry ce, u64 gpa, bool write, u64 *hpa)
 	return 0;
 }
 
-struct range {
-	u64 gpa, hpa, len;
-};
-
-/* Every page of the ranges translates to its host page, for reads and writes; probes next
- * to them and far away do not. The number of wrong answers. */
-static u32 mismatches(struct vtd_entry ce, const struct range *r, u32 n, u32 levels)
+static int walk_ce(const void *ce, u64 gpa, bool write, u64 *hpa)
 {
-	u32 bad = 0;
-	for (u32 i = 0; i < n; i++)
-		for (u64 off = 0; off < r[i].len; off += 4096) {
-			for (int w = 0; w < 2; w++) {
-				u64 hpa = 0;
-				bad += walk(ce, r[i].gpa + off + 0x18, w, &hpa) != 0 ||
-				       hpa != r[i].hpa + off + 0x18;
-			}
-		}
-	const u64 probes[] = { 0, 0x1000000, 0x2000000 - 4096, 0x40000000, 0x7ffffff000ull,
-			       0x8000000000ull, 0xfffffffff000ull };
-	for (u32 p = 0; p < sizeof(probes) / sizeof(probes[0]); p++) {
-		bool inside = false;
-		for (u32 i = 0; i < n; i++)
-			inside |= probes[p] - r[i].gpa < r[i].len;
+	return walk(*(const struct vtd_entry *)ce, gpa, write, hpa);
+}
+
+/* Wrong translations, and probes beyond what the levels reach that fault for another reason. */
+static u32 mismatches(struct vtd_entry ce, u32 levels)
+{
+	u32 bad = dma_mismatches(walk_ce, &ce);
+	for (u32 p = 0; p < DMA_PROBES; p++) {
 		u64 hpa;
-		int why = walk(ce, probes[p], false, &hpa);
-		bad += inside ? why != 0 : why == 0;
-		if (!inside && probes[p] >> (12 + 9 * levels))
-			bad += why != 4;
+		if (dma_probes[p] >> (12 + 9 * levels))
+			bad += walk(ce, dma_probes[p], false, &hpa) != 4;
 	}
 	return bad;
 }
 
-static const struct range ram[] = {
-	{ 0x1000, 0x40001000, 0xfff000 },          /* 16 MiB less the first page */
-	{ 0x100000000ull, 0x80000000, 0x200000 },  /* a second slot above 4 GiB */
-};
-
 static void build(struct iommu_pt *d, u8 levels)
 {
-	assert_int_equal(vtd_domain_init(d, &mem, levels, 7), 0);
-	for (u32 i = 0; i < 2; i++)
-		assert_int_equal(vtd_map(d, &mem, ram[i].gpa, ram[i].hpa, ram[i].len,
-					 VTD_SL_R | VTD_SL_W), 0);
-	assert_int_equal(d->mapped, ram[0].len + ram[1].len);
+	dma_build(d, &vtd_sl_format, levels);
 }
 
 static void test_translates_exactly(void **state)
@@ -101,9 +78,9 @@ static void test_translates_exactly(void **state)
 		build(&d, levels);
 		struct vtd_entry ce = vtd_context_entry(&d);
 		assert_int_equal((ce.hi >> 8) & 0xffff, 7);
-		assert_int_equal(mismatches(ce, ram, 2, levels), 0);
+		assert_int_equal(mismatches(ce, levels), 0);
 		assert_int_equal(d.table_pages, live);
-		vtd_domain_free(&d, &mem);
+		iommu_pt_free(&d, &mem, &vtd_sl_format);
 		assert_int_equal(live, 0);
 	}
 }
@@ -116,10 +93,10 @@ static void test_mutations_caught(void **state)
 	const struct vtd_entry good = vtd_context_entry(&d);
 	struct vtd_entry ce = good;
 	ce.lo &= ~VTD_PRESENT;
-	assert_true(mismatches(ce, ram, 2, 4) > 0);
+	assert_true(mismatches(ce, 4) > 0);
 	ce = good;
 	ce.hi = (ce.hi & ~7ull) | 1;   /* 3 levels over a 4-level table */
-	assert_true(mismatches(ce, ram, 2, 4) > 0);
+	assert_true(mismatches(ce, 4) > 0);
 	/* A read-only page, a dropped middle entry, a leaf pointing one page off. */
 	u64 *top = fake_p2v(NULL, d.root);
 	u64 *l3 = fake_p2v(NULL, top[0] & VTD_ADDR_MASK);
@@ -127,51 +104,51 @@ static void test_mutations_caught(void **state)
 	u64 *l1 = fake_p2v(NULL, l2[0] & VTD_ADDR_MASK);
 	const u64 keep = l1[5];
 	l1[5] &= ~VTD_SL_W;
-	assert_true(mismatches(good, ram, 2, 4) > 0);
+	assert_true(mismatches(good, 4) > 0);
 	l1[5] = keep + 4096;
-	assert_true(mismatches(good, ram, 2, 4) > 0);
+	assert_true(mismatches(good, 4) > 0);
 	l1[5] = keep;
 	l1[0] = 0x5000 | VTD_SL_R;     /* the unmapped first page made readable */
-	assert_true(mismatches(good, ram, 2, 4) > 0);
+	assert_true(mismatches(good, 4) > 0);
 	l1[0] = 0;
 	const u64 mid = l2[3];
 	l2[3] = 0;
-	assert_true(mismatches(good, ram, 2, 4) > 0);
+	assert_true(mismatches(good, 4) > 0);
 	l2[3] = mid;
-	assert_int_equal(mismatches(good, ram, 2, 4), 0);
-	vtd_domain_free(&d, &mem);
+	assert_int_equal(mismatches(good, 4), 0);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 	/* A 3-level domain pointed at by a context entry saying 4 levels. */
 	build(&d, 3);
 	ce = vtd_context_entry(&d);
 	ce.hi = (ce.hi & ~7ull) | 2;
-	assert_true(mismatches(ce, ram, 2, 3) > 0);
-	vtd_domain_free(&d, &mem);
+	assert_true(mismatches(ce, 3) > 0);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 }
 
 static void test_rights_and_refusals(void **state)
 {
 	(void)state;
 	struct iommu_pt d;
-	assert_int_equal(vtd_domain_init(&d, &mem, 5, 1), -1);
-	assert_int_equal(vtd_domain_init(&d, &mem, 2, 1), -1);
-	assert_int_equal(vtd_domain_init(&d, &mem, 3, 1), 0);
-	assert_int_equal(vtd_map(&d, &mem, 0x2000, 0x9000, 0x1000, VTD_SL_R), 0);
+	assert_int_equal(iommu_pt_init(&d, &mem, 5, 1), -1);
+	assert_int_equal(iommu_pt_init(&d, &mem, 2, 1), -1);
+	assert_int_equal(iommu_pt_init(&d, &mem, 3, 1), 0);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x2000, 0x9000, 0x1000, VTD_SL_R), 0);
 	struct vtd_entry ce = vtd_context_entry(&d);
 	u64 hpa;
 	assert_int_equal(walk(ce, 0x2010, false, &hpa), 0);
 	assert_int_equal(hpa, 0x9010);
 	assert_int_equal(walk(ce, 0x2010, true, &hpa), 5);
 	/* Unaligned, or past what 3 levels reach (2^39): refused, nothing mapped. */
-	assert_int_equal(vtd_map(&d, &mem, 0x3004, 0xa000, 0x1000, VTD_SL_R), -1);
-	assert_int_equal(vtd_map(&d, &mem, 0x3000, 0xa000, 0x800, VTD_SL_R), -1);
-	assert_int_equal(vtd_map(&d, &mem, 0x7ffffff000ull, 0xa000, 0x2000, VTD_SL_R), -1);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x3004, 0xa000, 0x1000, VTD_SL_R), -1);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x3000, 0xa000, 0x800, VTD_SL_R), -1);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x7ffffff000ull, 0xa000, 0x2000, VTD_SL_R), -1);
 	assert_int_equal(d.mapped, 0x1000);
-	vtd_domain_free(&d, &mem);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 	/* Out of table pages part way: -1, and freeing takes back what was built. */
 	limit = 3;
-	assert_int_equal(vtd_domain_init(&d, &mem, 4, 1), 0);
-	assert_int_equal(vtd_map(&d, &mem, 0, 0x100000, 0x400000, VTD_SL_R | VTD_SL_W), -1);
-	vtd_domain_free(&d, &mem);
+	assert_int_equal(iommu_pt_init(&d, &mem, 4, 1), 0);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0, 0x100000, 0x400000, VTD_SL_R | VTD_SL_W), -1);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 	assert_int_equal(live, 0);
 	/* SAGAW: 4 levels preferred, 3 taken, neither refused. */
 	assert_int_equal(vtd_levels(4ull << 8), 4);
@@ -299,7 +276,7 @@ static void test_unit(void **state)
 	struct vtd_entry want = vtd_context_entry(&d);
 	assert_int_equal(ctx[8].lo, want.lo);
 	assert_int_equal(ctx[8].hi, want.hi);
-	assert_int_equal(mismatches(ctx[8], ram, 2, 4), 0);
+	assert_int_equal(mismatches(ctx[8], 4), 0);
 	/* Every other requester ID of the bus has no context entry: its DMA faults. */
 	for (u32 i = 0; i < 256; i++)
 		assert_true(i == 8 || !(ctx[i].lo & VTD_PRESENT));
@@ -341,7 +318,7 @@ static void test_unit(void **state)
 	/* Nothing pending: one register read, nothing reported. */
 	R32(VTD_REG_FSTS) = 0;
 	assert_int_equal(vtd_poll_faults(&u, report, seen), 0);
-	vtd_domain_free(&d, &mem);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 }
 
 int main(void)
