@@ -102,6 +102,13 @@ case_run pci-q35-dma-vtd --cpu max --elf "$dma_elf" --module "$h name=own pci=00
 # (tests/unit/test_amdvi.c).
 case_run pci-q35-dma-amd --cpu max --elf "$dma_elf" --module "$h name=own pci=00:05.0" "${EDU2[@]}" \
   --qemu-arg -device --qemu-arg amd-iommu --expect guests=1 --expect guests_passed=1 "${DMA_LINES[@]}"
+# The same test with iommu=off: the unit is left alone, no guest gets a domain, and both
+# writes land on Umbra's page (what iommu=off gives up, and proof the checks above can fail).
+case_run pci-q35-dma-iommu-off --cpu max --elf "$dma_elf" --cmdline "iommu=off" \
+  --module "$h name=own pci=00:05.0" "${EDU2[@]}" --qemu-arg -device --qemu-arg amd-iommu \
+  --expect guests=1 --expect guests_passed=1 \
+  --expect-log "^dmatest: 00:05.0 \(owned by no guest\): write at 0x2000000, an Umbra page: CHANGED$" \
+  --expect-log "^dmatest: 00:06.0 \(owned by no guest\): write at 0x2000000, an Umbra page: CHANGED$"
 # No IOMMU: refused with the reason, unless Umbra's line says iommu=off, which the log shouts.
 case_run pci-q35-no-iommu --cpu max --cmdline "iommu=maybe" --module "$h name=a pci=00:05.0" \
   --module "$h name=b" "${EDU[@]}" --expect guests=1 --expect guests_passed=1 \
