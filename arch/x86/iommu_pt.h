@@ -19,7 +19,7 @@ struct iommu_mem {
 /* One domain: a page table in the unit's format and the domain ID its device entries carry. */
 struct iommu_pt {
 	u64 root;         /* physical address of the top table */
-	u8 levels;
+	u8 levels;        /* 3 (39-bit) or 4 (48-bit) */
 	u16 did;
 	u64 table_pages;
 	u64 mapped;       /* bytes */
