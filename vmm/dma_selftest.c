@@ -89,6 +89,8 @@ static void owned(const char *fn, struct vm *vm, volatile u64 *regs, u64 page)
 	/* Umbra's own address as a bus address: the domain makes it the guest's, or it faults. */
 	u64 self = virt_to_phys((const void *)&canary), before = canary;
 	u64 *landing = memslots_find(&vm->mem, self >> PAGE_SHIFT) ? guest_word(vm, self) : NULL;
+	if (landing)
+		*landing = 0;
 	done = self < EDU_REACH && edu_dma(regs, self, true);
 	kprintf("dmatest: %s (guest %s): write at 0x%llx, Umbra's own address: Umbra's memory %s%s\n",
 		fn, vm->name, (unsigned long long)self, canary == before ? "intact" : "CHANGED",
