@@ -7,10 +7,10 @@
 
 struct vm;
 
-/* Boot, after iommu_host_init: each VT-d unit of the DMAR brought up with translation on and
- * nothing mapped, so all DMA faults until a guest's devices get a domain. Nothing with off. */
+/* Boot, after iommu_host_init: each unit of the DMAR or IVRS brought up with translation on
+ * and nothing mapped, so all DMA faults until a guest's devices get a domain. Nothing with off. */
 void iommu_domains_init(bool off);
-/* A guest with pci= functions behind VT-d: its domain built and its functions attached;
+/* A guest with pci= functions: its domain built and its functions attached;
  * false (printed why, nothing left behind) when a unit is off or memory ran out. */
 bool iommu_domain_create(struct vm *vm);
 /* Each unit: translation state and how many domains it carries. */

@@ -2,6 +2,7 @@
 /* Reports: each guest's at its end, the summary line, panic, and the end of the run. */
 #include "vmm/report.h"
 #include "arch/x86/console.h"
+#include "vmm/dma_selftest.h"
 #include "vmm/iommu_domain.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
@@ -179,6 +180,9 @@ bool guests_wait_and_report(char *summary, size_t size)
 	for_each_vm(vm)
 		while (!__atomic_load_n(&vm->parked, __ATOMIC_ACQUIRE))
 			cpu_relax();
+#ifdef UMBRA_TEST_DMA /* check-pci's own build (tests/pci/suite.mk) */
+	dma_selftest();
+#endif
 	iommu_poll(true);   /* the faults of the last few ms, before they are counted */
 	for_each_vm(vm) {
 		report_one(vm);

@@ -7,7 +7,7 @@
 #include "lib/spinlock.h"
 #include "arch/x86/decode.h"
 #include "arch/x86/virt.h"
-#include "arch/x86/vtd.h"
+#include "arch/x86/iommu_pt.h"
 #include "mmu/mmu.h"
 #include "vmm/pci_assign.h"
 #include "mmu/tdp.h"
@@ -156,7 +156,7 @@ struct vm {
 				     guests there (0: the default, vmm/sched.c) */
 	u64 cpu_tsc;              /* TSC ticks all its vCPUs ran, on every CPU (atomic) */
 	struct pci_assign_req pci; /* pci=: the host functions it asked for (vmm/pci_assign.c) */
-	struct vtd_domain dma;     /* its IOMMU domain when it owns devices (vmm/iommu_domain.c) */
+	struct iommu_pt dma;     /* its IOMMU domain when it owns devices (vmm/iommu_domain.c) */
 	u64 dma_faults;            /* DMA its devices tried outside it, blocked */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;

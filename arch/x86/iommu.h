@@ -22,6 +22,7 @@ struct iommu_unit {
 	bool all;               /* VT-d INCLUDE_PCI_ALL: what no other unit lists; IVHD ALL */
 	u16 segment;
 	u16 rid;                /* AMD-Vi: the IOMMU's own PCI function */
+	u16 cap;                /* AMD-Vi: its capability block's offset in that function */
 	u64 base;               /* register block */
 	u32 nranges;
 	u32 ranges_dropped;     /* beyond IOMMU_MAX_RANGES: not counted as covered */

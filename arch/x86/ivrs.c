@@ -58,6 +58,7 @@ static int ivhd(struct iommu_list *out, const u8 *h, u32 at, u16 len)
 		u = &scratch;
 	}
 	u->rid = get16(h + 4);
+	u->cap = get16(h + 6);
 	bool open = false;
 	u16 start = 0;
 	for (u32 off = hdr; off < len;) {

@@ -102,5 +102,8 @@ void pci_print(const struct pci_list *l);
 /* Boot: the MCFG's ECAM (mapped uncached) or mechanism #1, then the walk and the printout. */
 void pci_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map);
 extern struct pci_list pci_host;
+/* A dword of a function's configuration space through that access; all ones without one. */
+u32 pci_host_cfg_read(u16 bdf, u16 off);
+void pci_host_cfg_write(u16 bdf, u16 off, u32 v);
 
 #endif

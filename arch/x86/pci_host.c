@@ -82,9 +82,22 @@ static bool ecam_setup(const void *rsdp, size_t rsdp_len, acpi_map_fn map)
 	return true;
 }
 
+/* The access the walk used, kept for the drivers that read a function's registers later. */
+static struct pci_cfg cfg;
+
+u32 pci_host_cfg_read(u16 bdf, u16 off)
+{
+	return cfg.read ? cfg.read(cfg.ctx, bdf, off & 0xffc) : ~0u;
+}
+
+void pci_host_cfg_write(u16 bdf, u16 off, u32 v)
+{
+	if (cfg.write)
+		cfg.write(cfg.ctx, bdf, off & 0xffc, v);
+}
+
 void pci_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map)
 {
-	struct pci_cfg cfg;
 	if (rsdp && ecam_setup(rsdp, rsdp_len, map)) {
 		cfg = (struct pci_cfg){ ecam_read, ecam_write, NULL };
 	} else if (cf8_present()) {

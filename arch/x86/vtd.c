@@ -34,7 +34,7 @@ static void sync_lines(const struct vtd_unit *u, const void *p, u64 len)
 	__asm__ volatile("mfence" ::: "memory");
 }
 
-static void sync_tables(const struct vtd_unit *u, const struct vtd_mem *m, u64 pa, u32 level)
+static void sync_tables(const struct vtd_unit *u, const struct iommu_mem *m, u64 pa, u32 level)
 {
 	const u64 *t = m->p2v(m->ctx, pa);
 	sync_lines(u, t, 4096);
@@ -73,7 +73,7 @@ u32 vtd_regs_span(u64 cap, u64 ecap)
 	return faults > iotlb ? faults : iotlb;
 }
 
-int vtd_unit_init(struct vtd_unit *u, volatile void *regs, u64 base, const struct vtd_mem *m,
+int vtd_unit_init(struct vtd_unit *u, volatile void *regs, u64 base, const struct iommu_mem *m,
 		  void (*model)(volatile u8 *regs))
 {
 	*u = (struct vtd_unit){ .regs = regs, .base = base, .model = model };
@@ -110,7 +110,7 @@ int vtd_unit_init(struct vtd_unit *u, volatile void *regs, u64 base, const struc
 	return -1;
 }
 
-int vtd_attach(struct vtd_unit *u, const struct vtd_mem *m, u16 rid, const struct vtd_domain *d)
+int vtd_attach(struct vtd_unit *u, const struct iommu_mem *m, u16 rid, const struct iommu_pt *d)
 {
 	if (!u->on)
 		return fail(u, "unit is off");
@@ -141,7 +141,7 @@ int vtd_attach(struct vtd_unit *u, const struct vtd_mem *m, u16 rid, const struc
 	return invalidate(u);
 }
 
-void vtd_detach(struct vtd_unit *u, const struct vtd_mem *m, u16 rid)
+void vtd_detach(struct vtd_unit *u, const struct iommu_mem *m, u16 rid)
 {
 	const struct vtd_entry *re = &u->root[rid >> 8];
 	if (!(re->lo & VTD_PRESENT))

@@ -3,6 +3,7 @@
 #ifndef ARCH_X86_VTD_H
 #define ARCH_X86_VTD_H
 
+#include "arch/x86/iommu_pt.h"
 #include "lib/types.h"
 
 /* Register offsets (VT-d spec 11.4). */
@@ -60,34 +61,13 @@ struct vtd_entry {
 #define VTD_SL_R 1ull
 #define VTD_SL_W 2ull
 
-/* How the tables get memory: zeroed pages by physical address, and a pointer to each. */
-struct vtd_mem {
-	u64 (*alloc)(void *ctx);           /* one zeroed 4 KiB page, 0 when none is left */
-	void (*free)(void *ctx, u64 pa);
-	void *(*p2v)(void *ctx, u64 pa);
-	void *ctx;
-};
-
-/* One domain: a second-level page table and the domain ID its context entries carry. */
-struct vtd_domain {
-	u64 root;         /* physical address of the top table */
-	u8 levels;        /* 3 (39-bit) or 4 (48-bit) */
-	u16 did;
-	u64 table_pages;
-	u64 mapped;       /* bytes */
-};
-
 /* Levels the unit's SAGAW allows, preferring 4; 0 when it supports neither 3 nor 4. */
 u8 vtd_levels(u64 cap);
-int vtd_domain_init(struct vtd_domain *d, const struct vtd_mem *m, u8 levels, u16 did);
-/* Maps [gpa, gpa + len) to hpa, 4 KiB pages, with rights (VTD_SL_R | VTD_SL_W); -1 when the
- * memory for a table ran out (what was mapped stays, vtd_domain_free takes it back). */
-int vtd_map(struct vtd_domain *d, const struct vtd_mem *m, u64 gpa, u64 hpa, u64 len,
-	    u64 rights);
-void vtd_domain_free(struct vtd_domain *d, const struct vtd_mem *m);
+/* A domain is a second-level page table (built by iommu_pt_* in this format). */
+extern const struct iommu_pt_format vtd_sl_format;
 struct vtd_entry vtd_root_entry(u64 context_table);
 /* Legacy mode, untranslated requests through the second-level table only (TT 0). */
-struct vtd_entry vtd_context_entry(const struct vtd_domain *d);
+struct vtd_entry vtd_context_entry(const struct iommu_pt *d);
 
 /* A decoded primary fault record (VT-d 11.4.14). */
 struct vtd_fault {
@@ -110,7 +90,6 @@ struct vtd_unit {
 	u64 root_pa;
 	struct vtd_entry *root;
 	bool on;                  /* translation enabled */
-	u32 domains;
 	u64 lost;                 /* faults the unit dropped (overflow) */
 	const char *error;        /* why the unit was left off */
 	/* Host tests only: the register block's answer to a command, run before each read of a
@@ -125,13 +104,13 @@ u32 vtd_regs_span(u64 cap, u64 ecap);
  * caches and enables translation. Every wait is bounded: a unit that does not answer gets
  * u->error and -1, and is left off.
  */
-int vtd_unit_init(struct vtd_unit *u, volatile void *regs, u64 base, const struct vtd_mem *m,
+int vtd_unit_init(struct vtd_unit *u, volatile void *regs, u64 base, const struct iommu_mem *m,
 		  void (*model)(volatile u8 *regs));
 /* Points requester ID rid at domain d, allocating its bus's context table; -1 with u->error
  * when no page is left or rid already has a context entry. Invalidates the caches. */
-int vtd_attach(struct vtd_unit *u, const struct vtd_mem *m, u16 rid, const struct vtd_domain *d);
+int vtd_attach(struct vtd_unit *u, const struct iommu_mem *m, u16 rid, const struct iommu_pt *d);
 /* Takes rid's context entry away again (a guest refused after some of its devices attached). */
-void vtd_detach(struct vtd_unit *u, const struct vtd_mem *m, u16 rid);
+void vtd_detach(struct vtd_unit *u, const struct iommu_mem *m, u16 rid);
 /* Hands each recorded fault to report once, clears it; never allocates. Returns the count. */
 u32 vtd_poll_faults(struct vtd_unit *u, void (*report)(void *ctx, const struct vtd_fault *f),
 		    void *ctx);

@@ -2,5 +2,12 @@
 # check-pci: host PCI enumeration and IOMMU discovery (DMAR, IVRS) on QEMU q35 (ECAM, bridges, edu, intel-iommu, amd-iommu) and Bochs (mechanism #1, no IOMMU).
 SUITES += check-pci
 .PHONY: check-pci
-check-pci: $(BUILD)/umbra.elf $(GUEST_OUT)/healthy.elf $(KVM_PROBE)
-	@KVM_PROBE=$(KVM_PROBE) tests/pci/cases.sh $(GUEST_OUT)/healthy.elf
+
+# The DMA test image: once the guests have ended, Umbra drives QEMU's edu devices itself
+# (vmm/dma_selftest.c), since no guest can reach its device yet.
+$(BUILD)/dmatest/umbra.elf: $(KSRC) linker.ld
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/dmatest EXTRA_KCFLAGS=-DUMBRA_TEST_DMA \
+	  $(BUILD)/dmatest/umbra.elf
+
+check-pci: $(BUILD)/umbra.elf $(BUILD)/dmatest/umbra.elf $(GUEST_OUT)/healthy.elf $(KVM_PROBE)
+	@KVM_PROBE=$(KVM_PROBE) tests/pci/cases.sh $(GUEST_OUT)/healthy.elf $(BUILD)/dmatest/umbra.elf

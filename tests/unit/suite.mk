@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables and the MSR policy against CPUID, the backends' exit lists and entry checks (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
-UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy exit_tables entry_checks pci iommu pci_assign vtd
+UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy exit_tables entry_checks pci iommu pci_assign vtd amdvi
 UNIT_COMMON := tests/unit/harness.c lib/printf.c
 
 # Per-test extra sources and flags.
@@ -17,7 +17,8 @@ unit_src_iommu := arch/x86/iommu.c arch/x86/dmar.c arch/x86/ivrs.c arch/x86/pci.
 unit_src_pci_assign := vmm/pci_assign.c lib/cmdline.c $(unit_src_iommu)
 unit_src_abi_doc := pv/classes.c
 unit_src_entry_checks := arch/x86/svm_check.c arch/x86/vmx_check.c
-unit_src_vtd := arch/x86/vtd.c arch/x86/vtd_tables.c
+unit_src_vtd := arch/x86/vtd.c arch/x86/vtd_tables.c arch/x86/iommu_pt.c tests/unit/fake_pages.c tests/unit/dma_check.c
+unit_src_amdvi := arch/x86/amdvi.c arch/x86/amdvi_tables.c arch/x86/iommu_pt.c tests/unit/fake_pages.c tests/unit/dma_check.c
 unit_src_gdb_packet := vmm/gdb_packet.c lib/cmdline.c
 # The MSR policy over the CPUID policy, with the APIC and KVM clock models behind it.
 unit_src_msr_policy := vmm/msr.c vmm/cpuid.c vmm/dev/lapic.c vmm/kvmclock.c

@@ -199,6 +199,7 @@ static void ivhd(u8 type, u16 self, u64 base)
 {
 	u8 h[40] = { type, 0 };
 	put16(h + 4, self);
+	put16(h + 6, 0x40);             /* the capability block's offset */
 	put64(h + 8, base);
 	ivhd_at = len;
 	bytes(h, type == 0x10 ? 24 : 40);
@@ -256,6 +257,7 @@ static void test_ivrs_blocks_and_entries(void **state)
 	assert_int_equal(u->kind, IOMMU_AMDVI);
 	assert_int_equal(u->base, 0xfed80000);
 	assert_int_equal(u->rid, PCI_BDF(0, 3, 0));
+	assert_int_equal(u->cap, 0x40);
 	assert_false(u->all);           /* the ALL entry was in the type 0x10 block */
 	assert_int_equal(u->other_scopes, 2);
 	assert_ptr_equal(iommu_for(&l, PCI_BDF(0, 5, 0)), u);

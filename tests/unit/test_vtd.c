@@ -4,56 +4,17 @@
 #include <string.h>
 #include "tests/unit/harness.h"
 #include "arch/x86/vtd.h"
+#include "tests/unit/dma_check.h"
+#include "tests/unit/fake_pages.h"
 
-/* Fake physical memory: pages at PA_BASE + 4 KiB * i, at most limit of them live. */
-#define PA_BASE  0x10000000ull
-#define NPAGES   1024
-static u8 (*pool)[4096];
-static bool used[NPAGES];
-static u32 live, limit;
-
-static u64 fake_alloc(void *ctx)
-{
-	(void)ctx;
-	if (live == limit)
-		return 0;
-	for (u32 i = 0; i < NPAGES; i++)
-		if (!used[i]) {
-			used[i] = true;
-			live++;
-			memset(pool[i], 0, 4096);
-			return PA_BASE + 4096ull * i;
-		}
-	return 0;
-}
-
-static void fake_free(void *ctx, u64 pa)
-{
-	(void)ctx;
-	u32 i = (u32)((pa - PA_BASE) / 4096);
-	assert_true(pa >= PA_BASE && i < NPAGES && used[i]);
-	used[i] = false;
-	live--;
-}
-
-static void *fake_p2v(void *ctx, u64 pa)
-{
-	(void)ctx;
-	u64 i = (pa - PA_BASE) / 4096;
-	assert_true(pa >= PA_BASE && i < NPAGES && used[i]);
-	return pool[i] + (pa & 0xfff);
-}
-
-static const struct vtd_mem mem = { fake_alloc, fake_free, fake_p2v, NULL };
+#define mem fake_mem
+#define live fake_live
+#define limit fake_limit
 
 static int setup(void **state)
 {
 	(void)state;
-	if (!pool)
-		pool = aligned_alloc(4096, sizeof(*pool) * NPAGES);
-	memset(used, 0, sizeof(used));
-	live = 0;
-	limit = NPAGES;
+	fake_pages_reset();
 	return 0;
 }
 
@@ -74,8 +35,7 @@ static int walk(struct vtd_entry ce, u64 gpa, bool write, u64 *hpa)
 		return 4;
 	u64 pa = ce.lo & 0xfffffffffffff000ull;
 	for (u32 level = levels; level >= 1; level--) {
-		u64 page = (pa - PA_BASE) / 4096;
-		if (pa < PA_BASE || page >= NPAGES || !used[page])
+		if (!fake_page_live(pa))
 			return 7;   /* a table pointer to no table: what the unit reads is garbage */
 		u64 e = ((const u64 *)fake_p2v(NULL, pa))[(gpa >> (12 + 9 * (level - 1))) & 511];
 		if (write ? !(e & 2) : !(e & 1))
@@ -88,63 +48,39 @@ static int walk(struct vtd_entry ce, u64 gpa, bool write, u64 *hpa)
 	return 0;
 }
 
-struct range {
-	u64 gpa, hpa, len;
-};
-
-/* Every page of the ranges translates to its host page, for reads and writes; probes next
- * to them and far away do not. The number of wrong answers. */
-static u32 mismatches(struct vtd_entry ce, const struct range *r, u32 n, u32 levels)
+static int walk_ce(const void *ce, u64 gpa, bool write, u64 *hpa)
 {
-	u32 bad = 0;
-	for (u32 i = 0; i < n; i++)
-		for (u64 off = 0; off < r[i].len; off += 4096) {
-			for (int w = 0; w < 2; w++) {
-				u64 hpa = 0;
-				bad += walk(ce, r[i].gpa + off + 0x18, w, &hpa) != 0 ||
-				       hpa != r[i].hpa + off + 0x18;
-			}
-		}
-	const u64 probes[] = { 0, 0x1000000, 0x2000000 - 4096, 0x40000000, 0x7ffffff000ull,
-			       0x8000000000ull, 0xfffffffff000ull };
-	for (u32 p = 0; p < sizeof(probes) / sizeof(probes[0]); p++) {
-		bool inside = false;
-		for (u32 i = 0; i < n; i++)
-			inside |= probes[p] - r[i].gpa < r[i].len;
+	return walk(*(const struct vtd_entry *)ce, gpa, write, hpa);
+}
+
+/* Wrong translations, and probes beyond what the levels reach that fault for another reason. */
+static u32 mismatches(struct vtd_entry ce, u32 levels)
+{
+	u32 bad = dma_mismatches(walk_ce, &ce);
+	for (u32 p = 0; p < DMA_PROBES; p++) {
 		u64 hpa;
-		int why = walk(ce, probes[p], false, &hpa);
-		bad += inside ? why != 0 : why == 0;
-		if (!inside && probes[p] >> (12 + 9 * levels))
-			bad += why != 4;
+		if (dma_probes[p] >> (12 + 9 * levels))
+			bad += walk(ce, dma_probes[p], false, &hpa) != 4;
 	}
 	return bad;
 }
 
-static const struct range ram[] = {
-	{ 0x1000, 0x40001000, 0xfff000 },          /* 16 MiB less the first page */
-	{ 0x100000000ull, 0x80000000, 0x200000 },  /* a second slot above 4 GiB */
-};
-
-static void build(struct vtd_domain *d, u8 levels)
+static void build(struct iommu_pt *d, u8 levels)
 {
-	assert_int_equal(vtd_domain_init(d, &mem, levels, 7), 0);
-	for (u32 i = 0; i < 2; i++)
-		assert_int_equal(vtd_map(d, &mem, ram[i].gpa, ram[i].hpa, ram[i].len,
-					 VTD_SL_R | VTD_SL_W), 0);
-	assert_int_equal(d->mapped, ram[0].len + ram[1].len);
+	dma_build(d, &vtd_sl_format, levels);
 }
 
 static void test_translates_exactly(void **state)
 {
 	(void)state;
 	for (u8 levels = 3; levels <= 4; levels++) {
-		struct vtd_domain d;
+		struct iommu_pt d;
 		build(&d, levels);
 		struct vtd_entry ce = vtd_context_entry(&d);
 		assert_int_equal((ce.hi >> 8) & 0xffff, 7);
-		assert_int_equal(mismatches(ce, ram, 2, levels), 0);
+		assert_int_equal(mismatches(ce, levels), 0);
 		assert_int_equal(d.table_pages, live);
-		vtd_domain_free(&d, &mem);
+		iommu_pt_free(&d, &mem, &vtd_sl_format);
 		assert_int_equal(live, 0);
 	}
 }
@@ -152,15 +88,15 @@ static void test_translates_exactly(void **state)
 static void test_mutations_caught(void **state)
 {
 	(void)state;
-	struct vtd_domain d;
+	struct iommu_pt d;
 	build(&d, 4);
 	const struct vtd_entry good = vtd_context_entry(&d);
 	struct vtd_entry ce = good;
 	ce.lo &= ~VTD_PRESENT;
-	assert_true(mismatches(ce, ram, 2, 4) > 0);
+	assert_true(mismatches(ce, 4) > 0);
 	ce = good;
 	ce.hi = (ce.hi & ~7ull) | 1;   /* 3 levels over a 4-level table */
-	assert_true(mismatches(ce, ram, 2, 4) > 0);
+	assert_true(mismatches(ce, 4) > 0);
 	/* A read-only page, a dropped middle entry, a leaf pointing one page off. */
 	u64 *top = fake_p2v(NULL, d.root);
 	u64 *l3 = fake_p2v(NULL, top[0] & VTD_ADDR_MASK);
@@ -168,51 +104,51 @@ static void test_mutations_caught(void **state)
 	u64 *l1 = fake_p2v(NULL, l2[0] & VTD_ADDR_MASK);
 	const u64 keep = l1[5];
 	l1[5] &= ~VTD_SL_W;
-	assert_true(mismatches(good, ram, 2, 4) > 0);
+	assert_true(mismatches(good, 4) > 0);
 	l1[5] = keep + 4096;
-	assert_true(mismatches(good, ram, 2, 4) > 0);
+	assert_true(mismatches(good, 4) > 0);
 	l1[5] = keep;
 	l1[0] = 0x5000 | VTD_SL_R;     /* the unmapped first page made readable */
-	assert_true(mismatches(good, ram, 2, 4) > 0);
+	assert_true(mismatches(good, 4) > 0);
 	l1[0] = 0;
 	const u64 mid = l2[3];
 	l2[3] = 0;
-	assert_true(mismatches(good, ram, 2, 4) > 0);
+	assert_true(mismatches(good, 4) > 0);
 	l2[3] = mid;
-	assert_int_equal(mismatches(good, ram, 2, 4), 0);
-	vtd_domain_free(&d, &mem);
+	assert_int_equal(mismatches(good, 4), 0);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 	/* A 3-level domain pointed at by a context entry saying 4 levels. */
 	build(&d, 3);
 	ce = vtd_context_entry(&d);
 	ce.hi = (ce.hi & ~7ull) | 2;
-	assert_true(mismatches(ce, ram, 2, 3) > 0);
-	vtd_domain_free(&d, &mem);
+	assert_true(mismatches(ce, 3) > 0);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 }
 
 static void test_rights_and_refusals(void **state)
 {
 	(void)state;
-	struct vtd_domain d;
-	assert_int_equal(vtd_domain_init(&d, &mem, 5, 1), -1);
-	assert_int_equal(vtd_domain_init(&d, &mem, 2, 1), -1);
-	assert_int_equal(vtd_domain_init(&d, &mem, 3, 1), 0);
-	assert_int_equal(vtd_map(&d, &mem, 0x2000, 0x9000, 0x1000, VTD_SL_R), 0);
+	struct iommu_pt d;
+	assert_int_equal(iommu_pt_init(&d, &mem, 5, 1), -1);
+	assert_int_equal(iommu_pt_init(&d, &mem, 2, 1), -1);
+	assert_int_equal(iommu_pt_init(&d, &mem, 3, 1), 0);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x2000, 0x9000, 0x1000, VTD_SL_R), 0);
 	struct vtd_entry ce = vtd_context_entry(&d);
 	u64 hpa;
 	assert_int_equal(walk(ce, 0x2010, false, &hpa), 0);
 	assert_int_equal(hpa, 0x9010);
 	assert_int_equal(walk(ce, 0x2010, true, &hpa), 5);
 	/* Unaligned, or past what 3 levels reach (2^39): refused, nothing mapped. */
-	assert_int_equal(vtd_map(&d, &mem, 0x3004, 0xa000, 0x1000, VTD_SL_R), -1);
-	assert_int_equal(vtd_map(&d, &mem, 0x3000, 0xa000, 0x800, VTD_SL_R), -1);
-	assert_int_equal(vtd_map(&d, &mem, 0x7ffffff000ull, 0xa000, 0x2000, VTD_SL_R), -1);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x3004, 0xa000, 0x1000, VTD_SL_R), -1);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x3000, 0xa000, 0x800, VTD_SL_R), -1);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x7ffffff000ull, 0xa000, 0x2000, VTD_SL_R), -1);
 	assert_int_equal(d.mapped, 0x1000);
-	vtd_domain_free(&d, &mem);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 	/* Out of table pages part way: -1, and freeing takes back what was built. */
 	limit = 3;
-	assert_int_equal(vtd_domain_init(&d, &mem, 4, 1), 0);
-	assert_int_equal(vtd_map(&d, &mem, 0, 0x100000, 0x400000, VTD_SL_R | VTD_SL_W), -1);
-	vtd_domain_free(&d, &mem);
+	assert_int_equal(iommu_pt_init(&d, &mem, 4, 1), 0);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0, 0x100000, 0x400000, VTD_SL_R | VTD_SL_W), -1);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 	assert_int_equal(live, 0);
 	/* SAGAW: 4 levels preferred, 3 taken, neither refused. */
 	assert_int_equal(vtd_levels(4ull << 8), 4);
@@ -330,7 +266,7 @@ static void test_unit(void **state)
 	assert_int_equal(R64(VTD_REG_RTADDR), u.root_pa);
 	assert_int_equal(R32(VTD_REG_FECTL), VTD_FECTL_IM);
 	assert_true(R32(VTD_REG_GSTS) & VTD_GSTS_TES);
-	struct vtd_domain d;
+	struct iommu_pt d;
 	build(&d, 4);
 	invalidations = 0;
 	assert_int_equal(vtd_attach(&u, &mem, 0x0508, &d), 0);
@@ -340,7 +276,7 @@ static void test_unit(void **state)
 	struct vtd_entry want = vtd_context_entry(&d);
 	assert_int_equal(ctx[8].lo, want.lo);
 	assert_int_equal(ctx[8].hi, want.hi);
-	assert_int_equal(mismatches(ctx[8], ram, 2, 4), 0);
+	assert_int_equal(mismatches(ctx[8], 4), 0);
 	/* Every other requester ID of the bus has no context entry: its DMA faults. */
 	for (u32 i = 0; i < 256; i++)
 		assert_true(i == 8 || !(ctx[i].lo & VTD_PRESENT));
@@ -348,7 +284,7 @@ static void test_unit(void **state)
 		assert_true(b == 5 || !(u.root[b].lo & VTD_PRESENT));
 	assert_int_equal(vtd_attach(&u, &mem, 0x0508, &d), -1);
 	assert_error_has(u.error, "already has a context entry");
-	struct vtd_domain shallow = d, far = d;
+	struct iommu_pt shallow = d, far = d;
 	shallow.levels = 3;
 	assert_int_equal(vtd_attach(&u, &mem, 0x0509, &shallow), -1);
 	far.did = 16;   /* CAP.ND 0: domain IDs 0-15 */
@@ -382,7 +318,7 @@ static void test_unit(void **state)
 	/* Nothing pending: one register read, nothing reported. */
 	R32(VTD_REG_FSTS) = 0;
 	assert_int_equal(vtd_poll_faults(&u, report, seen), 0);
-	vtd_domain_free(&d, &mem);
+	iommu_pt_free(&d, &mem, &vtd_sl_format);
 }
 
 int main(void)
