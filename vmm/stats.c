@@ -4,19 +4,19 @@
 #include "lib/string.h"
 #include "vmm/vm.h"
 
-const char *stats_exit_name(unsigned reason)
-{
-#define EXIT_NAME(name, short_name) #short_name,
-	static const char *const names[EXIT_REASONS] = { EXIT_REASON_LIST(EXIT_NAME) };
-#undef EXIT_NAME
-	return reason < EXIT_REASONS ? names[reason] : "?";
-}
-
 /* The guest ABI's slot for each of Umbra's exit reasons: the slot of the same name. A reason
  * the ABI does not name yet fails to build here, until pv/abi.h appends a slot for it. */
-#define ABI_SLOT(name, short_name) [EXIT_##name] = UMBRA_EXIT_##name,
+#define ABI_SLOT(name) [EXIT_##name] = UMBRA_EXIT_##name,
 static const u8 abi_slot[EXIT_REASONS] = { EXIT_REASON_LIST(ABI_SLOT) };
 #undef ABI_SLOT
+
+const char *stats_exit_name(unsigned reason)
+{
+#define SLOT_NAME(name, short_name) #short_name,
+	static const char *const names[UMBRA_EXIT_REASONS] = { UMBRA_EXIT_REASON_LIST(SLOT_NAME) };
+#undef SLOT_NAME
+	return reason < EXIT_REASONS ? names[abi_slot[reason]] : "?";
+}
 
 void stats_collect(struct vcpu *v, struct umbra_stats *out)
 {

@@ -3,16 +3,14 @@
 #ifndef ARCH_X86_EXIT_REASON_H
 #define ARCH_X86_EXIT_REASON_H
 
-/* X(name, the short name the report and the monitor print). vmm/stats.c maps each onto the
- * guest ABI's statistics slot of the same name (pv/abi.h), where the order is the guests'. */
+/* X(name), in the order the report prints them. vmm/stats.c maps each onto the guest ABI's
+ * statistics slot of the same name (pv/abi.h), which also gives the short name printed. */
 #define EXIT_REASON_LIST(X) \
-	X(PAGE_FAULT, pf) X(CR_ACCESS, cr) X(INVLPG, invlpg) X(HYPERCALL, hypercall) X(IO, io) \
-	X(MSR, msr) X(CPUID, cpuid) X(HLT, hlt) X(EXCEPTION, exception) X(INTR, intr) X(NMI, nmi) \
-	X(IRQ_WINDOW, irq_window) X(RDTSCP, rdtscp) X(SHUTDOWN, shutdown) X(INVALID, invalid) \
-	X(OTHER, other) X(NESTED_FAULT, npf) X(PREEMPT, preempt) \
-	X(DR_ACCESS, dr) X(INSN, insn) X(EMULATE, emulate)
+	X(PAGE_FAULT) X(CR_ACCESS) X(INVLPG) X(HYPERCALL) X(IO) X(MSR) X(CPUID) X(HLT) \
+	X(EXCEPTION) X(INTR) X(NMI) X(IRQ_WINDOW) X(RDTSCP) X(SHUTDOWN) X(INVALID) X(OTHER) \
+	X(NESTED_FAULT) X(PREEMPT) X(DR_ACCESS) X(INSN) X(EMULATE)
 
-#define EXIT_ENUM_(name, short_name) EXIT_##name,
+#define EXIT_ENUM_(name) EXIT_##name,
 enum exit_reason {
 	EXIT_REASON_LIST(EXIT_ENUM_)
 	EXIT_REASONS
