@@ -969,6 +969,17 @@ static void held_segments(const struct x86_emu_ctx *ctx)
 	c->segs_partial = false;
 }
 
+/* 64-bit code at FAKE_CODE with [rdi] = D and an FS base the caller did not read. */
+static void partial_64(struct x86_emu_ctx *ctx, const char *code, size_t n, u64 stale_fs)
+{
+	fake_reset();
+	fake_ctx(ctx, X86_MODE_64);
+	fake_code(code, n);
+	ctx->segs_partial = true;
+	ctx->seg[X86_FS].base = stale_fs;
+	ctx->gpr[X86_RDI] = D;
+}
+
 /*
  * A caller that left FS, GS, LDTR and TR in the CPU (SVM's VMLOAD set): the emulator asks for
  * them exactly when an instruction uses one, and then uses what it was given, never the stale
@@ -1019,24 +1030,14 @@ static void test_lazy_segments(void **state)
 	}
 	/* A decode alone (INVLPG's exit): the operand's linear address takes the held FS base. */
 	struct x86_fault f;
-	fake_reset();
-	fake_ctx(&ctx, X86_MODE_64);
-	fake_code("\x64\x0f\x01\x3f", 4);
-	ctx.segs_partial = true;
-	ctx.seg[X86_FS].base = 0x5000;
-	ctx.gpr[X86_RDI] = D;
+	partial_64(&ctx, "\x64\x0f\x01\x3f", 4, 0x5000);
 	segment_calls = 0;
 	assert_int_equal(x86_decode(&ctx, &ops, &in, &f), X86_DEC_OK);
 	assert_int_equal(in.kind, X86_K_INVLPG);
 	assert_int_equal(in.mem.linear, D + 0x300);
 	assert_int_equal(segment_calls, 1);
 	/* No callback (a caller that never leaves them out): the stale copy, and no crash. */
-	fake_reset();
-	fake_ctx(&ctx, X86_MODE_64);
-	fake_code("\x64\x89\x07", 3);
-	ctx.segs_partial = true;
-	ctx.seg[X86_FS].base = 0x100;
-	ctx.gpr[X86_RDI] = D;
+	partial_64(&ctx, "\x64\x89\x07", 3, 0x100);
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
 	assert_int_equal(fake.last_lin, D + 0x100);
 }
