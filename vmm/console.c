@@ -22,6 +22,18 @@ static spinlock_t input_lock;  /* the serial receiver and the two fields above *
 /* With term=raw, the guest with the focus writes to the terminal itself while it runs and the
  * monitor is closed; the other guests' lines wait in their logs (VM_LOG_LINES each) and are
  * shown, prefixed as always, when the terminal goes back to lines. */
+/* The guest that gets typed input, NULL before there is one. */
+static struct vm *focus_vm(void)
+{
+	return nr_vms ? &vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)] : NULL;
+}
+
+/* Its name, for the console's messages. */
+static const char *focus_name(void)
+{
+	return nr_vms ? focus_vm()->name : "nobody";
+}
+
 static bool raw_owner(const struct vm *vm)
 {
 	return options.term_raw && console_has_focus(vm) && !vm_ended(vm) &&
@@ -30,7 +42,7 @@ static bool raw_owner(const struct vm *vm)
 
 static bool someone_raw(void)
 {
-	return nr_vms && raw_owner(&vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)]);
+	return nr_vms && raw_owner(focus_vm());
 }
 
 /* The lines the terminal has not shown yet, of every guest but a raw one; one line says how
@@ -129,7 +141,7 @@ void console_focus_init(const char *name)
 
 bool console_has_focus(const struct vm *vm)
 {
-	return nr_vms && &vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)] == vm;
+	return nr_vms && focus_vm() == vm;
 }
 
 void console_focus_set(struct vm *vm)
@@ -138,6 +150,7 @@ void console_focus_set(struct vm *vm)
 	__atomic_store_n(&focus, i, __ATOMIC_RELAXED);
 	kprintf("umbra: console input goes to %s\n", vm->name);
 	console_lines_again();
+	/* Its CPU may sleep until a far deadline: it polls for input from now on. */
 	if (vm->cpu != (u32)this_cpu_index())
 		lapic_send_fixed(percpus[vm->cpu].apic_id, KICK_VECTOR);
 }
@@ -145,14 +158,9 @@ void console_focus_set(struct vm *vm)
 static void focus_next(void)
 {
 	for (u32 step = 1; step <= nr_vms; step++) {
-		u32 i = (focus + step) % nr_vms;
-		if (!vm_ended(&vms[i])) {
-			__atomic_store_n(&focus, i, __ATOMIC_RELAXED);
-			kprintf("umbra: console input goes to %s\n", vms[i].name);
-			console_lines_again();
-			/* Its CPU may sleep until a far deadline: it polls for input from now on. */
-			if (vms[i].cpu != (u32)this_cpu_index())
-				lapic_send_fixed(percpus[vms[i].cpu].apic_id, KICK_VECTOR);
+		struct vm *vm = &vms[(focus + step) % nr_vms];
+		if (!vm_ended(vm)) {
+			console_focus_set(vm);
 			return;
 		}
 	}
@@ -169,13 +177,13 @@ static bool escape_key(int c)
 		in_monitor = !in_monitor;
 		kprintf(in_monitor ? "umbra: monitor (help lists the commands; Ctrl-A c leaves)\n"
 				   : "umbra: monitor closed; input goes to %s\n",
-			nr_vms ? vms[focus].name : "nobody");
+			focus_name());
 		console_lines_again();
 		return true;
 	default:
 		kprintf("umbra: keys: Ctrl-A n (console to the next guest), Ctrl-A c (the monitor), "
 			"Ctrl-A a (send Ctrl-A); input goes to %s\n",
-			nr_vms ? vms[focus].name : "nobody");
+			focus_name());
 		return true;
 	}
 }
@@ -189,7 +197,7 @@ static bool keys_read_by_loop(const struct vm *owner)
 
 u64 console_keys_deadline(u64 now_tsc)
 {
-	if (!nr_vms || !keys_read_by_loop(&vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)]))
+	if (!nr_vms || !keys_read_by_loop(focus_vm()))
 		return 0;
 	return now_tsc + ns_to_tsc(CONSOLE_POLL_NS);
 }
@@ -198,7 +206,7 @@ void console_poll_input(struct vm *vm)
 {
 	if (!nr_vms)
 		return;
-	struct vm *owner = &vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)];
+	struct vm *owner = focus_vm();
 	bool to_guest = vm == owner && !vm_ended(vm);
 	if (vm && !to_guest)
 		return;
