@@ -5,6 +5,7 @@
 
 #include "lib/types.h"
 #include "arch/x86/decode.h"
+#include "arch/x86/vmx_check.h" /* AR_UNUSABLE */
 
 /* ---- VMCS field encodings (SDM vol. 3, appendix B) ---- */
 enum {
@@ -95,5 +96,54 @@ struct seg_fields { u16 sel, limit, ar, base; };
 
 /* Set with reasons 33 (invalid guest state), 34 (MSR loading), 41 (machine check). */
 #define EXIT_ENTRY_FAILED BIT(31)
+
+/* ---- Access to the current VMCS (vmx.c and vmx_vm86.c) ---- */
+/* Each guest segment register's selector, limit, access rights and base. */
+static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
+	SEG_FIELDS(0), SEG_FIELDS(1), SEG_FIELDS(2), SEG_FIELDS(3),
+	SEG_FIELDS(4), SEG_FIELDS(5), SEG_FIELDS(6), SEG_FIELDS(7),
+};
+
+static inline u64 vmread(u64 field)
+{
+	u64 v;
+	__asm__ volatile("vmread %1, %0" : "=rm"(v) : "r"(field) : "cc");
+	return v;
+}
+
+/* A VMWRITE that fails means a bug here (a field this CPU lacks, a bad value): vmx.c says which. */
+void vmwrite(u64 field, u64 val);
+
+/* x86_seg packs the access rights as VMX does, with AVL/L/D/G four bits lower and no
+ * "unusable" bit: a null data selector that is not present stands for an unusable one. */
+static inline u32 attr_to_ar(const struct x86_seg *s)
+{
+	if (!(s->attr & X86_SEG_P))
+		return AR_UNUSABLE;
+	return (s->attr & 0xff) | ((u32)(s->attr & 0xf00) << 4);
+}
+
+static inline u16 attr_from_ar(u32 ar)
+{
+	if (ar & AR_UNUSABLE)
+		return 0;
+	return (u16)((ar & 0xff) | ((ar >> 4) & 0xf00));
+}
+
+static inline void write_seg(int i, u16 sel, u64 base, u32 limit, u32 ar)
+{
+	vmwrite(seg_field[i].sel, sel);
+	vmwrite(seg_field[i].base, base);
+	vmwrite(seg_field[i].limit, limit);
+	vmwrite(seg_field[i].ar, ar);
+}
+
+static inline struct x86_seg vmcs_seg(int i)
+{
+	return (struct x86_seg){ .sel = (u16)vmread(seg_field[i].sel),
+				 .base = vmread(seg_field[i].base),
+				 .limit = (u32)vmread(seg_field[i].limit),
+				 .attr = attr_from_ar((u32)vmread(seg_field[i].ar)) };
+}
 
 #endif

@@ -2,6 +2,7 @@
 /* Intel VMX backend: VMXON per CPU, the VMCS, world switch, exit decoding, event injection. */
 #include "arch/x86/virt.h"
 #include "arch/x86/vmcs.h"
+#include "arch/x86/vmx_vm86.h"
 #include "arch/x86/vmx_exits.h"
 #include "arch/x86/vmx_check.h"
 #include "arch/x86/cpu.h"
@@ -20,11 +21,6 @@
 #define FC_VMX_OUTSIDE_SMX (1ull << 2)
 #define BASIC_TRUE_CTLS (1ull << 55)
 
-/* Each guest segment register's selector, limit, access rights and base (vmcs.h). */
-static const struct seg_fields seg_field[NR_VMCS_SEGS] = {
-	SEG_FIELDS(0), SEG_FIELDS(1), SEG_FIELDS(2), SEG_FIELDS(3),
-	SEG_FIELDS(4), SEG_FIELDS(5), SEG_FIELDS(6), SEG_FIELDS(7),
-};
 #define RFLAGS_IOPL (3ull << 12)
 
 /* What every CPU offers, read once: the control words to use and the optional features. */
@@ -94,18 +90,8 @@ struct vmx_vcpu {
 	bool tdp;         /* on EPT: the guest's own CR0/CR3/CR4/EFER run on the CPU */
 	bool pdptes_set;  /* the VMCS PDPTE fields hold this PAE context's PDPTEs */
 	u64 eptp;
-	/* Real mode under shadow paging runs in virtual-8086 mode (RFLAGS.VM, IOPL 0 so that
-	 * CLI, STI, PUSHF, POPF, INT n and IRET #GP, a TR limit below the I/O map base so that
-	 * every port access #GPs, every exception intercepted): the #GPs come back as
-	 * EXIT_EMULATE. rm_seg is the guest's view of its segments meanwhile; the VMCS
-	 * holds their vm86 form, which exists only for base = selector * 16 and 64 KiB limits.
-	 * What vm86 cannot express, and the events real mode takes through its IVT, are
-	 * emulated (arch/x86/realmode.c, vmm/realmode.c). */
-	bool vm86;
-	bool vm86_loaded; /* the VMCS segments are rm_seg in vm86 form */
+	struct vmx_vm86 rm; /* real mode in virtual-8086 mode, without unrestricted guest */
 	bool pm_check;    /* back in protected mode: enter only once VM entry accepts the segments */
-	u32 tr_limit;     /* the guest's TR limit, set aside while vm86 mode runs with 0 */
-	struct x86_seg rm_seg[X86_NR_SREGS];
 };
 
 /* Pages of a vCPU's allocation. */
@@ -113,15 +99,7 @@ enum { PG_VMCS, PG_IO_A, PG_IO_B, PG_MSR_BITMAP, PG_STATE, VCPU_PAGES };
 
 int vmx_world_switch(u64 *gpr, int launched, u64 *cr2);
 
-static inline u64 vmread(u64 field)
-{
-	u64 v;
-	__asm__ volatile("vmread %1, %0" : "=rm"(v) : "r"(field) : "cc");
-	return v;
-}
-
-/* A VMWRITE that fails means a bug here (a field this CPU lacks, a bad value): say which. */
-static void vmwrite(u64 field, u64 val)
+void vmwrite(u64 field, u64 val)
 {
 	u8 fail;
 	__asm__ volatile("vmwrite %2, %1; setna %0" : "=qm"(fail) : "r"(field), "rm"(val) : "cc");
@@ -365,72 +343,6 @@ static bool load_vmcs(struct vmx_vcpu *s)
 	return true;
 }
 
-/* x86_seg packs the access rights as VMX does, with AVL/L/D/G four bits lower and no
- * "unusable" bit: a null data selector that is not present stands for an unusable one. */
-static u32 attr_to_ar(const struct x86_seg *s)
-{
-	if (!(s->attr & X86_SEG_P))
-		return AR_UNUSABLE;
-	return (s->attr & 0xff) | ((u32)(s->attr & 0xf00) << 4);
-}
-
-static u16 attr_from_ar(u32 ar)
-{
-	if (ar & AR_UNUSABLE)
-		return 0;
-	return (u16)((ar & 0xff) | ((ar >> 4) & 0xf00));
-}
-
-static void write_seg(int i, u16 sel, u64 base, u32 limit, u32 ar)
-{
-	vmwrite(seg_field[i].sel, sel);
-	vmwrite(seg_field[i].base, base);
-	vmwrite(seg_field[i].limit, limit);
-	vmwrite(seg_field[i].ar, ar);
-}
-
-static struct x86_seg vmcs_seg(int i)
-{
-	return (struct x86_seg){ .sel = (u16)vmread(seg_field[i].sel),
-				 .base = vmread(seg_field[i].base),
-				 .limit = (u32)vmread(seg_field[i].limit),
-				 .attr = attr_from_ar((u32)vmread(seg_field[i].ar)) };
-}
-
-/* Selectors the guest loaded natively in vm86 mode: the same limits, base = selector * 16. */
-static void rm_sync(struct vmx_vcpu *s)
-{
-	if (!s->vm86_loaded)
-		return;
-	for (int i = 0; i < X86_NR_SREGS; i++) {
-		u16 sel = (u16)vmread(seg_field[i].sel);
-		if (sel != s->rm_seg[i].sel)
-			x86_realmode_load_seg(&s->rm_seg[i], sel);
-	}
-}
-
-static void enter_vm86(struct vmx_vcpu *s)
-{
-	for (int i = 0; i < X86_NR_SREGS; i++)
-		s->rm_seg[i] = vmcs_seg(i);
-	s->tr_limit = (u32)vmread(seg_field[SEG_TR].limit);
-	vmwrite(seg_field[SEG_TR].limit, 0);
-	s->vm86 = true;
-	s->vm86_loaded = false;
-}
-
-/* CR0.PE set again: the real-mode segments become protected-mode ones as the CPU keeps them
- * (the guest's far jump then loads CS from its GDT). */
-static void leave_vm86(struct vmx_vcpu *s)
-{
-	rm_sync(s);
-	for (int i = 0; i < X86_NR_SREGS; i++)
-		write_seg(i, s->rm_seg[i].sel, s->rm_seg[i].base, s->rm_seg[i].limit,
-			  attr_to_ar(&s->rm_seg[i]));
-	vmwrite(seg_field[SEG_TR].limit, s->tr_limit);
-	s->vm86 = s->vm86_loaded = false;
-	s->pm_check = true;
-}
 
 /* Clears the exit bits of the given MSRs in the 4 KiB MSR bitmap (reads low/high, then
  * writes low/high, 1 KiB each). */
@@ -678,10 +590,12 @@ static int vmx_update_paging(struct vcpu_hw *v, const char **why)
 	}
 	/* Without unrestricted guest real mode runs in virtual-8086 mode. */
 	bool real = !(r->cr0 & CR0_PE);
-	if (real && !s->vm86)
-		enter_vm86(s);
-	else if (!real && s->vm86)
-		leave_vm86(s);
+	if (real && !s->rm.on) {
+		vm86_enter(&s->rm);
+	} else if (!real && s->rm.on) {
+		vm86_leave(&s->rm);
+		s->pm_check = true;
+	}
 	/* NE and PE stay on as VMX demands (the guest's view is in the read shadows). */
 	struct virt_shadow_regs sh;
 	virt_shadow_regs(v, &sh);
@@ -706,14 +620,14 @@ static bool segments_here(struct vcpu_hw *v, struct vmx_vcpu *s)
 {
 	if (this_cpu()->index != v->cpu || !load_vmcs(s))
 		return false;
-	rm_sync(s);
+	vm86_sync(&s->rm);
 	return true;
 }
 
 /* Segment i as the guest has it (real mode's own copy while it runs in virtual-8086 mode). */
 static struct x86_seg guest_seg(const struct vmx_vcpu *s, int i)
 {
-	return s->vm86 ? s->rm_seg[i] : vmcs_seg(i);
+	return s->rm.on ? s->rm.seg[i] : vmcs_seg(i);
 }
 
 static void vmx_read_segments(struct vcpu_hw *v)
@@ -754,10 +668,10 @@ static void vmx_write_segments(struct vcpu_hw *v)
 	vmwrite(F_GUEST_GDTR_LIMIT, v->regs.gdtr.limit);
 	vmwrite(F_GUEST_IDTR_BASE, v->regs.idtr.base);
 	vmwrite(F_GUEST_IDTR_LIMIT, v->regs.idtr.limit);
-	if (s->vm86) {
+	if (s->rm.on) {
 		for (int i = 0; i < X86_NR_SREGS; i++)
-			s->rm_seg[i] = seg[i];
-		s->vm86_loaded = false;
+			s->rm.seg[i] = seg[i];
+		s->rm.loaded = false;
 		return;
 	}
 	for (int i = 0; i < X86_NR_SREGS; i++)
@@ -798,26 +712,13 @@ static bool enterable(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
 
-	if (!s->vm86) {
+	if (!s->rm.on) {
 		if (s->pm_check && !pm_segments_enterable())
 			return false;
 		s->pm_check = false;
 		return true;
 	}
-	if (v->pending.valid)
-		return false;
-	if (s->vm86_loaded)
-		return true;
-	for (int i = 0; i < X86_NR_SREGS; i++) {
-		const struct x86_seg *g = &s->rm_seg[i];
-		if (g->base != (u64)g->sel << 4 || g->limit != 0xffff ||
-		    (i == X86_CS && (g->attr & X86_SEG_DB)))
-			return false;
-	}
-	for (int i = 0; i < X86_NR_SREGS; i++)
-		write_seg(i, s->rm_seg[i].sel, (u64)s->rm_seg[i].sel << 4, 0xffff, AR_VM86);
-	s->vm86_loaded = true;
-	return true;
+	return !v->pending.valid && vm86_load(&s->rm);
 }
 
 static void vmx_flush_tlb(struct vcpu_hw *v)
@@ -1080,10 +981,10 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 		} else if (x->vector == VEC_PF) {
 			x->reason = EXIT_PAGE_FAULT;
 			x->addr = qual;
-		} else if (x->vector == VEC_GP && state_of(v)->vm86) {
+		} else if (x->vector == VEC_GP && state_of(v)->rm.on) {
 			x->reason = EXIT_EMULATE; /* an instruction vm86 mode refuses */
 			x->emulate_gp = true;
-		} else if (x->vector == VEC_OF && state_of(v)->vm86) {
+		} else if (x->vector == VEC_OF && state_of(v)->rm.on) {
 			x->reason = EXIT_EMULATE; /* INTO: real mode returns past it */
 		} else {
 			x->reason = EXIT_EXCEPTION;
@@ -1150,7 +1051,7 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		return;
 	}
 	if (!enterable(v)) {
-		if (s->vm86)
+		if (s->rm.on)
 			r->cpl = 0; /* real mode's, whatever the last protected-mode exit said */
 		*x = (struct vexit){ .reason = EXIT_EMULATE };
 		return;
@@ -1158,7 +1059,7 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	vmwrite(F_GUEST_RSP, r->gpr[X86_RSP]);
 	vmwrite(F_GUEST_RIP, r->rip);
 	/* vm86 mode: the guest's IOPL is kept aside (0 makes its flag instructions #GP). */
-	vmwrite(F_GUEST_RFLAGS, s->vm86 ? (r->rflags & ~RFLAGS_IOPL) | RFLAGS_VM : r->rflags);
+	vmwrite(F_GUEST_RFLAGS, s->rm.on ? (r->rflags & ~RFLAGS_IOPL) | RFLAGS_VM : r->rflags);
 	/* Delivering an event ends the shadow: a #DB carries what the shadow held (db_held), and
 	 * an exception may not enter with TF, a shadow and no pending single step (SDM 26.3.1.5). */
 	bool event_ends_shadow = v->pending.valid && v->pending.type == VEVENT_EXCEPTION;
@@ -1187,7 +1088,7 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		s->debugctl = v->debugctl;
 	}
 	/* In vm86 mode the CPU would deliver exceptions through a protected-mode IDT: all exit. */
-	u32 exc = s->vm86 ? ~0u : virt_exc_bitmap(&v->pending, s->tdp, v->exc_debug);
+	u32 exc = s->rm.on ? ~0u : virt_exc_bitmap(&v->pending, s->tdp, v->exc_debug);
 	if (exc != s->exc_bitmap) {
 		s->exc_bitmap = exc;
 		vmwrite(F_EXC_BITMAP, exc);
@@ -1234,12 +1135,12 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	s->shadow = s->intr & (INTR_STI | INTR_MOV_SS);
 	u64 iopl = r->rflags & RFLAGS_IOPL;
 	r->rflags = vmread(F_GUEST_RFLAGS);
-	if (s->vm86)
+	if (s->rm.on)
 		r->rflags = (r->rflags & ~(RFLAGS_VM | RFLAGS_IOPL)) | iopl;
 	r->cr2 = s->cr2;
 	if (s->tdp)
 		r->cr3 = vmread(F_GUEST_CR3); /* the guest loads CR3 without us */
-	r->cpl = s->vm86 ? 0 : (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
+	r->cpl = s->rm.on ? 0 : (int)((vmread(seg_field[X86_SS].ar) >> 5) & 3);
 	decode_exit(v, x);
 	if (x->reason == EXIT_SHUTDOWN || x->reason == EXIT_INVALID)
 		vmx_read_segments(v);
