@@ -4,6 +4,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/pci.h"
 #include "lib/printf.h"
+#include "lib/spinlock.h"
 
 #define CF8_ADDR 0xcf8
 #define CF8_DATA 0xcfc
@@ -11,6 +12,9 @@
 
 struct pci_list pci_host;
 static struct pci_ecam ecam;
+/* The address and data ports are one register pair for all CPUs: guests' configuration
+ * accesses (vmm/pci_view.c) run on any CPU. Innermost: nothing is taken under it. */
+static spinlock_t cf8_lock = SPINLOCK_INIT;
 
 static u32 ecam_read(void *ctx, u16 bdf, u16 off)
 {
@@ -34,8 +38,11 @@ static u32 cf8_read(void *ctx, u16 bdf, u16 off)
 	(void)ctx;
 	if (off >= 256)
 		return 0xffffffff;
+	spin_lock(&cf8_lock);
 	outl(CF8_ADDR, CF8_ENABLE | (u32)bdf << 8 | (off & 0xfc));
-	return inl(CF8_DATA);
+	u32 v = inl(CF8_DATA);
+	spin_unlock(&cf8_lock);
+	return v;
 }
 
 static void cf8_write(void *ctx, u16 bdf, u16 off, u32 v)
@@ -43,9 +50,24 @@ static void cf8_write(void *ctx, u16 bdf, u16 off, u32 v)
 	(void)ctx;
 	if (off >= 256)
 		return;
+	spin_lock(&cf8_lock);
 	outl(CF8_ADDR, CF8_ENABLE | (u32)bdf << 8 | (off & 0xfc));
 	outl(CF8_DATA, v);
+	spin_unlock(&cf8_lock);
 }
+
+static u32 none_read(void *ctx, u16 bdf, u16 off)
+{
+	(void)ctx, (void)bdf, (void)off;
+	return 0xffffffff;
+}
+
+static void none_write(void *ctx, u16 bdf, u16 off, u32 v)
+{
+	(void)ctx, (void)bdf, (void)off, (void)v;
+}
+
+struct pci_cfg pci_host_cfg = { none_read, none_write, NULL };
 
 /* Mechanism #1 is there if 0xCF8 holds what is written to it (the test Linux makes). */
 static bool cf8_present(void)
@@ -84,17 +106,17 @@ static bool ecam_setup(const void *rsdp, size_t rsdp_len, acpi_map_fn map)
 
 void pci_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map)
 {
-	struct pci_cfg cfg;
+	struct pci_cfg *cfg = &pci_host_cfg;
 	if (rsdp && ecam_setup(rsdp, rsdp_len, map)) {
-		cfg = (struct pci_cfg){ ecam_read, ecam_write, NULL };
+		*cfg = (struct pci_cfg){ ecam_read, ecam_write, NULL };
 	} else if (cf8_present()) {
 		kinfo("pci: configuration mechanism #1\n");
-		cfg = (struct pci_cfg){ cf8_read, cf8_write, NULL };
+		*cfg = (struct pci_cfg){ cf8_read, cf8_write, NULL };
 	} else {
 		kprintf("pci: no configuration access (no MCFG, no mechanism #1): no devices\n");
 		return;
 	}
-	pci_enumerate(&cfg, &pci_host);
+	pci_enumerate(cfg, &pci_host);
 	kinfo("pci: %u functions\n", pci_host.count);
 	pci_print(&pci_host);
 }
