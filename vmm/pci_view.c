@@ -6,7 +6,9 @@
 #include "arch/x86/pci.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "mmu/tdp.h"
 #include "vmm/cpuid.h"
+#include "vmm/remote_flush.h"
 #include "vmm/vm.h"
 
 static u32 host_cfg_read(void *ctx, u16 bdf, u16 off)
@@ -21,14 +23,35 @@ static void host_cfg_write(void *ctx, u16 bdf, u16 off, u32 val)
 	pci_host_cfg.write(pci_host_cfg.ctx, bdf, off, val);
 }
 
+/* A memory BAR that decodes is a device slot at the guest's address: its pages map straight to
+ * the host BAR's, uncached, at the first access of each (mmu/platform.h), so the guest's
+ * register accesses take no exit. */
 static void bar_map(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 {
-	(void)ctx, (void)dev, (void)bar;
+	struct vm *vm = ctx;
+	(void)dev;
+	if (bar->slot >= 0)
+		memslots_dev_place(&vm->mem, (unsigned)bar->slot, bar->at >> PAGE_SHIFT);
 }
 
+/* Every mapping of the slot goes before the slot does: the shadows all (a BAR moves or stops
+ * decoding a few times at a guest's boot, while its OS sizes BARs; KVM zaps on a slot's removal
+ * too), the nested table's leaves of the range, and every vCPU's TLB by the time the lock is
+ * dropped (vm_unlock). */
 static void bar_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 {
-	(void)ctx, (void)dev, (void)bar;
+	struct vm *vm = ctx;
+	(void)dev;
+	if (bar->slot < 0)
+		return;
+	if (vm->tdp_on) {
+		if (tdp_unmap(&vm->tdp, bar->at >> PAGE_SHIFT, bar->size >> PAGE_SHIFT))
+			for (u32 i = 0; i < vm->nr_vcpus; i++)
+				remote_flush_request(&vm->vcpus[i]);
+	} else {
+		mmu_zap_all(&vm->mmu);
+	}
+	memslots_dev_remove(&vm->mem, (unsigned)bar->slot);
 }
 
 static const struct pci_bus_ops view_ops = {
@@ -37,6 +60,8 @@ static const struct pci_bus_ops view_ops = {
 	.map = bar_map,
 	.unmap = bar_unmap,
 };
+
+_Static_assert(PCI_BUS_FUNCS >= PCI_ASSIGN_MAX, "the bus holds every function pci= gives");
 
 void pci_view_attach(struct vm *vm)
 {
@@ -55,8 +80,21 @@ void pci_view_attach(struct vm *vm)
 					vm->name, PCI_BUS(bdf), PCI_DEV(bdf), PCI_FN(bdf), i,
 					(unsigned long long)f->bar[i].base);
 		int dev = pci_bus_add(b, bdf, f->bar);
+		if (dev < 0)
+			continue;
 		kprintf("guest %s: PCI %02x:%02x.%x is its 00:%02x.0\n", vm->name, PCI_BUS(bdf),
 			PCI_DEV(bdf), PCI_FN(bdf), dev);
+		/* A memory BAR of whole pages gets a device slot; a smaller one shares its page with
+		 * whatever follows it on the host, so its accesses exit and are forwarded. */
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+			struct pci_bus_bar *r = &b->fn[dev - 1].bar[i];
+			if (r->kind == PCI_BAR_IO || r->kind == PCI_BAR_NONE || r->size < PAGE_SIZE)
+				continue;
+			r->slot = memslots_dev_add(&vm->mem, r->host, r->size >> PAGE_SHIFT);
+			if (r->slot < 0)
+				kprintf("guest %s: PCI 00:%02x.0 BAR%u: no memory slot left: its accesses exit\n",
+					vm->name, dev, i);
+		}
 	}
 	pci_bus_reset(b);
 }

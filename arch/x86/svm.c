@@ -819,8 +819,11 @@ static bool svm_tdp_supported(void)
 }
 
 /* Nested entries are x86-64 page-table entries; QEMU TCG faults on them without U. */
+/* A nested leaf's PCD|PWT select the host PAT's entry 3 (UC), which the combination with the
+ * guest's type cannot make cacheable (APM 15.25.8). */
 static const struct tdp_format npt_format = {
 	.present = BIT(0), .write = BIT(1), .user = BIT(2), .large = BIT(7),
+	.leaf_uc = BIT(4) | BIT(3),
 };
 
 static void svm_tdp_enable(struct vcpu_hw *v, u64 root_hpa)

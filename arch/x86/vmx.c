@@ -137,11 +137,12 @@ struct vmx_caps {
 };
 static struct vmx_caps caps;
 
-/* EPT entries: read/write/execute, leaves write-back (combined with the PAT in force). Without
- * 2 MiB EPT pages (read_caps) large is cleared. */
+/* EPT entries: read/write/execute, leaves write-back (combined with the PAT in force), a
+ * device's leaves memory type UC (0), which no guest PAT overrides. Without 2 MiB EPT pages
+ * (read_caps) large is cleared. */
 static struct tdp_format ept_format = {
 	.present = BIT(0), .write = BIT(1), .exec = BIT(2), .large = BIT(7),
-	.leaf_extra = 6ull << 3,
+	.leaf_extra = 6ull << 3, .leaf_uc = 0,
 };
 
 /* The VMCS currently loaded on each CPU, so that a switch between vCPUs reloads it. */

@@ -50,6 +50,7 @@ int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars)
 		r->prefetch = h->prefetch;
 		r->size = h->size;
 		r->host = h->base;
+		r->slot = -1;
 		if (h->kind == PCI_BAR_IO)
 			r->placed = place(&b->io_next, PCI_BUS_IO_END, h->size, h->size);
 		else

@@ -56,6 +56,7 @@ struct pci_bus_bar {
 	bool live;              /* decoding now, at `at` */
 	u64 at;
 	u64 warned_at;          /* the last unclaimable address reported (+1; 0: none) */
+	int slot;               /* the host side's (vmm/pci_view.c: its memory slot, or -1) */
 };
 
 struct pci_bus_fn {
