@@ -4,6 +4,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/pci.h"
+#include "arch/x86/virt.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mmu/tdp.h"
@@ -23,6 +24,18 @@ static void host_cfg_write(void *ctx, u16 bdf, u16 off, u32 val)
 	pci_host_cfg.write(pci_host_cfg.ctx, bdf, off, val);
 }
 
+/* An I/O window at the host's own ports passes through every built vCPU's I/O bitmap; one
+ * elsewhere exits and is forwarded (pci_view_pio). A vCPU built later gets the same
+ * (pci_view_vcpu_created). */
+static void pass_ports(struct vm *vm, const struct pci_bus_bar *bar, bool pass)
+{
+	if (bar->at != bar->host)
+		return;
+	for (u32 i = 0; i < vm->nr_vcpus; i++)
+		if (vm->vcpus[i].hw.arch)
+			virt->pass_ports(&vm->vcpus[i].hw, (u16)bar->at, (u32)bar->size, pass);
+}
+
 /* A memory BAR that decodes is a device slot at the guest's address: its pages map straight to
  * the host BAR's, uncached, at the first access of each (mmu/platform.h), so the guest's
  * register accesses take no exit. */
@@ -30,8 +43,21 @@ static void bar_map(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 {
 	struct vm *vm = ctx;
 	(void)dev;
-	if (bar->slot >= 0)
+	if (bar->kind == PCI_BAR_IO)
+		pass_ports(vm, bar, true);
+	else if (bar->slot >= 0)
 		memslots_dev_place(&vm->mem, (unsigned)bar->slot, bar->at >> PAGE_SHIFT);
+}
+
+void pci_view_vcpu_created(struct vcpu *v)
+{
+	const struct pci_bus *b = &v->vm->board.pci;
+	for (u32 d = 0; d < b->n; d++)
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+			const struct pci_bus_bar *r = &b->fn[d].bar[i];
+			if (r->live && r->kind == PCI_BAR_IO && r->at == r->host)
+				virt->pass_ports(&v->hw, (u16)r->at, (u32)r->size, true);
+		}
 }
 
 /* Every mapping of the slot goes before the slot does: the shadows all (a BAR moves or stops
@@ -42,6 +68,10 @@ static void bar_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 {
 	struct vm *vm = ctx;
 	(void)dev;
+	if (bar->kind == PCI_BAR_IO) {
+		pass_ports(vm, bar, false);
+		return;
+	}
 	if (bar->slot < 0)
 		return;
 	if (vm->tdp_on) {

@@ -6,6 +6,7 @@
 #include "lib/types.h"
 
 struct vm;
+struct vcpu;
 
 /* Puts the guest's pci= functions (owned already) on its bus with their BARs placed and
  * decode off, and says where each appears. */
@@ -14,5 +15,8 @@ void pci_view_attach(struct vm *vm);
 bool pci_view_mmio_read(struct vm *vm, u64 gpa, void *buf, unsigned len);
 bool pci_view_mmio_write(struct vm *vm, u64 gpa, const void *buf, unsigned len);
 bool pci_view_pio(struct vm *vm, u16 port, unsigned size, u32 *val, bool write);
+/* A vCPU's control structure was just built (under the guest's lock): the ports of its
+ * guest's I/O windows pass through its bitmap too. */
+void pci_view_vcpu_created(struct vcpu *v);
 
 #endif

@@ -1372,6 +1372,12 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	}
 }
 
+/* I/O bitmaps A (ports 0-0x7fff) and B (0x8000-0xffff) are consecutive pages. */
+static void vmx_pass_ports(struct vcpu_hw *v, u16 first, u32 n, bool pass)
+{
+	virt_port_bitmap(phys_to_virt(page_pa(v, PG_IO_A)), first, n, pass);
+}
+
 static bool vmx_tdp_supported(void)
 {
 	return caps.ready && !caps.error && caps.ept;
@@ -1414,6 +1420,7 @@ const struct virt_backend vmx_backend = {
 	.request_nmi_window = vmx_request_nmi_window,
 	.mov_ss_shadow = vmx_mov_ss_shadow,
 	.set_tsc_offset = vmx_set_tsc_offset,
+	.pass_ports = vmx_pass_ports,
 	.intercept_dr = vmx_intercept_dr,
 	.single_step = vmx_single_step,
 	.get_dr = vmx_get_dr,

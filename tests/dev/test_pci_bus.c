@@ -152,7 +152,7 @@ static void test_bar_sizing(void **state)
 	setup(&b);
 	/* Umbra's placement: in the hole above RAM, naturally aligned, pages apart. */
 	assert_int_equal(cfg_rd(&b, 1, 0, 0x10, 4), PCI_BUS_HOLE_BASE);
-	assert_int_equal(cfg_rd(&b, 2, 0, 0x10, 4), PCI_BUS_IO_BASE | 1);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x10, 4), 0xc000 | 1);   /* the host's ports */
 	assert_int_equal(cfg_rd(&b, 2, 0, 0x14, 4), (PCI_BUS_HOLE_BASE + 0x100000) | 0xc);
 	assert_int_equal(cfg_rd(&b, 2, 0, 0x18, 4), 0);          /* the 64-bit BAR's upper half */
 	assert_int_equal(cfg_rd(&b, 2, 0, 0x1c, 4), PCI_BUS_HOLE_BASE + 0x104000);
@@ -242,9 +242,9 @@ static void test_command(void **state)
 	cfg_wr(&b, 2, PCI_COMMAND, 2, PCI_CMD_IO);
 	assert_int_equal(fk.nmaps, 2);
 	assert_true(fk.maps[1].io);
-	assert_true(pci_bus_decodes(&b, true, PCI_BUS_IO_BASE + 0x1f, 1, &host));
+	assert_true(pci_bus_decodes(&b, true, 0xc01f, 1, &host));
 	assert_int_equal(host, 0xc01f);
-	assert_false(pci_bus_decodes(&b, true, PCI_BUS_IO_BASE + 0x1f, 2, &host));
+	assert_false(pci_bus_decodes(&b, true, 0xc01f, 2, &host));
 }
 
 static void test_bar_move(void **state)
@@ -351,6 +351,21 @@ static void test_reset(void **state)
 	assert_int_equal(b.fn[2].bar[0].placed, 0);
 }
 
+/* I/O BARs: at the host's ports when free and above the legacy ports, else from 0x1000. */
+static void test_io_placement(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	struct pci_bar two[PCI_MAX_BARS] = { { 0xc010, 0x10, PCI_BAR_IO, false },   /* in the NIC's */
+					     { 0x300, 0x8, PCI_BAR_IO, false },     /* legacy */
+					     { 0xd000, 0x100, PCI_BAR_IO, false } };
+	assert_int_equal(pci_bus_add(&b, EDU_BDF, two), 3);
+	assert_int_equal(b.fn[2].bar[0].placed, PCI_BUS_IO_BASE);
+	assert_int_equal(b.fn[2].bar[1].placed, PCI_BUS_IO_BASE + 0x10);
+	assert_int_equal(b.fn[2].bar[2].placed, 0xd000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_bar_sizing),  cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_command),     cmocka_unit_test(test_bar_move),
 		cmocka_unit_test(test_unclaimable), cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_io_placement),
 	};
 	return cmocka_run_group_tests_name("pci_bus", tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
 /*
  * Run by check-pci on Umbra only (QEMU q35 with -device edu and intel-iommu; natively there is
  * no Umbra bus to test). With "-- expect=edu" (and pci= for Umbra) the guest finds the host
- * bridge and exactly one edu at 00:01.0; with "-- expect=none" the host bridge alone. It checks the filtered configuration space
+ * bridge and exactly one edu at 00:01.0; "edu+io" adds QEMU's pci-testdev at 00:02.0, whose
+ * I/O window it reads with and without exits; with "-- expect=none" the host bridge alone. It checks the filtered configuration space
  * (read-only fields, the ROM and capabilities hidden, BAR sizing), enables memory decode and
  * bus mastering, uses the registers through its own uncached mapping of the BAR and counts the
  * page-fault and nested-fault exits of 1000 accesses (0: the BAR is mapped straight), moves the
@@ -16,6 +17,8 @@
 const char guest_name[] = GUEST_NAME;
 
 #define EDU_ID 0x11e81234u
+#define TESTDEV_ID 0x00051b36u  /* QEMU's pci-testdev: an I/O BAR whose reads are a header */
+#define CMD_IO 0x1u
 #define EDU_BAR_SIZE 0x100000u
 #define HOLE_BAR 0xc0000000u    /* where Umbra places it */
 #define MOVED_BAR 0xd0000000u
@@ -86,6 +89,14 @@ static int same_n(const volatile uint8_t *a, const uint8_t *b, unsigned n)
 	return 1;
 }
 
+static int strncmp6(const char *a, const char *b)
+{
+	for (unsigned i = 0; i < 6; i++)
+		if (a[i] != b[i])
+			return 1;
+	return 0;
+}
+
 static void copy(uint8_t *d, const uint8_t *s, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -98,10 +109,10 @@ static void zero(uint8_t *d, unsigned n)
 		d[i] = 0;
 }
 
-static unsigned scan_bus(unsigned *edu_dev)
+static unsigned scan_bus(unsigned *edu_dev, unsigned *io_dev)
 {
 	unsigned found = 0;
-	*edu_dev = 0;
+	*edu_dev = *io_dev = 0;
 	for (unsigned d = 0; d < 32; d++) {
 		uint32_t id = cfg_rd(0, d, 0, 0);
 		if (id == 0xffffffffu)
@@ -111,6 +122,8 @@ static unsigned scan_bus(unsigned *edu_dev)
 			cfg_rd(0, d, 0, 8) >> 8);
 		if (id == EDU_ID)
 			*edu_dev = d;
+		if (id == TESTDEV_ID)
+			*io_dev = d;
 		for (unsigned f = 1; f < 8; f++)
 			CHECK(cfg_rd(0, d, f, 0) == 0xffffffffu, "00:%02x.%u answers", d, f);
 	}
@@ -204,6 +217,61 @@ static void no_exits(void)
 	      (ulong)pf, (ulong)npf, (ulong)emu);
 }
 
+/* pci-testdev's I/O window: port 0 selects a test, the header then reads back byte by byte
+ * with the test's name at 16 ("portio-..."). At the host's ports, where Umbra places it, the
+ * accesses pass the I/O bitmap: no exit; moved elsewhere, each exits and is forwarded, with
+ * the same bytes; the old ports then answer nothing. */
+static unsigned read_name(uint16_t base, char *name, unsigned len)
+{
+	outb(base, 0);
+	unsigned n = 0;
+	for (; n + 1 < len; n++) {
+		name[n] = (char)inb((uint16_t)(base + 16 + n));
+		if (!name[n])
+			break;
+	}
+	name[n] = 0;
+	return n;
+}
+
+static void io_window(unsigned d)
+{
+	unsigned reg = 0;
+	uint32_t bar = 0;
+	for (unsigned r = 0x10; r < 0x28 && !reg; r += 4)
+		if (cfg_rd(0, d, 0, r) & 1)
+			reg = r, bar = cfg_rd(0, d, 0, r) & ~3u;
+	if (!reg) {
+		check_failed("pci-testdev has no I/O BAR");
+		return;
+	}
+	cfg_addr(0, d, 0, 4);
+	outw(0xcfc, CMD_IO);
+	char a[32], b[32];
+	struct umbra_stats s0, s1, s2;
+	umbra_stats(&s0);
+	unsigned n = read_name((uint16_t)bar, a, sizeof(a));
+	umbra_stats(&s1);
+	uint64_t direct = s1.exits[UMBRA_EXIT_IO] - s0.exits[UMBRA_EXIT_IO];
+	CHECK(n > 7 && !strncmp6(a, "portio"), "I/O window at 0x%x reads '%s'", bar, a);
+	cfg_wr(d, reg, 0x2000);
+	CHECK(inb((uint16_t)(bar + 16)) == 0xff, "the old ports still answer");
+	umbra_stats(&s1);
+	read_name(0x2000, b, sizeof(b));
+	umbra_stats(&s2);
+	uint64_t moved = s2.exits[UMBRA_EXIT_IO] - s1.exits[UMBRA_EXIT_IO];
+	kprintf("%s: I/O window '%s': %lu I/O exits at the host's ports 0x%x, %lu at 0x2000\n",
+		guest_name, a, (ulong)direct, bar, (ulong)moved);
+	CHECK(direct == 0, "%lu I/O exits through the passed ports", (ulong)direct);
+	CHECK(moved > n, "only %lu I/O exits for %u forwarded reads", (ulong)moved, n);
+	CHECK(same_n((const uint8_t *)a, (const uint8_t *)b, n + 1), "forwarded: '%s'", b);
+	cfg_wr(d, reg, bar);
+	umbra_stats(&s1);
+	read_name((uint16_t)bar, b, sizeof(b));
+	umbra_stats(&s2);
+	CHECK(s2.exits[UMBRA_EXIT_IO] == s1.exits[UMBRA_EXIT_IO], "moved back: I/O exits");
+}
+
 static void dma_tests(void)
 {
 	uint8_t *src = (uint8_t *)page_alloc(), *back = (uint8_t *)page_alloc();
@@ -234,12 +302,12 @@ static void dma_tests(void)
 
 void test_main(void)
 {
-	unsigned d;
-	const char *expect = cmdline_value("expect");    /* "edu" or "none", after "--" */
+	unsigned d, io;
+	const char *expect = cmdline_value("expect");    /* "edu", "edu+io" or "none" */
 	if (!expect)
 		fail("no expect= on the line");
-	int assigned = expect[0] == 'e';
-	unsigned found = scan_bus(&d);
+	int assigned = expect[0] == 'e', with_io = assigned && expect[3] == '+';
+	unsigned found = scan_bus(&d, &io);
 	CHECK(cfg_rd(0, 0, 0, 0) == 0x12378086u, "00:00.0 is %x", cfg_rd(0, 0, 0, 0));
 	CHECK((cfg_rd(0, 0, 0, 8) >> 8) == 0x060000, "00:00.0 class %x", cfg_rd(0, 0, 0, 8) >> 8);
 	if (!assigned) {
@@ -247,7 +315,8 @@ void test_main(void)
 		kprintf("cases: no device without pci=\n");
 		return;
 	}
-	CHECK(found == 2 && d == 1, "%u functions, the edu at %u", found, d);
+	CHECK(found == 2u + with_io && d == 1 && io == (with_io ? 2u : 0u),
+	      "%u functions, the edu at %u, pci-testdev at %u", found, d, io);
 	if (d != 1)
 		fail("no edu at 00:01.0");
 	filtered_config(d);
@@ -275,6 +344,8 @@ void test_main(void)
 	CHECK(reg_rd(EDU_REG_FACT) == 3628800u, "10! = %u", reg_rd(EDU_REG_FACT));
 	no_exits();
 	bar_moves(d);
+	if (with_io)
+		io_window(io);
 	dma_tests();
 	kprintf("cases: edu found, config filtered, BAR mapped with no exits, moves, DMA\n");
 }

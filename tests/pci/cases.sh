@@ -101,12 +101,15 @@ case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy 
 # moved onto RAM and the APICs (not decoded, said once each) and elsewhere, DMA goes both ways,
 # and a DMA past its memory is blocked and reported. A BAR moved over another BAR is host-tested
 # only (tests/dev/test_pci_bus.c): the edu has one BAR.
-EDU_CASE=(--cpu max --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}"
-  --module "$edu name=own pci=00:05.0 -- expect=edu" --module "$edu name=none -- expect=none"
+mapfile -t TESTDEV < <(dev pci-testdev,addr=6.0)
+EDU_CASE=(--cpu max --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" "${TESTDEV[@]}"
+  --module "$edu name=own pci=00:05.0,00:06.0 -- expect=edu+io"
+  --module "$edu name=none -- expect=none"
   --expect guests=2 --expect guests_passed=2
   --expect-log "^guest own: PCI 00:05.0 is its 00:01.0"
   --expect-log "^\\[own\\] edu: 00:01.0 1234:11e8 class 00ff00"
   --expect-log "^\\[own\\] edu: 2000 register accesses: 0 page-fault, 0 nested-fault exits"
+  --expect-log "^\\[own\\] edu: I/O window 'portio-.*': 0 I/O exits at the host's ports"
   --expect-log "^guest own: PCI 00:01.0 BAR0 at 0x200000 is over the guest's RAM: not decoded"
   --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfee00000 is over the local APIC: not decoded"
   --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfec00000 is over the I/O APIC: not decoded"

@@ -34,6 +34,37 @@ static u64 place(u64 *next, u64 end, u64 size, u64 align)
 	return at;
 }
 
+static bool overlaps(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/* An I/O range some BAR placed so far (functions up to and including fn[b->n]) holds. */
+static bool io_placed(const struct pci_bus *b, u64 at, u64 size)
+{
+	for (u32 d = 0; d <= b->n && d < PCI_BUS_FUNCS; d++)
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+			const struct pci_bus_bar *o = &b->fn[d].bar[i];
+			if (o->kind == PCI_BAR_IO && o->placed && overlaps(at, size, o->placed, o->size))
+				return true;
+		}
+	return false;
+}
+
+/* I/O BARs go where the host has them when they can, so their ports pass through the I/O
+ * bitmap unchanged; else naturally aligned from PCI_BUS_IO_BASE. */
+static u64 place_io(struct pci_bus *b, u64 host, u64 size)
+{
+	if (host >= PCI_BUS_IO_BASE && host + size <= PCI_BUS_IO_END && !io_placed(b, host, size))
+		return host;
+	for (u64 at = ALIGN_UP(b->io_next, size); at + size <= PCI_BUS_IO_END; at += size)
+		if (!io_placed(b, at, size)) {
+			b->io_next = at + size;
+			return at;
+		}
+	return 0;
+}
+
 int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars)
 {
 	if (b->n == PCI_BUS_FUNCS)
@@ -52,7 +83,7 @@ int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars)
 		r->host = h->base;
 		r->slot = -1;
 		if (h->kind == PCI_BAR_IO)
-			r->placed = place(&b->io_next, PCI_BUS_IO_END, h->size, h->size);
+			r->placed = place_io(b, h->base, h->size);
 		else
 			r->placed = place(&b->mem_next, PCI_BUS_HOLE_END, h->size,
 					  h->size > PAGE ? h->size : PAGE);
@@ -64,11 +95,6 @@ int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars)
 }
 
 /* ---- decode ---- */
-static bool overlaps(u64 a, u64 alen, u64 b, u64 blen)
-{
-	return a < b + blen && b < a + alen;
-}
-
 /* Why BAR r of f cannot decode at `at`, or NULL. */
 static const char *unclaimable(const struct pci_bus *b, const struct pci_bus_bar *r, u64 at,
 			       char *buf, size_t len)

@@ -25,7 +25,9 @@
  * legacy ports (0x1000) for I/O, and overlapping no BAR already decoding. A range that cannot
  * be claimed is not decoded (what is under it keeps answering, as a PC's RAM wins over a
  * misplaced device) and the guest's line says so once per address. Every change of what
- * decodes goes to ops->map and ops->unmap; Umbra maps memory windows into the guest's tables.
+ * decodes goes to ops->map and ops->unmap; Umbra maps memory windows into the guest's tables
+ * and lets an I/O window's ports through the I/O bitmap while it sits at the host's ports,
+ * where Umbra places it if it can.
  */
 
 #include "arch/x86/pci.h"
