@@ -15,13 +15,13 @@
 static u32 host_cfg_read(void *ctx, u16 bdf, u16 off)
 {
 	(void)ctx;
-	return pci_host_cfg.read(pci_host_cfg.ctx, bdf, off);
+	return pci_host_cfg_read(bdf, off);
 }
 
 static void host_cfg_write(void *ctx, u16 bdf, u16 off, u32 val)
 {
 	(void)ctx;
-	pci_host_cfg.write(pci_host_cfg.ctx, bdf, off, val);
+	pci_host_cfg_write(bdf, off, val);
 }
 
 /* An I/O window at the host's own ports passes through every built vCPU's I/O bitmap; one

@@ -102,8 +102,8 @@ void pci_print(const struct pci_list *l);
 /* Boot: the MCFG's ECAM (mapped uncached) or mechanism #1, then the walk and the printout. */
 void pci_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map);
 extern struct pci_list pci_host;
-/* The machine's configuration space once pci_host_init chose it (every function reads as
- * absent before, or without any); callable from any CPU. */
-extern struct pci_cfg pci_host_cfg;
+/* A dword of a function's configuration space through that access; all ones without one. */
+u32 pci_host_cfg_read(u16 bdf, u16 off);
+void pci_host_cfg_write(u16 bdf, u16 off, u32 v);
 
 #endif

@@ -56,19 +56,6 @@ static void cf8_write(void *ctx, u16 bdf, u16 off, u32 v)
 	spin_unlock(&cf8_lock);
 }
 
-static u32 none_read(void *ctx, u16 bdf, u16 off)
-{
-	(void)ctx, (void)bdf, (void)off;
-	return 0xffffffff;
-}
-
-static void none_write(void *ctx, u16 bdf, u16 off, u32 v)
-{
-	(void)ctx, (void)bdf, (void)off, (void)v;
-}
-
-struct pci_cfg pci_host_cfg = { none_read, none_write, NULL };
-
 /* Mechanism #1 is there if 0xCF8 holds what is written to it (the test Linux makes). */
 static bool cf8_present(void)
 {
@@ -104,19 +91,32 @@ static bool ecam_setup(const void *rsdp, size_t rsdp_len, acpi_map_fn map)
 	return true;
 }
 
+/* The access the walk used, kept for the drivers that read a function's registers later. */
+static struct pci_cfg cfg;
+
+u32 pci_host_cfg_read(u16 bdf, u16 off)
+{
+	return cfg.read ? cfg.read(cfg.ctx, bdf, off & 0xffc) : ~0u;
+}
+
+void pci_host_cfg_write(u16 bdf, u16 off, u32 v)
+{
+	if (cfg.write)
+		cfg.write(cfg.ctx, bdf, off & 0xffc, v);
+}
+
 void pci_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map)
 {
-	struct pci_cfg *cfg = &pci_host_cfg;
 	if (rsdp && ecam_setup(rsdp, rsdp_len, map)) {
-		*cfg = (struct pci_cfg){ ecam_read, ecam_write, NULL };
+		cfg = (struct pci_cfg){ ecam_read, ecam_write, NULL };
 	} else if (cf8_present()) {
 		kinfo("pci: configuration mechanism #1\n");
-		*cfg = (struct pci_cfg){ cf8_read, cf8_write, NULL };
+		cfg = (struct pci_cfg){ cf8_read, cf8_write, NULL };
 	} else {
 		kprintf("pci: no configuration access (no MCFG, no mechanism #1): no devices\n");
 		return;
 	}
-	pci_enumerate(cfg, &pci_host);
+	pci_enumerate(&cfg, &pci_host);
 	kinfo("pci: %u functions\n", pci_host.count);
 	pci_print(&pci_host);
 }
