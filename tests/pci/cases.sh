@@ -3,8 +3,7 @@
 # check-pci: what Umbra finds of the machine's PCI functions and IOMMUs, printed at boot.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"
-healthy=${1:?usage: cases.sh HEALTHY_ELF EDU_ELF}
-edu=${2:?usage: cases.sh HEALTHY_ELF EDU_ELF}
+healthy=${1:?usage: cases.sh HEALTHY_ELF}
 dev() { for d in "$@"; do printf -- '--qemu-arg\n-device\n--qemu-arg\n%s\n' "$d"; done; }
 mapfile -t EDU < <(dev edu,addr=5.0)
 # A root port, a PCIe-to-PCI bridge behind it and two edu functions behind that: both DMA as
@@ -101,6 +100,7 @@ case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy 
 # moved onto RAM and the APICs (not decoded, said once each) and elsewhere, DMA goes both ways,
 # and a DMA past its memory is blocked and reported. A BAR moved over another BAR is host-tested
 # only (tests/dev/test_pci_bus.c): the edu has one BAR.
+edu=${EDU_ELF:?EDU_ELF: the edu guest (tests/pci/suite.mk sets it)}
 mapfile -t TESTDEV < <(dev pci-testdev,addr=6.0)
 EDU_CASE=(--cpu max --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" "${TESTDEV[@]}"
   --module "$edu name=own pci=00:05.0,00:06.0 -- expect=edu+io"
