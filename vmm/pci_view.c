@@ -8,7 +8,6 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mmu/tdp.h"
-#include "vmm/cpuid.h"
 #include "vmm/remote_flush.h"
 #include "vmm/vm.h"
 
@@ -97,7 +96,8 @@ void pci_view_attach(struct vm *vm)
 {
 	struct pci_bus *b = &vm->board.pci;
 
-	pci_bus_init(b, &view_ops, vm, vm->name, vm->mem.bytes, 1ull << cpuid_maxphyaddr());
+	/* The guest's physical address width, as its MMU has it (CPUID's, set up before). */
+	pci_bus_init(b, &view_ops, vm, vm->name, vm->mem.bytes, 1ull << vm->mmu.cfg.maxphyaddr);
 	for (u32 k = 0; k < vm->pci.n; k++) {
 		u16 bdf = vm->pci.bdf[k];
 		const struct pci_func *f = &pci_host.f[pci_find(&pci_host, bdf)];
