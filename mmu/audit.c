@@ -116,6 +116,10 @@ static void check_leaf(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 	if ((spte & PTE_ADDR) != vm->ops->gfn_to_hpa(vm->ctx, s, gfn))
 		FAIL(a, "leaf %llx[%u]: hpa does not match gfn %llx", (unsigned long long)sp->gfn, idx,
 		     (unsigned long long)gfn);
+	if (!(spte & PTE_PCD) != !s->device || !(spte & PTE_PWT) != !s->device)
+		FAIL(a, "leaf %llx[%u]: gfn %llx %s", (unsigned long long)sp->gfn, idx,
+		     (unsigned long long)gfn, s->device ? "is device memory, mapped cached"
+						       : "is RAM, mapped uncached");
 	if (sp->unsync) {
 		/* The guest writes this table natively: its entries may be older than the guest's
 		 * (until the next resync, which marks them all for the audit), but never looser
@@ -220,7 +224,7 @@ static void check_page_state(struct audit *a, struct mmu_page *sp)
 		     sp->role.word);
 	if (sp_find_hpa(vm, sp->hpa) != sp || sp_of_sptep(vm, sp->spt) != sp)
 		FAIL(a, "page %llx not found in the hpa or va hash", (unsigned long long)sp->gfn);
-	if (sp->role.direct || !(f = frame_of(vm, sp->gfn)))
+	if (sp->role.direct || !(f = table_frame_of(vm, sp->gfn)))
 		return;
 	if (f->rmap && !f->unsync)
 		FAIL(a, "shadowed gfn %llx has writable mappings", (unsigned long long)sp->gfn);
@@ -340,7 +344,11 @@ static void check_frames(struct audit *a)
 	for (n = 0; (s = vm->ops->slot_at(vm->ctx, n)) != NULL; n++)
 		for (i = 0; i < s->npages; i++) {
 			rmapped += pset_count(s->frames[i].rmap);
-			check_shadow_count(a, s->base_gfn + i, &s->frames[i]);
+			if (s->device && s->frames[i].shadowed)
+				FAIL(a, "gfn %llx is device memory, shadowed as a page table",
+				     (unsigned long long)(s->base_gfn + i));
+			if (!s->device)
+				check_shadow_count(a, s->base_gfn + i, &s->frames[i]);
 			if (s->frames[i].unsync && s->frames[i].shadowed != 1)
 				FAIL(a, "gfn %llx out of sync with %u shadows",
 				     (unsigned long long)(s->base_gfn + i), s->frames[i].shadowed);
@@ -396,8 +404,12 @@ static void audit_reset(struct mmu_vm *vm)
 		sp->audit_page = false;
 		audit_forget_page(vm, sp);
 	}
-	while (vm->audit_nframes)
-		frame_of(vm, vm->audit_frames[--vm->audit_nframes])->audit_dirty = 0;
+	/* A device slot may have gone since a frame was listed (its BAR moved). */
+	while (vm->audit_nframes) {
+		struct mmu_frame *f = frame_of(vm, vm->audit_frames[--vm->audit_nframes]);
+		if (f)
+			f->audit_dirty = 0;
+	}
 	vm->audit_overflow = vm->audit_pages_changed = false;
 }
 
@@ -480,7 +492,10 @@ static void check_frame_incr(struct audit *a, u64 gfn)
 	struct mmu_page *sp;
 	u64 *p;
 
-	check_shadow_count(a, gfn, f);
+	if (!f)
+		return;		/* a device slot gone since (its BAR moved): nothing maps it */
+	if (table_frame_of(a->vm, gfn))
+		check_shadow_count(a, gfn, f);
 	if (f->shadowed && f->rmap && !f->unsync)
 		FAIL(a, "shadowed gfn %llx has writable mappings", (unsigned long long)gfn);
 	if (f->unsync && f->shadowed != 1)

@@ -34,6 +34,14 @@ u64 make_leaf(u64 hpa, unsigned acc)
 	return spte;
 }
 
+/* The leaf for gfn of slot s: a device's registers uncached (PAT entry 3, UC at reset and in
+ * Linux's layout), whatever the guest's entry asks, since no cache may hold them. */
+u64 slot_leaf(struct mmu_vm *vm, const struct mmu_slot *s, u64 gfn, unsigned acc)
+{
+	return make_leaf(vm->ops->gfn_to_hpa(vm->ctx, s, gfn), acc) |
+	       (s->device ? PTE_PCD | PTE_PWT : 0);
+}
+
 /*
  * Under a guest large page (or with paging off) every 4 KiB piece of a direct shadow table has
  * the rights of the faulting one, so the rest of the table is filled now rather than one exit
@@ -57,7 +65,7 @@ static void prefetch_direct(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned
 			a &= ~ACC_W;
 		if ((a & ACC_W) && !vcpu->rmap_descs.n)
 			return;
-		spte_set_leaf(vcpu, sp, i, gfn, make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, gfn), a));
+		spte_set_leaf(vcpu, sp, i, gfn, slot_leaf(vm, slot, gfn, a));
 		vm->stats.prefetched++;
 	}
 }
@@ -91,7 +99,7 @@ u64 leaf_of_guest(struct mmu_vcpu *vcpu, const struct mmu_page *sp, u64 e, u64 *
 	if (!frame_may_map_writable(&slot->frames[we.gfn - slot->base_gfn]) ||
 	    vcpu->rmap_descs.n < 2)
 		acc &= ~ACC_W;
-	return make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, we.gfn), acc);
+	return slot_leaf(vm, slot, we.gfn, acc);
 }
 
 static void prefetch_leaves(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx)
@@ -187,7 +195,7 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	if (!frame_may_map_writable(frame) &&
 	    !((access & PFERR_W) && (acc & ACC_W) && sp_unsync_frame(vcpu, frame, w.gfn)))
 		acc &= ~ACC_W;
-	spte = make_leaf(vm->ops->gfn_to_hpa(vm->ctx, slot, w.gfn), acc);
+	spte = slot_leaf(vm, slot, w.gfn, acc);
 	if (sp->spt[idx] != spte || (!sp->role.direct && sp->gfns[idx] != w.gfn))
 		spte_set_leaf(vcpu, sp, idx, w.gfn, spte);
 	if (sp->role.direct)

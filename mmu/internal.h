@@ -97,6 +97,9 @@ static inline struct mmu_page *sp_of_lru(struct list_head *l) { return container
 
 /* rmap.c: reverse map of writable leaf sptes per guest frame. */
 struct mmu_frame *frame_of(struct mmu_vm *vm, u64 gfn);
+/* The frame of a guest page table at gfn: NULL for a hole or device memory, where no table
+ * can be read (read_gpa fails), so none is counted as shadowed there (a CR3 aimed at it). */
+struct mmu_frame *table_frame_of(struct mmu_vm *vm, u64 gfn);
 void spte_set_leaf(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, u64 gfn, u64 spte);
 void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
 u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx);
@@ -143,6 +146,7 @@ void sync_invlpg(struct mmu_vcpu *vcpu, u64 gva);
 /* fault.c: a leaf entry with rights acc; what a fault would fill for guest leaf entry e of sp
  * (0: none, and *gfn the frame otherwise). */
 u64 make_leaf(u64 hpa, unsigned acc);
+u64 slot_leaf(struct mmu_vm *vm, const struct mmu_slot *s, u64 gfn, unsigned acc);
 u64 leaf_of_guest(struct mmu_vcpu *vcpu, const struct mmu_page *sp, u64 e, u64 *gfn);
 
 /* walk.c: the guest walker. */

@@ -19,11 +19,20 @@ struct mmu_frame {
 	u16 unsync;		/* its one shadow, a leaf table, is out of sync (mmu/sync.c) */
 };
 
-/* A range of guest-physical memory backed by host memory. */
+/*
+ * A range of guest-physical memory backed by host memory. A device slot is an assigned
+ * device's memory BAR where the guest has it decoding: its frames are the device's registers,
+ * mapped uncached (PCD|PWT in a shadow leaf, the format's leaf_uc in a nested one, each alone in
+ * a 4 KiB leaf), never a guest page table (read_gpa fails on them, so a guest walk through one
+ * sees a not-present entry, and nothing is ever shadowed there), never zeroed or freed. The
+ * host removes a device slot only after zapping every mapping of it (mmu_zap_all,
+ * tdp_unmap).
+ */
 struct mmu_slot {
 	u64 base_gfn;
 	u64 npages;
 	struct mmu_frame *frames;	/* npages entries, zeroed by the host */
+	bool device;
 };
 
 /*

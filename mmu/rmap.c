@@ -15,6 +15,13 @@ struct mmu_frame *frame_of(struct mmu_vm *vm, u64 gfn)
 	return s ? &s->frames[gfn - s->base_gfn] : NULL;
 }
 
+struct mmu_frame *table_frame_of(struct mmu_vm *vm, u64 gfn)
+{
+	const struct mmu_slot *s = vm->ops->gfn_to_slot(vm->ctx, gfn);
+
+	return s && !s->device ? &s->frames[gfn - s->base_gfn] : NULL;
+}
+
 u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx)
 {
 	return sp->role.direct ? sp->gfn + idx : sp->gfns[idx];

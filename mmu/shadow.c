@@ -99,7 +99,7 @@ struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, boo
 	vm->stats.pages_shadowed++;
 	vm->audit_pages_changed = true;
 	audit_mark_page(vm, sp);
-	if (!role.direct && (f = frame_of(vm, gfn)) != NULL) {
+	if (!role.direct && (f = table_frame_of(vm, gfn)) != NULL) {
 		f->shadowed++;
 		audit_mark_frame(vm, gfn);
 		if (!MMU_MUTATED(vm, skip_wp_on_shadow))
@@ -184,7 +184,7 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp)
 			sp_drop_spte(vm, sp, i);
 	pset_drain(&sp->parents, &vm->parent_slab, clear_parent_entry, vm);
 	unhash(&vm->gfn_hash[gfn_hash_idx(sp->gfn)], sp, offsetof(struct mmu_page, gfn_next));
-	if (!sp->role.direct && (f = frame_of(vm, sp->gfn)) != NULL) {
+	if (!sp->role.direct && (f = table_frame_of(vm, sp->gfn)) != NULL) {
 		f->shadowed--;
 		audit_mark_frame(vm, sp->gfn);
 	}

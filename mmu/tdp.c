@@ -136,7 +136,8 @@ static struct tdp_node *table_for(struct tdp *t, u64 gpa, unsigned level)
 static bool fits_large(const struct tdp *t, const struct mmu_slot *s, u64 gfn)
 {
 	u64 base = gfn & ~(u64)(LARGE_PAGES - 1);
-	if (base < s->base_gfn || base + LARGE_PAGES > s->base_gfn + s->npages)
+	/* A device's frames take 4 KiB leaves: tdp_unmap clears leaves and splits nothing. */
+	if (s->device || base < s->base_gfn || base + LARGE_PAGES > s->base_gfn + s->npages)
 		return false;
 	u64 hpa = t->ops->gfn_to_hpa(t->ctx, s, base);
 	if (hpa & (LARGE_SIZE - 1))
@@ -152,7 +153,7 @@ static bool fits_large(const struct tdp *t, const struct mmu_slot *s, u64 gfn)
 static u64 map_frame(struct tdp *t, const struct mmu_slot *s, u64 gfn)
 {
 	u64 gpa = gfn << PAGE_SHIFT;
-	u64 leaf = rights(t) | t->fmt.leaf_extra;
+	u64 leaf = rights(t) | (s->device ? t->fmt.leaf_uc : t->fmt.leaf_extra);
 	struct tdp_node *pd = table_for(t, gpa, 2);
 	if (!pd)
 		return 0;
@@ -217,6 +218,24 @@ enum tdp_result tdp_fault(struct tdp *t, u64 gpa)
 		return TDP_ENOMEM;
 	t->stats.faults_filled++;
 	return TDP_FILLED;
+}
+
+u64 tdp_unmap(struct tdp *t, u64 gfn, u64 npages)
+{
+	u64 cleared = 0;
+	for (u64 g = gfn; g < gfn + npages; g++) {
+		u64 gpa = g << PAGE_SHIFT;
+		const struct tdp_node *n = t->root;
+		for (unsigned l = TDP_LEVELS; n && l > 1; l--)
+			n = n->kid[index_at(gpa, l)];
+		if (!n || !is_present(t, n->hw[index_at(gpa, 1)]))
+			continue;
+		/* cppcheck-suppress constVariablePointer ; the entry page is written, not the node */
+		n->hw[index_at(gpa, 1)] = 0;
+		cleared++;
+	}
+	t->last_mapped_gpa = ~0ull;
+	return cleared;
 }
 
 int tdp_map_all(struct tdp *t)

@@ -60,6 +60,9 @@ static inline u64 tdp_root_hpa(const struct tdp *t) { return t->root_hpa; }
 
 /* A nested fault at gpa. */
 enum tdp_result tdp_fault(struct tdp *t, u64 gpa);
+/* Clears the leaves of [gfn, gfn + npages), all 4 KiB ones (a device slot's, about to go: the
+ * caller flushes every vCPU's TLB before the frames are used elsewhere); how many were set. */
+u64 tdp_unmap(struct tdp *t, u64 gfn, u64 npages);
 /* Maps every slot up front; 0, or -1 without memory. */
 int tdp_map_all(struct tdp *t);
 /* The host-physical address gpa maps to, or false if it is not mapped (for tests, dumps). */

@@ -17,6 +17,7 @@
 #include "vmm/multiboot1.h"
 #include "vmm/mmu_host.h"
 #include "vmm/options.h"
+#include "vmm/pci_view.h"
 #include "vmm/guest_options.h"
 #include "vmm/vcpu.h"
 
@@ -139,6 +140,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 			options.iommu_off || !u ? "" : u->kind == IOMMU_VTD ? "VT-d" : "AMD-Vi",
 			options.iommu_off || !u ? "iommu=off: DMA unconfined" : " covers it");
 	}
+	pci_view_attach(vm);
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,
 	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");

@@ -3,6 +3,7 @@
 #include "vmm/memslot.h"
 #include "arch/x86/paging.h"
 #include "lib/palloc.h"
+#include "lib/string.h"
 
 int memslots_init(struct memslots *m, u64 bytes)
 {
@@ -48,7 +49,49 @@ const struct mmu_slot *memslots_find(const struct memslots *m, u64 gfn)
 	for (u32 s = 0; s < m->n; s++)
 		if (gfn - m->slot[s].base_gfn < m->slot[s].npages)
 			return &m->slot[s];
+	for (u32 s = 0; s < m->ndev; s++)
+		if (gfn - m->dev[s].base_gfn < m->dev[s].npages)
+			return &m->dev[s];
 	return NULL;
+}
+
+const struct mmu_slot *memslots_at(const struct memslots *m, unsigned i)
+{
+	if (i < m->n)
+		return &m->slot[i];
+	i -= m->n;
+	for (u32 s = 0; s < m->ndev; s++)
+		if (m->dev[s].npages && !i--)
+			return &m->dev[s];
+	return NULL;
+}
+
+int memslots_dev_add(struct memslots *m, u64 hpa, u64 npages)
+{
+	u64 frames_pages = ALIGN_UP(npages * sizeof(struct mmu_frame), PAGE_SIZE) >> PAGE_SHIFT;
+	if (m->ndev == MAX_DEVSLOTS)
+		return -1;
+	u64 frames = palloc_alloc_contig(frames_pages, 1);
+	if (!frames)
+		return -1;
+	m->dev[m->ndev] = (struct mmu_slot){ .frames = phys_to_virt(frames), .device = true };
+	m->dev_hpa[m->ndev] = hpa;
+	m->dev_npages[m->ndev] = npages;
+	return (int)m->ndev++;
+}
+
+/* The frames start zeroed at each placement: the MMU left them empty when the slot went, but
+ * for the audit's marks, which name gfns of the old place. */
+void memslots_dev_place(struct memslots *m, unsigned i, u64 gfn)
+{
+	memset(m->dev[i].frames, 0, m->dev_npages[i] * sizeof(struct mmu_frame));
+	m->dev[i].base_gfn = gfn;
+	m->dev[i].npages = m->dev_npages[i];
+}
+
+void memslots_dev_remove(struct memslots *m, unsigned i)
+{
+	m->dev[i].npages = 0;
 }
 
 void *memslots_ptr(const struct memslots *m, u64 gpa, u64 len)
@@ -64,5 +107,6 @@ void *memslots_ptr(const struct memslots *m, u64 gpa, u64 len)
 
 u64 memslots_gfn_to_hpa(const struct memslots *m, const struct mmu_slot *s, u64 gfn)
 {
-	return m->hpa[s - m->slot] + ((gfn - s->base_gfn) << PAGE_SHIFT);
+	u64 base = s->device ? m->dev_hpa[s - m->dev] : m->hpa[s - m->slot];
+	return base + ((gfn - s->base_gfn) << PAGE_SHIFT);
 }

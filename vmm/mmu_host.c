@@ -48,8 +48,7 @@ static const struct mmu_slot *host_gfn_to_slot(void *ctx, u64 gfn)
 
 static const struct mmu_slot *host_slot_at(void *ctx, unsigned i)
 {
-	struct vm *vm = ctx;
-	return i < vm->mem.n ? &vm->mem.slot[i] : NULL;
+	return memslots_at(&((struct vm *)ctx)->mem, i);
 }
 
 static u64 host_gfn_to_hpa(void *ctx, const struct mmu_slot *s, u64 gfn)

@@ -12,6 +12,7 @@
 #include "vmm/iommu_domain.h"
 #include "vmm/monitor.h"
 #include "vmm/irq.h"
+#include "vmm/pci_view.h"
 #include "vmm/trace.h"
 #include "vmm/vcpu.h"
 
@@ -32,6 +33,7 @@ static bool create_vcpu(struct vcpu *v)
 		vm_end(vm, VM_END_FATAL, 0, "no memory for the vCPU");
 		goto out;
 	}
+	pci_view_vcpu_created(v);
 	fpu_init_state(v->fpu);
 	const struct x86_emu_ctx *r = &v->hw.regs;
 	if (mmu_reset_context(&v->mmu, r->cr0, r->cr4, r->efer, r->cr3) < 0) {

@@ -4,6 +4,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/pci.h"
 #include "lib/printf.h"
+#include "lib/spinlock.h"
 
 #define CF8_ADDR 0xcf8
 #define CF8_DATA 0xcfc
@@ -11,6 +12,9 @@
 
 struct pci_list pci_host;
 static struct pci_ecam ecam;
+/* The address and data ports are one register pair for all CPUs: guests' configuration
+ * accesses (vmm/pci_view.c) run on any CPU. Innermost: nothing is taken under it. */
+static spinlock_t cf8_lock = SPINLOCK_INIT;
 
 static u32 ecam_read(void *ctx, u16 bdf, u16 off)
 {
@@ -34,8 +38,11 @@ static u32 cf8_read(void *ctx, u16 bdf, u16 off)
 	(void)ctx;
 	if (off >= 256)
 		return 0xffffffff;
+	spin_lock(&cf8_lock);
 	outl(CF8_ADDR, CF8_ENABLE | (u32)bdf << 8 | (off & 0xfc));
-	return inl(CF8_DATA);
+	u32 v = inl(CF8_DATA);
+	spin_unlock(&cf8_lock);
+	return v;
 }
 
 static void cf8_write(void *ctx, u16 bdf, u16 off, u32 v)
@@ -43,8 +50,10 @@ static void cf8_write(void *ctx, u16 bdf, u16 off, u32 v)
 	(void)ctx;
 	if (off >= 256)
 		return;
+	spin_lock(&cf8_lock);
 	outl(CF8_ADDR, CF8_ENABLE | (u32)bdf << 8 | (off & 0xfc));
 	outl(CF8_DATA, v);
+	spin_unlock(&cf8_lock);
 }
 
 /* Mechanism #1 is there if 0xCF8 holds what is written to it (the test Linux makes). */

@@ -749,8 +749,17 @@ static bool svm_tdp_supported(void)
 }
 
 /* Nested entries are x86-64 page-table entries; QEMU TCG faults on them without U. */
+/* A nested leaf's PCD|PWT select the host PAT's entry 3 (UC), which the combination with the
+ * guest's type cannot make cacheable (APM 15.25.8). */
+/* The IOPM is the page after the VMCB (svm_vcpu_create). */
+static void svm_pass_ports(struct vcpu_hw *v, u16 first, u32 n, bool pass)
+{
+	virt_port_bitmap(phys_to_virt(v->arch_pa + PAGE_SIZE), first, n, pass);
+}
+
 static const struct tdp_format npt_format = {
 	.present = BIT(0), .write = BIT(1), .user = BIT(2), .large = BIT(7),
+	.leaf_uc = BIT(4) | BIT(3),
 };
 
 static void svm_tdp_enable(struct vcpu_hw *v, u64 root_hpa)
@@ -788,6 +797,7 @@ const struct virt_backend svm_backend = {
 	.request_nmi_window = svm_request_nmi_window,
 	.mov_ss_shadow = svm_mov_ss_shadow,
 	.set_tsc_offset = svm_set_tsc_offset,
+	.pass_ports = svm_pass_ports,
 	.intercept_dr = svm_intercept_dr,
 	.single_step = svm_single_step,
 	.get_dr = svm_get_dr,

@@ -34,3 +34,13 @@ void virt_shadow_regs(const struct vcpu_hw *v, struct virt_shadow_regs *out)
 	out->long_mode = !v->root_pae;
 	out->efer = EFER_NXE | (r->efer & EFER_SCE) | (out->long_mode ? EFER_LME | EFER_LMA : 0);
 }
+
+void virt_port_bitmap(u8 *bitmap, u16 first, u32 n, bool pass)
+{
+	for (u32 p = first; p < (u32)first + n && p <= 0xffff; p++) {
+		if (pass)
+			bitmap[p / 8] &= (u8)~(1u << (p % 8));
+		else
+			bitmap[p / 8] |= (u8)(1u << (p % 8));
+	}
+}

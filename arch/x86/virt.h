@@ -298,6 +298,10 @@ struct virt_backend {
 	bool dr6_live;
 	/* The guest's RDTSC reads the host TSC plus this (a guest's TSC write sets it). */
 	void (*set_tsc_offset)(struct vcpu_hw *v, u64 offset);
+	/* The guest's IN and OUT on ports [first, first + n) run natively (pass) or exit again:
+	 * the ports of a device the guest owns (vmm/pci_view.c). Under the guest's lock, for a
+	 * vCPU on any CPU: the bitmap is memory the CPU reads at each access. */
+	void (*pass_ports)(struct vcpu_hw *v, u16 first, u32 n, bool pass);
 
 	/* Nested paging (NPT/EPT); all three NULL on a backend without it. Does every CPU here
 	 * have it? */
@@ -322,6 +326,9 @@ struct virt_shadow_regs {
  * and of CR4 only the bits that do not change translation; EFER.LME/LMA follow the root. The
  * backend adds its own must-be-one bits (SVME, VMXE, NE and PE, the VMX fixed bits). */
 void virt_shadow_regs(const struct vcpu_hw *v, struct virt_shadow_regs *out);
+/* Both vendors' I/O bitmaps: one bit per port, set = the access exits (SVM's IOPM, VMX's
+ * bitmaps A and B back to back); an access exits if any of its bytes' bits is set. */
+void virt_port_bitmap(u8 *bitmap, u16 first, u32 n, bool pass);
 
 extern const struct virt_backend svm_backend;
 extern const struct virt_backend vmx_backend;

@@ -45,11 +45,12 @@ struct vmx_caps {
 };
 static struct vmx_caps caps;
 
-/* EPT entries: read/write/execute, leaves write-back (combined with the PAT in force). Without
- * 2 MiB EPT pages (read_caps) large is cleared. */
+/* EPT entries: read/write/execute, leaves write-back (combined with the PAT in force), a
+ * device's leaves memory type UC (0), which no guest PAT overrides. Without 2 MiB EPT pages
+ * (read_caps) large is cleared. */
 static struct tdp_format ept_format = {
 	.present = BIT(0), .write = BIT(1), .exec = BIT(2), .large = BIT(7),
-	.leaf_extra = 6ull << 3,
+	.leaf_extra = 6ull << 3, .leaf_uc = 0,
 };
 
 /* The VMCS currently loaded on each CPU, so that a switch between vCPUs reloads it. */
@@ -1175,6 +1176,12 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	}
 }
 
+/* I/O bitmaps A (ports 0-0x7fff) and B (0x8000-0xffff) are consecutive pages. */
+static void vmx_pass_ports(struct vcpu_hw *v, u16 first, u32 n, bool pass)
+{
+	virt_port_bitmap(phys_to_virt(page_pa(v, PG_IO_A)), first, n, pass);
+}
+
 static bool vmx_tdp_supported(void)
 {
 	return caps.ready && !caps.error && caps.ept;
@@ -1218,6 +1225,7 @@ const struct virt_backend vmx_backend = {
 	.request_nmi_window = vmx_request_nmi_window,
 	.mov_ss_shadow = vmx_mov_ss_shadow,
 	.set_tsc_offset = vmx_set_tsc_offset,
+	.pass_ports = vmx_pass_ports,
 	.intercept_dr = vmx_intercept_dr,
 	.single_step = vmx_single_step,
 	.get_dr = vmx_get_dr,

@@ -28,6 +28,8 @@ GUEST_LIST := paging-off:paging-off:32:PM_OFF \
 GUEST_NAMES := $(foreach g,$(GUEST_LIST),$(word 1,$(subst :, ,$(g))))
 # Guests that reboot (Umbra restarts them): not run natively, where a reset ends QEMU.
 GUEST_REBOOT_LIST := reboot:reboot:32:PM_OFF
+# Guests of an assigned device (check-pci): only Umbra gives them their PCI bus.
+GUEST_PCI_LIST := edu:edu:64:PM_64
 # Guests that must crash (triple fault): run, but must not pass.
 GUEST_CRASH := crash-triple crash-scribble
 # Guests also run with -cpu qemu64 (no SMEP, SMAP, 1G pages: the skip paths).
@@ -61,7 +63,7 @@ $(GUEST_OUT)/$(1).elf: $(GUEST_OUT)/obj/$(1).o $$(GUEST_LIB_OBJ_$(3)) tests/gues
 	$$(Q)$$(CC) $$(GUEST_CFLAGS_$(3)) $$(GUEST_LDFLAGS) -o $$@$(if $(filter 64,$(3)),64) $$< $$(GUEST_LIB_OBJ_$(3)) -lgcc
 	$(if $(filter 64,$(3)),$$(Q)objcopy -O elf32-i386 $$@64 $$@)
 endef
-$(foreach g,$(GUEST_LIST) $(GUEST_REBOOT_LIST),$(eval $(call guest_rule,$(word 1,$(subst :, ,$(g))),$(word 2,$(subst :, ,$(g))),$(word 3,$(subst :, ,$(g))),$(word 4,$(subst :, ,$(g))))))
+$(foreach g,$(GUEST_LIST) $(GUEST_REBOOT_LIST) $(GUEST_PCI_LIST),$(eval $(call guest_rule,$(word 1,$(subst :, ,$(g))),$(word 2,$(subst :, ,$(g))),$(word 3,$(subst :, ,$(g))),$(word 4,$(subst :, ,$(g))))))
 
 .PHONY: guests check-guests-native check-guests-bochs
 guests: $(GUEST_IMAGES) $(GUEST_OUT)/reboot.elf

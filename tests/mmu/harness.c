@@ -88,9 +88,18 @@ static u8 *gpa_ptr(struct harness *h, u64 gpa, bool ref)
 	return (ref ? s->ref : s->mem) + (gpa - (s->s.base_gfn << PAGE_SHIFT));
 }
 
+/* The MMU's own reads and writes reach RAM only, as Umbra's (vmm/memslot.c): a device slot's
+ * frames are registers, never page tables. */
+static u8 *ram_ptr(struct harness *h, u64 gpa)
+{
+	struct h_slot *s = slot_of(h, gpa >> PAGE_SHIFT);
+
+	return s && !s->s.device ? gpa_ptr(h, gpa, false) : NULL;
+}
+
 static int copy_gpa(struct harness *h, u64 gpa, void *buf, unsigned len, bool write)
 {
-	u8 *p = gpa_ptr(h, gpa, false);
+	u8 *p = ram_ptr(h, gpa);
 
 	ASSERT((gpa & (PAGE_SIZE - 1)) + len <= PAGE_SIZE);
 	if (!p)
@@ -115,7 +124,7 @@ static int h_write_gpa(void *ctx, u64 gpa, const void *buf, unsigned len)
 /* Locked as Umbra's (vmm/mmu_host.c) is: test_scenarios races it against another thread. */
 static bool h_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 *old, u64 new_val)
 {
-	u8 *p = gpa_ptr(ctx, gpa, false);
+	u8 *p = ram_ptr(ctx, gpa);
 	u64 o = *old;
 	bool ok;
 
@@ -205,6 +214,12 @@ void h_add_slot(struct harness *h, u64 base_gfn, u64 npages)
 	s->hpa_base = (u64)(h->nslots + 1) << 32;
 	ASSERT(s->s.frames && s->mem && s->ref);
 	h->nslots++;
+}
+
+void h_add_device_slot(struct harness *h, u64 base_gfn, u64 npages)
+{
+	h_add_slot(h, base_gfn, npages);
+	h->slot[h->nslots - 1].s.device = true;
 }
 
 void h_phys_write(struct harness *h, u64 gpa, unsigned len, u64 value)

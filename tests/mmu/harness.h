@@ -97,6 +97,8 @@ static inline struct h_access acc_of(u64 gva, int kind, bool user, u64 value)
 void h_init(struct harness *h, const struct mmu_config *cfg, unsigned nvcpus);
 void h_fini(struct harness *h);
 void h_add_slot(struct harness *h, u64 base_gfn, u64 npages);
+/* A device's memory BAR (mmu/platform.h): mapped uncached, never read as a page table. */
+void h_add_device_slot(struct harness *h, u64 base_gfn, u64 npages);
 
 /* Physical writes by the "hypervisor" (loader, setup) on both machines, through mmu_write. */
 void h_phys_write(struct harness *h, u64 gpa, unsigned len, u64 value);

@@ -1279,6 +1279,86 @@ static void test_prefetch_mmio_gap(void **st UNUSED)
 	done(h);
 }
 
+/* A device slot (an assigned device's BAR): its frames map straight to the device's pages,
+ * uncached, with no exit after the first; a guest table in it is never read (a walk through it
+ * faults as not present) and never shadowed; once every shadow is zapped the slot can go and
+ * its range is a hole again. */
+static void dev_tag(struct h_slot *s, u64 gfn, u64 off, u64 v)
+{
+	u64 at = ((gfn - s->s.base_gfn) << PAGE_SHIFT) + off;
+
+	memcpy(s->mem + at, &v, 8);
+	memcpy(s->ref + at, &v, 8);
+}
+
+static void test_device_slot(void **st UNUSED)
+{
+	struct harness *h = calloc(1, sizeof(*h));
+	struct g_frames f = { 0x80, 0x100 };
+	u64 x = 0x40000000, y = 0x80000000, cr3, i, faults, pde;
+	struct h_result r;
+	struct h_slot *dev;
+
+	h_init(h, NULL, 1);
+	h_add_slot(h, 0, 0x100);
+	h_add_device_slot(h, 0x140, 0x20);
+	dev = &h->slot[1];
+	tag_frames(h, 0, 0x80);
+	for (i = 0x140; i < 0x160; i++)
+		dev_tag(dev, i, 0, 0xde000000 + i);
+	cr3 = g_table(h, &f) << 12;
+	g_map(h, &f, G_LONG, cr3, x, GPS | GP | GW | GU | GA | GD, 2, GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	assert_int_equal(guest_read(h, x + 0x5000, true), 0x7a000005);
+	/* The guest's 2 MiB page over RAM, a hole and the device: prefetch maps both kinds, the
+	 * device's uncached. */
+	for (i = 0; i < 0x160; i++) {
+		u64 e = spte_at(h, x + i * 0x1000);
+		if (i >= 0x100 && i < 0x140) {
+			assert_int_equal(e, 0);
+			continue;
+		}
+		if (i >= 0x80 && i < 0x100)
+			continue;       /* the guest's tables: read-only */
+		expect_leaf(h, x + i * 0x1000, i, ACC_W | ACC_U | ACC_X);
+		assert_int_equal(e & (PTE_PCD | PTE_PWT), i >= 0x140 ? PTE_PCD | PTE_PWT : 0);
+	}
+	faults = h->shadow_faults;
+	assert_int_equal(guest_read(h, x + 0x141000, true), 0xde000141);
+	struct h_access wr = acc_of(x + 0x15f008, ACC_WRITE, false, 0x5a5a);
+	h_cpu_access(h, 0, &wr, &r);
+	assert_int_equal(r.kind, R_OK);
+	assert_int_equal(h->shadow_faults, faults);     /* register accesses take no exit */
+	assert_int_equal(*(u64 *)(dev->mem + 0x1f008), 0x5a5a);
+	CHECK_AUDIT(h);
+	/* A leaf table in device memory: the walk sees nothing there, whatever the device holds. */
+	g_map(h, &f, G_LONG, cr3, y, (0x10ull << 12) | GP | GW, 1, GP | GW);
+	pde = g_entry_at(h, G_LONG, cr3, y, 2);
+	g_set(h, G_LONG, pde, (0x150ull << 12) | GP | GW | GU);
+	dev_tag(dev, 0x150, 0, (0x10ull << 12) | GP | GW | GU | GA);
+	struct h_access rd = acc_of(y, ACC_READ, false, 0);
+	h_cpu_access(h, 0, &rd, &r);
+	assert_int_equal(r.kind, R_FAULT);
+	assert_int_equal(r.ec & PFERR_P, 0);
+	assert_int_equal(dev->s.frames[0x10].shadowed, 0);
+	/* A CR3 in device memory: nothing is counted as shadowed there either. */
+	enter(h, G_LONG, false, 0x150ull << 12);
+	h_cpu_access(h, 0, &rd, &r);
+	assert_int_equal(r.kind, R_FAULT);
+	CHECK_AUDIT(h);
+	enter(h, G_LONG, false, cr3);
+	assert_int_equal(guest_read(h, x + 0x151000, true), 0xde000151);
+	/* The BAR moves: every shadow goes, then the slot; the range is a hole again. */
+	mmu_zap_all(&h->vm);
+	dev->s.npages = 0;
+	CHECK_AUDIT(h);
+	struct h_access again = acc_of(x + 0x141000, ACC_READ, false, 0);
+	h_cpu_access(h, 0, &again, &r);
+	assert_int_equal(r.kind, R_MMIO);
+	assert_int_equal(r.gpa, 0x141000);
+	done(h);
+}
+
 /* 4b: a large page running past the end of a slot (std_slots: RAM ends, then a hole), 2 MiB and
  * 1 GiB. */
 static void test_prefetch_slot_end(void **st UNUSED)
@@ -1718,6 +1798,7 @@ static void test_unsync_long(void **st UNUSED) { unsync_mode(G_LONG); }
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_device_slot),
 		cmocka_unit_test(test_matrix_off),
 		cmocka_unit_test(test_matrix_32),
 		cmocka_unit_test(test_matrix_32_pse),

@@ -140,5 +140,34 @@ case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy 
   --expect guests_passed=1 --expect-log "^pci: configuration mechanism #1" \
   --expect-log "^pci: 00:00.0 8086:1237 class 060000 host-bridge" \
   --expect-log "^iommu: no DMAR or IVRS: no IOMMU" --timeout 300
+# The guest side: a guest drives its edu through its own PCI bus (tests/guests/edu.c), under
+# VT-d (placed first, so QEMU translates the edu's DMA), beside a guest without pci= that sees
+# the host bridge alone. Its BAR is mapped straight (2000 register accesses, no fault exit),
+# moved onto RAM and the APICs (not decoded, said once each) and elsewhere, DMA goes both ways,
+# and a DMA past its memory is blocked and reported. A BAR moved over another BAR is host-tested
+# only (tests/dev/test_pci_bus.c): the edu has one BAR.
+edu=${EDU_ELF:?EDU_ELF: the edu guest (tests/pci/suite.mk sets it)}
+mapfile -t TESTDEV < <(dev pci-testdev,addr=6.0)
+EDU_CASE=(--cpu max --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" "${TESTDEV[@]}"
+  --module "$edu name=own pci=00:05.0,00:06.0 -- expect=edu+io"
+  --module "$edu name=none -- expect=none"
+  --expect guests=2 --expect guests_passed=2
+  --expect-log "^guest own: PCI 00:05.0 is its 00:01.0"
+  --expect-log "^\\[own\\] edu: 00:01.0 1234:11e8 class 00ff00"
+  --expect-log "^\\[own\\] edu: 2000 register accesses: 0 page-fault, 0 nested-fault exits"
+  --expect-log "^\\[own\\] edu: I/O window 'portio-.*': 0 I/O exits at the host's ports"
+  --expect-log "^guest own: PCI 00:01.0 BAR0 at 0x200000 is over the guest's RAM: not decoded"
+  --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfee00000 is over the local APIC: not decoded"
+  --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfec00000 is over the I/O APIC: not decoded"
+  --expect-log "^iommu: dmar0: DMA fault: 00:05.0 \\(own\\) write at 0x1100000, .*: blocked"
+  --expect-log "^guest own: iommu: domain=1 mapped_mib=16 dma_faults=1$"
+  --expect-log "^\\[none\\] edu: 00:00.0 8086:1237 class 060000"
+  --expect-log "^\\[none\\] cases: no device without pci="
+  --timeout 120)
+# Shadow paging with the MMU's audit after every fault: the device slot's moves keep it clean.
+case_run pci-q35-edu-shadow --cmdline "audit=1" "${EDU_CASE[@]}" \
+  --expect-log "^guest own: mmu: .* audit_errors=0$"
+case_run pci-q35-edu-tdp --cmdline "mmu=tdp" "${EDU_CASE[@]}" \
+  --expect-log "^guest own: 16 MiB, .*nested paging"
 
 suite_end pci

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # check-pci: host PCI enumeration and IOMMU discovery (DMAR, IVRS) on QEMU q35 (ECAM, bridges, edu, intel-iommu, amd-iommu) and Bochs (mechanism #1, no IOMMU).
+# The guest side's cases run the edu guest (tests/guests/edu.c).
+check-pci: export EDU_ELF := $(GUEST_OUT)/edu.elf
+check-pci: $(GUEST_OUT)/edu.elf
 SUITES += check-pci
 .PHONY: check-pci
 

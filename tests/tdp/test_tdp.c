@@ -13,9 +13,10 @@
 #define MAX_PAGES 64
 #define MAX_SLOTS 4
 
-/* The two formats the backends describe: NPT (x86-64 entries, U set) and EPT (RWX, WB). */
+/* The two formats the backends describe: NPT (x86-64 entries, U set; device leaves PCD|PWT)
+ * and EPT (RWX, WB; device leaves UC, type 0). */
 static const struct tdp_format npt = { .present = BIT(0), .write = BIT(1), .user = BIT(2),
-				       .large = BIT(7) };
+				       .large = BIT(7), .leaf_uc = BIT(4) | BIT(3) };
 static const struct tdp_format ept = { .present = BIT(0), .write = BIT(1), .exec = BIT(2),
 				       .large = BIT(7), .leaf_extra = 6ull << 3 };
 
@@ -155,7 +156,9 @@ static void expect_mapped(const struct tdp *t, const struct tdp_format *f, u64 g
 	assert_true(tdp_lookup(t, gpa, &hpa2));
 	assert_int_equal(hpa2, want);
 	u64 extra = leaf & ~0x000ffffffffff000ull & ~(f->present | f->write | f->exec | f->user);
-	assert_int_equal(extra, f->leaf_extra | (level == 2 ? f->large : 0));
+	const struct mmu_slot *s = fk_gfn_to_slot(NULL, gpa >> PAGE_SHIFT);
+	assert_int_equal(extra, (s && s->device ? f->leaf_uc : f->leaf_extra) |
+				(level == 2 ? f->large : 0));
 }
 
 /* A nested fault at gpa fills it, mapping it to want. */
@@ -212,6 +215,43 @@ static void test_ept_mapping(void **state)
 }
 
 /* Addresses in no slot are device memory: reported, nothing mapped or allocated. */
+/* A device slot (an assigned device's BAR, mmu/platform.h): 4 KiB leaves of the format's
+ * uncached type even where a 2 MiB one would fit; tdp_unmap takes them away and nothing else,
+ * and the slot placed elsewhere maps there while its old range is a hole again. */
+static void device_slot(const struct tdp_format *f)
+{
+	struct tdp t;
+	add_slot(0, 4 * MIB, 0x10000000ull, false);
+	add_slot(0xc0000000ull, 2 * MIB, 0xfe000000ull, false);
+	fk.slot[1].device = true;
+	assert_int_equal(tdp_init(&t, &ops, NULL, f), 0);
+	expect_fill(&t, f, 0x1000, 0x10001000ull, 2);
+	expect_fill(&t, f, 0xc0000008ull, 0xfe000008ull, 1);
+	expect_fill(&t, f, 0xc01ff000ull, 0xfe1ff000ull, 1);
+	expect_unmapped(&t, f, 0xc0001000ull);          /* one page at a time */
+	assert_int_equal(tdp_unmap(&t, 0xc0000, 512), 2);
+	expect_unmapped(&t, f, 0xc0000008ull);
+	expect_unmapped(&t, f, 0xc01ff000ull);
+	expect_mapped(&t, f, 0x1000, 0x10001000ull, 2);
+	assert_int_equal(tdp_unmap(&t, 0xc0000, 512), 0);
+	fk.slot[1].base_gfn = 0xd0000;
+	assert_int_equal(tdp_fault(&t, 0xc0000008ull), TDP_MMIO);
+	expect_fill(&t, f, 0xd0000010ull, 0xfe000010ull, 1);
+	destroy_all_freed(&t);
+}
+
+static void test_device_slot_npt(void **state)
+{
+	(void)state;
+	device_slot(&npt);
+}
+
+static void test_device_slot_ept(void **state)
+{
+	(void)state;
+	device_slot(&ept);
+}
+
 static void test_holes_are_mmio(void **state)
 {
 	(void)state;
@@ -318,6 +358,8 @@ int main(void)
 		cmocka_unit_test_setup(test_npt_mapping, setup),
 		cmocka_unit_test_setup(test_ept_mapping, setup),
 		cmocka_unit_test_setup(test_holes_are_mmio, setup),
+		cmocka_unit_test_setup(test_device_slot_npt, setup),
+		cmocka_unit_test_setup(test_device_slot_ept, setup),
 		cmocka_unit_test_setup(test_large_only_when_it_fits, setup),
 		cmocka_unit_test_setup(test_fault_on_mapped, setup),
 		cmocka_unit_test_setup(test_map_all, setup),

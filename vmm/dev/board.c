@@ -6,6 +6,7 @@
 #include "pv/abi.h"
 #include "vmm/console.h"
 #include "vmm/ipi.h"
+#include "vmm/pci_view.h"
 #include "vmm/vm.h"
 
 static void note_unmodelled(struct vm *vm, u16 port)
@@ -207,23 +208,20 @@ static void rcr_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 		vm_reset_request(v, VM_RESET_RCR);
 }
 
-/* PCI configuration mechanism #1 with no device behind it: every function reads as absent. */
+/* PCI configuration mechanism #1 (vmm/dev/pci_bus.c); of 0xCF8-0xCFB only the dword at 0xCF8
+ * is its address register, narrower accesses there reach nothing modelled. */
 static u32 pci_port_in(struct vcpu *v, u16 port, unsigned size)
 {
-	if (port == 0xcf8 && size == 4)
-		return v->vm->board.pci_addr;
-	if (port >= 0xcfc)
-		return size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
-	note_unmodelled(v->vm, port);
-	return size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+	if (port < 0xcfc && !(port == 0xcf8 && size == 4))
+		note_unmodelled(v->vm, port);
+	return pci_bus_read(&v->vm->board.pci, port, size);
 }
 
 static void pci_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 {
-	if (port == 0xcf8 && size == 4)
-		v->vm->board.pci_addr = val & 0x80fffffcu;
-	else if (port < 0xcfc)
+	if (port < 0xcfc && !(port == 0xcf8 && size == 4))
 		note_unmodelled(v->vm, port);
+	pci_bus_write(&v->vm->board.pci, port, size, val);
 }
 
 static void post_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
@@ -295,9 +293,11 @@ static bool pio_out1(struct vcpu *v, u16 port, unsigned size, u32 val)
 u32 board_pio_in(struct vcpu *v, u16 port, unsigned size)
 {
 	const struct pio_range *r = pio_find(port);
+	u32 val = 0;
+	if (pci_view_pio(v->vm, port, size, &val, false))
+		return val;
 	if (size == 1 || (r && r->any_width))
 		return pio_in1(v, port, size);
-	u32 val = 0;
 	for (unsigned i = 0; i < size; i++)
 		val |= (pio_in1(v, (u16)(port + i), 1) & 0xff) << (8 * i);
 	return val;
@@ -309,6 +309,8 @@ void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 	/* Exactly size bytes leave the CPU: an OUT of AL never shows AH to a device. */
 	if (size < 4)
 		val &= (1u << (size * 8)) - 1;
+	if (pci_view_pio(v->vm, port, size, &val, true))
+		return;
 	if (size == 1 || (r && r->any_width)) {
 		pio_out1(v, port, size, val);
 		return;
@@ -369,6 +371,8 @@ void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
 		memcpy(buf, &val, len);
 		return;
 	}
+	if (pci_view_mmio_read(v->vm, gpa, buf, len))
+		return;
 	note_unbacked(v, gpa);
 	memset(buf, 0xff, len);
 }
@@ -392,6 +396,8 @@ void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 		ioapic_deliver(v->vm);
 		return;
 	}
+	if (pci_view_mmio_write(v->vm, gpa, buf, len))
+		return;
 	note_unbacked(v, gpa);
 }
 
@@ -413,7 +419,7 @@ void board_reset(struct vm *vm, u64 now_ns)
 		vm->vcpus[i].vlapic.ipi = ipi_send;
 		vm->vcpus[i].vlapic.ipi_ctx = &vm->vcpus[i];
 	}
-	b->pci_addr = 0;
+	pci_bus_reset(&b->pci);
 	b->irq_levels = 0;
 }
 

@@ -7,6 +7,7 @@
 #include "vmm/dev/acpi_pm.h"
 #include "vmm/dev/ioapic.h"
 #include "vmm/dev/kbc.h"
+#include "vmm/dev/pci_bus.h"
 #include "vmm/dev/pic.h"
 #include "vmm/dev/pit.h"
 #include "vmm/dev/rcr.h"
@@ -37,7 +38,7 @@ struct board {
 	struct acpi_pm pm;
 	struct kbc kbc;
 	struct rcr rcr;
-	u32 pci_addr;       /* 0xcf8: the configuration address (no device ever answers) */
+	struct pci_bus pci; /* 0xCF8-0xCFF: the host bridge and the assigned functions */
 	u16 irq_levels;     /* the device lines as last driven into the PIC and I/O APIC */
 };
 

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Host tests of the guest's PCI bus (vmm/dev/pci_bus.c): what the guest sees, BARs, decode, bad writes. */
+#include "tests/unit/harness.h"
+#include <string.h>
+#include "vmm/dev/pci_bus.h"
+
+#define RAM_END (64ull << 20)
+#define EDU_BDF PCI_BDF(2, 1, 0)     /* behind a bridge on the host: must still show */
+#define NIC_BDF PCI_BDF(0, 3, 1)     /* a function 1 given alone */
+
+/* Two host functions' configuration spaces and what the bus did to the guest's windows. */
+struct fake {
+	u32 cfg[2][64];
+	u32 host_writes;
+	struct { unsigned dev; u64 at, size; bool io; } maps[16];
+	unsigned nmaps, nunmaps;
+	u64 last_unmap;
+};
+
+static struct fake fk;
+
+static u32 (*space(u16 bdf))[64]
+{
+	return bdf == EDU_BDF ? &fk.cfg[0] : bdf == NIC_BDF ? &fk.cfg[1] : NULL;
+}
+
+static u32 f_read(void *ctx, u16 bdf, u16 off)
+{
+	(void)ctx;
+	return space(bdf) ? (*space(bdf))[off / 4] : 0xffffffffu;
+}
+
+static void f_write(void *ctx, u16 bdf, u16 off, u32 v)
+{
+	(void)ctx;
+	assert_non_null(space(bdf));
+	assert_int_equal(off, PCI_COMMAND);     /* the only host register the guest reaches */
+	(*space(bdf))[off / 4] = v;
+	fk.host_writes++;
+}
+
+static void f_map(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
+{
+	(void)ctx;
+	assert_true(fk.nmaps < 16);
+	fk.maps[fk.nmaps++] = (typeof(fk.maps[0])){ dev, bar->at, bar->size,
+						    bar->kind == PCI_BAR_IO };
+}
+
+static void f_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
+{
+	(void)ctx, (void)dev;
+	fk.nunmaps++;
+	fk.last_unmap = bar->at;
+}
+
+static const struct pci_bus_ops ops = { f_read, f_write, f_map, f_unmap };
+
+/* edu: one 1 MiB memory BAR; the "NIC": an I/O BAR, a 64-bit prefetchable BAR of 16 KiB, a
+ * 128-byte memory BAR and one the firmware never placed. Both have capabilities (status bit 4,
+ * pointer 0x40) and an expansion ROM, which the guest must not see. */
+static void setup(struct pci_bus *b)
+{
+	memset(&fk, 0, sizeof(fk));
+	fk.cfg[0][0] = 0x11e81234;
+	fk.cfg[0][1] = 0x00100000 | 0x0006 | 0x0100;  /* caps; mem, master, SERR# on */
+	fk.cfg[0][2] = 0x00ff0010;
+	fk.cfg[0][0x2c / 4] = 0x11001af4;
+	fk.cfg[0][0x30 / 4] = 0xfeb00000;
+	fk.cfg[0][0x34 / 4] = 0x40;
+	fk.cfg[0][0x3c / 4] = 0x0100;                 /* pin A */
+	fk.cfg[1][0] = 0x10d38086;
+	fk.cfg[1][1] = 0x00100000;
+	fk.cfg[1][2] = 0x02000000;
+	fk.cfg[1][0x34 / 4] = 0x40;
+	pci_bus_init(b, &ops, NULL, "g", RAM_END, 1ull << 40);
+	struct pci_bar edu[PCI_MAX_BARS] = { { 0xfea00000, 1 << 20, PCI_BAR_MEM32, false } };
+	struct pci_bar nic[PCI_MAX_BARS] = {
+		{ 0xc000, 0x20, PCI_BAR_IO, false },
+		{ 0x800000000ull, 0x4000, PCI_BAR_MEM64, true },
+		{ 0 },
+		{ 0xfeb10000, 0x80, PCI_BAR_MEM32, false },
+		{ 0, 0x1000, PCI_BAR_MEM32, false },
+	};
+	assert_int_equal(pci_bus_add(b, EDU_BDF, edu), 1);
+	assert_int_equal(pci_bus_add(b, NIC_BDF, nic), 2);
+	pci_bus_reset(b);
+}
+
+static u32 cfg_rd(struct pci_bus *b, unsigned dev, unsigned fn, u16 reg, unsigned size)
+{
+	pci_bus_write(b, 0xcf8, 4, BIT(31) | dev << 11 | fn << 8 | (reg & 0xfc));
+	return pci_bus_read(b, (u16)(0xcfc + (reg & 3)), size);
+}
+
+static void cfg_wr(struct pci_bus *b, unsigned dev, u16 reg, unsigned size, u32 val)
+{
+	pci_bus_write(b, 0xcf8, 4, BIT(31) | dev << 11 | (reg & 0xfc));
+	pci_bus_write(b, (u16)(0xcfc + (reg & 3)), size, val);
+}
+
+static void test_enumeration(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	assert_int_equal(cfg_rd(&b, 0, 0, 0, 4), PCI_BUS_HB_ID);
+	assert_int_equal(cfg_rd(&b, 0, 0, 8, 4) >> 8, 0x060000);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0, 4), 0x11e81234);    /* host 02:01.0 as 00:01.0 */
+	assert_int_equal(cfg_rd(&b, 1, 0, 8, 4), 0x00ff0010);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x2c, 4), 0x11001af4);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0, 4), 0x10d38086);    /* host 00:03.1 as 00:02.0 */
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x0c, 4), 0);          /* header type 0, one function */
+	/* Nobody else: more devices, other functions, other buses, the enable bit clear. */
+	assert_int_equal(cfg_rd(&b, 3, 0, 0, 4), 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 31, 0, 0, 4), 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 1, 1, 0, 4), 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 0, 3, 0, 2), 0xffff);
+	pci_bus_write(&b, 0xcf8, 4, BIT(31) | 2u << 16 | 1u << 11);  /* the host's own 02:01.0 */
+	assert_int_equal(pci_bus_read(&b, 0xcfc, 4), 0xffffffffu);
+	pci_bus_write(&b, 0xcf8, 4, 1u << 11);
+	assert_int_equal(pci_bus_read(&b, 0xcfc, 4), 0xffffffffu);
+	/* 0xCF8 keeps the enable bit, bus, device, function and dword register. */
+	pci_bus_write(&b, 0xcf8, 4, 0xffffffffu);
+	assert_int_equal(pci_bus_read(&b, 0xcf8, 4), 0x80fffffcu);
+	assert_int_equal(pci_bus_read(&b, 0xcf8, 1), 0xff);      /* only dwords reach it */
+}
+
+static void test_widths(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0, 1), 0x34);
+	assert_int_equal(cfg_rd(&b, 1, 0, 1, 1), 0x12);
+	assert_int_equal(cfg_rd(&b, 1, 0, 2, 2), 0x11e8);
+	assert_int_equal(cfg_rd(&b, 1, 0, 3, 1), 0x11);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0xb, 1), 0x00);        /* class byte */
+	/* A word at 0xCFF: its second byte is past the data port. */
+	assert_int_equal(cfg_rd(&b, 1, 0, 3, 2), 0xff11);
+	/* A byte write to the command register's low byte leaves the rest. */
+	cfg_wr(&b, 1, PCI_COMMAND, 1, PCI_CMD_MEM);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), PCI_CMD_MEM);
+	cfg_wr(&b, 1, PCI_COMMAND + 1, 1, PCI_CMD_INTX_DISABLE >> 8);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), PCI_CMD_MEM | PCI_CMD_INTX_DISABLE);
+}
+
+static void test_bar_sizing(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	/* Umbra's placement: in the hole above RAM, naturally aligned, pages apart. */
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x10, 4), PCI_BUS_HOLE_BASE);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x10, 4), 0xc000 | 1);   /* the host's ports */
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x14, 4), (PCI_BUS_HOLE_BASE + 0x100000) | 0xc);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x18, 4), 0);          /* the 64-bit BAR's upper half */
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x1c, 4), PCI_BUS_HOLE_BASE + 0x104000);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x20, 4), 0);          /* never placed by firmware */
+	/* Sizing: all ones in, the size mask out, as the host BAR would give. */
+	cfg_wr(&b, 1, 0x10, 4, 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x10, 4), 0xfff00000u);
+	cfg_wr(&b, 2, 0x10, 4, 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x10, 4), 0xffffffe1u);
+	cfg_wr(&b, 2, 0x14, 4, 0xffffffffu);
+	cfg_wr(&b, 2, 0x18, 4, 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x14, 4), 0xffffc00cu);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x18, 4), 0xffffffffu);
+	cfg_wr(&b, 2, 0x1c, 4, 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x1c, 4), 0xffffff80u);
+	cfg_wr(&b, 2, 0x20, 4, 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x20, 4), 0);
+	/* The expansion ROM is hidden: it sizes as nothing. */
+	cfg_wr(&b, 1, 0x30, 4, 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x30, 4), 0);
+	/* Nothing of this reached the host, nor mapped anything: decode is off. */
+	assert_int_equal(fk.cfg[0][4], 0);
+	assert_int_equal(fk.nmaps, 0);
+}
+
+static void test_read_only(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	u32 writes = fk.host_writes;
+	cfg_wr(&b, 1, 0x00, 4, 0);
+	cfg_wr(&b, 1, 0x08, 4, 0xffffffffu);
+	cfg_wr(&b, 1, 0x2c, 4, 0);
+	cfg_wr(&b, 1, 0x34, 1, 0x50);
+	cfg_wr(&b, 1, 0x0c, 4, 0xffffffffu);
+	cfg_wr(&b, 1, 0x40, 4, 0xffffffffu);
+	cfg_wr(&b, 1, 0x06, 2, 0xffff);          /* status alone: RW1C on the host, not the guest's */
+	cfg_wr(&b, 0, 0x04, 4, 0);               /* the host bridge */
+	cfg_wr(&b, 0, 0x10, 4, 0xffffffffu);
+	assert_int_equal(fk.host_writes, writes);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x00, 4), 0x11e81234);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x08, 4), 0x00ff0010);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x2c, 4), 0x11001af4);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x0c, 4), 0);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x40, 4), 0);
+	assert_int_equal(cfg_rd(&b, 0, 0, 0x04, 2), PCI_CMD_IO | PCI_CMD_MEM);
+	assert_int_equal(cfg_rd(&b, 0, 0, 0x10, 4), 0);
+	/* Capabilities hidden: no pointer, no status bit; INTx not offered. */
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x34, 4), 0);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x06, 2) & PCI_STATUS_CAPS, 0);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x3d, 1), 0);
+	cfg_wr(&b, 1, 0x3c, 4, 0xffffffffu);     /* the interrupt line is the OS's scratch byte */
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x3c, 4), 0xff);
+	/* Writes to functions that are not there go nowhere. */
+	cfg_wr(&b, 5, 0x04, 4, 0xffff);
+	pci_bus_write(&b, 0xcf8, 4, BIT(31) | 1u << 11 | 1u << 8 | 4);
+	pci_bus_write(&b, 0xcfc, 4, 0xffff);
+	assert_int_equal(fk.host_writes, writes);
+	assert_int_equal(fk.nmaps, 0);
+}
+
+static void test_command(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	/* Reset turned the host's decode and bus mastering off, and kept its other bits. */
+	assert_int_equal(fk.cfg[0][1] & 0xffff, 0x0100);
+	cfg_wr(&b, 1, PCI_COMMAND, 2, 0xffff);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), PCI_BUS_CMD_PASS);
+	assert_int_equal(fk.cfg[0][1], 0x0100 | PCI_BUS_CMD_PASS);   /* status half written 0 */
+	assert_int_equal(fk.nmaps, 1);
+	assert_int_equal(fk.maps[0].dev, 1);
+	assert_int_equal(fk.maps[0].at, PCI_BUS_HOLE_BASE);
+	assert_int_equal(fk.maps[0].size, 1 << 20);
+	u64 host;
+	assert_true(pci_bus_decodes(&b, false, PCI_BUS_HOLE_BASE + 8, 4, &host));
+	assert_int_equal(host, 0xfea00008);
+	assert_false(pci_bus_decodes(&b, false, PCI_BUS_HOLE_BASE + 0xffffe, 4, &host));
+	assert_false(pci_bus_decodes(&b, true, PCI_BUS_HOLE_BASE, 4, &host));
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MASTER);
+	assert_int_equal(fk.nunmaps, 1);
+	assert_int_equal(fk.cfg[0][1], 0x0100 | PCI_CMD_MASTER);
+	assert_false(pci_bus_decodes(&b, false, PCI_BUS_HOLE_BASE + 8, 4, &host));
+	/* I/O decode on the NIC: its port BAR decodes, its memory BARs do not. */
+	cfg_wr(&b, 2, PCI_COMMAND, 2, PCI_CMD_IO);
+	assert_int_equal(fk.nmaps, 2);
+	assert_true(fk.maps[1].io);
+	assert_true(pci_bus_decodes(&b, true, 0xc01f, 1, &host));
+	assert_int_equal(host, 0xc01f);
+	assert_false(pci_bus_decodes(&b, true, 0xc01f, 2, &host));
+}
+
+static void test_bar_move(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM);
+	cfg_wr(&b, 2, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_IO);
+	unsigned maps = fk.nmaps;
+	assert_int_equal(maps, 4);
+	/* A move while decoding: the old window goes, the new one comes. */
+	cfg_wr(&b, 1, 0x10, 4, 0xd0000000u);
+	assert_int_equal(fk.nunmaps, 1);
+	assert_int_equal(fk.last_unmap, PCI_BUS_HOLE_BASE);
+	assert_int_equal(fk.nmaps, maps + 1);
+	assert_int_equal(fk.maps[maps].at, 0xd0000000u);
+	/* The 64-bit BAR moves above 4 GiB in two writes, each a move. */
+	cfg_wr(&b, 2, 0x14, 4, 0);
+	cfg_wr(&b, 2, 0x18, 4, 0x10);
+	assert_int_equal(fk.maps[fk.nmaps - 1].at, 0x1000000000ull);
+	u64 host;
+	assert_true(pci_bus_decodes(&b, false, 0x1000000010ull, 8, &host));
+	assert_int_equal(host, 0x800000010ull);
+}
+
+static void test_unclaimable(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM);
+	cfg_wr(&b, 2, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_IO);
+	u64 host;
+	static const struct { unsigned dev; u16 reg; u32 val; u64 host; } bad[] = {
+		{ 1, 0x10, 0x00100000, 0xfea00000 },   /* over the guest's RAM */
+		{ 1, 0x10, 0x03f00000, 0xfea00000 },   /* its last MiB */
+		{ 1, 0x10, 0xfee00000, 0xfea00000 },   /* the local APIC */
+		{ 1, 0x10, 0xfec00000, 0xfea00000 },   /* the I/O APIC */
+		{ 1, 0x10, PCI_BUS_HOLE_BASE + 0x100000, 0xfea00000 },  /* the NIC's 64-bit BAR */
+		{ 2, 0x1c, PCI_BUS_HOLE_BASE + 0x80, 0xfeb10000 },      /* inside the edu's BAR */
+		{ 2, 0x10, 0x3e0, 0xc000 },            /* ports: over the board's COM1 */
+		{ 2, 0x10, 0xce0, 0xc000 },            /* over the configuration ports */
+	};
+	for (unsigned k = 0; k < ARRAY_SIZE(bad); k++) {
+		setup(&b);
+		cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM);
+		cfg_wr(&b, 2, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_IO);
+		unsigned maps = fk.nmaps;
+		cfg_wr(&b, bad[k].dev, bad[k].reg, 4, bad[k].val);
+		assert_int_equal(fk.nmaps, maps);      /* nothing new decodes */
+		assert_int_equal(b.refused, 1);
+		/* The register holds it, as hardware's would. */
+		assert_int_equal(cfg_rd(&b, bad[k].dev, 0, bad[k].reg, 4) & ~0xfu, bad[k].val & ~0xfu);
+		/* Whatever answers there (RAM, an APIC, the BAR that was there first), the
+		 * moved BAR does not. */
+		bool io = bad[k].reg == 0x10 && bad[k].dev == 2;
+		assert_false(pci_bus_decodes(&b, io, bad[k].val, 1, &host) && host == bad[k].host);
+		/* Told once: toggling decode at the same place says nothing more. */
+		cfg_wr(&b, bad[k].dev, PCI_COMMAND, 2, 0);
+		cfg_wr(&b, bad[k].dev, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_IO);
+		assert_int_equal(b.refused, 1);
+	}
+	/* Put back somewhere claimable, it decodes again. */
+	cfg_wr(&b, 2, 0x10, 4, 0x2000);
+	assert_true(pci_bus_decodes(&b, true, 0x2000, 4, &host));
+	assert_int_equal(host, 0xc000);
+	/* The edu's BAR where the NIC's was, while it still is: refused; the NIC moves; then
+	 * the edu's is claimed at its next decode. */
+	setup(&b);
+	cfg_wr(&b, 2, PCI_COMMAND, 2, PCI_CMD_MEM);
+	cfg_wr(&b, 1, 0x10, 4, PCI_BUS_HOLE_BASE + 0x100000);
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM);
+	assert_int_equal(b.refused, 1);
+	assert_true(pci_bus_decodes(&b, false, PCI_BUS_HOLE_BASE + 0x100000, 4, &host));
+	assert_int_equal(host, 0x800000000ull);
+	cfg_wr(&b, 2, 0x14, 4, 0xe0000000u);
+	cfg_wr(&b, 2, 0x1c, 4, 0xe0010000u);    /* its small BAR was in the way too */
+	cfg_wr(&b, 1, PCI_COMMAND, 2, 0);
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM);
+	assert_true(pci_bus_decodes(&b, false, PCI_BUS_HOLE_BASE + 0x100000, 4, &host));
+	assert_int_equal(host, 0xfea00000);
+}
+
+static void test_reset(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_MASTER);
+	cfg_wr(&b, 1, 0x10, 4, 0xd0000000u);
+	pci_bus_reset(&b);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x10, 4), PCI_BUS_HOLE_BASE);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), 0);
+	assert_int_equal(fk.cfg[0][1] & 0xffff, 0x0100);          /* bus mastering off on the host */
+	assert_int_equal(fk.last_unmap, 0xd0000000u);
+	u64 host;
+	assert_false(pci_bus_decodes(&b, false, 0xd0000000u, 4, &host));
+	/* A full bus takes no more; a BAR with no room left is not placed. */
+	struct pci_bar big[PCI_MAX_BARS] = { { 0x80000000, 1ull << 30, PCI_BAR_MEM32, false } };
+	for (unsigned i = 2; i < PCI_BUS_FUNCS; i++)
+		assert_int_equal(pci_bus_add(&b, EDU_BDF, big), (int)i + 1);
+	assert_int_equal(pci_bus_add(&b, EDU_BDF, big), -1);
+	assert_int_equal(b.fn[2].bar[0].placed, 0);
+}
+
+/* I/O BARs: at the host's ports when free and above the legacy ports, else from 0x1000. */
+static void test_io_placement(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	struct pci_bar two[PCI_MAX_BARS] = { { 0xc010, 0x10, PCI_BAR_IO, false },   /* in the NIC's */
+					     { 0x300, 0x8, PCI_BAR_IO, false },     /* legacy */
+					     { 0xd000, 0x100, PCI_BAR_IO, false } };
+	assert_int_equal(pci_bus_add(&b, EDU_BDF, two), 3);
+	assert_int_equal(b.fn[2].bar[0].placed, PCI_BUS_IO_BASE);
+	assert_int_equal(b.fn[2].bar[1].placed, PCI_BUS_IO_BASE + 0x10);
+	assert_int_equal(b.fn[2].bar[2].placed, 0xd000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_enumeration), cmocka_unit_test(test_widths),
+		cmocka_unit_test(test_bar_sizing),  cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_command),     cmocka_unit_test(test_bar_move),
+		cmocka_unit_test(test_unclaimable), cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_io_placement),
+	};
+	return cmocka_run_group_tests_name("pci_bus", tests, NULL, NULL);
+}

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Guest test: its assigned QEMU edu device through its PCI bus, the BAR mapped without exits, DMA. */
+/*
+ * Run by check-pci on Umbra only (QEMU q35 with -device edu and intel-iommu; natively there is
+ * no Umbra bus to test). With "-- expect=edu" (and pci= for Umbra) the guest finds the host
+ * bridge and exactly one edu at 00:01.0; "edu+io" adds QEMU's pci-testdev at 00:02.0, whose
+ * I/O window it reads with and without exits; with "-- expect=none" the host bridge alone. It checks the filtered configuration space
+ * (read-only fields, the ROM and capabilities hidden, BAR sizing), enables memory decode and
+ * bus mastering, uses the registers through its own uncached mapping of the BAR and counts the
+ * page-fault and nested-fault exits of 1000 accesses (0: the BAR is mapped straight), moves the
+ * BAR (onto RAM, the local APIC: not decoded; to a free address: decoded there), then DMA from
+ * its memory into the edu and back, and one aimed past its memory, which the IOMMU blocks: the
+ * pattern it carried appears nowhere in the guest's RAM, and Umbra reports the fault.
+ */
+#include "tests/guests/lib/guest.h"
+
+const char guest_name[] = GUEST_NAME;
+
+#define EDU_ID 0x11e81234u
+#define TESTDEV_ID 0x00051b36u  /* QEMU's pci-testdev: an I/O BAR whose reads are a header */
+#define CMD_IO 0x1u
+#define EDU_BAR_SIZE 0x100000u
+#define HOLE_BAR 0xc0000000u    /* where Umbra places it */
+#define MOVED_BAR 0xd0000000u
+#define PTE_PWT (1ull << 3)
+#define PTE_PCD (1ull << 4)
+#define CMD_MEM 0x2u
+#define CMD_MASTER 0x4u
+
+/* edu's registers (QEMU docs/specs/edu.rst) and its DMA buffer's device address. */
+enum { EDU_REG_ID = 0x00, EDU_REG_ALIVE = 0x04, EDU_REG_FACT = 0x08, EDU_REG_STATUS = 0x20,
+       EDU_DMA_SRC = 0x80, EDU_DMA_DST = 0x88, EDU_DMA_CNT = 0x90, EDU_DMA_CMD = 0x98 };
+#define EDU_DMA_BUF 0x40000u
+#define EDU_DMA_RUN 0x1u
+#define EDU_DMA_TO_RAM 0x2u
+#define DMA_LEN 2048u /* QEMU 7.2's edu refuses a transfer ending at its buffer's end */
+
+static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
+static inline uint16_t inw(uint16_t p) { uint16_t v; __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(p)); return v; }
+static inline void outw(uint16_t p, uint16_t v) { __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(p)); }
+
+static void cfg_addr(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
+{
+	outl(0xcf8, 0x80000000u | bus << 16 | dev << 11 | fn << 8 | (reg & 0xfc));
+}
+
+static uint32_t cfg_rd(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
+{
+	cfg_addr(bus, dev, fn, reg);
+	return inl(0xcfc);
+}
+
+static void cfg_wr(unsigned dev, unsigned reg, uint32_t v)
+{
+	cfg_addr(0, dev, 0, reg);
+	outl(0xcfc, v);
+}
+
+static volatile uint32_t *edu;
+
+static uint32_t reg_rd(unsigned off) { return edu[off / 4]; }
+static void reg_wr(unsigned off, uint32_t v) { edu[off / 4] = v; }
+static void reg_wr64(unsigned off, uint64_t v) { *(volatile uint64_t *)((ulong)edu + off) = v; }
+
+/* One DMA of DMA_LEN bytes; the device runs it 100 ms (QEMU's virtual clock) after the start. */
+static int dma(uint64_t src, uint64_t dst, uint32_t cmd)
+{
+	reg_wr64(EDU_DMA_SRC, src);
+	reg_wr64(EDU_DMA_DST, dst);
+	reg_wr64(EDU_DMA_CNT, DMA_LEN);
+	reg_wr(EDU_DMA_CMD, cmd | EDU_DMA_RUN);
+	uint64_t end = timeout_ms(5000);
+	while ((reg_rd(EDU_DMA_CMD) & EDU_DMA_RUN) && !timed_out(end))
+		asm volatile("pause");
+	return !(reg_rd(EDU_DMA_CMD) & EDU_DMA_RUN);
+}
+
+static void fill(uint8_t *p, uint32_t seed)
+{
+	for (unsigned i = 0; i < DMA_LEN; i += 4)
+		*(uint32_t *)(p + i) = seed ^ (i * 0x9e3779b9u);
+}
+
+static int same_n(const volatile uint8_t *a, const uint8_t *b, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+static int strncmp6(const char *a, const char *b)
+{
+	for (unsigned i = 0; i < 6; i++)
+		if (a[i] != b[i])
+			return 1;
+	return 0;
+}
+
+static void copy(uint8_t *d, const uint8_t *s, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		d[i] = s[i];
+}
+
+static void zero(uint8_t *d, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		d[i] = 0;
+}
+
+static unsigned scan_bus(unsigned *edu_dev, unsigned *io_dev)
+{
+	unsigned found = 0;
+	*edu_dev = *io_dev = 0;
+	for (unsigned d = 0; d < 32; d++) {
+		uint32_t id = cfg_rd(0, d, 0, 0);
+		if (id == 0xffffffffu)
+			continue;
+		found++;
+		kprintf("%s: 00:%02x.0 %04x:%04x class %06x\n", guest_name, d, id & 0xffff, id >> 16,
+			cfg_rd(0, d, 0, 8) >> 8);
+		if (id == EDU_ID)
+			*edu_dev = d;
+		if (id == TESTDEV_ID)
+			*io_dev = d;
+		for (unsigned f = 1; f < 8; f++)
+			CHECK(cfg_rd(0, d, f, 0) == 0xffffffffu, "00:%02x.%u answers", d, f);
+	}
+	for (unsigned b = 1; b < 256; b += 17)
+		CHECK(cfg_rd(b, 0, 0, 0) == 0xffffffffu && cfg_rd(b, 5, 0, 0) == 0xffffffffu,
+		      "bus %u answers", b);
+	cfg_addr(0, 0, 0, 0);
+	CHECK(inl(0xcf8) == 0x80000000u, "0xCF8 reads %x", inl(0xcf8));
+	outl(0xcf8, 0);                  /* enable bit clear: configuration reads see nothing */
+	CHECK(inl(0xcfc) == 0xffffffffu, "0xCFC answers with the enable bit clear");
+	return found;
+}
+
+/* Read-only fields keep their value; the ROM and the capabilities are hidden. */
+static void filtered_config(unsigned d)
+{
+	uint32_t class = cfg_rd(0, d, 0, 8), sub = cfg_rd(0, d, 0, 0x2c);
+	cfg_wr(d, 0, 0);
+	cfg_wr(d, 8, 0xffffffffu);
+	cfg_wr(d, 0x2c, 0);
+	cfg_wr(d, 0x34, 0xff);
+	CHECK(cfg_rd(0, d, 0, 0) == EDU_ID, "vendor/device written: %x", cfg_rd(0, d, 0, 0));
+	CHECK(cfg_rd(0, d, 0, 8) == class, "class written: %x", cfg_rd(0, d, 0, 8));
+	CHECK(cfg_rd(0, d, 0, 0x2c) == sub, "subsystem written: %x", cfg_rd(0, d, 0, 0x2c));
+	CHECK(cfg_rd(0, d, 0, 0x34) == 0, "capability pointer %x", cfg_rd(0, d, 0, 0x34));
+	CHECK(!(cfg_rd(0, d, 0, 4) >> 16 & 0x10), "status shows a capability list");
+	cfg_wr(d, 0x30, 0xffffffffu);
+	CHECK(cfg_rd(0, d, 0, 0x30) == 0, "expansion ROM BAR sizes as %x", cfg_rd(0, d, 0, 0x30));
+	for (unsigned r = 0x40; r < 0x100; r += 4)
+		CHECK(cfg_rd(0, d, 0, r) == 0, "device-specific 0x%x reads %x", r, cfg_rd(0, d, 0, r));
+	/* BAR sizing: all ones in, the 1 MiB mask out; the address comes back after. */
+	uint32_t bar = cfg_rd(0, d, 0, 0x10);
+	CHECK(bar == HOLE_BAR, "BAR0 placed at %x", bar);
+	cfg_wr(d, 0x10, 0xffffffffu);
+	CHECK(cfg_rd(0, d, 0, 0x10) == (uint32_t)-EDU_BAR_SIZE, "BAR0 sizes as %x",
+	      cfg_rd(0, d, 0, 0x10));
+	cfg_wr(d, 0x10, bar);
+	for (unsigned r = 0x14; r < 0x28; r += 4) {
+		cfg_wr(d, r, 0xffffffffu);
+		CHECK(cfg_rd(0, d, 0, r) == 0, "BAR at 0x%x sizes as %x", r, cfg_rd(0, d, 0, r));
+	}
+}
+
+/* The BAR moved onto something it cannot claim is not decoded there: what was there answers;
+ * moved to a free address it answers there and no more at the old one. */
+static void bar_moves(unsigned d)
+{
+	volatile uint32_t *ram = (volatile uint32_t *)0x200000ul;
+	*ram = 0x5eed1234u;
+	cfg_wr(d, 0x10, 0x200000u);
+	CHECK(*ram == 0x5eed1234u, "RAM under a misplaced BAR reads %x", *ram);
+	CHECK(edu[0] == 0xffffffffu, "the BAR still answers at its old place: %x", edu[0]);
+	uint32_t apic_ver = apic_reg_read(LAPIC_VER);
+	cfg_wr(d, 0x10, LAPIC_BASE);
+	CHECK(apic_reg_read(LAPIC_VER) == apic_ver, "the local APIC's version reads %x",
+	      apic_reg_read(LAPIC_VER));
+	cfg_wr(d, 0x10, 0xfec00000u);
+	cfg_wr(d, 0x10, MOVED_BAR);
+	volatile uint32_t *moved = (volatile uint32_t *)(ulong)MOVED_BAR;
+	CHECK(moved[0] == 0x010000edu, "ID at the moved BAR %x", moved[0]);
+	moved[1] = 0x1234;
+	CHECK(moved[1] == ~0x1234u, "liveness at the moved BAR %x", moved[1]);
+	CHECK(edu[0] == 0xffffffffu, "the BAR still answers at its old place: %x", edu[0]);
+	cfg_wr(d, 0x10, HOLE_BAR);
+	CHECK(edu[0] == 0x010000edu && moved[0] == 0xffffffffu, "moved back: %x, %x", edu[0],
+	      moved[0]);
+}
+
+/* Register accesses through the mapped BAR: after each page's first, not one exit. */
+static void no_exits(void)
+{
+	struct umbra_stats a, b;
+	reg_wr(EDU_REG_ALIVE, 1);
+	if (umbra_stats(&a)) {
+		check_failed("STATS failed");
+		return;
+	}
+	unsigned bad = 0;
+	for (uint32_t i = 0; i < 1000; i++) {
+		reg_wr(EDU_REG_ALIVE, i);
+		bad += reg_rd(EDU_REG_ALIVE) != ~i;
+	}
+	umbra_stats(&b);
+	CHECK(!bad, "liveness wrong %u times", bad);
+	uint64_t pf = b.exits[UMBRA_EXIT_PAGE_FAULT] - a.exits[UMBRA_EXIT_PAGE_FAULT];
+	uint64_t npf = b.exits[UMBRA_EXIT_NESTED_FAULT] - a.exits[UMBRA_EXIT_NESTED_FAULT];
+	uint64_t emu = b.exits[UMBRA_EXIT_EMULATE] - a.exits[UMBRA_EXIT_EMULATE];
+	kprintf("%s: 2000 register accesses: %lu page-fault, %lu nested-fault exits, %lu exits in all\n",
+		guest_name, (ulong)pf, (ulong)npf, (ulong)(b.exits_total - a.exits_total));
+	CHECK(pf == 0 && npf == 0 && emu == 0, "register accesses exited: pf %lu npf %lu emulate %lu",
+	      (ulong)pf, (ulong)npf, (ulong)emu);
+}
+
+/* pci-testdev's I/O window: port 0 selects a test, the header then reads back byte by byte
+ * with the test's name at 16 ("portio-..."). At the host's ports, where Umbra places it, the
+ * accesses pass the I/O bitmap: no exit; moved elsewhere, each exits and is forwarded, with
+ * the same bytes; the old ports then answer nothing. */
+static unsigned read_name(uint16_t base, char *name, unsigned len)
+{
+	outb(base, 0);
+	unsigned n = 0;
+	for (; n + 1 < len; n++) {
+		name[n] = (char)inb((uint16_t)(base + 16 + n));
+		if (!name[n])
+			break;
+	}
+	name[n] = 0;
+	return n;
+}
+
+static void io_window(unsigned d)
+{
+	unsigned reg = 0;
+	uint32_t bar = 0;
+	for (unsigned r = 0x10; r < 0x28 && !reg; r += 4)
+		if (cfg_rd(0, d, 0, r) & 1)
+			reg = r, bar = cfg_rd(0, d, 0, r) & ~3u;
+	if (!reg) {
+		check_failed("pci-testdev has no I/O BAR");
+		return;
+	}
+	cfg_addr(0, d, 0, 4);
+	outw(0xcfc, CMD_IO);
+	char a[32], b[32];
+	struct umbra_stats s0, s1, s2;
+	umbra_stats(&s0);
+	unsigned n = read_name((uint16_t)bar, a, sizeof(a));
+	umbra_stats(&s1);
+	uint64_t direct = s1.exits[UMBRA_EXIT_IO] - s0.exits[UMBRA_EXIT_IO];
+	CHECK(n > 7 && !strncmp6(a, "portio"), "I/O window at 0x%x reads '%s'", bar, a);
+	cfg_wr(d, reg, 0x2000);
+	CHECK(inb((uint16_t)(bar + 16)) == 0xff, "the old ports still answer");
+	umbra_stats(&s1);
+	read_name(0x2000, b, sizeof(b));
+	umbra_stats(&s2);
+	uint64_t moved = s2.exits[UMBRA_EXIT_IO] - s1.exits[UMBRA_EXIT_IO];
+	kprintf("%s: I/O window '%s': %lu I/O exits at the host's ports 0x%x, %lu at 0x2000\n",
+		guest_name, a, (ulong)direct, bar, (ulong)moved);
+	CHECK(direct == 0, "%lu I/O exits through the passed ports", (ulong)direct);
+	CHECK(moved > n, "only %lu I/O exits for %u forwarded reads", (ulong)moved, n);
+	CHECK(same_n((const uint8_t *)a, (const uint8_t *)b, n + 1), "forwarded: '%s'", b);
+	cfg_wr(d, reg, bar);
+	umbra_stats(&s1);
+	read_name((uint16_t)bar, b, sizeof(b));
+	umbra_stats(&s2);
+	CHECK(s2.exits[UMBRA_EXIT_IO] == s1.exits[UMBRA_EXIT_IO], "moved back: I/O exits");
+}
+
+static void dma_tests(void)
+{
+	uint8_t *src = (uint8_t *)page_alloc(), *back = (uint8_t *)page_alloc();
+	uint8_t *ctl = (uint8_t *)page_alloc(), *want = (uint8_t *)page_alloc();
+	fill(src, 0xfeedf00du);
+	copy(want, src, DMA_LEN);
+	CHECK(dma((ulong)src, EDU_DMA_BUF, 0), "DMA into the edu never finished");
+	CHECK(dma(EDU_DMA_BUF, (ulong)back, EDU_DMA_TO_RAM), "DMA from the edu never finished");
+	CHECK(same_n(back, want, DMA_LEN), "DMA round trip changed the data");
+	/* A pattern only the edu holds, aimed past the guest's memory. */
+	fill(src, 0xbadd0a11u);
+	copy(want, src, DMA_LEN);
+	CHECK(dma((ulong)src, EDU_DMA_BUF, 0), "DMA into the edu never finished");
+	zero(src, DMA_LEN);
+	zero(want + 16, DMA_LEN - 16);
+	uint64_t outside = ram_bytes + 0x100000;
+	kprintf("%s: DMA to 0x%lx, past its %lu MiB\n", guest_name, (ulong)outside,
+		(ulong)(ram_bytes >> 20));
+	CHECK(dma(EDU_DMA_BUF, outside, EDU_DMA_TO_RAM), "the blocked DMA never finished");
+	unsigned hits = 0;
+	for (ulong pa = 0x100000; pa + 16 <= ram_bytes; pa += 16)
+		hits += (ulong)want != pa && same_n((const volatile uint8_t *)pa, want, 16);
+	CHECK(hits == 0, "the blocked DMA's data is in the guest's memory %u times", hits);
+	/* The edu did hold it: the same DMA to its own memory delivers it. */
+	CHECK(dma(EDU_DMA_BUF, (ulong)ctl, EDU_DMA_TO_RAM), "DMA from the edu never finished");
+	CHECK(same_n(ctl, want, 16), "the edu's buffer did not hold the pattern");
+}
+
+void test_main(void)
+{
+	unsigned d, io;
+	const char *expect = cmdline_value("expect");    /* "edu", "edu+io" or "none" */
+	if (!expect)
+		fail("no expect= on the line");
+	int assigned = expect[0] == 'e', with_io = assigned && expect[3] == '+';
+	unsigned found = scan_bus(&d, &io);
+	CHECK(cfg_rd(0, 0, 0, 0) == 0x12378086u, "00:00.0 is %x", cfg_rd(0, 0, 0, 0));
+	CHECK((cfg_rd(0, 0, 0, 8) >> 8) == 0x060000, "00:00.0 class %x", cfg_rd(0, 0, 0, 8) >> 8);
+	if (!assigned) {
+		CHECK(found == 1 && !d, "a guest without pci= sees %u functions", found);
+		kprintf("cases: no device without pci=\n");
+		return;
+	}
+	CHECK(found == 2u + with_io && d == 1 && io == (with_io ? 2u : 0u),
+	      "%u functions, the edu at %u, pci-testdev at %u", found, d, io);
+	if (d != 1)
+		fail("no edu at 00:01.0");
+	filtered_config(d);
+	/* The BAR's 2 MiB, the I/O APIC's and the local APIC's, uncached. */
+	struct aspace as;
+	as_init(&as, PM_64);
+	map_page(&as, HOLE_BAR, HOLE_BAR, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	map_page(&as, MOVED_BAR, MOVED_BAR, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	map_page(&as, 0xfec00000u, 0xfec00000u, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	map_page(&as, LAPIC_BASE, LAPIC_BASE, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	as_activate(&as);
+	edu = (volatile uint32_t *)(ulong)HOLE_BAR;
+	CHECK(edu[0] == 0xffffffffu, "the BAR decodes with memory decode off: %x", edu[0]);
+	outw(0xcf8, 0);                        /* only a dword reaches 0xCF8 */
+	cfg_addr(0, d, 0, 4);
+	outw(0xcfc, CMD_MEM | CMD_MASTER);
+	CHECK(inw(0xcfc) == (CMD_MEM | CMD_MASTER), "command reads %x", inw(0xcfc));
+	CHECK(reg_rd(EDU_REG_ID) == 0x010000edu, "edu ID %x", reg_rd(EDU_REG_ID));
+	reg_wr(EDU_REG_ALIVE, 0x12345678u);
+	CHECK(reg_rd(EDU_REG_ALIVE) == ~0x12345678u, "liveness %x", reg_rd(EDU_REG_ALIVE));
+	reg_wr(EDU_REG_FACT, 10);
+	uint64_t end = timeout_ms(2000);
+	while ((reg_rd(EDU_REG_STATUS) & 1) && !timed_out(end))
+		asm volatile("pause");
+	CHECK(reg_rd(EDU_REG_FACT) == 3628800u, "10! = %u", reg_rd(EDU_REG_FACT));
+	no_exits();
+	bar_moves(d);
+	if (with_io)
+		io_window(io);
+	dma_tests();
+	kprintf("cases: edu found, config filtered, BAR mapped with no exits, moves, DMA\n");
+}

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The guest's PCI bus: filtered configuration space of its functions, virtual BARs and their decode. */
+#include "vmm/dev/pci_bus.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+
+#define CFG_ENABLE BIT(31)
+#define CFG_DATA 0xcfc
+#define LAPIC_PAGE 0xfee00000ull
+#define IOAPIC_PAGE 0xfec00000ull
+#define PAGE 0x1000ull
+
+void pci_bus_init(struct pci_bus *b, const struct pci_bus_ops *ops, void *ctx,
+		  const char *name, u64 ram_end, u64 phys_end)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = ops;
+	b->ctx = ctx;
+	b->name = name;
+	b->ram_end = ram_end;
+	b->phys_end = phys_end;
+	b->mem_next = PCI_BUS_HOLE_BASE;
+	b->io_next = PCI_BUS_IO_BASE;
+}
+
+/* Umbra's placement: naturally aligned (memory to a page at least, so no two BARs share one),
+ * one after the other; 0 when the window is full. */
+static u64 place(u64 *next, u64 end, u64 size, u64 align)
+{
+	u64 at = ALIGN_UP(*next, align);
+	if (at >= end || size > end - at)
+		return 0;
+	*next = at + size;
+	return at;
+}
+
+static bool overlaps(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/* An I/O range some BAR placed so far (functions up to and including fn[b->n]) holds. */
+static bool io_placed(const struct pci_bus *b, u64 at, u64 size)
+{
+	for (u32 d = 0; d <= b->n && d < PCI_BUS_FUNCS; d++)
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+			const struct pci_bus_bar *o = &b->fn[d].bar[i];
+			if (o->kind == PCI_BAR_IO && o->placed && overlaps(at, size, o->placed, o->size))
+				return true;
+		}
+	return false;
+}
+
+/* I/O BARs go where the host has them when they can, so their ports pass through the I/O
+ * bitmap unchanged; else naturally aligned from PCI_BUS_IO_BASE. */
+static u64 place_io(struct pci_bus *b, u64 host, u64 size)
+{
+	if (host >= PCI_BUS_IO_BASE && host + size <= PCI_BUS_IO_END && !io_placed(b, host, size))
+		return host;
+	for (u64 at = ALIGN_UP(b->io_next, size); at + size <= PCI_BUS_IO_END; at += size)
+		if (!io_placed(b, at, size)) {
+			b->io_next = at + size;
+			return at;
+		}
+	return 0;
+}
+
+int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars)
+{
+	if (b->n == PCI_BUS_FUNCS)
+		return -1;
+	struct pci_bus_fn *f = &b->fn[b->n];
+	memset(f, 0, sizeof(*f));
+	f->host_bdf = host_bdf;
+	for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+		const struct pci_bar *h = &bars[i];
+		struct pci_bus_bar *r = &f->bar[i];
+		if (h->kind == PCI_BAR_NONE || !h->base || !h->size)
+			continue;
+		r->kind = h->kind;
+		r->prefetch = h->prefetch;
+		r->size = h->size;
+		r->host = h->base;
+		r->slot = -1;
+		if (h->kind == PCI_BAR_IO)
+			r->placed = place_io(b, h->base, h->size);
+		else
+			r->placed = place(&b->mem_next, PCI_BUS_HOLE_END, h->size,
+					  h->size > PAGE ? h->size : PAGE);
+		if (!r->placed)
+			kprintf("guest %s: PCI 00:%02x.0 BAR%u (0x%llx bytes): no room left to place it\n",
+				b->name, b->n + 1, i, (unsigned long long)h->size);
+	}
+	return (int)++b->n;
+}
+
+/* ---- decode ---- */
+/* Why BAR r of f cannot decode at `at`, or NULL. */
+static const char *unclaimable(const struct pci_bus *b, const struct pci_bus_bar *r, u64 at,
+			       char *buf, size_t len)
+{
+	bool io = r->kind == PCI_BAR_IO;
+	if (io && (at < PCI_BUS_IO_BASE || at + r->size > PCI_BUS_IO_END))
+		return "outside ports 0x1000-0xffff";
+	if (!io && at < b->ram_end)
+		return "over the guest's RAM";
+	if (!io && at + r->size > b->phys_end)
+		return "beyond the guest's physical address width";
+	if (!io && overlaps(at, r->size, LAPIC_PAGE, PAGE))
+		return "over the local APIC";
+	if (!io && overlaps(at, r->size, IOAPIC_PAGE, PAGE))
+		return "over the I/O APIC";
+	for (u32 d = 0; d < b->n; d++)
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+			const struct pci_bus_bar *o = &b->fn[d].bar[i];
+			if (o == r || !o->live || (o->kind == PCI_BAR_IO) != io ||
+			    !overlaps(at, r->size, o->at, o->size))
+				continue;
+			fmt_snprintf(buf, len, "over 00:%02x.0 BAR%u", d + 1, i);
+			return buf;
+		}
+	return NULL;
+}
+
+/* What of f decodes follows its command register and BARs: a window that moved or was
+ * switched off is unmapped first, then each one wanted is claimed if it can be. */
+static void decode(struct pci_bus *b, unsigned d)
+{
+	struct pci_bus_fn *f = &b->fn[d];
+	for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+		struct pci_bus_bar *r = &f->bar[i];
+		bool on = r->kind != PCI_BAR_NONE &&
+			  (f->cmd & (r->kind == PCI_BAR_IO ? PCI_CMD_IO : PCI_CMD_MEM));
+		if (r->live && (!on || r->at != r->guest)) {
+			r->live = false;
+			b->ops->unmap(b->ctx, d + 1, r);
+		}
+		if (!on || r->live)
+			continue;
+		char buf[24];
+		const char *why = unclaimable(b, r, r->guest, buf, sizeof(buf));
+		if (why) {
+			if (r->warned_at != r->guest + 1) {
+				r->warned_at = r->guest + 1;
+				b->refused++;
+				kprintf("guest %s: PCI 00:%02x.0 BAR%u at 0x%llx is %s: not decoded\n",
+					b->name, d + 1, i, (unsigned long long)r->guest, why);
+			}
+			continue;
+		}
+		r->live = true;
+		r->at = r->guest;
+		b->ops->map(b->ctx, d + 1, r);
+	}
+}
+
+/* The host's command register with the guest's pass-through bits; the status half written as
+ * zero, since its bits are RW1C. */
+static void host_command(struct pci_bus *b, const struct pci_bus_fn *f)
+{
+	u32 host = b->ops->cfg_read(b->ctx, f->host_bdf, PCI_COMMAND) & 0xffff;
+	b->ops->cfg_write(b->ctx, f->host_bdf, PCI_COMMAND,
+			  (host & ~(u32)PCI_BUS_CMD_PASS) | f->cmd);
+}
+
+void pci_bus_reset(struct pci_bus *b)
+{
+	b->addr = 0;
+	for (u32 d = 0; d < b->n; d++) {
+		struct pci_bus_fn *f = &b->fn[d];
+		f->cmd = 0;
+		f->int_line = 0;
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
+			f->bar[i].guest = f->bar[i].placed;
+		decode(b, d);
+		host_command(b, f);
+	}
+}
+
+/* ---- configuration space ---- */
+static u32 bar_read(const struct pci_bus_fn *f, unsigned i)
+{
+	if (i && f->bar[i - 1].kind == PCI_BAR_MEM64)
+		return (u32)(f->bar[i - 1].guest >> 32);
+	const struct pci_bus_bar *r = &f->bar[i];
+	u32 flags = r->prefetch ? BIT(3) : 0;
+	switch (r->kind) {
+	case PCI_BAR_IO:
+		return (u32)r->guest | 1;
+	case PCI_BAR_MEM32:
+		return (u32)r->guest | flags;
+	case PCI_BAR_MEM64:
+		return (u32)r->guest | flags | 4;
+	default:
+		return 0;
+	}
+}
+
+/* The address bits a BAR keeps of what is written: those above its size, as hardware. */
+static void bar_write(struct pci_bus_fn *f, unsigned i, u32 val)
+{
+	if (i && f->bar[i - 1].kind == PCI_BAR_MEM64) {
+		struct pci_bus_bar *r = &f->bar[i - 1];
+		r->guest = (((u64)val << 32) | (r->guest & 0xffffffffu)) & ~(r->size - 1);
+		return;
+	}
+	struct pci_bus_bar *r = &f->bar[i];
+	switch (r->kind) {
+	case PCI_BAR_IO:
+		r->guest = val & ~3u & ~(u32)(r->size - 1);
+		break;
+	case PCI_BAR_MEM32:
+		r->guest = val & ~0xfu & ~(u32)(r->size - 1);
+		break;
+	case PCI_BAR_MEM64:
+		r->guest = ((r->guest & ~0xffffffffull) | (val & ~0xfu)) & ~(r->size - 1);
+		break;
+	default:
+		break;
+	}
+}
+
+static u32 host_bridge_read(u16 reg)
+{
+	switch (reg) {
+	case PCI_VENDOR_ID:
+		return PCI_BUS_HB_ID;
+	case PCI_COMMAND:
+		return PCI_CMD_IO | PCI_CMD_MEM;
+	case PCI_CLASS_REV:
+		return PCI_BUS_HB_CLASS_REV;
+	default:
+		return 0;
+	}
+}
+
+static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
+{
+	switch (reg) {
+	case PCI_VENDOR_ID:
+	case PCI_CLASS_REV:
+	case PCI_SUBSYSTEM:
+		return b->ops->cfg_read(b->ctx, f->host_bdf, reg);
+	case PCI_COMMAND: {
+		u32 status = b->ops->cfg_read(b->ctx, f->host_bdf, reg) >> 16;
+		return (status & ~(u32)PCI_STATUS_CAPS) << 16 | f->cmd;
+	}
+	case PCI_INTERRUPT_LINE:
+		return f->int_line;     /* pin 0: INTx is not routed to the guest yet */
+	default:
+		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS)
+			return bar_read(f, (reg - PCI_BAR0) / 4);
+		return 0;               /* header type 0, ROM, capabilities, device-specific */
+	}
+}
+
+/* bytes: which bytes of the dword the guest wrote (bit i: byte i); val is the dword merged. */
+static void fn_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned bytes)
+{
+	struct pci_bus_fn *f = &b->fn[d];
+	if (reg == PCI_COMMAND) {
+		if (!(bytes & 3))
+			return;          /* status only: its error bits are the host's */
+		f->cmd = (u16)(val & PCI_BUS_CMD_PASS);
+		host_command(b, f);
+		decode(b, d);
+	} else if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS) {
+		bar_write(f, (reg - PCI_BAR0) / 4, val);
+		decode(b, d);
+	} else if (reg == PCI_INTERRUPT_LINE && (bytes & 1)) {
+		f->int_line = (u8)val;
+	}
+}
+
+/* The device addressed by 0xCF8: 0 for the host bridge, 1..n for a function, -1 for none. */
+static int target(const struct pci_bus *b)
+{
+	u32 a = b->addr;
+	if (!(a & CFG_ENABLE) || (a >> 16 & 0xff) || (a >> 8 & 7))
+		return -1;
+	u32 dev = a >> 11 & 0x1f;
+	return dev <= b->n ? (int)dev : -1;
+}
+
+static u32 dword_read(struct pci_bus *b, int dev, u16 reg)
+{
+	if (dev < 0)
+		return 0xffffffffu;
+	return dev ? fn_read(b, &b->fn[dev - 1], reg) : host_bridge_read(reg);
+}
+
+u32 pci_bus_read(struct pci_bus *b, u16 port, unsigned size)
+{
+	if (port < CFG_DATA)
+		return port == 0xcf8 && size == 4 ? b->addr : 0xffffffffu >> (32 - 8 * size);
+	unsigned sh = port - CFG_DATA;
+	u32 val = dword_read(b, target(b), (u16)(b->addr & 0xfc)) >> (8 * sh);
+	/* Bytes past 0xCFF belong to no port here: they float high. */
+	if (sh + size > 4)
+		val |= 0xffffffffu << (8 * (4 - sh));
+	return size == 4 ? val : val & ((1u << (8 * size)) - 1);
+}
+
+void pci_bus_write(struct pci_bus *b, u16 port, unsigned size, u32 val)
+{
+	if (port < CFG_DATA) {
+		if (port == 0xcf8 && size == 4)
+			b->addr = val & 0x80fffffcu;
+		return;
+	}
+	int dev = target(b);
+	if (dev <= 0)
+		return;          /* the host bridge is read-only; nobody else is there */
+	unsigned sh = port - CFG_DATA, n = size < 4 - sh ? size : 4 - sh;
+	u32 mask = (n == 4 ? 0xffffffffu : (1u << (8 * n)) - 1) << (8 * sh);
+	u16 reg = (u16)(b->addr & 0xfc);
+	u32 cur = dword_read(b, dev, reg);
+	fn_write(b, (unsigned)dev - 1, reg, (cur & ~mask) | ((val << (8 * sh)) & mask),
+		 ((1u << n) - 1) << sh);
+}
+
+bool pci_bus_decodes(const struct pci_bus *b, bool io, u64 addr, unsigned len, u64 *host)
+{
+	for (u32 d = 0; d < b->n; d++)
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+			const struct pci_bus_bar *r = &b->fn[d].bar[i];
+			if (!r->live || (r->kind == PCI_BAR_IO) != io || addr - r->at >= r->size ||
+			    len > r->size - (addr - r->at))
+				continue;
+			*host = r->host + (addr - r->at);
+			return true;
+		}
+	return false;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The guest's PCI bus: a host bridge and its assigned functions behind configuration mechanism #1. */
+#ifndef VMM_DEV_PCI_BUS_H
+#define VMM_DEV_PCI_BUS_H
+
+/*
+ * The guest sees one bus, bus 0: a host bridge at 00:00.0 and its pci= functions renumbered as
+ * function 0 of devices 1, 2, ... in the order of its pci= list, whatever their host bus,
+ * device and function (Jailhouse keeps host numbers; ACRN's partition mode renumbers). A
+ * function 1 given without its function 0, or two functions with the same device and function
+ * on two host buses, would otherwise be invisible to a guest's scan (which looks past function
+ * 0 only when function 0 says it is multi-function) or collide.
+ *
+ * Configuration space is filtered, 256 bytes per function: vendor, device, class, revision,
+ * subsystem and status read through from the host function (status without its capability
+ * list bit); the command register passes I/O and memory decode, bus mastering and INTx disable
+ * through and keeps nothing else; BARs are virtual (sizing reads the host BAR's size mask; the
+ * address is the guest's); the expansion ROM, the capability pointer, the interrupt pin and
+ * everything from 0x40 on read as zero (capabilities, MSI and MSI-X included, are hidden until
+ * they are virtualized; INTx is not routed yet). Writes the guest may not make are dropped, as
+ * hardware drops writes to read-only bits. Any other bus, device or function reads all ones.
+ *
+ * A BAR decodes while its command bit is on and its range can be claimed: above the guest's
+ * RAM, clear of the local and I/O APICs' pages, inside the 16-bit port space above the board's
+ * legacy ports (0x1000) for I/O, and overlapping no BAR already decoding. A range that cannot
+ * be claimed is not decoded (what is under it keeps answering, as a PC's RAM wins over a
+ * misplaced device) and the guest's line says so once per address. Every change of what
+ * decodes goes to ops->map and ops->unmap; Umbra maps memory windows into the guest's tables
+ * and lets an I/O window's ports through the I/O bitmap while it sits at the host's ports,
+ * where Umbra places it if it can.
+ */
+
+#include "arch/x86/pci.h"
+#include "lib/types.h"
+
+#define PCI_BUS_FUNCS 8                /* as many as pci= may give (PCI_ASSIGN_MAX) */
+#define PCI_BUS_HOLE_BASE 0xc0000000ull /* where Umbra places memory BARs: above any guest RAM */
+#define PCI_BUS_HOLE_END 0xfec00000ull  /* up to the I/O APIC */
+#define PCI_BUS_IO_BASE 0x1000          /* I/O BARs above the board's legacy ports */
+#define PCI_BUS_IO_END 0x10000
+
+#define PCI_SUBSYSTEM 0x2c
+#define PCI_INTERRUPT_LINE 0x3c
+#define PCI_CMD_INTX_DISABLE BIT(10)
+#define PCI_BUS_CMD_PASS (PCI_CMD_IO | PCI_CMD_MEM | PCI_CMD_MASTER | PCI_CMD_INTX_DISABLE)
+
+/* The host bridge the guest sees: Intel's 440FX, what a PC guest expects at 00:00.0. */
+#define PCI_BUS_HB_ID 0x12378086u
+#define PCI_BUS_HB_CLASS_REV 0x06000002u
+
+struct pci_bus_bar {
+	u8 kind;                /* enum pci_bar_kind of the host BAR; NONE: reads as zero */
+	bool prefetch;
+	u64 size;
+	u64 host;               /* the host BAR's address */
+	u64 guest;              /* the address the guest wrote (size-aligned) */
+	u64 placed;             /* where Umbra puts it at reset; 0: nowhere room was left */
+	bool live;              /* decoding now, at `at` */
+	u64 at;
+	u64 warned_at;          /* the last unclaimable address reported (+1; 0: none) */
+	int slot;               /* the host side's (vmm/pci_view.c: its memory slot, or -1) */
+};
+
+struct pci_bus_fn {
+	u16 host_bdf;
+	u16 cmd;                /* the guest's command register: the PCI_BUS_CMD_PASS bits */
+	u8 int_line;            /* scratch for the OS, as on hardware */
+	struct pci_bus_bar bar[PCI_MAX_BARS];
+};
+
+struct pci_bus;
+
+struct pci_bus_ops {
+	/* The host function's configuration space, a dword at a dword-aligned offset. */
+	u32 (*cfg_read)(void *ctx, u16 host_bdf, u16 off);
+	void (*cfg_write)(void *ctx, u16 host_bdf, u16 off, u32 val);
+	/* BAR b of virtual device dev now decodes at bar->at, or no longer does. */
+	void (*map)(void *ctx, unsigned dev, const struct pci_bus_bar *bar);
+	void (*unmap)(void *ctx, unsigned dev, const struct pci_bus_bar *bar);
+};
+
+struct pci_bus {
+	const struct pci_bus_ops *ops;
+	void *ctx;
+	const char *name;       /* the guest's, for its messages */
+	u64 ram_end;            /* guest RAM is [0, ram_end) */
+	u64 phys_end;           /* 1 << the guest's physical address width */
+	u64 mem_next;           /* Umbra's placement cursors */
+	u64 io_next;
+	u32 addr;               /* 0xCF8 as last written */
+	u32 n;
+	struct pci_bus_fn fn[PCI_BUS_FUNCS];   /* fn[i] is device i + 1, function 0 */
+	u64 refused;            /* decodes refused (unclaimable ranges), for the report */
+};
+
+void pci_bus_init(struct pci_bus *b, const struct pci_bus_ops *ops, void *ctx,
+		  const char *name, u64 ram_end, u64 phys_end);
+/* Adds a host function with its BARs (as the host walk sized them); its virtual device
+ * number, or -1 when the bus is full. A host BAR without an address gets none. */
+int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars);
+/* Power-on: every BAR back where Umbra places it, every command register (and the host's
+ * decode, bus mastering and INTx disable) off, so the devices stop their DMA. */
+void pci_bus_reset(struct pci_bus *b);
+/* An access of 1, 2 or 4 bytes to a port of 0xCF8-0xCFF (0xCF9 is the board's, not here). */
+u32 pci_bus_read(struct pci_bus *b, u16 port, unsigned size);
+void pci_bus_write(struct pci_bus *b, u16 port, unsigned size, u32 val);
+/* The host address of [addr, addr + len) when it lies in one decoding BAR of that kind. */
+bool pci_bus_decodes(const struct pci_bus *b, bool io, u64 addr, unsigned len, u64 *host);
+
+#endif

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* A guest's assigned PCI functions: the host's configuration space and BARs behind its PCI bus. */
+#include "vmm/pci_view.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/paging.h"
+#include "arch/x86/pci.h"
+#include "arch/x86/virt.h"
+#include "lib/printf.h"
+#include "lib/string.h"
+#include "mmu/tdp.h"
+#include "vmm/remote_flush.h"
+#include "vmm/vm.h"
+
+static u32 host_cfg_read(void *ctx, u16 bdf, u16 off)
+{
+	(void)ctx;
+	return pci_host_cfg_read(bdf, off);
+}
+
+static void host_cfg_write(void *ctx, u16 bdf, u16 off, u32 val)
+{
+	(void)ctx;
+	pci_host_cfg_write(bdf, off, val);
+}
+
+/* An I/O window at the host's own ports passes through every built vCPU's I/O bitmap; one
+ * elsewhere exits and is forwarded (pci_view_pio). A vCPU built later gets the same
+ * (pci_view_vcpu_created). */
+static void pass_ports(struct vm *vm, const struct pci_bus_bar *bar, bool pass)
+{
+	if (bar->at != bar->host)
+		return;
+	for (u32 i = 0; i < vm->nr_vcpus; i++)
+		if (vm->vcpus[i].hw.arch)
+			virt->pass_ports(&vm->vcpus[i].hw, (u16)bar->at, (u32)bar->size, pass);
+}
+
+/* A memory BAR that decodes is a device slot at the guest's address: its pages map straight to
+ * the host BAR's, uncached, at the first access of each (mmu/platform.h), so the guest's
+ * register accesses take no exit. */
+static void bar_map(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
+{
+	struct vm *vm = ctx;
+	(void)dev;
+	if (bar->kind == PCI_BAR_IO)
+		pass_ports(vm, bar, true);
+	else if (bar->slot >= 0)
+		memslots_dev_place(&vm->mem, (unsigned)bar->slot, bar->at >> PAGE_SHIFT);
+}
+
+void pci_view_vcpu_created(struct vcpu *v)
+{
+	const struct pci_bus *b = &v->vm->board.pci;
+	for (u32 d = 0; d < b->n; d++)
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+			const struct pci_bus_bar *r = &b->fn[d].bar[i];
+			if (r->live && r->kind == PCI_BAR_IO && r->at == r->host)
+				virt->pass_ports(&v->hw, (u16)r->at, (u32)r->size, true);
+		}
+}
+
+/* Every mapping of the slot goes before the slot does: the shadows all (a BAR moves or stops
+ * decoding a few times at a guest's boot, while its OS sizes BARs; KVM zaps on a slot's removal
+ * too), the nested table's leaves of the range, and every vCPU's TLB by the time the lock is
+ * dropped (vm_unlock). */
+static void bar_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
+{
+	struct vm *vm = ctx;
+	(void)dev;
+	if (bar->kind == PCI_BAR_IO) {
+		pass_ports(vm, bar, false);
+		return;
+	}
+	if (bar->slot < 0)
+		return;
+	if (vm->tdp_on) {
+		if (tdp_unmap(&vm->tdp, bar->at >> PAGE_SHIFT, bar->size >> PAGE_SHIFT))
+			for (u32 i = 0; i < vm->nr_vcpus; i++)
+				remote_flush_request(&vm->vcpus[i]);
+	} else {
+		mmu_zap_all(&vm->mmu);
+	}
+	memslots_dev_remove(&vm->mem, (unsigned)bar->slot);
+}
+
+static const struct pci_bus_ops view_ops = {
+	.cfg_read = host_cfg_read,
+	.cfg_write = host_cfg_write,
+	.map = bar_map,
+	.unmap = bar_unmap,
+};
+
+_Static_assert(PCI_BUS_FUNCS >= PCI_ASSIGN_MAX, "the bus holds every function pci= gives");
+
+void pci_view_attach(struct vm *vm)
+{
+	struct pci_bus *b = &vm->board.pci;
+
+	/* The guest's physical address width, as its MMU has it (CPUID's, set up before). */
+	pci_bus_init(b, &view_ops, vm, vm->name, vm->mem.bytes, 1ull << vm->mmu.cfg.maxphyaddr);
+	for (u32 k = 0; k < vm->pci.n; k++) {
+		u16 bdf = vm->pci.bdf[k];
+		const struct pci_func *f = &pci_host.f[pci_find(&pci_host, bdf)];
+		/* Umbra reaches a memory BAR itself for accesses that exit (an instruction the
+		 * MMU sends to the emulator): uncached, like the ECAM window. */
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
+			if ((f->bar[i].kind == PCI_BAR_MEM32 || f->bar[i].kind == PCI_BAR_MEM64) &&
+			    f->bar[i].base && !paging_map_uncached(f->bar[i].base, f->bar[i].size))
+				kprintf("guest %s: PCI %02x:%02x.%x BAR%u at 0x%llx is beyond Umbra's map: its accesses that exit read all ones\n",
+					vm->name, PCI_BUS(bdf), PCI_DEV(bdf), PCI_FN(bdf), i,
+					(unsigned long long)f->bar[i].base);
+		int dev = pci_bus_add(b, bdf, f->bar);
+		if (dev < 0)
+			continue;
+		kprintf("guest %s: PCI %02x:%02x.%x is its 00:%02x.0\n", vm->name, PCI_BUS(bdf),
+			PCI_DEV(bdf), PCI_FN(bdf), dev);
+		/* A memory BAR of whole pages gets a device slot; a smaller one shares its page with
+		 * whatever follows it on the host, so its accesses exit and are forwarded. */
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
+			struct pci_bus_bar *r = &b->fn[dev - 1].bar[i];
+			if (r->kind == PCI_BAR_IO || r->kind == PCI_BAR_NONE || r->size < PAGE_SIZE)
+				continue;
+			r->slot = memslots_dev_add(&vm->mem, r->host, r->size >> PAGE_SHIFT);
+			if (r->slot < 0)
+				kprintf("guest %s: PCI 00:%02x.0 BAR%u: no memory slot left: its accesses exit\n",
+					vm->name, dev, i);
+		}
+	}
+	pci_bus_reset(b);
+}
+
+/* One device access of exactly len bytes where the width allows it (registers care). */
+static void mmio_load(volatile void *dev, u8 *buf, unsigned len)
+{
+	switch (len) {
+	case 1: { u8 v = *(volatile u8 *)dev; memcpy(buf, &v, 1); return; }
+	case 2: { u16 v = *(volatile u16 *)dev; memcpy(buf, &v, 2); return; }
+	case 4: { u32 v = *(volatile u32 *)dev; memcpy(buf, &v, 4); return; }
+	case 8: { u64 v = *(volatile u64 *)dev; memcpy(buf, &v, 8); return; }
+	default:
+		for (unsigned i = 0; i < len; i++)
+			buf[i] = ((volatile u8 *)dev)[i];
+	}
+}
+
+static void mmio_store(volatile void *dev, const u8 *buf, unsigned len)
+{
+	u64 v = 0;
+	memcpy(&v, buf, len < 8 ? len : 8);
+	switch (len) {
+	case 1: *(volatile u8 *)dev = (u8)v; return;
+	case 2: *(volatile u16 *)dev = (u16)v; return;
+	case 4: *(volatile u32 *)dev = (u32)v; return;
+	case 8: *(volatile u64 *)dev = v; return;
+	default:
+		for (unsigned i = 0; i < len; i++)
+			((volatile u8 *)dev)[i] = buf[i];
+	}
+}
+
+/* The host BAR behind gpa, or NULL (all ones) where Umbra cannot reach it. */
+static volatile void *mmio_target(struct vm *vm, u64 gpa, unsigned len, bool *claimed)
+{
+	u64 hpa;
+	*claimed = vm->board.pci.n && pci_bus_decodes(&vm->board.pci, false, gpa, len, &hpa);
+	return *claimed && hpa + len <= HOST_MAPPED_LIMIT ? phys_to_virt(hpa) : NULL;
+}
+
+bool pci_view_mmio_read(struct vm *vm, u64 gpa, void *buf, unsigned len)
+{
+	bool claimed;
+	volatile void *dev = mmio_target(vm, gpa, len, &claimed);
+	if (dev)
+		mmio_load(dev, buf, len);
+	else if (claimed)
+		memset(buf, 0xff, len);
+	return claimed;
+}
+
+bool pci_view_mmio_write(struct vm *vm, u64 gpa, const void *buf, unsigned len)
+{
+	bool claimed;
+	volatile void *dev = mmio_target(vm, gpa, len, &claimed);
+	if (dev)
+		mmio_store(dev, buf, len);
+	return claimed;
+}
+
+bool pci_view_pio(struct vm *vm, u16 port, unsigned size, u32 *val, bool write)
+{
+	u64 host;
+	if (!vm->board.pci.n || !pci_bus_decodes(&vm->board.pci, true, port, size, &host))
+		return false;
+	u16 p = (u16)host;
+	if (write) {
+		if (size == 1)
+			outb(p, (u8)*val);
+		else if (size == 2)
+			outw(p, (u16)*val);
+		else
+			outl(p, *val);
+	} else {
+		*val = size == 1 ? inb(p) : size == 2 ? inw(p) : inl(p);
+	}
+	return true;
+}
