@@ -748,15 +748,15 @@ static bool svm_tdp_supported(void)
 	return caps.features & SVM_FEAT_NP;
 }
 
-/* Nested entries are x86-64 page-table entries; QEMU TCG faults on them without U. */
-/* A nested leaf's PCD|PWT select the host PAT's entry 3 (UC), which the combination with the
- * guest's type cannot make cacheable (APM 15.25.8). */
 /* The IOPM is the page after the VMCB (svm_vcpu_create). */
 static void svm_pass_ports(struct vcpu_hw *v, u16 first, u32 n, bool pass)
 {
 	virt_port_bitmap(phys_to_virt(v->arch_pa + PAGE_SIZE), first, n, pass);
 }
 
+/* Nested entries are x86-64 page-table entries; QEMU TCG faults on them without U. A device
+ * leaf's PCD|PWT select the host PAT's entry 3 (UC), which the combination with the guest's
+ * type cannot make cacheable (APM 15.25.8). */
 static const struct tdp_format npt_format = {
 	.present = BIT(0), .write = BIT(1), .user = BIT(2), .large = BIT(7),
 	.leaf_uc = BIT(4) | BIT(3),

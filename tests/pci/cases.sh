@@ -81,8 +81,8 @@ case_run pci-q35-assign-amd --cpu max --module "$h name=own pci=00:05.0,02:01.0"
   --expect-log "^iommu: amdvi0 at 0xfed80000: translation on, 1 domains$" \
   --expect-log "^guest own: iommu: domain=1 mapped_mib=16 dma_faults=0$" \
   --expect-log "^iommu: amdvi0: dma_faults_unowned=0 overflows=0$"
-# DMA through the domains, end to end: no guest can reach its device yet, so the test build
-# (vmm/dma_selftest.c) drives the edu functions itself once the guest has ended: 00:05.0,
+# DMA through the domains from Umbra's side (the edu guest's cases below drive it from a guest):
+# the test build (vmm/dma_selftest.c) drives the edu functions itself once the guest has ended: 00:05.0,
 # owned, copies through domain 1, writes at Umbra's own address (which the domain makes the
 # guest's) and at an Umbra page past the guest's 16 MiB; 00:06.0, owned by none, writes at
 # that page. Nothing of Umbra's changes.

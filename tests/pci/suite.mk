@@ -7,7 +7,7 @@ SUITES += check-pci
 .PHONY: check-pci
 
 # The DMA test image: once the guests have ended, Umbra drives QEMU's edu devices itself
-# (vmm/dma_selftest.c), since no guest can reach its device yet.
+# (vmm/dma_selftest.c): DMA from a function nobody owns, and at Umbra's own addresses.
 $(BUILD)/dmatest/umbra.elf: $(KSRC) linker.ld
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/dmatest EXTRA_KCFLAGS=-DUMBRA_TEST_DMA \
 	  $(BUILD)/dmatest/umbra.elf
