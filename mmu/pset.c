@@ -93,6 +93,46 @@ found:
 	}
 }
 
+/* Each hole is filled from the head's end, as pset_remove does, so only the head is ever partly
+ * filled. A member moved into a hole of the head itself has not been looked at yet and is looked
+ * at there; one moved into a later descriptor comes from the head, already looked at and kept. */
+void pset_remove_if(uintptr_t *set, struct mmu_slab *slab, bool (*drop)(void *arg, u64 *p), void *arg)
+{
+	struct pset_desc *d, *head, *next;
+	unsigned i, last;
+
+	if (!is_chain(*set)) {
+		if (*set && drop(arg, (u64 *)*set))
+			*set = 0;
+		return;
+	}
+	for (d = chain(*set); d; d = next) {
+		next = d->next;
+		for (i = 0; i < PSET_N && d->e[i];) {
+			if (!drop(arg, d->e[i])) {
+				i++;
+				continue;
+			}
+			head = chain(*set);
+			last = head_fill(head) - 1;
+			d->e[i] = head->e[last];
+			head->e[last] = NULL;
+			if (last == 0) {
+				*set = head->next ? (uintptr_t)head->next | PSET_TAG : 0;
+				slab_free(slab, head);
+				if (head == d)
+					break;
+			}
+		}
+	}
+	/* Back to the one-pointer form when a single member is left. */
+	if (is_chain(*set) && !chain(*set)->next && !chain(*set)->e[1]) {
+		head = chain(*set);
+		*set = (uintptr_t)head->e[0];
+		slab_free(slab, head);
+	}
+}
+
 struct pset_iter pset_iter_start(uintptr_t set)
 {
 	struct pset_iter it = { 0, NULL, 0 };

@@ -60,6 +60,49 @@ void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 	*sptep = 0;
 }
 
+struct leaves {
+	struct mmu_vm *vm;
+	struct mmu_page *sp;
+	const u64 *drop;
+};
+
+/* A member of a frame's reverse map that is one of the leaves being dropped: cleared here. */
+static bool drop_leaf(void *arg, u64 *sptep)
+{
+	const struct leaves *l = arg;
+	uintptr_t off = (uintptr_t)sptep - (uintptr_t)l->sp->spt;
+	unsigned idx = (unsigned)(off / sizeof(u64));
+
+	if (off >= SPT_ENTRIES * sizeof(u64) || !(l->drop[idx / 64] >> (idx % 64) & 1))
+		return false;
+	audit_mark_entry(l->vm, l->sp, idx);
+	spte_changed(l->vm);
+	*sptep = 0;
+	return true;
+}
+
+void spte_clear_leaves(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SPT_ENTRIES / 64])
+{
+	struct leaves l = { vm, sp, drop };
+
+	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++)
+		for (u64 bits = drop[w]; bits; bits &= bits - 1) {
+			unsigned idx = w * 64 + (unsigned)__builtin_ctzll(bits);
+			u64 gfn;
+
+			if (!spte_writable_leaf(sp->spt[idx])) {
+				if (sp->spt[idx] & PTE_P)
+					spte_clear_leaf(vm, sp, idx);
+				continue;
+			}
+			/* Clears this entry and every other dropped one that maps the same frame. */
+			gfn = spte_leaf_gfn(sp, idx);
+			audit_mark_frame(vm, gfn);
+			pset_remove_if(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, drop_leaf, &l);
+			ASSERT(!sp->spt[idx]);
+		}
+}
+
 static void clear_writable(void *vm, u64 *sptep)
 {
 	audit_mark_sptep(vm, sptep);

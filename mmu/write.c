@@ -50,10 +50,9 @@ static bool count_emulated(struct mmu_vm *vm, u64 gfn)
 	return ++vm->write_count >= FLOOD_WRITES;
 }
 
-/* emulated: a guest store Umbra emulated (counted, a step towards a flood zap), else an entry
- * of a paravirtual batch (neither: a batch rewriting one table is not a fork). Zaps what a
- * store of len bytes at gpa affects; the store itself is the caller's. */
-static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len, bool emulated)
+/* A guest store Umbra emulated (counted, a step towards a flood zap): zaps what a store of len
+ * bytes at gpa affects; the store itself is the caller's. */
+static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len)
 {
 	unsigned offset = gpa & (PAGE_SIZE - 1);
 	u64 gfn = gpa >> PAGE_SHIFT;
@@ -74,7 +73,7 @@ static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len, bool emulated)
 			continue;
 		if (!shadowed) {
 			shadowed = true;
-			flooded = emulated && count_emulated(vm, gfn);
+			flooded = count_emulated(vm, gfn);
 		}
 		pte_size = sp->role.glevels == GLEVELS_32 ? 4 : 8;
 		if ((offset ^ (offset + len - 1)) & ~(pte_size - 1)) {
@@ -100,9 +99,9 @@ static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len, bool emulated)
 	return MMU_OK;
 }
 
-static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool emulated)
+int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
 {
-	int r = before_write(vm, gpa, len, emulated);
+	int r = before_write(vm, gpa, len);
 	if (r != MMU_OK)
 		return r;
 	audit_mark_guest_write(vm, gpa, len);
@@ -110,14 +109,66 @@ static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool e
 	return MMU_OK;
 }
 
-int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+void mmu_batch_begin(struct mmu_batch *b)
 {
-	return write_gpa(vm, gpa, len, value, true);
+	*b = (struct mmu_batch){ .gfn = ~0ull };
 }
 
-int mmu_write_batch(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+/* Drops the shadow entries that mirror the words of b->gfn the batch wrote, in every shadow of
+ * that frame. The writes are in guest memory already: dropping needs only the shadows. */
+static void batch_drop(struct mmu_vm *vm, struct mmu_batch *b)
 {
-	return write_gpa(vm, gpa, len, value, false);
+	u64 gfn = b->gfn;
+	struct mmu_page *sp;
+
+	if (gfn == ~0ull || MMU_MUTATED(vm, skip_zap_on_write))
+		return;
+	for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = sp->gfn_next) {
+		u64 drop[SPT_ENTRIES / 64] = { 0 };
+
+		if (sp->gfn != gfn || sp->role.direct)
+			continue;
+		b->shadowed = true;
+		for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
+			for (u64 bits = b->written[w]; bits; bits &= bits - 1) {
+				unsigned off = (w * 64 + (unsigned)__builtin_ctzll(bits)) * 4, idx[2];
+				unsigned n = sp_mirrors(sp, off, idx);
+
+				for (unsigned i = 0; i < n; i++)
+					drop[idx[i] / 64] |= 1ull << (idx[i] % 64);
+			}
+		/* Dropping entries frees no shadow page: the chain stays valid. */
+		sp_drop_sptes(vm, sp, drop);
+	}
+	for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
+		b->written[w] = 0;
+}
+
+int mmu_batch_write(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len, u64 value)
+{
+	unsigned offset = gpa & (PAGE_SIZE - 1);
+	u64 gfn = gpa >> PAGE_SHIFT;
+
+	if ((len != 4 && len != 8) || (offset & (len - 1)))
+		return MMU_EINVAL;
+	if (gfn != b->gfn) {
+		batch_drop(vm, b);
+		b->gfn = gfn;
+	}
+	/* An 8-byte write covers two words: a 32-bit shadow of the frame mirrors both. */
+	b->written[offset / 256] |= (len == 8 ? 3ull : 1ull) << (offset / 4 % 64);
+	audit_mark_guest_write(vm, gpa, len);
+	vm->ops->write_gpa(vm->ctx, gpa, &value, len);
+	return MMU_OK;
+}
+
+void mmu_batch_end(struct mmu_vm *vm, struct mmu_batch *b)
+{
+	batch_drop(vm, b);
+	b->gfn = ~0ull;
+	if (b->shadowed)
+		mmu_flush_all(vm);
+	b->shadowed = false;
 }
 
 /* Zapping before a compare that then fails costs only a refault: the entries are dropped, not
@@ -137,7 +188,7 @@ int mmu_cmpxchg(struct mmu_vm *vm, u64 gpa, unsigned len, u64 *old, u64 new_val)
 
 	if (len < 1 || (gpa & 7) + len > 8)
 		return MMU_EINVAL;
-	r = before_write(vm, gpa, len, true);
+	r = before_write(vm, gpa, len);
 	if (r != MMU_OK)
 		return r;
 	if (vm->ops->read_gpa(vm->ctx, base, &cur, 8))

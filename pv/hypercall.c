@@ -171,13 +171,14 @@ static bool in_ram(const struct vcpu *v, u64 gpa, u64 len)
 
 /* A batch is copied once (guest_copy), every record of the copy validated, then the copy
  * applied, so a bad record changes nothing and what is applied is what was validated. check
- * returns 0 or an error; apply returns false to stop (with *err set). */
+ * returns 0 or an error; apply returns false to stop (with *err set). ctx is the call's own. */
 struct batch {
 	struct vcpu *v;
 	u64 gva, count;
 	unsigned size; /* of one record */
-	s64 (*check)(struct vcpu *v, const void *rec);
-	bool (*apply)(struct vcpu *v, const void *rec, s64 *err);
+	s64 (*check)(struct vcpu *v, const void *rec, void *ctx);
+	bool (*apply)(struct vcpu *v, const void *rec, void *ctx, s64 *err);
+	void *ctx;
 };
 
 static s64 run_batch(const struct batch *b)
@@ -191,49 +192,77 @@ static s64 run_batch(const struct batch *b)
 			   user_mode(b->v)) < 0)
 		return -UMBRA_EFAULT;
 	for (u64 i = 0; i < b->count; i++)
-		if ((err = b->check(b->v, recs + i * b->size)) < 0)
+		if ((err = b->check(b->v, recs + i * b->size, b->ctx)) < 0)
 			return err;
 	for (u64 i = 0; i < b->count; i++)
-		if (!b->apply(b->v, recs + i * b->size, &err))
+		if (!b->apply(b->v, recs + i * b->size, b->ctx, &err))
 			return err;
 	return (s64)b->count;
 }
 
-static s64 check_update(struct vcpu *v, const void *rec)
+/* An MMU_UPDATE call: the entry size, fixed for the call, and the last page found in RAM for a
+ * ptr and for a val (a batch mostly writes one table, and fork's mostly map few frames). */
+struct update_ctx {
+	struct mmu_batch mmu;
+	unsigned size;
+	u64 addr_mask;
+	u64 ptr_page, val_page; /* ~0: none yet */
+};
+
+static bool page_in_ram(const struct vcpu *v, u64 page, u64 *memo)
+{
+	if (page == *memo)
+		return true;
+	if (!in_ram(v, page, PAGE_SIZE))
+		return false;
+	*memo = page;
+	return true;
+}
+
+static s64 check_update(struct vcpu *v, const void *rec, void *ctx)
 {
 	const struct umbra_mmu_update *u = rec;
-	unsigned size = pte_size(v);
-	u64 addr_mask = size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
+	struct update_ctx *c = ctx;
 
-	if (u->ptr & (size - 1))
+	/* Aligned, an entry lies within its page: the page in RAM is the entry in RAM. */
+	if (u->ptr & (c->size - 1))
 		return -UMBRA_EINVAL;
-	if (!in_ram(v, u->ptr, size))
+	if (!page_in_ram(v, u->ptr & ~0xfffull, &c->ptr_page))
 		return -UMBRA_EFAULT;
-	if (size == 4 && (u->val >> 32))
+	if (c->size == 4 && (u->val >> 32))
 		return -UMBRA_EINVAL;
-	if ((u->val & PTE_P) && !in_ram(v, u->val & addr_mask, PAGE_SIZE))
+	if ((u->val & PTE_P) && !page_in_ram(v, u->val & c->addr_mask, &c->val_page))
 		return -UMBRA_EFAULT;
 	return 0;
 }
 
-static bool apply_update(struct vcpu *v, const void *rec, s64 *err)
+static bool apply_update(struct vcpu *v, const void *rec, void *ctx, s64 *err)
 {
 	const struct umbra_mmu_update *u = rec;
+	struct update_ctx *c = ctx;
 	(void)err;
 	/* Shadows of the table are zapped, none is made writable. */
-	mmu_write_batch(&v->vm->mmu, u->ptr, pte_size(v), u->val);
+	mmu_batch_write(&v->vm->mmu, &c->mmu, u->ptr, c->size, u->val);
 	return true;
 }
 
 static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
 {
+	struct update_ctx c = { .size = pte_size(v), .ptr_page = ~0ull, .val_page = ~0ull };
 	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_update), check_update,
-			   apply_update };
-	return run_batch(&b);
+			   apply_update, &c };
+	s64 r;
+
+	c.addr_mask = c.size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
+	mmu_batch_begin(&c.mmu);
+	r = run_batch(&b);
+	mmu_batch_end(&v->vm->mmu, &c.mmu);
+	return r;
 }
 
-static s64 check_op(struct vcpu *v, const void *rec)
+static s64 check_op(struct vcpu *v, const void *rec, void *ctx)
 {
+	(void)ctx;
 	const struct umbra_mmu_op *o = rec;
 
 	if (o->reserved || o->op < UMBRA_MMUOP_NEW_CR3 || o->op > UMBRA_MMUOP_FLUSH_ALL)
@@ -245,8 +274,9 @@ static s64 check_op(struct vcpu *v, const void *rec)
 	return 0;
 }
 
-static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
+static bool apply_op(struct vcpu *v, const void *rec, void *ctx, s64 *err)
 {
+	(void)ctx;
 	const struct umbra_mmu_op *o = rec;
 
 	switch (o->op) {
@@ -275,7 +305,8 @@ static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
 
 static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
 {
-	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_op, apply_op };
+	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_op, apply_op,
+			   NULL };
 	return run_batch(&b);
 }
 

@@ -488,7 +488,11 @@ static void test_misaligned_flood(void **st UNUSED)
  * however many entries it rewrites, and an emulated write after it starts a fresh count. */
 static void batch_write(struct harness *h, u64 gpa, u64 value)
 {
-	assert_int_equal(mmu_write_batch(&h->vm, gpa, 8, value), MMU_OK);
+	struct mmu_batch b;
+
+	mmu_batch_begin(&b);
+	assert_int_equal(mmu_batch_write(&h->vm, &b, gpa, 8, value), MMU_OK);
+	mmu_batch_end(&h->vm, &b);
 	memcpy(h_gpa_ptr(h, gpa, true), &value, 8); /* the reference machine's memory too */
 }
 
