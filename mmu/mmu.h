@@ -245,8 +245,9 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
  * affects in every shadow of that frame (whole pages on misaligned writes and floods), then
  * performs the write on guest memory. Returns MMU_OK or MMU_EINVAL. */
 int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
-/* A guest's paravirtual update batch: each mmu_batch_write performs one entry's write on guest
- * memory at once; the shadows it affects are dropped when the batch moves to another guest
+/* A guest's paravirtual update batch: the caller performs each entry's write on guest memory
+ * and notes it with mmu_batch_note; the shadows it affects are dropped when the batch moves to
+ * another guest
  * table and at mmu_batch_end, with one walk of that table's shadows and one pass over each
  * mapped frame's reverse map, and one TLB flush request for the whole batch. Dropped alike as
  * by mmu_write, but no emulated write (not counted as one, STATS tells a guest which way its
@@ -258,8 +259,9 @@ struct mmu_batch {
 	bool shadowed;    /* a shadow was dropped from: flush at the end */
 };
 void mmu_batch_begin(struct mmu_batch *b);
-/* len (4 or 8) bytes of value at gpa, aligned to len. MMU_OK or MMU_EINVAL (nothing done). */
-int mmu_batch_write(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len, u64 value);
+/* len (4 or 8) bytes at gpa, aligned to len, written or to be written before mmu_batch_end.
+ * MMU_OK or MMU_EINVAL (nothing noted). */
+int mmu_batch_note(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len);
 void mmu_batch_end(struct mmu_vm *vm, struct mmu_batch *b);
 /* The locked read-modify-write hook: zaps as mmu_write does, then compares and swaps len bytes
  * (1..8, within one aligned 8) of guest RAM by a host locked compare-exchange, atomic against

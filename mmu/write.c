@@ -144,7 +144,7 @@ static void batch_drop(struct mmu_vm *vm, struct mmu_batch *b)
 		b->written[w] = 0;
 }
 
-int mmu_batch_write(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len, u64 value)
+int mmu_batch_note(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len)
 {
 	unsigned offset = gpa & (PAGE_SIZE - 1);
 	u64 gfn = gpa >> PAGE_SHIFT;
@@ -158,7 +158,6 @@ int mmu_batch_write(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned le
 	/* An 8-byte write covers two words: a 32-bit shadow of the frame mirrors both. */
 	b->written[offset / 256] |= (len == 8 ? 3ull : 1ull) << (offset / 4 % 64);
 	audit_mark_guest_write(vm, gpa, len);
-	vm->ops->write_gpa(vm->ctx, gpa, &value, len);
 	return MMU_OK;
 }
 

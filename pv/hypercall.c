@@ -201,12 +201,14 @@ static s64 run_batch(const struct batch *b)
 }
 
 /* An MMU_UPDATE call: the entry size, fixed for the call, and the last page found in RAM for a
- * ptr and for a val (a batch mostly writes one table, and fork's mostly map few frames). */
+ * ptr and for a val (a batch mostly writes one table, and fork's mostly map few frames), and
+ * the host address of the table being written. */
 struct update_ctx {
 	struct mmu_batch mmu;
 	unsigned size;
 	u64 addr_mask;
-	u64 ptr_page, val_page; /* ~0: none yet */
+	u64 ptr_page, val_page, write_page; /* ~0: none yet */
+	u8 *write_hva;
 };
 
 static bool page_in_ram(const struct vcpu *v, u64 page, u64 *memo)
@@ -240,15 +242,29 @@ static bool apply_update(struct vcpu *v, const void *rec, void *ctx, s64 *err)
 {
 	const struct umbra_mmu_update *u = rec;
 	struct update_ctx *c = ctx;
+	u64 page = u->ptr & ~0xfffull;
+	void *p;
+
 	(void)err;
+	if (page != c->write_page) {
+		c->write_hva = memslots_ptr(&v->vm->mem, page, PAGE_SIZE); /* in RAM: checked */
+		c->write_page = page;
+	}
+	p = c->write_hva + (u->ptr & 0xfff);
+	/* One aligned store, as the guest's own would be: its other vCPUs may be walking it. */
+	if (c->size == 8)
+		__atomic_store_n((u64 *)p, u->val, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n((u32 *)p, (u32)u->val, __ATOMIC_RELAXED);
 	/* Shadows of the table are zapped, none is made writable. */
-	mmu_batch_write(&v->vm->mmu, &c->mmu, u->ptr, c->size, u->val);
+	mmu_batch_note(&v->vm->mmu, &c->mmu, u->ptr, c->size);
 	return true;
 }
 
 static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
 {
-	struct update_ctx c = { .size = pte_size(v), .ptr_page = ~0ull, .val_page = ~0ull };
+	struct update_ctx c = { .size = pte_size(v), .ptr_page = ~0ull, .val_page = ~0ull,
+				.write_page = ~0ull };
 	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_update), check_update,
 			   apply_update, &c };
 	s64 r;
