@@ -261,7 +261,18 @@ struct mmu_batch {
 void mmu_batch_begin(struct mmu_batch *b);
 /* len (4 or 8) bytes at gpa, aligned to len, written or to be written before mmu_batch_end.
  * MMU_OK or MMU_EINVAL (nothing noted). */
-int mmu_batch_note(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len);
+int mmu_batch_note_slow(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len);
+static inline int mmu_batch_note(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len)
+{
+	unsigned offset = gpa & (PAGE_SIZE - 1);
+
+	/* Inline for the common entry: the same table as the last, no audit tracking. */
+	if (gpa >> PAGE_SHIFT != b->gfn || vm->audit_track || (len != 4 && len != 8) ||
+	    (offset & (len - 1)))
+		return mmu_batch_note_slow(vm, b, gpa, len);
+	b->written[offset / 256] |= (len == 8 ? 3ull : 1ull) << (offset / 4 % 64);
+	return MMU_OK;
+}
 void mmu_batch_end(struct mmu_vm *vm, struct mmu_batch *b);
 /* The locked read-modify-write hook: zaps as mmu_write does, then compares and swaps len bytes
  * (1..8, within one aligned 8) of guest RAM by a host locked compare-exchange, atomic against

@@ -144,7 +144,7 @@ static void batch_drop(struct mmu_vm *vm, struct mmu_batch *b)
 		b->written[w] = 0;
 }
 
-int mmu_batch_note(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len)
+int mmu_batch_note_slow(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len)
 {
 	unsigned offset = gpa & (PAGE_SIZE - 1);
 	u64 gfn = gpa >> PAGE_SHIFT;

@@ -171,33 +171,29 @@ static bool in_ram(const struct vcpu *v, u64 gpa, u64 len)
 
 /* A batch is copied once (guest_copy), every record of the copy validated, then the copy
  * applied, so a bad record changes nothing and what is applied is what was validated. check
- * returns 0 or an error; apply returns false to stop (with *err set). ctx is the call's own. */
+ * returns 0 or the first bad record's error; apply returns the count or an error. Each loops
+ * over the records itself: a call per record would cost more than most records' work. */
 struct batch {
 	struct vcpu *v;
 	u64 gva, count;
 	unsigned size; /* of one record */
-	s64 (*check)(struct vcpu *v, const void *rec, void *ctx);
-	bool (*apply)(struct vcpu *v, const void *rec, void *ctx, s64 *err);
+	s64 (*check)(struct vcpu *v, const void *recs, u64 n, void *ctx);
+	s64 (*apply)(struct vcpu *v, const void *recs, u64 n, void *ctx);
 	void *ctx;
 };
 
 static s64 run_batch(const struct batch *b)
 {
-	const u8 *recs = guest_copy(b->v);
-	s64 err = 0;
+	s64 err;
 
 	if (b->count > UMBRA_MMU_BATCH_MAX)
 		return -UMBRA_E2BIG;
 	if (gmem_read_virt(b->v, b->gva, guest_copy(b->v), b->count * b->size,
 			   user_mode(b->v)) < 0)
 		return -UMBRA_EFAULT;
-	for (u64 i = 0; i < b->count; i++)
-		if ((err = b->check(b->v, recs + i * b->size, b->ctx)) < 0)
-			return err;
-	for (u64 i = 0; i < b->count; i++)
-		if (!b->apply(b->v, recs + i * b->size, b->ctx, &err))
-			return err;
-	return (s64)b->count;
+	if ((err = b->check(b->v, guest_copy(b->v), b->count, b->ctx)) < 0)
+		return err;
+	return b->apply(b->v, guest_copy(b->v), b->count, b->ctx);
 }
 
 /* An MMU_UPDATE call: the entry size, fixed for the call, and the last page found in RAM for a
@@ -221,44 +217,48 @@ static bool page_in_ram(const struct vcpu *v, u64 page, u64 *memo)
 	return true;
 }
 
-static s64 check_update(struct vcpu *v, const void *rec, void *ctx)
+static s64 check_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 {
-	const struct umbra_mmu_update *u = rec;
+	const struct umbra_mmu_update *u = recs;
 	struct update_ctx *c = ctx;
 
-	/* Aligned, an entry lies within its page: the page in RAM is the entry in RAM. */
-	if (u->ptr & (c->size - 1))
-		return -UMBRA_EINVAL;
-	if (!page_in_ram(v, u->ptr & ~0xfffull, &c->ptr_page))
-		return -UMBRA_EFAULT;
-	if (c->size == 4 && (u->val >> 32))
-		return -UMBRA_EINVAL;
-	if ((u->val & PTE_P) && !page_in_ram(v, u->val & c->addr_mask, &c->val_page))
-		return -UMBRA_EFAULT;
+	for (u64 i = 0; i < n; i++, u++) {
+		/* Aligned, an entry lies within its page: the page in RAM is the entry in RAM. */
+		if (u->ptr & (c->size - 1))
+			return -UMBRA_EINVAL;
+		if (!page_in_ram(v, u->ptr & ~0xfffull, &c->ptr_page))
+			return -UMBRA_EFAULT;
+		if (c->size == 4 && (u->val >> 32))
+			return -UMBRA_EINVAL;
+		if ((u->val & PTE_P) && !page_in_ram(v, u->val & c->addr_mask, &c->val_page))
+			return -UMBRA_EFAULT;
+	}
 	return 0;
 }
 
-static bool apply_update(struct vcpu *v, const void *rec, void *ctx, s64 *err)
+static s64 apply_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 {
-	const struct umbra_mmu_update *u = rec;
+	const struct umbra_mmu_update *u = recs;
 	struct update_ctx *c = ctx;
-	u64 page = u->ptr & ~0xfffull;
-	void *p;
 
-	(void)err;
-	if (page != c->write_page) {
-		c->write_hva = memslots_ptr(&v->vm->mem, page, PAGE_SIZE); /* in RAM: checked */
-		c->write_page = page;
+	for (u64 i = 0; i < n; i++, u++) {
+		u64 page = u->ptr & ~0xfffull;
+		void *p;
+
+		if (page != c->write_page) {
+			c->write_hva = memslots_ptr(&v->vm->mem, page, PAGE_SIZE); /* checked */
+			c->write_page = page;
+		}
+		p = c->write_hva + (u->ptr & 0xfff);
+		/* One aligned store, as the guest's own would be: its other vCPUs may walk it. */
+		if (c->size == 8)
+			__atomic_store_n((u64 *)p, u->val, __ATOMIC_RELAXED);
+		else
+			__atomic_store_n((u32 *)p, (u32)u->val, __ATOMIC_RELAXED);
+		/* Shadows of the table are zapped, none is made writable. */
+		mmu_batch_note(&v->vm->mmu, &c->mmu, u->ptr, c->size);
 	}
-	p = c->write_hva + (u->ptr & 0xfff);
-	/* One aligned store, as the guest's own would be: its other vCPUs may be walking it. */
-	if (c->size == 8)
-		__atomic_store_n((u64 *)p, u->val, __ATOMIC_RELAXED);
-	else
-		__atomic_store_n((u32 *)p, (u32)u->val, __ATOMIC_RELAXED);
-	/* Shadows of the table are zapped, none is made writable. */
-	mmu_batch_note(&v->vm->mmu, &c->mmu, u->ptr, c->size);
-	return true;
+	return (s64)n;
 }
 
 static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
@@ -276,11 +276,8 @@ static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
 	return r;
 }
 
-static s64 check_op(struct vcpu *v, const void *rec, void *ctx)
+static s64 check_op(struct vcpu *v, const struct umbra_mmu_op *o)
 {
-	(void)ctx;
-	const struct umbra_mmu_op *o = rec;
-
 	if (o->reserved || o->op < UMBRA_MMUOP_NEW_CR3 || o->op > UMBRA_MMUOP_FLUSH_ALL)
 		return -UMBRA_EINVAL;
 	if (o->op == UMBRA_MMUOP_NEW_CR3 && !in_ram(v, o->arg & ~0xfffull, PAGE_SIZE))
@@ -290,11 +287,8 @@ static s64 check_op(struct vcpu *v, const void *rec, void *ctx)
 	return 0;
 }
 
-static bool apply_op(struct vcpu *v, const void *rec, void *ctx, s64 *err)
+static bool apply_op(struct vcpu *v, const struct umbra_mmu_op *o, s64 *err)
 {
-	(void)ctx;
-	const struct umbra_mmu_op *o = rec;
-
 	switch (o->op) {
 	case UMBRA_MMUOP_NEW_CR3:
 		/* A bad PDPTE is the one thing only the load itself can find. */
@@ -319,9 +313,33 @@ static bool apply_op(struct vcpu *v, const void *rec, void *ctx, s64 *err)
 	}
 }
 
+static s64 check_ops(struct vcpu *v, const void *recs, u64 n, void *ctx)
+{
+	const struct umbra_mmu_op *o = recs;
+	s64 err;
+
+	(void)ctx;
+	for (u64 i = 0; i < n; i++)
+		if ((err = check_op(v, &o[i])) < 0)
+			return err;
+	return 0;
+}
+
+static s64 apply_ops(struct vcpu *v, const void *recs, u64 n, void *ctx)
+{
+	const struct umbra_mmu_op *o = recs;
+	s64 err = 0;
+
+	(void)ctx;
+	for (u64 i = 0; i < n; i++)
+		if (!apply_op(v, &o[i], &err))
+			return err;
+	return (s64)n;
+}
+
 static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
 {
-	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_op, apply_op,
+	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_ops, apply_ops,
 			   NULL };
 	return run_batch(&b);
 }
