@@ -114,6 +114,17 @@ void mmu_batch_begin(struct mmu_batch *b)
 	*b = (struct mmu_batch){ .gfn = ~0ull };
 }
 
+/* The 8-byte entries (bit i) that 64 written 4-byte words (bits 2i, 2i+1) touch. */
+static u32 entries_of_words(u64 w)
+{
+	w = (w | w >> 1) & 0x5555555555555555ull;
+	w = (w | w >> 1) & 0x3333333333333333ull;
+	w = (w | w >> 2) & 0x0f0f0f0f0f0f0f0full;
+	w = (w | w >> 4) & 0x00ff00ff00ff00ffull;
+	w = (w | w >> 8) & 0x0000ffff0000ffffull;
+	return (u32)(w | w >> 16);
+}
+
 /* Drops the shadow entries that mirror the words of b->gfn the batch wrote, in every shadow of
  * that frame. The writes are in guest memory already: dropping needs only the shadows. */
 static void batch_drop(struct mmu_vm *vm, struct mmu_batch *b)
@@ -129,6 +140,12 @@ static void batch_drop(struct mmu_vm *vm, struct mmu_batch *b)
 		if (sp->gfn != gfn || sp->role.direct)
 			continue;
 		b->shadowed = true;
+		if (sp->role.glevels != GLEVELS_32) {
+			for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
+				drop[w / 2] |= (u64)entries_of_words(b->written[w]) << (w % 2 * 32);
+			sp_drop_sptes(vm, sp, drop);
+			continue;
+		}
 		for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
 			for (u64 bits = b->written[w]; bits; bits &= bits - 1) {
 				unsigned off = (w * 64 + (unsigned)__builtin_ctzll(bits)) * 4, idx[2];
