@@ -99,35 +99,39 @@ found:
 void pset_remove_if(uintptr_t *set, struct mmu_slab *slab, bool (*drop)(void *arg, u64 *p), void *arg)
 {
 	struct pset_desc *d, *head, *next;
-	unsigned i, last;
+	unsigned i, fill;
 
 	if (!is_chain(*set)) {
 		if (*set && drop(arg, (u64 *)*set))
 			*set = 0;
 		return;
 	}
-	for (d = chain(*set); d; d = next) {
+	head = chain(*set);
+	fill = head_fill(head);
+	for (d = head; d; d = next) {
 		next = d->next;
 		for (i = 0; i < PSET_N && d->e[i];) {
 			if (!drop(arg, d->e[i])) {
 				i++;
 				continue;
 			}
-			head = chain(*set);
-			last = head_fill(head) - 1;
-			d->e[i] = head->e[last];
-			head->e[last] = NULL;
-			if (last == 0) {
-				*set = head->next ? (uintptr_t)head->next | PSET_TAG : 0;
-				slab_free(slab, head);
-				if (head == d)
+			d->e[i] = head->e[--fill];
+			head->e[fill] = NULL;
+			if (fill == 0) {
+				struct pset_desc *gone = head;
+
+				*set = gone->next ? (uintptr_t)gone->next | PSET_TAG : 0;
+				slab_free(slab, gone);
+				/* Every descriptor after the head is full. */
+				head = chain(*set);
+				fill = PSET_N;
+				if (gone == d)
 					break;
 			}
 		}
 	}
 	/* Back to the one-pointer form when a single member is left. */
-	if (is_chain(*set) && !chain(*set)->next && !chain(*set)->e[1]) {
-		head = chain(*set);
+	if (is_chain(*set) && !head->next && !head->e[1]) {
 		*set = (uintptr_t)head->e[0];
 		slab_free(slab, head);
 	}

@@ -76,7 +76,6 @@ static bool drop_leaf(void *arg, u64 *sptep)
 	if (off >= SPT_ENTRIES * sizeof(u64) || !(l->drop[idx / 64] >> (idx % 64) & 1))
 		return false;
 	audit_mark_entry(l->vm, l->sp, idx);
-	spte_changed(l->vm);
 	*sptep = 0;
 	return true;
 }
@@ -98,6 +97,7 @@ void spte_clear_leaves(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SP
 			/* Clears this entry and every other dropped one that maps the same frame. */
 			gfn = spte_leaf_gfn(sp, idx);
 			audit_mark_frame(vm, gfn);
+			spte_changed(vm); /* once for all the pass clears */
 			pset_remove_if(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, drop_leaf, &l);
 			ASSERT(!sp->spt[idx]);
 		}
