@@ -114,6 +114,15 @@ void mmu_batch_begin(struct mmu_batch *b)
 	*b = (struct mmu_batch){ .gfn = ~0ull };
 }
 
+static void audit_mark_entries(struct mmu_vm *vm, struct mmu_page *sp, const u64 *drop)
+{
+	if (!vm->audit_track)
+		return;
+	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++)
+		for (u64 bits = drop[w]; bits; bits &= bits - 1)
+			audit_mark_entry(vm, sp, w * 64 + (unsigned)__builtin_ctzll(bits));
+}
+
 /* The 8-byte entries (bit i) that 64 written 4-byte words (bits 2i, 2i+1) touch. */
 static u32 entries_of_words(u64 w)
 {
@@ -125,6 +134,24 @@ static u32 entries_of_words(u64 w)
 	return (u32)(w | w >> 16);
 }
 
+/* The shadow entries of sp (bits of drop) that mirror the words of its frame written. */
+static void batch_mirrors(const struct mmu_batch *b, const struct mmu_page *sp, u64 *drop)
+{
+	if (sp->role.glevels != GLEVELS_32) {
+		for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
+			drop[w / 2] |= (u64)entries_of_words(b->written[w]) << (w % 2 * 32);
+		return;
+	}
+	for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
+		for (u64 bits = b->written[w]; bits; bits &= bits - 1) {
+			unsigned off = (w * 64 + (unsigned)__builtin_ctzll(bits)) * 4, idx[2];
+			unsigned n = sp_mirrors(sp, off, idx);
+
+			for (unsigned i = 0; i < n; i++)
+				drop[idx[i] / 64] |= 1ull << (idx[i] % 64);
+		}
+}
+
 /* Drops the shadow entries that mirror the words of b->gfn the batch wrote, in every shadow of
  * that frame. The writes are in guest memory already: dropping needs only the shadows. */
 static void batch_drop(struct mmu_vm *vm, struct mmu_batch *b)
@@ -132,50 +159,30 @@ static void batch_drop(struct mmu_vm *vm, struct mmu_batch *b)
 	u64 gfn = b->gfn;
 	struct mmu_page *sp;
 
-	if (gfn == ~0ull || MMU_MUTATED(vm, skip_zap_on_write))
+	if (gfn == ~0ull)
 		return;
+	/* What audit_mark_guest_write marks for each write, once for the table's writes. */
+	audit_mark_frame(vm, gfn);
 	for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = sp->gfn_next) {
 		u64 drop[SPT_ENTRIES / 64] = { 0 };
 
 		if (sp->gfn != gfn || sp->role.direct)
 			continue;
 		b->shadowed = true;
-		if (sp->role.glevels != GLEVELS_32) {
-			for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
-				drop[w / 2] |= (u64)entries_of_words(b->written[w]) << (w % 2 * 32);
-			sp_drop_sptes(vm, sp, drop);
-			continue;
-		}
-		for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
-			for (u64 bits = b->written[w]; bits; bits &= bits - 1) {
-				unsigned off = (w * 64 + (unsigned)__builtin_ctzll(bits)) * 4, idx[2];
-				unsigned n = sp_mirrors(sp, off, idx);
-
-				for (unsigned i = 0; i < n; i++)
-					drop[idx[i] / 64] |= 1ull << (idx[i] % 64);
-			}
+		batch_mirrors(b, sp, drop);
+		audit_mark_entries(vm, sp, drop);
 		/* Dropping entries frees no shadow page: the chain stays valid. */
-		sp_drop_sptes(vm, sp, drop);
+		if (!MMU_MUTATED(vm, skip_zap_on_write))
+			sp_drop_sptes(vm, sp, drop);
 	}
 	for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
 		b->written[w] = 0;
 }
 
-int mmu_batch_note_slow(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len)
+void mmu_batch_table(struct mmu_vm *vm, struct mmu_batch *b, u64 gfn)
 {
-	unsigned offset = gpa & (PAGE_SIZE - 1);
-	u64 gfn = gpa >> PAGE_SHIFT;
-
-	if ((len != 4 && len != 8) || (offset & (len - 1)))
-		return MMU_EINVAL;
-	if (gfn != b->gfn) {
-		batch_drop(vm, b);
-		b->gfn = gfn;
-	}
-	/* An 8-byte write covers two words: a 32-bit shadow of the frame mirrors both. */
-	b->written[offset / 256] |= (len == 8 ? 3ull : 1ull) << (offset / 4 % 64);
-	audit_mark_guest_write(vm, gpa, len);
-	return MMU_OK;
+	batch_drop(vm, b);
+	b->gfn = gfn;
 }
 
 void mmu_batch_end(struct mmu_vm *vm, struct mmu_batch *b)

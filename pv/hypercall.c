@@ -196,17 +196,14 @@ static s64 run_batch(const struct batch *b)
 	return b->apply(b->v, guest_copy(b->v), b->count, b->ctx);
 }
 
-/* An MMU_UPDATE call: the entry size, fixed for the call, and the last page found in RAM for a
- * ptr and for a val (a batch mostly writes one table, and fork's mostly map few frames), and
- * the host address of the table being written. */
+/* An MMU_UPDATE call: the entry size, fixed for the call, and the MMU's record of the writes. */
 struct update_ctx {
 	struct mmu_batch mmu;
 	unsigned size;
-	u64 addr_mask;
-	u64 ptr_page, val_page, write_page; /* ~0: none yet */
-	u8 *write_hva;
 };
 
+/* Whether the page at gpa is in RAM, remembering the last page that was (*memo; ~0: none): a
+ * batch mostly writes one table, and fork's entries mostly map few frames. */
 static bool page_in_ram(const struct vcpu *v, u64 page, u64 *memo)
 {
 	if (page == *memo)
@@ -220,56 +217,63 @@ static bool page_in_ram(const struct vcpu *v, u64 page, u64 *memo)
 static s64 check_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 {
 	const struct umbra_mmu_update *u = recs;
-	struct update_ctx *c = ctx;
+	const unsigned size = ((struct update_ctx *)ctx)->size;
+	const u64 addr_mask = size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
+	u64 ptr_page = ~0ull, val_page = ~0ull;
 
-	for (u64 i = 0; i < n; i++, u++) {
+	for (u64 i = 0; i < n; i++) {
+		u64 ptr = u[i].ptr, val = u[i].val;
+
 		/* Aligned, an entry lies within its page: the page in RAM is the entry in RAM. */
-		if (u->ptr & (c->size - 1))
+		if (ptr & (size - 1))
 			return -UMBRA_EINVAL;
-		if (!page_in_ram(v, u->ptr & ~0xfffull, &c->ptr_page))
+		if (!page_in_ram(v, ptr & ~0xfffull, &ptr_page))
 			return -UMBRA_EFAULT;
-		if (c->size == 4 && (u->val >> 32))
+		if (size == 4 && (val >> 32))
 			return -UMBRA_EINVAL;
-		if ((u->val & PTE_P) && !page_in_ram(v, u->val & c->addr_mask, &c->val_page))
+		if ((val & PTE_P) && !page_in_ram(v, val & addr_mask, &val_page))
 			return -UMBRA_EFAULT;
 	}
 	return 0;
 }
 
+/* Stores the checked entries, each in one aligned store as the guest's own would be (its other
+ * vCPUs may walk the table meanwhile), the host address found once per table page. */
+#define APPLY_UPDATES(type)                                                                     \
+	for (u64 i = 0; i < n; i++) {                                                           \
+		u64 ptr = u[i].ptr, val = u[i].val;                                             \
+		if ((ptr & ~0xfffull) != page) {                                                \
+			page = ptr & ~0xfffull;                                                 \
+			hva = memslots_ptr(&v->vm->mem, page, PAGE_SIZE); /* checked */         \
+		}                                                                               \
+		__atomic_store_n((type *)(hva + (ptr & 0xfff)), (type)val, __ATOMIC_RELAXED);   \
+		mmu_batch_note(mmu, b, ptr, sizeof(type));                                      \
+	}
+
 static s64 apply_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 {
 	const struct umbra_mmu_update *u = recs;
 	struct update_ctx *c = ctx;
+	struct mmu_batch *b = &c->mmu;
+	struct mmu_vm *mmu = &v->vm->mmu;
+	u64 page = ~0ull;
+	u8 *hva = NULL;
 
-	for (u64 i = 0; i < n; i++, u++) {
-		u64 page = u->ptr & ~0xfffull;
-		void *p;
-
-		if (page != c->write_page) {
-			c->write_hva = memslots_ptr(&v->vm->mem, page, PAGE_SIZE); /* checked */
-			c->write_page = page;
-		}
-		p = c->write_hva + (u->ptr & 0xfff);
-		/* One aligned store, as the guest's own would be: its other vCPUs may walk it. */
-		if (c->size == 8)
-			__atomic_store_n((u64 *)p, u->val, __ATOMIC_RELAXED);
-		else
-			__atomic_store_n((u32 *)p, (u32)u->val, __ATOMIC_RELAXED);
-		/* Shadows of the table are zapped, none is made writable. */
-		mmu_batch_note(&v->vm->mmu, &c->mmu, u->ptr, c->size);
-	}
+	/* Shadows of the tables are dropped, none is made writable. */
+	if (c->size == 8)
+		APPLY_UPDATES(u64)
+	else
+		APPLY_UPDATES(u32)
 	return (s64)n;
 }
 
 static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
 {
-	struct update_ctx c = { .size = pte_size(v), .ptr_page = ~0ull, .val_page = ~0ull,
-				.write_page = ~0ull };
+	struct update_ctx c = { .size = pte_size(v) };
 	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_update), check_update,
 			   apply_update, &c };
 	s64 r;
 
-	c.addr_mask = c.size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
 	mmu_batch_begin(&c.mmu);
 	r = run_batch(&b);
 	mmu_batch_end(&v->vm->mmu, &c.mmu);
