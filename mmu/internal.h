@@ -50,8 +50,9 @@ struct mmu_walk {
 /* pset.c: a set of u64 * (none / one pointer / tagged chain of small descriptors). */
 void pset_add(uintptr_t *set, u64 *p, struct mmu_objcache *cache, struct mmu_slab *slab);
 void pset_remove(uintptr_t *set, u64 *p, struct mmu_slab *slab);
-/* Removes every member for which drop (called once per member) returns true, in one pass. */
-void pset_remove_if(uintptr_t *set, struct mmu_slab *slab, bool (*drop)(void *arg, u64 *p), void *arg);
+/* Removes, in one pass, every member that is an entry &table[i] of the 512-entry table with bit
+ * i of marks set, and clears those bits. */
+void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table, u64 *marks);
 bool pset_contains(uintptr_t set, const u64 *p);
 unsigned pset_count(uintptr_t set);
 /* Call fn on each member then empty the set. */

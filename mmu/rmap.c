@@ -60,46 +60,36 @@ void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 	*sptep = 0;
 }
 
-struct leaves {
-	struct mmu_vm *vm;
-	struct mmu_page *sp;
-	const u64 *drop;
-};
-
-/* A member of a frame's reverse map that is one of the leaves being dropped: cleared here. */
-static bool drop_leaf(void *arg, u64 *sptep)
-{
-	const struct leaves *l = arg;
-	uintptr_t off = (uintptr_t)sptep - (uintptr_t)l->sp->spt;
-	unsigned idx = (unsigned)(off / sizeof(u64));
-
-	if (off >= SPT_ENTRIES * sizeof(u64) || !(l->drop[idx / 64] >> (idx % 64) & 1))
-		return false;
-	audit_mark_entry(l->vm, l->sp, idx);
-	*sptep = 0;
-	return true;
-}
-
 void spte_clear_leaves(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SPT_ENTRIES / 64])
 {
-	struct leaves l = { vm, sp, drop };
+	u64 rmapped[SPT_ENTRIES / 64], present = 0;
 
-	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++)
+	/* Cleared first: the reverse maps hold the entries' addresses, not their values. */
+	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++) {
+		rmapped[w] = 0;
 		for (u64 bits = drop[w]; bits; bits &= bits - 1) {
 			unsigned idx = w * 64 + (unsigned)__builtin_ctzll(bits);
-			u64 gfn;
+			u64 e = sp->spt[idx];
 
-			if (!spte_writable_leaf(sp->spt[idx])) {
-				if (sp->spt[idx] & PTE_P)
-					spte_clear_leaf(vm, sp, idx);
-				continue;
-			}
-			/* Clears this entry and every other dropped one that maps the same frame. */
-			gfn = spte_leaf_gfn(sp, idx);
+			present |= e;
+			if (spte_writable_leaf(e))
+				rmapped[w] |= 1ull << (idx % 64);
+			audit_mark_entry(vm, sp, idx);
+			sp->spt[idx] = 0;
+		}
+	}
+	if (present & PTE_P)
+		spte_changed(vm); /* once for all cleared here */
+	/* The writable ones leave their frames' reverse maps, one pass per frame: a pass takes out
+	 * every marked entry that maps that frame and unmarks it. */
+	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++)
+		while (rmapped[w]) {
+			unsigned idx = w * 64 + (unsigned)__builtin_ctzll(rmapped[w]);
+			u64 gfn = spte_leaf_gfn(sp, idx);
+
 			audit_mark_frame(vm, gfn);
-			spte_changed(vm); /* once for all the pass clears */
-			pset_remove_if(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, drop_leaf, &l);
-			ASSERT(!sp->spt[idx]);
+			pset_remove_marked(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, sp->spt, rmapped);
+			ASSERT(!(rmapped[w] >> (idx % 64) & 1));
 		}
 }
 
