@@ -50,6 +50,9 @@ struct mmu_walk {
 /* pset.c: a set of u64 * (none / one pointer / tagged chain of small descriptors). */
 void pset_add(uintptr_t *set, u64 *p, struct mmu_objcache *cache, struct mmu_slab *slab);
 void pset_remove(uintptr_t *set, u64 *p, struct mmu_slab *slab);
+/* Removes, in one pass, every member that is an entry &table[i] of the 512-entry table with bit
+ * i of marks set, and clears those bits. */
+void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table, u64 *marks);
 bool pset_contains(uintptr_t set, const u64 *p);
 unsigned pset_count(uintptr_t set);
 /* Call fn on each member then empty the set. */
@@ -88,6 +91,8 @@ struct mmu_page *sp_lookup(struct mmu_vm *vm, u64 gfn, union mmu_role role);
 struct mmu_page *sp_get(struct mmu_vcpu *vcpu, u64 gfn, union mmu_role role, bool *created);
 void sp_link(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, struct mmu_page *child);
 void sp_drop_spte(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
+/* sp_drop_spte for each entry whose bit is set in drop. */
+void sp_drop_sptes(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SPT_ENTRIES / 64]);
 void sp_zap(struct mmu_vm *vm, struct mmu_page *sp);
 void sp_put_root(struct mmu_vm *vm, struct mmu_page *sp);
 bool sp_reclaim_one(struct mmu_vm *vm);
@@ -102,6 +107,9 @@ struct mmu_frame *frame_of(struct mmu_vm *vm, u64 gfn);
 struct mmu_frame *table_frame_of(struct mmu_vm *vm, u64 gfn);
 void spte_set_leaf(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx, u64 gfn, u64 spte);
 void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx);
+/* spte_clear_leaf for each entry whose bit is set in drop (a leaf table's), with one pass over
+ * the reverse map of each frame they map rather than a search of it per entry. */
+void spte_clear_leaves(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SPT_ENTRIES / 64]);
 u64 spte_leaf_gfn(const struct mmu_page *sp, unsigned idx);
 void rmap_write_protect(struct mmu_vm *vm, u64 gfn);
 /* A present shadow entry is about to be cleared or replaced (see mmu_vm.spte_gen). */

@@ -245,10 +245,35 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
  * affects in every shadow of that frame (whole pages on misaligned writes and floods), then
  * performs the write on guest memory. Returns MMU_OK or MMU_EINVAL. */
 int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
-/* The same for one entry of a guest's paravirtual update batch: shadows are zapped alike, but
- * it is no emulated write (not counted as one, STATS tells a guest which way its updates went)
- * and no step towards a flood zap (a batch rewriting one table is not a fork). */
-int mmu_write_batch(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
+/* A guest's paravirtual update batch: the caller performs each entry's write on guest memory
+ * and notes it with mmu_batch_note; the shadows it affects are dropped when the batch moves to
+ * another guest table and at mmu_batch_end, with one walk of that table's shadows and one pass
+ * over each mapped frame's reverse map, and one TLB flush request for the whole batch. Dropped
+ * alike as by mmu_write, but no emulated write (not counted as one, STATS tells a guest which
+ * way its updates went) and no step towards a flood zap (a batch rewriting one table is not a
+ * fork). Nothing else may change the MMU between mmu_batch_begin and mmu_batch_end. */
+struct mmu_batch {
+	u64 gfn;          /* the guest table whose written entries are pending, or ~0 */
+	u64 written[16];  /* its 4-byte words written, one bit each */
+	bool shadowed;    /* a shadow was dropped from: flush at the end */
+};
+void mmu_batch_begin(struct mmu_batch *b);
+/* Drops what is pending for the last table, then makes gfn the table being written. */
+void mmu_batch_table(struct mmu_vm *vm, struct mmu_batch *b, u64 gfn);
+/* len (4 or 8) bytes at gpa, aligned to len, written or to be written before mmu_batch_end.
+ * MMU_OK or MMU_EINVAL (nothing noted). Inline: it runs once per entry of a batch. */
+static inline int mmu_batch_note(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa, unsigned len)
+{
+	unsigned offset = gpa & (PAGE_SIZE - 1);
+
+	if ((len != 4 && len != 8) || (offset & (len - 1)))
+		return MMU_EINVAL;
+	if (gpa >> PAGE_SHIFT != b->gfn)
+		mmu_batch_table(vm, b, gpa >> PAGE_SHIFT);
+	b->written[offset / 256] |= (len == 8 ? 3ull : 1ull) << (offset / 4 % 64);
+	return MMU_OK;
+}
+void mmu_batch_end(struct mmu_vm *vm, struct mmu_batch *b);
 /* The locked read-modify-write hook: zaps as mmu_write does, then compares and swaps len bytes
  * (1..8, within one aligned 8) of guest RAM by a host locked compare-exchange, atomic against
  * the guest's other vCPUs running natively. *old is the expected value; on return it holds what

@@ -93,6 +93,74 @@ found:
 	}
 }
 
+/* One pass packs the members kept towards the head, in order; the descriptors left empty at the
+ * end are freed, and a last, partly filled one becomes the head (only the head may be partly
+ * filled). The writer never passes the reader, so it only writes slots already read. */
+void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table, u64 *marks)
+{
+	struct pset_desc *head, *r, *w, *wprev = NULL, *rest;
+	unsigned i, wi = 0;
+
+	/* off: the member's byte offset in the table; its index is off / 8. */
+#define MARKED(off) ((off) < SPT_ENTRIES * 8 && (marks[(off) >> 9] >> ((off) >> 3 & 63) & 1))
+#define UNMARK(off) (marks[(off) >> 9] &= ~(1ull << ((off) >> 3 & 63)))
+	if (!is_chain(*set)) {
+		uintptr_t off = *set - (uintptr_t)table;
+
+		if (*set && MARKED(off)) {
+			UNMARK(off);
+			*set = 0;
+		}
+		return;
+	}
+	head = w = chain(*set);
+	for (r = head; r; r = r->next)
+		for (i = 0; i < PSET_N && r->e[i]; i++) {
+			uintptr_t off = (uintptr_t)r->e[i] - (uintptr_t)table;
+
+			if (MARKED(off)) {
+				UNMARK(off);
+				continue;
+			}
+			if (wi == PSET_N) {
+				wprev = w;
+				w = w->next;
+				wi = 0;
+			}
+			w->e[wi++] = r->e[i];
+		}
+#undef MARKED
+#undef UNMARK
+	/* Nothing written: every member went, and every descriptor goes. */
+	rest = wi ? w->next : head;
+	if (wi) {
+		for (i = wi; i < PSET_N; i++)
+			w->e[i] = NULL;
+		w->next = NULL;
+	}
+	while (rest) {
+		struct pset_desc *next = rest->next;
+
+		slab_free(slab, rest);
+		rest = next;
+	}
+	if (!wi) {
+		*set = 0;
+		return;
+	}
+	if (wi < PSET_N && w != head) {
+		wprev->next = NULL;
+		w->next = head;
+		head = w;
+	}
+	*set = (uintptr_t)head | PSET_TAG;
+	/* Back to the one-pointer form when a single member is left. */
+	if (!head->next && !head->e[1]) {
+		*set = (uintptr_t)head->e[0];
+		slab_free(slab, head);
+	}
+}
+
 struct pset_iter pset_iter_start(uintptr_t set)
 {
 	struct pset_iter it = { 0, NULL, 0 };

@@ -67,6 +67,39 @@ void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 	*sptep = 0;
 }
 
+void spte_clear_leaves(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SPT_ENTRIES / 64])
+{
+	u64 rmapped[SPT_ENTRIES / 64], present = 0;
+
+	/* Cleared first: the reverse maps hold the entries' addresses, not their values. */
+	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++) {
+		rmapped[w] = 0;
+		for (u64 bits = drop[w]; bits; bits &= bits - 1) {
+			unsigned idx = w * 64 + (unsigned)__builtin_ctzll(bits);
+			u64 e = sp->spt[idx];
+
+			present |= e;
+			if (spte_writable_leaf(e))
+				rmapped[w] |= 1ull << (idx % 64);
+			audit_mark_entry(vm, sp, idx);
+			sp->spt[idx] = 0;
+		}
+	}
+	if (present & PTE_P)
+		spte_changed(vm); /* once for all cleared here */
+	/* The writable ones leave their frames' reverse maps, one pass per frame: a pass takes out
+	 * every marked entry that maps that frame and unmarks it. */
+	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++)
+		while (rmapped[w]) {
+			unsigned idx = w * 64 + (unsigned)__builtin_ctzll(rmapped[w]);
+			u64 gfn = spte_leaf_gfn(sp, idx);
+
+			audit_mark_frame(vm, gfn);
+			pset_remove_marked(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, sp->spt, rmapped);
+			ASSERT(!(rmapped[w] >> (idx % 64) & 1));
+		}
+}
+
 static void clear_writable(void *vm, u64 *sptep)
 {
 	audit_mark_sptep(vm, sptep);

@@ -140,6 +140,17 @@ void sp_drop_spte(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 	sp->spt[idx] = 0;
 }
 
+void sp_drop_sptes(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SPT_ENTRIES / 64])
+{
+	if (sp->role.level == 1) {
+		spte_clear_leaves(vm, sp, drop);
+		return;
+	}
+	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++)
+		for (u64 bits = drop[w]; bits; bits &= bits - 1)
+			sp_drop_spte(vm, sp, w * 64 + (unsigned)__builtin_ctzll(bits));
+}
+
 static void clear_parent_entry(void *vm, u64 *sptep)
 {
 	audit_mark_sptep(vm, sptep);

@@ -50,10 +50,9 @@ static bool count_emulated(struct mmu_vm *vm, u64 gfn)
 	return ++vm->write_count >= FLOOD_WRITES;
 }
 
-/* emulated: a guest store Umbra emulated (counted, a step towards a flood zap), else an entry
- * of a paravirtual batch (neither: a batch rewriting one table is not a fork). Zaps what a
- * store of len bytes at gpa affects; the store itself is the caller's. */
-static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len, bool emulated)
+/* A guest store Umbra emulated (counted, a step towards a flood zap): zaps what a store of len
+ * bytes at gpa affects; the store itself is the caller's. */
+static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len)
 {
 	unsigned offset = gpa & (PAGE_SIZE - 1);
 	u64 gfn = gpa >> PAGE_SHIFT;
@@ -74,7 +73,7 @@ static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len, bool emulated)
 			continue;
 		if (!shadowed) {
 			shadowed = true;
-			flooded = emulated && count_emulated(vm, gfn);
+			flooded = count_emulated(vm, gfn);
 		}
 		pte_size = sp->role.glevels == GLEVELS_32 ? 4 : 8;
 		if ((offset ^ (offset + len - 1)) & ~(pte_size - 1)) {
@@ -100,9 +99,9 @@ static int before_write(struct mmu_vm *vm, u64 gpa, unsigned len, bool emulated)
 	return MMU_OK;
 }
 
-static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool emulated)
+int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
 {
-	int r = before_write(vm, gpa, len, emulated);
+	int r = before_write(vm, gpa, len);
 	if (r != MMU_OK)
 		return r;
 	audit_mark_guest_write(vm, gpa, len);
@@ -110,14 +109,89 @@ static int write_gpa(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value, bool e
 	return MMU_OK;
 }
 
-int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+void mmu_batch_begin(struct mmu_batch *b)
 {
-	return write_gpa(vm, gpa, len, value, true);
+	*b = (struct mmu_batch){ .gfn = ~0ull };
 }
 
-int mmu_write_batch(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+static void audit_mark_entries(struct mmu_vm *vm, struct mmu_page *sp, const u64 *drop)
 {
-	return write_gpa(vm, gpa, len, value, false);
+	if (!vm->audit_track)
+		return;
+	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++)
+		for (u64 bits = drop[w]; bits; bits &= bits - 1)
+			audit_mark_entry(vm, sp, w * 64 + (unsigned)__builtin_ctzll(bits));
+}
+
+/* The 8-byte entries (bit i) that 64 written 4-byte words (bits 2i, 2i+1) touch. */
+static u32 entries_of_words(u64 w)
+{
+	w = (w | w >> 1) & 0x5555555555555555ull;
+	w = (w | w >> 1) & 0x3333333333333333ull;
+	w = (w | w >> 2) & 0x0f0f0f0f0f0f0f0full;
+	w = (w | w >> 4) & 0x00ff00ff00ff00ffull;
+	w = (w | w >> 8) & 0x0000ffff0000ffffull;
+	return (u32)(w | w >> 16);
+}
+
+/* The shadow entries of sp (bits of drop) that mirror the words of its frame written. */
+static void batch_mirrors(const struct mmu_batch *b, const struct mmu_page *sp, u64 *drop)
+{
+	if (sp->role.glevels != GLEVELS_32) {
+		for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
+			drop[w / 2] |= (u64)entries_of_words(b->written[w]) << (w % 2 * 32);
+		return;
+	}
+	for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
+		for (u64 bits = b->written[w]; bits; bits &= bits - 1) {
+			unsigned off = (w * 64 + (unsigned)__builtin_ctzll(bits)) * 4, idx[2];
+			unsigned n = sp_mirrors(sp, off, idx);
+
+			for (unsigned i = 0; i < n; i++)
+				drop[idx[i] / 64] |= 1ull << (idx[i] % 64);
+		}
+}
+
+/* Drops the shadow entries that mirror the words of b->gfn the batch wrote, in every shadow of
+ * that frame. The writes are in guest memory already: dropping needs only the shadows. */
+static void batch_drop(struct mmu_vm *vm, struct mmu_batch *b)
+{
+	u64 gfn = b->gfn;
+	struct mmu_page *sp;
+
+	if (gfn == ~0ull)
+		return;
+	/* What audit_mark_guest_write marks for each write, once for the table's writes. */
+	audit_mark_frame(vm, gfn);
+	for (sp = vm->gfn_hash[gfn_hash_idx(gfn)]; sp; sp = sp->gfn_next) {
+		u64 drop[SPT_ENTRIES / 64] = { 0 };
+
+		if (sp->gfn != gfn || sp->role.direct)
+			continue;
+		b->shadowed = true;
+		batch_mirrors(b, sp, drop);
+		audit_mark_entries(vm, sp, drop);
+		/* Dropping entries frees no shadow page: the chain stays valid. */
+		if (!MMU_MUTATED(vm, skip_zap_on_write))
+			sp_drop_sptes(vm, sp, drop);
+	}
+	for (unsigned w = 0; w < ARRAY_SIZE(b->written); w++)
+		b->written[w] = 0;
+}
+
+void mmu_batch_table(struct mmu_vm *vm, struct mmu_batch *b, u64 gfn)
+{
+	batch_drop(vm, b);
+	b->gfn = gfn;
+}
+
+void mmu_batch_end(struct mmu_vm *vm, struct mmu_batch *b)
+{
+	batch_drop(vm, b);
+	b->gfn = ~0ull;
+	if (b->shadowed)
+		mmu_flush_all(vm);
+	b->shadowed = false;
 }
 
 /* Zapping before a compare that then fails costs only a refault: the entries are dropped, not
@@ -137,7 +211,7 @@ int mmu_cmpxchg(struct mmu_vm *vm, u64 gpa, unsigned len, u64 *old, u64 new_val)
 
 	if (len < 1 || (gpa & 7) + len > 8)
 		return MMU_EINVAL;
-	r = before_write(vm, gpa, len, true);
+	r = before_write(vm, gpa, len);
 	if (r != MMU_OK)
 		return r;
 	if (vm->ops->read_gpa(vm->ctx, base, &cur, 8))

@@ -171,71 +171,117 @@ static bool in_ram(const struct vcpu *v, u64 gpa, u64 len)
 
 /* A batch is copied once (guest_copy), every record of the copy validated, then the copy
  * applied, so a bad record changes nothing and what is applied is what was validated. check
- * returns 0 or an error; apply returns false to stop (with *err set). */
+ * returns 0 or the first bad record's error; apply returns the count or an error. Each loops
+ * over the records itself: a call per record would cost more than most records' work. */
 struct batch {
 	struct vcpu *v;
 	u64 gva, count;
 	unsigned size; /* of one record */
-	s64 (*check)(struct vcpu *v, const void *rec);
-	bool (*apply)(struct vcpu *v, const void *rec, s64 *err);
+	s64 (*check)(struct vcpu *v, const void *recs, u64 n, void *ctx);
+	s64 (*apply)(struct vcpu *v, const void *recs, u64 n, void *ctx);
+	void *ctx;
 };
 
 static s64 run_batch(const struct batch *b)
 {
-	const u8 *recs = guest_copy(b->v);
-	s64 err = 0;
+	s64 err;
 
 	if (b->count > UMBRA_MMU_BATCH_MAX)
 		return -UMBRA_E2BIG;
 	if (gmem_read_virt(b->v, b->gva, guest_copy(b->v), b->count * b->size,
 			   user_mode(b->v)) < 0)
 		return -UMBRA_EFAULT;
-	for (u64 i = 0; i < b->count; i++)
-		if ((err = b->check(b->v, recs + i * b->size)) < 0)
-			return err;
-	for (u64 i = 0; i < b->count; i++)
-		if (!b->apply(b->v, recs + i * b->size, &err))
-			return err;
-	return (s64)b->count;
+	if ((err = b->check(b->v, guest_copy(b->v), b->count, b->ctx)) < 0)
+		return err;
+	return b->apply(b->v, guest_copy(b->v), b->count, b->ctx);
 }
 
-static s64 check_update(struct vcpu *v, const void *rec)
-{
-	const struct umbra_mmu_update *u = rec;
-	unsigned size = pte_size(v);
-	u64 addr_mask = size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
+/* An MMU_UPDATE call: the entry size, fixed for the call, and the MMU's record of the writes. */
+struct update_ctx {
+	struct mmu_batch mmu;
+	unsigned size;
+};
 
-	if (u->ptr & (size - 1))
-		return -UMBRA_EINVAL;
-	if (!in_ram(v, u->ptr, size))
-		return -UMBRA_EFAULT;
-	if (size == 4 && (u->val >> 32))
-		return -UMBRA_EINVAL;
-	if ((u->val & PTE_P) && !in_ram(v, u->val & addr_mask, PAGE_SIZE))
-		return -UMBRA_EFAULT;
+/* Whether the page at gpa is in RAM, remembering the last page that was (*memo; ~0: none): a
+ * batch mostly writes one table, and fork's entries mostly map few frames. */
+static bool page_in_ram(const struct vcpu *v, u64 page, u64 *memo)
+{
+	if (page == *memo)
+		return true;
+	if (!in_ram(v, page, PAGE_SIZE))
+		return false;
+	*memo = page;
+	return true;
+}
+
+static s64 check_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
+{
+	const struct umbra_mmu_update *u = recs;
+	const unsigned size = ((struct update_ctx *)ctx)->size;
+	const u64 addr_mask = size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
+	u64 ptr_page = ~0ull, val_page = ~0ull;
+
+	for (u64 i = 0; i < n; i++) {
+		u64 ptr = u[i].ptr, val = u[i].val;
+
+		/* Aligned, an entry lies within its page: the page in RAM is the entry in RAM. */
+		if (ptr & (size - 1))
+			return -UMBRA_EINVAL;
+		if (!page_in_ram(v, ptr & ~0xfffull, &ptr_page))
+			return -UMBRA_EFAULT;
+		if (size == 4 && (val >> 32))
+			return -UMBRA_EINVAL;
+		if ((val & PTE_P) && !page_in_ram(v, val & addr_mask, &val_page))
+			return -UMBRA_EFAULT;
+	}
 	return 0;
 }
 
-static bool apply_update(struct vcpu *v, const void *rec, s64 *err)
+/* Stores the checked entries, each in one aligned store as the guest's own would be (its other
+ * vCPUs may walk the table meanwhile), the host address found once per table page. */
+#define APPLY_UPDATES(type)                                                                     \
+	for (u64 i = 0; i < n; i++) {                                                           \
+		u64 ptr = u[i].ptr, val = u[i].val;                                             \
+		if ((ptr & ~0xfffull) != page) {                                                \
+			page = ptr & ~0xfffull;                                                 \
+			hva = memslots_ptr(&v->vm->mem, page, PAGE_SIZE); /* checked */         \
+		}                                                                               \
+		__atomic_store_n((type *)(hva + (ptr & 0xfff)), (type)val, __ATOMIC_RELAXED);   \
+		mmu_batch_note(mmu, b, ptr, sizeof(type));                                      \
+	}
+
+static s64 apply_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 {
-	const struct umbra_mmu_update *u = rec;
-	(void)err;
-	/* Shadows of the table are zapped, none is made writable. */
-	mmu_write_batch(&v->vm->mmu, u->ptr, pte_size(v), u->val);
-	return true;
+	const struct umbra_mmu_update *u = recs;
+	struct update_ctx *c = ctx;
+	struct mmu_batch *b = &c->mmu;
+	struct mmu_vm *mmu = &v->vm->mmu;
+	u64 page = ~0ull;
+	u8 *hva = NULL;
+
+	/* Shadows of the tables are dropped, none is made writable. */
+	if (c->size == 8)
+		APPLY_UPDATES(u64)
+	else
+		APPLY_UPDATES(u32)
+	return (s64)n;
 }
 
 static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
 {
+	struct update_ctx c = { .size = pte_size(v) };
 	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_update), check_update,
-			   apply_update };
-	return run_batch(&b);
+			   apply_update, &c };
+	s64 r;
+
+	mmu_batch_begin(&c.mmu);
+	r = run_batch(&b);
+	mmu_batch_end(&v->vm->mmu, &c.mmu);
+	return r;
 }
 
-static s64 check_op(struct vcpu *v, const void *rec)
+static s64 check_op(struct vcpu *v, const struct umbra_mmu_op *o)
 {
-	const struct umbra_mmu_op *o = rec;
-
 	if (o->reserved || o->op < UMBRA_MMUOP_NEW_CR3 || o->op > UMBRA_MMUOP_FLUSH_ALL)
 		return -UMBRA_EINVAL;
 	if (o->op == UMBRA_MMUOP_NEW_CR3 && !in_ram(v, o->arg & ~0xfffull, PAGE_SIZE))
@@ -245,10 +291,8 @@ static s64 check_op(struct vcpu *v, const void *rec)
 	return 0;
 }
 
-static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
+static bool apply_op(struct vcpu *v, const struct umbra_mmu_op *o, s64 *err)
 {
-	const struct umbra_mmu_op *o = rec;
-
 	switch (o->op) {
 	case UMBRA_MMUOP_NEW_CR3:
 		/* A bad PDPTE is the one thing only the load itself can find. */
@@ -273,9 +317,34 @@ static bool apply_op(struct vcpu *v, const void *rec, s64 *err)
 	}
 }
 
+static s64 check_ops(struct vcpu *v, const void *recs, u64 n, void *ctx)
+{
+	const struct umbra_mmu_op *o = recs;
+	s64 err;
+
+	(void)ctx;
+	for (u64 i = 0; i < n; i++)
+		if ((err = check_op(v, &o[i])) < 0)
+			return err;
+	return 0;
+}
+
+static s64 apply_ops(struct vcpu *v, const void *recs, u64 n, void *ctx)
+{
+	const struct umbra_mmu_op *o = recs;
+	s64 err = 0;
+
+	(void)ctx;
+	for (u64 i = 0; i < n; i++)
+		if (!apply_op(v, &o[i], &err))
+			return err;
+	return (s64)n;
+}
+
 static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
 {
-	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_op, apply_op };
+	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_ops, apply_ops,
+			   NULL };
 	return run_batch(&b);
 }
 

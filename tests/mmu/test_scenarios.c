@@ -488,7 +488,12 @@ static void test_misaligned_flood(void **st UNUSED)
  * however many entries it rewrites, and an emulated write after it starts a fresh count. */
 static void batch_write(struct harness *h, u64 gpa, u64 value)
 {
-	assert_int_equal(mmu_write_batch(&h->vm, gpa, 8, value), MMU_OK);
+	struct mmu_batch b;
+
+	mmu_batch_begin(&b);
+	assert_int_equal(mmu_batch_note(&h->vm, &b, gpa, 8), MMU_OK);
+	assert_int_equal(h->vm.ops->write_gpa(h->vm.ctx, gpa, &value, 8), 0);
+	mmu_batch_end(&h->vm, &b);
 	memcpy(h_gpa_ptr(h, gpa, true), &value, 8); /* the reference machine's memory too */
 }
 
@@ -520,6 +525,64 @@ static void test_batch_no_flood(void **st UNUSED)
 	guest_set(h, G_LONG, (t << 12) + 0x908, 0);
 	assert_int_equal(h->vm.stats.writes_emulated, emulated + 2);
 	assert_int_equal(shadows_of(h, t), 1);
+	done(h);
+}
+
+/* A batch rewriting many entries that map one frame takes them out of its reverse map in one
+ * pass (pset_remove_marked) and leaves the other tables' entries there: 1024 entries in two
+ * leaf tables alias frame d; the batch drops every third of the first table's, then the rest. */
+static void batch_of(struct harness *h, const u64 *gpa, unsigned n, unsigned step, u64 value)
+{
+	struct mmu_batch b;
+
+	mmu_batch_begin(&b);
+	for (unsigned i = 0; i < n; i += step) {
+		assert_int_equal(mmu_batch_note(&h->vm, &b, gpa[i], 8), MMU_OK);
+		assert_int_equal(h->vm.ops->write_gpa(h->vm.ctx, gpa[i], &value, 8), 0);
+		memcpy(h_gpa_ptr(h, gpa[i], true), &value, 8);
+	}
+	mmu_batch_end(&h->vm, &b);
+}
+
+static void test_batch_aliases(void **st UNUSED)
+{
+	struct harness *h = mk(&wp_only);
+	struct g_frames f = { 0x200, 0x400 };
+	u64 cr3 = new_space(h, &f, G_LONG), d = 0x150, n = 1024, i, pte[1024];
+	struct mmu_frame *fr = &h->slot[0].s.frames[d];
+
+	for (i = 0; i < n; i++)
+		pte[i] = g_map(h, &f, G_LONG, cr3, 0x40000000 + i * 0x1000,
+			       (d << 12) | GP | GW | GU | GA | GD, 1, GP | GW | GU);
+	enter(h, G_LONG, false, cr3);
+	for (i = 0; i < n; i++) {
+		struct h_access a = acc_of(0x40000000 + i * 0x1000, ACC_WRITE, true, i);
+
+		CHECK_ACCESS(h, 0, &a);
+	}
+	assert_int_equal(pset_count(fr->rmap), n + 0);
+	/* The incremental audit tracks from here: the batch's marks must cover what it changed. */
+	assert_int_equal(mmu_audit_incremental(&h->vm, NULL, 0), 0);
+	/* Read-only from now on (as fork's copy-on-write): 171 of the first table's 512. */
+	batch_of(h, pte, 512, 3, (d << 12) | GP | GU | GA);
+	assert_int_equal(pset_count(fr->rmap), n - 171);
+	assert_int_equal(mmu_audit_incremental(&h->vm, NULL, 0), 0);
+	CHECK_AUDIT(h);
+	batch_of(h, pte, 512, 1, (d << 12) | GP | GU | GA);
+	assert_int_equal(pset_count(fr->rmap), n - 512);
+	assert_int_equal(mmu_audit_incremental(&h->vm, NULL, 0), 0);
+	CHECK_AUDIT(h);
+	h_set_cr3(h, 0, cr3); /* the guest's flush after its batch */
+	for (i = 0; i < n; i++) {
+		struct h_access a = acc_of(0x40000000 + i * 0x1000, ACC_READ, true, 0);
+
+		CHECK_ACCESS(h, 0, &a);
+	}
+	CHECK_AUDIT(h);
+	/* The second table's entries, all of them: the reverse map empties, one pass. */
+	batch_of(h, pte + 512, 512, 1, 0);
+	assert_int_equal(pset_count(fr->rmap), 0);
+	CHECK_AUDIT(h);
 	done(h);
 }
 
@@ -1815,6 +1878,7 @@ int main(void)
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_misaligned_flood),
 		cmocka_unit_test(test_batch_no_flood),
+		cmocka_unit_test(test_batch_aliases),
 		cmocka_unit_test(test_cmpxchg_hook),
 		cmocka_unit_test(test_cmpxchg_race),
 		cmocka_unit_test(test_quadrants),
