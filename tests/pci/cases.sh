@@ -148,26 +148,38 @@ case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy 
 # only (tests/dev/test_pci_bus.c): the edu has one BAR.
 edu=${EDU_ELF:?EDU_ELF: the edu guest (tests/pci/suite.mk sets it)}
 mapfile -t TESTDEV < <(dev pci-testdev,addr=6.0)
-EDU_CASE=(--cpu max --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" "${TESTDEV[@]}"
-  --module "$edu name=own pci=00:05.0,00:06.0 -- expect=edu+io"
-  --module "$edu name=none -- expect=none"
-  --expect guests=2 --expect guests_passed=2
-  --expect-log "^guest own: PCI 00:05.0 is its 00:01.0"
-  --expect-log "^\\[own\\] edu: 00:01.0 1234:11e8 class 00ff00"
-  --expect-log "^\\[own\\] edu: 2000 register accesses: 0 page-fault, 0 nested-fault exits"
-  --expect-log "^\\[own\\] edu: I/O window 'portio-.*': 0 I/O exits at the host's ports"
-  --expect-log "^guest own: PCI 00:01.0 BAR0 at 0x200000 is over the guest's RAM: not decoded"
-  --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfee00000 is over the local APIC: not decoded"
-  --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfec00000 is over the I/O APIC: not decoded"
-  --expect-log "^iommu: dmar0: DMA fault: 00:05.0 \\(own\\) write at 0x1100000, .*: blocked"
-  --expect-log "^guest own: iommu: domain=1 mapped_mib=16 dma_faults=1$"
-  --expect-log "^\\[none\\] edu: 00:00.0 8086:1237 class 060000"
-  --expect-log "^\\[none\\] cases: no device without pci="
-  --timeout 120)
+# IOMMU: the unit's -device, which comes first.
+edu_case() { # IOMMU
+  printf '%s\n' --cpu max --qemu-arg -device --qemu-arg "$1" "${EDU[@]}" "${TESTDEV[@]}" \
+    --module "$edu name=own pci=00:05.0,00:06.0 -- expect=edu+io" \
+    --module "$edu name=none -- expect=none" \
+    --expect guests=2 --expect guests_passed=2 \
+    --expect-log "^guest own: PCI 00:05.0 is its 00:01.0" \
+    --expect-log "^\\[own\\] edu: 00:01.0 1234:11e8 class 00ff00" \
+    --expect-log "^\\[own\\] edu: 2000 register accesses: 0 page-fault, 0 nested-fault exits" \
+    --expect-log "^\\[own\\] edu: I/O window 'portio-.*': 0 I/O exits at the host's ports" \
+    --expect-log "^guest own: PCI 00:01.0 BAR0 at 0x200000 is over the guest's RAM: not decoded" \
+    --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfee00000 is over the local APIC: not decoded" \
+    --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfec00000 is over the I/O APIC: not decoded" \
+    --expect-log "^\\[none\\] edu: 00:00.0 8086:1237 class 060000" \
+    --expect-log "^\\[none\\] cases: no device without pci=" \
+    --timeout 120
+}
+mapfile -t EDU_VTD < <(edu_case intel-iommu)
+mapfile -t EDU_AMD < <(edu_case amd-iommu)
+# Under VT-d the blocked DMA is also a fault record, reported and counted.
+VTD_FAULT=(--expect-log "^iommu: dmar0: DMA fault: 00:05.0 \\(own\\) write at 0x1100000, .*: blocked"
+  --expect-log "^guest own: iommu: domain=1 mapped_mib=16 dma_faults=1$")
 # Shadow paging with the MMU's audit after every fault: the device slot's moves keep it clean.
-case_run pci-q35-edu-shadow --cmdline "audit=1" "${EDU_CASE[@]}" \
+case_run pci-q35-edu-shadow --cmdline "audit=1" "${EDU_VTD[@]}" "${VTD_FAULT[@]}" \
   --expect-log "^guest own: mmu: .* audit_errors=0$"
-case_run pci-q35-edu-tdp --cmdline "mmu=tdp" "${EDU_CASE[@]}" \
+case_run pci-q35-edu-tdp --cmdline "mmu=tdp" "${EDU_VTD[@]}" "${VTD_FAULT[@]}" \
   --expect-log "^guest own: 16 MiB, .*nested paging"
+# The same guest under AMD-Vi: its DMA both ways goes through its domain, and the one past its
+# memory lands nowhere in it. That AMD-Vi blocks it (an Umbra page intact) is the DMA test
+# build's case above; QEMU 7.2's amd-iommu writes no event log, so the fault's report is
+# host-tested only (tests/unit/test_amdvi.c).
+case_run pci-q35-edu-amd "${EDU_AMD[@]}" \
+  --expect-log "^iommu: guest own: domain 1, 16 MiB mapped, devices 00:05.0 00:06.0$"
 
 suite_end pci
