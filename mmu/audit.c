@@ -116,10 +116,13 @@ static void check_leaf(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 	if ((spte & PTE_ADDR) != vm->ops->gfn_to_hpa(vm->ctx, s, gfn))
 		FAIL(a, "leaf %llx[%u]: hpa does not match gfn %llx", (unsigned long long)sp->gfn, idx,
 		     (unsigned long long)gfn);
-	if (!(spte & PTE_PCD) != !s->device || !(spte & PTE_PWT) != !s->device)
+	if (!(spte & PTE_PCD) != !slot_uncached(s) || !(spte & PTE_PWT) != !slot_uncached(s))
 		FAIL(a, "leaf %llx[%u]: gfn %llx %s", (unsigned long long)sp->gfn, idx,
-		     (unsigned long long)gfn, s->device ? "is device memory, mapped cached"
-						       : "is RAM, mapped uncached");
+		     (unsigned long long)gfn, slot_uncached(s) ? "is device memory, mapped cached"
+							       : "is memory, mapped uncached");
+	if ((spte & PTE_W) && s->readonly)
+		FAIL(a, "leaf %llx[%u]: gfn %llx is read-only, mapped writable",
+		     (unsigned long long)sp->gfn, idx, (unsigned long long)gfn);
 	if (sp->unsync) {
 		/* The guest writes this table natively: its entries may be older than the guest's
 		 * (until the next resync, which marks them all for the audit), but never looser

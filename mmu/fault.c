@@ -38,8 +38,8 @@ u64 make_leaf(u64 hpa, unsigned acc)
  * Linux's layout), whatever the guest's entry asks, since no cache may hold them. */
 u64 slot_leaf(struct mmu_vm *vm, const struct mmu_slot *s, u64 gfn, unsigned acc)
 {
-	return make_leaf(vm->ops->gfn_to_hpa(vm->ctx, s, gfn), acc) |
-	       (s->device ? PTE_PCD | PTE_PWT : 0);
+	return make_leaf(vm->ops->gfn_to_hpa(vm->ctx, s, gfn), s->readonly ? acc & ~ACC_W : acc) |
+	       (slot_uncached(s) ? PTE_PCD | PTE_PWT : 0);
 }
 
 /*
@@ -192,6 +192,13 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	acc = leaf_access(w.acc[w.level], w.dirty, vcpu->base_role.cr0_wp);
 	frame = &slot->frames[w.gfn - slot->base_gfn];
 	/* A store to a guest page table: a leaf table goes out of sync rather than trap each. */
+	if (slot->readonly && (access & PFERR_W) && (acc & ACC_W)) {
+		/* The guest's entry allows the store, the slot does not: the host decides. */
+		out->kind = MMU_EMULATE;
+		out->mmio = true;
+		vm->stats.faults_emulate++;
+		return MMU_OK;
+	}
 	if (!frame_may_map_writable(frame) &&
 	    !((access & PFERR_W) && (acc & ACC_W) && sp_unsync_frame(vcpu, frame, w.gfn)))
 		acc &= ~ACC_W;

@@ -26,14 +26,25 @@ struct mmu_frame {
  * a 4 KiB leaf), never a guest page table (read_gpa fails on them, so a guest walk through one
  * sees a not-present entry, and nothing is ever shadowed there), never zeroed or freed. The
  * host removes a device slot only after zapping every mapping of it (mmu_zap_all,
- * tdp_unmap).
+ * tdp_unmap). A shared slot is device memory in all of that but the cache: a region of RAM
+ * other guests map too (vmm/shm.c), mapped write-back; it cannot hold this guest's page tables
+ * since another guest's stores to it could never be trapped here. A read-only slot is mapped
+ * without write access; a write to it is the host's to emulate (MMU_EMULATE, TDP_MMIO).
  */
 struct mmu_slot {
 	u64 base_gfn;
 	u64 npages;
 	struct mmu_frame *frames;	/* npages entries, zeroed by the host */
 	bool device;
+	bool shared;			/* device memory that is RAM: cached (implies device) */
+	bool readonly;
 };
+
+/* Does the slot's memory take uncached leaves (a device's registers)? */
+static inline bool slot_uncached(const struct mmu_slot *s)
+{
+	return s->device && !s->shared;
+}
 
 /*
  * Everything mmu/ needs from its host. Every call is made with the per-VM lock held (see mmu.h).

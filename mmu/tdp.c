@@ -153,7 +153,8 @@ static bool fits_large(const struct tdp *t, const struct mmu_slot *s, u64 gfn)
 static u64 map_frame(struct tdp *t, const struct mmu_slot *s, u64 gfn)
 {
 	u64 gpa = gfn << PAGE_SHIFT;
-	u64 leaf = rights(t) | (s->device ? t->fmt.leaf_uc : t->fmt.leaf_extra);
+	u64 leaf = (s->readonly ? rights(t) & ~t->fmt.write : rights(t)) |
+		   (slot_uncached(s) ? t->fmt.leaf_uc : t->fmt.leaf_extra);
 	struct tdp_node *pd = table_for(t, gpa, 2);
 	if (!pd)
 		return 0;
@@ -207,6 +208,11 @@ enum tdp_result tdp_fault(struct tdp *t, u64 gpa)
 		return TDP_MMIO;
 	}
 	if (tdp_lookup(t, gpa, &hpa)) {
+		/* A read-only slot's page faults when mapped only on a store: the host's to emulate. */
+		if (s->readonly) {
+			t->stats.faults_mmio++;
+			return TDP_MMIO;
+		}
 		t->stats.faults_mapped++;
 		if (t->last_mapped_gpa == page)
 			return TDP_EBROKEN;
