@@ -366,6 +366,92 @@ static void test_io_placement(void **state)
 	assert_int_equal(b.fn[2].bar[2].placed, 0xd000);
 }
 
+/* A function of Umbra's own: its identity, decode on from reset, a register BAR given to its
+ * model, a memory BAR at its fixed place backed by host memory, INTA and its disable bit. */
+struct model { bool intx; u32 reg[4]; unsigned reads, writes; };
+
+static bool m_intx(void *ctx) { return ((struct model *)ctx)->intx; }
+
+static u32 m_read(void *ctx, unsigned bar, u64 off, unsigned len)
+{
+	struct model *m = ctx;
+	assert_int_equal(bar, 0);
+	assert_true(off < 16 && len <= 4);
+	m->reads++;
+	return m->reg[off / 4];
+}
+
+static void m_write(void *ctx, unsigned bar, u64 off, unsigned len, u32 val)
+{
+	struct model *m = ctx;
+	assert_int_equal(bar, 0);
+	assert_true(off < 16 && len <= 4);
+	m->writes++;
+	m->reg[off / 4] = val;
+}
+
+static const struct pci_vfn_ops m_ops = { m_intx, m_read, m_write };
+
+static void test_virtual_function(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	struct model m = { .reg = { 0x11, 0x22, 0x33, 0x44 } };
+	struct pci_vfn vf = { .id = 0x11101af4, .class_rev = 0x05000001, .subsystem = 0x11001af4,
+			      .reset_cmd = PCI_CMD_MEM, .ops = &m_ops, .ctx = &m };
+	struct pci_bar bars[PCI_MAX_BARS] = {
+		[0] = { 0, 0x100, PCI_BAR_MEM32, false },
+		[2] = { 0x7000000, 0x10000, PCI_BAR_MEM64, true },
+	};
+	u64 fixed[PCI_MAX_BARS] = { [2] = PCI_BUS_FIXED_BASE };
+	setup(&b);
+	assert_int_equal(pci_bus_add_virtual(&b, &vf, bars, fixed), 3);
+	unsigned writes = fk.host_writes;
+	fk.nmaps = 0;
+	pci_bus_reset(&b);
+	assert_int_equal(fk.host_writes, writes + 2);      /* the two host functions' only */
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_VENDOR_ID, 4), 0x11101af4);
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_CLASS_REV, 4), 0x05000001);
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_SUBSYSTEM, 4), 0x11001af4);
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_COMMAND, 4), PCI_CMD_MEM);
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_INTERRUPT_LINE, 2), 0x100 | PCI_BUS_INTX_IRQ);
+	assert_int_equal(cfg_rd(&b, 3, 0, 0x34, 4), 0);          /* no capabilities */
+	/* Decoding from reset: BAR2 where it was fixed, BAR0 placed in the hole below it. */
+	assert_int_equal(cfg_rd(&b, 3, 0, 0x18, 4), (u32)PCI_BUS_FIXED_BASE | 0xc);
+	assert_int_equal(cfg_rd(&b, 3, 0, 0x1c, 4), 0);
+	u32 bar0 = cfg_rd(&b, 3, 0, 0x10, 4);
+	assert_true(bar0 >= PCI_BUS_HOLE_BASE && bar0 < PCI_BUS_FIXED_BASE && !(bar0 & 0xfff));
+	assert_int_equal(fk.nmaps, 2);
+	u64 host;
+	assert_true(pci_bus_decodes(&b, false, PCI_BUS_FIXED_BASE + 0x10, 4, &host));
+	assert_int_equal(host, 0x7000010);
+	/* The registers go to the model, never to a host address. */
+	assert_false(pci_bus_decodes(&b, false, bar0 + 4, 4, &host));
+	u32 val = 0;
+	assert_true(pci_bus_vfn_access(&b, bar0 + 4, 4, &val, false));
+	assert_int_equal(val, 0x22);
+	val = 0x99;
+	assert_true(pci_bus_vfn_access(&b, bar0 + 8, 4, &val, true));
+	assert_int_equal(m.reg[2], 0x99);
+	assert_false(pci_bus_vfn_access(&b, PCI_BUS_FIXED_BASE, 4, &val, false)); /* memory */
+	assert_false(pci_bus_vfn_access(&b, 0xc0000000u, 4, &val, false));       /* edu's */
+	/* INTA: the status bit follows the model; the disable bit keeps it off the line. */
+	assert_false(pci_bus_intx(&b));
+	m.intx = true;
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_COMMAND, 4) >> 16, PCI_STATUS_INTX);
+	assert_true(pci_bus_intx(&b));
+	cfg_wr(&b, 3, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_INTX_DISABLE);
+	assert_false(pci_bus_intx(&b));
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_COMMAND, 4) >> 16, PCI_STATUS_INTX);
+	/* Decode off: neither BAR answers; the model saw only the accesses above. */
+	cfg_wr(&b, 3, PCI_COMMAND, 2, 0);
+	assert_false(pci_bus_vfn_access(&b, bar0 + 4, 4, &val, false));
+	assert_false(pci_bus_decodes(&b, false, PCI_BUS_FIXED_BASE, 4, &host));
+	assert_int_equal(m.reads, 1);
+	assert_int_equal(m.writes, 1);
+	assert_int_equal(fk.host_writes, writes + 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,7 +459,7 @@ int main(void)
 		cmocka_unit_test(test_bar_sizing),  cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_command),     cmocka_unit_test(test_bar_move),
 		cmocka_unit_test(test_unclaimable), cmocka_unit_test(test_reset),
-		cmocka_unit_test(test_io_placement),
+		cmocka_unit_test(test_io_placement), cmocka_unit_test(test_virtual_function),
 	};
 	return cmocka_run_group_tests_name("pci_bus", tests, NULL, NULL);
 }

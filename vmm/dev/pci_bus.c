@@ -65,33 +65,58 @@ static u64 place_io(struct pci_bus *b, u64 host, u64 size)
 	return 0;
 }
 
-int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars)
+static int add_fn(struct pci_bus *b, u16 host_bdf, const struct pci_vfn *vfn,
+		  const struct pci_bar *bars, const u64 *fixed)
 {
 	if (b->n == PCI_BUS_FUNCS)
 		return -1;
 	struct pci_bus_fn *f = &b->fn[b->n];
 	memset(f, 0, sizeof(*f));
 	f->host_bdf = host_bdf;
+	f->vfn = vfn;
 	for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
 		const struct pci_bar *h = &bars[i];
 		struct pci_bus_bar *r = &f->bar[i];
-		if (h->kind == PCI_BAR_NONE || !h->base || !h->size)
+		if (h->kind == PCI_BAR_NONE || (!vfn && !h->base) || !h->size)
 			continue;
 		r->kind = h->kind;
 		r->prefetch = h->prefetch;
 		r->size = h->size;
 		r->host = h->base;
 		r->slot = -1;
-		if (h->kind == PCI_BAR_IO)
+		if (fixed && fixed[i])
+			r->placed = fixed[i];
+		else if (h->kind == PCI_BAR_IO)
 			r->placed = place_io(b, h->base, h->size);
 		else
-			r->placed = place(&b->mem_next, PCI_BUS_HOLE_END, h->size,
+			r->placed = place(&b->mem_next, PCI_BUS_FIXED_BASE, h->size,
 					  h->size > PAGE ? h->size : PAGE);
 		if (!r->placed)
 			kprintf("guest %s: PCI 00:%02x.0 BAR%u (0x%llx bytes): no room left to place it\n",
 				b->name, b->n + 1, i, (unsigned long long)h->size);
 	}
 	return (int)++b->n;
+}
+
+int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars)
+{
+	return add_fn(b, host_bdf, NULL, bars, NULL);
+}
+
+int pci_bus_add_virtual(struct pci_bus *b, const struct pci_vfn *vfn, const struct pci_bar *bars,
+			const u64 *fixed)
+{
+	return add_fn(b, 0, vfn, bars, fixed);
+}
+
+bool pci_bus_intx(const struct pci_bus *b)
+{
+	for (u32 d = 0; d < b->n; d++) {
+		const struct pci_bus_fn *f = &b->fn[d];
+		if (f->vfn && !(f->cmd & PCI_CMD_INTX_DISABLE) && f->vfn->ops->intx(f->vfn->ctx))
+			return true;
+	}
+	return false;
 }
 
 /* ---- decode ---- */
@@ -158,6 +183,8 @@ static void decode(struct pci_bus *b, unsigned d)
  * zero, since its bits are RW1C. */
 static void host_command(struct pci_bus *b, const struct pci_bus_fn *f)
 {
+	if (f->vfn)
+		return;
 	u32 host = b->ops->cfg_read(b->ctx, f->host_bdf, PCI_COMMAND) & 0xffff;
 	b->ops->cfg_write(b->ctx, f->host_bdf, PCI_COMMAND,
 			  (host & ~(u32)PCI_BUS_CMD_PASS) | f->cmd);
@@ -168,8 +195,8 @@ void pci_bus_reset(struct pci_bus *b)
 	b->addr = 0;
 	for (u32 d = 0; d < b->n; d++) {
 		struct pci_bus_fn *f = &b->fn[d];
-		f->cmd = 0;
-		f->int_line = 0;
+		f->cmd = f->vfn ? f->vfn->reset_cmd : 0;
+		f->int_line = f->vfn ? PCI_BUS_INTX_IRQ : 0;
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
 			f->bar[i].guest = f->bar[i].placed;
 		decode(b, d);
@@ -234,8 +261,33 @@ static u32 host_bridge_read(u16 reg)
 	}
 }
 
+/* Umbra's own function: its identity, INTA on ISA IRQ 11 (as a BIOS routes it), no
+ * capabilities. */
+static u32 vfn_read(const struct pci_bus_fn *f, u16 reg)
+{
+	const struct pci_vfn *vf = f->vfn;
+	switch (reg) {
+	case PCI_VENDOR_ID:
+		return vf->id;
+	case PCI_CLASS_REV:
+		return vf->class_rev;
+	case PCI_SUBSYSTEM:
+		return vf->subsystem;
+	case PCI_COMMAND:
+		return (vf->ops->intx(vf->ctx) ? PCI_STATUS_INTX << 16 : 0) | f->cmd;
+	case PCI_INTERRUPT_LINE:
+		return 1u << 8 | f->int_line;
+	default:
+		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS)
+			return bar_read(f, (reg - PCI_BAR0) / 4);
+		return 0;
+	}
+}
+
 static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 {
+	if (f->vfn)
+		return vfn_read(f, reg);
 	switch (reg) {
 	case PCI_VENDOR_ID:
 	case PCI_CLASS_REV:
@@ -319,7 +371,9 @@ void pci_bus_write(struct pci_bus *b, u16 port, unsigned size, u32 val)
 		 ((1u << n) - 1) << sh);
 }
 
-bool pci_bus_decodes(const struct pci_bus *b, bool io, u64 addr, unsigned len, u64 *host)
+/* The decoding BAR holding [addr, addr + len) of that kind, or NULL; *dev its function. */
+static const struct pci_bus_bar *decoding(const struct pci_bus *b, bool io, u64 addr,
+					  unsigned len, u32 *dev)
 {
 	for (u32 d = 0; d < b->n; d++)
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
@@ -327,8 +381,33 @@ bool pci_bus_decodes(const struct pci_bus *b, bool io, u64 addr, unsigned len, u
 			if (!r->live || (r->kind == PCI_BAR_IO) != io || addr - r->at >= r->size ||
 			    len > r->size - (addr - r->at))
 				continue;
-			*host = r->host + (addr - r->at);
-			return true;
+			*dev = d;
+			return r;
 		}
-	return false;
+	return NULL;
+}
+
+bool pci_bus_decodes(const struct pci_bus *b, bool io, u64 addr, unsigned len, u64 *host)
+{
+	u32 d;
+	const struct pci_bus_bar *r = decoding(b, io, addr, len, &d);
+	if (!r || !r->host)
+		return false;
+	*host = r->host + (addr - r->at);
+	return true;
+}
+
+bool pci_bus_vfn_access(struct pci_bus *b, u64 addr, unsigned len, u32 *val, bool write)
+{
+	u32 d;
+	const struct pci_bus_bar *r = decoding(b, false, addr, len, &d);
+	const struct pci_vfn *vf = r ? b->fn[d].vfn : NULL;
+	if (!vf || r->host)
+		return false;
+	unsigned bar = (unsigned)(r - b->fn[d].bar);
+	if (write)
+		vf->ops->write(vf->ctx, bar, addr - r->at, len, *val);
+	else
+		*val = vf->ops->read(vf->ctx, bar, addr - r->at, len);
+	return true;
 }

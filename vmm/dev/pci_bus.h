@@ -33,9 +33,10 @@
 #include "arch/x86/pci.h"
 #include "lib/types.h"
 
-#define PCI_BUS_FUNCS 8                /* as many as pci= may give (PCI_ASSIGN_MAX) */
+#define PCI_BUS_FUNCS 12               /* pci='s (PCI_ASSIGN_MAX) and Umbra's own (shm=) */
 #define PCI_BUS_HOLE_BASE 0xc0000000ull /* where Umbra places memory BARs: above any guest RAM */
 #define PCI_BUS_HOLE_END 0xfec00000ull  /* up to the I/O APIC */
+#define PCI_BUS_FIXED_BASE 0xe0000000ull /* from here up: BARs at fixed places (shm regions) */
 #define PCI_BUS_IO_BASE 0x1000          /* I/O BARs above the board's legacy ports */
 #define PCI_BUS_IO_END 0x10000
 
@@ -43,6 +44,8 @@
 #define PCI_INTERRUPT_LINE 0x3c
 #define PCI_CMD_INTX_DISABLE BIT(10)
 #define PCI_BUS_CMD_PASS (PCI_CMD_IO | PCI_CMD_MEM | PCI_CMD_MASTER | PCI_CMD_INTX_DISABLE)
+#define PCI_STATUS_INTX BIT(3)          /* in the status half: INTx asserted by the function */
+#define PCI_BUS_INTX_IRQ 11             /* every function's INTA: ISA IRQ 11, level, active low */
 
 /* The host bridge the guest sees: Intel's 440FX, what a PC guest expects at 00:00.0. */
 #define PCI_BUS_HB_ID 0x12378086u
@@ -61,8 +64,30 @@ struct pci_bus_bar {
 	int slot;               /* the host side's (vmm/pci_view.c: its memory slot, or -1) */
 };
 
+/*
+ * A function of Umbra's own, with no host function behind it (the ivshmem function of a shared
+ * region): its identity, what the firmware leaves in its command register (decode on, so a
+ * guest that never scans the bus finds its BARs where Umbra said), and its model. A BAR with
+ * a host address is host memory mapped into the guest (a shared, cached device slot); one
+ * without is registers, each access going to the model.
+ */
+struct pci_vfn_ops {
+	bool (*intx)(void *ctx);        /* INTA asserted (before the command register's disable) */
+	u32 (*read)(void *ctx, unsigned bar, u64 off, unsigned len);
+	void (*write)(void *ctx, unsigned bar, u64 off, unsigned len, u32 val);
+};
+struct pci_vfn {
+	u32 id;                 /* device << 16 | vendor */
+	u32 class_rev;
+	u32 subsystem;
+	u16 reset_cmd;
+	const struct pci_vfn_ops *ops;
+	void *ctx;
+};
+
 struct pci_bus_fn {
 	u16 host_bdf;
+	const struct pci_vfn *vfn;      /* Umbra's own function, or NULL for a host one */
 	u16 cmd;                /* the guest's command register: the PCI_BUS_CMD_PASS bits */
 	u8 int_line;            /* scratch for the OS, as on hardware */
 	struct pci_bus_bar bar[PCI_MAX_BARS];
@@ -98,6 +123,15 @@ void pci_bus_init(struct pci_bus *b, const struct pci_bus_ops *ops, void *ctx,
 /* Adds a host function with its BARs (as the host walk sized them); its virtual device
  * number, or -1 when the bus is full. A host BAR without an address gets none. */
 int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars);
+/* Adds a function of Umbra's own with its BARs: bars[i].base is host memory behind BAR i (0:
+ * registers), fixed[i] where it sits at reset (0: placed as a host BAR is). */
+int pci_bus_add_virtual(struct pci_bus *b, const struct pci_vfn *vfn, const struct pci_bar *bars,
+			const u64 *fixed);
+/* Is some function's INTA asserted and not disabled by its command register? */
+bool pci_bus_intx(const struct pci_bus *b);
+/* An access to a register BAR of a function of Umbra's own, given to its model: true if one
+ * decodes [addr, addr + len). */
+bool pci_bus_vfn_access(struct pci_bus *b, u64 addr, unsigned len, u32 *val, bool write);
 /* Power-on: every BAR back where Umbra places it, every command register (and the host's
  * decode, bus mastering and INTx disable) off, so the devices stop their DMA. */
 void pci_bus_reset(struct pci_bus *b);
