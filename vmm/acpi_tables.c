@@ -87,12 +87,103 @@ enum { MADT_LAPIC = 0, MADT_IOAPIC = 1, MADT_OVERRIDE = 2, MADT_LAPIC_NMI = 4 };
 #define BOOT_ARCH_NO_MSI (1u << 3)
 #define CMOS_CENTURY 0x32
 
-/* DefinitionBlock's whole AML body: Name (_S5, Package (4) { 5, 5, 0, 0 }), the SLP_TYP
- * values for soft-off that the PM model recognises. */
-static const u8 dsdt_aml[] = {
+/* Name (_S5, Package (4) { 5, 5, 0, 0 }), the SLP_TYP values for soft-off that the PM model
+ * recognises. */
+static const u8 aml_s5[] = {
 	0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04,
 	0x0a, ACPI_SLP_TYP_S5, 0x0a, ACPI_SLP_TYP_S5, 0x00, 0x00,
 };
+
+/*
+ * The PCI host bridge's _CRS (vmm/dev/pci_bus.c): bus 0 only; the configuration ports; the
+ * ports around them (BARs go from 0x1000); the memory hole where Umbra places BARs and shared
+ * regions, up to the I/O APIC. Word and DWord address space descriptors (ACPI 6.4, 6.4.3.5):
+ * producer, minimum and maximum fixed, I/O over the entire range, memory read-write.
+ */
+#define LE16(v) (u8)(v), (u8)((v) >> 8)
+#define LE32(v) LE16(v), LE16((v) >> 16)
+static const u8 pci_crs[] = {
+	0x88, 0x0d, 0x00, 2, 0x0c, 0, LE16(0), LE16(0), LE16(0xff), LE16(0), LE16(0x100),
+	0x47, 0x01, LE16(0xcf8), LE16(0xcf8), 1, 8,
+	0x88, 0x0d, 0x00, 1, 0x0c, 3, LE16(0), LE16(0), LE16(0xcf7), LE16(0), LE16(0xcf8),
+	0x88, 0x0d, 0x00, 1, 0x0c, 3, LE16(0), LE16(0xd00), LE16(0xffff), LE16(0), LE16(0xf300),
+	0x87, 0x17, 0x00, 0, 0x0c, 1, LE32(0), LE32(PCI_BUS_HOLE_BASE), LE32(PCI_BUS_HOLE_END - 1),
+	LE32(0), LE32(PCI_BUS_HOLE_END - PCI_BUS_HOLE_BASE),
+	0x79, 0x00,
+};
+
+/* AML out of a fixed buffer; every PkgLength takes two bytes (up to 4095), patched on close. */
+struct aml {
+	u8 b[640];
+	size_t n;
+};
+
+static void aml(struct aml *a, const void *p, size_t n)
+{
+	ASSERT(a->n + n <= sizeof(a->b));
+	memcpy(a->b + a->n, p, n);
+	a->n += n;
+}
+
+static void aml_byte(struct aml *a, u8 v) { aml(a, &v, 1); }
+
+static size_t aml_open(struct aml *a, const void *op, size_t oplen)
+{
+	aml(a, op, oplen);
+	size_t at = a->n;
+	aml(a, "\0\0", 2);
+	return at;
+}
+
+static void aml_close(struct aml *a, size_t at)
+{
+	size_t len = a->n - at;
+	a->b[at] = (u8)(0x40 | (len & 0xf));
+	a->b[at + 1] = (u8)(len >> 4);
+}
+
+static void aml_dword(struct aml *a, u32 v)
+{
+	aml_byte(a, 0x0c);
+	aml(a, &v, 4);
+}
+
+/*
+ * Device (\_SB.PCI0): a PCI root bridge (PNP0A03) for bus 0, so a kernel that reads the DSDT
+ * (Linux does, and then scans only the buses it lists) finds the guest's functions, and a _PRT
+ * routing INTA of every device to GSI 11, level and active low (the _PRT's default), as the
+ * board wires it. Without it Linux sees no PCI device at all.
+ */
+static void aml_pci_root(struct aml *a)
+{
+	size_t scope = aml_open(a, "\x10", 1);
+	aml(a, "\\_SB_", 5);
+	size_t dev = aml_open(a, "\x5b\x82", 2);
+	aml(a, "PCI0", 4);
+	aml(a, "\x08_HID", 5);
+	aml_dword(a, 0x030ad041u);          /* EisaId ("PNP0A03") */
+	aml(a, "\x08_UID\x00\x08_BBN\x00", 12);
+	aml(a, "\x08_CRS", 5);
+	size_t buf = aml_open(a, "\x11", 1);
+	aml_byte(a, 0x0a);
+	aml_byte(a, sizeof(pci_crs));
+	aml(a, pci_crs, sizeof(pci_crs));
+	aml_close(a, buf);
+	aml(a, "\x08_PRT", 5);
+	size_t prt = aml_open(a, "\x12", 1);
+	aml_byte(a, PCI_BUS_FUNCS);
+	for (u32 d = 1; d <= PCI_BUS_FUNCS; d++) {
+		size_t e = aml_open(a, "\x12", 1);
+		aml_byte(a, 4);
+		aml_dword(a, d << 16 | 0xffff); /* the device, any function */
+		aml(a, "\x00\x00\x0a", 3);      /* INTA, no link device, GSI: */
+		aml_byte(a, PCI_BUS_INTX_IRQ);
+		aml_close(a, e);
+	}
+	aml_close(a, prt);
+	aml_close(a, dev);
+	aml_close(a, scope);
+}
 
 
 /* A bump allocator over the output buffer, handing out guest addresses. */
@@ -136,13 +227,17 @@ static void seal(struct sdt_header *h)
 
 static u32 build_dsdt(struct out *o)
 {
+	static struct aml body;
 	u32 gpa;
-	struct sdt_header *h = take(o, sizeof(*h) + sizeof(dsdt_aml), 8, &gpa);
 
+	body.n = 0;
+	aml(&body, aml_s5, sizeof(aml_s5));
+	aml_pci_root(&body);
+	struct sdt_header *h = take(o, sizeof(*h) + body.n, 8, &gpa);
 	if (!h)
 		return 0;
-	header(h, "DSDT", sizeof(*h) + sizeof(dsdt_aml), 2);
-	memcpy(h + 1, dsdt_aml, sizeof(dsdt_aml));
+	header(h, "DSDT", (u32)(sizeof(*h) + body.n), 2);
+	memcpy(h + 1, body.b, body.n);
 	seal(h);
 	return gpa;
 }

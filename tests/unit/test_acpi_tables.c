@@ -154,6 +154,94 @@ static void dsdt_has_s5(void **state)
 	assert_int_equal(aml[9], ACPI_SLP_TYP_S5);
 }
 
+/* An AML PkgLength at p (ACPI 6.4, 20.2.4): its value, *n its own bytes. */
+static u32 pkg_length(const u8 *p, unsigned *n)
+{
+	*n = 1 + (p[0] >> 6);
+	if (*n == 1)
+		return p[0] & 0x3f;
+	u32 len = p[0] & 0xf;
+	for (unsigned i = 1; i < *n; i++)
+		len |= (u32)p[i] << (4 + 8 * (i - 1));
+	return len;
+}
+
+/* The object after Name (seg) inside [p, end), or NULL. */
+static const u8 *named(const u8 *p, const u8 *end, const char *seg)
+{
+	for (; p + 5 < end; p++)
+		if (p[0] == 0x08 && !memcmp(p + 1, seg, 4))
+			return p + 5;
+	return NULL;
+}
+
+/* \_SB.PCI0: a PNP0A03 root for bus 0, its windows, INTA of every device on GSI 11. Walked as
+ * a kernel's AML parser does: every package length must end where the next object starts. */
+static void dsdt_has_pci_root(void **state)
+{
+	(void)state;
+	u64 d = get32(find("FACP") + 40);
+	u32 len = get32(d + 4) - 36;
+	const u8 *aml = map(d + 36, len, NULL), *end = aml + len, *p = aml + 14;
+	unsigned n;
+	assert_int_equal(p[0], 0x10);                         /* Scope */
+	assert_ptr_equal(p + 1 + pkg_length(p + 1, &n), end);
+	p += 1 + n;
+	assert_memory_equal(p, "\\_SB_", 5);
+	p += 5;
+	assert_memory_equal(p, "\x5b\x82", 2);                /* Device */
+	assert_ptr_equal(p + 2 + pkg_length(p + 2, &n), end);
+	p += 2 + n;
+	assert_memory_equal(p, "PCI0", 4);
+	assert_memory_equal(named(p, end, "_HID"), "\x0c\x41\xd0\x0a\x03", 5);
+	assert_memory_equal(named(p, end, "_BBN"), "\x00", 1);
+	/* _CRS: a Buffer whose descriptors end with the end tag exactly at its end. */
+	const u8 *crs = named(p, end, "_CRS");
+	assert_non_null(crs);
+	assert_int_equal(crs[0], 0x11);
+	u32 blen = pkg_length(crs + 1, &n);
+	assert_int_equal(crs[1 + n], 0x0a);
+	const u8 *r = crs + 1 + n + 2, *rend = r + crs[1 + n + 1];
+	assert_ptr_equal(rend, crs + 1 + blen);
+	unsigned mem_windows = 0;
+	while (r < rend && r[0] != 0x79) {
+		unsigned size = r[0] & 0x80 ? 3u + (r[1] | r[2] << 8) : 1u + (r[0] & 7);
+		if (r[0] == 0x87) {                          /* DWord memory: the hole */
+			u32 min, max;
+			memcpy(&min, r + 10, 4);
+			memcpy(&max, r + 14, 4);
+			assert_int_equal(min, 0xc0000000u);
+			assert_int_equal(max, 0xfebfffffu);
+			mem_windows++;
+		}
+		r += size;
+	}
+	assert_int_equal(mem_windows, 1);
+	assert_ptr_equal(r + 2, rend);                         /* the end tag, last */
+	/* _PRT: one INTA entry per device, all on GSI 11. */
+	const u8 *prt = named(p, end, "_PRT");
+	assert_non_null(prt);
+	assert_int_equal(prt[0], 0x12);
+	u32 plen = pkg_length(prt + 1, &n);
+	const u8 *e = prt + 1 + n + 1, *pend = prt + 1 + plen;
+	unsigned count = prt[1 + n];
+	assert_int_equal(count, 12);
+	for (unsigned i = 0; i < count; i++) {
+		unsigned en;
+		assert_int_equal(e[0], 0x12);
+		u32 elen = pkg_length(e + 1, &en);
+		const u8 *x = e + 1 + en;
+		assert_int_equal(x[0], 4);
+		u32 addr;
+		memcpy(&addr, x + 2, 4);
+		assert_int_equal(x[1], 0x0c);
+		assert_int_equal(addr, (i + 1) << 16 | 0xffff);
+		assert_memory_equal(x + 6, "\x00\x00\x0a\x0b", 4);  /* INTA, no link, GSI 11 */
+		e += 1 + elen;
+	}
+	assert_ptr_equal(e, pend);
+}
+
 static void too_many_cpus_do_not_fit(void **state)
 {
 	(void)state;
@@ -171,6 +259,7 @@ int main(void)
 		cmocka_unit_test_setup(madt_wiring, setup),
 		cmocka_unit_test_setup(fadt_points_at_the_pm_block, setup),
 		cmocka_unit_test_setup(dsdt_has_s5, setup),
+		cmocka_unit_test_setup(dsdt_has_pci_root, setup),
 		cmocka_unit_test(too_many_cpus_do_not_fit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
