@@ -43,7 +43,10 @@
 	X(12, VCPU_INFO, R, 0)              /* (gva struct umbra_vcpu_info *) -> 0 */ \
 	X(13, STATS_OF, C, UMBRA_CAP_STATS) /* (guest id, gva struct umbra_stats *, size) -> bytes */ \
 	X(14, STOP_GUEST, C, UMBRA_CAP_STOP) /* (guest id) -> 0 */ \
-	X(15, VCPU_START, P, 0)             /* (vcpu index, eip, esp, arg) -> 0 */
+	X(15, VCPU_START, P, 0)             /* (vcpu index, eip, esp, arg) -> 0 */ \
+	X(16, SHM_INFO, R, 0)               /* (region index, gva struct umbra_shm_info *) -> 0 */ \
+	X(17, SHM_BIND, P, 0)               /* (region index, doorbell vector, IDT vector) -> 0 */ \
+	X(18, SHM_RING, R, 0)               /* (region index, peer, doorbell vector) -> 0 or 1 */
 
 #define UMBRA_HC_ENUM_(nr, name, cls, cap) UMBRA_HC_##name = nr,
 enum umbra_hypercall { UMBRA_HYPERCALLS(UMBRA_HC_ENUM_) };
@@ -56,15 +59,21 @@ enum { UMBRA_HC_COUNT = 1 UMBRA_HYPERCALLS(UMBRA_HC_ONE_) }; /* one past the hig
 #define UMBRA_MMU_BATCH_MAX 512 /* most entries in one MMU_UPDATE or MMU_OP call */
 #define UMBRA_TIMER_MAX_NS (3600ull * 1000000000ull) /* longest timer or block */
 
-/* Error codes (returned negated). */
-#define UMBRA_EINVAL 1  /* invalid argument */
-#define UMBRA_EPERM 2   /* not permitted (privilege class or capability) */
-#define UMBRA_EFAULT 3  /* bad guest address */
-#define UMBRA_ENOSYS 4  /* no such call */
-#define UMBRA_E2BIG 5   /* length or count too big */
-#define UMBRA_ENOMEM 6  /* out of memory */
-#define UMBRA_EAGAIN 7  /* try again */
-#define UMBRA_EBUSY 8   /* the object is in use (VCPU_START: that vCPU already runs) */
+/* Error codes (returned negated), listed once: X(code, NAME). docs/abi.md describes each; a
+ * test checks its table against this list. */
+#define UMBRA_ERRORS(X) \
+	X(1, EINVAL)  /* invalid argument */ \
+	X(2, EPERM)   /* not permitted (privilege class or capability) */ \
+	X(3, EFAULT)  /* bad guest address */ \
+	X(4, ENOSYS)  /* no such call */ \
+	X(5, E2BIG)   /* length or count too big */ \
+	X(6, ENOMEM)  /* out of memory */ \
+	X(7, EAGAIN)  /* try again */ \
+	X(8, EBUSY)   /* the object is in use (VCPU_START: that vCPU already runs) */ \
+	X(9, ENOENT)  /* no such object (a shared region or peer), or it has ended */
+#define UMBRA_E_ENUM_(code, name) UMBRA_##name = code,
+enum umbra_error { UMBRA_ERRORS(UMBRA_E_ENUM_) };
+#undef UMBRA_E_ENUM_
 
 /* 64-bit values travel as two arguments, low half first, for 32-bit guests' sake. */
 
@@ -109,6 +118,30 @@ struct umbra_vcpu_info {
 };
 #define UMBRA_CAP_STATS (1u << 0) /* caps=stats: STATS_OF on other guests */
 #define UMBRA_CAP_STOP (1u << 1)  /* caps=stop: STOP_GUEST */
+
+/* ---- Shared memory ------------------------------------------------------------------------
+ * Umbra's line declares regions (shm=NAME:SIZE); a module line gives one to its guest
+ * (shm=NAME, or shm=NAME:ro). A guest's regions are numbered 0.. in the order of its line; each
+ * sits at the same guest-physical address in every guest that has it (in the PCI hole), and is
+ * also BAR2 of an ivshmem PCI function (vendor 0x1af4, device 0x1110) on its PCI bus. Its
+ * members are its peers, numbered 0.. in module order; a peer rings another's doorbell
+ * (SHM_RING or the ivshmem doorbell register), naming one of UMBRA_SHM_VECTORS vectors.
+ * A doorbell is an edge: rung again before the peer took it, it coalesces (SHM_RING returns 1).
+ * The peer takes it as the interrupt it bound with SHM_BIND (on its vCPU 0, which a HLT or BLOCK
+ * wakes), else as its ivshmem function's interrupt (INTx). A read-only member's writes to the
+ * region fault as writes to a read-only page do (#PF, error code P|W). */
+#define UMBRA_SHM_VECTORS 16
+#define UMBRA_SHM_RO (1u << 0) /* flags: this guest may not write the region */
+
+struct umbra_shm_info {
+	uint64_t gpa;      /* where the region is in this guest */
+	uint64_t size;     /* bytes */
+	uint32_t peer_id;  /* this guest's number among the region's members */
+	uint32_t peers;    /* how many members it has */
+	uint32_t flags;    /* UMBRA_SHM_* */
+	uint32_t vectors;  /* UMBRA_SHM_VECTORS */
+	char name[16];
+};
 
 /* ---- Boot ----------------------------------------------------------------------------------
  * A guest starts in 32-bit protected mode, paging off, flat 4 GiB segments (CS 0x08 code,

@@ -395,6 +395,28 @@ static s64 hc_vcpu_start(struct vcpu *v, const struct hc_args *a)
 	return 0;
 }
 
+/* Shared regions (vmm/shm.c checks the region, peer and vectors). */
+static s64 hc_shm_info(struct vcpu *v, const struct hc_args *a)
+{
+	struct umbra_shm_info info;
+	s64 r = shm_info(v->vm, a->a[0], &info);
+	if (r < 0)
+		return r;
+	if (gmem_write_virt(v, a->a[1], &info, sizeof(info), user_mode(v)) < 0)
+		return -UMBRA_EFAULT;
+	return 0;
+}
+
+static s64 hc_shm_bind(struct vcpu *v, const struct hc_args *a)
+{
+	return shm_bind(v->vm, a->a[0], a->a[1], a->a[2]);
+}
+
+static s64 hc_shm_ring(struct vcpu *v, const struct hc_args *a)
+{
+	return shm_ring(v->vm, a->a[0], a->a[1], a->a[2]);
+}
+
 static const hc_fn handlers[UMBRA_HC_COUNT] = {
 	[UMBRA_HC_VERSION] = hc_version,
 	[UMBRA_HC_CONSOLE_WRITE] = hc_console_write,
@@ -411,6 +433,9 @@ static const hc_fn handlers[UMBRA_HC_COUNT] = {
 	[UMBRA_HC_STATS_OF] = hc_stats_of,
 	[UMBRA_HC_STOP_GUEST] = hc_stop_guest,
 	[UMBRA_HC_VCPU_START] = hc_vcpu_start,
+	[UMBRA_HC_SHM_INFO] = hc_shm_info,
+	[UMBRA_HC_SHM_BIND] = hc_shm_bind,
+	[UMBRA_HC_SHM_RING] = hc_shm_ring,
 };
 
 void pv_hypercall(struct vcpu *v)

@@ -27,8 +27,14 @@ static inline bool translate(struct vcpu *v, u64 linear, u32 access, u64 *gpa,
 	 * (the instruction that exited), without walking the guest's tables. */
 	if ((access & PFERR_I) && !v->vm->tdp_on && mmu_shadow_fetch_gpa(&v->mmu, linear, access, gpa))
 		return true;
-	if (mmu_gva_to_gpa(&v->mmu, linear, access, gpa, &ec))
-		return true;
+	if (mmu_gva_to_gpa(&v->mmu, linear, access, gpa, &ec)) {
+		/* A read-only shared region: the store faults as on a read-only page (vmm/shm.c). */
+		const struct mmu_slot *s;
+		if (!(access & PFERR_W) || !(s = memslots_find(&v->vm->mem, *gpa >> PAGE_SHIFT)) ||
+		    !s->readonly)
+			return true;
+		ec = PFERR_P | PFERR_W | (access & PFERR_U);
+	}
 	*fault = (struct x86_fault){ .vector = VEC_PF, .has_error = true, .error_code = ec,
 				     .addr = linear };
 	return false;

@@ -140,6 +140,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 			options.iommu_off || !u ? "" : u->kind == IOMMU_VTD ? "VT-d" : "AMD-Vi",
 			options.iommu_off || !u ? "iommu=off: DMA unconfined" : " covers it");
 	}
+	shm_commit(vm);
 	pci_view_attach(vm);
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,

@@ -6,6 +6,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/sched.h"
+#include "vmm/shm.h"
 #include "vmm/bios.h"
 
 #define DEFAULT_MEM_MIB 16
@@ -132,6 +133,9 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 			vm->reboots_max = (u32)n;
 		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
 			/* granted */
+		} else if (!strcmp(key, "shm")) {
+			if (!shm_join(vm, val))
+				return false;
 		} else if (!strcmp(key, "pci")) {
 			if (!pci_assign_parse(val, &vm->pci)) {
 				kprintf("guest %s: %s\n", vm->name, vm->pci.error);

@@ -24,7 +24,7 @@ void irq_update(struct vcpu *v, u64 now_tsc)
 
 bool irq_pending(const struct vcpu *v)
 {
-	return v->irq_vector || extint_pending(v) ||
+	return v->irq_vector || shm_irq_pending(v) || extint_pending(v) ||
 	       vlapic_pending(&v->vlapic) >= 0;
 }
 
@@ -37,6 +37,8 @@ u8 irq_ack(struct vcpu *v)
 		v->irq_vector = 0;
 		return vector;
 	}
+	if (shm_irq_pending(v))
+		return shm_irq_ack(v);
 	if (extint_pending(v))
 		return pic_ack(&v->vm->board.pic);
 	vector = (u8)vlapic_pending(&v->vlapic);
@@ -46,7 +48,7 @@ u8 irq_ack(struct vcpu *v)
 
 bool irq_may_arrive(struct vcpu *v, u64 now_tsc)
 {
-	return irq_pending(v) || irq_next_deadline(v, now_tsc) ||
+	return irq_pending(v) || irq_next_deadline(v, now_tsc) || shm_may_ring(v->vm) ||
 	       uart_rx_irq_enabled(&v->vm->board.com1);
 }
 

@@ -24,6 +24,7 @@
 #include "vmm/iommu_domain.h"
 #include "vmm/pci_assign.h"
 #include "vmm/report.h"
+#include "vmm/shm.h"
 #include "vmm/sched.h"
 #include "vmm/trace.h"
 
@@ -153,6 +154,7 @@ void kmain(u32 magic, u32 info_pa)
 	if (!ok)
 		umbra_finish(false, "virt-enable-failed");
 
+	shm_init();
 	u32 n = guests_create(&boot_info, cpus_online);
 	iommu_domains_print();
 	console_focus_init(options.console[0] ? options.console : NULL);

@@ -4,6 +4,7 @@
 #include "lib/cmdline.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "vmm/shm.h"
 
 /* No run goes on forever: a guest that never ends is reported after ten minutes. */
 struct umbra_options options = { .timeout_s = 600 };
@@ -86,6 +87,8 @@ static bool apply(const char *key, const char *val)
 		options.iommu_off = !strcmp(val, "off");
 		return true;
 	}
+	if (!strcmp(key, "shm"))
+		return shm_declare(val);
 	if (!strcmp(key, "mmu")) {
 		if (strcmp(val, "shadow") && strcmp(val, "nocache") && strcmp(val, "tdp"))
 			return false;

@@ -9,6 +9,7 @@
 #include "lib/string.h"
 #include "mmu/tdp.h"
 #include "vmm/remote_flush.h"
+#include "vmm/shm.h"
 #include "vmm/vm.h"
 
 static u32 host_cfg_read(void *ctx, u16 bdf, u16 off)
@@ -126,6 +127,7 @@ void pci_view_attach(struct vm *vm)
 					vm->name, dev, i);
 		}
 	}
+	shm_pci_attach(vm);
 	pci_bus_reset(b);
 }
 
@@ -168,6 +170,11 @@ static volatile void *mmio_target(struct vm *vm, u64 gpa, unsigned len, bool *cl
 
 bool pci_view_mmio_read(struct vm *vm, u64 gpa, void *buf, unsigned len)
 {
+	u32 val;
+	if (len <= 4 && pci_bus_vfn_access(&vm->board.pci, gpa, len, &val, false)) {
+		memcpy(buf, &val, len);
+		return true;
+	}
 	bool claimed;
 	volatile void *dev = mmio_target(vm, gpa, len, &claimed);
 	if (dev)
@@ -179,6 +186,10 @@ bool pci_view_mmio_read(struct vm *vm, u64 gpa, void *buf, unsigned len)
 
 bool pci_view_mmio_write(struct vm *vm, u64 gpa, const void *buf, unsigned len)
 {
+	u32 val = 0;
+	memcpy(&val, buf, len < 4 ? len : 4);
+	if (len <= 4 && pci_bus_vfn_access(&vm->board.pci, gpa, len, &val, true))
+		return true;
 	bool claimed;
 	volatile void *dev = mmio_target(vm, gpa, len, &claimed);
 	if (dev)

@@ -134,6 +134,7 @@ static void report_one(struct vm *vm)
 			vm->nr_vcpus, vm->ipis, vm->remote_flushes);
 	}
 	bootprof_report(&vm->vcpus[0], vm->name);
+	shm_report(vm);
 	char mmu[640]; /* 16 counters of at most 37 characters */
 	n = 0;
 #define MMU_STAT_TEXT(field, name) \

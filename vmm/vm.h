@@ -17,6 +17,7 @@
 #include "vmm/memslot.h"
 #include "vmm/multiboot1.h"
 #include "vmm/reset.h"
+#include "vmm/shm.h"
 #include "vmm/dev/board.h"
 #include "vmm/dev/lapic.h"
 
@@ -157,6 +158,8 @@ struct vm {
 	u64 cpu_tsc;              /* TSC ticks all its vCPUs ran, on every CPU (atomic) */
 	struct pci_assign_req pci; /* pci=: the host functions it asked for (vmm/pci_assign.c) */
 	struct iommu_pt dma;     /* its IOMMU domain when it owns devices (vmm/iommu_domain.c) */
+	struct shm_port shm[SHM_PER_GUEST]; /* shm=: its shared regions, in its line's order */
+	u32 n_shm;
 	u64 dma_faults;            /* DMA its devices tried outside it, blocked */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;

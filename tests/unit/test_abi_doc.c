@@ -101,11 +101,9 @@ static void test_classes_cover_every_call(void **state)
 static void test_errors_match(void **state)
 {
 	(void)state;
-	static const struct { int code; const char *name; } errs[] = {
-		{ UMBRA_EINVAL, "EINVAL" }, { UMBRA_EPERM, "EPERM" }, { UMBRA_EFAULT, "EFAULT" },
-		{ UMBRA_ENOSYS, "ENOSYS" }, { UMBRA_E2BIG, "E2BIG" }, { UMBRA_ENOMEM, "ENOMEM" },
-		{ UMBRA_EAGAIN, "EAGAIN" }, { UMBRA_EBUSY, "EBUSY" },
-	};
+#define ERR_ROW(code, name) { code, #name },
+	static const struct { int code; const char *name; } errs[] = { UMBRA_ERRORS(ERR_ROW) };
+#undef ERR_ROW
 	struct row rows[16];
 	int n = read_table("| code | name |", rows, 16);
 

@@ -79,7 +79,16 @@ static void isa_irq(struct vm *vm, unsigned irq, bool level)
 	ioapic_set_irq(&vm->board.ioapic, isa_gsi(irq), level);
 }
 
-/* The UART's interrupt is a level; the PIC sees its edges. */
+/* PCI INTA, shared by every function: active low and level-triggered at the I/O APIC (as the
+ * guest programs a PCI interrupt), an edge for the 8259. */
+static void pci_intx(struct vm *vm, bool asserted)
+{
+	pic_set_irq(&vm->board.pic, PCI_BUS_INTX_IRQ, asserted);
+	ioapic_set_irq(&vm->board.ioapic, PCI_BUS_INTX_IRQ, !asserted);
+}
+
+/* The UART's interrupt is a level; the PIC sees its edges. Doorbells peers rang are taken
+ * here, onto the ivshmem functions' INTA. */
 static void wire_irqs(struct vm *vm)
 {
 	struct board *b = &vm->board;
@@ -87,6 +96,14 @@ static void wire_irqs(struct vm *vm)
 	if (com1 != !!(b->irq_levels & BIT(IRQ_COM1))) {
 		b->irq_levels ^= BIT(IRQ_COM1);
 		isa_irq(vm, IRQ_COM1, com1);
+	}
+	if (vm->n_shm) {
+		shm_fold_intx(vm);
+		bool intx = pci_bus_intx(&b->pci);
+		if (intx != !!(b->irq_levels & BIT(PCI_BUS_INTX_IRQ))) {
+			b->irq_levels ^= BIT(PCI_BUS_INTX_IRQ);
+			pci_intx(vm, intx);
+		}
 	}
 	ioapic_deliver(vm);
 }
@@ -222,6 +239,7 @@ static void pci_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 	if (port < 0xcfc && !(port == 0xcf8 && size == 4))
 		note_unmodelled(v->vm, port);
 	pci_bus_write(&v->vm->board.pci, port, size, val);
+	wire_irqs(v->vm); /* the command register's INTx disable */
 }
 
 static void post_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
@@ -371,8 +389,10 @@ void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len)
 		memcpy(buf, &val, len);
 		return;
 	}
-	if (pci_view_mmio_read(v->vm, gpa, buf, len))
+	if (pci_view_mmio_read(v->vm, gpa, buf, len)) {
+		wire_irqs(v->vm); /* a status register read acknowledges */
 		return;
+	}
 	note_unbacked(v, gpa);
 	memset(buf, 0xff, len);
 }
@@ -396,8 +416,10 @@ void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 		ioapic_deliver(v->vm);
 		return;
 	}
-	if (pci_view_mmio_write(v->vm, gpa, buf, len))
+	if (pci_view_mmio_write(v->vm, gpa, buf, len)) {
+		wire_irqs(v->vm);
 		return;
+	}
 	note_unbacked(v, gpa);
 }
 
@@ -421,6 +443,8 @@ void board_reset(struct vm *vm, u64 now_ns)
 	}
 	pci_bus_reset(&b->pci);
 	b->irq_levels = 0;
+	if (vm->n_shm)
+		pci_intx(vm, false); /* idle high, or the active-low pin reads as asserted */
 }
 
 void board_update(struct vcpu *v, u64 now_ns)
