@@ -71,4 +71,21 @@ case_run linux-interactive --cpu max --timeout 600 --cmdline "timeout=300 term=r
   --module "$L/initrd.gz for=linux" --terminal tests/linux/fullscreen.sh \
   --expect guests_passed=1 --expect guests_failed=0 --expect-log "guest linux: ended=poweroff"
 
+# Two Linux guests share a region (shm=): each finds it as an ivshmem PCI function through the
+# guest's ACPI PCI root, binds it to uio_pci_generic (INTx on GSI 11) and tests/linux/ivshm.c
+# moves 64 MiB from one to the other in 256 KiB chunks, every word checked, each side waiting in
+# read() on /dev/uio0 for the other's doorbell.
+ivshm() { # NAME CPU ROLE
+  echo "--module"; echo "$L/vmlinuz name=$1 cpu=$2 mem=160 shm=ring -- console=ttyS0 ivshm=$3:64"
+  echo "--module"; echo "$L/initrd.gz for=$1"
+}
+mapfile -t tx < <(ivshm tx 0 send)
+mapfile -t rx < <(ivshm rx 1 recv)
+case_run linux-ivshmem --cpu max --smp 2 --mem 512 --cmdline "shm=ring:1M timeout=300" \
+  --timeout 600 "${tx[@]}" "${rx[@]}" --expect guests_passed=2 \
+  --expect-log "^\\[tx\\] linux-test: ivshmem function 0000:00:01.0, irq 11" \
+  --expect-log "^\\[tx\\] ivshm: sent, checksum" \
+  --expect-log "^\\[rx\\] ivshm: received and checked, checksum" \
+  --expect-log "^\\[rx\\] +11: +[1-9][0-9]* +IO-APIC +11-fasteoi +uio_pci_generic"
+
 suite_end linux
