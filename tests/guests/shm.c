@@ -11,6 +11,8 @@
  * role=victim, computes meanwhile and must finish, having taken far fewer interrupts than were
  * rung (they coalesce). role=writer fills a page for its read-only peer, role=ro, which checks
  * it and that its own store faults as a store to a read-only page does (#PF, error P|W).
+ * role=linuxrx is the receiving end of tests/linux/ivshm.c's protocol, for a Linux sender: n=
+ * MiB in 256 KiB chunks through two slots after a header page, every word checked.
  */
 #include "tests/guests/lib/guest.h"
 
@@ -239,6 +241,37 @@ static void reader(void)
 	kprintf("%s: read-only view checked, store faulted\n", guest_name);
 }
 
+/* tests/linux/ivshm.c's layout: full[2], seq[2] in the first page, two slots after it. */
+#define LSLOT (256u << 10)
+struct lhdr { volatile uint32_t full[2], seq[2]; };
+
+static void linux_rx(ulong mib)
+{
+	volatile struct lhdr *h = (volatile struct lhdr *)TEST_VA;
+	ulong chunks = mib * (1ul << 20) / LSLOT, bad = 0;
+	if (info.size < PAGE_SIZE + 2 * LSLOT)
+		fail("the region's %lu bytes are fewer than the Linux protocol's", (ulong)info.size);
+	for (ulong c = 0; c < chunks && !bad; c++) {
+		unsigned s = (unsigned)(c & 1);
+		volatile uint32_t *data = (volatile uint32_t *)(TEST_VA + PAGE_SIZE + s * LSLOT);
+		uint32_t x = (uint32_t)c * 0x9e3779b9u + 1;
+		if (!HLT_UNTIL(h->full[s], 120000))
+			fail("chunk %lu never came", c);
+		CHECK(h->seq[s] == (uint32_t)c, "chunk %lu came as %u", c, h->seq[s]);
+		for (uint32_t i = 0; i < LSLOT / 4; i++) {
+			x = x * 1664525u + 1013904223u;
+			bad += data[i] != x;
+		}
+		CHECK(!bad, "chunk %lu: %lu words differ", c, bad);
+		mfence();
+		h->full[s] = 0;
+		mfence();
+		CHECK(hc(UMBRA_HC_SHM_RING, 0, info.peer_id ^ 1, 0) >= 0, "ring the sender");
+	}
+	kprintf("%s: received %lu MiB from the Linux peer, every word checked (%lu doorbells)\n",
+		guest_name, mib, doorbells);
+}
+
 void test_main(void)
 {
 	const char *role = cmdline_value("role"), *nstr = cmdline_value("n");
@@ -274,6 +307,8 @@ void test_main(void)
 		writer();
 	} else if (!strcmp_role(role, "ro")) {
 		reader();
+	} else if (!strcmp_role(role, "linuxrx")) {
+		linux_rx(n);
 	} else {
 		fail("unknown role");
 	}

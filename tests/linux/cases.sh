@@ -87,5 +87,11 @@ case_run linux-ivshmem --cpu max --smp 2 --mem 512 --cmdline "shm=ring:1M timeou
   --expect-log "^\\[tx\\] ivshm: sent, checksum" \
   --expect-log "^\\[rx\\] ivshm: received and checked, checksum" \
   --expect-log "^\\[rx\\] +11: +[1-9][0-9]* +IO-APIC +11-fasteoi +uio_pci_generic"
+# The same sender, and the shm test guest as the receiver (SHM_BIND, SHM_RING; the Linux side
+# is the ivshmem function): the two ends of the region need not run the same kind of kernel.
+case_run linux-ivshmem-pv --cpu max --smp 2 --mem 384 --cmdline "shm=ring:1M timeout=300" \
+  --timeout 600 "${tx[@]}" --module "$G/shm32.elf name=pv cpu=1 shm=ring -- role=linuxrx n=64" \
+  --expect guests_passed=2 --expect-log "^\\[tx\\] ivshm: sent, checksum" \
+  --expect-log "^\\[pv\\] shm32: received 64 MiB from the Linux peer, every word checked"
 
 suite_end linux

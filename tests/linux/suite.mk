@@ -17,7 +17,7 @@ $(LINUX_OUT)/vmlinuz $(LINUX_OUT)/vmlinux: $(LINUX_OUT)/initrd.gz
 
 .PHONY: check-linux run-linux bench-linux
 SUITES += check-linux
-check-linux: $(BUILD)/umbra.elf guests $(LINUX_IMAGES)
+check-linux: $(BUILD)/umbra.elf guests $(GUEST_OUT)/shm32.elf $(LINUX_IMAGES)
 	@tests/linux/cases.sh $(LINUX_OUT)
 
 # Interactive: Umbra in QEMU with one Linux guest; the terminal is its serial console.
