@@ -185,6 +185,17 @@ void shm_commit(struct vm *vm)
 	}
 }
 
+void shm_reset(struct vm *vm)
+{
+	for (u32 k = 0; k < vm->n_shm; k++) {
+		struct shm_port *p = &vm->shm[k];
+		ivshmem_reset(&p->dev, p->peer_id, doorbell, p);
+		memset(p->bound, 0, sizeof(p->bound));
+		p->bound_mask = 0;
+		__atomic_store_n(&p->rung, 0, __ATOMIC_RELEASE);
+	}
+}
+
 void shm_pci_attach(struct vm *vm)
 {
 	struct pci_bus *b = &vm->board.pci;

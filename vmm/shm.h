@@ -47,6 +47,9 @@ bool shm_join(struct vm *vm, const char *val);
 /* The guest was created: it becomes a member of its regions (its peer numbers are given in
  * module order). */
 void shm_commit(struct vm *vm);
+/* The guest's reset (and creation): its ivshmem registers at power-on, its doorbells unbound and
+ * none pending; its regions' memory, as any RAM a peer shares, keeps what it holds. */
+void shm_reset(struct vm *vm);
 /* Its ivshmem functions join its PCI bus (vmm/pci_view.c, before the bus's reset). */
 void shm_pci_attach(struct vm *vm);
 

@@ -442,6 +442,7 @@ void board_reset(struct vm *vm, u64 now_ns)
 		vm->vcpus[i].vlapic.ipi_ctx = &vm->vcpus[i];
 	}
 	pci_bus_reset(&b->pci);
+	shm_reset(vm);
 	b->irq_levels = 0;
 	if (vm->n_shm)
 		pci_intx(vm, false); /* idle high, or the active-low pin reads as asserted */
