@@ -48,6 +48,9 @@ static void restricted_buffers(void)
 	EXPECT("cpl3 stats sup page", UHC(STATS, SUP_PAGE, sizeof(struct umbra_stats), 0, 0), E(EFAULT));
 	EXPECT("cpl3 time sup page", UHC(TIME, SUP_PAGE, 0, 0, 0), E(EFAULT));
 	EXPECT("cpl3 vcpu_info sup page", UHC(VCPU_INFO, SUP_PAGE, 0, 0, 0), E(EFAULT));
+	/* This guest has no shared region (tests/shm has the cases of one that does). */
+	EXPECT("cpl3 shm_info, no region", UHC(SHM_INFO, 0, ubuf, 0, 0), E(ENOENT));
+	EXPECT("cpl3 shm_ring, no region", UHC(SHM_RING, 0, 0, 0, 0), E(ENOENT));
 	struct umbra_time t = { 0, 0 };
 	EXPECT("cpl3 time user page", UHC(TIME, &t, 0, 0, 0), 0);
 	EXPECT_TRUE("cpl3 time tsc_hz", t.tsc_hz == pv_tsc_hz);
@@ -78,6 +81,7 @@ static void privileged_refused(void)
 	EXPECT("cpl3 timer_set", UHC(TIMER_SET, VEC_A, 1000000, 0, 0), E(EPERM));
 	EXPECT("cpl3 mmu_update", UHC(MMU_UPDATE, &u, 1, 0, 0), E(EPERM));
 	EXPECT("cpl3 mmu_op", UHC(MMU_OP, o, 2, 0, 0), E(EPERM));
+	EXPECT("cpl3 shm_bind", UHC(SHM_BIND, 0, 0, VEC_A, 0), E(EPERM));
 	EXPECT("cpl3 stats_of", UHC(STATS_OF, 0, &st, sizeof(st), 0), E(EPERM));
 	EXPECT("cpl3 stop_guest", UHC(STOP_GUEST, 1, 0, 0, 0), E(EPERM));
 	/* A privileged call with bad arguments is refused for its class, not its arguments. */
