@@ -146,17 +146,48 @@ static bool vfn_intx(void *ctx)
 
 static u32 vfn_read(void *ctx, unsigned bar, u64 off, unsigned len)
 {
-	return bar == 0 ? ivshmem_read(&((struct shm_port *)ctx)->dev, off, len) : 0;
+	return ivshmem_read(&((struct shm_port *)ctx)->dev, bar, off, len);
 }
 
 static void vfn_write(void *ctx, unsigned bar, u64 off, unsigned len, u32 val)
 {
-	if (bar == 0)
-		ivshmem_write(&((struct shm_port *)ctx)->dev, off, len, val);
+	ivshmem_write(&((struct shm_port *)ctx)->dev, bar, off, len, val);
+}
+
+static u32 vfn_cap_read(void *ctx, u16 reg)
+{
+	return ivshmem_cap_read(&((struct shm_port *)ctx)->dev, reg);
+}
+
+static void vfn_cap_write(void *ctx, u16 reg, u32 val, unsigned bytes)
+{
+	ivshmem_cap_write(&((struct shm_port *)ctx)->dev, reg, val, bytes);
 }
 
 static const struct pci_vfn_ops ivshmem_ops = { .intx = vfn_intx, .read = vfn_read,
-						.write = vfn_write };
+						.write = vfn_write, .cap_read = vfn_cap_read,
+						.cap_write = vfn_cap_write };
+
+/* An MSI-X message of the guest's ivshmem function, as the local APICs take it: an address in
+ * 0xFEExxxxx (destination in bits 12-19, logical if bit 2), fixed or lowest-priority delivery,
+ * a vector from 16. Anything else is no interrupt and is dropped, as a chipset drops a write
+ * that decodes to no APIC. */
+static void ivshmem_msi(void *ctx, u64 addr, u32 data)
+{
+	struct vm *vm = ((struct shm_port *)ctx)->vm;
+	u8 vector = (u8)data, mode = (data >> 8) & 7;
+	if ((addr >> 20) != 0xfee || vector < 16 || mode > 1)
+		return;
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *v = &vm->vcpus[i];
+		if (!vlapic_match_dest(&v->vlapic, (addr >> 12) & 0xff, addr & BIT(2)))
+			continue;
+		vlapic_set_irq(&v->vlapic, vector, false);
+		ipi_kick(v);
+		if (mode == 1)
+			break;  /* lowest priority: one APIC */
+	}
+}
 
 /* The doorbell register: as SHM_RING, but a register write has no result to give, so a bad
  * one is only counted. */
@@ -175,11 +206,12 @@ void shm_commit(struct vm *vm)
 		p->vm = vm;
 		p->peer_id = (u8)r->n;
 		r->member[r->n++] = p;
-		ivshmem_reset(&p->dev, p->peer_id, doorbell, p);
+		ivshmem_reset(&p->dev, p->peer_id, doorbell, ivshmem_msi, p);
 		p->vfn = (struct pci_vfn){ .id = IVSHMEM_DEVICE << 16 | IVSHMEM_VENDOR,
 					   .class_rev = IVSHMEM_CLASS_REV,
 					   .subsystem = 0x1100u << 16 | IVSHMEM_VENDOR,
-					   .reset_cmd = PCI_CMD_MEM, .ops = &ivshmem_ops, .ctx = p };
+					   .cap = IVSHMEM_MSIX_CAP, .reset_cmd = PCI_CMD_MEM,
+					   .ops = &ivshmem_ops, .ctx = p };
 		kprintf("guest %s: shm %s at 0x%llx, %lu KiB, peer %u%s\n", vm->name, r->name,
 			(unsigned long long)r->gpa, r->bytes >> 10, p->peer_id, p->ro ? ", read-only" : "");
 	}
@@ -189,7 +221,7 @@ void shm_reset(struct vm *vm)
 {
 	for (u32 k = 0; k < vm->n_shm; k++) {
 		struct shm_port *p = &vm->shm[k];
-		ivshmem_reset(&p->dev, p->peer_id, doorbell, p);
+		ivshmem_reset(&p->dev, p->peer_id, doorbell, ivshmem_msi, p);
 		memset(p->bound, 0, sizeof(p->bound));
 		p->bound_mask = 0;
 		__atomic_store_n(&p->rung, 0, __ATOMIC_RELEASE);
@@ -204,6 +236,7 @@ void shm_pci_attach(struct vm *vm)
 		const struct shm_region *r = &regions[p->region];
 		struct pci_bar bars[PCI_MAX_BARS] = {
 			[0] = { .kind = PCI_BAR_MEM32, .size = IVSHMEM_BAR0_SIZE },
+			[1] = { .kind = PCI_BAR_MEM32, .size = IVSHMEM_BAR1_SIZE },
 			[2] = { .kind = PCI_BAR_MEM64, .prefetch = true, .base = r->hpa, .size = r->bar },
 		};
 		u64 fixed[PCI_MAX_BARS] = { [2] = r->gpa };
@@ -319,7 +352,9 @@ void shm_fold_intx(struct vm *vm)
 		if (!got)
 			continue;
 		p->taken += (u64)__builtin_popcount(got);
-		ivshmem_notify(&p->dev);
+		for (unsigned v = 0; v < UMBRA_SHM_VECTORS; v++)
+			if (got & BIT(v))
+				ivshmem_notify(&p->dev, v);
 	}
 }
 

@@ -64,7 +64,7 @@ s64 shm_info(const struct vm *vm, u64 k, struct umbra_shm_info *out);
 /* Interrupt delivery (vmm/irq.c), vCPU 0 only: is a bound doorbell waiting, and take it. */
 bool shm_irq_pending(const struct vcpu *v);
 u8 shm_irq_ack(struct vcpu *v);
-/* Doorbells that are no bound vector's become the ivshmem functions' status (vmm/dev/board.c). */
+/* Doorbells that are no bound vector's go to the ivshmem functions: MSI-X, or INTx status. */
 void shm_fold_intx(struct vm *vm);
 /* Could a peer ring this guest (a HLT waiting for it is not a hang)? */
 bool shm_may_ring(const struct vm *vm);

@@ -390,7 +390,7 @@ static void m_write(void *ctx, unsigned bar, u64 off, unsigned len, u32 val)
 	m->reg[off / 4] = val;
 }
 
-static const struct pci_vfn_ops m_ops = { m_intx, m_read, m_write };
+static const struct pci_vfn_ops m_ops = { .intx = m_intx, .read = m_read, .write = m_write };
 
 static void test_virtual_function(void **state)
 {
@@ -452,6 +452,43 @@ static void test_virtual_function(void **state)
 	assert_int_equal(fk.host_writes, writes + 2);
 }
 
+/* A function of Umbra's own with a capability list: the status bit, the pointer, and every
+ * dword from it on read and written through the model (which bytes the guest wrote, too). */
+static struct { u16 reg; u32 val; unsigned bytes, writes; } capw;
+static u32 c_read(void *ctx, u16 reg) { (void)ctx; return 0xcafe0000u | reg; }
+static void c_write(void *ctx, u16 reg, u32 val, unsigned bytes)
+{
+	(void)ctx;
+	capw.reg = reg, capw.val = val, capw.bytes = bytes, capw.writes++;
+}
+
+static void test_virtual_capabilities(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	struct model m = { 0 };
+	static const struct pci_vfn_ops ops_caps = { .intx = m_intx, .read = m_read,
+						     .write = m_write, .cap_read = c_read,
+						     .cap_write = c_write };
+	struct pci_vfn vf = { .id = 0x11101af4, .cap = 0x40, .ops = &ops_caps, .ctx = &m };
+	struct pci_bar bars[PCI_MAX_BARS] = { [0] = { 0, 0x100, PCI_BAR_MEM32, false } };
+	setup(&b);
+	assert_int_equal(pci_bus_add_virtual(&b, &vf, bars, NULL), 3);
+	pci_bus_reset(&b);
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_COMMAND, 4) >> 16, PCI_STATUS_CAPS);
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_CAP_PTR, 1), 0x40);
+	assert_int_equal(cfg_rd(&b, 3, 0, 0x44, 4), 0xcafe0044u);
+	assert_int_equal(cfg_rd(&b, 3, 0, 0x3c, 4) & 0xff00, 0x100);  /* below the list: header */
+	cfg_wr(&b, 3, 0x42, 2, 0x8000);
+	assert_int_equal(capw.writes, 1);
+	assert_int_equal(capw.reg, 0x40);
+	assert_int_equal(capw.bytes, 0xc);
+	assert_int_equal(capw.val >> 16, 0x8000);
+	cfg_wr(&b, 3, 0x34, 1, 0x80);                                /* the pointer is read-only */
+	assert_int_equal(cfg_rd(&b, 3, 0, PCI_CAP_PTR, 1), 0x40);
+	assert_int_equal(capw.writes, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_command),     cmocka_unit_test(test_bar_move),
 		cmocka_unit_test(test_unclaimable), cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_io_placement), cmocka_unit_test(test_virtual_function),
+		cmocka_unit_test(test_virtual_capabilities),
 	};
 	return cmocka_run_group_tests_name("pci_bus", tests, NULL, NULL);
 }

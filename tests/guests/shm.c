@@ -13,6 +13,9 @@
  * it and that its own store faults as a store to a read-only page does (#PF, error P|W).
  * role=linuxrx is the receiving end of tests/linux/ivshm.c's protocol, for a Linux sender: n=
  * MiB in 256 KiB chunks through two slots after a header page, every word checked.
+ * role=msix takes its doorbells as its ivshmem function's MSI-X messages through its local
+ * APIC (found on its PCI bus: the capability, the table in BAR1), masked and unmasked (the
+ * pending bit), while role=ringer, its peer, rings it each time it asks.
  */
 #include "tests/guests/lib/guest.h"
 
@@ -67,13 +70,42 @@ static void mfence(void)
 	__asm__ volatile("mfence" : : : "memory");
 }
 
-/* Maps the region (cached, writable in the guest's tables) at TEST_VA. */
+static inline uint32_t inl_(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
+
+static uint32_t cfg_rd(unsigned dev, unsigned reg)
+{
+	outl(0xcf8, 0x80000000u | dev << 11 | (reg & 0xfc));
+	return inl_(0xcfc);
+}
+
+static void cfg_wr(unsigned dev, unsigned reg, uint32_t v)
+{
+	outl(0xcf8, 0x80000000u | dev << 11 | (reg & 0xfc));
+	outl(0xcfc, v);
+}
+
+#define PTE_PCD (1ull << 4)
+#define IVSHMEM_ID 0x11101af4u
+static unsigned ivdev;          /* its ivshmem function's device number on bus 0 */
+static volatile uint32_t *bar1; /* the MSI-X table and pending bits */
+
+/* Maps the region (cached, writable in the guest's tables) at TEST_VA, and uncached the local
+ * APIC and its ivshmem function's BAR1 (at their own addresses). */
 static void map_region(void)
 {
 	static struct aspace as;
 	as_init(&as, GUEST_MODE);
 	for (uint64_t off = 0; off < info.size; off += PAGE_SIZE)
 		map_page(&as, TEST_VA + off, info.gpa + off, 1, PTE_P | PTE_W);
+	for (unsigned d = 1; d < 32 && !ivdev; d++)
+		if (cfg_rd(d, 0) == IVSHMEM_ID && (cfg_rd(d, 0x18) & ~0xfu) == info.gpa)
+			ivdev = d;
+	if (ivdev) {
+		ulong b1 = cfg_rd(ivdev, 0x14) & ~0xfu;
+		map_page(&as, b1, b1, 1, PTE_P | PTE_W | PTE_PCD);
+		bar1 = (volatile uint32_t *)b1;
+	}
+	map_page(&as, LAPIC_BASE, LAPIC_BASE, 1, PTE_P | PTE_W | PTE_PCD);
 	as_activate(&as);
 	L = (volatile struct layout *)TEST_VA;
 }
@@ -241,6 +273,79 @@ static void reader(void)
 	kprintf("%s: read-only view checked, store faulted\n", guest_name);
 }
 
+#define MSIX_IRQ 0x41
+static volatile ulong msix_taken;
+
+static void on_msix(struct frame *f)
+{
+	(void)f;
+	msix_taken++;
+	apic_reg_write(LAPIC_EOI, 0);
+}
+
+/* Steps of the MSI-X case, in L->done: the receiver asks, the ringer rings and acknowledges. */
+static void ask_ring(uint32_t step)
+{
+	L->done = step;
+	mfence();
+}
+
+static void msix(void)
+{
+	CHECK(ivdev != 0, "no ivshmem function at the region's address on the bus");
+	if (!ivdev)
+		return;
+	uint32_t cap = cfg_rd(ivdev, 0x34) & 0xff, hdr = cfg_rd(ivdev, cap);
+	CHECK(cfg_rd(ivdev, 4) >> 16 & 0x10, "status says no capability list");
+	CHECK(cap == 0x40 && (hdr & 0xff) == 0x11 && (hdr >> 8 & 0xff) == 0 &&
+	      (hdr >> 16 & 0x7ff) == UMBRA_SHM_VECTORS - 1,
+	      "capability at %x: header %x (MSI-X, last, 16 entries expected)", cap, hdr);
+	CHECK(cfg_rd(ivdev, cap + 4) == 1 && cfg_rd(ivdev, cap + 8) == (0x800 | 1),
+	      "table %x, PBA %x", cfg_rd(ivdev, cap + 4), cfg_rd(ivdev, cap + 8));
+	CHECK(bar1[3] == 1, "entry 0 not masked at reset (%x)", bar1[3]);
+	/* Its local APIC on, the vector's handler, entry 0 to APIC 0 at MSIX_IRQ, MSI-X on. */
+	apic_reg_write(LAPIC_SVR, 0x1ff);
+	set_irq_handler(MSIX_IRQ, on_msix);
+	CHECK(hc(UMBRA_HC_SHM_BIND, 0, 0, 0) == 0, "unbind vector 0");
+	bar1[0] = 0xfee00000u;
+	bar1[1] = 0;
+	bar1[2] = MSIX_IRQ;
+	bar1[3] = 0;
+	cfg_wr(ivdev, cap, 0x8000u << 16);
+	CHECK(cfg_rd(ivdev, cap) >> 16 & 0x8000, "MSI-X enable did not stick");
+	ask_ring(1);
+	CHECK(HLT_UNTIL(msix_taken == 1, 60000), "MSI-X message not taken (%lu)", msix_taken);
+	/* Masked: the doorbell waits in the pending bit; unmasked, it is sent. */
+	bar1[3] = 1;
+	ask_ring(2);
+	uint64_t t = timeout_ms(60000);
+	while (!(bar1[0x800 / 4] & 1) && !timed_out(t))
+		delay_ms(1);
+	CHECK(bar1[0x800 / 4] & 1, "no pending bit for the masked vector");
+	CHECK(msix_taken == 1, "a masked vector was sent (%lu)", msix_taken);
+	bar1[3] = 0;
+	CHECK(POLL_IRQ_UNTIL(msix_taken == 2, 10000), "the pending message not sent at unmask");
+	CHECK(!(bar1[0x800 / 4] & 1), "pending bit still set");
+	CHECK(doorbells == 0, "a doorbell came as the PV vector too");
+	ask_ring(3);
+	kprintf("%s: MSI-X: %lu messages, one held by its mask and sent at unmask\n", guest_name,
+		msix_taken);
+}
+
+static void ringer(void)
+{
+	for (uint32_t step = 1; step <= 2; step++) {
+		uint64_t t = timeout_ms(60000);
+		while (L->done != step && !timed_out(t))
+			delay_ms(1);
+		CHECK(L->done == step, "step %u never asked", step);
+		CHECK(hc(UMBRA_HC_SHM_RING, 0, 1, 0) >= 0, "ring step %u", step);
+	}
+	uint64_t t = timeout_ms(60000);
+	while (L->done != 3 && !timed_out(t))
+		delay_ms(1);
+}
+
 /* tests/linux/ivshm.c's layout: full[2], seq[2] in the first page, two slots after it. */
 #define LSLOT (256u << 10)
 struct lhdr { volatile uint32_t full[2], seq[2]; };
@@ -307,6 +412,10 @@ void test_main(void)
 		writer();
 	} else if (!strcmp_role(role, "ro")) {
 		reader();
+	} else if (!strcmp_role(role, "msix")) {
+		msix();
+	} else if (!strcmp_role(role, "ringer")) {
+		ringer();
 	} else if (!strcmp_role(role, "linuxrx")) {
 		linux_rx(n);
 	} else {

@@ -48,6 +48,20 @@ case_run shm-ro-shadow --cpu max --smp 2 --cmdline "audit=1 shm=page:8K" \
   --expect guests=2 --expect guests_passed=2 \
   --expect-log "^\\[r\\] shm32: read-only view checked, store faulted" \
   --expect-log "^guest r: mmu: .* audit_errors=0$" --timeout 300
+# A member takes its doorbells as its ivshmem function's MSI-X messages (capability, table in
+# BAR1, local APIC), one held by the entry's mask in the pending bit and sent at unmask.
+case_run shm-msix --cpu max --smp 2 --cmdline "shm=bell:8K" \
+  --module "$shm name=ringer cpu=0 shm=bell -- role=ringer" \
+  --module "$shm name=msix cpu=1 shm=bell -- role=msix" \
+  --expect guests=2 --expect guests_passed=2 \
+  --expect-log "^\\[msix\\] shm32: MSI-X: 2 messages, one held by its mask and sent at unmask" \
+  --timeout 300
+case_run shm-msix-bochs-vmx --emu bochs --cpu corei7_haswell_4770 --smp 2 --cmdline "shm=bell:8K" \
+  --module "$shm name=ringer cpu=0 shm=bell -- role=ringer" \
+  --module "$shm name=msix cpu=1 shm=bell -- role=msix" \
+  --expect virt=vmx --expect guests=2 --expect guests_passed=2 \
+  --expect-log "^\\[msix\\] shm32: MSI-X: 2 messages, one held by its mask and sent at unmask" \
+  --timeout 600
 # 100,000 doorbells in a loop (about 10 s of TCG) from one guest to a peer on the same CPU:
 # they coalesce, the peer and a third guest there go on.
 case_run shm-flood --cpu max --cmdline "shm=bell:8K" \

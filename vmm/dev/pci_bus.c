@@ -261,11 +261,13 @@ static u32 host_bridge_read(u16 reg)
 	}
 }
 
-/* Umbra's own function: its identity, INTA on ISA IRQ 11 (as a BIOS routes it), no
- * capabilities. */
+/* Umbra's own function: its identity, INTA on ISA IRQ 11 (as a BIOS routes it), the
+ * capabilities its model has. */
 static u32 vfn_read(const struct pci_bus_fn *f, u16 reg)
 {
 	const struct pci_vfn *vf = f->vfn;
+	if (vf->cap && reg >= vf->cap)
+		return vf->ops->cap_read(vf->ctx, reg);
 	switch (reg) {
 	case PCI_VENDOR_ID:
 		return vf->id;
@@ -274,9 +276,12 @@ static u32 vfn_read(const struct pci_bus_fn *f, u16 reg)
 	case PCI_SUBSYSTEM:
 		return vf->subsystem;
 	case PCI_COMMAND:
-		return (vf->ops->intx(vf->ctx) ? PCI_STATUS_INTX << 16 : 0) | f->cmd;
+		return (vf->ops->intx(vf->ctx) ? PCI_STATUS_INTX << 16 : 0) |
+		       (vf->cap ? PCI_STATUS_CAPS << 16 : 0) | f->cmd;
 	case PCI_INTERRUPT_LINE:
 		return 1u << 8 | f->int_line;
+	case PCI_CAP_PTR:
+		return vf->cap;
 	default:
 		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS)
 			return bar_read(f, (reg - PCI_BAR0) / 4);
@@ -321,6 +326,8 @@ static void fn_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned b
 		decode(b, d);
 	} else if (reg == PCI_INTERRUPT_LINE && (bytes & 1)) {
 		f->int_line = (u8)val;
+	} else if (f->vfn && f->vfn->cap && reg >= f->vfn->cap) {
+		f->vfn->ops->cap_write(f->vfn->ctx, reg, val, bytes);
 	}
 }
 

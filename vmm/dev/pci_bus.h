@@ -75,11 +75,15 @@ struct pci_vfn_ops {
 	bool (*intx)(void *ctx);        /* INTA asserted (before the command register's disable) */
 	u32 (*read)(void *ctx, unsigned bar, u64 off, unsigned len);
 	void (*write)(void *ctx, unsigned bar, u64 off, unsigned len, u32 val);
+	/* Its capabilities, from pci_vfn.cap on (dword-aligned; bytes: which the guest wrote). */
+	u32 (*cap_read)(void *ctx, u16 reg);
+	void (*cap_write)(void *ctx, u16 reg, u32 val, unsigned bytes);
 };
 struct pci_vfn {
 	u32 id;                 /* device << 16 | vendor */
 	u32 class_rev;
 	u32 subsystem;
+	u8 cap;                 /* its first capability (from 0x40), 0 for none */
 	u16 reset_cmd;
 	const struct pci_vfn_ops *ops;
 	void *ctx;
