@@ -32,6 +32,8 @@ struct shm_region {
 	struct shm_port *member[SHM_MEMBERS];
 };
 
+_Static_assert(UMBRA_SHM_VECTORS == IVSHMEM_VECTORS, "a doorbell vector is an MSI-X entry");
+
 static struct shm_region regions[SHM_REGIONS];
 static u32 n_regions;
 
