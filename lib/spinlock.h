@@ -17,6 +17,18 @@ static inline void spin_lock(spinlock_t *l)
 			cpu_relax();
 }
 
+/* spin_lock, saying how long it waited: 0 if the lock was free, else the pause iterations. */
+static inline u64 spin_lock_spins(spinlock_t *l)
+{
+	u64 spins = 0;
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
+			cpu_relax();
+			spins++;
+		}
+	return spins;
+}
+
 static inline bool spin_trylock(spinlock_t *l)
 {
 	return !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);

@@ -132,6 +132,15 @@ static void report_one(struct vm *vm)
 		}
 		kprintf("guest %s: smp: vcpus=%u ipis=%lu remote_flushes=%lu\n", vm->name,
 			vm->nr_vcpus, vm->ipis, vm->remote_flushes);
+		/* The one VM-wide lock: how often its exits found another vCPU (or the monitor,
+		 * gdb, a peer's STATS_OF) holding it, by the kind of exit that waited. */
+		u64 waits[EXIT_REASONS] = { 0 };
+		for (u32 i = 0; i < vm->nr_vcpus; i++)
+			for (int r = 0; r < EXIT_REASONS; r++)
+				waits[r] += vm->vcpus[i].lock_waits[r];
+		exit_list(waits, line, sizeof(line));
+		kprintf("guest %s: lock: taken=%lu contended=%lu spins=%lu waits:%s\n", vm->name,
+			vm->lock_taken, vm->lock_contended, vm->lock_spins, line);
 	}
 	bootprof_report(&vm->vcpus[0], vm->name);
 	shm_report(vm);

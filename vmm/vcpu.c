@@ -450,7 +450,8 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		virt->vcpu_run(&v->hw, &x);
 		remote_flush_exit_guest(v);
 		lapic_timer_expired();
-		vm_lock(vm);
+		if (vm_lock(vm))
+			v->lock_waits[x.reason < EXIT_REASONS ? x.reason : EXIT_OTHER]++;
 		locked = true;
 		if (vm->tdp_on)
 			vcpu_follow_cr3(v);

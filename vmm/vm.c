@@ -48,9 +48,15 @@ void vm_kick_all(struct vm *vm)
 	}
 }
 
-void vm_lock(struct vm *vm)
+u64 vm_lock(struct vm *vm)
 {
-	spin_lock(&vm->lock);
+	u64 spins = spin_lock_spins(&vm->lock);
+	vm->lock_taken++;
+	if (spins) {
+		vm->lock_contended++;
+		vm->lock_spins += spins;
+	}
+	return spins;
 }
 
 void vm_unlock(struct vm *vm)

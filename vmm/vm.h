@@ -130,6 +130,7 @@ struct vcpu {
 	bool step_held;
 	u8 fpu[512] __attribute__((aligned(16))); /* FXSAVE image while another guest runs */
 	u64 exits[EXIT_REASONS];
+	u64 lock_waits[EXIT_REASONS]; /* exits whose handling found the VM's lock held */
 	u64 exits_total;
 	struct bootprof boot;     /* exits and time by boot phase (vmm/bootprof.c) */
 };
@@ -175,6 +176,9 @@ struct vm {
 	u64 deferred_free;        /* shadow pages freed under the lock, released by vm_unlock after
 				   * the remote flush (vmm/mmu_host.c): hpa, each page links the next */
 	u64 ipis;                 /* IPIs its vCPUs sent to each other (delivered) */
+	/* The lock's use (vm_lock), counted under it: acquisitions, those that found it held, and
+	 * the pause iterations they waited (make bench and the report show them). */
+	u64 lock_taken, lock_contended, lock_spins;
 	char cmdline[256];
 	char guest_args[512];     /* after "--" on the module line: a multiboot v1 kernel's own */
 	/* The console line being assembled, printed with the guest's name in front. */
@@ -242,7 +246,8 @@ struct vm *vm_by_name(const char *name);
  * requested under it (vmm/remote_flush.c), so every operation done under the lock is complete,
  * on every vCPU, once it is dropped. Lock order: vm->lock, then palloc's lock or the console
  * input lock, then the console output lock; the flush wait takes no lock at all. */
-void vm_lock(struct vm *vm);
+/* Returns the pause iterations it waited (0: the lock was free). */
+u64 vm_lock(struct vm *vm);
 void vm_unlock(struct vm *vm);
 /* Makes every CPU running one of the guest's vCPUs (but the caller's) look at it again. */
 void vm_kick_all(struct vm *vm);

@@ -27,6 +27,23 @@ case_run smp-qemu-smp4 --cpu max --smp 4 --timeout 240 \
   --module "$G/smppae.elf name=smp vcpus=4 time=180 -- rounds=100" --expect guests_passed=1 \
   --expect-log "smppae: 4 vCPUs \(sipi start\)" --expect-log "guest smp: vcpu3: cpu=3 started" \
   --expect-log "smppae: 100 remap and 4 write-protect shootdowns on 4 vCPUs"
+# The lock's counts (the report's lock: line) hold together: every exit's handling takes the
+# VM's lock once, so it was taken at least as often as the guest exited; contended at most as
+# often as taken; spins exactly when contended; and the waits by exit kind sum to at most the
+# contended acquisitions (the monitor's or the guest's own entries may contend too).
+lock_relation() { # CASE GUEST
+  awk -v g="$2" '
+    $0 ~ "^guest " g ": ended=" { for (i = 1; i <= NF; i++) if ($i ~ /^exits=/) { split($i, a, "="); ex = a[2] } }
+    $0 ~ "^guest " g ": lock: " { for (i = 1; i <= NF; i++) { split($i, a, "=");
+        if (a[1] == "taken") t = a[2]; else if (a[1] == "contended") c = a[2];
+        else if (a[1] == "spins") s = a[2]; else if (i > 6 && a[2] != "") w += a[2] }; seen = 1 }
+    END { ok = seen && ex > 0 && t >= ex && c <= t && ((c == 0) == (s == 0)) && w <= c
+          printf "%s %s-lock: exits=%d taken=%d contended=%d spins=%d waits=%d\n",
+                 ok ? "PASS" : "FAIL", "'"$1"'", ex, t, c, s, w; exit !ok }' \
+    <(tr -d '\r' < "build/harness/$1/serial.txt")
+  case_count "$1-lock" $?
+}
+lock_relation smp-qemu-smp4 smp
 case_run smp-qemu-smp4-audit --cpu max --smp 4 --timeout 240 --cmdline "audit=1" \
   --module "$G/smp32.elf name=smp vcpus=4 time=180" --expect guests_passed=1 \
   --expect-log "smp32: 4 vCPUs \(sipi start\)" --expect-log "audit_errors=0"
