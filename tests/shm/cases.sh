@@ -22,21 +22,20 @@ case_run shm-pair-2cpu --cpu max --smp 2 --cmdline "shm=ring:64K" \
 case_run shm-pair-1cpu --cpu max --smp 2 --cmdline "shm=ring:64K" \
   --module "$shm name=a cpu=1 shm=ring -- role=pair n=1000000" \
   --module "$shm name=b cpu=1 shm=ring -- role=pair n=1000000" "${pair_expect[@]}" --timeout 600
-# VMX, shadow paging, on two CPUs and on one. Bochs runs these about 50 times slower than TCG:
-# 20,000 messages each way here; SHM_BOCHS_N=1000000 runs the million (make check-shm).
-bn=${SHM_BOCHS_N:-20000}
+# VMX, shadow paging, on two CPUs and on one: the million each way too (about 17 s on Bochs).
+bn=1000000
 case_run shm-pair-bochs-vmx --emu bochs --cpu corei7_haswell_4770 --smp 2 --cmdline "shm=ring:64K" \
   --module "$shm name=a cpu=0 shm=ring -- role=pair n=$bn" \
   --module "$shm name=b cpu=1 shm=ring -- role=pair n=$bn" \
   --expect virt=vmx --expect guests=2 --expect guests_passed=2 \
   --expect-log "^\\[a\\] shm32: bad arguments refused" \
-  --expect-log "^\\[b\\] shm32: peer 1 sent $bn received $bn " --timeout 3600
+  --expect-log "^\\[b\\] shm32: peer 1 sent $bn received $bn " --timeout 900
 case_run shm-pair-bochs-vmx-1cpu --emu bochs --cpu corei7_haswell_4770 --smp 2 \
   --cmdline "shm=ring:64K" \
   --module "$shm name=a cpu=1 shm=ring -- role=pair n=$bn" \
   --module "$shm name=b cpu=1 shm=ring -- role=pair n=$bn" \
   --expect virt=vmx --expect guests=2 --expect guests_passed=2 \
-  --expect-log "^\\[a\\] shm32: peer 0 sent $bn received $bn " --timeout 3600
+  --expect-log "^\\[a\\] shm32: peer 0 sent $bn received $bn " --timeout 900
 # Nested paging: the region and the read-only member's faulting store.
 case_run shm-ro-tdp --cpu max --smp 2 --cmdline "mmu=tdp shm=page:8K" \
   --module "$shm name=w cpu=0 shm=page -- role=writer" \
