@@ -84,7 +84,6 @@ enum { MADT_LAPIC = 0, MADT_IOAPIC = 1, MADT_OVERRIDE = 2, MADT_LAPIC_NMI = 4 };
 #define FADT_RESET_REG_SUP (1u << 10) /* the reset register below resets the machine */
 #define BOOT_ARCH_LEGACY (1u << 0)  /* ISA devices (the UART, the RTC) that no AML lists */
 #define BOOT_ARCH_NO_VGA (1u << 2)
-#define BOOT_ARCH_NO_MSI (1u << 3)
 #define CMOS_CENTURY 0x32
 
 /* Name (_S5, Package (4) { 5, 5, 0, 0 }), the SLP_TYP values for soft-off that the PM model
@@ -277,7 +276,8 @@ static u32 build_fadt(struct out *o, const struct acpi_board *b, u32 facs, u32 d
 	f->p_lvl2_lat = 101;
 	f->p_lvl3_lat = 1001;
 	f->century = CMOS_CENTURY;
-	f->boot_arch = BOOT_ARCH_LEGACY | BOOT_ARCH_NO_VGA | BOOT_ARCH_NO_MSI;
+	/* MSI is offered: the ivshmem functions' MSI-X, assigned functions' MSI. */
+	f->boot_arch = BOOT_ARCH_LEGACY | BOOT_ARCH_NO_VGA;
 	f->flags = FADT_WBINVD | FADT_PROC_C1 | FADT_PWR_BUTTON | FADT_SLP_BUTTON |
 		   FADT_TMR_VAL_EXT | FADT_RESET_REG_SUP;
 	/* The reset register: system I/O, 8 bits at port 0xCF9, byte access, as on Intel's

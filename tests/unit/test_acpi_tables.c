@@ -129,6 +129,8 @@ static void fadt_points_at_the_pm_block(void **state)
 	assert_int_equal(mem[f - GPA + 89], 2);
 	assert_int_equal(mem[f - GPA + 91], 4);
 	assert_true(get32(f + 112) & (1u << 8));            /* TMR_VAL_EXT: 32-bit timer */
+	/* IAPC_BOOT_ARCH (offset 109): legacy devices, no VGA, and MSI not refused (bit 3). */
+	assert_int_equal(get16(f + 109), 0x5);
 	/* RESET_REG_SUP and the reset register: system I/O, 8 bits, byte access, port 0xCF9,
 	 * value 6 (a hard reset through the reset control register model). */
 	assert_true(get32(f + 112) & (1u << 10));
