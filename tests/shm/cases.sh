@@ -8,61 +8,44 @@ healthy=${1:?usage: cases.sh HEALTHY_ELF}
 shm=${SHM_ELF:?SHM_ELF: the shm guest (tests/shm/suite.mk sets it)}
 
 # Timeouts are safety nets for a loaded 2-core machine.
-pair_expect=(--expect guests=2 --expect guests_passed=2
+# members REGION CPU_A ROLE_A CPU_B ROLE_B [B_SUFFIX]: two shm test guests, a (peer 0) and b.
+members() {
+  printf '%s\n' --module "$shm name=a cpu=$2 shm=$1 -- role=$3" \
+    --module "$shm name=b cpu=$4 shm=$1${6:-} -- role=$5"
+}
+two=(--smp 2 --expect guests=2 --expect guests_passed=2)
+svm=(--cpu max "${two[@]}")
+vmx=(--emu bochs --cpu corei7_haswell_4770 --expect virt=vmx "${two[@]}")
+n=1000000
+pair_expect=(--cmdline "shm=ring:64K"
   --expect-log "^umbra: shm ring: 64 KiB at 0xe0000000 in every guest that has it"
   --expect-log "^guest a: shm ring at 0xe0000000, 64 KiB, peer 0$"
   --expect-log "^guest b: shm ring at 0xe0000000, 64 KiB, peer 1$"
   --expect-log "^\\[a\\] shm32: bad arguments refused"
-  --expect-log "^\\[a\\] shm32: peer 0 sent 1000000 received 1000000 "
-  --expect-log "^\\[b\\] shm32: peer 1 sent 1000000 received 1000000 ")
-# A million messages each way, the peers on two CPUs, then on one.
-case_run shm-pair-2cpu --cpu max --smp 2 --cmdline "shm=ring:64K" \
-  --module "$shm name=a cpu=0 shm=ring -- role=pair n=1000000" \
-  --module "$shm name=b cpu=1 shm=ring -- role=pair n=1000000" "${pair_expect[@]}" --timeout 600
-case_run shm-pair-1cpu --cpu max --smp 2 --cmdline "shm=ring:64K" \
-  --module "$shm name=a cpu=1 shm=ring -- role=pair n=1000000" \
-  --module "$shm name=b cpu=1 shm=ring -- role=pair n=1000000" "${pair_expect[@]}" --timeout 600
-# VMX, shadow paging, on two CPUs and on one: the million each way too (about 17 s on Bochs).
-bn=1000000
-case_run shm-pair-bochs-vmx --emu bochs --cpu corei7_haswell_4770 --smp 2 --cmdline "shm=ring:64K" \
-  --module "$shm name=a cpu=0 shm=ring -- role=pair n=$bn" \
-  --module "$shm name=b cpu=1 shm=ring -- role=pair n=$bn" \
-  --expect virt=vmx --expect guests=2 --expect guests_passed=2 \
-  --expect-log "^\\[a\\] shm32: bad arguments refused" \
-  --expect-log "^\\[b\\] shm32: peer 1 sent $bn received $bn " --timeout 900
-case_run shm-pair-bochs-vmx-1cpu --emu bochs --cpu corei7_haswell_4770 --smp 2 \
-  --cmdline "shm=ring:64K" \
-  --module "$shm name=a cpu=1 shm=ring -- role=pair n=$bn" \
-  --module "$shm name=b cpu=1 shm=ring -- role=pair n=$bn" \
-  --expect virt=vmx --expect guests=2 --expect guests_passed=2 \
-  --expect-log "^\\[a\\] shm32: peer 0 sent $bn received $bn " --timeout 900
-# Nested paging: the region and the read-only member's faulting store.
-case_run shm-ro-tdp --cpu max --smp 2 --cmdline "mmu=tdp shm=page:8K" \
-  --module "$shm name=w cpu=0 shm=page -- role=writer" \
-  --module "$shm name=r cpu=1 shm=page:ro -- role=ro" \
-  --expect guests=2 --expect guests_passed=2 \
-  --expect-log "^guest r: shm page at 0xe0000000, 8 KiB, peer 1, read-only$" \
-  --expect-log "^\\[r\\] shm32: read-only view checked, store faulted" --timeout 300
-case_run shm-ro-shadow --cpu max --smp 2 --cmdline "audit=1 shm=page:8K" \
-  --module "$shm name=w cpu=0 shm=page -- role=writer" \
-  --module "$shm name=r cpu=1 shm=page:ro -- role=ro" \
-  --expect guests=2 --expect guests_passed=2 \
-  --expect-log "^\\[r\\] shm32: read-only view checked, store faulted" \
-  --expect-log "^guest r: mmu: .* audit_errors=0$" --timeout 300
+  --expect-log "^\\[a\\] shm32: peer 0 sent $n received $n "
+  --expect-log "^\\[b\\] shm32: peer 1 sent $n received $n " --timeout 900)
+# A million messages each way, the peers on two CPUs, then on one; QEMU SVM, then Bochs' VMX
+# (shadow paging; about 17 s there).
+mapfile -t pair2 < <(members ring 0 "pair n=$n" 1 "pair n=$n")
+mapfile -t pair1 < <(members ring 1 "pair n=$n" 1 "pair n=$n")
+case_run shm-pair-2cpu "${svm[@]}" "${pair2[@]}" "${pair_expect[@]}"
+case_run shm-pair-1cpu "${svm[@]}" "${pair1[@]}" "${pair_expect[@]}"
+case_run shm-pair-bochs-vmx "${vmx[@]}" "${pair2[@]}" "${pair_expect[@]}"
+case_run shm-pair-bochs-vmx-1cpu "${vmx[@]}" "${pair1[@]}" "${pair_expect[@]}"
+# The read-only member's faulting store, under nested paging and under shadow paging.
+mapfile -t ro < <(members page 0 writer 1 ro :ro)
+ro_expect=(--expect-log "^guest b: shm page at 0xe0000000, 8 KiB, peer 1, read-only$"
+  --expect-log "^\\[b\\] shm32: read-only view checked, store faulted" --timeout 300)
+case_run shm-ro-tdp "${svm[@]}" --cmdline "mmu=tdp shm=page:8K" "${ro[@]}" "${ro_expect[@]}"
+case_run shm-ro-shadow "${svm[@]}" --cmdline "audit=1 shm=page:8K" "${ro[@]}" "${ro_expect[@]}" \
+  --expect-log "^guest b: mmu: .* audit_errors=0$"
 # A member takes its doorbells as its ivshmem function's MSI-X messages (capability, table in
 # BAR1, local APIC), one held by the entry's mask in the pending bit and sent at unmask.
-case_run shm-msix --cpu max --smp 2 --cmdline "shm=bell:8K" \
-  --module "$shm name=ringer cpu=0 shm=bell -- role=ringer" \
-  --module "$shm name=msix cpu=1 shm=bell -- role=msix" \
-  --expect guests=2 --expect guests_passed=2 \
-  --expect-log "^\\[msix\\] shm32: MSI-X: 2 messages, one held by its mask and sent at unmask" \
-  --timeout 300
-case_run shm-msix-bochs-vmx --emu bochs --cpu corei7_haswell_4770 --smp 2 --cmdline "shm=bell:8K" \
-  --module "$shm name=ringer cpu=0 shm=bell -- role=ringer" \
-  --module "$shm name=msix cpu=1 shm=bell -- role=msix" \
-  --expect virt=vmx --expect guests=2 --expect guests_passed=2 \
-  --expect-log "^\\[msix\\] shm32: MSI-X: 2 messages, one held by its mask and sent at unmask" \
-  --timeout 600
+mapfile -t msix < <(members bell 0 ringer 1 msix)
+msix_expect=(--cmdline "shm=bell:8K" --timeout 600
+  --expect-log "^\\[b\\] shm32: MSI-X: 2 messages, one held by its mask and sent at unmask")
+case_run shm-msix "${svm[@]}" "${msix[@]}" "${msix_expect[@]}"
+case_run shm-msix-bochs-vmx "${vmx[@]}" "${msix[@]}" "${msix_expect[@]}"
 # 100,000 doorbells in a loop (about 10 s of TCG) from one guest to a peer on the same CPU:
 # they coalesce, the peer and a third guest there go on.
 case_run shm-flood --cpu max --cmdline "shm=bell:8K" \
