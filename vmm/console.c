@@ -20,7 +20,7 @@ static bool in_monitor;        /* typed bytes go to the monitor (Ctrl-A c), not 
 static spinlock_t input_lock;  /* the serial receiver and the two fields above */
 
 /* With term=raw, the guest with the focus writes to the terminal itself while it runs and the
- * monitor is closed; the other guests' lines wait in their logs (VM_LOG_LINES each) and are
+ * monitor is closed; the other guests' lines wait in their logs (CONSOLE_LOG_LINES each) and are
  * shown, prefixed as always, when the terminal goes back to lines. */
 /* The guest that gets typed input, NULL before there is one. */
 static struct vm *focus_vm(void)
@@ -52,42 +52,43 @@ static void show_waiting(void)
 	for_each_vm(vm) {
 		if (raw_owner(vm))
 			continue;
-		u32 from = vm->log_shown;
-		if (vm->log_count - from > VM_LOG_LINES) {
+		u32 from = vm->con.log_shown;
+		if (vm->con.log_count - from > CONSOLE_LOG_LINES) {
 			kprintf("[%s] (%u lines not shown: more than the %u kept)\n", vm->name,
-				vm->log_count - from - VM_LOG_LINES, VM_LOG_LINES);
-			from = vm->log_count - VM_LOG_LINES;
+				vm->con.log_count - from - CONSOLE_LOG_LINES, CONSOLE_LOG_LINES);
+			from = vm->con.log_count - CONSOLE_LOG_LINES;
 		}
-		for (; from < vm->log_count; from++)
-			kprintf("[%s] %s\n", vm->name, vm->log[from % VM_LOG_LINES]);
-		vm->log_shown = vm->log_count;
+		for (; from < vm->con.log_count; from++)
+			kprintf("[%s] %s\n", vm->name, vm->con.log[from % CONSOLE_LOG_LINES]);
+		vm->con.log_shown = vm->con.log_count;
 	}
 }
 
 void console_flush(struct vm *vm)
 {
-	if (!vm->line_len)
+	if (!vm->con.line_len)
 		return;
-	vm->line[vm->line_len] = 0;
-	memcpy(vm->log[vm->log_count++ % VM_LOG_LINES], vm->line, vm->line_len + 1);
-	vm->line_len = 0;
+	vm->con.line[vm->con.line_len] = 0;
+	memcpy(vm->con.log[vm->con.log_count++ % CONSOLE_LOG_LINES], vm->con.line,
+	       vm->con.line_len + 1);
+	vm->con.line_len = 0;
 	/* A raw guest's own line was on the terminal as it came; another's waits for its turn. */
 	if (raw_owner(vm)) {
-		vm->log_shown = vm->log_count;
+		vm->con.log_shown = vm->con.log_count;
 		return;
 	}
 	if (someone_raw())
 		return;
-	if (vm->log_shown + 1 < vm->log_count)
+	if (vm->con.log_shown + 1 < vm->con.log_count)
 		show_waiting();
-	kprintf("[%s] %s\n", vm->name, vm->log[(vm->log_count - 1) % VM_LOG_LINES]);
-	vm->log_shown = vm->log_count;
+	kprintf("[%s] %s\n", vm->name, vm->con.log[(vm->con.log_count - 1) % CONSOLE_LOG_LINES]);
+	vm->con.log_shown = vm->con.log_count;
 }
 
 static void line_put(struct vm *vm, char c)
 {
-	vm->line[vm->line_len++] = c;
-	if (vm->line_len == sizeof(vm->line) - 1)
+	vm->con.line[vm->con.line_len++] = c;
+	if (vm->con.line_len == sizeof(vm->con.line) - 1)
 		console_flush(vm);
 }
 
@@ -101,7 +102,7 @@ void console_putc(struct vm *vm, char c)
 	if (c == '\r')
 		return; /* line ends are Umbra's: a guest cannot go back over its prefix */
 	if (c == '\n') {
-		if (!vm->line_len && !raw_owner(vm) && !someone_raw()) {
+		if (!vm->con.line_len && !raw_owner(vm) && !someone_raw()) {
 			kprintf("[%s]\n", vm->name);
 			return;
 		}
@@ -234,4 +235,13 @@ void console_poll_input(struct vm *vm)
 			uart_input_push(&vm->board.com1, (u8)c);
 	}
 	spin_unlock(&input_lock);
+}
+
+void console_log_print(const struct vm *vm, const char *who)
+{
+	const struct console *c = &vm->con;
+	u32 n = c->log_count < CONSOLE_LOG_LINES ? c->log_count : CONSOLE_LOG_LINES;
+	kprintf("%s: log %s: last %u lines\n", who, vm->name, n);
+	for (u32 i = c->log_count - n; i < c->log_count; i++)
+		kprintf("%s:   %s\n", who, c->log[i % CONSOLE_LOG_LINES]);
 }

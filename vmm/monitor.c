@@ -268,10 +268,7 @@ static void cmd_nmi(struct vm *vm)
 static void cmd_log(struct vm *vm)
 {
 	vm_lock(vm);
-	u32 n = vm->log_count < VM_LOG_LINES ? vm->log_count : VM_LOG_LINES;
-	kprintf("monitor: log %s: last %u lines\n", vm->name, n);
-	for (u32 i = vm->log_count - n; i < vm->log_count; i++)
-		kprintf("monitor:   %s\n", vm->log[i % VM_LOG_LINES]);
+	console_log_print(vm, "monitor");
 	vm_unlock(vm);
 }
 

@@ -13,6 +13,7 @@
 #include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/bootprof.h"
+#include "vmm/console.h"
 #include "vmm/cpuid.h"
 #include "vmm/memslot.h"
 #include "vmm/multiboot1.h"
@@ -24,7 +25,6 @@
 #define MAX_VMS 16
 #define VM_NAME_LEN 24
 #define VM_UNMODELLED_MAX 16
-#define VM_LOG_LINES 64
 /* vCPUs per guest (vcpus=N): APIC IDs 0..N-1, one ASID/VPID each. */
 #define MAX_VCPUS 8
 
@@ -181,14 +181,7 @@ struct vm {
 	u64 lock_taken, lock_contended, lock_spins;
 	char cmdline[256];
 	char guest_args[512];     /* after "--" on the module line: a multiboot v1 kernel's own */
-	/* The console line being assembled, printed with the guest's name in front. */
-	char line[128];
-	u32 line_len;
-	/* Its last console lines, for the monitor's log command (ring, log_count lines so far). */
-	char log[VM_LOG_LINES][128];
-	u32 log_count;
-	u32 log_shown;            /* lines up to here are on the terminal (the rest wait while
-				     another guest has it raw, vmm/console.c) */
+	struct console con;       /* its console lines (vmm/console.c) */
 	bool paused;              /* the monitor's pause: not run until resume (atomic) */
 	u64 pause_tsc;            /* when its CPU last saw it paused (its budget waits) */
 	struct board board;       /* its PC devices (vmm/dev/) */
