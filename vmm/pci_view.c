@@ -129,6 +129,19 @@ void pci_view_attach(struct vm *vm)
 	pci_bus_reset(b);
 }
 
+void pci_view_quiesce(struct vm *vm, const char *when)
+{
+	struct pci_bus *b = &vm->board.pci;
+	pci_bus_quiesce(b);
+	/* Read back from the function itself: what the device now obeys, not what was meant. */
+	for (u32 d = 0; d < b->n; d++) {
+		u16 bdf = b->fn[d].host_bdf;
+		kinfo("guest %s: PCI %02x:%02x.%x quiesced %s: command 0x%04x\n", vm->name,
+		      PCI_BUS(bdf), PCI_DEV(bdf), PCI_FN(bdf), when,
+		      pci_host_cfg_read(bdf, PCI_COMMAND) & 0xffff);
+	}
+}
+
 /* One device access of exactly len bytes where the width allows it (registers care). */
 static void mmio_load(volatile void *dev, u8 *buf, unsigned len)
 {

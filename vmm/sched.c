@@ -74,6 +74,8 @@ static bool start_guest(struct vcpu *v)
 /* The CPU is done with the guest: nothing of it is touched here again, the report may read it. */
 static void park(struct vm *vm)
 {
+	/* No vCPU of it runs any more: its devices stop before anything else looks at it. */
+	pci_view_quiesce(vm, "at its end");
 	console_flush(vm);
 	gdbstub_guest_ended(vm);
 	if (vm->trace)

@@ -163,6 +163,16 @@ static void host_command(struct pci_bus *b, const struct pci_bus_fn *f)
 			  (host & ~(u32)PCI_BUS_CMD_PASS) | f->cmd);
 }
 
+void pci_bus_quiesce(struct pci_bus *b)
+{
+	for (u32 d = 0; d < b->n; d++) {
+		u16 bdf = b->fn[d].host_bdf;
+		u32 host = b->ops->cfg_read(b->ctx, bdf, PCI_COMMAND) & 0xffff;
+		b->ops->cfg_write(b->ctx, bdf, PCI_COMMAND,
+				  (host & ~(u32)PCI_BUS_CMD_PASS) | PCI_CMD_INTX_DISABLE);
+	}
+}
+
 void pci_bus_reset(struct pci_bus *b)
 {
 	b->addr = 0;

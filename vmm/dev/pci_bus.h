@@ -101,6 +101,10 @@ int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars);
 /* Power-on: every BAR back where Umbra places it, every command register (and the host's
  * decode, bus mastering and INTx disable) off, so the devices stop their DMA. */
 void pci_bus_reset(struct pci_bus *b);
+/* The guest is gone or about to be reset: every host function's bus mastering and decode go
+ * off and its INTx is disabled, so no DMA it started lands in memory about to be reused and
+ * no interrupt outlives it; the guest's view is left alone (pci_bus_reset puts it back). */
+void pci_bus_quiesce(struct pci_bus *b);
 /* An access of 1, 2 or 4 bytes to a port of 0xCF8-0xCFF (0xCF9 is the board's, not here). */
 u32 pci_bus_read(struct pci_bus *b, u16 port, unsigned size);
 void pci_bus_write(struct pci_bus *b, u16 port, unsigned size, u32 val);
