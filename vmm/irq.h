@@ -15,8 +15,9 @@ bool irq_pending(const struct vcpu *v);
  * Call only when irq_pending. Order: the PV timer, the 8259 through LINT0 (ExtINT bypasses
  * the APIC's priorities), then the local APIC. */
 u8 irq_ack(struct vcpu *v);
-/* Could an interrupt ever arrive: one waiting, a deadline armed, or a device that interrupts
- * on input (a HLT without any of these would wait forever)? */
+/* Could an interrupt ever arrive: one waiting, a deadline armed, a device that interrupts
+ * on input or an assigned function with its MSI on (a HLT without any of these would wait
+ * forever)? */
 bool irq_may_arrive(struct vcpu *v, u64 now_tsc);
 /* When the vCPU's interrupt sources next need irq_update (host TSC), or 0 for never. */
 u64 irq_next_deadline(struct vcpu *v, u64 now_tsc);

@@ -8,6 +8,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mmu/tdp.h"
+#include "vmm/msi.h"
 #include "vmm/remote_flush.h"
 #include "vmm/vm.h"
 
@@ -83,11 +84,23 @@ static void bar_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 	memslots_dev_remove(&vm->mem, (unsigned)bar->slot);
 }
 
+static bool msi_route(void *ctx, unsigned dev, const struct pci_msi_msg *msg, u64 *addr,
+		      u32 *data)
+{
+	struct vm *vm = ctx;
+	u8 vec = vm->board.pci.fn[dev - 1].msi.host_vector;
+	if (!vec)
+		return false;
+	msi_host_message(vm, vec, msg, addr, data);
+	return true;
+}
+
 static const struct pci_bus_ops view_ops = {
 	.cfg_read = host_cfg_read,
 	.cfg_write = host_cfg_write,
 	.map = bar_map,
 	.unmap = bar_unmap,
+	.msi_route = msi_route,
 };
 
 _Static_assert(PCI_BUS_FUNCS >= PCI_ASSIGN_MAX, "the bus holds every function pci= gives");
@@ -114,6 +127,10 @@ void pci_view_attach(struct vm *vm)
 			continue;
 		kprintf("guest %s: PCI %02x:%02x.%x is its 00:%02x.0\n", vm->name, PCI_BUS(bdf),
 			PCI_DEV(bdf), PCI_FN(bdf), dev);
+		struct pci_msi *msi = &b->fn[dev - 1].msi;
+		if (msi->off && !(msi->host_vector = msi_vector_alloc(vm, (unsigned)dev)))
+			kprintf("guest %s: PCI 00:%02x.0: no host vector left: its MSI stays off\n",
+				vm->name, dev);
 		/* A memory BAR of whole pages gets a device slot; a smaller one shares its page with
 		 * whatever follows it on the host, so its accesses exit and are forwarded. */
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {

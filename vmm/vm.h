@@ -158,6 +158,7 @@ struct vm {
 	struct pci_assign_req pci; /* pci=: the host functions it asked for (vmm/pci_assign.c) */
 	struct iommu_pt dma;     /* its IOMMU domain when it owns devices (vmm/iommu_domain.c) */
 	u64 dma_faults;            /* DMA its devices tried outside it, blocked */
+	u64 msis, msis_dropped;    /* its devices' MSIs delivered; arrived while off or masked */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
 	struct mmu_vm mmu;

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Guest test: its assigned QEMU edu device through its PCI bus, the BAR mapped without exits, DMA. */
+/* Guest test: its assigned QEMU edu device through its PCI bus, the BAR mapped without exits, DMA, MSI, reset. */
 /*
  * Run by check-pci on Umbra only (QEMU q35 with -device edu and intel-iommu; natively there is
  * no Umbra bus to test). With "-- expect=edu" (and pci= for Umbra) the guest finds the host
  * bridge and exactly one edu at 00:01.0; "edu+io" adds QEMU's pci-testdev at 00:02.0, whose
  * I/O window it reads with and without exits; with "-- expect=none" the host bridge alone. It checks the filtered configuration space
- * (read-only fields, the ROM and capabilities hidden, BAR sizing), enables memory decode and
+ * (read-only fields, the ROM hidden, MSI the only capability, BAR sizing), enables memory decode and
  * bus mastering, uses the registers through its own uncached mapping of the BAR and counts the
  * page-fault and nested-fault exits of 1000 accesses (0: the BAR is mapped straight), moves the
  * BAR (onto RAM, the local APIC: not decoded; to a free address: decoded there), then DMA from
  * its memory into the edu and back, and one aimed past its memory, which the IOMMU blocks: the
- * pattern it carried appears nowhere in the guest's RAM, and Umbra reports the fault.
+ * pattern it carried appears nowhere in the guest's RAM, and Umbra reports the fault; then MSI
+ * (msi_tests). "-- expect=reset" is the reset's case (reset_case).
  */
 #include "tests/guests/lib/guest.h"
 
@@ -33,6 +34,13 @@ enum { EDU_REG_ID = 0x00, EDU_REG_ALIVE = 0x04, EDU_REG_FACT = 0x08, EDU_REG_STA
 #define EDU_DMA_BUF 0x40000u
 #define EDU_DMA_RUN 0x1u
 #define EDU_DMA_TO_RAM 0x2u
+#define EDU_DMA_IRQ 0x4u
+#define MSI_CAP_ID 0x05
+#define MSI_64BIT 0x80
+#define MSI_ENABLE 0x1
+#define MSI_VECTOR 0x51
+#define MSI_RAISES 100
+enum { EDU_IRQ_RAISE = 0x60, EDU_IRQ_ACK = 0x64 };
 #define DMA_LEN 2048u /* QEMU 7.2's edu refuses a transfer ending at its buffer's end */
 
 static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
@@ -137,7 +145,10 @@ static unsigned scan_bus(unsigned *edu_dev, unsigned *io_dev)
 	return found;
 }
 
-/* Read-only fields keep their value; the ROM and the capabilities are hidden. */
+/* The MSI capability, the only one the guest sees: its offset (0 if none). */
+static unsigned msi_cap;
+
+/* Read-only fields keep their value; the ROM is hidden, the capability list holds MSI alone. */
 static void filtered_config(unsigned d)
 {
 	uint32_t class = cfg_rd(0, d, 0, 8), sub = cfg_rd(0, d, 0, 0x2c);
@@ -148,12 +159,18 @@ static void filtered_config(unsigned d)
 	CHECK(cfg_rd(0, d, 0, 0) == EDU_ID, "vendor/device written: %x", cfg_rd(0, d, 0, 0));
 	CHECK(cfg_rd(0, d, 0, 8) == class, "class written: %x", cfg_rd(0, d, 0, 8));
 	CHECK(cfg_rd(0, d, 0, 0x2c) == sub, "subsystem written: %x", cfg_rd(0, d, 0, 0x2c));
-	CHECK(cfg_rd(0, d, 0, 0x34) == 0, "capability pointer %x", cfg_rd(0, d, 0, 0x34));
-	CHECK(!(cfg_rd(0, d, 0, 4) >> 16 & 0x10), "status shows a capability list");
+	msi_cap = cfg_rd(0, d, 0, 0x34) & 0xff;
+	uint32_t cap = msi_cap >= 0x40 ? cfg_rd(0, d, 0, msi_cap) : 0;
+	CHECK((cap & 0xffff) == MSI_CAP_ID, "the capability list starts with %x at %x, not MSI alone",
+	      cap & 0xffff, msi_cap);
+	CHECK(cfg_rd(0, d, 0, 4) >> 16 & 0x10, "status shows no capability list");
+	/* 64-bit, one message (Multiple Message Capable 0), off. */
+	CHECK((cap >> 16) == MSI_64BIT, "MSI message control %x", cap >> 16);
 	cfg_wr(d, 0x30, 0xffffffffu);
 	CHECK(cfg_rd(0, d, 0, 0x30) == 0, "expansion ROM BAR sizes as %x", cfg_rd(0, d, 0, 0x30));
 	for (unsigned r = 0x40; r < 0x100; r += 4)
-		CHECK(cfg_rd(0, d, 0, r) == 0, "device-specific 0x%x reads %x", r, cfg_rd(0, d, 0, r));
+		CHECK((r >= msi_cap && r < msi_cap + 16) || cfg_rd(0, d, 0, r) == 0,
+		      "device-specific 0x%x reads %x", r, cfg_rd(0, d, 0, r));
 	/* BAR sizing: all ones in, the 1 MiB mask out; the address comes back after. */
 	uint32_t bar = cfg_rd(0, d, 0, 0x10);
 	CHECK(bar == HOLE_BAR, "BAR0 placed at %x", bar);
@@ -270,6 +287,110 @@ static void io_window(unsigned d)
 	read_name((uint16_t)bar, b, sizeof(b));
 	umbra_stats(&s2);
 	CHECK(s2.exits[UMBRA_EXIT_IO] == s1.exits[UMBRA_EXIT_IO], "moved back: I/O exits");
+}
+
+/* ---- MSI ---- */
+
+static volatile unsigned msis;
+
+static void on_msi(struct frame *f)
+{
+	(void)f;
+	msis++;
+	reg_wr(EDU_IRQ_ACK, ~0u);      /* the raise's bit and the DMA's */
+	apic_reg_write(LAPIC_EOI, 0);
+}
+
+/* Off while the message changes, as a driver does, so Umbra sees only whole messages. */
+static void msi_set(unsigned d, uint32_t addr, uint32_t data, int on)
+{
+	cfg_addr(0, d, 0, msi_cap);
+	outw(0xcfe, 0);
+	cfg_wr(d, msi_cap + 4, addr);
+	cfg_wr(d, msi_cap + 8, 0);
+	cfg_wr(d, msi_cap + 12, data);
+	cfg_addr(0, d, 0, msi_cap);
+	outw(0xcfe, on ? MSI_ENABLE : 0);    /* message control: a 16-bit write at +2 */
+}
+
+/* One raise of the edu's interrupt, with interrupts on (QEMU sends the MSI during the write):
+ * whether an MSI arrived within ms. */
+static int raise_irq(unsigned ms)
+{
+	unsigned before = msis;
+	uint64_t end = timeout_ms(ms);
+	irq_on();
+	reg_wr(EDU_IRQ_RAISE, 1);
+	while (msis == before && !timed_out(end))
+		asm volatile("pause");
+	irq_off();
+	reg_wr(EDU_IRQ_ACK, 1);
+	return msis != before;
+}
+
+/* Enabled to this vCPU's APIC ID at MSI_VECTOR: each raise arrives once, at that vector (any
+ * other vector ends the guest: no handler); off, or with a message that is no interrupt, or
+ * aimed at an APIC ID no vCPU has, nothing arrives and Umbra goes on; right again, it works. */
+static void msi_tests(unsigned d)
+{
+	if (!msi_cap) {
+		check_failed("no MSI capability");
+		return;
+	}
+	uint32_t me = apic_reg_read(LAPIC_ID) >> 24, addr = LAPIC_BASE | me << 12;
+	/* Only the MSI may interrupt: the 8259's lines (the board's timer on IRQ0) masked. */
+	pic_remap(0x20, 0x28);
+	pic_set_mask(0xffff);
+	set_irq_handler(MSI_VECTOR, on_msi);
+	msi_set(d, addr, MSI_VECTOR, 1);
+	CHECK(cfg_rd(0, d, 0, msi_cap + 4) == addr && cfg_rd(0, d, 0, msi_cap + 12) == MSI_VECTOR &&
+	      (cfg_rd(0, d, 0, msi_cap) >> 16) == (MSI_64BIT | MSI_ENABLE),
+	      "MSI reads back %x %x %x", cfg_rd(0, d, 0, msi_cap + 4),
+	      cfg_rd(0, d, 0, msi_cap + 12), cfg_rd(0, d, 0, msi_cap));
+	struct umbra_stats a, b;
+	umbra_stats(&a);
+	unsigned lost = 0;
+	for (unsigned i = 0; i < MSI_RAISES; i++)
+		lost += !raise_irq(1000);
+	umbra_stats(&b);
+	uint64_t exits = b.exits_total - a.exits_total;
+	kprintf("%s: %u MSIs at vector 0x%x: %u arrived, %lu exits (%lu intr, %lu pf, %lu npf, %lu irq-window)\n",
+		guest_name, MSI_RAISES, MSI_VECTOR, msis, (ulong)exits,
+		(ulong)(b.exits[UMBRA_EXIT_INTR] - a.exits[UMBRA_EXIT_INTR]),
+		(ulong)(b.exits[UMBRA_EXIT_PAGE_FAULT] - a.exits[UMBRA_EXIT_PAGE_FAULT]),
+		(ulong)(b.exits[UMBRA_EXIT_NESTED_FAULT] - a.exits[UMBRA_EXIT_NESTED_FAULT]),
+		(ulong)(b.exits[UMBRA_EXIT_IRQ_WINDOW] - a.exits[UMBRA_EXIT_IRQ_WINDOW]));
+	CHECK(!lost && msis == MSI_RAISES, "%u of %u MSIs lost, %u arrived", lost, MSI_RAISES, msis);
+	CHECK(b.exits[UMBRA_EXIT_INTR] - a.exits[UMBRA_EXIT_INTR] >= MSI_RAISES,
+	      "fewer interrupt exits than MSIs");
+	/* Each MSI costs its interrupt exit and the EOI's (a few timer exits besides). */
+	CHECK(exits <= 3 * MSI_RAISES, "%lu exits for %u MSIs", (ulong)exits, MSI_RAISES);
+	/* Off: nothing arrives. */
+	msi_set(d, addr, MSI_VECTOR, 0);
+	CHECK(!raise_irq(200), "an MSI arrived while off");
+	/* Nonsense: a vector below 16, an address outside 0xFEExxxxx, SMI delivery, an APIC ID no
+	 * vCPU has: nothing arrives. */
+	msi_set(d, addr, 0x05, 1);
+	CHECK(!raise_irq(200), "an MSI with vector 5 arrived");
+	msi_set(d, 0xfed00000u, MSI_VECTOR, 1);
+	CHECK(!raise_irq(200), "an MSI aimed at 0xfed00000 arrived");
+	msi_set(d, addr, 0x200 | MSI_VECTOR, 1);
+	CHECK(!raise_irq(200), "an MSI with SMI delivery arrived");
+	msi_set(d, LAPIC_BASE | (me + 7) << 12, MSI_VECTOR, 1);
+	CHECK(!raise_irq(200), "an MSI aimed at APIC ID %u arrived", me + 7);
+	msi_set(d, addr, MSI_VECTOR, 1);
+	CHECK(raise_irq(1000), "right again, the MSI never arrived");
+	/* The DMA's completion interrupt, 100 ms later, while the vCPU waits in HLT: it must
+	 * wake it (Umbra's CPU sleeps meanwhile, nothing else to run). */
+	unsigned before = msis;
+	reg_wr64(EDU_DMA_SRC, EDU_DMA_BUF);
+	reg_wr64(EDU_DMA_DST, page_alloc());
+	reg_wr64(EDU_DMA_CNT, 64);
+	reg_wr(EDU_DMA_CMD, EDU_DMA_RUN | EDU_DMA_TO_RAM | EDU_DMA_IRQ);
+	CHECK(HLT_UNTIL(msis != before, 5000), "the DMA's MSI never woke the HLT");
+	CHECK(!(reg_rd(EDU_DMA_CMD) & EDU_DMA_RUN), "woken before the DMA ended");
+	msi_set(d, addr, MSI_VECTOR, 0);
+	kprintf("cases: MSI delivered at its vector, nothing while off or nonsense\n");
 }
 
 static void dma_tests(void)
@@ -399,5 +520,6 @@ void test_main(void)
 	if (with_io)
 		io_window(io);
 	dma_tests();
+	msi_tests(d);
 	kprintf("cases: edu found, config filtered, BAR mapped with no exits, moves, DMA\n");
 }

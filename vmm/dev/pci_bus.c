@@ -91,6 +91,7 @@ int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars)
 			kprintf("guest %s: PCI 00:%02x.0 BAR%u (0x%llx bytes): no room left to place it\n",
 				b->name, b->n + 1, i, (unsigned long long)h->size);
 	}
+	pci_msi_find(b, f);
 	return (int)++b->n;
 }
 
@@ -170,6 +171,7 @@ void pci_bus_quiesce(struct pci_bus *b)
 		u32 host = b->ops->cfg_read(b->ctx, bdf, PCI_COMMAND) & 0xffff;
 		b->ops->cfg_write(b->ctx, bdf, PCI_COMMAND,
 				  (host & ~(u32)PCI_BUS_CMD_PASS) | PCI_CMD_INTX_DISABLE);
+		pci_msi_host_off(b, &b->fn[d]);
 	}
 }
 
@@ -180,6 +182,7 @@ void pci_bus_reset(struct pci_bus *b)
 		struct pci_bus_fn *f = &b->fn[d];
 		f->cmd = 0;
 		f->int_line = 0;
+		pci_msi_reset(b, f);
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
 			f->bar[i].guest = f->bar[i].placed;
 		decode(b, d);
@@ -252,14 +255,18 @@ static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 	case PCI_SUBSYSTEM:
 		return b->ops->cfg_read(b->ctx, f->host_bdf, reg);
 	case PCI_COMMAND: {
-		u32 status = b->ops->cfg_read(b->ctx, f->host_bdf, reg) >> 16;
-		return (status & ~(u32)PCI_STATUS_CAPS) << 16 | f->cmd;
+		u32 status = b->ops->cfg_read(b->ctx, f->host_bdf, reg) >> 16 & ~(u32)PCI_STATUS_CAPS;
+		return (status | (f->msi.off ? PCI_STATUS_CAPS : 0)) << 16 | f->cmd;
 	}
+	case PCI_CAP_PTR:
+		return f->msi.off;      /* the list holds the virtualized capabilities alone */
 	case PCI_INTERRUPT_LINE:
 		return f->int_line;     /* pin 0: INTx is not routed to the guest yet */
 	default:
 		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS)
 			return bar_read(f, (reg - PCI_BAR0) / 4);
+		if (pci_msi_claims(&f->msi, reg))
+			return pci_msi_read(b, f, reg);
 		return 0;               /* header type 0, ROM, capabilities, device-specific */
 	}
 }
@@ -279,6 +286,8 @@ static void fn_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned b
 		decode(b, d);
 	} else if (reg == PCI_INTERRUPT_LINE && (bytes & 1)) {
 		f->int_line = (u8)val;
+	} else if (pci_msi_claims(&f->msi, reg)) {
+		pci_msi_write(b, d, reg, val, bytes);
 	}
 }
 
