@@ -39,6 +39,10 @@ enum { EDU_REG_ID = 0x00, EDU_REG_ALIVE = 0x04, EDU_REG_FACT = 0x08, EDU_REG_STA
 #define MSI_64BIT 0x80
 #define MSI_ENABLE 0x1
 #define MSI_VECTOR 0x51
+#define MSI_ADDR_LOGICAL 0x4u   /* address bit 2: destination mode */
+#define MSI_DM_LOWEST 0x100u    /* data bits 8-10: delivery mode 1 */
+#define LAPIC_LDR 0xd0
+#define LAPIC_DFR 0xe0
 #define MSI_RAISES 100
 enum { EDU_IRQ_RAISE = 0x60, EDU_IRQ_ACK = 0x64 };
 #define DMA_LEN 2048u /* QEMU 7.2's edu refuses a transfer ending at its buffer's end */
@@ -302,6 +306,13 @@ static void on_msi(struct frame *f)
 }
 
 /* Off while the message changes, as a driver does, so Umbra sees only whole messages. */
+#define BACKSTOP_VECTOR 0x52
+static void on_backstop(struct frame *f)
+{
+	(void)f;
+	apic_reg_write(LAPIC_EOI, 0);
+}
+
 static void msi_set(unsigned d, uint32_t addr, uint32_t data, int on)
 {
 	cfg_addr(0, d, 0, msi_cap);
@@ -380,14 +391,29 @@ static void msi_tests(unsigned d)
 	CHECK(!raise_irq(200), "an MSI aimed at APIC ID %u arrived", me + 7);
 	msi_set(d, addr, MSI_VECTOR, 1);
 	CHECK(raise_irq(1000), "right again, the MSI never arrived");
+	/* Logical destination (flat model, this APIC's bit 2) with lowest-priority delivery; a
+	 * logical destination naming no APIC's bit is dropped. */
+	apic_reg_write(LAPIC_DFR, 0xffffffffu);
+	apic_reg_write(LAPIC_LDR, 1u << 26);
+	msi_set(d, LAPIC_BASE | 0x04 << 12 | MSI_ADDR_LOGICAL, MSI_DM_LOWEST | MSI_VECTOR, 1);
+	CHECK(raise_irq(1000), "the logical, lowest-priority MSI never arrived");
+	msi_set(d, LAPIC_BASE | 0x08 << 12 | MSI_ADDR_LOGICAL, MSI_VECTOR, 1);
+	CHECK(!raise_irq(200), "an MSI to logical destination 0x08 arrived");
+	msi_set(d, addr, MSI_VECTOR, 1);
 	/* The DMA's completion interrupt, 100 ms later, while the vCPU waits in HLT: it must
-	 * wake it (Umbra's CPU sleeps meanwhile, nothing else to run). */
+	 * wake it (Umbra's CPU sleeps meanwhile, nothing else to run). The APIC timer (about
+	 * 4 s) ends the wait should the MSI be lost. */
 	unsigned before = msis;
+	set_irq_handler(BACKSTOP_VECTOR, on_backstop);
+	apic_reg_write(LAPIC_TIMER_DIV, 0xb);
+	apic_reg_write(LAPIC_LVT_TIMER, BACKSTOP_VECTOR);
+	apic_reg_write(LAPIC_TIMER_INIT, 0xffffffffu);
 	reg_wr64(EDU_DMA_SRC, EDU_DMA_BUF);
 	reg_wr64(EDU_DMA_DST, page_alloc());
 	reg_wr64(EDU_DMA_CNT, 64);
 	reg_wr(EDU_DMA_CMD, EDU_DMA_RUN | EDU_DMA_TO_RAM | EDU_DMA_IRQ);
-	CHECK(HLT_UNTIL(msis != before, 5000), "the DMA's MSI never woke the HLT");
+	CHECK(HLT_UNTIL(msis != before, 3000), "the DMA's MSI never woke the HLT");
+	apic_reg_write(LAPIC_TIMER_INIT, 0);
 	CHECK(!(reg_rd(EDU_DMA_CMD) & EDU_DMA_RUN), "woken before the DMA ended");
 	msi_set(d, addr, MSI_VECTOR, 0);
 	kprintf("cases: MSI delivered at its vector, nothing while off or nonsense\n");
@@ -439,6 +465,10 @@ static void reset_case(unsigned d)
 	if (cmos_read(CMOS_BOOTS) == 0) {
 		cmos_write(CMOS_BOOTS, 1);
 		cfg_wr(d, 4, CMD_MEM | CMD_MASTER);
+		unsigned msi = cfg_rd(0, d, 0, 0x34) & 0xff;
+		cfg_wr(d, msi + 4, LAPIC_BASE);
+		cfg_wr(d, msi + 12, 0x51);
+		cfg_wr(d, msi, (MSI_64BIT | MSI_ENABLE) << 16);
 		uint8_t *src = (uint8_t *)page_alloc();
 		fill(src, 0x5a5aa5a5u);
 		CHECK(dma((ulong)src, EDU_DMA_BUF, 0), "DMA into the edu never finished");
@@ -453,6 +483,11 @@ static void reset_case(unsigned d)
 	uint32_t cmd = cfg_rd(0, d, 0, 4) & 0xffff, bar = cfg_rd(0, d, 0, 0x10);
 	kprintf("%s: after the reset: command 0x%x, BAR0 0x%x\n", guest_name, cmd, bar);
 	CHECK(cmd == 0 && bar == HOLE_BAR, "not as at power-on: command %x BAR0 %x", cmd, bar);
+	unsigned msi = cfg_rd(0, d, 0, 0x34) & 0xff;
+	CHECK(msi >= 0x40 && cfg_rd(0, d, 0, msi) == (MSI_CAP_ID | MSI_64BIT << 16) &&
+	      !cfg_rd(0, d, 0, msi + 4) && !cfg_rd(0, d, 0, msi + 12),
+	      "MSI not as at power-on: %x %x %x", cfg_rd(0, d, 0, msi), cfg_rd(0, d, 0, msi + 4),
+	      cfg_rd(0, d, 0, msi + 12));
 	/* Nothing is written to the function until the edu has had its 100 ms: a guest's own
 	 * command write would turn bus mastering off too. */
 	delay_ms(500);
