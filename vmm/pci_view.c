@@ -92,6 +92,10 @@ static bool msi_route(void *ctx, unsigned dev, const struct pci_msi_msg *msg, u6
 	if (!vec)
 		return false;
 	msi_host_message(vm, vec, msg, addr, data);
+	/* Said when the target CPU changes (a guest moves its MSI rarely: at boot, on affinity). */
+	if (*addr != vm->board.pci.fn[dev - 1].msi.host_addr)
+		kinfo("guest %s: PCI 00:%02x.0 MSI vector 0x%x: host vector 0x%x to APIC ID %llu\n",
+		      vm->name, dev, msg->vector, vec, (unsigned long long)(*addr >> 12 & 0xff));
 	return true;
 }
 

@@ -189,6 +189,14 @@ case_run pci-q35-edu-tdp --cmdline "mmu=tdp" "${EDU_VTD[@]}" "${VTD_FAULT[@]}" \
 # host-tested only (tests/unit/test_amdvi.c).
 case_run pci-q35-edu-amd "${EDU_AMD[@]}" \
   --expect-log "^iommu: guest own: domain 1, 16 MiB mapped, devices 00:05.0 00:06.0$"
+# The guest on the second CPU: its edu's MSI is programmed at that CPU's APIC ID, where the
+# guest's vCPU runs, and arrives there.
+case_run pci-q35-edu-cpu1 --cpu max --smp 2 --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" \
+  --module "$edu name=own pci=00:05.0 cpu=1 -- expect=edu" --expect guests=1 --expect guests_passed=1 \
+  --expect-log "^guest own: 16 MiB, entry 0x[0-9a-f]+, cpu 1," \
+  --expect-log "^guest own: PCI 00:01.0 MSI vector 0x51: host vector 0x40 to APIC ID 1$" \
+  --expect-log "^\\[own\\] edu: 100 MSIs at vector 0x51: 100 arrived, " \
+  --expect-log "^guest own: msi: delivered=103 dropped=2$" --timeout 120
 # A DMA started just before a reset (0xCF9) is dropped: the function is quiesced before the
 # guest's memory is cleared and comes back as at power-on (tests/guests/edu.c, expect=reset).
 case_run pci-q35-edu-reset --cpu max --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" \

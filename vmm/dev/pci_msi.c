@@ -138,6 +138,7 @@ static void update(struct pci_bus *b, unsigned d)
 		return;
 	}
 	u16 bdf = f->host_bdf;
+	m->host_addr = addr;
 	b->ops->cfg_write(b->ctx, bdf, m->off + 4, (u32)addr);
 	if (m->is64)
 		b->ops->cfg_write(b->ctx, bdf, m->off + 8, (u32)(addr >> 32));

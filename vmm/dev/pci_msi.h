@@ -39,6 +39,7 @@ struct pci_msi {
 	bool enable, masked;    /* the guest's enable and mask bits */
 	u32 addr_lo, addr_hi, data;
 	bool host_on;           /* the host function's MSI is on (to ops->msi_route's message) */
+	u64 host_addr;          /* the host address last programmed (0: never) */
 	u64 warned;             /* the last refused message, (address << 16 | data) + 1 */
 	u8 host_vector;         /* the host side's (vmm/pci_view.c): 0 for none */
 };
