@@ -49,7 +49,7 @@ u8 irq_ack(struct vcpu *v)
 bool irq_may_arrive(struct vcpu *v, u64 now_tsc)
 {
 	return irq_pending(v) || irq_next_deadline(v, now_tsc) || shm_may_ring(v->vm) ||
-	       uart_rx_irq_enabled(&v->vm->board.com1);
+	       uart_rx_irq_enabled(&v->vm->board.com1) || pci_msi_may_arrive(&v->vm->board.pci);
 }
 
 u64 irq_next_deadline(struct vcpu *v, u64 now_tsc)

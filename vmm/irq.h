@@ -16,7 +16,8 @@ bool irq_pending(const struct vcpu *v);
  * through LINT0 (ExtINT bypasses the APIC's priorities), then the local APIC. */
 u8 irq_ack(struct vcpu *v);
 /* Could an interrupt ever arrive: one waiting, a deadline armed, a device that interrupts on
- * input, or a peer's doorbell (a HLT without any of these would wait forever)? */
+ * input, an assigned function with its MSI on, or a peer's doorbell (a HLT without any of
+ * these would wait forever)? */
 bool irq_may_arrive(struct vcpu *v, u64 now_tsc);
 /* When the vCPU's interrupt sources next need irq_update (host TSC), or 0 for never. */
 u64 irq_next_deadline(struct vcpu *v, u64 now_tsc);

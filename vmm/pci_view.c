@@ -8,6 +8,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mmu/tdp.h"
+#include "vmm/msi.h"
 #include "vmm/remote_flush.h"
 #include "vmm/shm.h"
 #include "vmm/vm.h"
@@ -84,11 +85,27 @@ static void bar_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 	memslots_dev_remove(&vm->mem, (unsigned)bar->slot);
 }
 
+static bool msi_route(void *ctx, unsigned dev, const struct pci_msi_msg *msg, u64 *addr,
+		      u32 *data)
+{
+	struct vm *vm = ctx;
+	u8 vec = vm->board.pci.fn[dev - 1].msi.host_vector;
+	if (!vec)
+		return false;
+	msi_host_message(vm, vec, msg, addr, data);
+	/* Said when the target CPU changes (a guest moves its MSI rarely: at boot, on affinity). */
+	if (*addr != vm->board.pci.fn[dev - 1].msi.host_addr)
+		kinfo("guest %s: PCI 00:%02x.0 MSI vector 0x%x: host vector 0x%x to APIC ID %llu\n",
+		      vm->name, dev, msg->vector, vec, (unsigned long long)(*addr >> 12 & 0xff));
+	return true;
+}
+
 static const struct pci_bus_ops view_ops = {
 	.cfg_read = host_cfg_read,
 	.cfg_write = host_cfg_write,
 	.map = bar_map,
 	.unmap = bar_unmap,
+	.msi_route = msi_route,
 };
 
 _Static_assert(PCI_BUS_FUNCS >= PCI_ASSIGN_MAX, "the bus holds every function pci= gives");
@@ -115,6 +132,10 @@ void pci_view_attach(struct vm *vm)
 			continue;
 		kprintf("guest %s: PCI %02x:%02x.%x is its 00:%02x.0\n", vm->name, PCI_BUS(bdf),
 			PCI_DEV(bdf), PCI_FN(bdf), dev);
+		struct pci_msi *msi = &b->fn[dev - 1].msi;
+		if (msi->off && !(msi->host_vector = msi_vector_alloc(vm, (unsigned)dev)))
+			kprintf("guest %s: PCI 00:%02x.0: no host vector left: its MSI stays off\n",
+				vm->name, dev);
 		/* A memory BAR of whole pages gets a device slot; a smaller one shares its page with
 		 * whatever follows it on the host, so its accesses exit and are forwarded. */
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
@@ -129,6 +150,19 @@ void pci_view_attach(struct vm *vm)
 	}
 	shm_pci_attach(vm);
 	pci_bus_reset(b);
+}
+
+void pci_view_quiesce(struct vm *vm, const char *when)
+{
+	struct pci_bus *b = &vm->board.pci;
+	pci_bus_quiesce(b);
+	/* Read back from the function itself: what the device now obeys, not what was meant. */
+	for (u32 d = 0; d < b->n; d++) {
+		u16 bdf = b->fn[d].host_bdf;
+		kinfo("guest %s: PCI %02x:%02x.%x quiesced %s: command 0x%04x\n", vm->name,
+		      PCI_BUS(bdf), PCI_DEV(bdf), PCI_FN(bdf), when,
+		      pci_host_cfg_read(bdf, PCI_COMMAND) & 0xffff);
+	}
 }
 
 /* One device access of exactly len bytes where the width allows it (registers care). */

@@ -15,6 +15,9 @@ void pci_view_attach(struct vm *vm);
 bool pci_view_mmio_read(struct vm *vm, u64 gpa, void *buf, unsigned len);
 bool pci_view_mmio_write(struct vm *vm, u64 gpa, const void *buf, unsigned len);
 bool pci_view_pio(struct vm *vm, u16 port, unsigned size, u32 *val, bool write);
+/* Bus mastering and decode off on every function of the guest (when: "at its end", "for its
+ * reset"), before its memory is reused; each function's command register is logged. */
+void pci_view_quiesce(struct vm *vm, const char *when);
 /* A vCPU's control structure was just built (under the guest's lock): the ports of its
  * guest's I/O windows pass through its bitmap too. */
 void pci_view_vcpu_created(struct vcpu *v);

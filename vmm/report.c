@@ -154,6 +154,9 @@ static void report_one(struct vm *vm)
 	if (vm->dma.root)
 		kprintf("guest %s: iommu: domain=%u mapped_mib=%lu dma_faults=%lu\n", vm->name,
 			vm->dma.did, vm->dma.mapped >> 20, vm->dma_faults);
+	if (vm->board.pci.n)
+		kprintf("guest %s: msi: delivered=%lu dropped=%lu\n", vm->name, vm->msis,
+			vm->msis_dropped);
 	if (vm->tdp_on)
 		kprintf("guest %s: tdp: faults_filled=%lu faults_mmio=%lu faults_mapped=%lu "
 			"large_pages=%lu small_pages=%lu tables=%lu\n", vm->name,

@@ -9,6 +9,7 @@
 #include "vmm/console.h"
 #include "vmm/ipi.h"
 #include "vmm/loader.h"
+#include "vmm/pci_view.h"
 #include "vmm/vm.h"
 
 #define VM_RESET_TEXT_(name, text) text,
@@ -124,6 +125,8 @@ bool vm_restart(struct vm *vm)
 	/* Every shadow page goes before the memory they shadow is cleared; the vCPU's roots
 	 * are reloaded when its CPU builds it again. Nested paging maps the same frames. */
 	mmu_zap_all(&vm->mmu);
+	/* A DMA the devices still run would land in the cleared memory of the next boot. */
+	pci_view_quiesce(vm, "for its reset");
 	for (u32 s = 0; s < vm->mem.n; s++)
 		memset(phys_to_virt(vm->mem.hpa[s]), 0, vm->mem.slot[s].npages << PAGE_SHIFT);
 	/* The BSP at power-on, the APs back to waiting for a SIPI, as at first boot; an AP's

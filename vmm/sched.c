@@ -13,6 +13,8 @@
 #include "vmm/monitor.h"
 #include "vmm/irq.h"
 #include "vmm/pci_view.h"
+#include "vmm/msi.h"
+#include "arch/x86/devirq.h"
 #include "vmm/trace.h"
 #include "vmm/vcpu.h"
 
@@ -74,6 +76,8 @@ static bool start_guest(struct vcpu *v)
 /* The CPU is done with the guest: nothing of it is touched here again, the report may read it. */
 static void park(struct vm *vm)
 {
+	/* No vCPU of it runs any more: its devices stop before anything else looks at it. */
+	pci_view_quiesce(vm, "at its end");
 	console_flush(vm);
 	gdbstub_guest_ended(vm);
 	if (vm->trace)
@@ -325,6 +329,8 @@ void sched_run_this_cpu(void)
 		monitor_poll();
 		if (me == 0)
 			iommu_poll(false);
+		/* MSIs taken while this CPU slept, before its vCPUs are looked at. */
+		msi_dispatch();
 		if (!run_round(me, &ran, &wake))
 			break;
 		if (ran)
@@ -332,7 +338,7 @@ void sched_run_this_cpu(void)
 		wake = deadline_min(wake, console_keys_deadline(rdtsc()));
 		/* Everyone here waits: sleep until the earliest of their events or a kick. */
 		lapic_timer_arm(wake);
-		if (!wake || rdtsc() < wake)
+		if ((!wake || rdtsc() < wake) && !devirq_waiting())
 			__asm__ volatile("sti; hlt; cli" ::: "memory");
 		umbra_since[me] = rdtsc(); /* asleep, nobody waited for Umbra */
 		lapic_timer_expired();

@@ -11,6 +11,7 @@
 #include "lib/string.h"
 #include "vmm/exit.h"
 #include "vmm/irq.h"
+#include "vmm/msi.h"
 #include "vmm/gmem.h"
 #include "vmm/vm.h"
 #include "vmm/options.h"
@@ -450,6 +451,9 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		virt->vcpu_run(&v->hw, &x);
 		remote_flush_exit_guest(v);
 		lapic_timer_expired();
+		/* A device's MSI made it exit: into its guest's local APIC, this one's or not. */
+		if (x.reason == EXIT_INTR)
+			msi_dispatch();
 		if (vm_lock(vm))
 			v->lock_waits[x.reason < EXIT_REASONS ? x.reason : EXIT_OTHER]++;
 		locked = true;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Exception entry stubs: push a uniform frame (vector, error code, GPRs) and call trap_handler. */
+#include "arch/x86/devirq.h"
 	.text
 
 /* Vectors whose exception pushes an error code. */
@@ -21,6 +22,19 @@ trap_stubs_begin:
 .irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,255
 	STUB \v
 .endr
+
+/* The device vectors (arch/x86/devirq.h): 16-byte stubs from devirq_stubs, in order. */
+	.globl devirq_stubs
+	.balign 16
+devirq_stubs:
+	.set vec, DEVIRQ_FIRST
+	.rept DEVIRQ_COUNT
+	.balign 16
+	pushq $0
+	pushq $vec
+	jmp trap_common
+	.set vec, vec + 1
+	.endr
 
 trap_common:
 	pushq %rax

@@ -2,6 +2,7 @@
 /* IDT setup and the exception dump: vector, error code, RIP, CR2, registers, backtrace. */
 #include "arch/x86/traps.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/devirq.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/lapic.h"
 #include "lib/printf.h"
@@ -16,6 +17,7 @@ struct idt_gate {
 
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 extern const u64 trap_stubs[34]; /* exceptions 0-31, then the timer and the spurious vector */
+extern const char devirq_stubs[];  /* DEVIRQ_COUNT stubs of 16 bytes */
 extern char __kernel_start[], __text_end[];
 
 struct extable_entry { u64 insn, fixup; };
@@ -57,6 +59,8 @@ void idt_init(void)
 		set_gate(v, trap_stubs[v], 0);
 	set_gate(TIMER_VECTOR, trap_stubs[32], 0);
 	set_gate(SPURIOUS_VECTOR, trap_stubs[33], 0);
+	for (int v = 0; v < DEVIRQ_COUNT; v++)
+		set_gate(DEVIRQ_FIRST + v, (u64)devirq_stubs + 16 * (u64)v, 0);
 }
 
 void idt_load(void)
@@ -94,6 +98,11 @@ void trap_handler(struct trap_frame *f)
 	}
 	if (f->vector == SPURIOUS_VECTOR)
 		return;
+	/* A device's MSI: recorded for vmm/, which delivers it to its guest. */
+	if (devirq_is(f->vector)) {
+		devirq_arrived((u8)f->vector);
+		return;
+	}
 	/* Umbra arms no breakpoint and never sets TF, so a #DB here is a guest's, raised after
 	 * the world switch (Bochs' SVM does this with a guest's pending single step). Survive it:
 	 * RF keeps an instruction breakpoint from firing again, TF off ends any stepping. */

@@ -6,6 +6,7 @@
 #include "arch/x86/vmx_exits.h"
 #include "arch/x86/vmx_check.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/devirq.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
@@ -1165,10 +1166,14 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	if (x->reason == EXIT_NMI)
 		__asm__ volatile("int $2" ::: "memory");
 	if (x->reason == EXIT_INTR) {
-		/* Acknowledged on exit: the vector is ours to finish (only the timer, whose work
-		 * the exit itself has done). Otherwise it is still pending: take it now. */
+		/* Acknowledged on exit: the vector is ours to finish (the timer, whose work the
+		 * exit itself has done, or a device's MSI, recorded for vmm/). Otherwise it is
+		 * still pending: take it now. */
 		if (caps.ack_intr) {
-			if ((x->raw_info2 & 0xff) != SPURIOUS_VECTOR)
+			u8 vec = (u8)x->raw_info2;
+			if (devirq_is(vec))
+				devirq_arrived(vec);
+			else if (vec != SPURIOUS_VECTOR)
 				lapic_eoi();
 		} else {
 			__asm__ volatile("sti; nop; cli" ::: "memory");

@@ -54,7 +54,7 @@ static void f_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 	fk.last_unmap = bar->at;
 }
 
-static const struct pci_bus_ops ops = { f_read, f_write, f_map, f_unmap };
+static const struct pci_bus_ops ops = { f_read, f_write, f_map, f_unmap, NULL };
 
 /* edu: one 1 MiB memory BAR; the "NIC": an I/O BAR, a 64-bit prefetchable BAR of 16 KiB, a
  * 128-byte memory BAR and one the firmware never placed. Both have capabilities (status bit 4,
@@ -351,6 +351,22 @@ static void test_reset(void **state)
 	assert_int_equal(b.fn[2].bar[0].placed, 0);
 }
 
+/* A guest's end: the host functions stop decoding and mastering (INTx off too) and the status
+ * half is written as zero (RW1C); the guest's view stays until its reset. */
+static void test_quiesce(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_MASTER);
+	cfg_wr(&b, 2, PCI_COMMAND, 2, PCI_CMD_IO | PCI_CMD_MASTER);
+	fk.cfg[0][1] |= 0x80000000u;                 /* a parity error latched in the status */
+	pci_bus_quiesce(&b);
+	assert_int_equal(fk.cfg[0][1], 0x0100 | PCI_CMD_INTX_DISABLE);
+	assert_int_equal(fk.cfg[1][1], PCI_CMD_INTX_DISABLE);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), PCI_CMD_MEM | PCI_CMD_MASTER);
+}
+
 /* I/O BARs: at the host's ports when free and above the legacy ports, else from 0x1000. */
 static void test_io_placement(void **state)
 {
@@ -450,6 +466,9 @@ static void test_virtual_function(void **state)
 	assert_int_equal(m.reads, 1);
 	assert_int_equal(m.writes, 1);
 	assert_int_equal(fk.host_writes, writes + 2);
+	/* Quiescing the bus reaches the two host functions alone (host_bdf 0 is no device). */
+	pci_bus_quiesce(&b);
+	assert_int_equal(fk.host_writes, writes + 4);
 }
 
 /* A function of Umbra's own with a capability list: the status bit, the pointer, and every
@@ -497,7 +516,7 @@ int main(void)
 		cmocka_unit_test(test_command),     cmocka_unit_test(test_bar_move),
 		cmocka_unit_test(test_unclaimable), cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_io_placement), cmocka_unit_test(test_virtual_function),
-		cmocka_unit_test(test_virtual_capabilities),
+		cmocka_unit_test(test_virtual_capabilities), cmocka_unit_test(test_quiesce),
 	};
 	return cmocka_run_group_tests_name("pci_bus", tests, NULL, NULL);
 }

@@ -161,6 +161,14 @@ edu_case() { # IOMMU
     --expect-log "^guest own: PCI 00:01.0 BAR0 at 0x200000 is over the guest's RAM: not decoded" \
     --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfee00000 is over the local APIC: not decoded" \
     --expect-log "^guest own: PCI 00:01.0 BAR0 at 0xfec00000 is over the I/O APIC: not decoded" \
+    --expect-log "^guest own: PCI 00:05.0 quiesced at its end: command 0x0500$" \
+    --expect-log "^guest own: PCI 00:06.0 quiesced at its end: command 0x0500$" \
+    --expect-log "^\\[own\\] edu: 100 MSIs at vector 0x51: 100 arrived, " \
+    --expect-log "^guest own: PCI 00:01.0 MSI address 0xfee00000 data 0x5: its vector is below 16: no interrupt$" \
+    --expect-log "^guest own: PCI 00:01.0 MSI address 0xfed00000 data 0x51: its address is outside 0xFEExxxxx: no interrupt$" \
+    --expect-log "^guest own: PCI 00:01.0 MSI address 0xfee00000 data 0x251: its delivery mode is neither fixed nor lowest priority: no interrupt$" \
+    --expect-log "^\\[own\\] cases: MSI delivered at its vector, nothing while off or nonsense$" \
+    --expect-log "^guest own: msi: delivered=103 dropped=2$" \
     --expect-log "^\\[none\\] edu: 00:00.0 8086:1237 class 060000" \
     --expect-log "^\\[none\\] cases: no device without pci=" \
     --timeout 120
@@ -181,5 +189,21 @@ case_run pci-q35-edu-tdp --cmdline "mmu=tdp" "${EDU_VTD[@]}" "${VTD_FAULT[@]}" \
 # host-tested only (tests/unit/test_amdvi.c).
 case_run pci-q35-edu-amd "${EDU_AMD[@]}" \
   --expect-log "^iommu: guest own: domain 1, 16 MiB mapped, devices 00:05.0 00:06.0$"
+# The guest on the second CPU: its edu's MSI is programmed at that CPU's APIC ID, where the
+# guest's vCPU runs, and arrives there.
+case_run pci-q35-edu-cpu1 --cpu max --smp 2 --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" \
+  --module "$edu name=own pci=00:05.0 cpu=1 -- expect=edu" --expect guests=1 --expect guests_passed=1 \
+  --expect-log "^guest own: 16 MiB, entry 0x[0-9a-f]+, cpu 1," \
+  --expect-log "^guest own: PCI 00:01.0 MSI vector 0x51: host vector 0x40 to APIC ID 1$" \
+  --expect-log "^\\[own\\] edu: 100 MSIs at vector 0x51: 100 arrived, " \
+  --expect-log "^guest own: msi: delivered=103 dropped=2$" --timeout 120
+# A DMA started just before a reset (0xCF9) is dropped: the function is quiesced before the
+# guest's memory is cleared and comes back as at power-on (tests/guests/edu.c, expect=reset).
+case_run pci-q35-edu-reset --cpu max --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" \
+  --module "$edu name=own pci=00:05.0 -- expect=reset" --expect guests=1 --expect guests_passed=1 \
+  --expect-log "^guest own: PCI 00:05.0 quiesced for its reset: command 0x0500$" \
+  --expect-log "^\\[own\\] edu: after the reset: command 0x0, BAR0 0xc0000000$" \
+  --expect-log "^\\[own\\] cases: the DMA started before the reset was dropped$" \
+  --expect-log "^guest own: PCI 00:05.0 quiesced at its end: command 0x0500$" --timeout 120
 
 suite_end pci

@@ -95,6 +95,8 @@ static int add_fn(struct pci_bus *b, u16 host_bdf, const struct pci_vfn *vfn,
 			kprintf("guest %s: PCI 00:%02x.0 BAR%u (0x%llx bytes): no room left to place it\n",
 				b->name, b->n + 1, i, (unsigned long long)h->size);
 	}
+	if (!vfn)
+		pci_msi_find(b, f);     /* a function of Umbra's own has its model's capabilities */
 	return (int)++b->n;
 }
 
@@ -190,6 +192,19 @@ static void host_command(struct pci_bus *b, const struct pci_bus_fn *f)
 			  (host & ~(u32)PCI_BUS_CMD_PASS) | f->cmd);
 }
 
+void pci_bus_quiesce(struct pci_bus *b)
+{
+	for (u32 d = 0; d < b->n; d++) {
+		if (b->fn[d].vfn)
+			continue;       /* Umbra's own: no DMA of a device to stop */
+		u16 bdf = b->fn[d].host_bdf;
+		u32 host = b->ops->cfg_read(b->ctx, bdf, PCI_COMMAND) & 0xffff;
+		b->ops->cfg_write(b->ctx, bdf, PCI_COMMAND,
+				  (host & ~(u32)PCI_BUS_CMD_PASS) | PCI_CMD_INTX_DISABLE);
+		pci_msi_host_off(b, &b->fn[d]);
+	}
+}
+
 void pci_bus_reset(struct pci_bus *b)
 {
 	b->addr = 0;
@@ -197,6 +212,7 @@ void pci_bus_reset(struct pci_bus *b)
 		struct pci_bus_fn *f = &b->fn[d];
 		f->cmd = f->vfn ? f->vfn->reset_cmd : 0;
 		f->int_line = f->vfn ? PCI_BUS_INTX_IRQ : 0;
+		pci_msi_reset(b, f);
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
 			f->bar[i].guest = f->bar[i].placed;
 		decode(b, d);
@@ -299,14 +315,18 @@ static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 	case PCI_SUBSYSTEM:
 		return b->ops->cfg_read(b->ctx, f->host_bdf, reg);
 	case PCI_COMMAND: {
-		u32 status = b->ops->cfg_read(b->ctx, f->host_bdf, reg) >> 16;
-		return (status & ~(u32)PCI_STATUS_CAPS) << 16 | f->cmd;
+		u32 status = b->ops->cfg_read(b->ctx, f->host_bdf, reg) >> 16 & ~(u32)PCI_STATUS_CAPS;
+		return (status | (f->msi.off ? PCI_STATUS_CAPS : 0)) << 16 | f->cmd;
 	}
+	case PCI_CAP_PTR:
+		return f->msi.off;      /* the list holds the virtualized capabilities alone */
 	case PCI_INTERRUPT_LINE:
 		return f->int_line;     /* pin 0: INTx is not routed to the guest yet */
 	default:
 		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS)
 			return bar_read(f, (reg - PCI_BAR0) / 4);
+		if (pci_msi_claims(&f->msi, reg))
+			return pci_msi_read(b, f, reg);
 		return 0;               /* header type 0, ROM, capabilities, device-specific */
 	}
 }
@@ -328,6 +348,8 @@ static void fn_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned b
 		f->int_line = (u8)val;
 	} else if (f->vfn && f->vfn->cap && reg >= f->vfn->cap) {
 		f->vfn->ops->cap_write(f->vfn->ctx, reg, val, bytes);
+	} else if (pci_msi_claims(&f->msi, reg)) {
+		pci_msi_write(b, d, reg, val, bytes);
 	}
 }
 

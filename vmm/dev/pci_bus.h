@@ -16,8 +16,9 @@
  * list bit); the command register passes I/O and memory decode, bus mastering and INTx disable
  * through and keeps nothing else; BARs are virtual (sizing reads the host BAR's size mask; the
  * address is the guest's); the expansion ROM, the capability pointer, the interrupt pin and
- * everything from 0x40 on read as zero (capabilities, MSI and MSI-X included, are hidden until
- * they are virtualized; INTx is not routed yet). Writes the guest may not make are dropped, as
+ * everything from 0x40 on read as zero, but for the MSI capability, the only one the guest
+ * sees (vmm/dev/pci_msi.h: the capability pointer and the status bit show it where the host
+ * function has one; MSI-X and the others stay hidden; INTx is not routed yet). Writes the guest may not make are dropped, as
  * hardware drops writes to read-only bits. Any other bus, device or function reads all ones.
  *
  * A BAR decodes while its command bit is on and its range can be claimed: above the guest's
@@ -32,6 +33,7 @@
 
 #include "arch/x86/pci.h"
 #include "lib/types.h"
+#include "vmm/dev/pci_msi.h"
 
 #define PCI_BUS_FUNCS 12               /* pci='s (PCI_ASSIGN_MAX) and Umbra's own (shm=) */
 #define PCI_BUS_HOLE_BASE 0xc0000000ull /* where Umbra places memory BARs: above any guest RAM */
@@ -95,6 +97,7 @@ struct pci_bus_fn {
 	u16 cmd;                /* the guest's command register: the PCI_BUS_CMD_PASS bits */
 	u8 int_line;            /* scratch for the OS, as on hardware */
 	struct pci_bus_bar bar[PCI_MAX_BARS];
+	struct pci_msi msi;     /* its MSI capability as the guest sees it (vmm/dev/pci_msi.c) */
 };
 
 struct pci_bus;
@@ -106,6 +109,10 @@ struct pci_bus_ops {
 	/* BAR b of virtual device dev now decodes at bar->at, or no longer does. */
 	void (*map)(void *ctx, unsigned dev, const struct pci_bus_bar *bar);
 	void (*unmap)(void *ctx, unsigned dev, const struct pci_bus_bar *bar);
+	/* The host message (address, data) that brings msg to the guest from virtual device
+	 * dev; false: none can (no host vector), the host's MSI stays off. NULL: none ever. */
+	bool (*msi_route)(void *ctx, unsigned dev, const struct pci_msi_msg *msg, u64 *addr,
+			  u32 *data);
 };
 
 struct pci_bus {
@@ -139,6 +146,10 @@ bool pci_bus_vfn_access(struct pci_bus *b, u64 addr, unsigned len, u32 *val, boo
 /* Power-on: every BAR back where Umbra places it, every command register (and the host's
  * decode, bus mastering and INTx disable) off, so the devices stop their DMA. */
 void pci_bus_reset(struct pci_bus *b);
+/* The guest is gone or about to be reset: every host function's bus mastering and decode go
+ * off and its INTx is disabled, so no DMA it started lands in memory about to be reused and
+ * no interrupt outlives it; the guest's view is left alone (pci_bus_reset puts it back). */
+void pci_bus_quiesce(struct pci_bus *b);
 /* An access of 1, 2 or 4 bytes to a port of 0xCF8-0xCFF (0xCF9 is the board's, not here). */
 u32 pci_bus_read(struct pci_bus *b, u16 port, unsigned size);
 void pci_bus_write(struct pci_bus *b, u16 port, unsigned size, u32 val);

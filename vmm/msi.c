@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Assigned functions' MSIs: the host vector of each, and their delivery as the guest's vector. */
+#include "vmm/msi.h"
+#include "arch/x86/devirq.h"
+#include "arch/x86/percpu.h"
+#include "vmm/ipi.h"
+#include "vmm/vm.h"
+
+/* Who each host vector belongs to: set once, when the guest is created, never taken back
+ * (guests are never destroyed; an ended guest's vector is dropped on arrival). */
+static struct { struct vm *vm; u8 dev; } owner[DEVIRQ_COUNT];
+
+u8 msi_vector_alloc(struct vm *vm, unsigned dev)
+{
+	u8 vec = devirq_alloc();
+	if (vec) {
+		owner[vec - DEVIRQ_FIRST].dev = (u8)dev;
+		__atomic_store_n(&owner[vec - DEVIRQ_FIRST].vm, vm, __ATOMIC_RELEASE);
+	}
+	return vec;
+}
+
+void msi_host_message(struct vm *vm, u8 vector, const struct pci_msi_msg *msg, u64 *addr,
+		      u32 *data)
+{
+	u32 cpu = vm->vcpus[0].cpu;
+	for (u32 i = 0; i < vm->nr_vcpus; i++)
+		if (vlapic_match_dest(&vm->vcpus[i].vlapic, msg->dest, msg->logical)) {
+			cpu = vm->vcpus[i].cpu;
+			break;
+		}
+	/* Physical destination, fixed delivery, edge: the host's own interrupt. */
+	*addr = 0xfee00000ull | (u64)(percpus[cpu].apic_id & 0xff) << 12;
+	*data = vector;
+}
+
+/* As the guest's I/O APIC or an IPI would: each local APIC the message names (one for lowest
+ * priority), its CPU kicked if it runs elsewhere. What arrives while the guest has its MSI off
+ * or masked (on its way when the guest changed it) is dropped and counted. */
+static void deliver(struct vm *vm, unsigned dev)
+{
+	struct pci_msi_msg msg;
+	if (dev < 1 || dev > vm->board.pci.n ||
+	    !pci_msi_message(&vm->board.pci.fn[dev - 1].msi, &msg)) {
+		vm->msis_dropped++;
+		return;
+	}
+	bool any = false;
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *t = &vm->vcpus[i];
+		if (!vlapic_hw_enabled(&t->vlapic) ||
+		    !vlapic_match_dest(&t->vlapic, msg.dest, msg.logical))
+			continue;
+		vlapic_set_irq(&t->vlapic, msg.vector, false);
+		ipi_kick(t);
+		any = true;
+		if (msg.lowest)
+			break;
+	}
+	if (any) {
+		vm->msis++;
+		vm_devices_touched(vm);
+	} else {
+		vm->msis_dropped++;
+	}
+}
+
+void msi_dispatch(void)
+{
+	u64 bits = devirq_take();
+	while (bits) {
+		unsigned i = (unsigned)__builtin_ctzll(bits);
+		bits &= bits - 1;
+		struct vm *vm = __atomic_load_n(&owner[i].vm, __ATOMIC_ACQUIRE);
+		if (!vm)
+			continue;
+		vm_lock(vm);
+		if (!vm_ended(vm))
+			deliver(vm, owner[i].dev);
+		vm_unlock(vm);
+	}
+}

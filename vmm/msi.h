@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Assigned functions' MSIs: the host vector of each, and their delivery as the guest's vector. */
+#ifndef VMM_MSI_H
+#define VMM_MSI_H
+
+#include "lib/types.h"
+
+struct vm;
+struct pci_msi_msg;
+
+/* A host vector for virtual device dev of vm, or 0 when none is left. */
+u8 msi_vector_alloc(struct vm *vm, unsigned dev);
+/* The host message for msg: Umbra's vector for the function, aimed at the CPU that runs the
+ * first vCPU msg names (vCPU 0's when none does yet). Caller holds the guest's lock. */
+void msi_host_message(struct vm *vm, u8 vector, const struct pci_msi_msg *msg, u64 *addr,
+		      u32 *data);
+/* Delivers the MSIs that arrived on this CPU (arch/x86/devirq.c) to their guests; takes each
+ * guest's lock, so the caller holds none. */
+void msi_dispatch(void);
+
+#endif
