@@ -35,26 +35,19 @@ void msi_host_message(struct vm *vm, u8 vector, const struct pci_msi_msg *msg, u
 }
 
 /* As the guest's I/O APIC or an IPI would: each local APIC the message names (one for lowest
- * priority), its CPU kicked if it runs elsewhere. What arrives while the guest has its MSI off
- * or masked (on its way when the guest changed it) is dropped and counted. */
-static void deliver(struct vm *vm, unsigned dev)
+ * priority), its CPU kicked if it runs elsewhere. */
+void msi_to_guest(struct vm *vm, const struct pci_msi_msg *msg)
 {
-	struct pci_msi_msg msg;
-	if (dev < 1 || dev > vm->board.pci.n ||
-	    !pci_msi_message(&vm->board.pci.fn[dev - 1].msi, &msg)) {
-		vm->msis_dropped++;
-		return;
-	}
 	bool any = false;
 	for (u32 i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *t = &vm->vcpus[i];
 		if (!vlapic_hw_enabled(&t->vlapic) ||
-		    !vlapic_match_dest(&t->vlapic, msg.dest, msg.logical))
+		    !vlapic_match_dest(&t->vlapic, msg->dest, msg->logical))
 			continue;
-		vlapic_set_irq(&t->vlapic, msg.vector, false);
+		vlapic_set_irq(&t->vlapic, msg->vector, false);
 		ipi_kick(t);
 		any = true;
-		if (msg.lowest)
+		if (msg->lowest)
 			break;
 	}
 	if (any) {
@@ -63,6 +56,19 @@ static void deliver(struct vm *vm, unsigned dev)
 	} else {
 		vm->msis_dropped++;
 	}
+}
+
+/* What arrives while the guest has its MSI off or masked (on its way when the guest changed
+ * it) is dropped and counted. */
+static void deliver(struct vm *vm, unsigned dev)
+{
+	struct pci_msi_msg msg;
+	if (dev < 1 || dev > vm->board.pci.n ||
+	    !pci_msi_message(&vm->board.pci.fn[dev - 1].msi, &msg)) {
+		vm->msis_dropped++;
+		return;
+	}
+	msi_to_guest(vm, &msg);
 }
 
 void msi_dispatch(void)

@@ -14,6 +14,10 @@ u8 msi_vector_alloc(struct vm *vm, unsigned dev);
  * first vCPU msg names (vCPU 0's when none does yet). Caller holds the guest's lock. */
 void msi_host_message(struct vm *vm, u8 vector, const struct pci_msi_msg *msg, u64 *addr,
 		      u32 *data);
+/* A message of one of the guest's functions (an assigned one's, or its ivshmem function's
+ * MSI-X), decoded: into each local APIC it names, counted in the guest's msi: line as
+ * delivered, or dropped when it names none. Caller holds the guest's lock. */
+void msi_to_guest(struct vm *vm, const struct pci_msi_msg *msg);
 /* Delivers the MSIs that arrived on this CPU (arch/x86/devirq.c) to their guests; takes each
  * guest's lock, so the caller holds none. */
 void msi_dispatch(void);

@@ -6,7 +6,9 @@
 #include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
+#include "vmm/dev/pci_msi.h"
 #include "vmm/ipi.h"
+#include "vmm/msi.h"
 #include "vmm/vm.h"
 
 /*
@@ -170,25 +172,17 @@ static const struct pci_vfn_ops ivshmem_ops = { .intx = vfn_intx, .read = vfn_re
 						.write = vfn_write, .cap_read = vfn_cap_read,
 						.cap_write = vfn_cap_write };
 
-/* An MSI-X message of the guest's ivshmem function, as the local APICs take it: an address in
- * 0xFEExxxxx (destination in bits 12-19, logical if bit 2), fixed or lowest-priority delivery,
- * a vector from 16. Anything else is no interrupt and is dropped, as a chipset drops a write
- * that decodes to no APIC. */
+/* An MSI-X message of the guest's ivshmem function, as the local APICs take it (an assigned
+ * function's would be the same); one that is no interrupt is dropped, as a chipset drops a
+ * write that decodes to no APIC, and counted. */
 static void ivshmem_msi(void *ctx, u64 addr, u32 data)
 {
 	struct vm *vm = ((struct shm_port *)ctx)->vm;
-	u8 vector = (u8)data, mode = (data >> 8) & 7;
-	if ((addr >> 20) != 0xfee || vector < 16 || mode > 1)
-		return;
-	for (u32 i = 0; i < vm->nr_vcpus; i++) {
-		struct vcpu *v = &vm->vcpus[i];
-		if (!vlapic_match_dest(&v->vlapic, (addr >> 12) & 0xff, addr & BIT(2)))
-			continue;
-		vlapic_set_irq(&v->vlapic, vector, false);
-		ipi_kick(v);
-		if (mode == 1)
-			break;  /* lowest priority: one APIC */
-	}
+	struct pci_msi_msg msg;
+	if (pci_msi_decode(addr, data, &msg))
+		vm->msis_dropped++;
+	else
+		msi_to_guest(vm, &msg);
 }
 
 /* The doorbell register: as SHM_RING, but a register write has no result to give, so a bad

@@ -162,7 +162,7 @@ struct vm {
 	struct shm_port shm[SHM_PER_GUEST]; /* shm=: its shared regions, in its line's order */
 	u32 n_shm;
 	u64 dma_faults;            /* DMA its devices tried outside it, blocked */
-	u64 msis, msis_dropped;    /* its devices' MSIs delivered; arrived while off or masked */
+	u64 msis, msis_dropped;    /* its functions' MSIs delivered; dropped (off, masked, no APIC) */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
 	struct mmu_vm mmu;
