@@ -145,6 +145,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,
 	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");
 	kdebug("guest %s: command line '%s'\n", vm->name, vm->cmdline);
+	kdebug("guest %s: RAM at host 0x%lx\n", vm->name, vm->mem.hpa[0]);
 	return true;
 }
 

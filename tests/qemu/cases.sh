@@ -23,6 +23,17 @@ for n in 1 2 4; do
     --expect-log "^console: COM1, 115200 8N1, FIFOs on$" \
     --expect-log "^memory: AP trampoline at 0x[0-9a-f]+ \(map from UEFI\)"
 done
+# A 12 GiB machine (QEMU touches memory only as used): RAM above 4 GiB is mapped and managed,
+# from either map, and a guest's RAM comes from the top of it, under the shadow MMU (BIOS) and
+# nested paging (UEFI).
+for fw in bios uefi; do
+  mmu=""; [ $fw = uefi ] && mmu="mmu=tdp"
+  case_run "qemu-$fw-mem12g" --firmware $fw --cpu max --smp 2 --mem 12288 \
+    --cmdline "log=debug $mmu" --module "$G/healthy.elf name=healthy" --expect guests_passed=1 \
+    --expect-log "^memory: 122[0-9]{2} MiB usable in the (multiboot2|UEFI) map, 10240 MiB of it above 4 GiB$" \
+    --expect-log "^memory: Umbra's map of it: 448 KiB page bitmap, 40 KiB tables above 4 GiB" \
+    --expect-log "^guest healthy: RAM at host 0x3[0-7][0-9a-f]{7}$"
+done
 # A CPU model other than max is TCG's emulation, under KVM too (run-case.sh): SVM.
 case_run qemu-qemu64-smp2 --cpu qemu64 --smp 2 --expect cpus_online=2 --expect virt=svm \
   --expect-log "npt=no"
