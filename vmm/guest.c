@@ -5,6 +5,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
 #include "boot/mb2.h"
+#include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/cpuid.h"
@@ -67,8 +68,21 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		kprintf("guest %s: %s\n", vm->name, refused.error);
 		return false;
 	}
+	/* Checked here, not in the parser: what is free depends on the guests made before. */
+	u64 free_mib = palloc_free_pages() >> (20 - PAGE_SHIFT);
+	if (mem_mib > free_mib) {
+		kprintf("guest %s: mem=%lu MiB but only %lu MiB are free\n", vm->name, mem_mib,
+			free_mib);
+		return false;
+	}
+	if (mem_mib > GUEST_MEM_MAX_MIB) {
+		kprintf("guest %s: mem=%lu MiB but a guest has at most %u MiB\n", vm->name, mem_mib,
+			GUEST_MEM_MAX_MIB);
+		return false;
+	}
 	if (memslots_init(&vm->mem, mem_mib << 20) < 0) {
-		kprintf("guest %s: no room for %lu MiB of guest memory\n", vm->name, mem_mib);
+		kprintf("guest %s: no room for %lu MiB of guest memory (%lu MiB free, not in one run)\n",
+			vm->name, mem_mib, free_mib);
 		return false;
 	}
 	unsigned nfiles = collect_files(bi, vm->name, files);

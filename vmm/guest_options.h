@@ -7,7 +7,11 @@
 
 struct mb2_module;
 
-/* Parses name=, mem=, cpu=, vcpus=, cpus=, time=, caps=, expect= and what follows "--" into
+/* The most RAM a guest's layout holds: all of it below the PCI hole's start (0xC0000000) is
+ * the plan; the loaders' views are checked up to 1 GiB. */
+#define GUEST_MEM_MAX_MIB 1024
+
+/* Parses name=, mem= (MiB, or with a K/M/G unit, parse_mib), cpu=, vcpus=, cpus=, time=, caps=, expect= and what follows "--" into
  * vm, *mem_mib and *cpu (defaults: "guest<index>", 16 MiB, round robin over ncpus; one vCPU;
  * the vCPUs spread over the CPUs from *cpu on, unless cpus= lists them). Fills vm->nr_vcpus
  * and each vCPU's cpu; *cpu is vCPU 0's. An unknown or invalid option is reported and refuses
