@@ -108,15 +108,15 @@ case_run qemu-bad-images --cpu max --smp 1 \
   --expect-log "guest badopt: unknown or invalid option 'frobnicate=1'"
 
 # mem= takes units; a guest bigger than what is free, or than a guest may be, is refused alone
-# with both sizes named, and the others run (a 2 GiB machine: QEMU touches it only as used).
-case_run qemu-mem-sizes --cpu max --smp 1 --mem 2048 \
-  --module "$G/healthy.elf name=units mem=32M" --module "$G/healthy.elf name=huge mem=4G" \
-  --module "$G/healthy.elf name=over mem=1025" --module "$G/healthy.elf name=frac mem=1536K" \
+# with both sizes named, and the others run (a 4 GiB machine: QEMU touches it only as used).
+case_run qemu-mem-sizes --cpu max --smp 1 --mem 4096 \
+  --module "$G/healthy.elf name=units mem=32M" --module "$G/healthy.elf name=huge mem=5G" \
+  --module "$G/healthy.elf name=over mem=3073" --module "$G/healthy.elf name=frac mem=1536K" \
   --module "$G/healthy.elf name=healthy" \
   --expect guests=2 --expect guests_passed=2 --expect guests_rejected=3 \
   --expect-log "^guest units: 32 MiB, " \
-  --expect-log "^guest huge: mem=4096 MiB but only 20[0-9]{2} MiB are free$" \
-  --expect-log "^guest over: mem=1025 MiB but a guest has at most 1024 MiB$" \
+  --expect-log "^guest huge: mem=5120 MiB but only 40[0-9]{2} MiB are free$" \
+  --expect-log "^guest over: mem=3073 MiB but a guest has at most 3072 MiB$" \
   --expect-log "^guest frac: unknown or invalid option 'mem=1536K'$"
 
 # The demo (boot/grub.cfg, read here so the case follows it) on a two-CPU machine: its cpu=2
