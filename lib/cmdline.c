@@ -136,3 +136,20 @@ bool parse_size(const char *s, u64 *out)
 	*out = v << shift;
 	return true;
 }
+
+bool parse_mib(const char *s, u64 *mib)
+{
+	size_t len = strlen(s);
+	char unit = len ? (char)(s[len - 1] | 0x20) : 0;
+	u64 v;
+	if (unit == 'k' || unit == 'm' || unit == 'g') {
+		if (!parse_size(s, &v) || (v & ((1ull << 20) - 1)))
+			return false;
+		*mib = v >> 20;
+		return true;
+	}
+	if (!parse_u64(s, &v) || v > (~0ull >> 20))
+		return false;
+	*mib = v;
+	return true;
+}

@@ -25,5 +25,8 @@ int hex_digit(char c);
 bool parse_u64(const char *s, u64 *out);
 /* parse_u64 with an optional K, M or G suffix (binary multiples, either case). */
 bool parse_size(const char *s, u64 *out);
+/* A memory size in MiB: a plain number is MiB (512), a K, M or G suffix a binary unit (6G,
+ * 512M, 1048576K); refused unless a whole number of MiB whose bytes fit in 64 bits. */
+bool parse_mib(const char *s, u64 *mib);
 
 #endif

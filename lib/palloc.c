@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Physical page allocator: free ranges recorded at boot, then one bit per page (set = in use). */
+/* Physical page allocator: free ranges recorded at boot, then one bit per page (set = in use).
+ * Single pages and runs shorter than a large page are packed first-fit from the bottom; runs of
+ * a large page or more come from the top: small allocations, which come and go with guests'
+ * page tables, then never split the free 2 MiB blocks a later guest's RAM needs. */
 #include "lib/palloc.h"
 #include "lib/assert.h"
 #include "lib/bitmap.h"
@@ -21,7 +24,7 @@ static struct {
 	u64 *map;
 	struct range map_range; /* the bitmap's own pages */
 	size_t total, nfree;
-	size_t hint;        /* next-fit start: keeps single-page allocation near O(1) */
+	size_t hint;        /* every bit below it is set: first-fit starts here */
 } pa;
 
 void palloc_init(void *(*p2v)(u64 pa))
@@ -73,6 +76,25 @@ void palloc_add_free(u64 start, u64 end)
 	}
 	insert_range(start, end);
 	spin_unlock(&pa.lock);
+}
+
+u64 palloc_boot_take(size_t npages, u64 below)
+{
+	u64 bytes = (u64)npages << PAGE_SHIFT;
+	u64 got = 0;
+
+	spin_lock(&pa.lock);
+	check_booting("palloc_boot_take");
+	for (size_t i = 0; i < pa.nranges && npages; i++) {
+		struct range *r = &pa.ranges[i];
+		u64 top = r->end < below ? r->end : below;
+		if (top > r->start && top - r->start >= bytes && top - bytes > got)
+			got = top - bytes;
+	}
+	spin_unlock(&pa.lock);
+	if (got)
+		palloc_reserve(got, got + bytes);
+	return got;
 }
 
 void palloc_reserve(u64 start, u64 end)
@@ -176,8 +198,7 @@ u64 palloc_alloc(void)
 	spin_lock(&pa.lock);
 	check_ready();
 	size_t bit = bitmap_find_next_zero(pa.map, pa.nbits, pa.hint);
-	if (bit == pa.nbits)
-		bit = bitmap_find_first_zero(pa.map, pa.nbits);
+	pa.hint = bit;
 	if (bit < pa.nbits) {
 		phys = take(bit, 1);
 		pa.hint = bit + 1;
@@ -185,6 +206,66 @@ u64 palloc_alloc(void)
 	spin_unlock(&pa.lock);
 	zero_pages(phys, 1);
 	return phys;
+}
+
+/* Lowest bit at or after start where npages clear bits begin on an align_pages frame, or nbits. */
+static size_t fit_up(size_t start, size_t npages, size_t align_pages)
+{
+	size_t bit = start;
+	while (npages <= pa.nbits) {
+		bit = bitmap_find_next_zero(pa.map, pa.nbits, bit);
+		/* Round the physical frame number, not the bit index, up to the alignment. */
+		u64 pfn = pa.base_pfn + bit;
+		bit += (size_t)((align_pages - pfn % align_pages) % align_pages);
+		if (bit > pa.nbits - npages)
+			break;
+		size_t run = 0;
+		while (run < npages && !bitmap_test(pa.map, bit + run))
+			run++;
+		if (run == npages)
+			return bit;
+		bit += run + 1;
+	}
+	return pa.nbits;
+}
+
+/* Highest bit in [lo, hi) that is set (used) or clear, or hi when none: a word at a time. */
+static size_t last_bit(size_t lo, size_t hi, bool used)
+{
+	size_t bit = hi;
+	while (bit > lo) {
+		size_t w = (bit - 1) / 64;
+		u64 v = used ? pa.map[w] : ~pa.map[w];
+		if (bit % 64)
+			v &= BIT(bit % 64) - 1;
+		if (w * 64 < lo)
+			v &= ~0ull << (lo % 64);
+		if (v)
+			return w * 64 + 63 - (size_t)__builtin_clzll(v);
+		bit = w * 64;
+	}
+	return hi;
+}
+
+/* Highest bit where npages clear bits begin on an align_pages frame, or nbits. */
+static size_t fit_down(size_t npages, size_t align_pages)
+{
+	size_t end = pa.nbits;
+	while (end >= npages) {
+		u64 pfn = pa.base_pfn + end - npages;
+		if (pfn % align_pages > end - npages)
+			break;
+		size_t bit = end - npages - (size_t)(pfn % align_pages);
+		size_t used = last_bit(bit, bit + npages, true);
+		if (used == bit + npages)
+			return bit;
+		/* The run ends at or below the highest free page under the used one. */
+		size_t free = last_bit(0, used, false);
+		if (free == used)
+			break;
+		end = free + 1;
+	}
+	return pa.nbits;
 }
 
 u64 palloc_alloc_contig(size_t npages, size_t align_pages)
@@ -196,22 +277,10 @@ u64 palloc_alloc_contig(size_t npages, size_t align_pages)
 		align_pages = 1;
 	spin_lock(&pa.lock);
 	check_ready();
-	size_t bit = 0;
-	while (npages <= pa.nbits && !phys) {
-		bit = bitmap_find_next_zero(pa.map, pa.nbits, bit);
-		/* Round the physical frame number, not the bit index, up to the alignment. */
-		u64 pfn = pa.base_pfn + bit;
-		bit += (size_t)((align_pages - pfn % align_pages) % align_pages);
-		if (bit > pa.nbits - npages)
-			break;
-		size_t run = 0;
-		while (run < npages && !bitmap_test(pa.map, bit + run))
-			run++;
-		if (run == npages)
-			phys = take(bit, npages);
-		else
-			bit += run + 1;
-	}
+	size_t bit = npages >= PALLOC_LARGE_PAGES ? fit_down(npages, align_pages)
+						  : fit_up(pa.hint, npages, align_pages);
+	if (bit < pa.nbits)
+		phys = take(bit, npages);
 	spin_unlock(&pa.lock);
 	zero_pages(phys, npages);
 	return phys;
@@ -239,6 +308,8 @@ void palloc_free(u64 phys)
 		panic("palloc: double free of 0x%llx", (unsigned long long)phys);
 	bitmap_clear(pa.map, bit);
 	pa.nfree++;
+	if (bit < pa.hint)
+		pa.hint = bit;
 	spin_unlock(&pa.lock);
 }
 
@@ -250,4 +321,9 @@ size_t palloc_free_pages(void)
 size_t palloc_total_pages(void)
 {
 	return pa.total;
+}
+
+size_t palloc_bitmap_pages(void)
+{
+	return (size_t)((pa.map_range.end - pa.map_range.start) >> PAGE_SHIFT);
 }

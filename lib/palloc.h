@@ -6,6 +6,8 @@
 #include "lib/types.h"
 
 #define PALLOC_MAX_RANGES 32
+/* Runs of at least this many pages (a 2 MiB page) are placed from the top of memory. */
+#define PALLOC_LARGE_PAGES 512
 
 /*
  * Boot order: palloc_init, then any palloc_add_free/palloc_reserve calls in any
@@ -17,6 +19,9 @@ void palloc_init(void *(*p2v)(u64 pa));
 void palloc_add_free(u64 start, u64 end);
 /* Removes [start, end), rounded outward to pages, from the free ranges. */
 void palloc_reserve(u64 start, u64 end);
+/* Boot only: takes npages contiguous free pages ending at or below `below` (the highest such
+ * place) out of the free ranges for the caller to keep; 0 when none fits. */
+u64 palloc_boot_take(size_t npages, u64 below);
 /* Places the bitmap in free memory; panics when no range can hold it. */
 void palloc_finalize(void);
 
@@ -30,5 +35,7 @@ void palloc_free(u64 pa);
 size_t palloc_free_pages(void);
 /* Pages available to allocate right after finalize (free RAM less the bitmap). */
 size_t palloc_total_pages(void);
+/* Pages the bitmap itself takes (one bit per page of the span the free ranges cover). */
+size_t palloc_bitmap_pages(void);
 
 #endif

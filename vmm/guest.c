@@ -5,6 +5,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
 #include "boot/mb2.h"
+#include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/cpuid.h"
@@ -67,8 +68,21 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		kprintf("guest %s: %s\n", vm->name, refused.error);
 		return false;
 	}
+	/* Checked here, not in the parser: what is free depends on the guests made before. */
+	u64 free_mib = palloc_free_pages() >> (20 - PAGE_SHIFT);
+	if (mem_mib > free_mib) {
+		kprintf("guest %s: mem=%lu MiB but only %lu MiB are free\n", vm->name, mem_mib,
+			free_mib);
+		return false;
+	}
+	if (mem_mib > GUEST_MEM_MAX_MIB) {
+		kprintf("guest %s: mem=%lu MiB but a guest has at most %u MiB\n", vm->name, mem_mib,
+			GUEST_MEM_MAX_MIB);
+		return false;
+	}
 	if (memslots_init(&vm->mem, mem_mib << 20) < 0) {
-		kprintf("guest %s: no room for %lu MiB of guest memory\n", vm->name, mem_mib);
+		kprintf("guest %s: no room for %lu MiB of guest memory (%lu MiB free, not in one run)\n",
+			vm->name, mem_mib, free_mib);
 		return false;
 	}
 	unsigned nfiles = collect_files(bi, vm->name, files);
@@ -146,6 +160,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,
 	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");
 	kdebug("guest %s: command line '%s'\n", vm->name, vm->cmdline);
+	kdebug("guest %s: RAM at host 0x%lx\n", vm->name, vm->mem.hpa[0]);
 	return true;
 }
 

@@ -10,7 +10,6 @@
 #include "vmm/bios.h"
 
 #define DEFAULT_MEM_MIB 16
-#define MAX_MEM_MIB 1024
 #define MAX_TIME_S (30ull * 24 * 3600)
 /* reboots=: restarts allowed before a reboot loop ends the guest (0: the first reset ends it). */
 #define MAX_REBOOTS 1000
@@ -106,7 +105,8 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 		}
 		if (!strcmp(key, "name") && val[0]) {
 			fmt_snprintf(vm->name, sizeof(vm->name), "%s", val);
-		} else if (!strcmp(key, "mem") && parse_u64(val, &n) && n >= 1 && n <= MAX_MEM_MIB) {
+		} else if (!strcmp(key, "mem") && parse_mib(val, &n) && n >= 1) {
+			/* Its size against what is free and the layout's limit: guest_create. */
 			*mem_mib = n;
 		} else if (!strcmp(key, "cpu") && parse_u64(val, &n)) {
 			*cpu = cpu_or_fallback(vm, n, ncpus);

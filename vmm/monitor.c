@@ -8,6 +8,7 @@
 #include "arch/x86/regs.h"
 #include "arch/x86/tsc.h"
 #include "lib/cmdline.h"
+#include "lib/palloc.h"
 #include "lib/printf.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
@@ -61,6 +62,24 @@ static void cmd_guests(void)
 			vm->tdp_on ? "nested" : "shadow", gdbstub_attached(vm) ? " gdb" : "",
 			console_has_focus(vm) ? " focus" : "");
 	}
+}
+
+/* Where the allocator's pages are: free, guests' RAM, shadow pools, and the rest, which is
+ * Umbra's own (nested tables, frame arrays, vCPU state, logs). Read without locks: a snapshot. */
+static void cmd_mem(void)
+{
+	u64 ram = 0, pools = 0, n = 0;
+	for_each_vm(vm) {
+		for (u32 s = 0; s < vm->mem.n; s++)
+			ram += vm->mem.slot[s].npages;
+		pools += __atomic_load_n(&vm->mmu.pool_used, __ATOMIC_RELAXED);
+		n++;
+	}
+	u64 total = palloc_total_pages(), free = palloc_free_pages();
+	u64 used = total - free, umbra = used > ram + pools ? used - ram - pools : 0;
+	kprintf("monitor: memory: %lu MiB free of %lu MiB; guests' RAM %lu MiB (%lu guests), "
+		"shadow pools %lu KiB, Umbra's own %lu KiB\n", free >> 8, total >> 8, ram >> 8, n,
+		pools * 4, umbra * 4);
 }
 
 /* The registers as last saved (a running guest's are a snapshot from its last exit: pause it
@@ -321,6 +340,7 @@ static void cmd_help(struct vm *vm, const char *arg);
 
 static void do_guests(struct vm *vm, const char *arg) { (void)vm; (void)arg; cmd_guests(); }
 static void do_top(struct vm *vm, const char *arg) { (void)vm; (void)arg; cmd_top(); }
+static void do_mem(struct vm *vm, const char *arg) { (void)vm; (void)arg; cmd_mem(); }
 static void do_regs(struct vm *vm, const char *arg) { (void)arg; cmd_regs(vm); }
 static void do_shadow(struct vm *vm, const char *arg) { (void)arg; cmd_shadow(vm); }
 static void do_audit(struct vm *vm, const char *arg) { (void)arg; cmd_audit(vm); }
@@ -378,6 +398,7 @@ static const struct mon_cmd {
 	{ "log", " NAME", 1, do_log },
 	{ "nmi", " NAME", 1, do_nmi },
 	{ "top", "", 0, do_top },
+	{ "mem", "", 0, do_mem },
 	{ "trace", " NAME on|off|dump", 2, do_trace },
 	{ "help", "", 0, cmd_help },
 };

@@ -2,13 +2,17 @@
 /* Builds Umbra's final page tables, replacing the all-writable early map from boot/entry.S. */
 #include "arch/x86/paging.h"
 #include "arch/x86/cpu.h"
+#include "lib/palloc.h"
 #include "lib/printf.h"
+#include "lib/string.h"
 
 static u64 pml4[512] __attribute__((aligned(4096)));
 static u64 pdpt[512] __attribute__((aligned(4096)));
 static u64 pd[4][512] __attribute__((aligned(4096)));
 #define LOW_PTS 4
 static u64 pt_low[LOW_PTS][512] __attribute__((aligned(4096))); /* first 8 MiB by 4 KiB page */
+
+static size_t high_table_pages;
 
 extern char __kernel_start[], __text_end[], __rodata_end[], __kernel_end[];
 
@@ -77,6 +81,42 @@ bool paging_map_uncached(u64 pa, u64 len)
 		pd[a >> 30][(a >> 21) & 511] |= PTE_PCD | PTE_PWT;
 	write_cr3(read_cr3());
 	return true;
+}
+
+/* A zeroed table page for the map above 4 GiB, from free RAM below 4 GiB (mapped already). */
+static u64 *table_at(u64 *entry)
+{
+	if (!(*entry & PTE_P)) {
+		u64 t = palloc_boot_take(1, HOST_MAPPED_LIMIT);
+		if (!t)
+			return NULL;
+		memset(phys_to_virt(t), 0, PAGE_SIZE);
+		high_table_pages++;
+		*entry = t | PTE_P | PTE_W;
+	}
+	return phys_to_virt(*entry & PTE_ADDR);
+}
+
+u64 paging_map_ram(u64 start, u64 end)
+{
+	if (start < HOST_MAPPED_LIMIT || (start | end) & (LARGE_PAGE_SIZE - 1))
+		return start;
+	if (end > HOST_MAP_END)
+		end = HOST_MAP_END;
+	u64 a;
+	for (a = start; a < end; a += LARGE_PAGE_SIZE) {
+		u64 *pdpt_hi = table_at(&pml4[a >> 39]);
+		u64 *pd_hi = pdpt_hi ? table_at(&pdpt_hi[(a >> 30) & 511]) : NULL;
+		if (!pd_hi)
+			break;
+		pd_hi[(a >> 21) & 511] = a | PTE_P | PTE_W | PTE_PS | PTE_NX;
+	}
+	return a;
+}
+
+size_t paging_high_table_pages(void)
+{
+	return high_table_pages;
 }
 
 u64 paging_host_cr3(void)

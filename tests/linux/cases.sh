@@ -32,6 +32,16 @@ mapfile -t short < <(linux_modules linux 160 20)
 case_run linux-audit --cpu max --timeout 900 --cmdline audit=1 "${short[@]}" "${pass[@]}" \
   --expect-log "audit_errors=0"
 
+# A 12 GiB machine and a guest with 3 GiB, all of its RAM from host memory above 4 GiB (the
+# allocator places large runs from the top): the guest sees it (MemTotal) and passes, under the
+# cached shadow MMU and on nested paging.
+for mmu in shadow tdp; do
+  case_run linux-mem3g-$mmu --cpu max --mem 12288 --timeout 600 --cmdline "log=debug mmu=$mmu" \
+    --module "$L/vmlinuz name=linux mem=3G -- console=ttyS0 loops=20 expect_mem=3072" \
+    --module "$L/initrd.gz for=linux" "${pass[@]}" \
+    --expect-log "^guest linux: 3072 MiB, " --expect-log "^guest linux: RAM at host 0x[23][0-9a-f]{8}$"
+done
+
 # Bochs Haswell: the VMX backend, shadow MMU (Bochs is slower: a shorter loop).
 mapfile -t vmx < <(linux_modules linux 160 20)
 case_run linux-bochs-vmx --emu bochs --cpu corei7_haswell_4770 --timeout 900 "${vmx[@]}" \

@@ -29,7 +29,8 @@ steps=(
   'gdbtarget: booted .*on Umbra|\x01c'
   'umbra: monitor \(help|help\r'
   'monitor: commands:|guests\r'
-  'monitor: guest idle state=|regs worker\r'
+  'monitor: guest idle state=|mem\r'
+  'monitor: memory: |regs worker\r'
   'monitor:   cr0=|walk worker 0x104000\r'
   'monitor:   shadow L1|shadow worker\r'
   'monitor:   shadowed=|audit worker\r'
@@ -66,6 +67,8 @@ fi
 check open 'umbra: monitor \(help lists the commands'
 check help 'monitor: commands: guests \| regs NAME'
 check guests 'monitor: guest worker state=running cpu=[0-9]+ exits=[0-9]+ faults_fixed=[0-9]+'
+# Two guests of 16 MiB each; the worker's shadow tables are in its pool.
+check mem "monitor: memory: [0-9]+ MiB free of 25[0-9] MiB; guests' RAM 32 MiB \\(2 guests\\), shadow pools [1-9][0-9]* KiB, Umbra's own [1-9][0-9]* KiB"
 check regs 'monitor: worker vcpu0 \(running\) rip=0x[0-9a-f]+'
 check walk-guest 'monitor:   guest L4 \[ *0\] @0x[0-9a-f]+ = 0x[0-9a-f]+ P'
 check walk-guest-leaf 'monitor:   guest L[12] \[ *[0-9]+\] @0x[0-9a-f]+ = 0x[0-9a-f]+ P'

@@ -23,6 +23,17 @@ for n in 1 2 4; do
     --expect-log "^console: COM1, 115200 8N1, FIFOs on$" \
     --expect-log "^memory: AP trampoline at 0x[0-9a-f]+ \(map from UEFI\)"
 done
+# A 12 GiB machine (QEMU touches memory only as used): RAM above 4 GiB is mapped and managed,
+# from either map, and a guest's RAM comes from the top of it, under the shadow MMU (BIOS) and
+# nested paging (UEFI).
+for fw in bios uefi; do
+  mmu=""; [ $fw = uefi ] && mmu="mmu=tdp"
+  case_run "qemu-$fw-mem12g" --firmware $fw --cpu max --smp 2 --mem 12288 \
+    --cmdline "log=debug $mmu" --module "$G/healthy.elf name=healthy" --expect guests_passed=1 \
+    --expect-log "^memory: 122[0-9]{2} MiB usable in the (multiboot2|UEFI) map, 10240 MiB of it above 4 GiB$" \
+    --expect-log "^memory: Umbra's map of it: 448 KiB page bitmap, 40 KiB tables above 4 GiB" \
+    --expect-log "^guest healthy: RAM at host 0x3[0-7][0-9a-f]{7}$"
+done
 # A CPU model other than max is TCG's emulation, under KVM too (run-case.sh): SVM.
 case_run qemu-qemu64-smp2 --cpu qemu64 --smp 2 --expect cpus_online=2 --expect virt=svm \
   --expect-log "npt=no"
@@ -95,6 +106,18 @@ case_run qemu-bad-images --cpu max --smp 1 \
   --expect-log "guest truncated: bad image: .*(truncated|past the image)" \
   --expect-log "guest toobig: bad image: segment outside guest memory" \
   --expect-log "guest badopt: unknown or invalid option 'frobnicate=1'"
+
+# mem= takes units; a guest bigger than what is free, or than a guest may be, is refused alone
+# with both sizes named, and the others run (a 4 GiB machine: QEMU touches it only as used).
+case_run qemu-mem-sizes --cpu max --smp 1 --mem 4096 \
+  --module "$G/healthy.elf name=units mem=32M" --module "$G/healthy.elf name=huge mem=5G" \
+  --module "$G/healthy.elf name=over mem=3073" --module "$G/healthy.elf name=frac mem=1536K" \
+  --module "$G/healthy.elf name=healthy" \
+  --expect guests=2 --expect guests_passed=2 --expect guests_rejected=3 \
+  --expect-log "^guest units: 32 MiB, " \
+  --expect-log "^guest huge: mem=5120 MiB but only 40[0-9]{2} MiB are free$" \
+  --expect-log "^guest over: mem=3073 MiB but a guest has at most 3072 MiB$" \
+  --expect-log "^guest frac: unknown or invalid option 'mem=1536K'$"
 
 # The demo (boot/grub.cfg, read here so the case follows it) on a two-CPU machine: its cpu=2
 # and cpu=3 fall back to CPUs 0 and 1 with a warning and every demo guest passes; a malformed

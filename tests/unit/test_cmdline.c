@@ -133,6 +133,31 @@ static void test_parse_size(void **state)
 			fail_msg("parse_size accepted \"%s\"", bad[i]);
 }
 
+static void test_parse_mib(void **state)
+{
+	(void)state;
+	static const struct { const char *s; u64 mib; } good[] = {
+		{ "512", 512 }, { "6G", 6144 }, { "6g", 6144 }, { "512M", 512 }, { "1m", 1 },
+		{ "1048576K", 1024 }, { "0x10", 16 }, { "0", 0 }, { "17592186044415", (1ull << 44) - 1 },
+		{ "17179869183G", 17179869183ull << 10 } };
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		u64 x = 0;
+		if (!parse_mib(good[i].s, &x))
+			fail_msg("parse_mib refused \"%s\"", good[i].s);
+		assert_int_equal(x, good[i].mib);
+	}
+	/* Fractions of a MiB, units it does not know, bytes past 64 bits, no number at all. */
+	static const char *bad[] = { "", "G", "M", "1536K", "1K", "1.5G", "6GB", "6T", "6 G",
+				     "-1", "+1", "17592186044416", "17179869184G", "0xG", "6Gi",
+				     "99999999999999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		u64 x = 77;
+		if (parse_mib(bad[i], &x))
+			fail_msg("parse_mib accepted \"%s\"", bad[i]);
+		assert_int_equal(x, 77);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_get),
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_mib),
 	};
 	return cmocka_run_group_tests_name("cmdline", tests, NULL, NULL);
 }
