@@ -4,12 +4,13 @@
 #define VMM_DEV_PCI_BUS_H
 
 /*
- * The guest sees one bus, bus 0: a host bridge at 00:00.0 and its pci= functions renumbered as
+ * The guest sees one bus, bus 0: a host bridge at 00:00.0, its pci= functions renumbered as
  * function 0 of devices 1, 2, ... in the order of its pci= list, whatever their host bus,
  * device and function (Jailhouse keeps host numbers; ACRN's partition mode renumbers). A
  * function 1 given without its function 0, or two functions with the same device and function
  * on two host buses, would otherwise be invisible to a guest's scan (which looks past function
- * 0 only when function 0 says it is multi-function) or collide.
+ * 0 only when function 0 says it is multi-function) or collide. Functions of Umbra's own (a
+ * shared region's ivshmem function, struct pci_vfn below) follow them.
  *
  * Configuration space is filtered, 256 bytes per function: vendor, device, class, revision,
  * subsystem and status read through from the host function (status without its capability
@@ -18,8 +19,10 @@
  * address is the guest's); the expansion ROM, the capability pointer, the interrupt pin and
  * everything from 0x40 on read as zero, but for the MSI capability, the only one the guest
  * sees (vmm/dev/pci_msi.h: the capability pointer and the status bit show it where the host
- * function has one; MSI-X and the others stay hidden; INTx is not routed yet). Writes the guest may not make are dropped, as
- * hardware drops writes to read-only bits. Any other bus, device or function reads all ones.
+ * function has one; MSI-X and the others stay hidden; a host function's INTx is not routed
+ * yet, a function of Umbra's own has INTA on IRQ 11). Writes the guest may not make are
+ * dropped, as hardware drops writes to read-only bits. Any other bus, device or function reads
+ * all ones.
  *
  * A BAR decodes while its command bit is on and its range can be claimed: above the guest's
  * RAM, clear of the local and I/O APICs' pages, inside the 16-bit port space above the board's
