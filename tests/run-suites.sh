@@ -17,11 +17,18 @@ prereqs=$(make -pq MAKE=true "${suites[@]}" 2>/dev/null |
           awk -v want=" ${suites[*]} " '
             /^# Not a target/ { skip = 1; next }
             /^[a-z0-9-]+:/ { t = $1; sub(/:$/, "", t)
+                             # "target: VAR := value" is a target-specific variable, not a
+                             # prerequisite list: its words would reach make as an assignment.
+                             if ($3 ~ /^([:!?+]|::|:::)?=$/) next
                              if (!skip && index(want, " " t " ")) { $1 = ""; print } }
             { skip = 0 }' | tr ' ' '\n' | sort -u)
 echo "=== building what the suites need (make -j$jobs)"
 # shellcheck disable=SC2086
-make --no-print-directory -j"$jobs" $prereqs || echo "run-suites: the build failed; each suite reports it"
+# A failed build is a failure of its own: the suites would otherwise each rebuild the shared
+# files at the same time, two makes writing one object, and fail far from the cause.
+build_failed=0
+make --no-print-directory -j"$jobs" $prereqs ||
+  { build_failed=1; echo "run-suites: the build failed; each suite reports it"; }
 
 # run_one SUITE: one suite into its log, with its exit status and seconds beside it.
 run_one() {
@@ -74,6 +81,7 @@ done
 wait
 report_finished
 
+if [ "$build_failed" -ne 0 ]; then total_f=$((total_f + 1)); bad+=("build"); fi
 [ ${#bad[@]} -eq 0 ] || echo "failing suites: ${bad[*]}"
 echo "$total_p passed, $total_f failed"
 [ "$total_f" -eq 0 ]
