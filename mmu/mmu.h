@@ -11,7 +11,8 @@
  * and frame counts, every vCPU's roots and object caches, the statistics and audit tracking.
  * Every function here is called with it held, and so is every platform callback made from
  * inside (alloc_page/free_page take the host's page-pool lock under it: order VM lock, then
- * pool lock, then console). Nothing here sleeps, blocks or waits for another CPU.
+ * pool lock, then console). Nothing here sleeps or blocks; it waits for another CPU only where
+ * write protection must be complete before the guest's table is read (ops->flush_wait).
  * Under the lock, a call may take rights from shadow entries that any vCPU of the guest may
  * have cached; it then posts ops->flush_tlb for every such vCPU (usually all of them) and
  * marks the roots it zapped invalid in their users (who reload at mmu_load). Before dropping

@@ -76,6 +76,9 @@ struct mmu_platform_ops {
 	 * caller drops the VM lock (mmu.h). Called for any vCPU of the guest, not only the one whose
 	 * call this is. Posting only: it must not block. */
 	void (*flush_tlb)(void *ctx, struct mmu_vcpu *vcpu);
+	/* Complete the flushes posted so far now, not at the unlock: kick and wait as above. Only
+	 * for write protection, whose table the MMU reads right after (mmu/rmap.c). */
+	void (*flush_wait)(void *ctx);
 };
 
 #endif

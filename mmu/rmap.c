@@ -115,4 +115,9 @@ void rmap_write_protect(struct mmu_vm *vm, u64 gfn)
 	audit_mark_frame(vm, gfn);
 	pset_drain(&f->rmap, &vm->rmap_slab, clear_writable, vm);
 	mmu_flush_all(vm);
+	/* The caller reads the guest's table next (to shadow or resync it). A vCPU on another CPU
+	 * could still store to it through a writable translation its TLB kept until it
+	 * acknowledges, and that store would slip past the shadow entries made from the old
+	 * value: as KVM does, the flush completes before the table is read. */
+	vm->ops->flush_wait(vm->ctx);
 }

@@ -107,6 +107,11 @@ static void host_flush_tlb(void *ctx, struct mmu_vcpu *mv)
 	remote_flush_request(container_of(mv, struct vcpu, mmu));
 }
 
+static void host_flush_wait(void *ctx)
+{
+	remote_flush_wait(ctx);
+}
+
 const struct mmu_platform_ops mmu_host_ops = {
 	.alloc_page = host_alloc_page,
 	.free_page = host_free_page,
@@ -117,4 +122,5 @@ const struct mmu_platform_ops mmu_host_ops = {
 	.write_gpa = host_write_gpa,
 	.cmpxchg_gpa = host_cmpxchg_gpa,
 	.flush_tlb = host_flush_tlb,
+	.flush_wait = host_flush_wait,
 };

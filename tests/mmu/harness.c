@@ -157,6 +157,12 @@ static void h_flush_tlb(void *ctx, struct mmu_vcpu *vcpu)
 	memset(h->tlb[v], 0, sizeof(h->tlb[v]));
 }
 
+/* The harness's flushes take effect when posted: only counted. */
+static void h_flush_wait(void *ctx)
+{
+	((struct harness *)ctx)->flush_waits++;
+}
+
 static const struct mmu_platform_ops h_ops = {
 	.alloc_page = h_alloc_page,
 	.free_page = h_free_page,
@@ -167,6 +173,7 @@ static const struct mmu_platform_ops h_ops = {
 	.write_gpa = h_write_gpa,
 	.cmpxchg_gpa = h_cmpxchg_gpa,
 	.flush_tlb = h_flush_tlb,
+	.flush_wait = h_flush_wait,
 };
 
 void h_init(struct harness *h, const struct mmu_config *cfg, unsigned nvcpus)

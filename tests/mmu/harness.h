@@ -46,6 +46,7 @@ struct harness {
 	unsigned nhfree;
 	long page_limit;	/* < 0: unlimited */
 	u64 flushes;
+	u64 flush_waits;	/* write protections that completed their flushes at once */
 	struct h_tlbe tlb[H_MAX_VCPUS][H_TLB_ENTRIES];
 	u64 tlb_hits;		/* accesses the modelled TLB served */
 	bool from_tlb;		/* the last software-CPU access was a TLB hit */
