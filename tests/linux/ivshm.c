@@ -10,46 +10,12 @@
  * and rings back. Each waits in read() on /dev/uio0, never polling. Both print a checksum of
  * everything moved; the receiver's check of each word is what passes or fails.
  */
-#define SYS_READ 0
-#define SYS_WRITE 1
-#define SYS_OPEN 2
-#define SYS_MMAP 9
-#define SYS_PREAD64 17
-#define SYS_PWRITE64 18
-#define SYS_EXIT 60
+#include "tests/linux/sys.h"
+
 #define O_RDWR 2
 #define O_SYNC 04010000
 #define PROT_RW 3
 #define MAP_SHARED 1
-
-typedef unsigned long ulong;
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
-static long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	long r;
-	register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-			 "r"(r9) : "rcx", "r11", "memory");
-	return r;
-}
-
-static ulong slen(const char *s) { ulong n = 0; while (s[n]) n++; return n; }
-static void out(const char *s) { sys6(SYS_WRITE, 1, (long)s, (long)slen(s), 0, 0, 0); }
-
-static void out_hex(const char *what, u64 v)
-{
-	char b[40];
-	int n = 0;
-	for (const char *w = what; *w; w++)
-		b[n++] = *w;
-	for (int i = 60; i >= 0; i -= 4)
-		b[n++] = "0123456789abcdef"[(v >> i) & 0xf];
-	b[n++] = '\n';
-	b[n] = 0;
-	out(b);
-}
 
 __attribute__((noreturn)) static void die(const char *why)
 {
@@ -123,7 +89,7 @@ static u64 parse(const char *s)
 	return v;
 }
 
-__attribute__((used)) static void start_c(long *sp)
+static void start_c(long *sp)
 {
 	if (sp[0] != 4)
 		die("usage: ivshm send|recv SYSFS_DIR MIB");
@@ -176,5 +142,3 @@ __attribute__((used)) static void start_c(long *sp)
 	out_hex("checksum ", sum);
 	sys6(SYS_EXIT, 0, 0, 0, 0, 0, 0);
 }
-
-__asm__(".globl _start\n_start:\n\tmov %rsp, %rdi\n\tand $-16, %rsp\n\tcall start_c\n\thlt\n");

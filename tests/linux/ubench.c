@@ -6,33 +6,14 @@
  * pt_writes_x1000, fills_x1000). */
 #include "pv/abi.h"
 
-#define SYS_READ 0
-#define SYS_WRITE 1
-#define SYS_MMAP 9
-#define SYS_MUNMAP 11
-#define SYS_PIPE 22
-#define SYS_FORK 57
-#define SYS_EXECVE 59
-#define SYS_EXIT 60
-#define SYS_WAIT4 61
-#define SYS_CLOCK_GETTIME 228
+#include "tests/linux/sys.h"
+
 #define MAP_SIZE (1ul << 20)
-
-typedef unsigned long ulong;
-
-static long sys(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-	long r;
-	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-			 "r"(r9) : "rcx", "r11", "memory");
-	return r;
-}
 
 static ulong now_ns(void)
 {
 	long ts[2];
-	sys(SYS_CLOCK_GETTIME, 1, (long)ts, 0, 0, 0, 0);
+	sys6(SYS_CLOCK_GETTIME, 1, (long)ts, 0, 0, 0, 0);
 	return (ulong)ts[0] * 1000000000ul + (ulong)ts[1];
 }
 
@@ -63,13 +44,13 @@ static long stats(struct umbra_stats *s)
 }
 
 /* ---- output without printf ---- */
-static char out[1024];
+static char obuf[1024];
 static ulong out_len;
 
 static void put(const char *s)
 {
-	while (*s && out_len < sizeof(out) - 1)
-		out[out_len++] = *s++;
+	while (*s && out_len < sizeof(obuf) - 1)
+		obuf[out_len++] = *s++;
 }
 
 static void put_num(ulong v)
@@ -77,14 +58,14 @@ static void put_num(ulong v)
 	char b[24];
 	int n = 0;
 	do b[n++] = (char)('0' + v % 10); while ((v /= 10) && n < 23);
-	while (n && out_len < sizeof(out) - 1)
-		out[out_len++] = b[--n];
+	while (n && out_len < sizeof(obuf) - 1)
+		obuf[out_len++] = b[--n];
 }
 
 static void flush(void)
 {
 	put("\n");
-	sys(SYS_WRITE, 1, (long)out, (long)out_len, 0, 0, 0);
+	sys6(SYS_WRITE, 1, (long)obuf, (long)out_len, 0, 0, 0);
 	out_len = 0;
 }
 
@@ -95,12 +76,12 @@ static char *const no_env[] = { 0 };
 static void fork_exec(ulong n)
 {
 	for (ulong i = 0; i < n; i++) {
-		long pid = sys(SYS_FORK, 0, 0, 0, 0, 0, 0);
+		long pid = sys6(SYS_FORK, 0, 0, 0, 0, 0, 0);
 		if (pid == 0) {
-			sys(SYS_EXECVE, (long)"/bin/true", (long)true_argv, (long)no_env, 0, 0, 0);
-			sys(SYS_EXIT, 127, 0, 0, 0, 0, 0);
+			sys6(SYS_EXECVE, (long)"/bin/true", (long)true_argv, (long)no_env, 0, 0, 0);
+			sys6(SYS_EXIT, 127, 0, 0, 0, 0, 0);
 		}
-		sys(SYS_WAIT4, pid, 0, 0, 0, 0, 0);
+		sys6(SYS_WAIT4, pid, 0, 0, 0, 0, 0);
 	}
 }
 
@@ -108,32 +89,32 @@ static void pipe_pingpong(ulong n)
 {
 	int to[2], back[2];
 	char c = 'x';
-	sys(SYS_PIPE, (long)to, 0, 0, 0, 0, 0);
-	sys(SYS_PIPE, (long)back, 0, 0, 0, 0, 0);
-	long pid = sys(SYS_FORK, 0, 0, 0, 0, 0, 0);
+	sys6(SYS_PIPE, (long)to, 0, 0, 0, 0, 0);
+	sys6(SYS_PIPE, (long)back, 0, 0, 0, 0, 0);
+	long pid = sys6(SYS_FORK, 0, 0, 0, 0, 0, 0);
 	if (pid == 0) {
 		for (ulong i = 0; i < n; i++) {
-			sys(SYS_READ, to[0], (long)&c, 1, 0, 0, 0);
-			sys(SYS_WRITE, back[1], (long)&c, 1, 0, 0, 0);
+			sys6(SYS_READ, to[0], (long)&c, 1, 0, 0, 0);
+			sys6(SYS_WRITE, back[1], (long)&c, 1, 0, 0, 0);
 		}
-		sys(SYS_EXIT, 0, 0, 0, 0, 0, 0);
+		sys6(SYS_EXIT, 0, 0, 0, 0, 0, 0);
 	}
 	for (ulong i = 0; i < n; i++) {
-		sys(SYS_WRITE, to[1], (long)&c, 1, 0, 0, 0);
-		sys(SYS_READ, back[0], (long)&c, 1, 0, 0, 0);
+		sys6(SYS_WRITE, to[1], (long)&c, 1, 0, 0, 0);
+		sys6(SYS_READ, back[0], (long)&c, 1, 0, 0, 0);
 	}
-	sys(SYS_WAIT4, pid, 0, 0, 0, 0, 0);
+	sys6(SYS_WAIT4, pid, 0, 0, 0, 0, 0);
 }
 
 static void mmap_touch(ulong n)
 {
 	for (ulong i = 0; i < n; i++) {
-		volatile char *p = (volatile char *)sys(SYS_MMAP, 0, MAP_SIZE, 3, 0x22, -1, 0);
+		volatile char *p = (volatile char *)sys6(SYS_MMAP, 0, MAP_SIZE, 3, 0x22, -1, 0);
 		if ((long)p < 0)
-			sys(SYS_EXIT, 3, 0, 0, 0, 0, 0);
+			sys6(SYS_EXIT, 3, 0, 0, 0, 0, 0);
 		for (ulong off = 0; off < MAP_SIZE; off += 4096)
 			p[off] = 1;
-		sys(SYS_MUNMAP, (long)p, MAP_SIZE, 0, 0, 0, 0);
+		sys6(SYS_MUNMAP, (long)p, MAP_SIZE, 0, 0, 0, 0);
 	}
 }
 
@@ -179,7 +160,7 @@ static int streq(const char *a, const char *b)
 }
 
 /* ubench WORKLOAD N */
-__attribute__((used)) static void start_c(long *sp)
+static void start_c(long *sp)
 {
 	static struct umbra_stats a, b;
 	const char *w = sp[0] > 1 ? (const char *)sp[2] : "";
@@ -190,7 +171,7 @@ __attribute__((used)) static void start_c(long *sp)
 	if (!fn) {
 		put("usage: ubench fork|pipe|mmap N");
 		flush();
-		sys(SYS_EXIT, 2, 0, 0, 0, 0, 0);
+		sys6(SYS_EXIT, 2, 0, 0, 0, 0, 0);
 	}
 	probe();
 	int counted = stats(&a) > 0;
@@ -199,7 +180,5 @@ __attribute__((used)) static void start_c(long *sp)
 	ulong t1 = now_ns();
 	counted = stats(&b) > 0 && counted && b.exits_total >= a.exits_total;
 	report(w, n, t1 - t0, &a, &b, counted);
-	sys(SYS_EXIT, on_umbra && !counted, 0, 0, 0, 0, 0);
+	sys6(SYS_EXIT, on_umbra && !counted, 0, 0, 0, 0, 0);
 }
-
-__asm__(".globl _start\n_start:\n\tmov %rsp, %rdi\n\tand $-16, %rsp\n\tcall start_c\n\thlt\n");
