@@ -385,7 +385,7 @@ static s64 hc_vcpu_start(struct vcpu *v, const struct hc_args *a)
 
 	if (idx >= vm->nr_vcpus || idx == v->id)
 		return -UMBRA_EINVAL;
-	if (eip >= vm->mem.bytes || esp > vm->mem.bytes || eip > 0xffffffffull)
+	if (eip >= vm->mem.low_bytes || esp > vm->mem.low_bytes || eip > 0xffffffffull)
 		return -UMBRA_EFAULT;
 	struct vcpu *t = &vm->vcpus[idx];
 	if (t->power != VCPU_WAIT_SIPI)

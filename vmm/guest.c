@@ -75,14 +75,17 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 			free_mib);
 		return false;
 	}
-	if (mem_mib > GUEST_MEM_MAX_MIB) {
-		kprintf("guest %s: mem=%lu MiB but a guest has at most %u MiB\n", vm->name, mem_mib,
-			GUEST_MEM_MAX_MIB);
+	/* RAM past the hole ends at 4 GiB + (mem - 3 GiB), which the guest's width must reach. */
+	u64 max_mib = ((1ull << cfg.maxphyaddr) - (MEMSLOT_HIGH_BASE - MEMSLOT_LOW_MAX)) >> 20;
+	if (mem_mib > max_mib) {
+		kprintf("guest %s: mem=%lu MiB but a guest with %u physical address bits has at most "
+			"%lu MiB\n", vm->name, mem_mib, cfg.maxphyaddr, max_mib);
 		return false;
 	}
 	if (memslots_init(&vm->mem, mem_mib << 20) < 0) {
-		kprintf("guest %s: no room for %lu MiB of guest memory (%lu MiB free, not in one run)\n",
-			vm->name, mem_mib, free_mib);
+		kprintf("guest %s: no room for %lu MiB of guest memory (%lu MiB free, but the first "
+			"%lu MiB must be one run and the rest in at most %u runs)\n", vm->name, mem_mib,
+			free_mib, vm->mem.low_bytes >> 20, MAX_MEMSLOTS - 1);
 		return false;
 	}
 	unsigned nfiles = collect_files(bi, vm->name, files);
@@ -161,6 +164,10 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");
 	kdebug("guest %s: command line '%s'\n", vm->name, vm->cmdline);
 	kdebug("guest %s: RAM at host 0x%lx\n", vm->name, vm->mem.hpa[0]);
+	if (vm->mem.bytes > vm->mem.low_bytes)
+		kinfo("guest %s: RAM above 4 GiB: %lu MiB at 0x%lx-0x%lx, from %u host runs\n",
+		      vm->name, (vm->mem.bytes - vm->mem.low_bytes) >> 20, (u64)MEMSLOT_HIGH_BASE,
+		      memslots_high_end(&vm->mem) - 1, vm->mem.n - 1);
 	return true;
 }
 

@@ -7,10 +7,6 @@
 
 struct mb2_module;
 
-/* The most RAM a guest's layout holds: one range from 0 up to the PCI hole (BARs from
- * 0xC0000000, vmm/pci_view.c); RAM above 4 GiB is not placed yet. */
-#define GUEST_MEM_MAX_MIB 3072
-
 /* Parses name=, mem= (MiB, or with a K/M/G unit, parse_mib), cpu=, vcpus=, cpus=, time=, caps=, expect= and what follows "--" into
  * vm, *mem_mib and *cpu (defaults: "guest<index>", 16 MiB, round robin over ncpus; one vCPU;
  * the vCPUs spread over the CPUs from *cpu on, unless cpus= lists them). Fills vm->nr_vcpus

@@ -97,7 +97,7 @@ static const char *check_header(const u8 *img, u64 size, u64 ram, u64 *pm_off, u
 int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
 	       unsigned nfiles, const char **why)
 {
-	u64 ram = vm->mem.bytes, pm_off, kernel_end;
+	u64 ram = vm->mem.low_bytes, pm_off, kernel_end;
 
 	if ((*why = check_header(img, size, ram, &pm_off, &kernel_end)))
 		return -1;

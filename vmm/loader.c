@@ -163,7 +163,7 @@ int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep_gpa, u64 keep_len,
 
 	*why = parse_elf(img, size, &e);
 	if (!*why)
-		*why = check_layout(&e, vm->mem.bytes, keep_gpa, keep_len, *entry ? *entry : e.entry);
+		*why = check_layout(&e, vm->mem.low_bytes, keep_gpa, keep_len, *entry ? *entry : e.entry);
 	if (*why)
 		return -1;
 	*end = 0;
@@ -186,8 +186,12 @@ unsigned loader_memory_map(const struct vm *vm, struct loader_region *out)
 	out[0] = (struct loader_region){ 0, 0x9fc00, LOADER_RAM };
 	out[1] = (struct loader_region){ 0x9fc00, 0x400, LOADER_RESERVED };
 	out[2] = (struct loader_region){ 0xf0000, 0x10000, LOADER_RESERVED };
-	out[3] = (struct loader_region){ 0x100000, vm->mem.bytes - 0x100000, LOADER_RAM };
-	return 4;
+	out[3] = (struct loader_region){ 0x100000, vm->mem.low_bytes - 0x100000, LOADER_RAM };
+	if (vm->mem.bytes == vm->mem.low_bytes)
+		return 4;
+	out[4] = (struct loader_region){ MEMSLOT_HIGH_BASE, vm->mem.bytes - vm->mem.low_bytes,
+					 LOADER_RAM };
+	return 5;
 }
 
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx)
@@ -229,7 +233,7 @@ static void firmware_tables_write(struct vm *vm)
 int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
 		unsigned nfiles, const char **why)
 {
-	u64 ram = vm->mem.bytes;
+	u64 ram = vm->mem.low_bytes;
 	u64 boot_page = ram - PAGE_SIZE;
 	u64 entry = 0, end;
 	const u32 *mb1 = mb1_find_header(img, size);

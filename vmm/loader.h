@@ -33,7 +33,7 @@ void loader_flat32_state(struct x86_emu_ctx *r, u64 entry, u32 eax, u32 ebx);
 
 /* The guest's physical memory map as a PC BIOS reports it (e820 / multiboot types): low RAM,
  * the EBDA, the BIOS area (where the MP table is), then the rest of RAM. */
-enum { LOADER_RAM = 1, LOADER_RESERVED = 2, LOADER_MAX_REGIONS = 4 };
+enum { LOADER_RAM = 1, LOADER_RESERVED = 2, LOADER_MAX_REGIONS = 5 };
 struct loader_region {
 	u64 base, len;
 	u32 type;

@@ -1,45 +1,76 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Guest RAM as contiguous host frames, so gpa -> hpa is one addition and bounds checks are cheap. */
+/* Guest RAM in slots of contiguous host frames: one run below the PCI hole, runs above 4 GiB. */
 #include "vmm/memslot.h"
 #include "arch/x86/paging.h"
 #include "lib/palloc.h"
 #include "lib/string.h"
 
-int memslots_init(struct memslots *m, u64 bytes)
+static u64 frames_pages(u64 npages)
 {
-	u64 npages = bytes >> PAGE_SHIFT;
-	u64 frames_pages = ALIGN_UP(npages * sizeof(struct mmu_frame), PAGE_SIZE) >> PAGE_SHIFT;
+	return ALIGN_UP(npages * sizeof(struct mmu_frame), PAGE_SIZE) >> PAGE_SHIFT;
+}
 
-	m->n = 0;
-	m->bytes = 0;
+static void free_run(u64 pa, u64 npages)
+{
+	for (u64 i = 0; i < npages; i++)
+		palloc_free(pa + (i << PAGE_SHIFT));
+}
+
+/* One slot of npages at gfn from one host run, 2 MiB aligned where the host has such a run
+ * (large pages in the nested tables and the IOMMU's); false without room. */
+static bool add_slot(struct memslots *m, u64 gfn, u64 npages, bool exact)
+{
+	if (m->n == MAX_MEMSLOTS)
+		return false;
 	u64 ram = palloc_alloc_contig(npages, 512);
-	if (!ram)
+	if (!ram && exact)
 		ram = palloc_alloc_contig(npages, 1);
 	if (!ram)
-		return -1;
-	u64 frames = palloc_alloc_contig(frames_pages, 1);
+		return false;
+	u64 frames = palloc_alloc_contig(frames_pages(npages), 1);
 	if (!frames) {
-		for (u64 i = 0; i < npages; i++)
-			palloc_free(ram + (i << PAGE_SHIFT));
-		return -1;
+		free_run(ram, npages);
+		return false;
 	}
-	m->slot[0] = (struct mmu_slot){ .base_gfn = 0, .npages = npages,
-					.frames = phys_to_virt(frames) };
-	m->hpa[0] = ram;
-	m->n = 1;
+	m->slot[m->n] = (struct mmu_slot){ .base_gfn = gfn, .npages = npages,
+					   .frames = phys_to_virt(frames) };
+	m->hpa[m->n++] = ram;
+	return true;
+}
+
+int memslots_init(struct memslots *m, u64 bytes)
+{
+	u64 low = bytes < MEMSLOT_LOW_MAX ? bytes : MEMSLOT_LOW_MAX;
+
+	m->n = 0;
 	m->bytes = bytes;
+	m->low_bytes = low;
+	if (!add_slot(m, 0, low >> PAGE_SHIFT, true))
+		return -1;
+	/* Above 4 GiB: the largest runs the host has, halving down to 2 MiB, as many as slots allow. */
+	u64 gfn = MEMSLOT_HIGH_BASE >> PAGE_SHIFT, left = (bytes - low) >> PAGE_SHIFT;
+	u64 chunk = left;
+	while (left) {
+		if (chunk > left)
+			chunk = left;
+		if (add_slot(m, gfn, chunk, false)) {
+			gfn += chunk;
+			left -= chunk;
+		} else if (chunk > 512) {
+			chunk = ALIGN_UP(chunk / 2, 512);
+		} else {
+			memslots_free(m);
+			return -1;
+		}
+	}
 	return 0;
 }
 
 void memslots_free(struct memslots *m)
 {
 	for (u32 s = 0; s < m->n; s++) {
-		u64 npages = m->slot[s].npages;
-		u64 frames_pages = ALIGN_UP(npages * sizeof(struct mmu_frame), PAGE_SIZE) >> PAGE_SHIFT;
-		for (u64 i = 0; i < npages; i++)
-			palloc_free(m->hpa[s] + (i << PAGE_SHIFT));
-		for (u64 i = 0; i < frames_pages; i++)
-			palloc_free(virt_to_phys(m->slot[s].frames) + (i << PAGE_SHIFT));
+		free_run(m->hpa[s], m->slot[s].npages);
+		free_run(virt_to_phys(m->slot[s].frames), frames_pages(m->slot[s].npages));
 	}
 	m->n = 0;
 }
@@ -68,10 +99,9 @@ const struct mmu_slot *memslots_at(const struct memslots *m, unsigned i)
 
 int memslots_dev_add(struct memslots *m, u64 hpa, u64 npages)
 {
-	u64 frames_pages = ALIGN_UP(npages * sizeof(struct mmu_frame), PAGE_SIZE) >> PAGE_SHIFT;
 	if (m->ndev == MAX_DEVSLOTS)
 		return -1;
-	u64 frames = palloc_alloc_contig(frames_pages, 1);
+	u64 frames = palloc_alloc_contig(frames_pages(npages), 1);
 	if (!frames)
 		return -1;
 	m->dev[m->ndev] = (struct mmu_slot){ .frames = phys_to_virt(frames), .device = true };

@@ -63,7 +63,7 @@ static const char *load_kludge(struct vm *vm, const u8 *img, u64 size, const u32
 	if (len > size - file_off)
 		return "multiboot image shorter than its load range";
 	u64 mem_end = bss_end ? bss_end : load_addr + len;
-	if (mem_end < load_addr + len || mem_end > vm->mem.bytes)
+	if (mem_end < load_addr + len || mem_end > vm->mem.low_bytes)
 		return "segment outside guest memory";
 	u8 *dst = memslots_ptr(&vm->mem, load_addr, mem_end - load_addr);
 	memcpy(dst, img + file_off, len);
@@ -84,7 +84,7 @@ struct place {
 static u64 place_take(struct place *p, u64 len, u64 align)
 {
 	u64 at = ALIGN_UP(p->next, align);
-	if (at + len < at || at + len > p->vm->mem.bytes)
+	if (at + len < at || at + len > p->vm->mem.low_bytes)
 		return 0;
 	p->next = at + len;
 	return at;
@@ -164,7 +164,7 @@ int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struc
 	struct mbi *mbi = memslots_ptr(&vm->mem, info, sizeof(*mbi));
 	*mbi = (struct mbi){
 		.flags = MBI_MEMORY | MBI_BOOTDEV | MBI_CMDLINE | MBI_MODS | MBI_MMAP | MBI_LOADER,
-		.mem_lower = (u32)(map[0].len >> 10), .mem_upper = (u32)((vm->mem.bytes >> 10) - 1024),
+		.mem_lower = (u32)(map[0].len >> 10), .mem_upper = (u32)((vm->mem.low_bytes >> 10) - 1024),
 		.boot_device = 0x8000ffffu, .cmdline = (u32)cmdline, .mods_count = nfiles,
 		.mods_addr = (u32)mods, .mmap_length = (u32)(sizeof(*e) * nmap), .mmap_addr = (u32)mmap,
 		.boot_loader_name = (u32)loader,

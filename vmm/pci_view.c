@@ -115,7 +115,9 @@ void pci_view_attach(struct vm *vm)
 	struct pci_bus *b = &vm->board.pci;
 
 	/* The guest's physical address width, as its MMU has it (CPUID's, set up before). */
-	pci_bus_init(b, &view_ops, vm, vm->name, vm->mem.bytes, 1ull << vm->mmu.cfg.maxphyaddr);
+	pci_bus_init(b, &view_ops, vm, vm->name, vm->mem.low_bytes, 1ull << vm->mmu.cfg.maxphyaddr);
+	if (vm->mem.bytes > vm->mem.low_bytes)
+		b->ram_high_end = memslots_high_end(&vm->mem);
 	for (u32 k = 0; k < vm->pci.n; k++) {
 		u16 bdf = vm->pci.bdf[k];
 		const struct pci_func *f = &pci_host.f[pci_find(&pci_host, bdf)];

@@ -62,7 +62,7 @@ static u64 put_string(u8 *area, u64 *used, const char *s)
 int pvh_load(struct vm *vm, const u8 *img, u64 size, u64 entry, const struct mb1_file *files,
 	     unsigned nfiles, const char **why)
 {
-	u64 end, ram = vm->mem.bytes;
+	u64 end, ram = vm->mem.low_bytes;
 
 	if (!entry || elf_load(vm, img, size, AREA_GPA, AREA_LEN, &entry, &end, why) < 0) {
 		if (!entry || *why == elf_bad_entry)

@@ -271,6 +271,25 @@ static void test_bar_move(void **state)
 	assert_int_equal(host, 0x800000010ull);
 }
 
+/* Guest RAM above 4 GiB is RAM too: a 64-bit BAR moved over it does not decode there. */
+static void test_ram_above_4g(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	b.ram_high_end = 8ull << 30;
+	cfg_wr(&b, 2, PCI_COMMAND, 2, PCI_CMD_MEM);
+	u64 host;
+	cfg_wr(&b, 2, 0x14, 4, 0x40000000u);
+	assert_int_equal(b.refused, 0);
+	cfg_wr(&b, 2, 0x18, 4, 1);      /* 5 GiB: inside [4 GiB, 8 GiB) */
+	assert_int_equal(b.refused, 1);
+	assert_false(pci_bus_decodes(&b, false, 0x140000000ull, 4, &host));
+	cfg_wr(&b, 2, 0x18, 4, 2);      /* 9 GiB: above the guest's RAM */
+	assert_true(pci_bus_decodes(&b, false, 0x240000000ull, 4, &host));
+	assert_int_equal(b.refused, 1);
+}
+
 static void test_unclaimable(void **state)
 {
 	(void)state;
@@ -514,7 +533,8 @@ int main(void)
 		cmocka_unit_test(test_enumeration), cmocka_unit_test(test_widths),
 		cmocka_unit_test(test_bar_sizing),  cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_command),     cmocka_unit_test(test_bar_move),
-		cmocka_unit_test(test_unclaimable), cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_unclaimable),
+		cmocka_unit_test(test_ram_above_4g), cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_io_placement), cmocka_unit_test(test_virtual_function),
 		cmocka_unit_test(test_virtual_capabilities), cmocka_unit_test(test_quiesce),
 	};

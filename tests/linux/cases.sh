@@ -28,18 +28,22 @@ case_run linux-pvh --cpu max --mem 384 --timeout 600 "${pvh[@]}" "${pass[@]}" \
 case_run linux-nocache --cpu max --timeout 600 --cmdline mmu=nocache "${one[@]}" "${pass[@]}"
 case_run linux-tdp --cpu max --timeout 600 --cmdline mmu=tdp "${one[@]}" "${pass[@]}" \
   --expect-log "guest linux: tdp: faults_filled=[1-9]"
-mapfile -t short < <(linux_modules linux 160 20)
-case_run linux-audit --cpu max --timeout 900 --cmdline audit=1 "${short[@]}" "${pass[@]}" \
-  --expect-log "audit_errors=0"
 
-# A 12 GiB machine and a guest with 3 GiB, all of its RAM from host memory above 4 GiB (the
-# allocator places large runs from the top): the guest sees it (MemTotal) and passes, under the
-# cached shadow MMU and on nested paging.
-for mmu in shadow tdp; do
-  case_run linux-mem3g-$mmu --cpu max --mem 12288 --timeout 600 --cmdline "log=debug mmu=$mmu" \
-    --module "$L/vmlinuz name=linux mem=3G -- console=ttyS0 loops=20 expect_mem=3072" \
+# A 12 GiB machine and a guest with 6 GiB on two vCPUs: 3 GiB below the PCI hole, 3 GiB from
+# 4 GiB up (e820, CMOS), all from host memory above 4 GiB (the allocator places large runs from
+# the top). Linux sees it (MemTotal) and writes and verifies 5 GiB of anonymous memory, pages
+# above 4 GiB among them (their frames, from /proc/self/pagemap), under the cached shadow MMU
+# and on nested paging; audit=1 checks every shadow page of the same machine on a shorter run
+# (the one Linux audit: two vCPUs and tables above 4 GiB are where it found a missed store).
+for mmu in shadow tdp audit; do
+  opt="mmu=$mmu" mib=5120; [ $mmu = audit ] && opt="audit=1" mib=256
+  case_run linux-mem6g-$mmu --cpu max --smp 2 --mem 12288 --timeout 900 --cmdline "log=debug $opt" \
+    --module "$L/vmlinuz name=linux mem=6G vcpus=2 -- console=ttyS0 loops=10 expect_mem=6144 expect_cpus=2 memfill=$mib" \
     --module "$L/initrd.gz for=linux" "${pass[@]}" \
-    --expect-log "^guest linux: 3072 MiB, " --expect-log "^guest linux: RAM at host 0x[23][0-9a-f]{8}$"
+    --expect-log "^guest linux: 6144 MiB, " --expect-log "^guest linux: RAM at host 0x[23][0-9a-f]{8}$" \
+    --expect-log "^guest linux: RAM above 4 GiB: 3072 MiB at 0x100000000-0x1bfffffff, from [1-7] host runs$" \
+    --expect-log "\] memtest: $mib MiB, 0 bad words, [1-9][0-9]* of [0-9]+ pages above 4 GiB, 0 absent, top frame 0x0+1[0-9a-b][0-9a-f]{4}" \
+    --expect-log "linux-test: ok memtest" $([ $mmu = audit ] && echo --expect-log audit_errors=0)
 done
 
 # Bochs Haswell: the VMX backend, shadow MMU (Bochs is slower: a shorter loop).

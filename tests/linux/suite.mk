@@ -4,8 +4,8 @@ LINUX_OUT := $(BUILD)/linux
 LINUX_IMAGES := $(LINUX_OUT)/vmlinuz $(LINUX_OUT)/vmlinux $(LINUX_OUT)/initrd.gz
 
 # The helpers run in the guest's user space: static, no libc, 64-bit.
-LINUX_HELPERS := $(LINUX_OUT)/result $(LINUX_OUT)/ubench $(LINUX_OUT)/ivshm
-$(LINUX_OUT)/%: tests/linux/%.c pv/abi.h
+LINUX_HELPERS := $(LINUX_OUT)/result $(LINUX_OUT)/ubench $(LINUX_OUT)/ivshm $(LINUX_OUT)/memtest
+$(LINUX_OUT)/%: tests/linux/%.c tests/linux/sys.h pv/abi.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -I. -ffreestanding -fno-builtin -nostdlib \
 	  -static -fno-pie -no-pie -fno-stack-protector -Wl,--build-id=none -o $@ $<

@@ -9,7 +9,8 @@
 
 /*
  * Guest layout (small on purpose, so the audit after every operation stays cheap):
- *   RAM gfn 0..0x17f and 0x200..0x23f, a hole in between and above.
+ *   RAM gfn 0..0x17f and 0x200..0x23f, a hole in between and above, and 64 frames at 4 GiB
+ *   (as a large guest's RAM above the PCI hole), which PAE and 64-bit leaves also point at.
  *   Page tables come from gfn 0x10..0x7f, data frames are the rest.
  *   Every address space maps a "physmap" at PHYS (all RAM, supervisor, 4 KiB pages, page
  *   tables shared by all spaces) through which the guest writes its own tables, and a user
@@ -22,6 +23,8 @@
 #define RAM_END 0x240ull
 #define PT_FIRST 0x10ull
 #define PT_END 0x80ull
+#define HIGH_GFN 0x100000ull
+#define HIGH_PAGES 0x40ull
 
 struct fuzz {
 	struct harness h;
@@ -81,6 +84,8 @@ static u64 leaf_gfn(struct fuzz *z)
 		return table_gfn(z);
 	if (c < 25)
 		return 0x180 + below(z, 0x80);
+	if (c < 35 && z->mode != G_32)
+		return HIGH_GFN + below(z, HIGH_PAGES);
 	return ram_gfn(z);
 }
 
@@ -484,6 +489,7 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	h_init(&z->h, &cfg, o->vcpus ? o->vcpus : 2);
 	h_add_slot(&z->h, 0, 0x180);
 	h_add_slot(&z->h, 0x200, 0x40);
+	h_add_slot(&z->h, HIGH_GFN, HIGH_PAGES);
 	z->h.vm.test = o->mut;
 	z->h.vm.audit_full_every = 0;
 	change_mode(z);

@@ -430,7 +430,7 @@ void board_reset(struct vm *vm, u64 now_ns)
 	pic_reset(&b->pic);
 	pit_reset(&b->pit, now_ns);
 	uart_reset(&b->com1, com1_tx, vm);
-	rtc_reset(&b->rtc, vm->mem.bytes);
+	rtc_reset(&b->rtc, vm->mem.low_bytes, vm->mem.bytes - vm->mem.low_bytes);
 	acpi_pm_reset(&b->pm, now_ns);
 	kbc_reset(&b->kbc);
 	rcr_reset(&b->rcr);

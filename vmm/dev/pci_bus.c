@@ -129,7 +129,8 @@ static const char *unclaimable(const struct pci_bus *b, const struct pci_bus_bar
 	bool io = r->kind == PCI_BAR_IO;
 	if (io && (at < PCI_BUS_IO_BASE || at + r->size > PCI_BUS_IO_END))
 		return "outside ports 0x1000-0xffff";
-	if (!io && at < b->ram_end)
+	if (!io && (at < b->ram_end || (b->ram_high_end && overlaps(at, r->size, 1ull << 32,
+									b->ram_high_end - (1ull << 32)))))
 		return "over the guest's RAM";
 	if (!io && at + r->size > b->phys_end)
 		return "beyond the guest's physical address width";

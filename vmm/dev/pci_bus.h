@@ -123,6 +123,7 @@ struct pci_bus {
 	void *ctx;
 	const char *name;       /* the guest's, for its messages */
 	u64 ram_end;            /* guest RAM is [0, ram_end) */
+	u64 ram_high_end;       /* and [4 GiB, ram_high_end) when above 4 GiB (0: none) */
 	u64 phys_end;           /* 1 << the guest's physical address width */
 	u64 mem_next;           /* Umbra's placement cursors */
 	u64 io_next;

@@ -6,10 +6,11 @@
 #define RTC_B_DM 0x04   /* binary, not BCD */
 #define RTC_B_24H 0x02
 
-void rtc_reset(struct rtc *r, u64 mem_bytes)
+void rtc_reset(struct rtc *r, u64 mem_bytes, u64 high_bytes)
 {
 	memset(r, 0, sizeof(*r));
 	r->mem_bytes = mem_bytes;
+	r->high_bytes = high_bytes;
 	r->ram[0x0a] = 0x26; /* 32.768 kHz time base, 1024 Hz rate, no update in progress */
 	r->ram[0x0b] = RTC_B_24H;
 }
@@ -52,6 +53,9 @@ static u8 reg(const struct rtc *r, u64 now_ns)
 	case 0x18: case 0x31: return (ext_kb >> 8) & 0xff;
 	case 0x34: return above16 & 0xff;
 	case 0x35: return (above16 >> 8) & 0xff;
+	case 0x5b: return (r->high_bytes >> 16) & 0xff;
+	case 0x5c: return (r->high_bytes >> 24) & 0xff;
+	case 0x5d: return (r->high_bytes >> 32) & 0xff;
 	default: return r->ram[r->index]; /* A, B and the RAM bytes */
 	}
 }
