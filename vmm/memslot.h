@@ -9,7 +9,9 @@
 /* RAM below the PCI hole (vmm/dev/pci_bus.h's PCI_BUS_HOLE_BASE), the rest from 4 GiB up, as
  * on a PC. The low part is one host run (the loaders copy images into it in one piece); the part
  * above 4 GiB may come from several runs, each a slot, so a large guest needs no run as large. */
+#ifndef MEMSLOT_LOW_MAX /* the host test makes it small */
 #define MEMSLOT_LOW_MAX 0xc0000000ull
+#endif
 #define MEMSLOT_HIGH_BASE 0x100000000ull
 #define MAX_MEMSLOTS 8
 #define MAX_DEVSLOTS 16

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables and the MSR policy against CPUID, the backends' exit lists and entry checks (cmocka, ASan+UBSan).
+# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables, guest memory slots and the MSR policy against CPUID, the backends' exit lists and entry checks (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
-UNIT_TESTS := printf string list_bitmap cmdline palloc mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy exit_tables entry_checks pci iommu pci_assign vtd amdvi
+UNIT_TESTS := printf string list_bitmap cmdline palloc memslot mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy exit_tables entry_checks pci iommu pci_assign vtd amdvi
 UNIT_COMMON := tests/unit/harness.c lib/printf.c
 
 # Per-test extra sources and flags.
 unit_src_string := lib/string.c
 unit_src_cmdline := lib/cmdline.c
 unit_src_palloc := lib/palloc.c
+unit_src_memslot := vmm/memslot.c lib/palloc.c
+unit_cflags_memslot := -DMEMSLOT_LOW_MAX=0x400000ull
 unit_src_mb2 := boot/mb2.c
 unit_src_lowmem := boot/lowmem.c
 unit_src_acpi := arch/x86/acpi.c
