@@ -7,7 +7,7 @@
 
 /* Image builder: tags appended 8-aligned after the 8-byte header. */
 struct img {
-	_Alignas(8) u8 buf[8192];
+	_Alignas(8) u8 buf[16384];
 	u32 off;
 };
 
