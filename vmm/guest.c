@@ -23,8 +23,10 @@
 #include "vmm/vcpu.h"
 
 static u32 load_errors;
-/* ASIDs/VPIDs handed out so far, one per vCPU (a backend with fewer shares its last one). */
+/* ASIDs/VPIDs handed out so far, one per vCPU (SVM with fewer shares its last one, flushing
+ * at every entry). A VPID has 16 bits and 0 is the host's: no more vCPUs than that. */
 static u32 asids;
+#define VCPU_TAGS_MAX 0xffffu
 
 u32 guests_rejected(void)
 {
@@ -74,6 +76,11 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->cpuid = cpuid_host;
 	if (!guest_options_parse(vm, mod->cmdline, &mem_mib, &cpu, ncpus, index))
 		return false;
+	if (vm->nr_vcpus > VCPU_TAGS_MAX - asids) {
+		kprintf("guest %s: no ASID/VPID left for its %u vCPUs (%u in all)\n", vm->name,
+			vm->nr_vcpus, VCPU_TAGS_MAX);
+		return false;
+	}
 	if (!vm_alloc_vcpus(vm)) {
 		kprintf("guest %s: no memory for its %u vCPUs (%lu KiB; %lu KiB free)\n", vm->name,
 			vm->nr_vcpus, vm_vcpus_bytes(vm->nr_vcpus) >> 10,
