@@ -65,7 +65,9 @@
 #include "lib/types.h"
 
 #define MB2_MAX_MMAP    128
-#define MB2_MAX_MODULES 16
+/* Modules kept: guests and their files. Far more than memory holds guests for (each needs its
+ * state and RAM); a module past them is counted in modules_dropped and ignored, said at boot. */
+#define MB2_MAX_MODULES 512
 
 /* Negative return values of mb2_parse */
 #define MB2_ERR_HEADER  (-1)   /* total_size, reserved field or alignment */

@@ -36,16 +36,11 @@ static s64 hc_version(struct vcpu *v, const struct hc_args *a)
 /* What a call checks and then acts on is copied out of the guest once, into Umbra's memory,
  * then checked and used there: the guest's other vCPUs run natively meanwhile and may rewrite
  * the buffer between a check and a second read (time of check to time of use). A guest's
- * calls run one at a time, under its lock (exit_handle), so one copy per guest serves them. */
-static union {
-	struct umbra_mmu_update update[UMBRA_MMU_BATCH_MAX];
-	struct umbra_mmu_op op[UMBRA_MMU_BATCH_MAX];
-	char text[UMBRA_CONSOLE_MAX];
-} copies[MAX_VMS];
-
+ * calls run one at a time, under its lock (exit_handle), so one copy per guest serves them
+ * (vm->pv_copy). */
 static void *guest_copy(const struct vcpu *v)
 {
-	return &copies[v->vm - vms];
+	return &v->vm->pv_copy;
 }
 
 static s64 hc_console_write(struct vcpu *v, const struct hc_args *a)

@@ -14,7 +14,7 @@
 #include "vmm/options.h"
 #include "vmm/vm.h"
 
-static u32 focus;              /* index in vms[] of the guest that gets typed input */
+static struct vm *focus;       /* the guest that gets typed input (atomic; NULL: the first) */
 static bool escape_seen;       /* the last byte read was CONSOLE_ESCAPE */
 static bool in_monitor;        /* typed bytes go to the monitor (Ctrl-A c), not a guest */
 static spinlock_t input_lock;  /* the serial receiver and the two fields above */
@@ -25,7 +25,8 @@ static spinlock_t input_lock;  /* the serial receiver and the two fields above *
 /* The guest that gets typed input, NULL before there is one. */
 static struct vm *focus_vm(void)
 {
-	return nr_vms ? &vms[__atomic_load_n(&focus, __ATOMIC_RELAXED)] : NULL;
+	struct vm *vm = __atomic_load_n(&focus, __ATOMIC_RELAXED);
+	return vm ? vm : vm_first;
 }
 
 /* Its name, for the console's messages. */
@@ -132,12 +133,12 @@ void console_focus_init(const char *name)
 {
 	struct vm *vm = name ? vm_by_name(name) : NULL;
 	if (vm) {
-		focus = (u32)(vm - vms);
+		focus = vm;
 		return;
 	}
 	if (name)
 		kprintf("umbra: console=%s names no guest; input goes to %s\n", name,
-			nr_vms ? vms[0].name : "nobody");
+			vm_first ? vm_first->name : "nobody");
 }
 
 bool console_has_focus(const struct vm *vm)
@@ -147,8 +148,7 @@ bool console_has_focus(const struct vm *vm)
 
 void console_focus_set(struct vm *vm)
 {
-	u32 i = (u32)(vm - vms);
-	__atomic_store_n(&focus, i, __ATOMIC_RELAXED);
+	__atomic_store_n(&focus, vm, __ATOMIC_RELAXED);
 	kprintf("umbra: console input goes to %s\n", vm->name);
 	console_lines_again();
 	/* Its CPU may sleep until a far deadline: it polls for input from now on. */
@@ -158,8 +158,9 @@ void console_focus_set(struct vm *vm)
 
 static void focus_next(void)
 {
-	for (u32 step = 1; step <= nr_vms; step++) {
-		struct vm *vm = &vms[(focus + step) % nr_vms];
+	struct vm *vm = focus_vm();
+	for (u32 step = 1; vm && step <= nr_vms; step++) {
+		vm = vm->next ? vm->next : vm_first;
 		if (!vm_ended(vm)) {
 			console_focus_set(vm);
 			return;

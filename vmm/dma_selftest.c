@@ -117,8 +117,9 @@ void dma_selftest(void)
 		char fn[16];
 		fmt_snprintf(fn, sizeof(fn), "%02x:%02x.%x", PCI_BUS(f->bdf), PCI_DEV(f->bdf), PCI_FN(f->bdf));
 		u8 owner = pci_assign_host.owner[i];
-		if (owner != PCI_NO_OWNER && vms[owner].dma.root) {
-			owned(fn, &vms[owner], regs, page);
+		struct vm *vm = owner != PCI_NO_OWNER ? vm_by_id(owner) : NULL;
+		if (vm && vm->dma.root) {
+			owned(fn, vm, regs, page);
 			continue;
 		}
 		bool done = edu_dma(regs, page, true);

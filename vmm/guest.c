@@ -23,6 +23,10 @@
 #include "vmm/vcpu.h"
 
 static u32 load_errors;
+/* ASIDs/VPIDs handed out so far, one per vCPU (SVM with fewer shares its last one, flushing
+ * at every entry). A VPID has 16 bits and 0 is the host's: no more vCPUs than that. */
+static u32 asids;
+#define VCPU_TAGS_MAX 0xffffu
 
 u32 guests_rejected(void)
 {
@@ -48,6 +52,15 @@ static unsigned collect_files(const struct boot_info *bi, const char *guest, str
 	return n;
 }
 
+/* Static placement: vCPU i on cpus='s i-th entry (round again if shorter), else spread from
+ * the guest's CPU onwards. */
+static void place_vcpus(struct vm *vm, u32 cpu, u32 ncpus)
+{
+	for (u32 i = 0; i < vm->nr_vcpus; i++)
+		vm->vcpus[i].cpu = vm->n_cpus_list ? vm->cpus_list[i % vm->n_cpus_list]
+						   : (cpu + i) % ncpus;
+}
+
 static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u32 index,
 		       const struct boot_info *bi)
 {
@@ -63,6 +76,24 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	vm->cpuid = cpuid_host;
 	if (!guest_options_parse(vm, mod->cmdline, &mem_mib, &cpu, ncpus, index))
 		return false;
+	if (vm->nr_vcpus > VCPU_TAGS_MAX - asids) {
+		kprintf("guest %s: no ASID/VPID left for its %u vCPUs (%u in all)\n", vm->name,
+			vm->nr_vcpus, VCPU_TAGS_MAX);
+		return false;
+	}
+	if (!vm_alloc_vcpus(vm)) {
+		kprintf("guest %s: no memory for its %u vCPUs (%lu KiB; %lu KiB free)\n", vm->name,
+			vm->nr_vcpus, vm_vcpus_bytes(vm->nr_vcpus) >> 10,
+			(u64)palloc_free_pages() << (PAGE_SHIFT - 10));
+		return false;
+	}
+	place_vcpus(vm, cpu, ncpus);
+	cpu = vm->vcpus[0].cpu;
+	if (vm->pci.n && index >= PCI_NO_OWNER) {
+		kprintf("guest %s: pci= only for the first %u guests (its index is %u)\n", vm->name,
+			PCI_NO_OWNER, index);
+		return false;
+	}
 	struct pci_assign_req refused;
 	if (!pci_assign_check(&pci_assign_host, &vm->pci, (u8)index, &refused)) {
 		kprintf("guest %s: %s\n", vm->name, refused.error);
@@ -137,7 +168,7 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		v->hw.cpu = v->cpu;
 		v->hw.pdptes = v->mmu.pdptes;
 		v->hw.check_entry = options.audit;
-		v->hw.asid = index * MAX_VCPUS + i + 1; /* unique per vCPU: several share a CPU */
+		v->hw.asid = ++asids; /* unique per vCPU: several share a CPU */
 		v->hw.regs.opaque = v; /* the emulator's callbacks find the vCPU through it */
 		vlapic_reset(&v->vlapic, i, i == 0);
 		v->hw.pat = PAT_RESET;
@@ -181,19 +212,30 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 			"with shadow paging\n", virt->name);
 		options.tdp = false;
 	}
-	for (u32 i = 0; i < bi->nmodules && nr_vms < MAX_VMS; i++) {
-		struct vm *vm = &vms[nr_vms];
+	kinfo("guests: each takes %lu KiB of state and %lu bytes per vCPU, besides its RAM and "
+	      "MMU pool\n", vm_state_bytes() >> 10, (u64)sizeof(struct vcpu));
+	for (u32 i = 0; i < bi->nmodules; i++) {
 		if (guest_options_attached_to(&bi->modules[i], owner, sizeof(owner)))
 			continue;
+		/* As many guests as memory allows: each one's state comes from the page allocator,
+		 * so a module past that is refused alone, saying so, and the others still run. */
+		struct vm *vm = vm_alloc();
+		if (!vm) {
+			kprintf("umbra: module %u: no memory for a guest's state (%lu KiB; %lu KiB "
+				"free)\n", i, vm_state_bytes() >> 10,
+				(u64)palloc_free_pages() << (PAGE_SHIFT - 10));
+			load_errors++;
+			continue;
+		}
 		if (create_one(vm, &bi->modules[i], ncpus, nr_vms, bi)) {
-			nr_vms++;
+			vm_add(vm);
 		} else {
-			memset(vm, 0, sizeof(*vm));
+			vm_free(vm);
 			load_errors++;
 		}
 	}
-	if (bi->nmodules > MAX_VMS)
-		kprintf("umbra: %u modules beyond %u guests ignored\n", bi->nmodules - MAX_VMS, MAX_VMS);
+	if (bi->modules_dropped)
+		kprintf("umbra: %u modules beyond %u ignored\n", bi->modules_dropped, MB2_MAX_MODULES);
 	/* A file for a guest that does not exist would otherwise vanish without a word. */
 	for (u32 i = 0; i < bi->nmodules; i++) {
 		if (!guest_options_attached_to(&bi->modules[i], owner, sizeof(owner)))

@@ -55,6 +55,7 @@ static u32 cpu_or_fallback(const struct vm *vm, u64 cpu, u32 ncpus)
 /* cpus=A,B,...: the physical CPUs the vCPUs are placed on, in order (then round again). */
 static bool parse_cpu_list(const struct vm *vm, const char *val, u32 ncpus, u32 *list, u32 *n)
 {
+	u32 old = *n;
 	*n = 0;
 	while (*val) {
 		u64 cpu;
@@ -62,16 +63,28 @@ static bool parse_cpu_list(const struct vm *vm, const char *val, u32 ncpus, u32 
 		char word[8];
 		while (val[len] && val[len] != ',')
 			len++;
-		if (len == 0 || len >= sizeof(word) || *n == MAX_VCPUS)
-			return false;
+		if (len == 0 || len >= sizeof(word) || *n == VCPUS_PER_GUEST_MAX)
+			break;
 		memcpy(word, val, len);
 		word[len] = 0;
 		if (!parse_u64(word, &cpu))
-			return false;
+			break;
 		list[(*n)++] = cpu_or_fallback(vm, cpu, ncpus);
 		val += len + (val[len] == ',');
 	}
-	return *n > 0;
+	if (*val || !*n) {
+		*n = old;
+		return false;
+	}
+	return true;
+}
+
+/* vcpus=N: at least one, and no more than vcpus_max says (vmm/vm.h: VCPUS_PER_HOST_CPU per
+ * CPU, at most VCPUS_PER_GUEST_MAX). */
+u32 vcpus_max(u32 ncpus)
+{
+	u64 m = (u64)ncpus * VCPUS_PER_HOST_CPU;
+	return m < VCPUS_PER_GUEST_MAX ? (u32)m : VCPUS_PER_GUEST_MAX;
 }
 
 bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *cpu,
@@ -80,7 +93,6 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 	char key[32], val[64];
 	const char *cur = cmdline ? cmdline : "";
 	u64 n;
-	u32 list[MAX_VCPUS], nlist = 0;
 
 	fmt_snprintf(vm->name, sizeof(vm->name), "guest%u", index);
 	vm->nr_vcpus = 1;
@@ -94,12 +106,9 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 			/* The rest is the guest's own (a multiboot v1 kernel's command line). */
 			while (*cur == ' ' || *cur == '\t')
 				cur++;
-			if (strlen(cur) >= sizeof(vm->guest_args)) {
-				kprintf("guest %s: command line after '--' longer than %u bytes\n",
-					vm->name, (unsigned)sizeof(vm->guest_args) - 1);
-				return false;
-			}
-			memcpy(vm->guest_args, cur, strlen(cur) + 1);
+			/* Kept where the loader left it: its length is the kernel's to limit
+			 * (a bzImage's cmdline_size, vmm/linux.c). */
+			vm->guest_args = cur;
 			cur += strlen(cur);
 			break;
 		}
@@ -110,9 +119,21 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 			*mem_mib = n;
 		} else if (!strcmp(key, "cpu") && parse_u64(val, &n)) {
 			*cpu = cpu_or_fallback(vm, n, ncpus);
-		} else if (!strcmp(key, "vcpus") && parse_u64(val, &n) && n >= 1 && n <= MAX_VCPUS) {
+		} else if (!strcmp(key, "vcpus") && parse_u64(val, &n) && n >= 1) {
+			if (n > vcpus_max(ncpus)) {
+				if (vcpus_max(ncpus) == VCPUS_PER_GUEST_MAX)
+					kprintf("guest %s: vcpus=%lu: at most %u (APIC IDs 0-%u: the "
+						"I/O APIC is %u)\n", vm->name, n, VCPUS_PER_GUEST_MAX,
+						VCPUS_PER_GUEST_MAX - 1, BOARD_IOAPIC_ID);
+				else
+					kprintf("guest %s: vcpus=%lu: at most %u (%u per host CPU, %u "
+						"CPUs)\n", vm->name, n, vcpus_max(ncpus),
+						VCPUS_PER_HOST_CPU, ncpus);
+				return false;
+			}
 			vm->nr_vcpus = (u32)n;
-		} else if (!strcmp(key, "cpus") && parse_cpu_list(vm, val, ncpus, list, &nlist)) {
+		} else if (!strcmp(key, "cpus") &&
+			   parse_cpu_list(vm, val, ncpus, vm->cpus_list, &vm->n_cpus_list)) {
 			/* placed below, once vcpus= is known */
 		} else if (!strcmp(key, "expect") && !strcmp(val, "crash")) {
 			vm->expect_crash = true;
@@ -151,12 +172,9 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 		kprintf("guest %s: option too long at '%.24s'\n", vm->name, cur);
 		return false;
 	}
-	/* Static placement: vCPU i on cpus='s i-th entry (round again if shorter), else spread
-	 * from the guest's CPU onwards. */
-	for (u32 i = 0; i < vm->nr_vcpus; i++)
-		vm->vcpus[i].cpu = nlist ? list[i % nlist] : (*cpu + i) % ncpus;
-	*cpu = vm->vcpus[0].cpu;
-	fmt_snprintf(vm->cmdline, sizeof(vm->cmdline), "%s", cmdline ? cmdline : "");
+	vm->cmdline = cmdline ? cmdline : "";
+	if (!vm->guest_args)
+		vm->guest_args = "";
 	return true;
 }
 

@@ -182,7 +182,7 @@ void iommu_fault_report(u32 unit, const struct iommu_fault *f)
 	struct vm *owner = NULL;
 	for (u32 i = 0; i < pci_host.count; i++)
 		if (pci_host.f[i].rid == f->rid && pci_assign_host.owner[i] != PCI_NO_OWNER)
-			owner = &vms[pci_assign_host.owner[i]];
+			owner = vm_by_id(pci_assign_host.owner[i]);
 	if (owner)
 		owner->dma_faults++;
 	else

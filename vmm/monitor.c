@@ -297,8 +297,7 @@ static void cmd_log(struct vm *vm)
 static struct {
 	bool on;
 	u64 last_tsc;
-	u64 last[MAX_VMS][EXIT_REASONS];
-} top;
+} top; /* and each guest's vm->top_last: the counts at the last frame */
 
 static void top_frame(void)
 {
@@ -306,16 +305,15 @@ static void top_frame(void)
 	char line[400];
 
 	kprintf("\x1b[H\x1b[Jmonitor: top: exits per second over %lu ms ('top' again stops)\n", ms);
-	for (u32 i = 0; i < nr_vms; i++) {
-		struct vm *vm = &vms[i];
+	for_each_vm(vm) {
 		u64 total = 0;
 		int n = 0;
 		for (u32 r = 0; r < EXIT_REASONS; r++) {
 			u64 c = 0;
 			for (u32 j = 0; j < vm->nr_vcpus; j++)
 				c += __atomic_load_n(&vm->vcpus[j].exits[r], __ATOMIC_RELAXED);
-			u64 rate = ms ? (c - top.last[i][r]) * 1000 / ms : 0;
-			top.last[i][r] = c;
+			u64 rate = ms ? (c - vm->top_last[r]) * 1000 / ms : 0;
+			vm->top_last[r] = c;
 			total += rate;
 			if (rate && n < (int)sizeof(line) - 40)
 				n += fmt_snprintf(line + n, sizeof(line) - (u32)n, " %s=%lu",

@@ -66,7 +66,7 @@ void mptable_write(struct vm *vm)
 {
 	struct {
 		struct mp_config hdr;
-		struct mp_cpu cpu[MAX_VCPUS]; /* the first nr_vcpus, then the rest moves up */
+		struct mp_cpu cpu[VCPUS_PER_GUEST_MAX]; /* the first nr_vcpus, then the rest moves up */
 		struct mp_bus bus;
 		struct mp_ioapic ioapic;
 		struct mp_local_irq io[MP_ISA_IRQS - 1];
@@ -114,7 +114,7 @@ void mptable_write(struct vm *vm)
 	t.lint[1] = (struct mp_local_irq){ .type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_NMI,
 					   .apic_id = 0xff, .lint = 1 };
 	/* The processor entries come first, as the spec orders them: close the gap after them. */
-	size_t gap = (MAX_VCPUS - vm->nr_vcpus) * sizeof(struct mp_cpu);
+	size_t gap = (VCPUS_PER_GUEST_MAX - vm->nr_vcpus) * sizeof(struct mp_cpu);
 	size_t len = sizeof(t) - gap;
 	memmove(&t.cpu[vm->nr_vcpus], &t.bus, sizeof(t) - offsetof(typeof(t), bus));
 	t.hdr.length = (u16)len;

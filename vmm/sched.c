@@ -194,12 +194,12 @@ static bool ready_to_run(struct vcpu *v, bool *any, u64 *wake)
  * runnable guest furthest behind goes next; its vCPUs there take turns with its time (the one
  * whose last turn is oldest first). A guest that waited comes back at most a slice behind the
  * last one that ran: waiting banks no CPU time. A YIELD is charged as a whole slice, so the
- * yielder goes behind the others. vtime and turn are this CPU's alone (each CPU runs its own
- * scheduler), indexed by guest and vCPU.
+ * yielder goes behind the others. A guest's virtual time here (vm->sched_vtime[cpu]) and its
+ * vCPUs' turns (vcpu->sched_turn) are this CPU's alone (each CPU runs its own scheduler, and a
+ * vCPU stays on its CPU). A round's candidates are linked through vcpu->sched_next, which only
+ * the vCPU's own CPU writes: no table bounds how many guests share a CPU.
  */
-static u64 vtime[NR_CPUS][MAX_VMS];
 static u64 vfloor[NR_CPUS];
-static u64 turn[MAX_VMS][MAX_VCPUS];
 static u64 turns[NR_CPUS];
 
 static u64 weight_of(const struct vm *vm)
@@ -208,30 +208,34 @@ static u64 weight_of(const struct vm *vm)
 }
 
 /* The candidate to run next: the guest with the least virtual time, then its oldest turn. */
-static u32 pick(u32 me, struct vcpu *const *cand, u32 n)
+static struct vcpu *pick(u32 me, struct vcpu *cand)
 {
 	const u64 lag = SCHED_SLICE_NS;
-	u32 best = 0;
+	struct vcpu *best = cand;
 
-	for (u32 i = 0; i < n; i++) {
-		u32 g = (u32)(cand[i]->vm - vms);
-		if (vtime[me][g] + lag < vfloor[me])
-			vtime[me][g] = vfloor[me] - lag;
-	}
-	for (u32 i = 1; i < n; i++) {
-		u32 g = (u32)(cand[i]->vm - vms), b = (u32)(cand[best]->vm - vms);
-		if (vtime[me][g] < vtime[me][b] ||
-		    (g == b && turn[g][cand[i]->id] < turn[b][cand[best]->id]))
-			best = i;
+	for (struct vcpu *c = cand; c; c = c->sched_next)
+		if (c->vm->sched_vtime[me] + lag < vfloor[me])
+			c->vm->sched_vtime[me] = vfloor[me] - lag;
+	for (struct vcpu *c = cand->sched_next; c; c = c->sched_next) {
+		u64 g = c->vm->sched_vtime[me], b = best->vm->sched_vtime[me];
+		if (g < b || (c->vm == best->vm && c->sched_turn < best->sched_turn))
+			best = c;
 	}
 	return best;
+}
+
+/* Takes v off the list at *head. */
+static void unlink_cand(struct vcpu **head, struct vcpu *v)
+{
+	while (*head != v)
+		head = &(*head)->sched_next;
+	*head = v->sched_next;
 }
 
 /* What a turn cost: the guest's CPU time, and its virtual time on this CPU. */
 static void charge(u32 me, struct vcpu *v, u64 used)
 {
 	struct vm *vm = v->vm;
-	u32 g = (u32)(vm - vms);
 	u64 ns = tsc_to_ns(used);
 
 	v->cpu_tsc += used;
@@ -239,20 +243,19 @@ static void charge(u32 me, struct vcpu *v, u64 used)
 	if (v->yielded && ns < SCHED_SLICE_NS)
 		ns = SCHED_SLICE_NS;
 	v->yielded = false;
-	if (vtime[me][g] > vfloor[me])
-		vfloor[me] = vtime[me][g];
-	vtime[me][g] += ns * SCHED_WEIGHT_DEFAULT / weight_of(vm);
-	turn[g][v->id] = ++turns[me];
+	if (vm->sched_vtime[me] > vfloor[me])
+		vfloor[me] = vm->sched_vtime[me];
+	vm->sched_vtime[me] += ns * SCHED_WEIGHT_DEFAULT / weight_of(vm);
+	v->sched_turn = ++turns[me];
 }
 
 /* A turn of v was time the other guests' runnable vCPUs here waited for the CPU: their budgets
  * (vm_budget_end) count it out. A vCPU of v's own guest waited for its guest's own time. */
-static void charge_waiting(const struct vcpu *v, u64 used, struct vcpu *const *cand, u32 n)
+static void charge_waiting(const struct vcpu *v, u64 used, struct vcpu *cand)
 {
-	for (u32 i = 0; i < n; i++)
-		if (cand[i]->vm != v->vm && !cand[i]->halted)
-			__atomic_store_n(&cand[i]->waited_tsc, cand[i]->waited_tsc + used,
-					 __ATOMIC_RELAXED);
+	for (struct vcpu *c = cand; c; c = c->sched_next)
+		if (c->vm != v->vm && !c->halted)
+			__atomic_store_n(&c->waited_tsc, c->waited_tsc + used, __ATOMIC_RELAXED);
 }
 
 /* Since when Umbra's own work on each CPU has run (its scheduler loop, the console and IOMMU
@@ -263,14 +266,13 @@ static u64 umbra_since[NR_CPUS];
  * budgets count it out as they do the other guests' turns. Under an emulator on a loaded host
  * it is not small (each port access of the loop's polls waits for the emulator's I/O thread):
  * counted in a budget, it left a guest short of its time= by up to a tenth. */
-static void charge_umbra(u32 me, u64 start, struct vcpu *const *cand, u32 n)
+static void charge_umbra(u32 me, u64 start, struct vcpu *cand)
 {
 	u64 own = start - umbra_since[me];
 
-	for (u32 i = 0; i < n; i++)
-		if (!cand[i]->halted)
-			__atomic_store_n(&cand[i]->waited_tsc, cand[i]->waited_tsc + own,
-					 __ATOMIC_RELAXED);
+	for (struct vcpu *c = cand; c; c = c->sched_next)
+		if (!c->halted)
+			__atomic_store_n(&c->waited_tsc, c->waited_tsc + own, __ATOMIC_RELAXED);
 }
 
 /* One decision for this CPU: the vCPUs that may run are tried in fair-share order until one
@@ -278,23 +280,23 @@ static void charge_umbra(u32 me, u64 start, struct vcpu *const *cand, u32 n)
  * needs the CPU, *ran whether one ran. */
 static bool run_round(u32 me, bool *ran, u64 *wake)
 {
-	struct vcpu *cand[MAX_VMS * MAX_VCPUS];
+	struct vcpu *cand = NULL, **tail = &cand;
 	bool any = false;
-	u32 n = 0;
 
-	for (u32 i = 0; i < nr_vms; i++) {
-		struct vm *vm = &vms[i];
+	for_each_vm(vm) {
 		for (u32 j = 0; j < vm->nr_vcpus; j++) {
 			struct vcpu *v = &vm->vcpus[j];
-			if (v->cpu == me && !v->parked && ready_to_run(v, &any, wake))
-				cand[n++] = v;
+			if (v->cpu == me && !v->parked && ready_to_run(v, &any, wake)) {
+				*tail = v;
+				tail = &v->sched_next;
+			}
 		}
 	}
-	while (n) {
-		u32 k = pick(me, cand, n);
-		struct vcpu *v = cand[k];
+	*tail = NULL;
+	while (cand) {
+		struct vcpu *v = pick(me, cand);
 		u64 start = rdtsc();
-		charge_umbra(me, start, cand, n);
+		charge_umbra(me, start, cand);
 		fpu_restore(v->fpu);
 		bool did = vcpu_run_slice(v, start + ns_to_tsc(SCHED_SLICE_NS));
 		fpu_save(v->fpu);
@@ -302,7 +304,7 @@ static bool run_round(u32 me, bool *ran, u64 *wake)
 		umbra_since[me] = end;
 		charge(me, v, used);
 		if (did)
-			charge_waiting(v, used, cand, n);
+			charge_waiting(v, used, cand);
 		if (vm_ended(v->vm))
 			any |= !park_vcpu(v, wake);
 		else
@@ -311,7 +313,7 @@ static bool run_round(u32 me, bool *ran, u64 *wake)
 			*ran = true;
 			break;
 		}
-		cand[k] = cand[--n];
+		unlink_cand(&cand, v);
 	}
 	return any;
 }

@@ -21,8 +21,7 @@ struct trace_rec {
 	u32 cost;
 	u8 reason;
 	u8 vcpu;
-	u8 guest;
-	u8 pad;
+	u16 guest;                /* its id, modulo 65536: the dump of guest N shows N + 65536's */
 };
 _Static_assert(sizeof(struct trace_rec) == 32, "a record is 32 bytes, 128 a page");
 #define RECS_PER_PAGE (PAGE_SIZE / sizeof(struct trace_rec))
@@ -117,11 +116,11 @@ void trace_exit_handle(struct vcpu *v, const struct vexit *x)
 	trace_record(r, &(struct trace_rec){
 		.tsc = start, .rip = rip, .qual = qualification(x),
 		.cost = cost > 0xffffffffull ? 0xffffffffu : (u32)cost, .reason = (u8)x->reason,
-		.vcpu = (u8)v->id, .guest = (u8)(v->vm - vms) });
+		.vcpu = (u8)v->id, .guest = (u16)v->vm->id });
 }
 
 /* The oldest record of the guest not yet printed from ring c, from index *at on (or NULL). */
-static const struct trace_rec *next_of(u32 c, u8 guest, u64 *at)
+static const struct trace_rec *next_of(u32 c, u16 guest, u64 *at)
 {
 	struct trace_ring *r = &rings[c];
 	u64 end = __atomic_load_n(&r->written, __ATOMIC_ACQUIRE);
@@ -137,7 +136,7 @@ static const struct trace_rec *next_of(u32 c, u8 guest, u64 *at)
 void trace_dump(struct vm *vm)
 {
 	u64 at[NR_CPUS], dropped = 0, n = 0;
-	u8 guest = (u8)(vm - vms);
+	u16 guest = (u16)vm->id;
 
 	for (u32 c = 0; c < NR_CPUS; c++) {
 		u64 w = __atomic_load_n(&rings[c].written, __ATOMIC_ACQUIRE);

@@ -1,14 +1,75 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The guest table and the one way a guest ends: atomically, once, from any CPU. */
+/* The guests, allocated one by one, and the one way a guest ends: atomically, once, from any CPU. */
 #include "vmm/vm.h"
 #include "lib/string.h"
+#include "lib/palloc.h"
+#include "arch/x86/paging.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "vmm/remote_flush.h"
 #include "vmm/mmu_host.h"
 
-struct vm vms[MAX_VMS];
+struct vm *vm_first;
 u32 nr_vms;
+static struct vm *vm_last;
+
+static u64 pages_for(u64 bytes)
+{
+	return (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
+u64 vm_state_bytes(void)
+{
+	return pages_for(sizeof(struct vm)) << PAGE_SHIFT;
+}
+
+u64 vm_vcpus_bytes(u32 nr_vcpus)
+{
+	return pages_for((u64)nr_vcpus * sizeof(struct vcpu)) << PAGE_SHIFT;
+}
+
+/* Contiguous pages (runs below 2 MiB come first-fit from the bottom: lib/palloc.c), zeroed. */
+static void *take(u64 bytes)
+{
+	u64 pa = palloc_alloc_contig(pages_for(bytes), 1);
+	return pa ? phys_to_virt(pa) : NULL;
+}
+
+static void give_back(void *p, u64 bytes)
+{
+	for (u64 i = 0; i < pages_for(bytes); i++)
+		palloc_free(virt_to_phys((u8 *)p + (i << PAGE_SHIFT)));
+}
+
+struct vm *vm_alloc(void)
+{
+	return take(sizeof(struct vm));
+}
+
+bool vm_alloc_vcpus(struct vm *vm)
+{
+	vm->vcpus = take((u64)vm->nr_vcpus * sizeof(struct vcpu));
+	return vm->vcpus != NULL;
+}
+
+void vm_free(struct vm *vm)
+{
+	if (vm->vcpus)
+		give_back(vm->vcpus, (u64)vm->nr_vcpus * sizeof(struct vcpu));
+	give_back(vm, sizeof(*vm));
+}
+
+void vm_add(struct vm *vm)
+{
+	vm->id = nr_vms;
+	if (vm_last)
+		vm_last->next = vm;
+	else
+		vm_first = vm;
+	vm_last = vm;
+	/* Other CPUs walk the list only once guests_ready is set, after the last vm_add. */
+	nr_vms++;
+}
 
 const char *vm_end_name(enum vm_end how)
 {

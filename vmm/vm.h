@@ -8,6 +8,7 @@
 #include "arch/x86/decode.h"
 #include "arch/x86/virt.h"
 #include "arch/x86/iommu_pt.h"
+#include "arch/x86/percpu.h"
 #include "mmu/mmu.h"
 #include "vmm/pci_assign.h"
 #include "mmu/tdp.h"
@@ -22,11 +23,15 @@
 #include "vmm/dev/board.h"
 #include "vmm/dev/lapic.h"
 
-#define MAX_VMS 16
 #define VM_NAME_LEN 24
 #define VM_UNMODELLED_MAX 16
-/* vCPUs per guest (vcpus=N): APIC IDs 0..N-1, one ASID/VPID each. */
-#define MAX_VCPUS 8
+/* vCPUs per guest (vcpus=N, APIC IDs 0..N-1): at most VCPUS_PER_HOST_CPU per CPU Umbra runs on
+ * (more only take turns on the same CPUs, each turn a world switch and a slice of waiting), and
+ * never more than VCPUS_PER_GUEST_MAX: the board's I/O APIC, whose ID register has 4 bits
+ * (82093AA), takes ID 15 on the same APIC bus as the local APICs (vmm/dev/board.h). */
+#define VCPUS_PER_HOST_CPU 4
+#define VCPUS_PER_GUEST_MAX 15
+_Static_assert(VCPUS_PER_GUEST_MAX <= BOARD_IOAPIC_ID, "local APIC IDs below the I/O APIC's");
 
 /* A vCPU's power state: the BSP runs from the start; an AP waits for a SIPI (or the PV start
  * hypercall), which makes it STARTING until its own CPU builds its control structure. */
@@ -132,11 +137,14 @@ struct vcpu {
 	u64 exits[EXIT_REASONS];
 	u64 lock_waits[EXIT_REASONS]; /* exits whose handling found the VM's lock held */
 	u64 exits_total;
+	u64 sched_turn;           /* when its last turn began, in its CPU's count (vmm/sched.c) */
+	struct vcpu *sched_next;  /* the next candidate of its CPU's round (vmm/sched.c) */
 	struct bootprof boot;     /* exits and time by boot phase (vmm/bootprof.c) */
 };
 
 struct vm {
-	u32 id;
+	u32 id;                   /* its index among the guests created */
+	struct vm *next;          /* the next one created (for_each_vm) */
 	char name[VM_NAME_LEN];
 	enum vm_state state;      /* atomics: other CPUs end guests (STOP_GUEST) */
 	enum vm_end end;
@@ -168,8 +176,10 @@ struct vm {
 	struct mmu_vm mmu;
 	bool tdp_on;              /* runs on nested paging: tdp below, the shadow MMU only walks */
 	struct tdp tdp;
-	struct vcpu vcpus[MAX_VCPUS]; /* vcpus[0] is the BSP */
+	struct vcpu *vcpus;       /* nr_vcpus of them, allocated with the guest; [0] is the BSP */
 	u32 nr_vcpus;             /* vcpus= (1 by default) */
+	u32 cpus_list[VCPUS_PER_GUEST_MAX]; /* cpus=: where its vCPUs go, in order */
+	u32 n_cpus_list;
 	u32 vcpus_parked;         /* how many have parked (atomic); the last one parks the guest */
 	u32 cpu;                  /* where vCPU 0 runs (the monitor, gdb and console use it) */
 	bool flush_pending;       /* some vCPU's flush_wait is set: vm_unlock waits for them */
@@ -180,8 +190,10 @@ struct vm {
 	/* The lock's use (vm_lock), counted under it: acquisitions, those that found it held, and
 	 * the pause iterations they waited (make bench and the report show them). */
 	u64 lock_taken, lock_contended, lock_spins;
-	char cmdline[256];
-	char guest_args[512];     /* after "--" on the module line: a multiboot v1 kernel's own */
+	/* Its module line, whole, and what follows "--" on it (the kernel's own command line):
+	 * both point into the multiboot2 information, which Umbra keeps for good. */
+	const char *cmdline;
+	const char *guest_args;
 	struct console con;       /* its console lines (vmm/console.c) */
 	bool paused;              /* the monitor's pause: not run until resume (atomic) */
 	u64 pause_tsc;            /* when its CPU last saw it paused (its budget waits) */
@@ -208,12 +220,25 @@ struct vm {
 	u64 image_size;
 	struct mb1_file files[MB1_MAX_FILES];
 	unsigned nfiles;
+	/* Per-guest state of the layers that serve every guest, here so that it grows with the
+	 * guests: its virtual time on each CPU (vmm/sched.c), the exit counts the monitor's top
+	 * last saw, and where a hypercall's arguments are copied to before they are checked (one
+	 * copy per guest: its calls run one at a time, under its lock; pv/hypercall.c). */
+	u64 sched_vtime[NR_CPUS];
+	u64 top_last[EXIT_REASONS];
+	union {
+		struct umbra_mmu_update update[UMBRA_MMU_BATCH_MAX];
+		struct umbra_mmu_op op[UMBRA_MMU_BATCH_MAX];
+		char text[UMBRA_CONSOLE_MAX];
+	} pv_copy;
 };
 
-extern struct vm vms[MAX_VMS];
+/* The guests created, in module order: allocated one by one (vmm/vm.c), vm->id = their index
+ * (0..nr_vms-1), which the report, the monitor, gdb and the trace name them by. */
+extern struct vm *vm_first;
 extern u32 nr_vms;
 /* Every guest loaded, in module order: the one way to walk them. */
-#define for_each_vm(vm) for (struct vm *vm = vms; vm < vms + nr_vms; vm++)
+#define for_each_vm(vm) for (struct vm *vm = vm_first; vm; vm = vm->next)
 
 /* Ends the guest and records how: the first call wins (atomically, from any CPU); false for
  * every later one. The guest's own CPU notices at its next exit (a kick brings it there). */
@@ -233,6 +258,15 @@ static inline void vm_devices_touched(struct vm *vm)
 {
 	vm->dev_gen++;
 }
+/* A guest's state and vCPUs, zeroed, from the page allocator; NULL when memory is short.
+ * vm_add appends one to the guests (its id the next index); vm_free returns one never added. */
+struct vm *vm_alloc(void);
+bool vm_alloc_vcpus(struct vm *vm); /* vm->nr_vcpus of them */
+void vm_add(struct vm *vm);
+void vm_free(struct vm *vm);
+/* What they take, in whole pages: a guest's state, and its vCPUs. */
+u64 vm_state_bytes(void);
+u64 vm_vcpus_bytes(u32 nr_vcpus);
 /* The guest with this id or name among those created (NULL if none). */
 struct vm *vm_by_id(u64 id);
 struct vm *vm_by_name(const char *name);

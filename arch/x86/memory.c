@@ -22,7 +22,7 @@ u64 memory_trampoline_page(void)
  * low memory under UEFI. */
 static void pick_trampoline_page(const struct boot_info *bi, u64 info_pa)
 {
-	struct lowmem_range busy[2 + MB2_MAX_MODULES];
+	static struct lowmem_range busy[2 + MB2_MAX_MODULES]; /* too large for the stack */
 	u32 n = 0;
 
 	busy[n++] = (struct lowmem_range){ virt_to_phys(__kernel_start), virt_to_phys(__kernel_end) };

@@ -10,7 +10,7 @@
 
 const char guest_name[] = GUEST_NAME;
 
-#define MAXCPU 8
+#define MAXCPU 16         /* Umbra gives a guest up to 15 (vmm/vm.h) */
 #define STACK 16384
 #define NP 32              /* shared pages, first touched by every vCPU at once */
 #define SV (TEST_VA + NP * PAGE_SIZE) /* the page remapped and write-protected */

@@ -46,6 +46,23 @@ for mmu in shadow tdp audit; do
     --expect-log "linux-test: ok memtest" $([ $mmu = audit ] && echo --expect-log audit_errors=0)
 done
 
+# Command lines up to the kernel's own limit (its setup header's cmdline_size, 2047 bytes for
+# Debian's): one of 2047 bytes reaches init whole (its length and last word checked there,
+# tests/linux/init); one past the limit refuses that guest alone, with both lengths, while the
+# other runs.
+long_line() { # LENGTH: the kernel's line, LENGTH bytes, its last word cmdline_end=LENGTH
+  local head="console=ttyS0 loops=20 expect_mem=160 umbra_test.pad=" tail=" cmdline_end=$1"
+  printf '%s%s%s' "$head" "$(head -c $(($1 - ${#head} - ${#tail})) /dev/zero | tr '\0' x)" "$tail"
+}
+case_run linux-cmdline2047 --cpu max --timeout 600 \
+  --module "$L/vmlinuz name=linux mem=160 -- $(long_line 2047)" --module "$L/initrd.gz for=linux" \
+  "${pass[@]}" --expect-log "^\[linux\] linux-test: command line of 2047 bytes, last word cmdline_end=2047" \
+  --expect-log "^\[linux\] linux-test: ok cmdline-whole"
+case_run linux-cmdline-toolong --cpu max --timeout 300 \
+  --module "$L/vmlinuz name=long mem=160 -- $(long_line 2048)" --module "$G/healthy.elf name=healthy" \
+  --expect guests=1 --expect guests_passed=1 --expect guests_rejected=1 \
+  --expect-log "^guest long: command line of 2048 bytes, but this kernel takes at most 2047 \(its cmdline_size\)$"
+
 # Bochs Haswell: the VMX backend, shadow MMU (Bochs is slower: a shorter loop).
 mapfile -t vmx < <(linux_modules linux 160 20)
 case_run linux-bochs-vmx --emu bochs --cpu corei7_haswell_4770 --timeout 900 "${vmx[@]}" \

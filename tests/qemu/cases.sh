@@ -219,19 +219,21 @@ mkpvh $M/pvh.elf $bad/pvh-note-past.elf note_filesz=0x100000
 head -c $((5 << 20)) /dev/zero > $bad/pvh-5mib.bin
 printf 'first module, 36 bytes, the top one\n' > $bad/pvh-mod0.txt
 head -c 5000 /dev/urandom > $bad/pvh-mod1.bin
-# A 600-byte command line: refused (Umbra keeps 511 bytes), never cut.
-long="cmdlen=600 $(printf '%0589d' 0)"
+# A 2047-byte command line reaches the guest whole (Umbra keeps module lines where GRUB left
+# them); one past the start info's room (8 KiB with its tables) is refused, never cut.
+long="cmdlen=2047 $(printf '%02035d' 0)"
+toolong="cmdlen=7600 $(printf '%07588d' 0)"
 # Eight refused guests, plus the file of the refused bigmod.
 case_run qemu-bad-pvh --cpu max --smp 1 \
   --module "$bad/pvh-entry-out.elf name=entryout" --module "$bad/pvh-entry-zero.elf name=entryzero" \
   --module "$bad/pvh64-entry-out.elf name=entryout64" --module "$bad/pvh-desc2.elf name=desc2" \
   --module "$bad/pvh-desc-past.elf name=descpast" --module "$bad/pvh-note-past.elf name=notepast" \
   --module "$M/pvh.elf name=bigmod mem=4" --module "$bad/pvh-5mib.bin for=bigmod" \
-  --module "$M/pvh.elf name=longcmd -- $long" \
+  --module "$M/pvh.elf name=longcmd -- $long" --module "$M/pvh.elf name=toolong -- $toolong" \
   --module "$M/pvh.elf name=pvh mem=16 -- ram=16 mods=2 msize0=36 msize1=5000 cmdlen=45" \
   --module "$bad/pvh-mod0.txt for=pvh" --module "$bad/pvh-mod1.bin for=pvh second" \
   --module "$M/pvh64.elf name=pvh64 mem=16 -- ram=16 mods=0" \
-  --expect guests=2 --expect guests_passed=2 --expect guests_rejected=9 \
+  --expect guests=3 --expect guests_passed=3 --expect guests_rejected=9 \
   --expect-log "guest entryout: bad image: PVH: entry point is not inside a loaded segment" \
   --expect-log "guest entryzero: bad image: PVH: entry point is not inside a loaded segment" \
   --expect-log "guest entryout64: bad image: PVH: entry point is not inside a loaded segment" \
@@ -239,7 +241,8 @@ case_run qemu-bad-pvh --cpu max --smp 1 \
   --expect-log "guest descpast: bad image: PVH: malformed Xen note" \
   --expect-log "guest notepast: bad image: PVH: malformed Xen note" \
   --expect-log "guest bigmod: bad image: PVH: modules too large for the guest's mem=" \
-  --expect-log "guest longcmd: command line after '--' longer than 511 bytes" \
+  --expect-log "guest longcmd: ended=result .* PASS" \
+  --expect-log "guest toolong: bad image: PVH: command line too long" \
   --expect-log "\[pvh\] module 1: 5000 bytes" --expect-log "\[pvh64\] cmdline: \[ram=16 mods=0\]"
 # More files than a PVH guest takes (Umbra's limit: 8), and module strings beyond the room of
 # the start info page; the healthy guest still runs.

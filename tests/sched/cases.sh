@@ -91,4 +91,44 @@ case_run qemu-bad-weight --cpu max --smp 1 \
   --expect-log "guest wword: unknown or invalid option 'weight=half'" \
   --expect-log "guest healthy: cpu: time_ms=[0-9]+ weight=65535 waited_ms=[0-9]+$"
 
+# Guests are allocated as modules are parsed, as many as memory holds (vmm/vm.c): 32 small ones
+# share 4 CPUs and all pass; a 33rd asks for more vCPUs than a guest has APIC IDs for and is
+# refused alone, saying which limit.
+many=()
+for i in $(seq 0 31); do many+=(--module "$G/healthy.elf name=h$i mem=4"); done
+case_run qemu-guests32 --cpu max --smp 4 --timeout 300 "${many[@]}" \
+  --module "$G/healthy.elf name=wide vcpus=16" \
+  --expect guests=32 --expect guests_passed=32 --expect guests_failed=0 --expect guests_rejected=1 \
+  --expect-log "^guests: each takes [0-9]+ KiB of state and [0-9]+ bytes per vCPU" \
+  --expect-log "^guest h31: 4 MiB, entry 0x[0-9a-f]+, cpu 3, vcpus 1" \
+  --expect-log "^guest wide: vcpus=16: at most 15 \(APIC IDs 0-14: the I/O APIC is 15\)$"
+# The same 32 on a machine with RAM for some of them: the first ones made pass, the rest are
+# refused, each with the limit it hit (its RAM), and the run passes. How many fit depends on
+# Umbra's own size, so the check is that the counts add up and the split is in module order.
+case_run qemu-guests32-lowmem --cpu max --smp 4 --mem 64 --timeout 300 "${many[@]}" \
+  --expect guests_failed=0 \
+  --expect-log "^guest h0: 4 MiB, entry" \
+  --expect-log "^guest h31: no room for 4 MiB of guest memory \([0-9]+ MiB free, not in one run\)$"
+lowmem_split() {
+  local log=build/harness/qemu-guests32-lowmem/serial.txt ok=1 made refused summary
+  summary=$(tr -d '\r' <"$log" | grep -m1 "UMBRA SUMMARY")
+  made=$(sed -nE 's/.* guests=([0-9]+) .*/\1/p' <<<"$summary")
+  refused=$(sed -nE 's/.* guests_rejected=([0-9]+) .*/\1/p' <<<"$summary")
+  local passed_names refused_names want_passed="" want_refused=""
+  passed_names=$(tr -d '\r' <"$log" | sed -nE 's/^guest (h[0-9]+): ended=result .* PASS.*/\1/p' | sort -V | tr '\n' ' ')
+  refused_names=$(tr -d '\r' <"$log" | sed -nE 's/^guest (h[0-9]+): (no room for 4 MiB of guest memory|mem=4 MiB but only [0-9]+ MiB are free|no memory for (its MMU|its [0-9]+ vCPUs)).*/\1/p' | tr '\n' ' ')
+  for ((i = 0; i < ${made:-0}; i++)); do want_passed+="h$i "; done
+  for ((i = ${made:-0}; i < 32; i++)); do want_refused+="h$i "; done
+  [ -n "$made" ] && [ "$made" -ge 1 ] && [ "$made" -lt 32 ] && [ "$((made + refused))" = 32 ] || ok=0
+  [ "$passed_names" = "$want_passed" ] && [ "$refused_names" = "$want_refused" ] || ok=0
+  if [ $ok = 1 ]; then
+    echo "PASS qemu-guests32-lowmem-split: $made passed, $refused refused for memory, in module order"
+    suite_passed=$((suite_passed + 1))
+  else
+    echo "FAIL qemu-guests32-lowmem-split: made=$made refused=$refused passed='$passed_names' refused='$refused_names'"
+    suite_failed=$((suite_failed + 1)); suite_failures+=(qemu-guests32-lowmem-split)
+  fi
+}
+lowmem_split
+
 suite_end sched

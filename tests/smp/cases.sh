@@ -60,11 +60,17 @@ case_run smp-qemu-bad-options --cpu max --smp 2 \
   --module "$G/healthy.elf name=idle vcpus=2 cpus=0,1" \
   --expect guests=2 --expect guests_passed=2 --expect guests_rejected=3 \
   --expect-log "guest v0: unknown or invalid option 'vcpus=0'" \
-  --expect-log "guest v9: unknown or invalid option 'vcpus=9'" \
+  --expect-log "guest v9: vcpus=9: at most 8 \(4 per host CPU, 2 CPUs\)" \
   --expect-log "guest c7: warning: cpu 7 beyond this machine's 2 CPUs: on cpu 1 instead" \
   --expect-log "guest c7: 16 MiB, entry 0x[0-9a-f]+, cpu 1," \
   --expect-log "guest cx: unknown or invalid option 'cpus=1,x'" \
   --expect-log "guest idle: vcpu1: cpu=1 never-started exits=0"
+# The most vCPUs a guest has (vmm/vm.h: APIC IDs 0-14, the I/O APIC 15), four per CPU on
+# four CPUs: every AP starts, takes the shootdowns and the NMIs.
+case_run smp-qemu-vcpus15 --cpu max --smp 4 --timeout 300 \
+  --module "$G/smp32.elf name=smp vcpus=15 time=200" --expect guests_passed=1 \
+  --expect-log "smp32: 15 vCPUs \(sipi start\)" \
+  --expect-log "smp32: 8 remap and 4 write-protect shootdowns on 15 vCPUs"
 # VMX (Bochs): the PV start, two CPUs.
 case_run smp-bochs-vmx-pv --emu bochs --cpu corei7_haswell_4770 --smp 2 --timeout 600 \
   --module "$G/smp32.elf name=smp vcpus=2 time=500 -- start=pv" --expect guests_passed=1 \

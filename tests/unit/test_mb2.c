@@ -7,7 +7,7 @@
 
 /* Image builder: tags appended 8-aligned after the 8-byte header. */
 struct img {
-	_Alignas(8) u8 buf[8192];
+	_Alignas(8) u8 buf[16384];
 	u32 off;
 };
 
@@ -64,7 +64,8 @@ static void tag_mmap(struct img *m, const struct raw_mmap *e, u32 n, u32 esz)
 
 static void tag_module(struct img *m, u32 start, u32 end, const char *cmd)
 {
-	u8 p[256];
+	u8 p[4096];
+	assert_true(strlen(cmd) < sizeof(p) - 8);
 	memcpy(p, &start, 4);
 	memcpy(p + 4, &end, 4);
 	strcpy((char *)p + 8, cmd);
@@ -316,6 +317,29 @@ static void test_module_errors(void **state)
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
 	assert_int_equal(bi.nmodules, MB2_MAX_MODULES);
 	assert_int_equal(bi.modules_dropped, 2);
+	free(m);
+}
+
+/* A Linux guest's module line as long as its kernel takes (cmdline_size 2047, and Umbra's own
+ * words before "--"): the parser points at it whole, without a copy or a cut. */
+static void test_long_module_line(void **state)
+{
+	(void)state;
+	struct img *m = img_new();
+	char line[2200];
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = 0;
+	memcpy(line, "name=linux -- ", 14);
+	memcpy(line + sizeof(line) - 7, " end=1", 6);
+	tag_module(m, 0x200000, 0x300000, line);
+	tag_module(m, 0x300000, 0x301000, "for=linux");
+	finish(m);
+	struct boot_info bi;
+	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), 0);
+	assert_int_equal(bi.nmodules, 2);
+	assert_int_equal(strlen(bi.modules[0].cmdline), sizeof(line) - 1);
+	assert_string_equal(bi.modules[0].cmdline, line);
+	assert_string_equal(bi.modules[1].cmdline, "for=linux");
 	free(m);
 }
 
@@ -601,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_tag),
 		cmocka_unit_test(test_bad_end_tag),
 		cmocka_unit_test(test_mmap_errors),
+		cmocka_unit_test(test_long_module_line),
 		cmocka_unit_test(test_mmap_overflow),
 		cmocka_unit_test(test_module_errors),
 		cmocka_unit_test(test_string_errors),

@@ -26,8 +26,9 @@ static inline unsigned isa_gsi(unsigned irq)
 	return irq ? irq : 2;
 }
 
-/* The I/O APIC's ID: after the vCPUs' local APIC IDs (0..MAX_VCPUS-1), on the same APIC bus. */
-#define BOARD_IOAPIC_ID 8
+/* The I/O APIC's ID: after the vCPUs' local APIC IDs (0..VCPUS_PER_GUEST_MAX-1), on the same
+ * APIC bus; the highest its 4-bit ID register holds. */
+#define BOARD_IOAPIC_ID 15
 
 struct board {
 	struct pic pic;
