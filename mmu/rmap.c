@@ -71,19 +71,37 @@ void spte_clear_leaves(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SP
 {
 	u64 rmapped[SPT_ENTRIES / 64], present = 0;
 
-	/* Cleared first: the reverse maps hold the entries' addresses, not their values. */
+	_Static_assert(PTE_P == 1 && PTE_W == 2, "writable and present: e & e >> 1 & 1");
+	/* Cleared first: the reverse maps hold the entries' addresses, not their values. A whole
+	 * word of drop (a batch rewriting a table) takes its 64 entries without a branch each. */
 	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++) {
-		rmapped[w] = 0;
-		for (u64 bits = drop[w]; bits; bits &= bits - 1) {
-			unsigned idx = w * 64 + (unsigned)__builtin_ctzll(bits);
-			u64 e = sp->spt[idx];
+		u64 *spt = &sp->spt[w * 64], rm = 0;
 
-			present |= e;
-			if (spte_writable_leaf(e))
-				rmapped[w] |= 1ull << (idx % 64);
-			audit_mark_entry(vm, sp, idx);
-			sp->spt[idx] = 0;
+		if (drop[w] == ~0ull) {
+			/* Downwards, so each entry's bit shifts in at the bottom. */
+#pragma GCC unroll 4
+			for (int k = 63; k >= 0; k--) {
+				u64 e = spt[k];
+
+				present |= e;
+				rm = rm << 1 | (e & e >> 1 & 1);
+				spt[k] = 0;
+			}
+		} else {
+			for (u64 bits = drop[w]; bits; bits &= bits - 1) {
+				unsigned k = (unsigned)__builtin_ctzll(bits);
+				u64 e = spt[k];
+
+				present |= e;
+				if (spte_writable_leaf(e))
+					rm |= 1ull << k;
+				spt[k] = 0;
+			}
 		}
+		rmapped[w] = rm;
+		if (vm->audit_track)
+			for (u64 bits = drop[w]; bits; bits &= bits - 1)
+				audit_track_entry(vm, sp, w * 64 + (unsigned)__builtin_ctzll(bits));
 	}
 	if (present & PTE_P)
 		spte_changed(vm); /* once for all cleared here */
