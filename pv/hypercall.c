@@ -272,13 +272,14 @@ static s64 check_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
  * one page (c->page) names its table to the MMU once and notes each entry without a check. */
 #define APPLY_UPDATES(type)                                                                     \
 	if (c->page != ~0ull) {                                                                 \
-		u8 *base = (u8 *)memslots_ptr(&v->vm->mem, c->page, PAGE_SIZE) - c->page;       \
+		uintptr_t base = (uintptr_t)memslots_ptr(&v->vm->mem, c->page, PAGE_SIZE) -      \
+				 c->page;                                                       \
 		mmu_batch_table(mmu, b, c->page >> PAGE_SHIFT);                                 \
 		_Pragma("GCC unroll 4")                                                         \
 		for (u64 i = 0; i < n; i++) {                                                   \
 			u64 ptr = u[i].ptr;                                                     \
 			__atomic_store_n((type *)(base + ptr), (type)u[i].val, __ATOMIC_RELAXED);\
-			mmu_batch_note_in(b, ptr & 0xfff, sizeof(type));                        \
+			mmu_batch_note_in(b, (unsigned)ptr, sizeof(type));                      \
 		}                                                                               \
 	} else                                                                                  \
 		for (u64 i = 0; i < n; i++) {                                                   \
