@@ -93,28 +93,24 @@ found:
 	}
 }
 
-/* Whether p is an entry of table marked in marks (one bit per entry), unmarking it if so. */
-/* Inlined: a call per member would cost as much as the test. */
+/* Whether p is an entry of table marked in marks, unmarking it if so. Inlined: a call per
+ * member would cost as much as the test. */
 static inline __attribute__((always_inline)) bool take_marked(const u64 *p, const u64 *table,
-							     u64 *marks)
+							     union spt_marks *marks)
 {
 	uintptr_t off = (uintptr_t)p - (uintptr_t)table; /* a byte offset: index off / 8 */
-	u64 *m, bit;
 
-	if (off >= SPT_ENTRIES * 8)
+	if (off >= SPT_ENTRIES * 8 || !marks->b[off >> 3])
 		return false;
-	m = &marks[off >> 9];
-	bit = 1ull << (off >> 3 & 63);
-	if (!(*m & bit))
-		return false;
-	*m ^= bit;
+	marks->b[off >> 3] = 0;
 	return true;
 }
 
 /* One pass packs the members kept towards the head, in order; the descriptors left empty at the
  * end are freed, and a last, partly filled one becomes the head (only the head may be partly
  * filled). The writer never passes the reader, so it only writes slots already read. */
-void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table, u64 *marks)
+void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table,
+			union spt_marks *marks)
 {
 	struct pset_desc *head, *r, *w, *wprev = NULL, *rest;
 	unsigned i, wi = 0;
