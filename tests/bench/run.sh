@@ -124,6 +124,9 @@ echo "  PV batch of 512: $pi Umbra instructions < the stores' $si $(mark "$(cmp_
 pt=$(get cached forkflood "entries=512 via=pv" umbra_insns_then_cr3_per_op); st=$(get cached forkflood "entries=512 via=store" umbra_insns_then_cr3_per_op)
 pv_vt=$(get vmx-cached forkflood "entries=512 via=pv" then_cr3_cycles_per_op); st_vt=$(get vmx-cached forkflood "entries=512 via=store" then_cr3_cycles_per_op)
 echo "  the same with the CR3 load that follows: $pt Umbra instructions < the stores' $st $(mark "$(cmp_le "$pt" "$((${st:-0} - 1))")"); Bochs VMX cycles $pv_vt < the stores' $st_vt $(mark "$(cmp_le "$pv_vt" "$((${st_vt:-0} - 1))")")"
+pc=$(get cached cr3load via=pv umbra_insns_per_op); mc=$(get cached cr3load via=mov umbra_insns_per_op)
+pf=$(get cached flush via=pv umbra_insns_per_op); mf=$(get cached flush via=mov umbra_insns_per_op)
+echo "  PV new-CR3 call: $pc Umbra instructions <= a MOV CR3's $mc $(mark "$(cmp_le "$pc" "$mc")"); PV flush: $pf <= a CR3 reload's $mf $(mark "$(cmp_le "$pf" "$mf")")"
 cs=$(insn_of cr3_switch)
 echo "  cached CR3 switch: $cs Umbra instructions from #VMEXIT to VMRUN <= 1000 $(mark "$(cmp_le "$cs" 1000)")"
 echo "  shadow fill exit (median, whole exit path): $(insn_of fill_median) Umbra instructions (emulated PT writes: none here, out-of-sync tables take them; see bench-linux)"
