@@ -481,6 +481,16 @@ static const hc_fn handlers[UMBRA_HC_COUNT] = {
 	[UMBRA_HC_SHM_RING] = hc_shm_ring,
 };
 
+/* The calls that reach no device model and no interrupt state (the MMU calls, VERSION): after
+ * them the vCPU's interrupt look (vmm/vcpu.c) would find what it found before, so they leave
+ * it out, as a CR3 load or a page fault does. Any other call may change what a device or the
+ * interrupt controllers hold (a timer, a console read, a halt, a doorbell): marked before it
+ * runs, as vmm/exit.c marks other exits. */
+static bool leaves_devices(u64 nr)
+{
+	return nr == UMBRA_HC_VERSION || nr == UMBRA_HC_MMU_UPDATE || nr == UMBRA_HC_MMU_OP;
+}
+
 void pv_hypercall(struct vcpu *v)
 {
 	u64 *g = v->hw.regs.gpr;
@@ -490,6 +500,8 @@ void pv_hypercall(struct vcpu *v)
 				  g[X86_RSI] & mask } };
 	s64 ret;
 
+	if (!leaves_devices(nr))
+		vm_devices_touched(v->vm);
 	if (nr >= UMBRA_HC_COUNT || hc_classes[nr].cls == HC_NONE)
 		ret = -UMBRA_ENOSYS;
 	else if (hc_classes[nr].cls != HC_RESTRICTED && v->hw.regs.cpl != 0)
