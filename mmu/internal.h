@@ -50,9 +50,16 @@ struct mmu_walk {
 /* pset.c: a set of u64 * (none / one pointer / tagged chain of small descriptors). */
 void pset_add(uintptr_t *set, u64 *p, struct mmu_objcache *cache, struct mmu_slab *slab);
 void pset_remove(uintptr_t *set, u64 *p, struct mmu_slab *slab);
-/* Removes, in one pass, every member that is an entry &table[i] of the 512-entry table with bit
- * i of marks set, and clears those bits. */
-void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table, u64 *marks);
+/* A mark per entry of a 512-entry table, a byte each so that a member's test is one load; read
+ * eight at a time to find the next one set. */
+union spt_marks {
+	u8 b[SPT_ENTRIES];
+	u64 w[SPT_ENTRIES / 8];
+};
+/* Removes, in one pass, every member that is an entry &table[i] of the 512-entry table with
+ * marks->b[i] set, and clears those marks. */
+void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table,
+			union spt_marks *marks);
 bool pset_contains(uintptr_t set, const u64 *p);
 unsigned pset_count(uintptr_t set);
 /* Call fn on each member then empty the set. */

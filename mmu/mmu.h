@@ -274,6 +274,13 @@ static inline int mmu_batch_note(struct mmu_vm *vm, struct mmu_batch *b, u64 gpa
 	b->written[offset / 256] |= (len == 8 ? 3ull : 1ull) << (offset / 4 % 64);
 	return MMU_OK;
 }
+/* The same for an entry at offset (aligned to len, 4 or 8: the caller's check; bits above 11
+ * are ignored) of the table the last mmu_batch_table named: a batch known to write one table
+ * notes each entry so. */
+static inline void mmu_batch_note_in(struct mmu_batch *b, unsigned offset, unsigned len)
+{
+	b->written[offset / 256 % 16] |= (len == 8 ? 3ull : 1ull) << (offset / 4 % 64);
+}
 void mmu_batch_end(struct mmu_vm *vm, struct mmu_batch *b);
 /* The locked read-modify-write hook: zaps as mmu_write does, then compares and swaps len bytes
  * (1..8, within one aligned 8) of guest RAM by a host locked compare-exchange, atomic against

@@ -93,44 +93,49 @@ found:
 	}
 }
 
+/* Whether p is an entry of table marked in marks, unmarking it if so. Inlined: a call per
+ * member would cost as much as the test. */
+static inline __attribute__((always_inline)) bool take_marked(const u64 *p, const u64 *table,
+							     union spt_marks *marks)
+{
+	uintptr_t off = (uintptr_t)p - (uintptr_t)table; /* a byte offset: index off / 8 */
+
+	if (off >= SPT_ENTRIES * 8 || !marks->b[off >> 3])
+		return false;
+	marks->b[off >> 3] = 0;
+	return true;
+}
+
 /* One pass packs the members kept towards the head, in order; the descriptors left empty at the
  * end are freed, and a last, partly filled one becomes the head (only the head may be partly
  * filled). The writer never passes the reader, so it only writes slots already read. */
-void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table, u64 *marks)
+void pset_remove_marked(uintptr_t *set, struct mmu_slab *slab, const u64 *table,
+			union spt_marks *marks)
 {
 	struct pset_desc *head, *r, *w, *wprev = NULL, *rest;
 	unsigned i, wi = 0;
 
-	/* off: the member's byte offset in the table; its index is off / 8. */
-#define MARKED(off) ((off) < SPT_ENTRIES * 8 && (marks[(off) >> 9] >> ((off) >> 3 & 63) & 1))
-#define UNMARK(off) (marks[(off) >> 9] &= ~(1ull << ((off) >> 3 & 63)))
 	if (!is_chain(*set)) {
-		uintptr_t off = *set - (uintptr_t)table;
-
-		if (*set && MARKED(off)) {
-			UNMARK(off);
+		if (*set && take_marked((u64 *)*set, table, marks))
 			*set = 0;
-		}
 		return;
 	}
 	head = w = chain(*set);
 	for (r = head; r; r = r->next)
-		for (i = 0; i < PSET_N && r->e[i]; i++) {
-			uintptr_t off = (uintptr_t)r->e[i] - (uintptr_t)table;
+		for (i = 0; i < PSET_N; i++) {
+			u64 *p = r->e[i];
 
-			if (MARKED(off)) {
-				UNMARK(off);
+			if (!p)
+				break;
+			if (take_marked(p, table, marks))
 				continue;
-			}
 			if (wi == PSET_N) {
 				wprev = w;
 				w = w->next;
 				wi = 0;
 			}
-			w->e[wi++] = r->e[i];
+			w->e[wi++] = p;
 		}
-#undef MARKED
-#undef UNMARK
 	/* Nothing written: every member went, and every descriptor goes. */
 	rest = wi ? w->next : head;
 	if (wi) {

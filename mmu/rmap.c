@@ -69,34 +69,53 @@ void spte_clear_leaf(struct mmu_vm *vm, struct mmu_page *sp, unsigned idx)
 
 void spte_clear_leaves(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SPT_ENTRIES / 64])
 {
-	u64 rmapped[SPT_ENTRIES / 64], present = 0;
+	union spt_marks rmapped;
+	u64 present = 0;
 
-	/* Cleared first: the reverse maps hold the entries' addresses, not their values. */
+	_Static_assert(PTE_P == 1 && PTE_W == 2, "writable and present: e & e >> 1 & 1");
+	/* Cleared first: the reverse maps hold the entries' addresses, not their values. A whole
+	 * word of drop (a batch rewriting a table) takes its 64 entries without a branch each. */
 	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++) {
-		rmapped[w] = 0;
-		for (u64 bits = drop[w]; bits; bits &= bits - 1) {
-			unsigned idx = w * 64 + (unsigned)__builtin_ctzll(bits);
-			u64 e = sp->spt[idx];
+		u64 *spt = &sp->spt[w * 64];
+		u8 *rm = &rmapped.b[w * 64];
 
-			present |= e;
-			if (spte_writable_leaf(e))
-				rmapped[w] |= 1ull << (idx % 64);
-			audit_mark_entry(vm, sp, idx);
-			sp->spt[idx] = 0;
+		if (drop[w] == ~0ull) {
+#pragma GCC unroll 4
+			for (unsigned k = 0; k < 64; k++) {
+				u64 e = spt[k];
+
+				present |= e;
+				rm[k] = (u8)(e & e >> 1 & 1);
+				spt[k] = 0;
+			}
+		} else {
+			for (unsigned k = 0; k < 8; k++)
+				rmapped.w[w * 8 + k] = 0;
+			for (u64 bits = drop[w]; bits; bits &= bits - 1) {
+				unsigned k = (unsigned)__builtin_ctzll(bits);
+				u64 e = spt[k];
+
+				present |= e;
+				rm[k] = spte_writable_leaf(e);
+				spt[k] = 0;
+			}
 		}
+		if (vm->audit_track)
+			for (u64 bits = drop[w]; bits; bits &= bits - 1)
+				audit_track_entry(vm, sp, w * 64 + (unsigned)__builtin_ctzll(bits));
 	}
 	if (present & PTE_P)
 		spte_changed(vm); /* once for all cleared here */
 	/* The writable ones leave their frames' reverse maps, one pass per frame: a pass takes out
 	 * every marked entry that maps that frame and unmarks it. */
-	for (unsigned w = 0; w < SPT_ENTRIES / 64; w++)
-		while (rmapped[w]) {
-			unsigned idx = w * 64 + (unsigned)__builtin_ctzll(rmapped[w]);
+	for (unsigned i = 0; i < SPT_ENTRIES / 8; i++)
+		while (rmapped.w[i]) {
+			unsigned idx = i * 8 + (unsigned)__builtin_ctzll(rmapped.w[i]) / 8;
 			u64 gfn = spte_leaf_gfn(sp, idx);
 
 			audit_mark_frame(vm, gfn);
-			pset_remove_marked(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, sp->spt, rmapped);
-			ASSERT(!(rmapped[w] >> (idx % 64) & 1));
+			pset_remove_marked(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, sp->spt, &rmapped);
+			ASSERT(!rmapped.b[idx]);
 		}
 }
 

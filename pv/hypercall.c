@@ -191,10 +191,12 @@ static s64 run_batch(const struct batch *b)
 	return b->apply(b->v, guest_copy(b->v), b->count, b->ctx);
 }
 
-/* An MMU_UPDATE call: the entry size, fixed for the call, and the MMU's record of the writes. */
+/* An MMU_UPDATE call: the entry size, fixed for the call, the one table page every entry is in
+ * (~0: not so, or not known), and the MMU's record of the writes. */
 struct update_ctx {
 	struct mmu_batch mmu;
 	unsigned size;
+	u64 page;
 };
 
 /* Whether the page at gpa is in RAM, remembering the last page that was (*memo; ~0: none): a
@@ -209,13 +211,41 @@ static bool page_in_ram(const struct vcpu *v, u64 page, u64 *memo)
 	return true;
 }
 
+/* The usual batch, a pass over one table (fork's), is settled by the OR and the AND of its
+ * words, three instructions an entry: all its entries are in one page if the two agree above
+ * bit 11, aligned if the OR's low bits are clear, and every entry's frame is at most the OR's
+ * frame, so inside RAM if the RAM from 0 reaches past that (non-present entries are held to it
+ * too: stricter than needed, and then the entries are checked one by one). */
+static bool check_one_table(struct vcpu *v, const struct umbra_mmu_update *u, u64 n,
+			    struct update_ctx *c)
+{
+	const u64 addr_mask = c->size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
+	u64 ptr_or = 0, ptr_and = ~0ull, val_or = 0;
+
+#pragma GCC unroll 8
+	for (u64 i = 0; i < n; i++) {
+		ptr_or |= u[i].ptr;
+		ptr_and &= u[i].ptr;
+		val_or |= u[i].val;
+	}
+	if (!n || ((ptr_or ^ ptr_and) & ~0xfffull) || (ptr_or & (c->size - 1)) ||
+	    (c->size == 4 && (val_or >> 32)) || !in_ram(v, ptr_and & ~0xfffull, PAGE_SIZE) ||
+	    !in_ram(v, 0, (val_or & addr_mask) + PAGE_SIZE))
+		return false;
+	c->page = ptr_and & ~0xfffull;
+	return true;
+}
+
 static s64 check_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 {
 	const struct umbra_mmu_update *u = recs;
-	const unsigned size = ((struct update_ctx *)ctx)->size;
+	struct update_ctx *c = ctx;
+	const unsigned size = c->size;
 	const u64 addr_mask = size == 8 ? 0x000ffffffffff000ull : 0xfffff000ull;
 	u64 ptr_page = ~0ull, val_page = ~0ull;
 
+	if (check_one_table(v, u, n, c))
+		return 0;
 	for (u64 i = 0; i < n; i++) {
 		u64 ptr = u[i].ptr, val = u[i].val;
 
@@ -233,17 +263,30 @@ static s64 check_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 }
 
 /* Stores the checked entries, each in one aligned store as the guest's own would be (its other
- * vCPUs may walk the table meanwhile), the host address found once per table page. */
+ * vCPUs may walk the table meanwhile), the host address found once per table page. A batch in
+ * one page (c->page) names its table to the MMU once and notes each entry without a check. */
 #define APPLY_UPDATES(type)                                                                     \
-	for (u64 i = 0; i < n; i++) {                                                           \
-		u64 ptr = u[i].ptr, val = u[i].val;                                             \
-		if ((ptr & ~0xfffull) != page) {                                                \
-			page = ptr & ~0xfffull;                                                 \
-			hva = memslots_ptr(&v->vm->mem, page, PAGE_SIZE); /* checked */         \
+	if (c->page != ~0ull) {                                                                 \
+		uintptr_t base = (uintptr_t)memslots_ptr(&v->vm->mem, c->page, PAGE_SIZE) -      \
+				 c->page;                                                       \
+		mmu_batch_table(mmu, b, c->page >> PAGE_SHIFT);                                 \
+		_Pragma("GCC unroll 4")                                                         \
+		for (u64 i = 0; i < n; i++) {                                                   \
+			u64 ptr = u[i].ptr;                                                     \
+			__atomic_store_n((type *)(base + ptr), (type)u[i].val, __ATOMIC_RELAXED);\
+			mmu_batch_note_in(b, (unsigned)ptr, sizeof(type));                      \
 		}                                                                               \
-		__atomic_store_n((type *)(hva + (ptr & 0xfff)), (type)val, __ATOMIC_RELAXED);   \
-		mmu_batch_note(mmu, b, ptr, sizeof(type));                                      \
-	}
+	} else                                                                                  \
+		for (u64 i = 0; i < n; i++) {                                                   \
+			u64 ptr = u[i].ptr, val = u[i].val;                                     \
+			if ((ptr & ~0xfffull) != page) {                                        \
+				page = ptr & ~0xfffull;                                         \
+				hva = memslots_ptr(&v->vm->mem, page, PAGE_SIZE); /* checked */ \
+			}                                                                       \
+			__atomic_store_n((type *)(hva + (ptr & 0xfff)), (type)val,              \
+					 __ATOMIC_RELAXED);                                     \
+			mmu_batch_note(mmu, b, ptr, sizeof(type));                              \
+		}
 
 static s64 apply_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 {
@@ -264,7 +307,7 @@ static s64 apply_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 
 static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
 {
-	struct update_ctx c = { .size = pte_size(v) };
+	struct update_ctx c = { .size = pte_size(v), .page = ~0ull };
 	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_update), check_update,
 			   apply_update, &c };
 	s64 r;
@@ -433,6 +476,16 @@ static const hc_fn handlers[UMBRA_HC_COUNT] = {
 	[UMBRA_HC_SHM_RING] = hc_shm_ring,
 };
 
+/* The calls that reach no device model and no interrupt state (the MMU calls, VERSION): after
+ * them the vCPU's interrupt look (vmm/vcpu.c) would find what it found before, so they leave
+ * it out, as a CR3 load or a page fault does. Any other call may change what a device or the
+ * interrupt controllers hold (a timer, a console read, a halt, a doorbell): marked before it
+ * runs, as vmm/exit.c marks other exits. */
+static bool leaves_devices(u64 nr)
+{
+	return nr == UMBRA_HC_VERSION || nr == UMBRA_HC_MMU_UPDATE || nr == UMBRA_HC_MMU_OP;
+}
+
 void pv_hypercall(struct vcpu *v)
 {
 	u64 *g = v->hw.regs.gpr;
@@ -442,6 +495,8 @@ void pv_hypercall(struct vcpu *v)
 				  g[X86_RSI] & mask } };
 	s64 ret;
 
+	if (!leaves_devices(nr))
+		vm_devices_touched(v->vm);
 	if (nr >= UMBRA_HC_COUNT || hc_classes[nr].cls == HC_NONE)
 		ret = -UMBRA_ENOSYS;
 	else if (hc_classes[nr].cls != HC_RESTRICTED && v->hw.regs.cpl != 0)

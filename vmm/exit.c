@@ -432,13 +432,14 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 }
 
 /* Exits whose handlers reach no device but through board_mmio_* or CR8 (which say so
- * themselves): after them a vCPU's interrupts stay as they were. Any other exit (I/O, MSRs,
- * hypercalls, host interrupts, HLT...) may change them, for every vCPU of the guest. */
+ * themselves): after them a vCPU's interrupts stay as they were. A hypercall says so for itself
+ * (pv_hypercall: all but the MMU calls and VERSION). Any other exit (I/O, MSRs, host
+ * interrupts, HLT...) may change them, for every vCPU of the guest. */
 static bool exit_leaves_devices(unsigned reason)
 {
 	return reason == EXIT_CR_ACCESS || reason == EXIT_PAGE_FAULT ||
 	       reason == EXIT_NESTED_FAULT || reason == EXIT_INVLPG ||
-	       reason == EXIT_CPUID;
+	       reason == EXIT_CPUID || reason == EXIT_HYPERCALL;
 }
 
 void exit_handle(struct vcpu *v, const struct vexit *x)

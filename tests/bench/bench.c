@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Benchmark guest: context switches, a fork-like page-table rewrite, page touches, null calls. */
+/* Benchmark guest: context switches, a fork-like page-table rewrite, page touches, null calls,
+ * CR3 loads and flushes by MOV CR3 or by their PV calls. */
 /* Prints one "BENCH ..." line per measurement; tests/bench/run.sh collects them per mode. The
  * same image runs natively (QEMU -kernel) and under Umbra, where it adds Umbra's exit counts. */
 #include "tests/guests/lib/guest.h"
@@ -40,6 +41,9 @@ static uint64_t exits_between(struct counts a, struct counts b)
 	return on_umbra ? b.exits - a.exits - 1 : 0;
 }
 
+/* The guest cycles of the CR3 load that follows each forkflood rewrite, summed: 0 elsewhere. */
+static uint64_t then_cr3_cycles;
+
 /* Per-operation figures in thousandths, so the line stays integer-only. */
 static void report(const char *what, const char *params, uint64_t ops, uint64_t cycles,
 		   uint64_t exits, uint64_t faults, unsigned snap, unsigned pairs)
@@ -49,7 +53,12 @@ static void report(const char *what, const char *params, uint64_t ops, uint64_t 
 		(unsigned long long)(cycles / ops), (unsigned long long)(exits * 1000 / ops),
 		(unsigned long long)(faults * 1000 / ops));
 	/* A line of its own: Umbra's console cuts lines at 128 characters. */
-	kprintf("BENCH_SNAPS snap=%u pairs=%u\n", snap, pairs);
+	if (then_cr3_cycles)
+		kprintf("BENCH_SNAPS snap=%u pairs=%u then_cr3_cycles_per_op=%llu\n", snap, pairs,
+			(unsigned long long)((cycles + then_cr3_cycles) / ops));
+	else
+		kprintf("BENCH_SNAPS snap=%u pairs=%u\n", snap, pairs);
+	then_cr3_cycles = 0;
 }
 
 static int has_word(const char *s, const char *w)
@@ -102,11 +111,14 @@ static void ctxswitch(int nspaces, int w, int switches)
 	       b.faults - a.faults, a.snap, 1);
 }
 
-static struct umbra_mmu_update batch[512];
+/* Page-aligned, as a guest's batch buffer would be: its 8 KiB are two pages to translate. */
+static struct umbra_mmu_update batch[512] __attribute__((aligned(4096)));
 
 /* Rewrite one full page table R times, as fork does: by plain stores (the MMU's flood
- * detection stops emulating after a few) or as one PV MMU_UPDATE batch. Only the rewrite is
- * measured; touching the pages again afterwards re-shadows the table for the next round. */
+ * detection stops emulating after a few) or as one PV MMU_UPDATE batch. The rewrite is the
+ * operation; the CR3 load that follows (the flush after a fork's rewrite) is timed too, since
+ * the stores leave their table out of sync and the load then does their shadow work
+ * (then_cr3_cycles_per_op). Touching the pages again re-shadows the table for the next round. */
 static void forkflood(int rounds, int pv)
 {
 	struct aspace as;
@@ -137,11 +149,14 @@ static void forkflood(int rounds, int pv)
 		}
 		uint64_t t1 = read_tsc();
 		struct counts b = snapshot();
+		uint64_t t2 = read_tsc();
 		write_cr3(as.root); /* the flush that follows a fork's rewrite: not the rewrite's */
+		uint64_t t3 = read_tsc();
 		if (r == 0)
 			snap0 = a.snap;
 		if (r >= 0) {
 			cycles += t1 - t0;
+			then_cr3_cycles += t3 - t2;
 			exits += exits_between(a, b);
 			faults += b.faults - a.faults;
 		}
@@ -186,6 +201,40 @@ static void nullcall(int calls)
 	       b.faults - a.faults, a.snap, 1);
 }
 
+/* A CR3 load between two warm address spaces, and a full flush (a reload of the same CR3), each
+ * by MOV CR3 or by the PV call that replaces it (MMU_OP NEW_CR3, MMU_OP FLUSH_ALL). */
+static void cr3calls(int calls, int pv, int flush)
+{
+	static struct umbra_mmu_op op;
+	struct aspace *as = flush ? &spaces[0] : spaces;
+
+	if (pv && !on_umbra)
+		return;
+	/* Two calls warm up: both roots are cached after them. */
+	struct counts a = { 0, 0, 0 };
+	uint64_t t0 = 0;
+	for (int i = -2; i < calls; i++) {
+		if (i == 0) {
+			a = snapshot();
+			t0 = read_tsc();
+		}
+		ulong root = as[flush ? 0 : i & 1].root;
+		if (!pv) {
+			write_cr3(root);
+			continue;
+		}
+		op = flush ? (struct umbra_mmu_op){ UMBRA_MMUOP_FLUSH_ALL, 0, 0 }
+			   : (struct umbra_mmu_op){ UMBRA_MMUOP_NEW_CR3, 0, root };
+		long done = umbra_hypercall(UMBRA_HC_MMU_OP, (ulong)&op, 1);
+		CHECK(done == 1, "MMU_OP applied %ld of 1", done);
+	}
+	uint64_t t1 = read_tsc();
+	struct counts b = snapshot();
+	write_cr3(kernel.root);
+	report(flush ? "flush" : "cr3load", pv ? "via=pv" : "via=mov", (uint64_t)calls, t1 - t0,
+	       exits_between(a, b), b.faults - a.faults, a.snap, 1);
+}
+
 void test_main(void)
 {
 	static const int ws[] = { 16, 64, 256 }, ps[] = { 2, 8, 32 };
@@ -206,4 +255,8 @@ void test_main(void)
 		forkflood(smoke ? 4 : 40, 1);
 	touchpages(smoke ? 64 : 1024);
 	nullcall(smoke ? 100 : 2000);
+	/* spaces[0] and [1] are still the last ctxswitch's, their shadows cached. */
+	for (int pv = 0; pv < 2; pv++)
+		for (int flush = 0; flush < 2; flush++)
+			cr3calls(smoke ? 100 : 2000, pv, flush);
 }

@@ -18,6 +18,7 @@
  *                  address, summed (tests/bench/insns.py symbolizes them: where an exit's time goes)
  *   profile_max=N  ... only of the exits of at most N instructions (the common case, not the rare
  *                  slow one)
+ *   profile_min=N  ... only of the exits of at least N instructions (the rare slow one: a batch)
  *   out=FILE       the trace: "E cpu kind umbra_insns guest_insns_before" per exit, "M cpu exit#"
  *                  per mark, and a closing "T" line with the totals
  * Guests are linked at the same addresses as Umbra (1 MiB), so the address alone does not say who
@@ -45,7 +46,7 @@ static struct { char kind[16]; uint64_t addr; } tags[MAX_TAGS];
 static unsigned ntags;
 static FILE *out;
 static char profile_kind[16];
-static uint64_t profile_max = ~0ull;
+static uint64_t profile_max = ~0ull, profile_min;
 
 /* The profile: blocks run in the current exit, then summed per address for exits of KIND. */
 #define PROF_EXIT (1u << 18)
@@ -135,7 +136,8 @@ static void block_exec(unsigned idx, void *udata)
 		fprintf(out, "E %u %s %" PRIu64 " %" PRIu64 "\n", idx, kind_name(c->kind), c->umbra,
 			c->guest);
 		c->exits++;
-		if (profiling && !strcmp(kind_name(c->kind), profile_kind) && c->umbra <= profile_max)
+		if (profiling && !strcmp(kind_name(c->kind), profile_kind) && c->umbra <= profile_max &&
+		    c->umbra >= profile_min)
 			prof_add();
 		prof_len = 0;
 	}
@@ -257,6 +259,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			ok = (profiling = 1, strcpy(profile_kind, a + 8), 1);
 		else if (!strncmp(a, "profile_max=", 12))
 			ok = parse_u64(a + 12, &profile_max);
+		else if (!strncmp(a, "profile_min=", 12))
+			ok = parse_u64(a + 12, &profile_min);
 		else if (!strncmp(a, "out=", 4))
 			ok = *(path = a + 4) != 0;
 		else if (!strncmp(a, "tag=", 4) && (colon = strchr(a + 4, ':')) &&

@@ -261,6 +261,41 @@ static struct h_access pt_write(struct fuzz *z)
 	return a;
 }
 
+/*
+ * A paravirtual batch (MMU_UPDATE): entries of one table rewritten in guest memory, noted to the
+ * MMU, their shadows dropped at the batch's end. It takes effect at once, as the hypervisor's own
+ * write does: the reference gets the new values with no older ones to stand in. A whole table
+ * or a whole 64-entry run takes the batch's word-at-a-time path (named once, as pv/hypercall.c
+ * names a one-table batch); a few scattered entries, duplicates included, the per-entry notes.
+ */
+static void pv_batch(struct fuzz *z, struct fuzz_result *r)
+{
+	struct harness *h = &z->h;
+	unsigned esize = g_esize(z->mode), n = PAGE_SIZE / esize, k = below(z, 3), count, i;
+	u64 gfn = chance(z, 70) ? z->win_pt[below(z, NAS)][below(z, z->nwin)] : table_gfn(z);
+	u64 first = k == 0 ? 0 : k == 1 ? below(z, n / 64) * 64 : 0;
+	struct mmu_batch b;
+
+	count = k == 0 ? n : k == 1 ? 64 : 1 + (unsigned)below(z, 8);
+	mmu_batch_begin(&b);
+	if (k < 2)
+		mmu_batch_table(&h->vm, &b, gfn);
+	for (i = 0; i < count; i++) {
+		u64 idx = k < 2 ? first + i : below(z, n), gpa = (gfn << 12) + idx * esize;
+		u64 val = chance(z, 50) ? random_leaf(z, false, 1)
+					: h_phys_read(h, gpa, esize, false) ^ (chance(z, 50) ? GA : GW);
+
+		if (k < 2)
+			mmu_batch_note_in(&b, (unsigned)(gpa & 0xfff), esize);
+		else
+			ASSERT(mmu_batch_note(&h->vm, &b, gpa, esize) == MMU_OK);
+		memcpy(h_gpa_ptr(h, gpa, false), &val, esize);
+		memcpy(h_gpa_ptr(h, gpa, true), &val, esize);
+	}
+	mmu_batch_end(&h->vm, &b);
+	r->batches++;
+}
+
 static struct h_access random_access(struct fuzz *z)
 {
 	static const unsigned sizes[] = { 1, 2, 4, 8 };
@@ -410,6 +445,9 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 	} else if (c < 66) {
 		h_flush(h, v);	/* the PV flush */
 		check = CHECK_VCPU;
+	} else if (c < 68 && z->mode != G_OFF) {
+		pv_batch(z, r);
+		check = CHECK_ALL;
 	} else if (c < 70) {
 		/* The hypervisor itself writes guest memory (a loader, a hypercall). */
 		u64 gpa = ((PT_FIRST + below(z, 0x20)) << 12) + below(z, 512) * 8;
@@ -553,7 +591,7 @@ void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 		printf("mmu-fuzz: shadow_faults=%llu emulated_writes=%llu reclaimed=%llu mode_changes=%llu "
 		       "flood_zaps=%llu misaligned_zaps=%llu root_hits=%llu prefetched=%llu unsyncs=%llu "
 		       "resyncs=%llu stale_hits=%llu tlb_hits=%llu tlb_checks=%llu shootdowns=%llu "
-		       "races=%llu audits=%llu\n",
+		       "races=%llu batches=%llu audits=%llu\n",
 		       (unsigned long long)r->shadow_faults, (unsigned long long)r->emulated,
 		       (unsigned long long)r->reclaimed, (unsigned long long)r->mode_changes,
 		       (unsigned long long)r->flood_zaps, (unsigned long long)r->misaligned_zaps,
@@ -561,7 +599,7 @@ void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 		       (unsigned long long)r->unsyncs, (unsigned long long)r->resyncs,
 		       (unsigned long long)r->stale_hits, (unsigned long long)r->tlb_hits,
 		       (unsigned long long)r->tlb_checks, (unsigned long long)r->shootdowns,
-		       (unsigned long long)r->races,
+		       (unsigned long long)r->races, (unsigned long long)r->batches,
 		       (unsigned long long)r->audits);
 	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu vcpus=%u%s%s\n",
 	       (unsigned long long)r->ops, (unsigned long long)r->mismatches,

@@ -36,6 +36,7 @@ struct fuzz_result {
 	u64 tlb_checks;		/* sweeps of a vCPU's TLB against the guest's tables */
 	u64 shootdowns;		/* guest IPI + INVLPG / flush on other vCPUs */
 	u64 races;		/* two vCPUs on one entry, then the first flushes */
+	u64 batches;		/* paravirtual update batches (MMU_UPDATE) */
 	u64 audits;		/* audits run (after each operation) */
 	char msg[1024];
 };

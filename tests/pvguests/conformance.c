@@ -321,6 +321,9 @@ static void mmu_cases(void)
 	mmu_bad("mmu_update good then misaligned", HC(MMU_UPDATE, u, 2, 0, 0), E(EINVAL), a);
 	u[1] = (struct umbra_mmu_update){ beyond, 0 };
 	mmu_bad("mmu_update good then beyond RAM", HC(MMU_UPDATE, u, 2, 0, 0), E(EFAULT), a);
+	/* One table, aligned: the check's OR-and-AND fast path, which must fall back and fail. */
+	u[1] = (struct umbra_mmu_update){ pte_pa, beyond | PTE_P };
+	mmu_bad("mmu_update one table, a frame beyond RAM", HC(MMU_UPDATE, u, 2, 0, 0), E(EFAULT), a);
 	/* A not-present value may hold anything. */
 	u[0] = (struct umbra_mmu_update){ pte_pa, (beyond | 0xffe) & ~PTE_P };
 	EXPECT("mmu_update not present, junk frame", HC(MMU_UPDATE, u, 1, 0, 0), 1);
