@@ -212,8 +212,9 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 			"with shadow paging\n", virt->name);
 		options.tdp = false;
 	}
-	kinfo("guests: each takes %lu KiB of state and %lu bytes per vCPU, besides its RAM and "
-	      "MMU pool\n", vm_state_bytes() >> 10, (u64)sizeof(struct vcpu));
+	kinfo("guests: each takes %lu KiB of state, %lu bytes per vCPU and %lu per 4 KiB of its RAM "
+	      "(the MMU's frame table), besides its RAM and MMU pool\n", vm_state_bytes() >> 10,
+	      (u64)sizeof(struct vcpu), (u64)sizeof(struct mmu_frame));
 	for (u32 i = 0; i < bi->nmodules; i++) {
 		if (guest_options_attached_to(&bi->modules[i], owner, sizeof(owner)))
 			continue;

@@ -99,7 +99,7 @@ for i in $(seq 0 31); do many+=(--module "$G/healthy.elf name=h$i mem=4"); done
 case_run qemu-guests32 --cpu max --smp 4 --timeout 300 "${many[@]}" \
   --module "$G/healthy.elf name=wide vcpus=16" \
   --expect guests=32 --expect guests_passed=32 --expect guests_failed=0 --expect guests_rejected=1 \
-  --expect-log "^guests: each takes [0-9]+ KiB of state and [0-9]+ bytes per vCPU" \
+  --expect-log "^guests: each takes [0-9]+ KiB of state, [0-9]+ bytes per vCPU and 16 per 4 KiB of its RAM" \
   --expect-log "^guest h31: 4 MiB, entry 0x[0-9a-f]+, cpu 3, vcpus 1" \
   --expect-log "^guest wide: vcpus=16: at most 15 \(APIC IDs 0-14: the I/O APIC is 15\)$"
 # The same 32 on a machine with RAM for some of them: the first ones made pass, the rest are
