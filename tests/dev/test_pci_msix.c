@@ -2,39 +2,19 @@
 /* Host tests of an assigned function's MSI-X as its guest sees it (vmm/dev/pci_msix.c, vmm/dev/msix.c): the list, the table, pending bits, the host's programming, bad accesses. */
 #include "tests/unit/harness.h"
 #include <string.h>
-#include "vmm/dev/pci_bus.h"
+#include "tests/dev/pci_fake.h"
 
-#define BDF PCI_BDF(3, 0, 0)
 #define HOST_ADDR 0xfee02000ull         /* the CPU ops->msi_route picks */
 #define BAR3_HOST 0xfeb00000ull         /* e1000e's layout: table at 0, PBA at 0x2000 of BAR3 */
 #define BAR3_SIZE 0x4000u
 #define ENTRIES 5
 
 static struct {
-	u32 cfg[64];
 	u32 bar3[BAR3_SIZE / 4];        /* the host's MSI-X BAR */
 	unsigned sends, host_writes;
 	u64 addr;
 	u32 data;
 } fk;
-
-static u32 f_read(void *ctx, u16 bdf, u16 off)
-{
-	(void)ctx;
-	return bdf == BDF ? fk.cfg[off / 4] : 0xffffffffu;
-}
-
-static void f_write(void *ctx, u16 bdf, u16 off, u32 v)
-{
-	(void)ctx;
-	assert_int_equal(bdf, BDF);
-	fk.cfg[off / 4] = v;
-}
-
-static void f_map(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
-{
-	(void)ctx, (void)dev, (void)bar;
-}
 
 /* The host vector rides in the data, the CPU in the address, as vmm/msi.c makes them. */
 static bool f_route(void *ctx, u8 vec, const struct pci_msi_msg *msg, u64 *addr, u32 *data)
@@ -79,33 +59,22 @@ static const struct pci_bus_ops ops = { .cfg_read = f_read, .cfg_write = f_write
 					.unmap = f_map, .msi_route = f_route, .bar_read = f_bar_read,
 					.bar_write = f_bar_write, .msi_send = f_send };
 
-static u32 rd(struct pci_bus *b, u16 reg)
-{
-	pci_bus_write(b, 0xcf8, 4, BIT(31) | 1u << 11 | (reg & 0xfc));
-	return pci_bus_read(b, (u16)(0xcfc + (reg & 3)), 4 - (reg & 3));
-}
-
-static void wr(struct pci_bus *b, u16 reg, unsigned size, u32 val)
-{
-	pci_bus_write(b, 0xcf8, 4, BIT(31) | 1u << 11 | (reg & 0xfc));
-	pci_bus_write(b, (u16)(0xcfc + (reg & 3)), size, val);
-}
-
 /* PM at 0x40, MSI at 0x50, PCIe at 0x60, MSI-X at 0x70 with five entries in BAR3; the guest
  * enables memory decode and gets a host vector 0x40 + v per entry. */
 static u64 bar3;                /* where the guest has BAR3 */
 static void setup(struct pci_bus *b)
 {
 	memset(&fk, 0, sizeof(fk));
-	fk.cfg[0] = 0x10d38086;
-	fk.cfg[1] = 0x00100000;
-	fk.cfg[0x34 / 4] = 0x40;
-	fk.cfg[0x40 / 4] = 0x00035001;
-	fk.cfg[0x50 / 4] = 0x00806005;            /* MSI, 64-bit */
-	fk.cfg[0x60 / 4] = 0x00027010;            /* PCIe */
-	fk.cfg[0x70 / 4] = 0x00000011 | (ENTRIES - 1) << 16;
-	fk.cfg[0x74 / 4] = 0x3;                   /* table: BAR3 + 0 */
-	fk.cfg[0x78 / 4] = 0x2003;                /* PBA: BAR3 + 0x2000 */
+	memset(fake_cfg, 0, sizeof(fake_cfg));
+	fake_cfg[0] = 0x10d38086;
+	fake_cfg[1] = 0x00100000;
+	fake_cfg[0x34 / 4] = 0x40;
+	fake_cfg[0x40 / 4] = 0x00035001;
+	fake_cfg[0x50 / 4] = 0x00806005;            /* MSI, 64-bit */
+	fake_cfg[0x60 / 4] = 0x00027010;            /* PCIe */
+	fake_cfg[0x70 / 4] = 0x00000011 | (ENTRIES - 1) << 16;
+	fake_cfg[0x74 / 4] = 0x3;                   /* table: BAR3 + 0 */
+	fake_cfg[0x78 / 4] = 0x2003;                /* PBA: BAR3 + 0x2000 */
 	for (unsigned v = 0; v < ENTRIES; v++)
 		fk.bar3[v * 4 + 3] = MSIX_ENTRY_MASKED;
 	pci_bus_init(b, &ops, NULL, "g", 64ull << 20, 1ull << 40);
@@ -143,8 +112,8 @@ static void program(struct pci_bus *b, unsigned v, u32 vector)
 	twr(b, v * 16 + 12, 4, 0);
 }
 
-static bool host_on(void) { return fk.cfg[0x70 / 4] >> 16 & MSIX_ENABLE; }
-static bool host_maskall(void) { return fk.cfg[0x70 / 4] >> 16 & MSIX_MASKALL; }
+static bool host_on(void) { return fake_cfg[0x70 / 4] >> 16 & MSIX_ENABLE; }
+static bool host_maskall(void) { return fake_cfg[0x70 / 4] >> 16 & MSIX_MASKALL; }
 
 static void test_list(void **state)
 {
@@ -166,18 +135,18 @@ static void test_list(void **state)
 	assert_int_equal(rd(&b, 0x70), PCI_CAP_MSIX | (MSIX_ENABLE | MSIX_MASKALL | (ENTRIES - 1)) << 16);
 	wr(&b, 0x72, 2, 0x07ff);
 	assert_int_equal(rd(&b, 0x70), PCI_CAP_MSIX | (ENTRIES - 1) << 16);
+	u64 bad = b.fn[0].msix.x.bad;
 	wr(&b, 0x70, 1, 0x05);
 	assert_int_equal(rd(&b, 0x70) & 0xffff, PCI_CAP_MSIX);
-	u64 bad = b.fn[0].msix.x.bad;
 	wr(&b, 0x74, 4, 0x1234);
 	wr(&b, 0x78, 4, 0x1234);
 	assert_int_equal(rd(&b, 0x74), 0x3);
 	assert_int_equal(rd(&b, 0x78), 0x2003);
-	assert_int_equal(b.fn[0].msix.x.bad, bad + 2);
+	assert_int_equal(b.fn[0].msix.x.bad, bad + 3);
 	/* MSI-X alone: the head is MSI-X, its next 0. */
 	setup(&b);
-	fk.cfg[0x50 / 4] = 0x00006001;            /* PM instead of MSI */
-	fk.cfg[1] = 0x00100000;                   /* the fake kept the command write's zero status */
+	fake_cfg[0x50 / 4] = 0x00006001;            /* PM instead of MSI */
+	fake_cfg[1] = 0x00100000;                   /* the fake kept the command write's zero status */
 	struct pci_bus b2;
 	pci_bus_init(&b2, &ops, NULL, "g", 64ull << 20, 1ull << 40);
 	struct pci_bar bars[PCI_MAX_BARS] = { [3] = { BAR3_HOST, BAR3_SIZE, PCI_BAR_MEM32, false } };
@@ -185,12 +154,12 @@ static void test_list(void **state)
 	assert_int_equal(rd(&b2, PCI_CAP_PTR), 0x70);
 	assert_int_equal(rd(&b2, 0x70) >> 8 & 0xff, 0);
 	/* A table outside its BAR, or in an I/O BAR, hides MSI-X. */
-	fk.cfg[0x74 / 4] = 0x4003;
+	fake_cfg[0x74 / 4] = 0x4003;
 	pci_bus_init(&b2, &ops, NULL, "g", 64ull << 20, 1ull << 40);
 	assert_int_equal(pci_bus_add(&b2, BDF, bars), 1);
 	assert_int_equal(rd(&b2, PCI_CAP_PTR), 0);
 	assert_false(rd(&b2, PCI_COMMAND) >> 16 & PCI_STATUS_CAPS);
-	fk.cfg[0x74 / 4] = 0x3;
+	fake_cfg[0x74 / 4] = 0x3;
 	bars[3].kind = PCI_BAR_IO;
 	pci_bus_init(&b2, &ops, NULL, "g", 64ull << 20, 1ull << 40);
 	assert_int_equal(pci_bus_add(&b2, BDF, bars), 1);

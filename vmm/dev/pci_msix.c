@@ -149,8 +149,11 @@ void pci_msix_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned by
 		m->x.bad++;             /* the table's and the PBA's place are read-only */
 		return;
 	}
-	if (!(bytes & 8))
-		return;                 /* ID, next pointer, table size: read-only, as on hardware */
+	if (!(bytes & 8)) {
+		if (bytes & 3)
+			m->x.bad++;     /* only the ID and next pointer: read-only */
+		return;                 /* the table size too, as on hardware */
+	}
 	bool was_on = m->x.ctrl & MSIX_ENABLE;
 	msix_set_ctrl(&m->x, (u16)(val >> 16));
 	if (m->x.ctrl & MSIX_ENABLE) {
