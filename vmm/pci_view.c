@@ -97,15 +97,15 @@ static bool msi_route(void *ctx, u8 vec, const struct pci_msi_msg *msg, u64 *add
 }
 
 /* A host BAR's register through Umbra's uncached map of it (pci_view_attach). */
-static u32 bar_read(void *ctx, u64 hpa, unsigned len)
+static u32 bar_read(void *ctx, u64 hpa)
 {
-	(void)ctx, (void)len;
+	(void)ctx;
 	return hpa + 4 <= HOST_MAPPED_LIMIT ? *(volatile u32 *)phys_to_virt(hpa) : 0xffffffffu;
 }
 
-static void bar_write(void *ctx, u64 hpa, unsigned len, u32 val)
+static void bar_write(void *ctx, u64 hpa, u32 val)
 {
-	(void)ctx, (void)len;
+	(void)ctx;
 	if (hpa + 4 <= HOST_MAPPED_LIMIT)
 		*(volatile u32 *)phys_to_virt(hpa) = val;
 }

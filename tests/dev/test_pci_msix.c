@@ -32,17 +32,15 @@ static u32 *host_reg(u64 hpa)
 	return &fk.bar3[(hpa - BAR3_HOST) / 4];
 }
 
-static u32 f_bar_read(void *ctx, u64 hpa, unsigned len)
+static u32 f_bar_read(void *ctx, u64 hpa)
 {
 	(void)ctx;
-	assert_int_equal(len, 4);
 	return *host_reg(hpa);
 }
 
-static void f_bar_write(void *ctx, u64 hpa, unsigned len, u32 val)
+static void f_bar_write(void *ctx, u64 hpa, u32 val)
 {
 	(void)ctx;
-	assert_int_equal(len, 4);
 	*host_reg(hpa) = val;
 	fk.host_writes++;
 }

@@ -26,6 +26,7 @@
 #define MSIX_BIR 7u                     /* the BAR indicator of the table and PBA dwords */
 #define MSIX_ENTRY_MASKED BIT(0)
 #define MSIX_ENTRY_SIZE 16u
+enum { MSIX_ADDR_LO = 0, MSIX_ADDR_HI = 4, MSIX_DATA = 8, MSIX_VECTOR_CTRL = 12 };  /* in an entry */
 #define MSIX_MAX 64u                    /* entries a model holds: its pending bits are one u64 */
 
 struct msix_entry {

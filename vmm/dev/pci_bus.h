@@ -119,9 +119,9 @@ struct pci_bus_ops {
 	/* The host message (address, data) that brings msg to the guest on host vector vec;
 	 * false: none can (vec is 0, no host vector), the host's MSI stays off. NULL: none ever. */
 	bool (*msi_route)(void *ctx, u8 vec, const struct pci_msi_msg *msg, u64 *addr, u32 *data);
-	/* A host BAR's register at host-physical hpa, 4 bytes (an MSI-X table and its PBA). */
-	u32 (*bar_read)(void *ctx, u64 hpa, unsigned len);
-	void (*bar_write)(void *ctx, u64 hpa, unsigned len, u32 val);
+	/* A host BAR's 32-bit register at host-physical hpa (an MSI-X table and its PBA). */
+	u32 (*bar_read)(void *ctx, u64 hpa);
+	void (*bar_write)(void *ctx, u64 hpa, u32 val);
 	/* A guest's MSI-X message, to the local APICs it names (or dropped and counted). */
 	void (*msi_send)(void *ctx, u64 addr, u32 data);
 };

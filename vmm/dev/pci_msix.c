@@ -110,23 +110,23 @@ static void program(struct pci_bus *b, unsigned d, unsigned v)
 	u64 hpa = host_entry(f, v);
 	bool masked = e->ctrl & MSIX_ENTRY_MASKED;
 	if (!b->ops->msi_route || !b->ops->msi_route(b->ctx, m->host_vector[v], &msg, &addr, &data)) {
-		b->ops->bar_write(b->ctx, hpa + 12, 4, MSIX_ENTRY_MASKED);
+		b->ops->bar_write(b->ctx, hpa + MSIX_VECTOR_CTRL, MSIX_ENTRY_MASKED);
 		return;
 	}
 	if (masked)
-		b->ops->bar_write(b->ctx, hpa + 12, 4, MSIX_ENTRY_MASKED);
+		b->ops->bar_write(b->ctx, hpa + MSIX_VECTOR_CTRL, MSIX_ENTRY_MASKED);
 	if (addr != m->host_addr[v]) {
 		if (!why)
 			kinfo("guest %s: PCI 00:%02x.0 MSI-X entry %u vector 0x%x: host vector 0x%x to APIC ID %llu\n",
 			      b->name, d + 1, v, msg.vector, m->host_vector[v],
 			      (unsigned long long)(addr >> 12 & 0xff));
-		b->ops->bar_write(b->ctx, hpa, 4, (u32)addr);
-		b->ops->bar_write(b->ctx, hpa + 4, 4, (u32)(addr >> 32));
-		b->ops->bar_write(b->ctx, hpa + 8, 4, data);
+		b->ops->bar_write(b->ctx, hpa + MSIX_ADDR_LO, (u32)addr);
+		b->ops->bar_write(b->ctx, hpa + MSIX_ADDR_HI, (u32)(addr >> 32));
+		b->ops->bar_write(b->ctx, hpa + MSIX_DATA, data);
 		m->host_addr[v] = addr;
 	}
 	if (!masked)
-		b->ops->bar_write(b->ctx, hpa + 12, 4, 0);
+		b->ops->bar_write(b->ctx, hpa + MSIX_VECTOR_CTRL, 0);
 }
 
 static void send(struct pci_bus *b, const struct pci_msix *m, unsigned v)
@@ -208,8 +208,8 @@ bool pci_msix_access(struct pci_bus *b, unsigned d, unsigned bar, u64 off, unsig
 	}
 	/* The device's own bits: what waits behind a masked host entry. */
 	u64 hpa = f->bar[m->pba_bar].host + m->pba_off;
-	u64 host = at < 8 ? b->ops->bar_read(b->ctx, hpa, 4) |
-			    (u64)b->ops->bar_read(b->ctx, hpa + 4, 4) << 32 : 0;
+	u64 host = at < 8 ? b->ops->bar_read(b->ctx, hpa) |
+			    (u64)b->ops->bar_read(b->ctx, hpa + 4) << 32 : 0;
 	*val = msix_pba_read(&m->x, at, len, host);
 	return true;
 }
