@@ -212,16 +212,20 @@ static void test_table(void **state)
 	assert_int_equal(trd(&b, 2 * 16 + 12, 4), 0);
 	twr(&b, 2 * 16 + 12, 4, 1);
 	assert_int_equal(fk.bar3[2 * 4 + 3], MSIX_ENTRY_MASKED);
-	/* The guest's enable and function mask are the host's. */
+	/* The guest's enable and function mask are the host's; while on, a HLT may wait for a
+	 * message. */
 	assert_false(host_on());
+	assert_false(pci_msi_may_arrive(&b));
 	wr(&b, 0x72, 2, MSIX_ENABLE | MSIX_MASKALL);
 	assert_true(host_on());
+	assert_true(pci_msi_may_arrive(&b));
 	assert_true(host_maskall());
 	wr(&b, 0x72, 2, MSIX_ENABLE);
 	assert_true(host_on());
 	assert_false(host_maskall());
 	wr(&b, 0x72, 2, 0);
 	assert_false(host_on());
+	assert_false(pci_msi_may_arrive(&b));
 }
 
 static void test_delivery(void **state)
