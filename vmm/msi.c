@@ -8,13 +8,14 @@
 
 /* Who each host vector belongs to: set once, when the guest is created, never taken back
  * (guests are never destroyed; an ended guest's vector is dropped on arrival). */
-static struct { struct vm *vm; u8 dev; } owner[DEVIRQ_COUNT];
+static struct { struct vm *vm; u8 dev, entry; } owner[DEVIRQ_COUNT];
 
-u8 msi_vector_alloc(struct vm *vm, unsigned dev)
+u8 msi_vector_alloc(struct vm *vm, unsigned dev, u8 entry)
 {
 	u8 vec = devirq_alloc();
 	if (vec) {
 		owner[vec - DEVIRQ_FIRST].dev = (u8)dev;
+		owner[vec - DEVIRQ_FIRST].entry = entry;
 		__atomic_store_n(&owner[vec - DEVIRQ_FIRST].vm, vm, __ATOMIC_RELEASE);
 	}
 	return vec;
@@ -58,17 +59,31 @@ void msi_to_guest(struct vm *vm, const struct pci_msi_msg *msg)
 	}
 }
 
-/* What arrives while the guest has its MSI off or masked (on its way when the guest changed
- * it) is dropped and counted. */
-static void deliver(struct vm *vm, unsigned dev)
+void msi_send(struct vm *vm, u64 addr, u32 data)
 {
 	struct pci_msi_msg msg;
-	if (dev < 1 || dev > vm->board.pci.n ||
-	    !pci_msi_message(&vm->board.pci.fn[dev - 1].msi, &msg)) {
+	if (pci_msi_decode(addr, data, &msg))
 		vm->msis_dropped++;
-		return;
-	}
-	msi_to_guest(vm, &msg);
+	else
+		msi_to_guest(vm, &msg);
+}
+
+/* What arrives while the guest has its MSI or MSI-X off, or its MSI masked (on its way when
+ * the guest changed it), is dropped and counted; a masked MSI-X entry's waits in its pending
+ * bit (vmm/dev/pci_msix.c). */
+static void deliver(struct vm *vm, unsigned dev, u8 entry)
+{
+	struct pci_msi_msg msg;
+	struct pci_bus *b = &vm->board.pci;
+	if (dev < 1 || dev > b->n)
+		vm->msis_dropped++;
+	else if (entry != MSI_NOT_X) {
+		if (!pci_msix_arrived(b, dev - 1, entry))
+			vm->msis_dropped++;
+	} else if (!pci_msi_message(&b->fn[dev - 1].msi, &msg))
+		vm->msis_dropped++;
+	else
+		msi_to_guest(vm, &msg);
 }
 
 void msi_dispatch(void)
@@ -82,7 +97,7 @@ void msi_dispatch(void)
 			continue;
 		vm_lock(vm);
 		if (!vm_ended(vm))
-			deliver(vm, owner[i].dev);
+			deliver(vm, owner[i].dev, owner[i].entry);
 		vm_unlock(vm);
 	}
 }

@@ -8,8 +8,11 @@
 struct vm;
 struct pci_msi_msg;
 
-/* A host vector for virtual device dev of vm, or 0 when none is left. */
-u8 msi_vector_alloc(struct vm *vm, unsigned dev);
+#define MSI_NOT_X 0xff          /* msi_vector_alloc's entry for a function's MSI */
+
+/* A host vector for virtual device dev of vm, its MSI (entry MSI_NOT_X) or MSI-X entry; 0
+ * when none is left. */
+u8 msi_vector_alloc(struct vm *vm, unsigned dev, u8 entry);
 /* The host message for msg: Umbra's vector for the function, aimed at the CPU that runs the
  * first vCPU msg names (vCPU 0's when none does yet). Caller holds the guest's lock. */
 void msi_host_message(struct vm *vm, u8 vector, const struct pci_msi_msg *msg, u64 *addr,
@@ -18,6 +21,10 @@ void msi_host_message(struct vm *vm, u8 vector, const struct pci_msi_msg *msg, u
  * MSI-X), decoded: into each local APIC it names, counted in the guest's msi: line as
  * delivered, or dropped when it names none. Caller holds the guest's lock. */
 void msi_to_guest(struct vm *vm, const struct pci_msi_msg *msg);
+/* A message as a device writes it: decoded and given to msi_to_guest, or, when it is no
+ * interrupt, dropped (as a chipset drops a write that decodes to no APIC) and counted. Caller
+ * holds the guest's lock. */
+void msi_send(struct vm *vm, u64 addr, u32 data);
 /* Delivers the MSIs that arrived on this CPU (arch/x86/devirq.c) to their guests; takes each
  * guest's lock, so the caller holds none. */
 void msi_dispatch(void);

@@ -46,8 +46,10 @@ static void bar_map(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 	(void)dev;
 	if (bar->kind == PCI_BAR_IO)
 		pass_ports(vm, bar, true);
-	else if (bar->slot >= 0)
-		memslots_dev_place(&vm->mem, (unsigned)bar->slot, bar->at >> PAGE_SHIFT);
+	else
+		for (int s = bar->slot; s >= 0 && s < bar->slot + bar->nslots; s++)
+			memslots_dev_place(&vm->mem, (unsigned)s,
+					   (bar->at + vm->mem.dev_hpa[s] - bar->host) >> PAGE_SHIFT);
 }
 
 void pci_view_vcpu_created(struct vcpu *v)
@@ -82,22 +84,35 @@ static void bar_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 	} else {
 		mmu_zap_all(&vm->mmu);
 	}
-	memslots_dev_remove(&vm->mem, (unsigned)bar->slot);
+	for (int s = bar->slot; s < bar->slot + bar->nslots; s++)
+		memslots_dev_remove(&vm->mem, (unsigned)s);
 }
 
-static bool msi_route(void *ctx, unsigned dev, const struct pci_msi_msg *msg, u64 *addr,
-		      u32 *data)
+static bool msi_route(void *ctx, u8 vec, const struct pci_msi_msg *msg, u64 *addr, u32 *data)
 {
-	struct vm *vm = ctx;
-	u8 vec = vm->board.pci.fn[dev - 1].msi.host_vector;
 	if (!vec)
 		return false;
-	msi_host_message(vm, vec, msg, addr, data);
-	/* Said when the target CPU changes (a guest moves its MSI rarely: at boot, on affinity). */
-	if (*addr != vm->board.pci.fn[dev - 1].msi.host_addr)
-		kinfo("guest %s: PCI 00:%02x.0 MSI vector 0x%x: host vector 0x%x to APIC ID %llu\n",
-		      vm->name, dev, msg->vector, vec, (unsigned long long)(*addr >> 12 & 0xff));
+	msi_host_message(ctx, vec, msg, addr, data);
 	return true;
+}
+
+/* A host BAR's register through Umbra's uncached map of it (pci_view_attach). */
+static u32 bar_read(void *ctx, u64 hpa)
+{
+	(void)ctx;
+	return hpa + 4 <= HOST_MAPPED_LIMIT ? *(volatile u32 *)phys_to_virt(hpa) : 0xffffffffu;
+}
+
+static void bar_write(void *ctx, u64 hpa, u32 val)
+{
+	(void)ctx;
+	if (hpa + 4 <= HOST_MAPPED_LIMIT)
+		*(volatile u32 *)phys_to_virt(hpa) = val;
+}
+
+static void send(void *ctx, u64 addr, u32 data)
+{
+	msi_send(ctx, addr, data);
 }
 
 static const struct pci_bus_ops view_ops = {
@@ -106,7 +121,56 @@ static const struct pci_bus_ops view_ops = {
 	.map = bar_map,
 	.unmap = bar_unmap,
 	.msi_route = msi_route,
+	.bar_read = bar_read,
+	.bar_write = bar_write,
+	.msi_send = send,
 };
+
+/* The MSI-X entries the guest sees: as many as host vectors were left for (pci_msix_offer). */
+static void msix_vectors(struct vm *vm, unsigned dev)
+{
+	struct pci_msix *m = &vm->board.pci.fn[dev - 1].msix;
+	unsigned n = 0;
+	if (!m->off)
+		return;
+	while (n < m->x.n && (m->host_vector[n] = msi_vector_alloc(vm, dev, (u8)n)))
+		n++;
+	if (n < m->x.n)
+		kprintf("guest %s: PCI 00:%02x.0: host vectors for %u of its %u MSI-X entries: it sees %u\n",
+			vm->name, dev, n, m->x.n, n);
+	pci_msix_offer(&vm->board.pci.fn[dev - 1], n);
+}
+
+/* A memory BAR of whole pages gets device slots, one per run of pages that hold none of its
+ * MSI-X table and pending bits (those pages exit: pci_view_mmio_*); a smaller one shares its
+ * page with whatever follows it on the host, so its accesses exit and are forwarded. */
+static void bar_slots(struct vm *vm, unsigned dev, unsigned i)
+{
+	struct pci_bus_fn *f = &vm->board.pci.fn[dev - 1];
+	struct pci_bus_bar *r = &f->bar[i];
+	if (r->kind == PCI_BAR_IO || r->kind == PCI_BAR_NONE || r->size < PAGE_SIZE)
+		return;
+	u64 pages = r->size >> PAGE_SHIFT;
+	for (u64 p = 0; p < pages;) {
+		if (pci_msix_traps(&f->msix, i, p << PAGE_SHIFT)) {
+			p++;
+			continue;
+		}
+		u64 run = 1;
+		while (p + run < pages && !pci_msix_traps(&f->msix, i, (p + run) << PAGE_SHIFT))
+			run++;
+		int s = memslots_dev_add(&vm->mem, r->host + (p << PAGE_SHIFT), run);
+		if (s < 0) {
+			kprintf("guest %s: PCI 00:%02x.0 BAR%u: no memory slot left: its accesses exit\n",
+				vm->name, dev, i);
+			return;
+		}
+		if (r->slot < 0)
+			r->slot = s;
+		r->nslots++;
+		p += run;
+	}
+}
 
 _Static_assert(PCI_BUS_FUNCS >= PCI_ASSIGN_MAX, "the bus holds every function pci= gives");
 
@@ -135,20 +199,12 @@ void pci_view_attach(struct vm *vm)
 		kprintf("guest %s: PCI %02x:%02x.%x is its 00:%02x.0\n", vm->name, PCI_BUS(bdf),
 			PCI_DEV(bdf), PCI_FN(bdf), dev);
 		struct pci_msi *msi = &b->fn[dev - 1].msi;
-		if (msi->off && !(msi->host_vector = msi_vector_alloc(vm, (unsigned)dev)))
+		if (msi->off && !(msi->host_vector = msi_vector_alloc(vm, (unsigned)dev, MSI_NOT_X)))
 			kprintf("guest %s: PCI 00:%02x.0: no host vector left: its MSI stays off\n",
 				vm->name, dev);
-		/* A memory BAR of whole pages gets a device slot; a smaller one shares its page with
-		 * whatever follows it on the host, so its accesses exit and are forwarded. */
-		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
-			struct pci_bus_bar *r = &b->fn[dev - 1].bar[i];
-			if (r->kind == PCI_BAR_IO || r->kind == PCI_BAR_NONE || r->size < PAGE_SIZE)
-				continue;
-			r->slot = memslots_dev_add(&vm->mem, r->host, r->size >> PAGE_SHIFT);
-			if (r->slot < 0)
-				kprintf("guest %s: PCI 00:%02x.0 BAR%u: no memory slot left: its accesses exit\n",
-					vm->name, dev, i);
-		}
+		msix_vectors(vm, (unsigned)dev);
+		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
+			bar_slots(vm, (unsigned)dev, i);
 	}
 	shm_pci_attach(vm);
 	pci_bus_reset(b);
@@ -206,6 +262,11 @@ static volatile void *mmio_target(struct vm *vm, u64 gpa, unsigned len, bool *cl
 
 bool pci_view_mmio_read(struct vm *vm, u64 gpa, void *buf, unsigned len)
 {
+	u64 x;
+	if (len <= 8 && pci_bus_msix_access(&vm->board.pci, gpa, len, &x, false)) {
+		memcpy(buf, &x, len);
+		return true;
+	}
 	u32 val;
 	if (len <= 4 && pci_bus_vfn_access(&vm->board.pci, gpa, len, &val, false)) {
 		memcpy(buf, &val, len);
@@ -222,8 +283,11 @@ bool pci_view_mmio_read(struct vm *vm, u64 gpa, void *buf, unsigned len)
 
 bool pci_view_mmio_write(struct vm *vm, u64 gpa, const void *buf, unsigned len)
 {
-	u32 val = 0;
-	memcpy(&val, buf, len < 4 ? len : 4);
+	u64 x = 0;
+	memcpy(&x, buf, len < 8 ? len : 8);
+	if (len <= 8 && pci_bus_msix_access(&vm->board.pci, gpa, len, &x, true))
+		return true;
+	u32 val = (u32)x;
 	if (len <= 4 && pci_bus_vfn_access(&vm->board.pci, gpa, len, &val, true))
 		return true;
 	bool claimed;

@@ -157,6 +157,12 @@ static void report_one(struct vm *vm)
 	if (vm->board.pci.n)
 		kprintf("guest %s: msi: delivered=%lu dropped=%lu\n", vm->name, vm->msis,
 			vm->msis_dropped);
+	for (u32 d = 0; d < vm->board.pci.n; d++) {
+		const struct pci_msix *x = &vm->board.pci.fn[d].msix;
+		if (x->off)
+			kprintf("guest %s: msix: 00:%02x.0 entries=%u bad_accesses=%lu\n", vm->name,
+				d + 1, x->x.n, x->x.bad);
+	}
 	if (vm->tdp_on)
 		kprintf("guest %s: tdp: faults_filled=%lu faults_mmio=%lu faults_mapped=%lu "
 			"large_pages=%lu small_pages=%lu tables=%lu\n", vm->name,

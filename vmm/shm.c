@@ -172,17 +172,10 @@ static const struct pci_vfn_ops ivshmem_ops = { .intx = vfn_intx, .read = vfn_re
 						.write = vfn_write, .cap_read = vfn_cap_read,
 						.cap_write = vfn_cap_write };
 
-/* An MSI-X message of the guest's ivshmem function, as the local APICs take it (an assigned
- * function's would be the same); one that is no interrupt is dropped, as a chipset drops a
- * write that decodes to no APIC, and counted. */
+/* An MSI-X message of the guest's ivshmem function, as an assigned function's. */
 static void ivshmem_msi(void *ctx, u64 addr, u32 data)
 {
-	struct vm *vm = ((struct shm_port *)ctx)->vm;
-	struct pci_msi_msg msg;
-	if (pci_msi_decode(addr, data, &msg))
-		vm->msis_dropped++;
-	else
-		msi_to_guest(vm, &msg);
+	msi_send(((struct shm_port *)ctx)->vm, addr, data);
 }
 
 /* The doorbell register: as SHM_RING, but a register write has no result to give, so a bad
@@ -249,6 +242,7 @@ void shm_pci_attach(struct vm *vm)
 				vm->name, r->name);
 			continue;
 		}
+		bar2->nslots = 1;
 		vm->mem.dev[bar2->slot].shared = true;
 		vm->mem.dev[bar2->slot].readonly = p->ro;
 	}

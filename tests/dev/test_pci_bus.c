@@ -54,7 +54,8 @@ static void f_unmap(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 	fk.last_unmap = bar->at;
 }
 
-static const struct pci_bus_ops ops = { f_read, f_write, f_map, f_unmap, NULL };
+static const struct pci_bus_ops ops = { .cfg_read = f_read, .cfg_write = f_write, .map = f_map,
+					.unmap = f_unmap };
 
 /* edu: one 1 MiB memory BAR; the "NIC": an I/O BAR, a 64-bit prefetchable BAR of 16 KiB, a
  * 128-byte memory BAR and one the firmware never placed. Both have capabilities (status bit 4,

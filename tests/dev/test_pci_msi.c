@@ -2,43 +2,21 @@
 /* Host tests of the MSI capability the guest sees (vmm/dev/pci_msi.c): the filtered list, messages, refusals, the host's programming. */
 #include "tests/unit/harness.h"
 #include <string.h>
-#include "vmm/dev/pci_bus.h"
+#include "tests/dev/pci_fake.h"
 
-#define BDF PCI_BDF(3, 0, 0)
 #define HOST_VEC 0x47
 #define HOST_ADDR 0xfee02000ull   /* the CPU ops->msi_route picks */
 
 /* One host function's configuration space; what the bus asked of the host side. */
 static struct {
-	u32 cfg[64];
 	unsigned routes;
 	struct pci_msi_msg last;
 	bool no_vector;
 } fk;
 
-static u32 f_read(void *ctx, u16 bdf, u16 off)
+static bool f_route(void *ctx, u8 vec, const struct pci_msi_msg *msg, u64 *addr, u32 *data)
 {
-	(void)ctx;
-	return bdf == BDF ? fk.cfg[off / 4] : 0xffffffffu;
-}
-
-static void f_write(void *ctx, u16 bdf, u16 off, u32 v)
-{
-	(void)ctx;
-	assert_int_equal(bdf, BDF);
-	assert_int_equal(off & 3, 0);
-	fk.cfg[off / 4] = v;
-}
-
-static void f_map(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
-{
-	(void)ctx, (void)dev, (void)bar;
-}
-
-static bool f_route(void *ctx, unsigned dev, const struct pci_msi_msg *msg, u64 *addr, u32 *data)
-{
-	(void)ctx;
-	assert_int_equal(dev, 1);
+	(void)ctx, (void)vec;
 	fk.routes++;
 	fk.last = *msg;
 	*addr = HOST_ADDR;
@@ -46,38 +24,28 @@ static bool f_route(void *ctx, unsigned dev, const struct pci_msi_msg *msg, u64 
 	return !fk.no_vector;
 }
 
-static const struct pci_bus_ops ops = { f_read, f_write, f_map, f_map, f_route };
+static const struct pci_bus_ops ops = { .cfg_read = f_read, .cfg_write = f_write, .map = f_map,
+					.unmap = f_map, .msi_route = f_route };
 
 /* A power-management capability at 0x40, MSI at 0x50 (64-bit, per-vector masking, 4 messages
- * capable), MSI-X at 0x70: the guest must see MSI alone. */
+ * capable), PCIe at 0x70: the guest must see MSI alone (MSI-X: tests/dev/test_pci_msix.c). */
 static void setup(struct pci_bus *b, u32 msi_ctrl)
 {
 	memset(&fk, 0, sizeof(fk));
-	fk.cfg[0] = 0x11e81234;
-	fk.cfg[1] = 0x00100000;
-	fk.cfg[0x34 / 4] = 0x40;
-	fk.cfg[0x40 / 4] = 0x00035001;            /* PM, next 0x50 */
-	fk.cfg[0x50 / 4] = 0x7005 | msi_ctrl << 16; /* MSI, next 0x70 */
-	fk.cfg[0x70 / 4] = 0x00030011;            /* MSI-X, last */
+	memset(fake_cfg, 0, sizeof(fake_cfg));
+	fake_cfg[0] = 0x11e81234;
+	fake_cfg[1] = 0x00100000;
+	fake_cfg[0x34 / 4] = 0x40;
+	fake_cfg[0x40 / 4] = 0x00035001;            /* PM, next 0x50 */
+	fake_cfg[0x50 / 4] = 0x7005 | msi_ctrl << 16; /* MSI, next 0x70 */
+	fake_cfg[0x70 / 4] = 0x00020010;            /* PCIe, last */
 	pci_bus_init(b, &ops, NULL, "g", 64ull << 20, 1ull << 40);
 	struct pci_bar bars[PCI_MAX_BARS] = { { 0xfea00000, 1 << 20, PCI_BAR_MEM32, false } };
 	assert_int_equal(pci_bus_add(b, BDF, bars), 1);
 	pci_bus_reset(b);
 }
 
-static u32 rd(struct pci_bus *b, u16 reg)
-{
-	pci_bus_write(b, 0xcf8, 4, BIT(31) | 1u << 11 | (reg & 0xfc));
-	return pci_bus_read(b, (u16)(0xcfc + (reg & 3)), 4 - (reg & 3));
-}
-
-static void wr(struct pci_bus *b, u16 reg, unsigned size, u32 val)
-{
-	pci_bus_write(b, 0xcf8, 4, BIT(31) | 1u << 11 | (reg & 0xfc));
-	pci_bus_write(b, (u16)(0xcfc + (reg & 3)), size, val);
-}
-
-static bool host_on(void) { return fk.cfg[0x50 / 4] >> 16 & PCI_MSI_ENABLE; }
+static bool host_on(void) { return fake_cfg[0x50 / 4] >> 16 & PCI_MSI_ENABLE; }
 
 static void test_list(void **state)
 {
@@ -89,7 +57,7 @@ static void test_list(void **state)
 	/* Next 0; one message: Multiple Message Capable 0; 64-bit and maskable as the host. */
 	assert_int_equal(rd(&b, 0x50), PCI_CAP_MSI | (PCI_MSI_64BIT | PCI_MSI_MASKABLE) << 16);
 	assert_int_equal(rd(&b, 0x40), 0);        /* PM hidden */
-	assert_int_equal(rd(&b, 0x70), 0);        /* MSI-X hidden */
+	assert_int_equal(rd(&b, 0x70), 0);        /* PCIe hidden */
 	wr(&b, PCI_CAP_PTR, 1, 0x70);
 	assert_int_equal(rd(&b, PCI_CAP_PTR), 0x50);
 	/* Multiple Message Enable keeps 0; the ID and next pointer are read-only. */
@@ -97,7 +65,7 @@ static void test_list(void **state)
 	assert_int_equal(rd(&b, 0x50), PCI_CAP_MSI | (PCI_MSI_64BIT | PCI_MSI_MASKABLE) << 16);
 	/* A function without capabilities shows none; a list that loops ends. */
 	setup(&b, 0);
-	fk.cfg[0x50 / 4] = 0x5001;                /* PM pointing at itself */
+	fake_cfg[0x50 / 4] = 0x5001;                /* PM pointing at itself */
 	struct pci_bus b2;
 	pci_bus_init(&b2, &ops, NULL, "g", 64ull << 20, 1ull << 40);
 	assert_int_equal(pci_bus_add(&b2, BDF, (struct pci_bar[PCI_MAX_BARS]){ { 0 } }), 1);
@@ -125,21 +93,21 @@ static void test_message(void **state)
 	assert_int_equal(fk.last.dest, 3);
 	assert_true(fk.last.logical && fk.last.lowest);
 	/* The host holds Umbra's message, never the guest's. */
-	assert_int_equal(fk.cfg[0x54 / 4], (u32)HOST_ADDR);
-	assert_int_equal(fk.cfg[0x58 / 4], 0);
-	assert_int_equal(fk.cfg[0x5c / 4], HOST_VEC);
-	assert_int_equal(fk.cfg[0x50 / 4] >> 16 & (7u << 4), 0);
+	assert_int_equal(fake_cfg[0x54 / 4], (u32)HOST_ADDR);
+	assert_int_equal(fake_cfg[0x58 / 4], 0);
+	assert_int_equal(fake_cfg[0x5c / 4], HOST_VEC);
+	assert_int_equal(fake_cfg[0x50 / 4] >> 16 & (7u << 4), 0);
 	assert_true(pci_msi_message(&b.fn[0].msi, &m) && m.vector == 0x41);
 	/* Masked: the host's mask bit follows, nothing is delivered; the pending bit reads through. */
 	wr(&b, 0x60, 4, 1);
-	assert_int_equal(fk.cfg[0x60 / 4], 1);
+	assert_int_equal(fake_cfg[0x60 / 4], 1);
 	assert_false(pci_msi_message(&b.fn[0].msi, &m));
-	fk.cfg[0x64 / 4] = 1;
+	fake_cfg[0x64 / 4] = 1;
 	assert_int_equal(rd(&b, 0x64), 1);
 	wr(&b, 0x64, 4, 0);                       /* pending is read-only */
-	assert_int_equal(fk.cfg[0x64 / 4], 1);
+	assert_int_equal(fake_cfg[0x64 / 4], 1);
 	wr(&b, 0x60, 4, 0);
-	assert_int_equal(fk.cfg[0x60 / 4], 0);
+	assert_int_equal(fake_cfg[0x60 / 4], 0);
 	assert_true(pci_msi_message(&b.fn[0].msi, &m));
 	/* Off: the host's too. */
 	wr(&b, 0x52, 2, 0);
@@ -192,15 +160,15 @@ static void test_32bit(void **state)
 	(void)state;
 	struct pci_bus b;
 	setup(&b, 0);
-	fk.cfg[0x5c / 4] = 0xdeadbeef;            /* past the capability: not the guest's */
+	fake_cfg[0x5c / 4] = 0xdeadbeef;            /* past the capability: not the guest's */
 	assert_int_equal(rd(&b, 0x50), PCI_CAP_MSI);
 	wr(&b, 0x54, 4, 0xfee00000);
 	wr(&b, 0x58, 4, 0x30);
 	wr(&b, 0x52, 2, PCI_MSI_ENABLE);
 	assert_true(host_on());
-	assert_int_equal(fk.cfg[0x58 / 4], HOST_VEC);
+	assert_int_equal(fake_cfg[0x58 / 4], HOST_VEC);
 	assert_int_equal(rd(&b, 0x5c), 0);
-	assert_int_equal(fk.cfg[0x5c / 4], 0xdeadbeef);
+	assert_int_equal(fake_cfg[0x5c / 4], 0xdeadbeef);
 }
 
 /* The end quiesces the host's MSI and keeps the guest's view; the reset clears both. */

@@ -29,7 +29,7 @@ GUEST_NAMES := $(foreach g,$(GUEST_LIST),$(word 1,$(subst :, ,$(g))))
 # Guests that reboot (Umbra restarts them): not run natively, where a reset ends QEMU.
 GUEST_REBOOT_LIST := reboot:reboot:32:PM_OFF
 # Guests of an assigned device (check-pci): only Umbra gives them their PCI bus.
-GUEST_PCI_LIST := edu:edu:64:PM_64 shm32:shm:32:PM_32
+GUEST_PCI_LIST := edu:edu:64:PM_64 msix:msix:64:PM_64 shm32:shm:32:PM_32
 # Guests that must crash (triple fault): run, but must not pass.
 GUEST_CRASH := crash-triple crash-scribble
 # Guests also run with -cpu qemu64 (no SMEP, SMAP, 1G pages: the skip paths).

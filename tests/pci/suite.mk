@@ -2,7 +2,8 @@
 # check-pci: host PCI enumeration and IOMMU discovery (DMAR, IVRS) on QEMU q35 (ECAM, bridges, edu, intel-iommu, amd-iommu) and Bochs (mechanism #1, no IOMMU).
 # The guest side's cases run the edu guest (tests/guests/edu.c).
 check-pci: export EDU_ELF := $(GUEST_OUT)/edu.elf
-check-pci: $(GUEST_OUT)/edu.elf
+check-pci: export MSIX_ELF := $(GUEST_OUT)/msix.elf
+check-pci: $(GUEST_OUT)/edu.elf $(GUEST_OUT)/msix.elf
 SUITES += check-pci
 .PHONY: check-pci
 

@@ -4,6 +4,7 @@
 #define VMM_DEV_IVSHMEM_H
 
 #include "lib/types.h"
+#include "vmm/dev/msix.h"
 
 /*
  * BAR0 is 256 bytes of 32-bit registers: the interrupt mask (read-write), the interrupt status
@@ -32,22 +33,13 @@ enum { IVSHMEM_INTR_MASK = 0x00, IVSHMEM_INTR_STATUS = 0x04, IVSHMEM_IVPOSITION 
 /* The MSI-X capability in its configuration space (at IVSHMEM_MSIX_CAP, alone in the list):
  * Message Control's enable and function mask are the guest's, the rest reads as built. */
 #define IVSHMEM_MSIX_CAP 0x40u
-#define PCI_CAP_MSIX 0x11u
-#define MSIX_ENABLE BIT(15)
-#define MSIX_MASKALL BIT(14)
-#define MSIX_ENTRY_MASKED BIT(0)
-
-struct ivshmem_msix {
-	u32 addr_lo, addr_hi, data, ctrl;
-};
 
 struct ivshmem {
 	u32 mask;
 	u32 status;
 	u32 ivposition;
-	u16 msix_ctrl;                  /* MSIX_ENABLE | MSIX_MASKALL as the guest wrote them */
-	u32 pba;                        /* pending bit per vector */
-	struct ivshmem_msix table[IVSHMEM_VECTORS];
+	struct msix msix;               /* its table and pending bits (vmm/dev/msix.c) */
+	struct msix_entry table[IVSHMEM_VECTORS];
 	/* The doorbell register was written: ring peer's vector (the host checks both). */
 	void (*ring)(void *ctx, u16 peer, u16 vector);
 	/* Send an MSI-X message (the host decodes and delivers it). */

@@ -95,8 +95,10 @@ static int add_fn(struct pci_bus *b, u16 host_bdf, const struct pci_vfn *vfn,
 			kprintf("guest %s: PCI 00:%02x.0 BAR%u (0x%llx bytes): no room left to place it\n",
 				b->name, b->n + 1, i, (unsigned long long)h->size);
 	}
-	if (!vfn)
-		pci_msi_find(b, f);     /* a function of Umbra's own has its model's capabilities */
+	if (!vfn) {             /* a function of Umbra's own has its model's capabilities */
+		pci_msi_find(b, f);
+		pci_msix_find(b, f);
+	}
 	return (int)++b->n;
 }
 
@@ -203,6 +205,7 @@ void pci_bus_quiesce(struct pci_bus *b)
 		b->ops->cfg_write(b->ctx, bdf, PCI_COMMAND,
 				  (host & ~(u32)PCI_BUS_CMD_PASS) | PCI_CMD_INTX_DISABLE);
 		pci_msi_host_off(b, &b->fn[d]);
+		pci_msix_host_off(b, &b->fn[d]);
 	}
 }
 
@@ -214,6 +217,7 @@ void pci_bus_reset(struct pci_bus *b)
 		f->cmd = f->vfn ? f->vfn->reset_cmd : 0;
 		f->int_line = f->vfn ? PCI_BUS_INTX_IRQ : 0;
 		pci_msi_reset(b, f);
+		pci_msix_reset(b, f);
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
 			f->bar[i].guest = f->bar[i].placed;
 		decode(b, d);
@@ -306,6 +310,32 @@ static u32 vfn_read(const struct pci_bus_fn *f, u16 reg)
 	}
 }
 
+u8 pci_bus_cap_find(struct pci_bus *b, u16 host_bdf, u8 id)
+{
+	if (!(b->ops->cfg_read(b->ctx, host_bdf, PCI_COMMAND) >> 16 & PCI_STATUS_CAPS))
+		return 0;
+	u8 ptr = (u8)b->ops->cfg_read(b->ctx, host_bdf, PCI_CAP_PTR) & 0xfc;
+	/* 48 capabilities fill the 192 bytes from 0x40: more is a loop. */
+	for (int n = 0; ptr >= 0x40 && n < 48; n++) {
+		u32 cap = b->ops->cfg_read(b->ctx, host_bdf, ptr);
+		if ((cap & 0xff) == id)
+			return ptr;
+		ptr = (u8)(cap >> 8) & 0xfc;
+	}
+	return 0;
+}
+
+/* The list the guest sees holds the virtualized capabilities alone, in offset order: the
+ * first after `after` (0: the head), 0 past the last. */
+static u8 cap_next(const struct pci_bus_fn *f, u8 after)
+{
+	u8 caps[2] = { f->msi.off, f->msix.off }, best = 0;
+	for (unsigned i = 0; i < 2; i++)
+		if (caps[i] > after && (!best || caps[i] < best))
+			best = caps[i];
+	return best;
+}
+
 static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 {
 	if (f->vfn)
@@ -317,17 +347,19 @@ static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 		return b->ops->cfg_read(b->ctx, f->host_bdf, reg);
 	case PCI_COMMAND: {
 		u32 status = b->ops->cfg_read(b->ctx, f->host_bdf, reg) >> 16 & ~(u32)PCI_STATUS_CAPS;
-		return (status | (f->msi.off ? PCI_STATUS_CAPS : 0)) << 16 | f->cmd;
+		return (status | (cap_next(f, 0) ? PCI_STATUS_CAPS : 0)) << 16 | f->cmd;
 	}
 	case PCI_CAP_PTR:
-		return f->msi.off;      /* the list holds the virtualized capabilities alone */
+		return cap_next(f, 0);
 	case PCI_INTERRUPT_LINE:
 		return f->int_line;     /* pin 0: INTx is not routed to the guest yet */
 	default:
 		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS)
 			return bar_read(f, (reg - PCI_BAR0) / 4);
 		if (pci_msi_claims(&f->msi, reg))
-			return pci_msi_read(b, f, reg);
+			return pci_msi_read(b, f, reg) | (reg == f->msi.off ? cap_next(f, (u8)reg) << 8 : 0);
+		if (pci_msix_claims(&f->msix, reg))
+			return pci_msix_read(f, reg) | (reg == f->msix.off ? cap_next(f, (u8)reg) << 8 : 0);
 		return 0;               /* header type 0, ROM, capabilities, device-specific */
 	}
 }
@@ -351,6 +383,8 @@ static void fn_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned b
 		f->vfn->ops->cap_write(f->vfn->ctx, reg, val, bytes);
 	} else if (pci_msi_claims(&f->msi, reg)) {
 		pci_msi_write(b, d, reg, val, bytes);
+	} else if (pci_msix_claims(&f->msix, reg)) {
+		pci_msix_write(b, d, reg, val, bytes);
 	}
 }
 
@@ -425,6 +459,15 @@ bool pci_bus_decodes(const struct pci_bus *b, bool io, u64 addr, unsigned len, u
 		return false;
 	*host = r->host + (addr - r->at);
 	return true;
+}
+
+bool pci_bus_msix_access(struct pci_bus *b, u64 addr, unsigned len, u64 *val, bool write)
+{
+	u32 d;
+	const struct pci_bus_bar *r = decoding(b, false, addr, len, &d);
+	if (!r || b->fn[d].vfn)
+		return false;
+	return pci_msix_access(b, d, (unsigned)(r - b->fn[d].bar), addr - r->at, len, val, write);
 }
 
 bool pci_bus_vfn_access(struct pci_bus *b, u64 addr, unsigned len, u32 *val, bool write)

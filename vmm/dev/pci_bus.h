@@ -37,6 +37,7 @@
 #include "arch/x86/pci.h"
 #include "lib/types.h"
 #include "vmm/dev/pci_msi.h"
+#include "vmm/dev/pci_msix.h"
 
 #define PCI_BUS_FUNCS 12               /* pci='s (PCI_ASSIGN_MAX) and Umbra's own (shm=) */
 #define PCI_BUS_HOLE_BASE 0xc0000000ull /* where Umbra places memory BARs: above any guest RAM */
@@ -66,7 +67,9 @@ struct pci_bus_bar {
 	bool live;              /* decoding now, at `at` */
 	u64 at;
 	u64 warned_at;          /* the last unclaimable address reported (+1; 0: none) */
-	int slot;               /* the host side's (vmm/pci_view.c: its memory slot, or -1) */
+	int slot;               /* the host side's (vmm/pci_view.c: its first memory slot, or -1) */
+	u8 nslots;              /* slots from `slot` on: the BAR's runs of pages around its
+				 * MSI-X table and pending bits, which no slot holds */
 };
 
 /*
@@ -101,6 +104,7 @@ struct pci_bus_fn {
 	u8 int_line;            /* scratch for the OS, as on hardware */
 	struct pci_bus_bar bar[PCI_MAX_BARS];
 	struct pci_msi msi;     /* its MSI capability as the guest sees it (vmm/dev/pci_msi.c) */
+	struct pci_msix msix;   /* its MSI-X capability and table (vmm/dev/pci_msix.c) */
 };
 
 struct pci_bus;
@@ -112,10 +116,14 @@ struct pci_bus_ops {
 	/* BAR b of virtual device dev now decodes at bar->at, or no longer does. */
 	void (*map)(void *ctx, unsigned dev, const struct pci_bus_bar *bar);
 	void (*unmap)(void *ctx, unsigned dev, const struct pci_bus_bar *bar);
-	/* The host message (address, data) that brings msg to the guest from virtual device
-	 * dev; false: none can (no host vector), the host's MSI stays off. NULL: none ever. */
-	bool (*msi_route)(void *ctx, unsigned dev, const struct pci_msi_msg *msg, u64 *addr,
-			  u32 *data);
+	/* The host message (address, data) that brings msg to the guest on host vector vec;
+	 * false: none can (vec is 0, no host vector), the host's MSI stays off. NULL: none ever. */
+	bool (*msi_route)(void *ctx, u8 vec, const struct pci_msi_msg *msg, u64 *addr, u32 *data);
+	/* A host BAR's 32-bit register at host-physical hpa (an MSI-X table and its PBA). */
+	u32 (*bar_read)(void *ctx, u64 hpa);
+	void (*bar_write)(void *ctx, u64 hpa, u32 val);
+	/* A guest's MSI-X message, to the local APICs it names (or dropped and counted). */
+	void (*msi_send)(void *ctx, u64 addr, u32 data);
 };
 
 struct pci_bus {
@@ -157,6 +165,11 @@ void pci_bus_quiesce(struct pci_bus *b);
 /* An access of 1, 2 or 4 bytes to a port of 0xCF8-0xCFF (0xCF9 is the board's, not here). */
 u32 pci_bus_read(struct pci_bus *b, u16 port, unsigned size);
 void pci_bus_write(struct pci_bus *b, u16 port, unsigned size, u32 val);
+/* A host function's capability with that ID: its offset (a bounded walk of its list), 0 for none. */
+u8 pci_bus_cap_find(struct pci_bus *b, u16 host_bdf, u8 id);
+/* An access to a memory BAR of a host function that lies in its MSI-X table or pending bits:
+ * true when emulated here (the rest of the BAR is the device's). */
+bool pci_bus_msix_access(struct pci_bus *b, u64 addr, unsigned len, u64 *val, bool write);
 /* The host address of [addr, addr + len) when it lies in one decoding BAR of that kind. */
 bool pci_bus_decodes(const struct pci_bus *b, bool io, u64 addr, unsigned len, u64 *host);
 

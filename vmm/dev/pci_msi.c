@@ -15,23 +15,15 @@ static u16 cap_len(const struct pci_msi *m) { return mask_off(m) + (m->maskable 
 void pci_msi_find(struct pci_bus *b, struct pci_bus_fn *f)
 {
 	struct pci_msi *m = &f->msi;
-	u16 bdf = f->host_bdf;
-	if (!(b->ops->cfg_read(b->ctx, bdf, PCI_COMMAND) >> 16 & PCI_STATUS_CAPS))
+	u8 ptr = pci_bus_cap_find(b, f->host_bdf, PCI_CAP_MSI);
+	if (!ptr)
 		return;
-	u8 ptr = (u8)b->ops->cfg_read(b->ctx, bdf, PCI_CAP_PTR) & 0xfc;
-	/* 48 capabilities fill the 192 bytes from 0x40: more is a loop. */
-	for (int n = 0; ptr >= 0x40 && n < 48; n++) {
-		u32 cap = b->ops->cfg_read(b->ctx, bdf, ptr);
-		if ((cap & 0xff) == PCI_CAP_MSI) {
-			m->off = ptr;
-			m->is64 = cap >> 16 & PCI_MSI_64BIT;
-			m->maskable = cap >> 16 & PCI_MSI_MASKABLE;
-			if (m->off + cap_len(m) > 0x100)
-				m->off = 0;     /* runs past configuration space: not usable */
-			return;
-		}
-		ptr = (u8)(cap >> 8) & 0xfc;
-	}
+	u32 cap = b->ops->cfg_read(b->ctx, f->host_bdf, ptr);
+	m->off = ptr;
+	m->is64 = cap >> 16 & PCI_MSI_64BIT;
+	m->maskable = cap >> 16 & PCI_MSI_MASKABLE;
+	if (m->off + cap_len(m) > 0x100)
+		m->off = 0;     /* runs past configuration space: not usable */
 }
 
 bool pci_msi_claims(const struct pci_msi *m, u16 reg)
@@ -50,7 +42,7 @@ u32 pci_msi_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 	const struct pci_msi *m = &f->msi;
 	u16 at = reg - m->off;
 	if (at == 0)
-		return PCI_CAP_MSI | ctrl(m) << 16;      /* next: 0, the list ends here */
+		return PCI_CAP_MSI | ctrl(m) << 16;      /* next: the bus's (pci_bus.c) */
 	if (at == 4)
 		return m->addr_lo;
 	if (m->is64 && at == 8)
@@ -104,7 +96,7 @@ bool pci_msi_message(const struct pci_msi *m, struct pci_msi_msg *out)
 bool pci_msi_may_arrive(const struct pci_bus *b)
 {
 	for (u32 d = 0; d < b->n; d++)
-		if (b->fn[d].msi.host_on)
+		if (b->fn[d].msi.host_on || b->fn[d].msix.host_on)
 			return true;
 	return false;
 }
@@ -133,10 +125,14 @@ static void update(struct pci_bus *b, unsigned d)
 		host_ctrl(b, f, false);
 		return;
 	}
-	if (!b->ops->msi_route || !b->ops->msi_route(b->ctx, d + 1, &msg, &addr, &data)) {
+	if (!b->ops->msi_route || !b->ops->msi_route(b->ctx, m->host_vector, &msg, &addr, &data)) {
 		host_ctrl(b, f, false);
 		return;
 	}
+	/* Said when the target CPU changes (a guest moves its MSI rarely: at boot, on affinity). */
+	if (addr != m->host_addr)
+		kinfo("guest %s: PCI 00:%02x.0 MSI vector 0x%x: host vector 0x%x to APIC ID %llu\n",
+		      b->name, d + 1, msg.vector, m->host_vector, (unsigned long long)(addr >> 12 & 0xff));
 	u16 bdf = f->host_bdf;
 	m->host_addr = addr;
 	b->ops->cfg_write(b->ctx, bdf, m->off + 4, (u32)addr);

@@ -4,18 +4,18 @@
 #define VMM_DEV_PCI_MSI_H
 
 /*
- * The guest sees the host function's MSI capability at the host's offset, alone in the list
- * (its next pointer 0), offering one message: Multiple Message Capable reads 0 and Multiple
- * Message Enable keeps 0, as a device with one vector (QEMU's and KVM's assigned devices give
- * the same for a start). Its address, data and mask bit are the guest's and stay virtual: the
- * host function is programmed with a host vector of Umbra's (arch/x86/devirq.h) aimed at the
- * physical CPU that runs the guest's target vCPU (ops->msi_route), and when that vector arrives
- * vmm/msi.c delivers the guest's vector to the vCPUs its address names (pci_msi_message). A
- * message that is no interrupt (an address outside 0xFEExxxxx, a vector below 16, a delivery
- * mode other than fixed or lowest priority) leaves the host's MSI off, so nothing arrives, and
- * the guest's line says so once per message. The guest's mask bit (where the host function
- * has per-vector masking) is the host's, so a masked message waits in the device's pending
- * bit, which reads through.
+ * The guest sees the host function's MSI capability at the host's offset, in a list that holds
+ * it and MSI-X alone (vmm/dev/pci_bus.c sets the next pointers), offering one message: Multiple
+ * Message Capable reads 0 and Multiple Message Enable keeps 0, as a device with one vector
+ * (QEMU's and KVM's assigned devices give the same for a start). Its address, data and mask bit
+ * are the guest's and stay virtual: the host function is programmed with a host vector of
+ * Umbra's (arch/x86/devirq.h) aimed at the physical CPU that runs the guest's target vCPU
+ * (ops->msi_route), and when that vector arrives vmm/msi.c delivers the guest's vector to the
+ * vCPUs its address names (pci_msi_message). A message that is no interrupt (an address outside
+ * 0xFEExxxxx, a vector below 16, a delivery mode other than fixed or lowest priority) leaves the
+ * host's MSI off, so nothing arrives, and the guest's line says so once per message. The guest's
+ * mask bit (where the host function has per-vector masking) is the host's, so a masked message
+ * waits in the device's pending bit, which reads through.
  */
 
 #include "lib/types.h"
@@ -60,7 +60,8 @@ void pci_msi_reset(struct pci_bus *b, struct pci_bus_fn *f);
 void pci_msi_host_off(struct pci_bus *b, struct pci_bus_fn *f);
 /* The message (address, data) as an interrupt; NULL, or why it is none. */
 const char *pci_msi_decode(u64 addr, u32 data, struct pci_msi_msg *out);
-/* Whether some function of the bus could send its guest an MSI (a HLT may wait for one). */
+/* Whether some function of the bus could send its guest an MSI or MSI-X message (a HLT may
+ * wait for one). */
 bool pci_msi_may_arrive(const struct pci_bus *b);
 /* What the guest's MSI delivers now: false while it is off, masked or no interrupt. */
 bool pci_msi_message(const struct pci_msi *m, struct pci_msi_msg *out);
