@@ -63,6 +63,10 @@ static void sync_page(struct mmu_vcpu *vcpu, struct mmu_page *sp)
 
 	sp_forget_unsync(vm, sp);
 	vm->stats.resyncs++;
+	/* Protected first, its flushes complete, then read: a vCPU on another CPU stores to the
+	 * table natively while it is out of sync, and a store landing between the read of its
+	 * entry and the protection would be lost (found by audit=1, Linux on two vCPUs). */
+	rmap_write_protect(vm, sp->gfn);
 	for (i = 0; i < SPT_ENTRIES; i += chunk) {
 		if (vm->ops->read_gpa(vm->ctx, base + i * esize, buf, chunk * esize))
 			memset(buf, 0, sizeof(buf));
@@ -86,7 +90,6 @@ static void sync_page(struct mmu_vcpu *vcpu, struct mmu_page *sp)
 				spte_clear_leaf(vm, sp, idx);
 		}
 	}
-	rmap_write_protect(vm, sp->gfn);
 	if (changed)
 		mmu_flush_all(vm);
 }
