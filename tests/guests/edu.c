@@ -456,7 +456,7 @@ static void cmos_write(uint8_t idx, uint8_t v) { outb(0x70, idx); outb(0x71, v);
  * mastering off, BAR0 where Umbra placed it) and, once the edu has run the DMA, the target page
  * still zero: the DMA was dropped, not written into the new boot's memory. The boot count
  * lives in CMOS RAM, which the reset keeps. */
-#define CMOS_BOOTS 0x5b
+#define CMOS_BOOTS 0x58 /* a free byte: 0x5b-0x5d hold the RAM above 4 GiB */
 #define RESET_TARGET 0x300000ul
 
 static void reset_case(unsigned d)
