@@ -11,6 +11,8 @@
 const char guest_name[] = GUEST_NAME;
 
 #define MAXCPU 16         /* Umbra gives a guest up to 15 (vmm/vm.h) */
+#define STR_(x) #x
+#define XSTR(x) STR_(x)
 #define STACK 16384
 #define NP 32              /* shared pages, first touched by every vCPU at once */
 #define SV (TEST_VA + NP * PAGE_SIZE) /* the page remapped and write-protected */
@@ -29,6 +31,7 @@ static uint8_t ap_stacks[MAXCPU][STACK] __attribute__((aligned(STACK)));
 
 /* Shared between the vCPUs. */
 static volatile uint32_t ap_next, ap_online, ncpu = 1;
+__attribute__((used)) static volatile uint32_t ap_overflow; /* APs stopped by the bound */
 static volatile uint32_t phase, done_round, acks, checked, nobody_hits;
 static volatile uint32_t bar_count, bar_gen;
 static volatile uint32_t ap_fails;
@@ -63,7 +66,13 @@ __asm__(".text\n"
 	"	mov $1, %eax\n"
 	"	lock xadd %eax, ap_next\n"
 	"	inc %eax\n"
-	"	lea 1(%eax), %ecx\n" /* the top of ap_stacks[index] */
+	/* An index past ap_stacks (an AP started more often than there are vCPUs) would put its
+	 * stack over the BSS that follows: it stops here, counted, before touching memory. */
+	"	cmp $" XSTR(MAXCPU) " - 1, %eax\n"
+	"	jbe 2f\n"
+	"	lock incl ap_overflow\n"
+	"3:	cli\n hlt\n jmp 3b\n"
+	"2:	lea 1(%eax), %ecx\n" /* the top of ap_stacks[index] */
 	"	shl $14, %ecx\n"
 	"	lea ap_stacks(%ecx), %esp\n"
 	"	push $0\n"
@@ -476,6 +485,8 @@ void test_main(void)
 			      "page %d: vCPU %u's write is missing", i, c);
 	CHECK(barrier(), "phase 1 check barrier");
 	report_ap_fails("phase 1");
+	CHECK(ap_overflow == 0, "%u AP starts past %u vCPUs (the trampoline ran again)", ap_overflow,
+	      MAXCPU);
 	phase = 2;
 	switch_roots(0);
 	CHECK(barrier(), "phase 2 barrier");
