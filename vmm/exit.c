@@ -14,6 +14,7 @@
 #include "vmm/irq.h"
 #include "vmm/msr.h"
 #include "vmm/options.h"
+#include "vmm/pv_eoi.h"
 #include "vmm/realmode.h"
 #include "vmm/vcpu.h"
 
@@ -450,8 +451,10 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	if (x->reason == EXIT_EMULATE && v->hw.pending.valid)
 		rflags &= ~(u64)RFLAGS_TF;
 	bootprof_exit(v, x);
-	if (!exit_leaves_devices(x->reason))
+	if (!exit_leaves_devices(x->reason)) {
 		vm_devices_touched(v->vm);
+		pv_eoi_settle(v);  /* the handler may read or change the local APIC */
+	}
 	v->exits[x->reason < EXIT_REASONS ? x->reason : EXIT_OTHER]++;
 	v->exits_total++;
 	/* log=debug traces each guest's first exits: enough to see a bring-up go wrong. */

@@ -7,6 +7,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/loader.h"
+#include "vmm/pv_eoi.h"
 #include "vmm/vm.h"
 
 void ipi_kick(struct vcpu *v)
@@ -23,6 +24,7 @@ bool ipi_init_signal(struct vcpu *t)
 		kdebug("guest %s: INIT to the BSP dropped\n", t->vm->name);
 		return false;
 	}
+	pv_eoi_reset(t);
 	vlapic_init_signal(&t->vlapic);
 	t->halted = t->blocking = false;
 	t->nmi_pending = false;

@@ -7,6 +7,7 @@
 #include "lib/string.h"
 #include "mmu/mmu.h"
 #include "vmm/dev/rtc.h"
+#include "vmm/pv_eoi.h"
 #include "vmm/vm.h"
 
 #define NSEC 1000000000ull
@@ -40,7 +41,8 @@ void kvmclock_cpuid(u32 leaf, u32 out[4])
 		out[2] = KVM_SIGNATURE_ECX;
 		out[3] = KVM_SIGNATURE_EDX;
 	} else if (leaf == KVM_CPUID_FEATURES) {
-		out[0] = KVM_FEATURE_CLOCKSOURCE2 | KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
+		out[0] = KVM_FEATURE_CLOCKSOURCE2 | KVM_FEATURE_CLOCKSOURCE_STABLE_BIT |
+			 KVM_FEATURE_PV_EOI;
 	}
 }
 

@@ -13,7 +13,8 @@ struct vcpu;
 #define MSR_KVM_WALL_CLOCK_NEW 0x4b564d00u
 #define MSR_KVM_SYSTEM_TIME_NEW 0x4b564d01u
 
-/* The KVM leaves: signature "KVMKVMKVM", features CLOCKSOURCE2 and CLOCKSOURCE_STABLE. */
+/* The KVM leaves: signature "KVMKVMKVM", features CLOCKSOURCE2, CLOCKSOURCE_STABLE and PV_EOI
+ * (vmm/pv_eoi.c). */
 void kvmclock_cpuid(u32 leaf, u32 out[4]);
 /* The two clock MSRs: reads give what was written; writes publish the structures in guest
  * memory. A GPA outside the guest's RAM, or one the structure would cross a page from, is

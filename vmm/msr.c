@@ -5,6 +5,7 @@
 #include "arch/x86/tsc.h"
 #include "vmm/cpuid.h"
 #include "vmm/kvmclock.h"
+#include "vmm/pv_eoi.h"
 #include "vmm/vcpu.h"
 
 #define MSR_TSC 0x10
@@ -48,6 +49,7 @@ static const struct msr_dep {
 	{ MSR_TSC_DEADLINE, MSR_TSC_DEADLINE, NEEDS_CPUID, 1, ECX, 24 },
 	{ MSR_X2APIC_FIRST, MSR_X2APIC_LAST, NEEDS_CPUID, 1, ECX, 21 },
 	{ MSR_KVM_WALL_CLOCK_NEW, MSR_KVM_SYSTEM_TIME_NEW, NEEDS_CPUID, KVM_CPUID_FEATURES, EAX, 3 },
+	{ MSR_KVM_PV_EOI_EN, MSR_KVM_PV_EOI_EN, NEEDS_CPUID, KVM_CPUID_FEATURES, EAX, 6 },
 	{ MSR_EFER, MSR_EFER, NEEDS_CPUID, 0x80000001, EDX, 29 },
 	{ MSR_TSC_AUX, MSR_TSC_AUX, NEEDS_CPUID, 0x80000001, EDX, 27 },
 	/* K7 performance counters: AMD's CPUs have them whatever CPUID says. */
@@ -169,6 +171,9 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 	case MSR_KVM_WALL_CLOCK_NEW:
 	case MSR_KVM_SYSTEM_TIME_NEW:
 		return kvmclock_msr_read(v, msr, val);
+	case MSR_KVM_PV_EOI_EN:
+		*val = pv_eoi_msr_read(v);
+		return true;
 	default:
 		if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
 			return vlapic_msr_read(&v->vlapic, msr, val, monotonic_ns());
@@ -243,6 +248,8 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 	case MSR_KVM_WALL_CLOCK_NEW:
 	case MSR_KVM_SYSTEM_TIME_NEW:
 		return kvmclock_msr_write(v, msr, val);
+	case MSR_KVM_PV_EOI_EN:
+		return pv_eoi_msr_write(v, val);
 	default:
 		if (msr >= MSR_X2APIC_FIRST && msr <= MSR_X2APIC_LAST)
 			return vlapic_msr_write(&v->vlapic, msr, val, monotonic_ns());

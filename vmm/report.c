@@ -151,6 +151,13 @@ static void report_one(struct vm *vm)
 	UMBRA_MMU_STATS(MMU_STAT_TEXT)
 #undef MMU_STAT_TEXT
 	kprintf("guest %s: mmu:%s audit_errors=%lu\n", vm->name, mmu, vm->audit_errors);
+	u64 offered = 0, taken = 0;
+	for (u32 i = 0; i < vm->nr_vcpus; i++) {
+		offered += vm->vcpus[i].pv_eoi_offered;
+		taken += vm->vcpus[i].pv_eoi_taken;
+	}
+	if (offered)
+		kprintf("guest %s: pv-eoi: offered=%lu taken=%lu\n", vm->name, offered, taken);
 	if (vm->dma.root)
 		kprintf("guest %s: iommu: domain=%u mapped_mib=%lu dma_faults=%lu\n", vm->name,
 			vm->dma.did, vm->dma.mapped >> 20, vm->dma_faults);

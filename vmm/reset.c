@@ -88,6 +88,8 @@ static void vcpu_reset(struct vcpu *v)
 	v->mtrr_def_type = 0;
 	v->misc_enable_flip = 0;
 	v->kvmclock_msr = v->wallclock_msr = 0; /* nothing publishes into the zeroed memory */
+	v->pv_eoi_msr = 0;
+	v->pv_eoi_armed = false;
 	v->dr_active = false;
 	memset(v->dr, 0, sizeof(v->dr));
 	v->dr6 = 0xffff0ff0;

@@ -15,6 +15,7 @@
 #include "vmm/gmem.h"
 #include "vmm/vm.h"
 #include "vmm/options.h"
+#include "vmm/pv_eoi.h"
 #include "vmm/trace.h"
 
 /* Exception classes for the double-fault rules (SDM vol. 3 table 6-5, APM 8.2.9). */
@@ -249,12 +250,14 @@ static bool events_settled(const struct vcpu *v, u64 now)
  * a device next needs the vCPU. False if the vCPU cannot run (halted). */
 static bool update_events(struct vcpu *v, u64 now)
 {
+	pv_eoi_settle(v);
 	bool ok = vcpu_update_events(v);
 
 	/* gdb's single step runs the instruction at RIP, not an interrupt or NMI handler, and no
 	 * window exit may come before it (what waits stays pending). */
 	if (ok && !v->debug_step) {
 		deliver_irq(v);
+		pv_eoi_arm(v);
 	} else if (ok) {
 		virt->request_irq_window(&v->hw, false);
 		virt->request_nmi_window(&v->hw, false);

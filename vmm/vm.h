@@ -86,6 +86,9 @@ struct vcpu {
 	u64 tsc_adjust;           /* IA32_TSC_ADJUST: what the guest's TSC writes added */
 	u64 kvmclock_msr, wallclock_msr; /* the KVM clock MSRs as written (vmm/kvmclock.c) */
 	u32 kvmclock_version;
+	u64 pv_eoi_msr;           /* KVM's PV EOI MSR as written (vmm/pv_eoi.c) */
+	bool pv_eoi_armed;        /* its flag was set at the last entry */
+	u64 pv_eoi_offered, pv_eoi_taken; /* flags set; EOIs the guest made through one */
 	/* DR0-DR3 and, where the world switch does not keep it, DR6 (DR7 is in the VMCB/VMCS):
 	 * switched only for a vCPU that has touched them; until then MOV DR exits, so no guest
 	 * ever sees another's values. */

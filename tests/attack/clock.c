@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Attack guest (clock): the KVM clock MSRs with every kind of bad address, TSC_ADJUST, and the MSRs Linux reads unguarded. */
+/* Attack guest (clock): the KVM clock and PV EOI MSRs with every kind of bad address, TSC_ADJUST, and the MSRs Linux reads unguarded. */
 /* A pvclock record (32 bytes) or wall clock (12 bytes) is written only when it lies wholly in
  * one page of the guest's RAM at an 8-byte-aligned address; any other address is accepted and
  * remembered (as KVM does) but nothing is written anywhere: not into the guest's pages around
@@ -55,8 +55,9 @@ static void leaves(void)
 	CHECK(r.a == 0x40000101 && r.b == 0x4b4d564b && r.c == 0x564b4d56 && r.d == 0x4d,
 	      "leaf 0x40000100: %x %x %x %x", r.a, r.b, r.c, r.d);
 	r = cpuid(0x40000101, 0);
-	CHECK(r.a == ((1u << 3) | (1u << 24)), "leaf 0x40000101 eax %x: CLOCKSOURCE2 | STABLE", r.a);
-	case_end("kvm-leaves (signature KVMKVMKVM, clock features only)", mark);
+	CHECK(r.a == ((1u << 3) | (1u << 6) | (1u << 24)),
+	      "leaf 0x40000101 eax %x: CLOCKSOURCE2 | PV_EOI | STABLE", r.a);
+	case_end("kvm-leaves (signature KVMKVMKVM, clock and PV EOI features only)", mark);
 }
 
 static void good_record(void)
@@ -219,6 +220,63 @@ static void tsc_deadline(void)
 	case_end("tsc-deadline (at, below, far above, and across the TSC's wrap)", mark);
 }
 
+/* KVM's PV EOI (MSR 0x4b564d04): bit 1 set, or a flag word not wholly in RAM, is #GP and
+ * changes nothing; a good word is taken. Then the TSC-deadline timer's interrupt is EOIed by
+ * clearing the flag whenever Umbra has set it, and each next deadline must still arrive (a
+ * lazy EOI Umbra missed would leave the vector in service and block it). */
+#define MSR_PV_EOI 0x4b564d04u
+static volatile uint32_t *pv_flag;
+static volatile uint32_t lazy_eois;
+
+static void on_deadline_pv(struct frame *f)
+{
+	(void)f;
+	deadline_irqs++;
+	if (__atomic_fetch_and(pv_flag, ~1u, __ATOMIC_SEQ_CST) & 1)
+		lazy_eois++;
+	else
+		wrmsr(X2APIC_EOI, 0);
+}
+
+static void pv_eoi(void)
+{
+	static const ulong outside[] = { 0xfee00000ul, 0xfec00000ul, 1ul << 40, ~0ul & ~0xffful };
+	ulong mark = checks_failed;
+
+	fill();
+	pv_flag = (volatile uint32_t *)pages[1];
+	int v = ATTEMPT("wrmsr", "c"(MSR_PV_EOI), "a"((uint32_t)(ulong)pv_flag | 3),
+			"d"((uint32_t)((ulong)pv_flag >> 32)));
+	CHECK(v == 13, "bit 1 set: %s, expected #GP", vec_name(v));
+	for (unsigned i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
+		v = ATTEMPT("wrmsr", "c"(MSR_PV_EOI), "a"((uint32_t)outside[i] | 1),
+			    "d"((uint32_t)(outside[i] >> 32)));
+		CHECK(v == 13, "flag at %lx: %s, expected #GP", outside[i], vec_name(v));
+	}
+	CHECK(rdmsr(MSR_PV_EOI) == 0, "refused writes left %lx", (ulong)rdmsr(MSR_PV_EOI));
+	CHECK(untouched() == sizeof(pages), "RAM changed by refused flag addresses");
+	*pv_flag = 0;
+	wrmsr(MSR_PV_EOI, (ulong)pv_flag | 1);
+	CHECK(rdmsr(MSR_PV_EOI) == ((ulong)pv_flag | 1), "rdmsr gives back %lx",
+	      (ulong)rdmsr(MSR_PV_EOI));
+	if (cpuid(1, 0).c & (1u << 24)) {
+		set_irq_handler(VEC_DEADLINE, on_deadline_pv);
+		wrmsr(X2APIC_LVT_TIMER, (2u << 17) | VEC_DEADLINE);
+		lazy_eois = 0;
+		unsigned fired = 0;
+		for (int i = 0; i < 8; i++)
+			fired += (unsigned)deadline_fires(read_tsc(), 1000);
+		CHECK(fired == 8, "%u of 8 deadlines arrived", fired);
+		CHECK(lazy_eois > 0, "no interrupt came with the flag set (%u lazy EOIs)", lazy_eois);
+		wrmsr(X2APIC_LVT_TIMER, 1u << 16);
+		kprintf("pv-eoi: %u of 8 interrupts EOIed by the flag\n", lazy_eois);
+	}
+	wrmsr(MSR_PV_EOI, 0);
+	CHECK(untouched_but(PAGE_SIZE, 4) == sizeof(pages) - 4, "bytes beside the flag changed");
+	case_end("pv-eoi (bit 1 and words outside RAM #GP; EOI by the flag, every deadline arrives)",
+		 mark);
+}
+
 void test_main(void)
 {
 	if (!on_umbra) {
@@ -232,5 +290,6 @@ void test_main(void)
 	wall_clock();
 	tsc_adjust();
 	tsc_deadline();
+	pv_eoi();
 	kprintf("cases: clock\n");
 }

@@ -216,6 +216,39 @@ static void test_level_eoi_broadcast(void **state)
 	assert_null(l.level_eoi);
 }
 
+/* KVM's PV EOI may end the highest in-service vector lazily only when that is an edge one and
+ * nothing waits in the IRR (even a vector the PPR holds back: its EOI would let it in);
+ * vlapic_eoi then does what the EOI register does. */
+static void test_lazy_eoi_vector(void **state)
+{
+	(void)state;
+	struct vlapic l = bsp();
+	assert_int_equal(vlapic_lazy_eoi_vector(&l), -1);      /* nothing in service */
+	vlapic_set_irq(&l, 0x41, false);
+	assert_int_equal(vlapic_lazy_eoi_vector(&l), -1);      /* nothing in service yet */
+	vlapic_ack(&l, 0x41);
+	assert_int_equal(vlapic_lazy_eoi_vector(&l), 0x41);
+	vlapic_set_irq(&l, 0x42, false);                       /* same class: held back */
+	assert_int_equal(vlapic_pending(&l), -1);
+	assert_int_equal(vlapic_lazy_eoi_vector(&l), -1);
+	vlapic_eoi(&l);
+	assert_false(isr_has(&l, 0x41));
+	assert_int_equal(vlapic_pending(&l), 0x42);
+	vlapic_ack(&l, 0x42);
+	vlapic_set_irq(&l, 0x91, true);                        /* level, nests above */
+	vlapic_ack(&l, 0x91);
+	assert_int_equal(vlapic_lazy_eoi_vector(&l), -1);      /* its EOI must reach the I/O APIC */
+	eoi_calls = 0;
+	l.level_eoi = record_eoi;
+	l.eoi_ctx = &eoi_calls;
+	vlapic_eoi(&l);
+	assert_int_equal(eoi_calls, 1);
+	assert_int_equal(vlapic_lazy_eoi_vector(&l), 0x42);    /* the edge one below it now */
+	vlapic_eoi(&l);
+	assert_int_equal(eoi_calls, 1);
+	assert_int_equal(vlapic_lazy_eoi_vector(&l), -1);
+}
+
 /* x2APIC: the read-only LVT bits are ignored, not refused; reserved ones still #GP. */
 static void test_x2apic_lvt_readonly_bits(void **state)
 {
@@ -1060,7 +1093,7 @@ int main(void)
 		cmocka_unit_test(test_highest_irr_first),
 		cmocka_unit_test(test_tpr_blocks),
 		cmocka_unit_test(test_level_sets_tmr),
-		cmocka_unit_test(test_level_eoi_broadcast),
+		cmocka_unit_test(test_level_eoi_broadcast), cmocka_unit_test(test_lazy_eoi_vector),
 		cmocka_unit_test(test_match_dest),
 		cmocka_unit_test(test_x2apic_lvt_readonly_bits),
 		cmocka_unit_test(test_illegal_vectors),

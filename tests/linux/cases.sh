@@ -17,9 +17,11 @@ pass=(--expect guests_passed=1 --expect guests_failed=0 --expect-log "\[linux\] 
 # Timeouts are safety nets for a loaded 2-core machine; a boot takes about a minute.
 # The boot profile's phases; the decompressor's identity map is filled a table at a time
 # (large-page prefetch), not one exit per 4 KiB piece: 20,439 exits without it, about 500 with.
+# Linux takes KVM's PV EOI (vmm/pv_eoi.c): interrupts EOIed through its flag are counted.
 case_run linux-shadow --cpu max --timeout 600 "${one[@]}" "${pass[@]}" \
   --expect-log "guest linux: boot phase=low ms=[0-9]+ exits=[0-9]{1,4} " \
-  --expect-log "guest linux: boot phase=init .* hot=" --expect-log "guest linux: boot user_mode_at_ms="
+  --expect-log "guest linux: boot phase=init .* hot=" --expect-log "guest linux: boot user_mode_at_ms=" \
+  --expect-log "^guest linux: pv-eoi: offered=[1-9][0-9]* taken=[1-9][0-9]*$"
 # PVH: the unpacked vmlinux entered at its XEN_ELFNOTE_PHYS32_ENTRY with an hvm_start_info
 # (no decompressor); the module is 66 MB, hence the bigger machine.
 mapfile -t pvh < <(linux_modules linux 160 200 | sed 's|/vmlinuz |/vmlinux |')

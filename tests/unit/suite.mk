@@ -23,7 +23,7 @@ unit_src_vtd := arch/x86/vtd.c arch/x86/vtd_tables.c arch/x86/iommu_pt.c tests/u
 unit_src_amdvi := arch/x86/amdvi.c arch/x86/amdvi_tables.c arch/x86/iommu_pt.c tests/unit/fake_pages.c tests/unit/dma_check.c
 unit_src_gdb_packet := vmm/gdb_packet.c lib/cmdline.c
 # The MSR policy over the CPUID policy, with the APIC and KVM clock models behind it.
-unit_src_msr_policy := vmm/msr.c vmm/cpuid.c vmm/dev/lapic.c vmm/kvmclock.c
+unit_src_msr_policy := vmm/msr.c vmm/cpuid.c vmm/dev/lapic.c vmm/kvmclock.c vmm/pv_eoi.c
 # lib/string.c would clash with libc's names: build it (and its users here) under renames.
 unit_cflags_string := -fno-builtin $(foreach f,memset memcpy memmove memcmp strlen strnlen strcmp strncmp strchr,-D$(f)=lib_$(f))
 unit_libs_palloc := -pthread

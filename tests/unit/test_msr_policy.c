@@ -6,6 +6,7 @@
 #include "vmm/cpuid.h"
 #include "vmm/kvmclock.h"
 #include "vmm/msr.h"
+#include "vmm/pv_eoi.h"
 #include "vmm/vcpu.h"
 
 /* What vmm/msr.c reaches beyond the policy: TSC offset, EFER, clocks. */
@@ -171,6 +172,7 @@ static const struct fact {
 	{ 0x2ff, 0x2ff, "MTRR_DEF_TYPE", 1, EDX, EDX1_MTRR, 0, false, mtrr_def_type_ok, 0, false },
 	{ 0x6e0, 0x6e0, "TSC_DEADLINE", 1, ECX, 24, 0, false, NULL, 0, false },
 	{ MSR_KVM_WALL_CLOCK_NEW, MSR_KVM_SYSTEM_TIME_NEW, "KVM clock", KVM_CPUID_FEATURES, EAX, 3, 0, false, NULL, 0, false },
+	{ MSR_KVM_PV_EOI_EN, MSR_KVM_PV_EOI_EN, "KVM PV EOI", KVM_CPUID_FEATURES, EAX, 6, 0, false, NULL, 0, false },
 	{ 0xc0000080, 0xc0000080, "EFER", 0x80000001, EDX, E1_EDX_LM, 0, false, NULL, 0, false },
 	{ 0xc0000103, 0xc0000103, "TSC_AUX", 0x80000001, EDX, E1_EDX_RDTSCP, 0, false, low_half, 0, false },
 	{ 0xc0010000, 0xc0010007, "K7 PERF", 0, 0, -1, AMD, false, NULL, 0, false },
@@ -219,7 +221,8 @@ static void sweep(struct vcpu *v, const char *what)
 			if (msr_read(v, msr, &val) != want)
 				fail_msg("%s: rdmsr %#x (%s) %s, expected %s", what, msr, f ? f->name : "unknown",
 					 want ? "#GP" : "succeeded", want ? "success" : "#GP");
-			/* The KVM clock's writes publish into guest memory: its own tests cover them. */
+			/* The KVM clock's and PV EOI's writes reach guest memory: their own tests cover
+			 * them. */
 			if (f && f->leaf == KVM_CPUID_FEATURES)
 				continue;
 			if (msr_write(v, msr, val) != (want && !f->ro))

@@ -173,7 +173,7 @@ void vlapic_ack(struct vlapic *l, u8 vector)
 
 /* The EOI of a level-triggered interrupt is broadcast to the I/O APIC, which may then send
  * the interrupt again if its line is still asserted. */
-static void eoi(struct vlapic *l)
+void vlapic_eoi(struct vlapic *l)
 {
 	int v = vec_highest(l->isr);
 
@@ -182,6 +182,15 @@ static void eoi(struct vlapic *l)
 	vec_clear(l->isr, (unsigned)v);
 	if (vec_test(l->tmr, (unsigned)v) && l->level_eoi)
 		l->level_eoi(l->eoi_ctx, (u8)v);
+}
+
+int vlapic_lazy_eoi_vector(const struct vlapic *l)
+{
+	int v = vec_highest(l->isr);
+
+	if (v < 0 || vec_highest(l->irr) >= 0 || vec_test(l->tmr, (unsigned)v))
+		return -1;
+	return v;
 }
 
 bool vlapic_accepts_extint(const struct vlapic *l)
@@ -586,7 +595,7 @@ static enum acc reg_write(struct vlapic *l, u32 off, u32 val, bool x2, u64 now_n
 	case R_EOI:
 		if (x2 && val)
 			return A_RSVD;
-		eoi(l);
+		vlapic_eoi(l);
 		return A_OK;
 	case R_SVR:
 		return svr_write(l, val, x2);

@@ -68,6 +68,14 @@ bool vlapic_mmio_hit(const struct vlapic *l, u64 gpa, u32 *off);
 bool vlapic_hw_enabled(const struct vlapic *l);
 bool vlapic_x2apic(const struct vlapic *l);
 
+/* The EOI register's effect: the highest in-service vector ends (a level-triggered one's EOI
+ * goes on to the I/O APIC). */
+void vlapic_eoi(struct vlapic *l);
+/* The in-service vector a guest may EOI lazily, without an exit (KVM's PV EOI): the highest,
+ * when it is edge-triggered and nothing waits in the IRR (its EOI then can start no other
+ * interrupt, so noticing it at the next exit is soon enough); -1 otherwise. */
+int vlapic_lazy_eoi_vector(const struct vlapic *l);
+
 /* CR8 in 64-bit mode is the TPR's priority class (SDM 10.8.6.1): a read gives TPR[7:4], a
  * write of bits 3:0 sets TPR[7:4] and clears TPR[3:0]. The same register as the MMIO and
  * x2APIC TPR, so a kernel may mix them. */
