@@ -95,8 +95,7 @@ static void vcpu_reset(struct vcpu *v)
 	v->timer_deadline = 0;
 	v->halted = v->blocking = false;
 	v->nmi_pending = false;
-	v->events_settled = false;
-	v->cr_memo.valid = false;
+	vcpu_memo_forget(&v->memo);
 	v->step_iteration = false;
 }
 

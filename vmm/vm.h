@@ -20,6 +20,7 @@
 #include "vmm/multiboot1.h"
 #include "vmm/reset.h"
 #include "vmm/shm.h"
+#include "vmm/vcpu_memo.h"
 #include "vmm/vm_config.h"
 #include "vmm/dev/board.h"
 #include "vmm/dev/lapic.h"
@@ -97,12 +98,6 @@ struct vcpu {
 	bool halted;              /* in HLT or BLOCK: not runnable until an event */
 	bool blocking;            /* BLOCK hypercall: wakes on an event or at block_deadline */
 	u64 block_deadline;
-	/* Interrupt state as last evaluated (vcpu_run_slice): settled when nothing was pending
-	 * then; it stays so until events_due (0: no deadline) or until the guest's devices move
-	 * on from events_gen (vm->dev_gen), and entries until then skip the evaluation. */
-	bool events_settled;
-	u32 events_gen;
-	u64 events_due;
 	bool yielded;             /* YIELD: give the CPU away at the end of this exit (the
 				     scheduler clears it once it has seen it) */
 	u64 cpu_tsc;              /* TSC ticks its turns on its CPU lasted (vmm/sched.c) */
@@ -112,14 +107,8 @@ struct vcpu {
 	 * (not run until it lets go) and whether it is single-stepping it. */
 	bool debug_stop;
 	bool debug_step;
-	/* The last MOV CR vcpu_decode_cr took from the bytes at RIP: its decode, by code size and
-	 * bytes (all it depends on). */
-	struct cr_memo {
-		bool valid;
-		u8 mode;
-		u32 code;         /* its 4 bytes, as one word */
-		struct x86_insn insn;
-	} cr_memo;
+	/* What its hot paths keep from earlier exits, and when each is dropped (vmm/vcpu_memo.h). */
+	struct vcpu_memo memo;
 	/* This exit ran one iteration of a REP string instruction and left RIP on it (more
 	 * remain): with TF that iteration owes its single-step trap, as on the CPU. */
 	bool step_iteration;
