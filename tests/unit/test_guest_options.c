@@ -123,46 +123,56 @@ static void test_cpu_fallback(void **state)
 	assert_non_null(strstr(harness_log, "cpu 6 beyond this machine's 4 CPUs: on cpu 2"));
 }
 
+/* Each bad line, the CPUs of the machine it is parsed on, and its one message. */
+static const struct {
+	const char *line;
+	u32 ncpus;
+	const char *message;
+} refusals[] = {
+	{ "bogus=1", 1, "guest guest0: unknown or invalid option 'bogus=1'\n" },
+	/* The name given so far names the guest in the message. */
+	{ "name=db mem=0", 1, "guest db: unknown or invalid option 'mem=0'\n" },
+	{ "name= x", 1, "guest guest0: unknown or invalid option 'name'\n" },
+	{ "mem=lots", 1, "guest guest0: unknown or invalid option 'mem=lots'\n" },
+	{ "cpu=-1", 1, "guest guest0: unknown or invalid option 'cpu=-1'\n" },
+	{ "vcpus=0", 1, "guest guest0: unknown or invalid option 'vcpus=0'\n" },
+	{ "vcpus=9", 2, "guest guest0: vcpus=9: at most 8 (4 per host CPU, 2 CPUs)\n" },
+	{ "vcpus=16", 8, "guest guest0: vcpus=16: at most 15 (APIC IDs 0-14: the I/O APIC is "
+	  "15)\n" },
+	{ "cpus=", 1, "guest guest0: unknown or invalid option 'cpus'\n" },
+	{ "cpus=0,,1", 2, "guest guest0: unknown or invalid option 'cpus=0,,1'\n" },
+	{ "cpus=0,x", 2, "guest guest0: unknown or invalid option 'cpus=0,x'\n" },
+	{ "cpus=0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1", 2,
+	  "guest guest0: unknown or invalid option 'cpus=0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1'\n" },
+	{ "expect=win", 1, "guest guest0: unknown or invalid option 'expect=win'\n" },
+	{ "time=0", 1, "guest guest0: unknown or invalid option 'time=0'\n" },
+	{ "time=2592001", 1, "guest guest0: unknown or invalid option 'time=2592001'\n" },
+	{ "weight=0", 1, "guest guest0: unknown or invalid option 'weight=0'\n" },
+	{ "weight=65536", 1, "guest guest0: unknown or invalid option 'weight=65536'\n" },
+	{ "bios=maybe", 1, "guest guest0: unknown or invalid option 'bios=maybe'\n" },
+	{ "on_reboot=halt", 1, "guest guest0: unknown or invalid option 'on_reboot=halt'\n" },
+	{ "reboots=1001", 1, "guest guest0: unknown or invalid option 'reboots=1001'\n" },
+	{ "caps=stats,fly", 1, "guest guest0: unknown or invalid option 'caps=stats,fly'\n" },
+	{ "caps=,stats", 1, "guest guest0: unknown or invalid option 'caps=,stats'\n" },
+	{ "shm=ok:rw", 1, "guest guest0: shm=ok:rw: expected shm=NAME or shm=NAME:ro\n" },
+	{ "shm=abcdefghijklmnop", 1, "guest guest0: shm=abcdefghijklmnop: Umbra's line declares "
+	  "no region abcdefghijklmnop\n" },
+	{ "shm=a shm=b shm=c:ro shm=d shm=e", 1, "guest guest0: shm=e: more than 4 regions per "
+	  "guest or 16 guests per region\n" },
+	{ "pci=00:05", 1, "guest guest0: pci=00:05: '00:05' is not BB:DD.F (hex bus, device <= "
+	  "1f, function <= 7)\n" },
+	{ "pci=00:05.0,00:05.0", 1, "guest guest0: pci=00:05.0,00:05.0: 00:05.0 given twice\n" },
+	{ "name=long caps=stats,stop,stats,stop,stats,stop,stats,stop,stats,stop,stats,stop", 1,
+	  "guest long: option too long at 'caps=stats,stop,stats,st'\n" },
+	/* A refusal stops at the first bad word: nothing after it is reported. */
+	{ "bogus mem=0", 1, "guest guest0: unknown or invalid option 'bogus'\n" },
+};
+
 static void test_refusals(void **state)
 {
 	(void)state;
-	bad("bogus=1", 1, "guest guest0: unknown or invalid option 'bogus=1'\n");
-	/* The name given so far names the guest in the message. */
-	bad("name=db mem=0", 1, "guest db: unknown or invalid option 'mem=0'\n");
-	bad("name= x", 1, "guest guest0: unknown or invalid option 'name'\n");
-	bad("mem=lots", 1, "guest guest0: unknown or invalid option 'mem=lots'\n");
-	bad("cpu=-1", 1, "guest guest0: unknown or invalid option 'cpu=-1'\n");
-	bad("vcpus=0", 1, "guest guest0: unknown or invalid option 'vcpus=0'\n");
-	bad("vcpus=9", 2, "guest guest0: vcpus=9: at most 8 (4 per host CPU, 2 CPUs)\n");
-	bad("vcpus=16", 8, "guest guest0: vcpus=16: at most 15 (APIC IDs 0-14: the I/O APIC is "
-	    "15)\n");
-	bad("cpus=", 1, "guest guest0: unknown or invalid option 'cpus'\n");
-	bad("cpus=0,,1", 2, "guest guest0: unknown or invalid option 'cpus=0,,1'\n");
-	bad("cpus=0,x", 2, "guest guest0: unknown or invalid option 'cpus=0,x'\n");
-	bad("cpus=0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1", 2,
-	    "guest guest0: unknown or invalid option 'cpus=0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1'\n");
-	bad("expect=win", 1, "guest guest0: unknown or invalid option 'expect=win'\n");
-	bad("time=0", 1, "guest guest0: unknown or invalid option 'time=0'\n");
-	bad("time=2592001", 1, "guest guest0: unknown or invalid option 'time=2592001'\n");
-	bad("weight=0", 1, "guest guest0: unknown or invalid option 'weight=0'\n");
-	bad("weight=65536", 1, "guest guest0: unknown or invalid option 'weight=65536'\n");
-	bad("bios=maybe", 1, "guest guest0: unknown or invalid option 'bios=maybe'\n");
-	bad("on_reboot=halt", 1, "guest guest0: unknown or invalid option 'on_reboot=halt'\n");
-	bad("reboots=1001", 1, "guest guest0: unknown or invalid option 'reboots=1001'\n");
-	bad("caps=stats,fly", 1, "guest guest0: unknown or invalid option 'caps=stats,fly'\n");
-	bad("caps=,stats", 1, "guest guest0: unknown or invalid option 'caps=,stats'\n");
-	bad("shm=ok:rw", 1, "guest guest0: shm=ok:rw: expected shm=NAME or shm=NAME:ro\n");
-	bad("shm=abcdefghijklmnop", 1, "guest guest0: shm=abcdefghijklmnop: Umbra's line declares "
-	    "no region abcdefghijklmnop\n");
-	bad("shm=a shm=b shm=c:ro shm=d shm=e", 1, "guest guest0: shm=e: more than 4 regions per "
-	    "guest or 16 guests per region\n");
-	bad("pci=00:05", 1, "guest guest0: pci=00:05: '00:05' is not BB:DD.F (hex bus, device <= "
-	    "1f, function <= 7)\n");
-	bad("pci=00:05.0,00:05.0", 1, "guest guest0: pci=00:05.0,00:05.0: 00:05.0 given twice\n");
-	bad("name=long caps=stats,stop,stats,stop,stats,stop,stats,stop,stats,stop,stats,stop", 1,
-	    "guest long: option too long at 'caps=stats,stop,stats,st'\n");
-	/* A refusal stops at the first bad word: nothing after it is reported. */
-	bad("bogus mem=0", 1, "guest guest0: unknown or invalid option 'bogus'\n");
+	for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+		bad(refusals[i].line, refusals[i].ncpus, refusals[i].message);
 }
 
 static void test_attached_to(void **state)
