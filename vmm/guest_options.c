@@ -80,7 +80,7 @@ static bool parse_cpu_list(struct vm_config *cfg, const char *val, u32 ncpus)
 	return true;
 }
 
-/* vcpus=N: at least one, and no more than vcpus_max says (vmm/vm.h: VCPUS_PER_HOST_CPU per
+/* vcpus=N: at least one, and no more than vcpus_max says (vmm/vm_config.h: VCPUS_PER_HOST_CPU per
  * CPU, at most VCPUS_PER_GUEST_MAX). */
 u32 vcpus_max(u32 ncpus)
 {

@@ -15,7 +15,7 @@ struct mb2_module;
  * guest (false). What depends on the machine's memory and on the other guests is checked by
  * guest creation (vmm/guest.c). */
 bool guest_options_parse(struct vm_config *cfg, const char *cmdline, u32 ncpus, u32 index);
-/* The most vCPUs a guest may have on a machine of ncpus CPUs (vmm/vm.h). */
+/* The most vCPUs a guest may have on a machine of ncpus CPUs (vmm/vm_config.h). */
 u32 vcpus_max(u32 ncpus);
 /* A line starting with for=NAME is a file for guest NAME: its name into name, and the rest of
  * the line (the file's own arguments); NULL for a guest's own module. */
