@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Unit tests for vmm/guest_options.c: a module line into struct vm_config, and each refusal's message. */
+/* Unit tests for vmm/guest_options.c: module lines into struct vm_config, and every refusal. */
 #include <string.h>
 #include "tests/unit/harness.h"
 #include "boot/mb2.h"
