@@ -390,7 +390,7 @@ static s64 hc_vcpu_info(struct vcpu *v, const struct hc_args *a)
 {
 	struct umbra_vcpu_info info = { .guest_id = v->vm->id, .vcpu_id = v->id,
 					.nr_vcpus = v->vm->nr_vcpus,
-					.cpu = v->hw.cpu, .nr_guests = nr_vms, .caps = v->vm->caps };
+					.cpu = v->hw.cpu, .nr_guests = nr_vms, .caps = v->vm->config.caps };
 	memcpy(info.name, v->vm->name, sizeof(v->vm->name));
 	if (gmem_write_virt(v, a->a[0], &info, sizeof(info), user_mode(v)) < 0)
 		return -UMBRA_EFAULT;
@@ -501,7 +501,7 @@ void pv_hypercall(struct vcpu *v)
 		ret = -UMBRA_ENOSYS;
 	else if (hc_classes[nr].cls != HC_RESTRICTED && v->hw.regs.cpl != 0)
 		ret = -UMBRA_EPERM;
-	else if (hc_classes[nr].cls == HC_CROSS_GUEST && !(v->vm->caps & hc_classes[nr].cap))
+	else if (hc_classes[nr].cls == HC_CROSS_GUEST && !(v->vm->config.caps & hc_classes[nr].cap))
 		ret = -UMBRA_EPERM;
 	else
 		ret = handlers[nr](v, &args);

@@ -54,18 +54,19 @@ static unsigned collect_files(const struct boot_info *bi, const char *guest, str
 
 /* Static placement: vCPU i on cpus='s i-th entry (round again if shorter), else spread from
  * the guest's CPU onwards. */
-static void place_vcpus(struct vm *vm, u32 cpu, u32 ncpus)
+static void place_vcpus(struct vm *vm, u32 ncpus)
 {
+	const struct vm_config *c = &vm->config;
 	for (u32 i = 0; i < vm->nr_vcpus; i++)
-		vm->vcpus[i].cpu = vm->n_cpus_list ? vm->cpus_list[i % vm->n_cpus_list]
-						   : (cpu + i) % ncpus;
+		vm->vcpus[i].cpu = c->n_cpus_list ? c->cpus_list[i % c->n_cpus_list]
+						  : (c->cpu + i) % ncpus;
 }
 
 static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u32 index,
 		       const struct boot_info *bi)
 {
 	struct mb1_file files[MB1_MAX_FILES];
-	u64 mem_mib;
+	struct vm_config config;
 	u32 cpu;
 	const char *why;
 	struct mmu_config cfg = { .pool_max_pages = 0, .maxphyaddr = (u8)cpuid_maxphyaddr(&cpuid_host),
@@ -74,7 +75,14 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 
 	vm->id = index;
 	vm->cpuid = cpuid_host;
-	if (!guest_options_parse(vm, mod->cmdline, &mem_mib, &cpu, ncpus, index))
+	if (!guest_options_parse(&config, mod->cmdline, ncpus, index))
+		return false;
+	if (!config.budget_ns)
+		config.budget_ns = options.timeout_s * 1000000000ull;
+	vm_configure(vm, &config);
+	const struct vm_config *c = &vm->config;
+	u64 mem_mib = c->mem_mib;
+	if (!shm_join(vm))
 		return false;
 	if (vm->nr_vcpus > VCPU_TAGS_MAX - asids) {
 		kprintf("guest %s: no ASID/VPID left for its %u vCPUs (%u in all)\n", vm->name,
@@ -87,15 +95,15 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 			(u64)palloc_free_pages() << (PAGE_SHIFT - 10));
 		return false;
 	}
-	place_vcpus(vm, cpu, ncpus);
+	place_vcpus(vm, ncpus);
 	cpu = vm->vcpus[0].cpu;
-	if (vm->pci.n && index >= PCI_NO_OWNER) {
+	if (c->pci.n && index >= PCI_NO_OWNER) {
 		kprintf("guest %s: pci= only for the first %u guests (its index is %u)\n", vm->name,
 			PCI_NO_OWNER, index);
 		return false;
 	}
 	struct pci_assign_req refused;
-	if (!pci_assign_check(&pci_assign_host, &vm->pci, (u8)index, &refused)) {
+	if (!pci_assign_check(&pci_assign_host, &c->pci, (u8)index, &refused)) {
 		kprintf("guest %s: %s\n", vm->name, refused.error);
 		return false;
 	}
@@ -157,8 +165,6 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		memslots_free(&vm->mem);
 		return false;
 	}
-	if (!vm->budget_ns)
-		vm->budget_ns = options.timeout_s * 1000000000ull;
 	vm->cpu = cpu;
 	for (u32 i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
@@ -178,9 +184,9 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	board_reset(vm, monotonic_ns());   /* after the APICs: it wires them to the I/O APIC */
 	if (vm->bios_on)
 		bios_start_devices(vm, monotonic_ns());
-	pci_assign_commit(&pci_assign_host, &vm->pci, (u8)index);
-	for (u32 k = 0; k < vm->pci.n; k++) {
-		u16 bdf = vm->pci.bdf[k];
+	pci_assign_commit(&pci_assign_host, &c->pci, (u8)index);
+	for (u32 k = 0; k < c->pci.n; k++) {
+		u16 bdf = c->pci.bdf[k];
 		const struct pci_func *hf = &pci_host.f[pci_find(&pci_host, bdf)];
 		const struct iommu_unit *u = iommu_for(&iommu_host, hf->rid);
 		const char *caveat = pci_assign_caveat(hf);
@@ -196,8 +202,8 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	pci_view_attach(vm);
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,
-	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", vm->expect_crash ? ", expected to crash" : "");
-	kdebug("guest %s: command line '%s'\n", vm->name, vm->cmdline);
+	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", c->expect_crash ? ", expected to crash" : "");
+	kdebug("guest %s: command line '%s'\n", vm->name, c->cmdline);
 	kdebug("guest %s: RAM at host 0x%lx\n", vm->name, vm->mem.hpa[0]);
 	if (vm->mem.bytes > vm->mem.low_bytes)
 		kinfo("guest %s: RAM above 4 GiB: %lu MiB at 0x%lx-0x%lx, from %u host runs\n",

@@ -6,8 +6,8 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/sched.h"
-#include "vmm/shm.h"
 #include "vmm/bios.h"
+#include "vmm/reset.h"
 
 #define DEFAULT_MEM_MIB 16
 #define MAX_TIME_S (30ull * 24 * 3600)
@@ -43,18 +43,19 @@ static bool parse_caps(const char *val, u32 *caps)
 /* A CPU number past the machine's (a config written for a bigger one, as boot/grub.cfg's
  * demo is) places the guest on the CPUs that exist, with a warning; only a malformed number is
  * refused. */
-static u32 cpu_or_fallback(const struct vm *vm, u64 cpu, u32 ncpus)
+static u32 cpu_or_fallback(const struct vm_config *cfg, u64 cpu, u32 ncpus)
 {
 	if (cpu < ncpus)
 		return (u32)cpu;
 	kprintf("guest %s: warning: cpu %lu beyond this machine's %u CPUs: on cpu %lu instead\n",
-		vm->name, cpu, ncpus, cpu % ncpus);
+		cfg->name, cpu, ncpus, cpu % ncpus);
 	return (u32)(cpu % ncpus);
 }
 
 /* cpus=A,B,...: the physical CPUs the vCPUs are placed on, in order (then round again). */
-static bool parse_cpu_list(const struct vm *vm, const char *val, u32 ncpus, u32 *list, u32 *n)
+static bool parse_cpu_list(struct vm_config *cfg, const char *val, u32 ncpus)
 {
+	u32 *list = cfg->cpus_list, *n = &cfg->n_cpus_list;
 	u32 old = *n;
 	*n = 0;
 	while (*val) {
@@ -69,7 +70,7 @@ static bool parse_cpu_list(const struct vm *vm, const char *val, u32 ncpus, u32 
 		word[len] = 0;
 		if (!parse_u64(word, &cpu))
 			break;
-		list[(*n)++] = cpu_or_fallback(vm, cpu, ncpus);
+		list[(*n)++] = cpu_or_fallback(cfg, cpu, ncpus);
 		val += len + (val[len] == ',');
 	}
 	if (*val || !*n) {
@@ -79,7 +80,7 @@ static bool parse_cpu_list(const struct vm *vm, const char *val, u32 ncpus, u32 
 	return true;
 }
 
-/* vcpus=N: at least one, and no more than vcpus_max says (vmm/vm.h: VCPUS_PER_HOST_CPU per
+/* vcpus=N: at least one, and no more than vcpus_max says (vmm/vm_config.h: VCPUS_PER_HOST_CPU per
  * CPU, at most VCPUS_PER_GUEST_MAX). */
 u32 vcpus_max(u32 ncpus)
 {
@@ -87,18 +88,44 @@ u32 vcpus_max(u32 ncpus)
 	return m < VCPUS_PER_GUEST_MAX ? (u32)m : VCPUS_PER_GUEST_MAX;
 }
 
-bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *cpu,
-			 u32 ncpus, u32 index)
+/* shm=NAME or shm=NAME:ro: its form and the per-guest limit; the region itself is looked up
+ * when the guest is created (shm_join), in the same order, with the same messages. */
+static bool parse_shm(struct vm_config *cfg, const char *val)
+{
+	const char *colon = strchr(val, ':');
+	size_t len = colon ? (size_t)(colon - val) : strlen(val);
+
+	if (colon && strcmp(colon, ":ro")) {
+		kprintf("guest %s: shm=%s: expected shm=NAME or shm=NAME:ro\n", cfg->name, val);
+		return false;
+	}
+	/* shm_declare takes no longer name, so no region has this one. */
+	if (len >= SHM_NAME_LEN) {
+		kprintf("guest %s: shm=%s: Umbra's line declares no region %.*s\n", cfg->name, val,
+			(int)len, val);
+		return false;
+	}
+	if (cfg->n_shm == SHM_PER_GUEST) {
+		kprintf("guest %s: shm=%s: more than %u regions per guest or %u guests per region\n",
+			cfg->name, val, SHM_PER_GUEST, SHM_MEMBERS);
+		return false;
+	}
+	struct vm_config_shm *s = &cfg->shm[cfg->n_shm++];
+	memcpy(s->name, val, len);
+	s->name[len] = 0;
+	s->ro = colon != NULL;
+	return true;
+}
+
+bool guest_options_parse(struct vm_config *cfg, const char *cmdline, u32 ncpus, u32 index)
 {
 	char key[32], val[64];
 	const char *cur = cmdline ? cmdline : "";
 	u64 n;
 
-	fmt_snprintf(vm->name, sizeof(vm->name), "guest%u", index);
-	vm->nr_vcpus = 1;
-	vm->reboots_max = VM_REBOOTS_DEFAULT;
-	*mem_mib = DEFAULT_MEM_MIB;
-	*cpu = index % ncpus;
+	*cfg = (struct vm_config){ .mem_mib = DEFAULT_MEM_MIB, .cpu = index % ncpus, .nr_vcpus = 1,
+				   .reboots_max = VM_REBOOTS_DEFAULT };
+	fmt_snprintf(cfg->name, sizeof(cfg->name), "guest%u", index);
 	while (cmdline_next(&cur, key, sizeof(key), val, sizeof(val))) {
 		if (key[0] == '/' && !val[0])
 			continue; /* the module's own path */
@@ -108,73 +135,72 @@ bool guest_options_parse(struct vm *vm, const char *cmdline, u64 *mem_mib, u32 *
 				cur++;
 			/* Kept where the loader left it: its length is the kernel's to limit
 			 * (a bzImage's cmdline_size, vmm/linux.c). */
-			vm->guest_args = cur;
+			cfg->guest_args = cur;
 			cur += strlen(cur);
 			break;
 		}
 		if (!strcmp(key, "name") && val[0]) {
-			fmt_snprintf(vm->name, sizeof(vm->name), "%s", val);
+			fmt_snprintf(cfg->name, sizeof(cfg->name), "%s", val);
 		} else if (!strcmp(key, "mem") && parse_mib(val, &n) && n >= 1) {
 			/* Its size against what is free and the layout's limit: guest_create. */
-			*mem_mib = n;
+			cfg->mem_mib = n;
 		} else if (!strcmp(key, "cpu") && parse_u64(val, &n)) {
-			*cpu = cpu_or_fallback(vm, n, ncpus);
+			cfg->cpu = cpu_or_fallback(cfg, n, ncpus);
 		} else if (!strcmp(key, "vcpus") && parse_u64(val, &n) && n >= 1) {
 			if (n > vcpus_max(ncpus)) {
 				if (vcpus_max(ncpus) == VCPUS_PER_GUEST_MAX)
 					kprintf("guest %s: vcpus=%lu: at most %u (APIC IDs 0-%u: the "
-						"I/O APIC is %u)\n", vm->name, n, VCPUS_PER_GUEST_MAX,
+						"I/O APIC is %u)\n", cfg->name, n, VCPUS_PER_GUEST_MAX,
 						VCPUS_PER_GUEST_MAX - 1, BOARD_IOAPIC_ID);
 				else
 					kprintf("guest %s: vcpus=%lu: at most %u (%u per host CPU, %u "
-						"CPUs)\n", vm->name, n, vcpus_max(ncpus),
+						"CPUs)\n", cfg->name, n, vcpus_max(ncpus),
 						VCPUS_PER_HOST_CPU, ncpus);
 				return false;
 			}
-			vm->nr_vcpus = (u32)n;
-		} else if (!strcmp(key, "cpus") &&
-			   parse_cpu_list(vm, val, ncpus, vm->cpus_list, &vm->n_cpus_list)) {
-			/* placed below, once vcpus= is known */
+			cfg->nr_vcpus = (u32)n;
+		} else if (!strcmp(key, "cpus") && parse_cpu_list(cfg, val, ncpus)) {
+			/* placed by guest creation, once vcpus= is known */
 		} else if (!strcmp(key, "expect") && !strcmp(val, "crash")) {
-			vm->expect_crash = true;
+			cfg->expect_crash = true;
 		} else if (!strcmp(key, "expect") && !strcmp(val, "stop")) {
-			vm->expect_stop = true;
+			cfg->expect_stop = true;
 		} else if (!strcmp(key, "expect") && !strcmp(val, "timeout")) {
-			vm->expect_timeout = true;
+			cfg->expect_timeout = true;
 		} else if (!strcmp(key, "time") && parse_u64(val, &n) && n >= 1 && n <= MAX_TIME_S) {
-			vm->budget_ns = n * 1000000000ull;
+			cfg->budget_ns = n * 1000000000ull;
 		} else if (!strcmp(key, "weight") && parse_u64(val, &n) && n >= 1 &&
 			   n <= SCHED_WEIGHT_MAX) {
-			vm->weight = (u32)n;
+			cfg->weight = (u32)n;
 		} else if (!strcmp(key, "bios") && (!strcmp(val, "on") || !strcmp(val, "off"))) {
-			vm->bios = !strcmp(val, "on") ? BIOS_ON : BIOS_OFF;
+			cfg->bios = !strcmp(val, "on") ? BIOS_ON : BIOS_OFF;
 		} else if (!strcmp(key, "on_reboot") && (!strcmp(val, "restart") || !strcmp(val, "end"))) {
-			vm->on_reboot_end = !strcmp(val, "end");
+			cfg->on_reboot_end = !strcmp(val, "end");
 		} else if (!strcmp(key, "reboots") && parse_u64(val, &n) && n <= MAX_REBOOTS) {
-			vm->reboots_max = (u32)n;
-		} else if (!strcmp(key, "caps") && parse_caps(val, &vm->caps)) {
+			cfg->reboots_max = (u32)n;
+		} else if (!strcmp(key, "caps") && parse_caps(val, &cfg->caps)) {
 			/* granted */
 		} else if (!strcmp(key, "shm")) {
-			if (!shm_join(vm, val))
+			if (!parse_shm(cfg, val))
 				return false;
 		} else if (!strcmp(key, "pci")) {
-			if (!pci_assign_parse(val, &vm->pci)) {
-				kprintf("guest %s: %s\n", vm->name, vm->pci.error);
+			if (!pci_assign_parse(val, &cfg->pci)) {
+				kprintf("guest %s: %s\n", cfg->name, cfg->pci.error);
 				return false;
 			}
 		} else {
-			kprintf("guest %s: unknown or invalid option '%s%s%s'\n", vm->name, key,
+			kprintf("guest %s: unknown or invalid option '%s%s%s'\n", cfg->name, key,
 				val[0] ? "=" : "", val);
 			return false;
 		}
 	}
 	if (*cur) {
-		kprintf("guest %s: option too long at '%.24s'\n", vm->name, cur);
+		kprintf("guest %s: option too long at '%.24s'\n", cfg->name, cur);
 		return false;
 	}
-	vm->cmdline = cmdline ? cmdline : "";
-	if (!vm->guest_args)
-		vm->guest_args = "";
+	cfg->cmdline = cmdline ? cmdline : "";
+	if (!cfg->guest_args)
+		cfg->guest_args = "";
 	return true;
 }
 

@@ -90,7 +90,7 @@ static bool unit_of(u16 bdf, u32 *i)
 static void undo(struct vm *vm, const u32 *units, u32 n)
 {
 	for (u32 k = 0; k < n; k++)
-		ops(units[k])->detach(units[k], rid_of(vm->pci.bdf[k]));
+		ops(units[k])->detach(units[k], rid_of(vm->config.pci.bdf[k]));
 	iommu_pt_free(&vm->dma, &iommu_host_mem, ops(units[0])->format);
 }
 
@@ -102,21 +102,22 @@ static void print_bdf_refusal(const struct vm *vm, u16 bdf, const char *why)
 
 bool iommu_domain_create(struct vm *vm)
 {
-	if (!vm->pci.n || pci_assign_host.iommu_off)
+	const struct pci_assign_req *pci = &vm->config.pci;
+	if (!pci->n || pci_assign_host.iommu_off)
 		return true;
 	u8 levels = 0;
 	u32 units[PCI_ASSIGN_MAX];
-	for (u32 k = 0; k < vm->pci.n; k++) {
+	for (u32 k = 0; k < pci->n; k++) {
 		u32 i;
-		if (!unit_of(vm->pci.bdf[k], &i)) {
-			print_bdf_refusal(vm, vm->pci.bdf[k], "no IOMMU covers it");
+		if (!unit_of(pci->bdf[k], &i)) {
+			print_bdf_refusal(vm, pci->bdf[k], "no IOMMU covers it");
 			return false;
 		}
 		units[k] = i;
 		/* One machine has a DMAR or an IVRS, so one kind; the units may differ in depth. */
 		if (!ops(i)->on(i) || (levels && ops(i)->levels(i) != levels)) {
 			kprintf("guest %s: pci: %02x:%02x.%x: its %s unit is %s: refused\n", vm->name,
-				PCI_BUS(vm->pci.bdf[k]), PCI_DEV(vm->pci.bdf[k]), PCI_FN(vm->pci.bdf[k]),
+				PCI_BUS(pci->bdf[k]), PCI_DEV(pci->bdf[k]), PCI_FN(pci->bdf[k]),
 				ops(i)->title,
 				ops(i)->on(i) ? "of another table depth than the others'" : "off");
 			return false;
@@ -139,11 +140,11 @@ bool iommu_domain_create(struct vm *vm)
 	}
 	char devs[PCI_ASSIGN_MAX * 9 + 1];
 	u32 n = 0;
-	for (u32 k = 0; k < vm->pci.n; k++) {
-		u16 bdf = vm->pci.bdf[k], rid = rid_of(bdf);
+	for (u32 k = 0; k < pci->n; k++) {
+		u16 bdf = pci->bdf[k], rid = rid_of(bdf);
 		bool seen = false;   /* functions behind one PCIe-to-PCI bridge share an entry */
 		for (u32 j = 0; j < k; j++)
-			seen |= rid_of(vm->pci.bdf[j]) == rid;
+			seen |= rid_of(pci->bdf[j]) == rid;
 		const char *why = NULL;
 		if (!seen && ops(units[k])->attach(units[k], rid, &vm->dma, &why) < 0) {
 			print_bdf_refusal(vm, bdf, why);
@@ -154,7 +155,7 @@ bool iommu_domain_create(struct vm *vm)
 				  PCI_DEV(bdf), PCI_FN(bdf));
 	}
 	for (u32 i = 0; i < iommu_host.count; i++)
-		for (u32 k = 0; k < vm->pci.n; k++)
+		for (u32 k = 0; k < pci->n; k++)
 			if (units[k] == i) {
 				domains[i]++;
 				break;

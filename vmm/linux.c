@@ -127,14 +127,14 @@ int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *fi
 	}
 
 	/* cmdline_size counts the bytes without the NUL (boot protocol 2.06+). */
-	size_t n = strlen(vm->guest_args), max = rd32(img + HDR_CMDLINE_SIZE);
+	size_t n = strlen(vm->config.guest_args), max = rd32(img + HDR_CMDLINE_SIZE);
 	if (n > max || n >= CMDLINE_ROOM) {
 		kprintf("guest %s: command line of %zu bytes, but this kernel takes at most %zu "
 			"(its cmdline_size)\n", vm->name, n, max < CMDLINE_ROOM ? max : (size_t)CMDLINE_ROOM - 1);
 		*why = "bzImage: command line longer than the kernel's cmdline_size";
 		return -1;
 	}
-	memcpy(memslots_ptr(&vm->mem, CMDLINE_GPA, n + 1), vm->guest_args, n + 1);
+	memcpy(memslots_ptr(&vm->mem, CMDLINE_GPA, n + 1), vm->config.guest_args, n + 1);
 	wr32(bp + HDR_CMD_LINE_PTR, (u32)CMDLINE_GPA);
 	bp[HDR_TYPE_OF_LOADER] = 0xff; /* an unregistered loader */
 

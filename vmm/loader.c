@@ -240,7 +240,7 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *f
 
 	/* First, so that an image loaded over the BIOS area simply replaces it. */
 	firmware_tables_write(vm);
-	vm->bios_on = bios_wanted(vm->bios, mb1 && !linux_is_bzimage(img, size));
+	vm->bios_on = bios_wanted(vm->config.bios, mb1 && !linux_is_bzimage(img, size));
 	if (vm->bios_on)
 		bios_write_memory(vm);
 	if (linux_is_bzimage(img, size))
@@ -266,10 +266,10 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *f
 	struct umbra_boot_info *bi = memslots_ptr(&vm->mem, boot_page, PAGE_SIZE);
 	char *cl = (char *)(bi + 1);
 	size_t room = PAGE_SIZE - sizeof(*bi) - 1;
-	size_t n = strlen(vm->cmdline);
+	size_t n = strlen(vm->config.cmdline);
 	if (n > room)
 		n = room;
-	memcpy(cl, vm->cmdline, n);
+	memcpy(cl, vm->config.cmdline, n);
 	cl[n] = 0;
 	*bi = (struct umbra_boot_info){ .magic = UMBRA_BOOT_MAGIC, .size = sizeof(*bi),
 					.mem_bytes = ram, .cmdline_gpa = boot_page + sizeof(*bi),

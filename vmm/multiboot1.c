@@ -136,7 +136,7 @@ int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struc
 	unsigned nmap = loader_memory_map(vm, map);
 	u64 mmap = place_take(&p, sizeof(struct mb1_mmap) * nmap, 8);
 	/* As QEMU does, the image name comes first: here the guest's name. */
-	u64 cmdline = place_string(&p, vm->name, vm->guest_args[0] ? vm->guest_args : NULL);
+	u64 cmdline = place_string(&p, vm->name, vm->config.guest_args[0] ? vm->config.guest_args : NULL);
 	u64 loader = place_string(&p, "Umbra", NULL);
 	if (!info || !mods || !mmap || !cmdline || !loader || info >= (1ull << 32)) {
 		*why = "guest memory too small for the multiboot information";

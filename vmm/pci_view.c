@@ -182,8 +182,8 @@ void pci_view_attach(struct vm *vm)
 	pci_bus_init(b, &view_ops, vm, vm->name, vm->mem.low_bytes, 1ull << vm->mmu.cfg.maxphyaddr);
 	if (vm->mem.bytes > vm->mem.low_bytes)
 		b->ram_high_end = memslots_high_end(&vm->mem);
-	for (u32 k = 0; k < vm->pci.n; k++) {
-		u16 bdf = vm->pci.bdf[k];
+	for (u32 k = 0; k < vm->config.pci.n; k++) {
+		u16 bdf = vm->config.pci.bdf[k];
 		const struct pci_func *f = &pci_host.f[pci_find(&pci_host, bdf)];
 		/* Umbra reaches a memory BAR itself for accesses that exit (an instruction the
 		 * MMU sends to the emulator): uncached, like the ECAM window. */

@@ -81,7 +81,7 @@ int pvh_load(struct vm *vm, const u8 *img, u64 size, u64 entry, const struct mb1
 				   .nr_modules = nfiles, .rsdp_paddr = ACPI_TABLES_GPA,
 				   .modlist_paddr = AREA_GPA + MODLIST_OFF,
 				   .memmap_paddr = AREA_GPA + MEMMAP_OFF };
-	si->cmdline_paddr = put_string(area, &used, vm->guest_args);
+	si->cmdline_paddr = put_string(area, &used, vm->config.guest_args);
 	if (!si->cmdline_paddr) {
 		*why = "PVH: command line too long";
 		return -1;

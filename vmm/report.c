@@ -57,11 +57,11 @@ static bool guest_passed(const struct vm *vm)
 {
 	if (vm->audit_errors)
 		return false;
-	if (vm->expect_crash)
+	if (vm->config.expect_crash)
 		return vm->end == VM_END_SHUTDOWN || vm->end == VM_END_FATAL;
-	if (vm->expect_stop)
+	if (vm->config.expect_stop)
 		return vm->end == VM_END_STOPPED;
-	if (vm->expect_timeout)
+	if (vm->config.expect_timeout)
 		return vm->end == VM_END_TIMEOUT;
 	/* A clean soft-off is how an operating system ends on its own, as QEMU exits 0 on it. */
 	return (vm->end == VM_END_RESULT && vm->status == ((UMBRA_RESULT_PASS << 1) | 1)) ||
@@ -102,8 +102,8 @@ static void report_one(struct vm *vm)
 	stats_collect(&vm->vcpus[0], &st);
 	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, vm_end_name(vm->end),
 		vm->status, vm->end_detail ? vm->end_detail : "-",
-		vm->expect_crash ? " expected-crash" : vm->expect_stop ? " expected-stop" :
-		vm->expect_timeout ? " expected-timeout" : "",
+		vm->config.expect_crash ? " expected-crash" : vm->config.expect_stop ? " expected-stop" :
+		vm->config.expect_timeout ? " expected-timeout" : "",
 		guest_passed(vm) ? " PASS" : " FAIL",
 		st.exits_total);
 	exit_list(st.exits, line, sizeof(line));
@@ -116,9 +116,9 @@ static void report_one(struct vm *vm)
 	line[n] = 0;
 	u64 waited = vm->end_tsc == ~0ull ? 0 : vm_budget_end(vm) - vm->end_tsc;
 	kprintf("guest %s: cpu: time_ms=%lu weight=%u waited_ms=%lu%s\n", vm->name,
-		tsc_to_ns(vm->cpu_tsc) / 1000000, vm->weight ? vm->weight : SCHED_WEIGHT_DEFAULT,
+		tsc_to_ns(vm->cpu_tsc) / 1000000, vm->config.weight ? vm->config.weight : SCHED_WEIGHT_DEFAULT,
 		tsc_to_ns(waited) / 1000000, line);
-	if (vm->restarts || vm->on_reboot_end || vm->end == VM_END_REBOOT_LOOP) {
+	if (vm->restarts || vm->config.on_reboot_end || vm->end == VM_END_REBOOT_LOOP) {
 		vm_restart_text(vm, line, sizeof(line));
 		kprintf("guest %s: reset:%s\n", vm->name, line);
 	}
@@ -216,11 +216,11 @@ bool guests_wait_and_report(char *summary, size_t size)
 			exits += vm->vcpus[j].exits_total;
 		if (!guest_passed(vm))
 			failed++;
-		else if (vm->expect_crash)
+		else if (vm->config.expect_crash)
 			crashed++;
-		else if (vm->expect_stop)
+		else if (vm->config.expect_stop)
 			stopped++;
-		else if (vm->expect_timeout)
+		else if (vm->config.expect_timeout)
 			timedout++;
 		else
 			passed++;

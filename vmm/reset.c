@@ -23,11 +23,11 @@ void vm_reset_request(struct vcpu *v, enum vm_reset cause)
 	if (vm->reset_pending)
 		return; /* the second of two requests in one exit (a word to 0x64 and 0x65) */
 	console_flush(vm);
-	if (vm->on_reboot_end) {
+	if (vm->config.on_reboot_end) {
 		vm_end(vm, VM_END_REBOOT, 0, cause_names[cause]);
 		return;
 	}
-	if (vm->restarts >= vm->reboots_max) {
+	if (vm->restarts >= vm->config.reboots_max) {
 		vm_end(vm, VM_END_REBOOT_LOOP, 0, "more resets than reboots= allows");
 		return;
 	}
@@ -63,7 +63,7 @@ bool vm_reset_hold(struct vcpu *v)
 
 void vm_triple_fault(struct vcpu *v, const char *detail)
 {
-	if (v->vm->expect_crash) {
+	if (v->vm->config.expect_crash) {
 		console_flush(v->vm);
 		vm_end(v->vm, VM_END_SHUTDOWN, 0, detail);
 		return;
@@ -97,8 +97,7 @@ static void vcpu_reset(struct vcpu *v)
 	v->timer_deadline = 0;
 	v->halted = v->blocking = false;
 	v->nmi_pending = false;
-	v->events_settled = false;
-	v->cr_memo.valid = false;
+	vcpu_memo_forget(&v->memo);
 	v->step_iteration = false;
 }
 

@@ -64,7 +64,8 @@ static bool start_guest(struct vcpu *v)
 
 	/* The budget counts from the first instruction, not from boot; set before the state
 	 * moves, since the APs' CPUs read it as soon as it has. */
-	__atomic_store_n(&vm->end_tsc, vm->budget_ns ? rdtsc() + ns_to_tsc(vm->budget_ns) : ~0ull,
+	u64 budget = vm->config.budget_ns;
+	__atomic_store_n(&vm->end_tsc, budget ? rdtsc() + ns_to_tsc(budget) : ~0ull,
 			 __ATOMIC_RELEASE);
 	/* A STOP_GUEST that came first wins: the guest never runs. */
 	if (!__atomic_compare_exchange_n(&vm->state, &ready, VM_RUNNING, false, __ATOMIC_ACQ_REL,
@@ -204,7 +205,7 @@ static u64 turns[NR_CPUS];
 
 static u64 weight_of(const struct vm *vm)
 {
-	return vm->weight ? vm->weight : SCHED_WEIGHT_DEFAULT;
+	return vm->config.weight ? vm->config.weight : SCHED_WEIGHT_DEFAULT;
 }
 
 /* The candidate to run next: the guest with the least virtual time, then its oldest turn. */

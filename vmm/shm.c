@@ -109,36 +109,43 @@ void shm_init(void)
 	}
 }
 
-bool shm_join(struct vm *vm, const char *val)
+/* One shm= word of the guest's line, in its order (its form was checked by the parser). */
+static bool join_one(struct vm *vm, const struct vm_config_shm *c)
 {
-	const char *colon = strchr(val, ':');
-	size_t len = colon ? (size_t)(colon - val) : strlen(val);
-	struct shm_region *r = by_name(val, len);
+	const char *ro = c->ro ? ":ro" : "";
+	struct shm_region *r = by_name(c->name, strlen(c->name));
 
-	if (colon && strcmp(colon, ":ro")) {
-		kprintf("guest %s: shm=%s: expected shm=NAME or shm=NAME:ro\n", vm->name, val);
-		return false;
-	}
 	if (!r) {
-		kprintf("guest %s: shm=%s: Umbra's line declares no region %.*s\n", vm->name, val,
-			(int)len, val);
+		kprintf("guest %s: shm=%s%s: Umbra's line declares no region %s\n", vm->name,
+			c->name, ro, c->name);
 		return false;
 	}
 	if (!r->ok) {
-		kprintf("guest %s: shm=%s: region %s was refused at boot\n", vm->name, val, r->name);
+		kprintf("guest %s: shm=%s%s: region %s was refused at boot\n", vm->name, c->name, ro,
+			r->name);
 		return false;
 	}
 	for (u32 k = 0; k < vm->n_shm; k++)
 		if (&regions[vm->shm[k].region] == r) {
-			kprintf("guest %s: shm=%s: region %s given twice\n", vm->name, val, r->name);
+			kprintf("guest %s: shm=%s%s: region %s given twice\n", vm->name, c->name, ro,
+				r->name);
 			return false;
 		}
-	if (vm->n_shm == SHM_PER_GUEST || r->n == SHM_MEMBERS) {
-		kprintf("guest %s: shm=%s: more than %u regions per guest or %u guests per region\n",
-			vm->name, val, SHM_PER_GUEST, SHM_MEMBERS);
+	/* The parser kept the guest within SHM_PER_GUEST. */
+	if (r->n == SHM_MEMBERS) {
+		kprintf("guest %s: shm=%s%s: more than %u regions per guest or %u guests per region\n",
+			vm->name, c->name, ro, SHM_PER_GUEST, SHM_MEMBERS);
 		return false;
 	}
-	vm->shm[vm->n_shm++] = (struct shm_port){ .region = (u8)(r - regions), .ro = colon != NULL };
+	vm->shm[vm->n_shm++] = (struct shm_port){ .region = (u8)(r - regions), .ro = c->ro };
+	return true;
+}
+
+bool shm_join(struct vm *vm)
+{
+	for (u32 k = 0; k < vm->config.n_shm; k++)
+		if (!join_one(vm, &vm->config.shm[k]))
+			return false;
 	return true;
 }
 

@@ -42,8 +42,10 @@ bool shm_declare(const char *val);
 /* After the memory map: each region gets its zeroed memory and its place; a region that
  * cannot is refused, with why (and so is every guest that names it). */
 void shm_init(void);
-/* shm=NAME or shm=NAME:ro on a module line: false, said why (the guest is refused). */
-bool shm_join(struct vm *vm, const char *val);
+/* The regions the guest's shm= words name (vm->config.shm, in their order) become its ports:
+ * false, said why, for a region not declared, refused at boot, named twice or full (the guest
+ * is refused). */
+bool shm_join(struct vm *vm);
 /* The guest was created: it becomes a member of its regions (its peer numbers are given in
  * module order). */
 void shm_commit(struct vm *vm);

@@ -100,7 +100,7 @@ const struct x86_insn *vcpu_decode_cr(struct vcpu *v, struct x86_insn *buf)
 {
 	/* Every kernel's CR3 load is 3 or 4 bytes: read that much at RIP and take the plain form
 	 * straight from it; anything else (or bytes across a page) the decoder fetches itself. */
-	struct cr_memo *m = &v->cr_memo;
+	struct cr_memo *m = &v->memo.cr;
 	u8 b[4];
 	u32 code;
 
@@ -242,8 +242,8 @@ static void deliver_irq(struct vcpu *v)
  * fills). */
 static bool events_settled(const struct vcpu *v, u64 now)
 {
-	return v->events_settled && v->events_gen == v->vm->dev_gen &&
-	       (!v->events_due || now < v->events_due);
+	const struct events_memo *m = &v->memo.events;
+	return m->settled && m->gen == v->vm->dev_gen && (!m->due || now < m->due);
 }
 
 /* The full look: devices up to now, HLT and BLOCK wake-ups, the interrupt to inject and when
@@ -262,9 +262,9 @@ static bool update_events(struct vcpu *v, u64 now)
 		virt->request_irq_window(&v->hw, false);
 		virt->request_nmi_window(&v->hw, false);
 	}
-	v->events_due = irq_next_deadline(v, now);
-	v->events_gen = v->vm->dev_gen;
-	v->events_settled = ok && !v->debug_step && !v->nmi_pending && !irq_pending(v);
+	v->memo.events.due = irq_next_deadline(v, now);
+	v->memo.events.gen = v->vm->dev_gen;
+	v->memo.events.settled = ok && !v->debug_step && !v->nmi_pending && !irq_pending(v);
 	return ok;
 }
 
@@ -430,12 +430,12 @@ bool vcpu_run_slice(struct vcpu *v, u64 slice_end)
 		/* Each turn starts with a full look (the console's focus, or anything else no
 		 * exit reports, may have moved while the vCPU was away). */
 		if (!ran)
-			v->events_settled = false;
+			v->memo.events.settled = false;
 		bool ok = events_settled(v, now) || update_events(v, now);
 		if (ok)
 			ok = vm->tdp_on || load_root(v);
 		/* The guest exits by the end of its slice or budget, or when a device needs it. */
-		v->hw.exit_deadline = deadline_min(turn_end, v->events_due);
+		v->hw.exit_deadline = deadline_min(turn_end, v->memo.events.due);
 		vm_unlock(vm);
 		if (!ok)
 			break;

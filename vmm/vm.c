@@ -46,6 +46,13 @@ struct vm *vm_alloc(void)
 	return take(sizeof(struct vm));
 }
 
+void vm_configure(struct vm *vm, const struct vm_config *cfg)
+{
+	memcpy((void *)&vm->config, cfg, sizeof(*cfg));
+	memcpy(vm->name, cfg->name, sizeof(vm->name));
+	vm->nr_vcpus = cfg->nr_vcpus;
+}
+
 bool vm_alloc_vcpus(struct vm *vm)
 {
 	vm->vcpus = take((u64)vm->nr_vcpus * sizeof(struct vcpu));

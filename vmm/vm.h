@@ -20,18 +20,12 @@
 #include "vmm/multiboot1.h"
 #include "vmm/reset.h"
 #include "vmm/shm.h"
+#include "vmm/vcpu_memo.h"
+#include "vmm/vm_config.h"
 #include "vmm/dev/board.h"
 #include "vmm/dev/lapic.h"
 
-#define VM_NAME_LEN 24
 #define VM_UNMODELLED_MAX 16
-/* vCPUs per guest (vcpus=N, APIC IDs 0..N-1): at most VCPUS_PER_HOST_CPU per CPU Umbra runs on
- * (more only take turns on the same CPUs, each turn a world switch and a slice of waiting), and
- * never more than VCPUS_PER_GUEST_MAX: the board's I/O APIC, whose ID register has 4 bits
- * (82093AA), takes ID 15 on the same APIC bus as the local APICs (vmm/dev/board.h). */
-#define VCPUS_PER_HOST_CPU 4
-#define VCPUS_PER_GUEST_MAX 15
-_Static_assert(VCPUS_PER_GUEST_MAX <= BOARD_IOAPIC_ID, "local APIC IDs below the I/O APIC's");
 
 /* A vCPU's power state: the BSP runs from the start; an AP waits for a SIPI (or the PV start
  * hypercall), which makes it STARTING until its own CPU builds its control structure. */
@@ -107,12 +101,6 @@ struct vcpu {
 	bool halted;              /* in HLT or BLOCK: not runnable until an event */
 	bool blocking;            /* BLOCK hypercall: wakes on an event or at block_deadline */
 	u64 block_deadline;
-	/* Interrupt state as last evaluated (vcpu_run_slice): settled when nothing was pending
-	 * then; it stays so until events_due (0: no deadline) or until the guest's devices move
-	 * on from events_gen (vm->dev_gen), and entries until then skip the evaluation. */
-	bool events_settled;
-	u32 events_gen;
-	u64 events_due;
 	bool yielded;             /* YIELD: give the CPU away at the end of this exit (the
 				     scheduler clears it once it has seen it) */
 	u64 cpu_tsc;              /* TSC ticks its turns on its CPU lasted (vmm/sched.c) */
@@ -122,14 +110,8 @@ struct vcpu {
 	 * (not run until it lets go) and whether it is single-stepping it. */
 	bool debug_stop;
 	bool debug_step;
-	/* The last MOV CR vcpu_decode_cr took from the bytes at RIP: its decode, by code size and
-	 * bytes (all it depends on). */
-	struct cr_memo {
-		bool valid;
-		u8 mode;
-		u32 code;         /* its 4 bytes, as one word */
-		struct x86_insn insn;
-	} cr_memo;
+	/* What its hot paths keep from earlier exits, and when each is dropped (vmm/vcpu_memo.h). */
+	struct vcpu_memo memo;
 	/* This exit ran one iteration of a REP string instruction and left RIP on it (more
 	 * remain): with TF that iteration owes its single-step trap, as on the CPU. */
 	bool step_iteration;
@@ -148,27 +130,18 @@ struct vcpu {
 struct vm {
 	u32 id;                   /* its index among the guests created */
 	struct vm *next;          /* the next one created (for_each_vm) */
-	char name[VM_NAME_LEN];
+	char name[VM_NAME_LEN];   /* config.name, which every message names it by */
 	enum vm_state state;      /* atomics: other CPUs end guests (STOP_GUEST) */
 	enum vm_end end;
 	bool parked;              /* its CPU has left it for good: the report may read it */
 	u32 status;               /* VM_END_RESULT: (v << 1) | 1 as isa-debug-exit gives it */
 	const char *end_detail;
-	bool expect_crash;        /* the command line says this guest is meant to crash */
 	struct cpuid_policy cpuid; /* what its CPUID announces, and what follows (vmm/cpuid.c) */
-	u8 bios;                  /* enum bios_choice: bios= on its line (vmm/bios.h) */
 	bool bios_on;             /* it starts with the BIOS's leftovers (set by the loader) */
-	bool expect_stop;         /* ... or to be stopped by another guest */
-	bool expect_timeout;      /* ... or to run until its time budget ends */
 	bool trace;               /* its exits are recorded (vmm/trace.c) */
-	u64 budget_ns;            /* time=SECONDS (else Umbra's timeout=): how long it may run */
 	u64 end_tsc;              /* host TSC at which its budget ends (set when it starts, moved
 				     on by pauses); vm_budget_end adds the time others took */
-	u32 caps;                 /* UMBRA_CAP_* from caps= */
-	u32 weight;               /* weight=: its share of each CPU it runs on, against the other
-				     guests there (0: the default, vmm/sched.c) */
 	u64 cpu_tsc;              /* TSC ticks all its vCPUs ran, on every CPU (atomic) */
-	struct pci_assign_req pci; /* pci=: the host functions it asked for (vmm/pci_assign.c) */
 	struct iommu_pt dma;     /* its IOMMU domain when it owns devices (vmm/iommu_domain.c) */
 	struct shm_port shm[SHM_PER_GUEST]; /* shm=: its shared regions, in its line's order */
 	u32 n_shm;
@@ -180,9 +153,7 @@ struct vm {
 	bool tdp_on;              /* runs on nested paging: tdp below, the shadow MMU only walks */
 	struct tdp tdp;
 	struct vcpu *vcpus;       /* nr_vcpus of them, allocated with the guest; [0] is the BSP */
-	u32 nr_vcpus;             /* vcpus= (1 by default) */
-	u32 cpus_list[VCPUS_PER_GUEST_MAX]; /* cpus=: where its vCPUs go, in order */
-	u32 n_cpus_list;
+	u32 nr_vcpus;             /* config.nr_vcpus: how many vcpus holds */
 	u32 vcpus_parked;         /* how many have parked (atomic); the last one parks the guest */
 	u32 cpu;                  /* where vCPU 0 runs (the monitor, gdb and console use it) */
 	bool flush_pending;       /* some vCPU's flush_wait is set: vm_unlock waits for them */
@@ -193,10 +164,6 @@ struct vm {
 	/* The lock's use (vm_lock), counted under it: acquisitions, those that found it held, and
 	 * the pause iterations they waited (make bench and the report show them). */
 	u64 lock_taken, lock_contended, lock_spins;
-	/* Its module line, whole, and what follows "--" on it (the kernel's own command line):
-	 * both point into the multiboot2 information, which Umbra keeps for good. */
-	const char *cmdline;
-	const char *guest_args;
 	struct console con;       /* its console lines (vmm/console.c) */
 	bool paused;              /* the monitor's pause: not run until resume (atomic) */
 	u64 pause_tsc;            /* when its CPU last saw it paused (its budget waits) */
@@ -212,10 +179,8 @@ struct vm {
 	u64 mmio_ud;              /* MMIO instructions the emulator does not take: #UD */
 	u64 audit_errors;
 	u64 unemulated;           /* PT writes the emulator could not do: frame unshadowed */
-	/* Reset (vmm/reset.c): on_reboot=, reboots=, the restarts so far by cause, one asked for
-	 * and not yet done (its cause + 1), and the boot modules a restart loads again. */
-	bool on_reboot_end;
-	u32 reboots_max;
+	/* Reset (vmm/reset.c): the restarts so far by cause, one asked for and not yet done (its
+	 * cause + 1), and the boot modules a restart loads again. */
 	u32 restarts;
 	u32 restart_causes[VM_RESET_CAUSES];
 	u32 reset_pending;        /* atomic: the vCPUs' run loops read it without the lock */
@@ -223,6 +188,9 @@ struct vm {
 	u64 image_size;
 	struct mb1_file files[MB1_MAX_FILES];
 	unsigned nfiles;
+	/* Its module line's options (vmm/vm_config.h): written once, by vm_configure as the guest
+	 * is created, and only read from then on; the rest of struct vm is its state. */
+	const struct vm_config config;
 	/* Per-guest state of the layers that serve every guest, here so that it grows with the
 	 * guests: its virtual time on each CPU (vmm/sched.c), the exit counts the monitor's top
 	 * last saw, and where a hypercall's arguments are copied to before they are checked (one
@@ -264,6 +232,9 @@ static inline void vm_devices_touched(struct vm *vm)
 /* A guest's state and vCPUs, zeroed, from the page allocator; NULL when memory is short.
  * vm_add appends one to the guests (its id the next index); vm_free returns one never added. */
 struct vm *vm_alloc(void);
+/* The guest takes its configuration (the one write to vm->config), its name and its vCPU
+ * count from cfg, before its vCPUs are allocated. */
+void vm_configure(struct vm *vm, const struct vm_config *cfg);
 bool vm_alloc_vcpus(struct vm *vm); /* vm->nr_vcpus of them */
 void vm_add(struct vm *vm);
 void vm_free(struct vm *vm);

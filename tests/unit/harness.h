@@ -11,6 +11,10 @@
 
 extern jmp_buf *harness_panic_jmp;
 extern char harness_panic_msg[256];
+/* What kprintf printed since harness_log_reset (its tail cut at the buffer's size), for the
+ * tests of code whose refusals are messages. */
+extern char harness_log[4096];
+void harness_log_reset(void);
 
 /* Runs stmt, which must panic with a message containing substr. */
 #define EXPECT_PANIC(stmt, substr) \

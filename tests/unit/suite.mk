@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables, guest memory slots and the MSR policy against CPUID, the backends' exit lists and entry checks (cmocka, ASan+UBSan).
+# Host unit tests for lib/, the multiboot2 parser, the trampoline page choice, the harness's accelerator choice, the ACPI parser, the guest's ACPI tables, a guest's module-line options, guest memory slots and the MSR policy against CPUID, the backends' exit lists and entry checks (cmocka, ASan+UBSan).
 UNIT_OUT := $(BUILD)/host/unit
-UNIT_TESTS := printf string list_bitmap cmdline palloc memslot mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy exit_tables entry_checks pci iommu pci_assign vtd amdvi
+UNIT_TESTS := printf string list_bitmap cmdline palloc memslot mb2 lowmem acpi acpi_tables abi_doc gdb_packet msr_policy exit_tables entry_checks pci iommu pci_assign guest_options vtd amdvi
 UNIT_COMMON := tests/unit/harness.c lib/printf.c
 
 # Per-test extra sources and flags.
@@ -17,6 +17,8 @@ unit_src_acpi_tables := vmm/acpi_tables.c arch/x86/acpi.c
 unit_src_pci := arch/x86/pci.c
 unit_src_iommu := arch/x86/iommu.c arch/x86/dmar.c arch/x86/ivrs.c arch/x86/pci.c arch/x86/acpi.c
 unit_src_pci_assign := vmm/pci_assign.c lib/cmdline.c $(unit_src_iommu)
+# The guest's option parser alone: it fills a struct vm_config and never reaches vmm/vm.c.
+unit_src_guest_options := vmm/guest_options.c $(unit_src_pci_assign)
 unit_src_abi_doc := pv/classes.c
 unit_src_entry_checks := arch/x86/svm_check.c arch/x86/vmx_check.c
 unit_src_vtd := arch/x86/vtd.c arch/x86/vtd_tables.c arch/x86/iommu_pt.c tests/unit/fake_pages.c tests/unit/dma_check.c
