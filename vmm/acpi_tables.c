@@ -168,6 +168,17 @@ static void aml_crs(struct aml *a, const u8 *desc, u8 len)
 	aml_close(a, buf);
 }
 
+/* Opens Device (name) { _HID eisa_id, _UID 0 }: where to close it. */
+static size_t aml_device(struct aml *a, const char *name, u32 eisa_id)
+{
+	size_t dev = aml_open(a, "\x5b\x82", 2);
+	aml(a, name, 4);
+	aml(a, "\x08_HID", 5);
+	aml_dword(a, eisa_id);
+	aml(a, "\x08_UID\x00", 6);
+	return dev;
+}
+
 /*
  * Device (\_SB.PCI0): a PCI root bridge (PNP0A03) for bus 0, so a kernel that reads the DSDT
  * (Linux does, and then scans only the buses it lists) finds the guest's functions, and a _PRT
@@ -176,11 +187,8 @@ static void aml_crs(struct aml *a, const u8 *desc, u8 len)
  */
 static void aml_pci_root(struct aml *a)
 {
-	size_t dev = aml_open(a, "\x5b\x82", 2);
-	aml(a, "PCI0", 4);
-	aml(a, "\x08_HID", 5);
-	aml_dword(a, 0x030ad041u);          /* EisaId ("PNP0A03") */
-	aml(a, "\x08_UID\x00\x08_BBN\x00", 12);
+	size_t dev = aml_device(a, "PCI0", 0x030ad041u);        /* EisaId ("PNP0A03") */
+	aml(a, "\x08_BBN\x00", 6);
 	aml_crs(a, pci_crs, sizeof(pci_crs));
 	aml(a, "\x08_PRT", 5);
 	size_t prt = aml_open(a, "\x12", 1);
@@ -208,11 +216,7 @@ static void aml_motherboard(struct aml *a, u32 ecam)
 	u8 crs[sizeof(ecam_crs)];
 	memcpy(crs, ecam_crs, sizeof(crs));
 	memcpy(crs + 4, &ecam, 4);
-	size_t dev = aml_open(a, "\x5b\x82", 2);
-	aml(a, "MRES", 4);
-	aml(a, "\x08_HID", 5);
-	aml_dword(a, 0x020cd041u);          /* EisaId ("PNP0C02") */
-	aml(a, "\x08_UID\x00", 6);
+	size_t dev = aml_device(a, "MRES", 0x020cd041u);        /* EisaId ("PNP0C02") */
 	aml_crs(a, crs, sizeof(crs));
 	aml_close(a, dev);
 }
