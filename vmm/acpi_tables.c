@@ -98,15 +98,17 @@ static const u8 aml_s5[] = {
 };
 
 /*
- * The PCI host bridge's _CRS (vmm/dev/pci_bus.c): bus 0 only; the configuration ports; the
- * ports around them (BARs go from 0x1000); the memory hole where Umbra places BARs and shared
- * regions, up to the ECAM window (which is the motherboard's, below). Word and DWord address space descriptors (ACPI 6.4, 6.4.3.5):
- * producer, minimum and maximum fixed, I/O over the entire range, memory read-write.
+ * The PCI host bridge's _CRS (vmm/dev/pci_bus.c): bus 0 only (what the MCFG's window covers:
+ * Linux warns of a bridge whose buses it covers partly); the configuration ports; the ports
+ * around them (BARs go from 0x1000); the memory hole where Umbra places BARs and shared
+ * regions, up to the ECAM window (which is the motherboard's, below). Word and DWord address
+ * space descriptors (ACPI 6.4, 6.4.3.5): producer, minimum and maximum fixed, I/O over the
+ * entire range, memory read-write.
  */
 #define LE16(v) (u8)(v), (u8)((v) >> 8)
 #define LE32(v) LE16(v), LE16((v) >> 16)
 static const u8 pci_crs[] = {
-	0x88, 0x0d, 0x00, 2, 0x0c, 0, LE16(0), LE16(0), LE16(0xff), LE16(0), LE16(0x100),
+	0x88, 0x0d, 0x00, 2, 0x0c, 0, LE16(0), LE16(0), LE16(0), LE16(0), LE16(1),
 	0x47, 0x01, LE16(0xcf8), LE16(0xcf8), 1, 8,
 	0x88, 0x0d, 0x00, 1, 0x0c, 3, LE16(0), LE16(0), LE16(0xcf7), LE16(0), LE16(0xcf8),
 	0x88, 0x0d, 0x00, 1, 0x0c, 3, LE16(0), LE16(0xd00), LE16(0xffff), LE16(0), LE16(0xf300),

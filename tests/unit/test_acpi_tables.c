@@ -27,6 +27,8 @@ static const void *map(u64 pa, size_t len, void *ctx)
 static u32 get32(u64 pa) { u32 v; memcpy(&v, map(pa, 4, NULL), 4); return v; }
 static u16 get16(u64 pa) { u16 v; memcpy(&v, map(pa, 2, NULL), 2); return v; }
 
+static u16 get16u(const u8 *p) { return (u16)(p[0] | p[1] << 8); }
+
 static u8 sum(const u8 *p, size_t n)
 {
 	u8 s = 0;
@@ -209,6 +211,11 @@ static void dsdt_has_pci_root(void **state)
 	const u8 *r = crs + 1 + n + 2, *rend = r + crs[1 + n + 1];
 	assert_ptr_equal(rend, crs + 1 + blen);
 	unsigned mem_windows = 0;
+	/* First the bus numbers: bus 0 alone, as the MCFG's window. */
+	assert_memory_equal(r, "\x88\x0d\x00\x02", 4);
+	assert_int_equal(get16u(r + 8), 0);
+	assert_int_equal(get16u(r + 10), 0);
+	assert_int_equal(get16u(r + 14), 1);
 	while (r < rend && r[0] != 0x79) {
 		unsigned size = r[0] & 0x80 ? 3u + (r[1] | r[2] << 8) : 1u + (r[0] & 7);
 		if (r[0] == 0x87) {                          /* DWord memory: the hole */
