@@ -181,12 +181,16 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	pci_assign_commit(&pci_assign_host, &vm->pci, (u8)index);
 	for (u32 k = 0; k < vm->pci.n; k++) {
 		u16 bdf = vm->pci.bdf[k];
-		const struct iommu_unit *u = iommu_for(&iommu_host,
-						       pci_host.f[pci_find(&pci_host, bdf)].rid);
+		const struct pci_func *hf = &pci_host.f[pci_find(&pci_host, bdf)];
+		const struct iommu_unit *u = iommu_for(&iommu_host, hf->rid);
+		const char *caveat = pci_assign_caveat(hf);
 		kprintf("guest %s: owns PCI %02x:%02x.%x (%s%s)\n", vm->name, PCI_BUS(bdf),
 			PCI_DEV(bdf), PCI_FN(bdf),
 			options.iommu_off || !u ? "" : u->kind == IOMMU_VTD ? "VT-d" : "AMD-Vi",
 			options.iommu_off || !u ? "iommu=off: DMA unconfined" : " covers it");
+		if (caveat)
+			kprintf("guest %s: WARNING: PCI %02x:%02x.%x is %s\n", vm->name,
+				PCI_BUS(bdf), PCI_DEV(bdf), PCI_FN(bdf), caveat);
 	}
 	shm_commit(vm);
 	pci_view_attach(vm);

@@ -129,6 +129,13 @@ void pci_assign_init(struct pci_assign_ctx *c, const struct pci_list *pci,
 	memset(c->owner, PCI_NO_OWNER, sizeof(c->owner));
 }
 
+const char *pci_assign_caveat(const struct pci_func *f)
+{
+	if (f->vendor == 0x1af4 && f->device >= 0x1000 && f->device < 0x1040)
+		return "a transitional virtio device: an emulator's virtio DMA through the legacy interface bypasses the IOMMU (QEMU: use disable-legacy=on,iommu_platform=on), so its DMA may reach any memory";
+	return NULL;
+}
+
 void pci_assign_commit(struct pci_assign_ctx *c, const struct pci_assign_req *req, u8 guest)
 {
 	for (u32 k = 0; k < req->n; k++) {

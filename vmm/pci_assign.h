@@ -41,6 +41,11 @@ bool pci_assign_check(const struct pci_assign_ctx *c, const struct pci_assign_re
 /* Records guest as the owner of every function of req (after pci_assign_check passed). */
 void pci_assign_commit(struct pci_assign_ctx *c, const struct pci_assign_req *req, u8 guest);
 
+/* What the boot log must say of a function the IOMMU may not confine after all, or NULL: a
+ * transitional virtio device (legacy interface) of an emulator, which QEMU lets DMA around
+ * its virtual IOMMU (a modern-only one with iommu_platform=on does not). */
+const char *pci_assign_caveat(const struct pci_func *f);
+
 /* Umbra's own context: the host walk, the IOMMUs found, iommu=off, COM1. */
 extern struct pci_assign_ctx pci_assign_host;
 

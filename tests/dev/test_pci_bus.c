@@ -12,6 +12,8 @@
 struct fake {
 	u32 cfg[2][64];
 	u32 host_writes;
+	u16 vndr_from, vndr_to;         /* host writes allowed there (vendor capabilities) */
+	u32 vndr_writes;
 	struct { unsigned dev; u64 at, size; bool io; } maps[16];
 	unsigned nmaps, nunmaps;
 	u64 last_unmap;
@@ -34,7 +36,12 @@ static void f_write(void *ctx, u16 bdf, u16 off, u32 v)
 {
 	(void)ctx;
 	assert_non_null(space(bdf));
-	assert_int_equal(off, PCI_COMMAND);     /* the only host register the guest reaches */
+	/* The only host registers the guest reaches: the command register and, where a test
+	 * says so, a vendor-specific capability's body. */
+	if (off != PCI_COMMAND) {
+		assert_true(off >= fk.vndr_from && off < fk.vndr_to);
+		fk.vndr_writes++;
+	}
 	(*space(bdf))[off / 4] = v;
 	fk.host_writes++;
 }
@@ -673,6 +680,62 @@ static void test_ecam_bad_accesses(void **state)
 	assert_false(pci_bus_ecam_access(&empty, PCI_BUS_ECAM_BASE, 4, &v, false));
 }
 
+/* Vendor-specific capabilities pass through between the virtualized ones, in the host's order:
+ * host list 0x40 PM -> 0x50 vendor (16 bytes) -> 0x60 PCIe -> 0x70 vendor (14 bytes, its last
+ * dword shared with hidden bytes) -> 0x80 vendor of length 2 (malformed: hidden) -> 0x90
+ * vendor running past 0x100 (hidden) -> end. */
+static void test_vendor_capabilities(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	memset(&fk, 0, sizeof(fk));
+	u32 *c = fk.cfg[0];
+	c[0] = 0x10011af4;
+	c[1] = 0x00100000;
+	c[0x34 / 4] = 0x40;
+	c[0x40 / 4] = 0x5001;
+	c[0x50 / 4] = 0x00106009, c[0x54 / 4] = 0x11111111, c[0x58 / 4] = 0x22222222;
+	c[0x5c / 4] = 0x33333333;
+	c[0x60 / 4] = 0x7010;
+	c[0x70 / 4] = 0x000e8009, c[0x74 / 4] = 0x44444444, c[0x78 / 4] = 0x55555555;
+	c[0x7c / 4] = 0xabcd6666;
+	c[0x80 / 4] = 0x00029009;
+	c[0x90 / 4] = 0x00800009;
+	pci_bus_init(&b, &ops, NULL, "g", RAM_END, 1ull << 40);
+	struct pci_bar edu[PCI_MAX_BARS] = { { 0xfea00000, 1 << 20, PCI_BAR_MEM32, false } };
+	assert_int_equal(pci_bus_add(&b, EDU_BDF, edu), 1);
+	pci_bus_reset(&b);
+	assert_true(cfg_rd(&b, 1, 0, PCI_COMMAND, 4) >> 16 & PCI_STATUS_CAPS);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_CAP_PTR, 1), 0x50);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x50, 4), 0x00107009);     /* next: 0x70, not PCIe */
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x58, 4), 0x22222222);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x5a, 2), 0x2222);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x70, 4), 0x000e0009);     /* the last one */
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x7c, 4), 0x6666);         /* hidden bytes read 0 */
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x40, 4), 0);              /* PM, PCIe hidden */
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x60, 4), 0);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x80, 4), 0);              /* malformed ones hidden */
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x90, 4), 0);
+	/* The body takes writes, a byte merged with the host's others; the header, a dword
+	 * shared with a hidden capability and the hidden ones do not. */
+	fk.vndr_from = 0x54, fk.vndr_to = 0x7c;
+	cfg_wr(&b, 1, 0x55, 1, 0xee);
+	assert_int_equal(c[0x54 / 4], 0x1111ee11);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x54, 4), 0x1111ee11);
+	cfg_wr(&b, 1, 0x78, 4, 0x12345678);
+	assert_int_equal(c[0x78 / 4], 0x12345678);
+	assert_int_equal(fk.vndr_writes, 2);
+	cfg_wr(&b, 1, 0x50, 4, 0xffffffff);
+	cfg_wr(&b, 1, 0x71, 1, 0x40);
+	cfg_wr(&b, 1, 0x7c, 2, 0);
+	cfg_wr(&b, 1, 0x60, 4, 0);
+	cfg_wr(&b, 1, 0x84, 4, 0);
+	assert_int_equal(fk.vndr_writes, 2);
+	assert_int_equal(c[0x50 / 4], 0x00106009);
+	assert_int_equal(c[0x7c / 4], 0xabcd6666);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x50, 4), 0x00107009);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,7 +747,7 @@ int main(void)
 		cmocka_unit_test(test_io_placement), cmocka_unit_test(test_virtual_function),
 		cmocka_unit_test(test_virtual_capabilities), cmocka_unit_test(test_quiesce),
 		cmocka_unit_test(test_ecam_agrees), cmocka_unit_test(test_ecam_writes),
-		cmocka_unit_test(test_ecam_bad_accesses),
+		cmocka_unit_test(test_ecam_bad_accesses), cmocka_unit_test(test_vendor_capabilities),
 	};
 	return cmocka_run_group_tests_name("pci_bus", tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Fetches Debian's current linux-image-amd64 kernel and busybox-static (cached in OUT/cache) and
 # builds the test initramfs: busybox, tests/linux/init as /init, the helpers given (in /bin) and
-# the kernel's uio and e1000e modules (in /lib/modules).
+# the kernel modules the tests load (in /lib/modules).
 # The same kernel is also unpacked to OUT/vmlinux, the ELF that PVH boots (no decompressor).
 # prepare.sh OUT HELPER...  ->  OUT/vmlinuz, OUT/vmlinux, OUT/initrd.gz, OUT/kernel-version
 set -eu
@@ -22,12 +22,17 @@ for p in "$kpkg" busybox-static; do
 done
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# The kernel, the uio modules the ivshmem test binds its device with, and the NIC driver of the
-# assigned e1000e's test (its PTP and PPS dependencies are built in).
+# The kernel and the modules the tests load (tests/linux/init: the uio modules the ivshmem test
+# binds its device with, the assigned e1000e's driver, whose PTP and PPS dependencies are built
+# in, and the assigned virtio disk's drivers with ext4 and what it needs, in their load order).
+modules="drivers/uio/uio drivers/uio/uio_pci_generic drivers/net/ethernet/intel/e1000e/e1000e
+  drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_modern_dev
+  drivers/virtio/virtio_pci_legacy_dev drivers/virtio/virtio_pci drivers/block/virtio_blk
+  lib/crc16 crypto/crc32c_generic fs/mbcache fs/jbd2/jbd2 fs/ext4/ext4"
+patterns=()
+for m in $modules; do patterns+=("./lib/modules/*/kernel/$m.ko"); done
 dpkg-deb --fsys-tarfile "$(ls "$cache/${kpkg}_"*.deb | head -n 1)" |
-  tar -x -C "$tmp" --wildcards './boot/vmlinuz-*' './lib/modules/*/kernel/drivers/uio/uio.ko' \
-    './lib/modules/*/kernel/drivers/uio/uio_pci_generic.ko' \
-    './lib/modules/*/kernel/drivers/net/ethernet/intel/e1000e/e1000e.ko'
+  tar -x -C "$tmp" --wildcards './boot/vmlinuz-*' "${patterns[@]}"
 cp "$tmp"/boot/vmlinuz-* "$out/vmlinuz"
 basename "$tmp"/boot/vmlinuz-* | sed 's/^vmlinuz-//' > "$out/kernel-version"
 # The bzImage's payload (setup header: payload_offset at 0x248, payload_length at 0x24c, after
@@ -50,8 +55,7 @@ dpkg-deb --fsys-tarfile "$(ls "$cache/busybox-static_"*.deb | head -n 1)" | tar 
 
 root=$tmp/root
 mkdir -p "$root/bin" "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/lib/modules"
-cp "$tmp"/lib/modules/*/kernel/drivers/uio/*.ko "$root/lib/modules/"
-cp "$tmp"/lib/modules/*/kernel/drivers/net/ethernet/intel/e1000e/e1000e.ko "$root/lib/modules/"
+for m in $modules; do cp "$tmp"/lib/modules/*/kernel/$m.ko "$root/lib/modules/"; done
 cp "$tmp/bin/busybox" "$root/bin/busybox"
 for h in "$@"; do install -m 755 "$h" "$root/bin/$(basename "$h")"; done
 install -m 755 "$here/init" "$root/init"

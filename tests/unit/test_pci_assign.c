@@ -117,6 +117,25 @@ static void test_ownership_and_shared_requester_id(void **state)
 	assert_true(pci_assign_check(&ctx, &req, 1, &why));
 }
 
+/* A transitional virtio device (1af4:1000-103f) gets the boot log's warning; a modern-only one
+ * (1af4:1040 and up) and other vendors' functions do not. */
+static void test_caveat(void **state)
+{
+	(void)state;
+	struct pci_func f = { .vendor = 0x1af4, .device = 0x1001 };
+	assert_non_null(pci_assign_caveat(&f));
+	f.device = 0x1000;
+	assert_non_null(pci_assign_caveat(&f));
+	f.device = 0x103f;
+	assert_non_null(pci_assign_caveat(&f));
+	f.device = 0x1042;
+	assert_null(pci_assign_caveat(&f));
+	f.device = 0x0fff;
+	assert_null(pci_assign_caveat(&f));
+	f = (struct pci_func){ .vendor = 0x8086, .device = 0x1001 };
+	assert_null(pci_assign_caveat(&f));
+}
+
 static void test_iommu_off(void **state)
 {
 	(void)state;
@@ -137,7 +156,7 @@ static void test_iommu_off(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse), cmocka_unit_test(test_caveat),
 		cmocka_unit_test_setup(test_refusals, setup),
 		cmocka_unit_test_setup(test_ownership_and_shared_requester_id, setup),
 		cmocka_unit_test_setup(test_iommu_off, setup),

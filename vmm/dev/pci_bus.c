@@ -65,6 +65,40 @@ static u64 place_io(struct pci_bus *b, u64 host, u64 size)
 	return 0;
 }
 
+/* Walks the host function's capability list, calling fn with each one's offset and first
+ * dword until it returns true: that offset, or 0 at the end. */
+static u8 cap_walk(struct pci_bus *b, u16 host_bdf, bool (*fn)(void *ctx, u8 off, u32 cap),
+		   void *ctx)
+{
+	if (!(b->ops->cfg_read(b->ctx, host_bdf, PCI_COMMAND) >> 16 & PCI_STATUS_CAPS))
+		return 0;
+	u8 ptr = (u8)b->ops->cfg_read(b->ctx, host_bdf, PCI_CAP_PTR) & 0xfc;
+	/* 48 capabilities fill the 192 bytes from 0x40: more is a loop. */
+	for (int n = 0; ptr >= 0x40 && n < 48; n++) {
+		u32 cap = b->ops->cfg_read(b->ctx, host_bdf, ptr);
+		if (fn(ctx, ptr, cap))
+			return ptr;
+		ptr = (u8)(cap >> 8) & 0xfc;
+	}
+	return 0;
+}
+
+/* Records a vendor-specific capability, as many as fit; one whose length is below its own
+ * header or runs past configuration space stays hidden. */
+static bool vndr_take(void *fn, u8 off, u32 cap)
+{
+	struct pci_bus_fn *f = fn;
+	u8 len = (u8)(cap >> 16);
+	unsigned n = 0;
+	if ((cap & 0xff) != PCI_CAP_VNDR || len < 3 || off + len > 0x100)
+		return false;
+	while (n < PCI_BUS_VNDR_MAX && f->vndr[n].len)
+		n++;
+	if (n < PCI_BUS_VNDR_MAX)
+		f->vndr[n] = (struct pci_bus_vndr){ off, len };
+	return false;
+}
+
 static int add_fn(struct pci_bus *b, u16 host_bdf, const struct pci_vfn *vfn,
 		  const struct pci_bar *bars, const u64 *fixed)
 {
@@ -98,6 +132,7 @@ static int add_fn(struct pci_bus *b, u16 host_bdf, const struct pci_vfn *vfn,
 	if (!vfn) {             /* a function of Umbra's own has its model's capabilities */
 		pci_msi_find(b, f);
 		pci_msix_find(b, f);
+		cap_walk(b, host_bdf, vndr_take, f);
 	}
 	return (int)++b->n;
 }
@@ -312,30 +347,49 @@ static u32 vfn_read(const struct pci_bus_fn *f, u16 reg)
 	}
 }
 
+static bool cap_is(void *id, u8 off, u32 cap)
+{
+	(void)off;
+	return (cap & 0xff) == *(const u8 *)id;
+}
+
 u8 pci_bus_cap_find(struct pci_bus *b, u16 host_bdf, u8 id)
 {
-	if (!(b->ops->cfg_read(b->ctx, host_bdf, PCI_COMMAND) >> 16 & PCI_STATUS_CAPS))
-		return 0;
-	u8 ptr = (u8)b->ops->cfg_read(b->ctx, host_bdf, PCI_CAP_PTR) & 0xfc;
-	/* 48 capabilities fill the 192 bytes from 0x40: more is a loop. */
-	for (int n = 0; ptr >= 0x40 && n < 48; n++) {
-		u32 cap = b->ops->cfg_read(b->ctx, host_bdf, ptr);
-		if ((cap & 0xff) == id)
-			return ptr;
-		ptr = (u8)(cap >> 8) & 0xfc;
-	}
-	return 0;
+	return cap_walk(b, host_bdf, cap_is, &id);
 }
 
 /* The list the guest sees holds the virtualized capabilities alone, in offset order: the
  * first after `after` (0: the head), 0 past the last. */
 static u8 cap_next(const struct pci_bus_fn *f, u8 after)
 {
-	u8 caps[2] = { f->msi.off, f->msix.off }, best = 0;
-	for (unsigned i = 0; i < 2; i++)
+	u8 caps[2 + PCI_BUS_VNDR_MAX] = { f->msi.off, f->msix.off }, best = 0;
+	for (unsigned i = 0; i < PCI_BUS_VNDR_MAX; i++)
+		caps[2 + i] = f->vndr[i].off;
+	for (unsigned i = 0; i < ARRAY_SIZE(caps); i++)
 		if (caps[i] > after && (!best || caps[i] < best))
 			best = caps[i];
 	return best;
+}
+
+/* The vendor-specific capability whose bytes the dword at reg overlaps, or NULL. */
+static const struct pci_bus_vndr *vndr_at(const struct pci_bus_fn *f, u16 reg)
+{
+	for (unsigned i = 0; i < PCI_BUS_VNDR_MAX && f->vndr[i].len; i++)
+		if (reg >= f->vndr[i].off && reg < f->vndr[i].off + f->vndr[i].len)
+			return &f->vndr[i];
+	return NULL;
+}
+
+/* A vendor-specific capability's dword: the host's, with the guest's next pointer in its
+ * header and the bytes past its end (another, hidden, capability's) as zero. */
+static u32 vndr_read(struct pci_bus *b, const struct pci_bus_fn *f, const struct pci_bus_vndr *v,
+		     u16 reg)
+{
+	u32 val = b->ops->cfg_read(b->ctx, f->host_bdf, reg);
+	if (reg == v->off)
+		val = (val & ~0xff00u) | (u32)cap_next(f, v->off) << 8;
+	unsigned left = v->off + v->len - reg;
+	return left >= 4 ? val : val & ((1u << (8 * left)) - 1);
 }
 
 static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
@@ -362,6 +416,9 @@ static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 			return pci_msi_read(b, f, reg) | (reg == f->msi.off ? cap_next(f, (u8)reg) << 8 : 0);
 		if (pci_msix_claims(&f->msix, reg))
 			return pci_msix_read(f, reg) | (reg == f->msix.off ? cap_next(f, (u8)reg) << 8 : 0);
+		const struct pci_bus_vndr *v = vndr_at(f, reg);
+		if (v)
+			return vndr_read(b, f, v, reg);
 		return 0;               /* header type 0, ROM, capabilities, device-specific */
 	}
 }
@@ -387,6 +444,13 @@ static void fn_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned b
 		pci_msi_write(b, d, reg, val, bytes);
 	} else if (pci_msix_claims(&f->msix, reg)) {
 		pci_msix_write(b, d, reg, val, bytes);
+	} else {
+		/* A vendor-specific capability's body goes to the host, a whole dword of it at a
+		 * time (val holds the host's other bytes); its header and a dword it shares with
+		 * a hidden capability are read-only. */
+		const struct pci_bus_vndr *v = vndr_at(f, reg);
+		if (v && reg != v->off && reg + 4 <= v->off + v->len)
+			b->ops->cfg_write(b->ctx, f->host_bdf, reg, val);
 	}
 }
 

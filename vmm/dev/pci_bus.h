@@ -17,10 +17,13 @@
  * list bit); the command register passes I/O and memory decode, bus mastering and INTx disable
  * through and keeps nothing else; BARs are virtual (sizing reads the host BAR's size mask; the
  * address is the guest's); the expansion ROM, the capability pointer, the interrupt pin and
- * everything from 0x40 on read as zero, but for the MSI capability, the only one the guest
- * sees (vmm/dev/pci_msi.h: the capability pointer and the status bit show it where the host
- * function has one; MSI-X and the others stay hidden; a host function's INTx is not routed
- * yet, a function of Umbra's own has INTA on IRQ 11). Writes the guest may not make are
+ * everything from 0x40 on read as zero, but for the capabilities the guest sees: MSI and
+ * MSI-X, virtualized (vmm/dev/pci_msi.h, vmm/dev/pci_msix.h), and the vendor-specific ones,
+ * which describe the device to its own driver (virtio's register layout, say) and pass through
+ * as VFIO passes them, but for their header; the list links them in the host's order and the
+ * status bit shows it where there is one (power management, PCIe and the others stay hidden;
+ * a host function's INTx is not routed yet, a function of Umbra's own has INTA on IRQ 11).
+ * Writes the guest may not make are
  * dropped, as hardware drops writes to read-only bits. Any other bus, device or function reads
  * all ones.
  *
@@ -62,6 +65,8 @@
 #define PCI_CMD_INTX_DISABLE BIT(10)
 #define PCI_BUS_CMD_PASS (PCI_CMD_IO | PCI_CMD_MEM | PCI_CMD_MASTER | PCI_CMD_INTX_DISABLE)
 #define PCI_STATUS_INTX BIT(3)          /* in the status half: INTx asserted by the function */
+#define PCI_CAP_VNDR 0x09                /* vendor-specific capability */
+#define PCI_BUS_VNDR_MAX 8               /* vendor-specific ones passed through (virtio has 5) */
 #define PCI_BUS_INTX_IRQ 11             /* every function's INTA: ISA IRQ 11, level, active low */
 
 /* The host bridge the guest sees: Intel's 440FX, what a PC guest expects at 00:00.0. */
@@ -116,6 +121,11 @@ struct pci_bus_fn {
 	struct pci_bus_bar bar[PCI_MAX_BARS];
 	struct pci_msi msi;     /* its MSI capability as the guest sees it (vmm/dev/pci_msi.c) */
 	struct pci_msix msix;   /* its MSI-X capability and table (vmm/dev/pci_msix.c) */
+	/* Its vendor-specific capabilities (ID 0x09; e.g. virtio's register layout), passed
+	 * through: offset and length of each, 0 past the last. */
+	struct pci_bus_vndr {
+		u8 off, len;
+	} vndr[PCI_BUS_VNDR_MAX];
 };
 
 struct pci_bus;
