@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Builds the guest's ACPI tables: enough for a kernel to find its CPUs, interrupt wiring, PM timer and soft-off. */
+/* Builds the guest's ACPI tables: enough for a kernel to find its CPUs, interrupt wiring, PM timer, soft-off and PCI. */
 #include "vmm/acpi_tables.h"
 #include "lib/assert.h"
 #include "lib/string.h"
@@ -59,6 +59,9 @@ struct facs {
 	u8 version, reserved[31];
 } PACKED;
 
+/* An MCFG allocation (PCI Firmware 3.2, 4.1.2): one segment's buses and their ECAM base. */
+struct mcfg_alloc { u64 base; u16 segment; u8 bus_start, bus_end; u32 reserved; } PACKED;
+
 struct madt_lapic { u8 type, len, acpi_id, apic_id; u32 flags; } PACKED;
 struct madt_ioapic { u8 type, len, id, reserved; u32 addr, gsi_base; } PACKED;
 struct madt_override { u8 type, len, bus, source; u32 gsi; u16 flags; } PACKED;
@@ -70,6 +73,7 @@ BUILD_BUG_ON(sizeof(struct fadt) != 244);
 BUILD_BUG_ON(sizeof(struct facs) != 64);
 BUILD_BUG_ON(sizeof(struct madt_override) != 10);
 BUILD_BUG_ON(sizeof(struct madt_lapic_nmi) != 6);
+BUILD_BUG_ON(sizeof(struct mcfg_alloc) != 16);
 
 enum { MADT_LAPIC = 0, MADT_IOAPIC = 1, MADT_OVERRIDE = 2, MADT_LAPIC_NMI = 4 };
 #define MADT_PCAT_COMPAT 1          /* a dual 8259 is present too */
@@ -94,20 +98,28 @@ static const u8 aml_s5[] = {
 };
 
 /*
- * The PCI host bridge's _CRS (vmm/dev/pci_bus.c): bus 0 only; the configuration ports; the
- * ports around them (BARs go from 0x1000); the memory hole where Umbra places BARs and shared
- * regions, up to the I/O APIC. Word and DWord address space descriptors (ACPI 6.4, 6.4.3.5):
- * producer, minimum and maximum fixed, I/O over the entire range, memory read-write.
+ * The PCI host bridge's _CRS (vmm/dev/pci_bus.c): bus 0 only (what the MCFG's window covers:
+ * Linux warns of a bridge whose buses it covers partly); the configuration ports; the ports
+ * around them (BARs go from 0x1000); the memory hole where Umbra places BARs and shared
+ * regions, up to the ECAM window (which is the motherboard's, below). Word and DWord address
+ * space descriptors (ACPI 6.4, 6.4.3.5): producer, minimum and maximum fixed, I/O over the
+ * entire range, memory read-write.
  */
 #define LE16(v) (u8)(v), (u8)((v) >> 8)
 #define LE32(v) LE16(v), LE16((v) >> 16)
 static const u8 pci_crs[] = {
-	0x88, 0x0d, 0x00, 2, 0x0c, 0, LE16(0), LE16(0), LE16(0xff), LE16(0), LE16(0x100),
+	0x88, 0x0d, 0x00, 2, 0x0c, 0, LE16(0), LE16(0), LE16(0), LE16(0), LE16(1),
 	0x47, 0x01, LE16(0xcf8), LE16(0xcf8), 1, 8,
 	0x88, 0x0d, 0x00, 1, 0x0c, 3, LE16(0), LE16(0), LE16(0xcf7), LE16(0), LE16(0xcf8),
 	0x88, 0x0d, 0x00, 1, 0x0c, 3, LE16(0), LE16(0xd00), LE16(0xffff), LE16(0), LE16(0xf300),
 	0x87, 0x17, 0x00, 0, 0x0c, 1, LE32(0), LE32(PCI_BUS_HOLE_BASE), LE32(PCI_BUS_HOLE_END - 1),
 	LE32(0), LE32(PCI_BUS_HOLE_END - PCI_BUS_HOLE_BASE),
+	0x79, 0x00,
+};
+
+/* The ECAM window as a motherboard resource: Memory32Fixed, read-write, base patched in. */
+static const u8 ecam_crs[] = {
+	0x86, 0x09, 0x00, 1, LE32(0), LE32(PCI_BUS_ECAM_SIZE),
 	0x79, 0x00,
 };
 
@@ -147,6 +159,28 @@ static void aml_dword(struct aml *a, u32 v)
 	aml(a, &v, 4);
 }
 
+/* Name (_CRS, Buffer () { desc }) with len bytes of resource descriptors. */
+static void aml_crs(struct aml *a, const u8 *desc, u8 len)
+{
+	aml(a, "\x08_CRS", 5);
+	size_t buf = aml_open(a, "\x11", 1);
+	aml_byte(a, 0x0a);
+	aml_byte(a, len);
+	aml(a, desc, len);
+	aml_close(a, buf);
+}
+
+/* Opens Device (name) { _HID eisa_id, _UID 0 }: where to close it. */
+static size_t aml_device(struct aml *a, const char *name, u32 eisa_id)
+{
+	size_t dev = aml_open(a, "\x5b\x82", 2);
+	aml(a, name, 4);
+	aml(a, "\x08_HID", 5);
+	aml_dword(a, eisa_id);
+	aml(a, "\x08_UID\x00", 6);
+	return dev;
+}
+
 /*
  * Device (\_SB.PCI0): a PCI root bridge (PNP0A03) for bus 0, so a kernel that reads the DSDT
  * (Linux does, and then scans only the buses it lists) finds the guest's functions, and a _PRT
@@ -155,19 +189,9 @@ static void aml_dword(struct aml *a, u32 v)
  */
 static void aml_pci_root(struct aml *a)
 {
-	size_t scope = aml_open(a, "\x10", 1);
-	aml(a, "\\_SB_", 5);
-	size_t dev = aml_open(a, "\x5b\x82", 2);
-	aml(a, "PCI0", 4);
-	aml(a, "\x08_HID", 5);
-	aml_dword(a, 0x030ad041u);          /* EisaId ("PNP0A03") */
-	aml(a, "\x08_UID\x00\x08_BBN\x00", 12);
-	aml(a, "\x08_CRS", 5);
-	size_t buf = aml_open(a, "\x11", 1);
-	aml_byte(a, 0x0a);
-	aml_byte(a, sizeof(pci_crs));
-	aml(a, pci_crs, sizeof(pci_crs));
-	aml_close(a, buf);
+	size_t dev = aml_device(a, "PCI0", 0x030ad041u);        /* EisaId ("PNP0A03") */
+	aml(a, "\x08_BBN\x00", 6);
+	aml_crs(a, pci_crs, sizeof(pci_crs));
 	aml(a, "\x08_PRT", 5);
 	size_t prt = aml_open(a, "\x12", 1);
 	aml_byte(a, PCI_BUS_FUNCS);
@@ -181,9 +205,23 @@ static void aml_pci_root(struct aml *a)
 	}
 	aml_close(a, prt);
 	aml_close(a, dev);
-	aml_close(a, scope);
 }
 
+/*
+ * Device (\_SB.MRES): motherboard resources (PNP0C02) holding the ECAM window. Linux trusts
+ * an MCFG window only where firmware reserved it, in the E820 map or here ("MMCONFIG at ...
+ * reserved as ACPI motherboard resource"); the root bridge's windows leave it out, so nothing
+ * is placed over it.
+ */
+static void aml_motherboard(struct aml *a, u32 ecam)
+{
+	u8 crs[sizeof(ecam_crs)];
+	memcpy(crs, ecam_crs, sizeof(crs));
+	memcpy(crs + 4, &ecam, 4);
+	size_t dev = aml_device(a, "MRES", 0x020cd041u);        /* EisaId ("PNP0C02") */
+	aml_crs(a, crs, sizeof(crs));
+	aml_close(a, dev);
+}
 
 /* A bump allocator over the output buffer, handing out guest addresses. */
 struct out {
@@ -224,14 +262,19 @@ static void seal(struct sdt_header *h)
 	h->checksum = checksum8(h, h->length);
 }
 
-static u32 build_dsdt(struct out *o)
+static u32 build_dsdt(struct out *o, const struct acpi_board *b)
 {
 	static struct aml body;
 	u32 gpa;
 
 	body.n = 0;
 	aml(&body, aml_s5, sizeof(aml_s5));
+	size_t scope = aml_open(&body, "\x10", 1);
+	aml(&body, "\\_SB_", 5);
 	aml_pci_root(&body);
+	if (b->ecam_gpa)
+		aml_motherboard(&body, b->ecam_gpa);
+	aml_close(&body, scope);
 	struct sdt_header *h = take(o, sizeof(*h) + body.n, 8, &gpa);
 	if (!h)
 		return 0;
@@ -324,6 +367,21 @@ static u32 build_madt(struct out *o, const struct acpi_board *b)
 	return gpa;
 }
 
+/* The PCI bus's ECAM window: segment 0, bus 0 alone. */
+static u32 build_mcfg(struct out *o, const struct acpi_board *b)
+{
+	size_t len = sizeof(struct sdt_header) + 8 + sizeof(struct mcfg_alloc);
+	u32 gpa;
+	struct sdt_header *h = take(o, len, 8, &gpa);
+	if (!h)
+		return 0;
+	header(h, "MCFG", (u32)len, 1);
+	memcpy((u8 *)(h + 1) + 8, &(struct mcfg_alloc){ b->ecam_gpa, 0, 0, 0, 0 },
+	       sizeof(struct mcfg_alloc));
+	seal(h);
+	return gpa;
+}
+
 /* The RSDT (32-bit entries) and XSDT (64-bit) list the same tables, for kernels of any age. */
 static bool build_roots(struct out *o, struct rsdp *r, const u32 *tables, unsigned n)
 {
@@ -349,13 +407,16 @@ static bool build_roots(struct out *o, struct rsdp *r, const u32 *tables, unsign
 size_t acpi_tables_build(u8 *buf, u64 gpa, const struct acpi_board *b)
 {
 	struct out o = { .buf = buf, .gpa = gpa };
-	u32 rsdp_gpa, tables[2];
+	u32 rsdp_gpa, tables[3];
+	unsigned n = 0;
 	struct rsdp *r = take(&o, sizeof(*r), 16, &rsdp_gpa);
-	u32 dsdt = build_dsdt(&o), facs = build_facs(&o);
+	u32 dsdt = build_dsdt(&o, b), facs = build_facs(&o);
 
-	tables[0] = build_fadt(&o, b, facs, dsdt);
-	tables[1] = build_madt(&o, b);
-	if (o.full || !build_roots(&o, r, tables, 2))
+	tables[n++] = build_fadt(&o, b, facs, dsdt);
+	tables[n++] = build_madt(&o, b);
+	if (b->ecam_gpa)
+		tables[n++] = build_mcfg(&o, b);
+	if (o.full || !build_roots(&o, r, tables, n))
 		return 0;
 	memcpy(r->sig, "RSD PTR ", 8);
 	memcpy(r->oem_id, "UMBRA ", 6);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The ACPI tables a guest's firmware would leave: RSDP, RSDT/XSDT, FADT, FACS, DSDT, MADT. */
+/* The ACPI tables a guest's firmware would leave: RSDP, RSDT/XSDT, FADT, FACS, DSDT, MADT, MCFG. */
 #ifndef VMM_ACPI_TABLES_H
 #define VMM_ACPI_TABLES_H
 
@@ -16,6 +16,7 @@ struct acpi_board {
 	u32 ioapic_gpa;
 	u16 pm_base;          /* the PM1 event, PM1 control and PM timer block (vmm/dev/acpi_pm.h) */
 	u8 sci_irq;
+	u32 ecam_gpa;         /* the PCI bus's ECAM window for bus 0 (1 MiB); 0: the guest has no bus */
 };
 
 /* Builds the tables into buf (at least ACPI_TABLES_MAX bytes), which the guest sees at gpa

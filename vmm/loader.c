@@ -217,12 +217,14 @@ void loader_flat32_state(struct x86_emu_ctx *r, u64 entry, u32 eax, u32 ebx)
 }
 
 /* What a PC's firmware leaves for the kernel: the MP table and the ACPI tables, both
- * describing the same board (vmm/dev/board.h). */
+ * describing the same board (vmm/dev/board.h). The PCI bus (built after the image is
+ * loaded, vmm/pci_view.c) has functions, and so an ECAM window, when pci= or shm= gave any. */
 static void firmware_tables_write(struct vm *vm)
 {
 	const struct acpi_board b = { .cpus = vm->nr_vcpus, .ioapic_id = BOARD_IOAPIC_ID,
 				      .ioapic_gpa = (u32)IOAPIC_BASE, .pm_base = ACPI_PM_BASE,
-				      .sci_irq = IRQ_SCI };
+				      .sci_irq = IRQ_SCI,
+				      .ecam_gpa = vm->pci.n || vm->n_shm ? (u32)PCI_BUS_ECAM_BASE : 0 };
 	u8 *acpi = memslots_ptr(&vm->mem, ACPI_TABLES_GPA, ACPI_TABLES_MAX);
 
 	mptable_write(vm);

@@ -263,7 +263,8 @@ static volatile void *mmio_target(struct vm *vm, u64 gpa, unsigned len, bool *cl
 bool pci_view_mmio_read(struct vm *vm, u64 gpa, void *buf, unsigned len)
 {
 	u64 x;
-	if (len <= 8 && pci_bus_msix_access(&vm->board.pci, gpa, len, &x, false)) {
+	if (len <= 8 && (pci_bus_ecam_access(&vm->board.pci, gpa, len, &x, false) ||
+			 pci_bus_msix_access(&vm->board.pci, gpa, len, &x, false))) {
 		memcpy(buf, &x, len);
 		return true;
 	}
@@ -285,7 +286,8 @@ bool pci_view_mmio_write(struct vm *vm, u64 gpa, const void *buf, unsigned len)
 {
 	u64 x = 0;
 	memcpy(&x, buf, len < 8 ? len : 8);
-	if (len <= 8 && pci_bus_msix_access(&vm->board.pci, gpa, len, &x, true))
+	if (len <= 8 && (pci_bus_ecam_access(&vm->board.pci, gpa, len, &x, true) ||
+			 pci_bus_msix_access(&vm->board.pci, gpa, len, &x, true)))
 		return true;
 	u32 val = (u32)x;
 	if (len <= 4 && pci_bus_vfn_access(&vm->board.pci, gpa, len, &val, true))

@@ -313,6 +313,8 @@ static void test_unclaimable(void **state)
 		{ 1, 0x10, 0xfec00000, 0xfea00000 },   /* the I/O APIC */
 		{ 1, 0x10, PCI_BUS_HOLE_BASE + 0x100000, 0xfea00000 },  /* the NIC's 64-bit BAR */
 		{ 2, 0x1c, PCI_BUS_HOLE_BASE + 0x80, 0xfeb10000 },      /* inside the edu's BAR */
+		{ 2, 0x1c, PCI_BUS_ECAM_BASE + 0x8000, 0xfeb10000 },    /* the ECAM window */
+		{ 1, 0x10, PCI_BUS_ECAM_BASE, 0xfea00000 },            /* the whole of it */
 		{ 2, 0x10, 0x3e0, 0xc000 },            /* ports: over the board's COM1 */
 		{ 2, 0x10, 0xce0, 0xc000 },            /* over the configuration ports */
 	};
@@ -535,6 +537,149 @@ static void test_virtual_capabilities(void **state)
 	assert_int_equal(capw.writes, 1);
 }
 
+/* ---- ECAM ---- */
+static u64 ecam_off(unsigned dev, unsigned fn, u16 reg)
+{
+	return PCI_BUS_ECAM_BASE + (dev << 15 | fn << 12 | reg);
+}
+
+static u64 ecam_rd(struct pci_bus *b, unsigned dev, unsigned fn, u16 reg, unsigned len)
+{
+	u64 v = 0x5a5a5a5a5a5a5a5aull;
+	assert_true(pci_bus_ecam_access(b, ecam_off(dev, fn, reg), len, &v, false));
+	return v;
+}
+
+static void ecam_wr(struct pci_bus *b, unsigned dev, u16 reg, unsigned len, u64 val)
+{
+	assert_true(pci_bus_ecam_access(b, ecam_off(dev, 0, reg), len, &val, true));
+}
+
+/* The bus of setup with a function of Umbra's own that has a capability list, at 00:03.0. */
+static struct model ecam_model;
+static const struct pci_vfn_ops ecam_caps_ops = { .intx = m_intx, .read = m_read,
+						  .write = m_write, .cap_read = c_read,
+						  .cap_write = c_write };
+static const struct pci_vfn ecam_vf = { .id = 0x11101af4, .class_rev = 0x05000001, .cap = 0x40,
+					.reset_cmd = PCI_CMD_MEM, .ops = &ecam_caps_ops,
+					.ctx = &ecam_model };
+
+static void ecam_setup(struct pci_bus *b)
+{
+	struct pci_bar bars[PCI_MAX_BARS] = { [0] = { 0, 0x100, PCI_BAR_MEM32, false } };
+	setup(b);
+	assert_int_equal(pci_bus_add_virtual(b, &ecam_vf, bars, NULL), 3);
+	pci_bus_reset(b);
+	cfg_wr(b, 1, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_MASTER);
+}
+
+/* Every register of every device and function of bus 0, at every width inside a dword, reads
+ * the same through ECAM as through 0xCF8/0xCFC; extended space reads zero where a function is
+ * and all ones where none is. */
+static void test_ecam_agrees(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	ecam_setup(&b);
+	unsigned present = 0;
+	for (unsigned dev = 0; dev < 32; dev++)
+		for (unsigned fn = 0; fn < 8; fn++) {
+			bool here = fn == 0 && dev <= 3;
+			present += here && ecam_rd(&b, dev, fn, 0, 4) != 0xffffffffu;
+			for (u16 reg = 0; reg < 0x100; reg++)
+				for (unsigned len = 1; len <= 4; len <<= 1) {
+					if ((reg & 3) + len > 4)
+						continue;
+					assert_int_equal(ecam_rd(&b, dev, fn, reg, len),
+							 cfg_rd(&b, dev, fn, reg, len));
+				}
+			for (u16 reg = 0x100; reg < 0x1000; reg += 4)
+				assert_int_equal(ecam_rd(&b, dev, fn, reg, 4),
+						 here ? 0 : 0xffffffffu);
+			assert_int_equal(ecam_rd(&b, dev, fn, 0xffe, 2), here ? 0 : 0xffff);
+		}
+	assert_int_equal(present, 4);
+	/* Some of what was compared is not trivially alike: identities, a BAR, the command
+	 * register, the model's capability. */
+	assert_int_equal(ecam_rd(&b, 2, 0, 0, 4), 0x10d38086);
+	assert_int_equal(ecam_rd(&b, 1, 0, 0x10, 4), PCI_BUS_HOLE_BASE);
+	assert_int_equal(ecam_rd(&b, 1, 0, PCI_COMMAND, 2), PCI_CMD_MEM | PCI_CMD_MASTER);
+	assert_int_equal(ecam_rd(&b, 3, 0, 0x46, 2), 0xcafe);
+}
+
+/* Writes through ECAM are the writes of mechanism #1: BAR sizing, decode, byte merging; and an
+ * ECAM access leaves 0xCF8's latched address alone. */
+static void test_ecam_writes(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	ecam_wr(&b, 1, 0x10, 4, 0xffffffffu);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x10, 4), 0xfff00000u);
+	assert_int_equal(ecam_rd(&b, 1, 0, 0x10, 4), 0xfff00000u);
+	ecam_wr(&b, 1, 0x10, 4, 0xd0000000u);
+	ecam_wr(&b, 1, PCI_COMMAND, 1, PCI_CMD_MEM);
+	assert_int_equal(fk.nmaps, 1);
+	assert_int_equal(fk.maps[0].at, 0xd0000000u);
+	assert_int_equal(fk.cfg[0][1] & PCI_BUS_CMD_PASS, PCI_CMD_MEM);
+	ecam_wr(&b, 1, PCI_COMMAND + 1, 1, PCI_CMD_INTX_DISABLE >> 8);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), PCI_CMD_MEM | PCI_CMD_INTX_DISABLE);
+	ecam_wr(&b, 2, 0x3d, 1, 0x7);            /* the pin is read-only... */
+	ecam_wr(&b, 2, 0x3c, 1, 0x9);            /* ...the line is the OS's */
+	assert_int_equal(cfg_rd(&b, 2, 0, 0x3c, 4), 0x9);
+	pci_bus_write(&b, 0xcf8, 4, BIT(31) | 2u << 11);
+	ecam_wr(&b, 1, 0x3c, 1, 0x5);
+	assert_int_equal(ecam_rd(&b, 1, 0, 0, 4), 0x11e81234);
+	assert_int_equal(pci_bus_read(&b, 0xcf8, 4), BIT(31) | 2u << 11);
+	assert_int_equal(pci_bus_read(&b, 0xcfc, 4), 0x10d38086);
+}
+
+/* What a root complex refuses: widths other than 1, 2 and 4, an access across a dword,
+ * functions that are not there, extended space; reads all ones (zero for extended space of a
+ * present function), and no write lands anywhere. Outside the window, or with no bus, the
+ * access is not the bus's at all. */
+static void test_ecam_bad_accesses(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	u64 v;
+	assert_int_equal(ecam_rd(&b, 1, 0, 0, 8), ~0ull);
+	assert_int_equal(ecam_rd(&b, 1, 0, 0, 3), ~0ull);
+	assert_int_equal(ecam_rd(&b, 1, 0, 2, 4), ~0ull);
+	assert_int_equal(ecam_rd(&b, 1, 0, 3, 2), ~0ull);
+	assert_int_equal(ecam_rd(&b, 1, 0, 0x3, 1), 0x11);   /* the same bytes, one at a time */
+	assert_int_equal(ecam_rd(&b, 1, 0, 0x4, 1), 0);
+	u32 writes = fk.host_writes;
+	ecam_wr(&b, 1, 0x10, 8, ~0ull);                        /* would size BAR0 */
+	ecam_wr(&b, 1, 0x12, 4, 0xffffffffu);
+	ecam_wr(&b, 1, 0x03, 2, 0xffff);                       /* across into the command */
+	ecam_wr(&b, 1, PCI_COMMAND, 3, 0xffffff);
+	ecam_wr(&b, 1, 0x104, 4, 0xffffffffu);                 /* extended space */
+	ecam_wr(&b, 1, 0xffc, 4, 0xffffffffu);
+	assert_true(pci_bus_ecam_access(&b, ecam_off(1, 1, PCI_COMMAND), 2,
+					&(u64){ PCI_CMD_MEM }, true));  /* 00:01.1 */
+	ecam_wr(&b, 4, PCI_COMMAND, 2, PCI_CMD_MEM);          /* 00:04.0 */
+	ecam_wr(&b, 31, 0x10, 4, 0);
+	ecam_wr(&b, 0, 0x10, 4, 0xffffffffu);                  /* the host bridge: read-only */
+	assert_int_equal(fk.host_writes, writes);
+	assert_int_equal(fk.nmaps, 0);
+	assert_int_equal(cfg_rd(&b, 1, 0, 0x10, 4), PCI_BUS_HOLE_BASE);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), 0);
+	assert_int_equal(ecam_rd(&b, 1, 0, 0x104, 4), 0);
+	assert_int_equal(ecam_rd(&b, 0, 0, 0x10, 4), 0);
+	assert_int_equal(ecam_rd(&b, 4, 0, 0, 2), 0xffff);
+	/* Not the window's. */
+	assert_false(pci_bus_ecam_access(&b, PCI_BUS_ECAM_BASE - 1, 1, &v, false));
+	assert_false(pci_bus_ecam_access(&b, PCI_BUS_ECAM_BASE + PCI_BUS_ECAM_SIZE, 4, &v, false));
+	/* Its last byte is, and a dword there would cross: all ones. */
+	assert_int_equal(ecam_rd(&b, 31, 7, 0xfff, 1), 0xff);
+	assert_int_equal(ecam_rd(&b, 31, 7, 0xffe, 4), ~0ull);
+	struct pci_bus empty;
+	pci_bus_init(&empty, &ops, NULL, "e", RAM_END, 1ull << 40);
+	assert_false(pci_bus_ecam_access(&empty, PCI_BUS_ECAM_BASE, 4, &v, false));
+}
+
 /* Vendor-specific capabilities pass through between the virtualized ones, in the host's order:
  * host list 0x40 PM -> 0x50 vendor (16 bytes) -> 0x60 PCIe -> 0x70 vendor (14 bytes, its last
  * dword shared with hidden bytes) -> 0x80 vendor of length 2 (malformed: hidden) -> 0x90
@@ -601,7 +746,8 @@ int main(void)
 		cmocka_unit_test(test_ram_above_4g), cmocka_unit_test(test_reset),
 		cmocka_unit_test(test_io_placement), cmocka_unit_test(test_virtual_function),
 		cmocka_unit_test(test_virtual_capabilities), cmocka_unit_test(test_quiesce),
-		cmocka_unit_test(test_vendor_capabilities),
+		cmocka_unit_test(test_ecam_agrees), cmocka_unit_test(test_ecam_writes),
+		cmocka_unit_test(test_ecam_bad_accesses), cmocka_unit_test(test_vendor_capabilities),
 	};
 	return cmocka_run_group_tests_name("pci_bus", tests, NULL, NULL);
 }

@@ -11,7 +11,9 @@
  * BAR (onto RAM, the local APIC: not decoded; to a free address: decoded there), then DMA from
  * its memory into the edu and back, and one aimed past its memory, which the IOMMU blocks: the
  * pattern it carried appears nowhere in the guest's RAM, and Umbra reports the fault; then MSI
- * (msi_tests). "-- expect=reset" is the reset's case (reset_case).
+ * (msi_tests). "-- expect=reset" is the reset's case (reset_case). Before the BAR is used, the
+ * ECAM window its MCFG names answers as 0xCF8/0xCFC do (ecam_tests); a guest without pci= has
+ * no MCFG and nothing at that address.
  */
 #include "tests/guests/lib/guest.h"
 
@@ -26,6 +28,7 @@ const char guest_name[] = GUEST_NAME;
 #define PTE_PWT (1ull << 3)
 #define PTE_PCD (1ull << 4)
 #define CMD_MEM 0x2u
+#define ECAM_PAGE 0xfea00000u   /* the 2 MiB page holding Umbra's ECAM window (0xfeb00000) */
 #define CMD_MASTER 0x4u
 
 /* edu's registers (QEMU docs/specs/edu.rst) and its DMA buffer's device address. */
@@ -503,6 +506,152 @@ static void reset_case(unsigned d)
 	kprintf("cases: the DMA started before the reset was dropped\n");
 }
 
+/* ---- ECAM (Umbra's MCFG) ---- */
+struct acpi_sdt { char sig[4]; uint32_t len; uint8_t rev, sum; char oem[6], table[8];
+		  uint32_t oem_rev, creator, creator_rev; } __attribute__((packed));
+
+static int sig_is(const volatile char *p, const char *sig, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (p[i] != sig[i])
+			return 0;
+	return 1;
+}
+
+/* The MCFG the RSDT lists (the RSDP searched for in the BIOS area, as a kernel does), or 0. */
+static const struct acpi_sdt *find_mcfg(void)
+{
+	for (ulong p = 0xe0000; p < 0x100000; p += 16) {
+		if (!sig_is((const char *)p, "RSD PTR ", 8))
+			continue;
+		const struct acpi_sdt *rsdt = (const struct acpi_sdt *)(ulong)*(uint32_t *)(p + 16);
+		const uint32_t *ent = (const uint32_t *)(rsdt + 1);
+		for (unsigned i = 0; i < (rsdt->len - sizeof(*rsdt)) / 4; i++)
+			if (sig_is(((const struct acpi_sdt *)(ulong)ent[i])->sig, "MCFG", 4))
+				return (const struct acpi_sdt *)(ulong)ent[i];
+		return 0;
+	}
+	return 0;
+}
+
+static volatile uint8_t *ecam;
+
+static volatile void *ecam_at(unsigned dev, unsigned fn, unsigned reg)
+{
+	return ecam + (dev << 15 | fn << 12 | reg);
+}
+static uint32_t ecam_rd(unsigned dev, unsigned fn, unsigned reg, unsigned len)
+{
+	volatile void *p = ecam_at(dev, fn, reg);
+	return len == 1 ? *(volatile uint8_t *)p : len == 2 ? *(volatile uint16_t *)p :
+	       *(volatile uint32_t *)p;
+}
+static void ecam_wr(unsigned dev, unsigned reg, uint32_t v)
+{
+	*(volatile uint32_t *)ecam_at(dev, 0, reg) = v;
+}
+
+/* What mechanism #1 reads at reg of width len (within a dword). */
+static uint32_t cf8_rd(unsigned dev, unsigned fn, unsigned reg, unsigned len)
+{
+	uint32_t v = cfg_rd(0, dev, fn, reg) >> (8 * (reg & 3));
+	return len == 4 ? v : v & ((1u << (8 * len)) - 1);
+}
+
+/*
+ * The window the MCFG names (segment 0, bus 0 alone) reads, at widths 1, 2 and 4, what
+ * 0xCF8/0xCFC read, for every register of every function there; extended space reads zero
+ * (all ones where no function is); BAR sizing works through it; an 8-byte access, one across
+ * a dword, a write to a missing function or to extended space reach nothing.
+ */
+static void ecam_tests(unsigned d)
+{
+	const struct acpi_sdt *mcfg = find_mcfg();
+	if (!mcfg) {
+		fail("no MCFG in a guest with a PCI bus");
+		return;
+	}
+	const uint8_t *m = (const uint8_t *)(mcfg + 1) + 8;
+	uint64_t base = *(const uint64_t *)m;
+	unsigned seg = *(const uint16_t *)(m + 8);
+	kprintf("%s: MCFG window 0x%lx segment %u buses %02x-%02x\n", guest_name, (ulong)base, seg,
+		m[10], m[11]);
+	CHECK(mcfg->len == sizeof(*mcfg) + 8 + 16 && seg == 0 && m[10] == 0 && m[11] == 0 &&
+	      (base & ~0x1fffffull) == ECAM_PAGE, "MCFG: length %u, window 0x%lx outside the page mapped",
+	      mcfg->len, (ulong)base);
+	ecam = (volatile uint8_t *)(ulong)base;
+	unsigned funcs = 0, reads = 0, bad = 0;
+	for (unsigned dev = 0; dev < 32; dev++)
+		for (unsigned fn = 0; fn < 8; fn++) {
+			if (cfg_rd(0, dev, fn, 0) == 0xffffffffu) {
+				bad += ecam_rd(dev, fn, 0, 4) != 0xffffffffu ||
+				       ecam_rd(dev, fn, 0x100, 4) != 0xffffffffu;
+				continue;
+			}
+			funcs++;
+			for (unsigned reg = 0; reg < 0x100; reg++)
+				for (unsigned len = 1; len <= 4; len <<= 1) {
+					if (reg % len)
+						continue;
+					reads++;
+					uint32_t e = ecam_rd(dev, fn, reg, len), c = cf8_rd(dev, fn, reg, len);
+					if (e != c && bad++ < 4)
+						check_failed("00:%02x.%u 0x%x/%u: ECAM %x, 0xCFC %x",
+							     dev, fn, reg, len, e, c);
+				}
+			for (unsigned reg = 0x100; reg < 0x1000; reg += 4)
+				bad += ecam_rd(dev, fn, reg, 4) != 0;
+		}
+	CHECK(!bad, "%u ECAM reads disagree with 0xCF8/0xCFC", bad);
+	CHECK(funcs >= 2, "ECAM compared %u functions", funcs);
+	kprintf("%s: %u functions, %u reads through ECAM agree with 0xCF8/0xCFC\n", guest_name,
+		funcs, reads);
+	/* BAR sizing through the window, seen by both doors; the address back after. */
+	uint32_t bar = ecam_rd(d, 0, 0x10, 4);
+	ecam_wr(d, 0x10, 0xffffffffu);
+	CHECK(ecam_rd(d, 0, 0x10, 4) == (uint32_t)-EDU_BAR_SIZE &&
+	      cfg_rd(0, d, 0, 0x10) == (uint32_t)-EDU_BAR_SIZE, "BAR0 sizes through ECAM as %x",
+	      ecam_rd(d, 0, 0x10, 4));
+	ecam_wr(d, 0x10, bar);
+	CHECK(cfg_rd(0, d, 0, 0x10) == HOLE_BAR, "BAR0 back at %x", cfg_rd(0, d, 0, 0x10));
+	for (unsigned r = 0x14; r < 0x28; r += 4) {
+		ecam_wr(d, r, 0xffffffffu);
+		CHECK(ecam_rd(d, 0, r, 4) == 0, "BAR at 0x%x sizes through ECAM as %x", r,
+		      ecam_rd(d, 0, r, 4));
+	}
+	*(volatile uint8_t *)ecam_at(d, 0, 0x3c) = 0x5a;       /* the line: the OS's byte */
+	CHECK((cfg_rd(0, d, 0, 0x3c) & 0xff) == 0x5a, "a byte written through ECAM reads %x",
+	      cfg_rd(0, d, 0, 0x3c) & 0xff);
+	/* What a root complex refuses. */
+	uint64_t q = *(volatile uint64_t *)ecam_at(d, 0, 0);
+	uint32_t across = *(volatile uint32_t *)ecam_at(d, 0, 2);
+	uint16_t across16 = *(volatile uint16_t *)ecam_at(d, 0, 3);
+	CHECK(q == ~0ull && across == 0xffffffffu && across16 == 0xffff,
+	      "bad reads: 8 bytes %lx, across a dword %x %x", (ulong)q, across, across16);
+	*(volatile uint64_t *)ecam_at(d, 0, 0x10) = ~0ull;     /* would size BAR0 */
+	*(volatile uint32_t *)ecam_at(d, 0, 0x12) = 0;         /* across BAR0 and BAR1 */
+	*(volatile uint32_t *)ecam_at(d, 0, 0x3e) = 0;         /* across into the next dword */
+	*(volatile uint32_t *)ecam_at(d, 0, 0x100) = 0xffffffffu;
+	*(volatile uint32_t *)ecam_at(d, 1, 0x10) = 0xffffffffu; /* 00:01.1: nobody */
+	*(volatile uint32_t *)ecam_at(31, 0, 4) = CMD_MEM;
+	ecam_wr(0, 0x10, 0xffffffffu);                         /* the host bridge: read-only */
+	CHECK(cfg_rd(0, d, 0, 0x10) == HOLE_BAR && cfg_rd(0, d, 0, 0x14) == 0 &&
+	      (cfg_rd(0, d, 0, 0x3c) & 0xff) == 0x5a && ecam_rd(d, 0, 0x100, 4) == 0 &&
+	      ecam_rd(d, 1, 0x10, 4) == 0xffffffffu && ecam_rd(0, 0, 0x10, 4) == 0,
+	      "a bad write landed: BAR0 %x BAR1 %x line %x ext %x 01.1 %x host bridge BAR %x",
+	      cfg_rd(0, d, 0, 0x10), cfg_rd(0, d, 0, 0x14), cfg_rd(0, d, 0, 0x3c),
+	      ecam_rd(d, 0, 0x100, 4), ecam_rd(d, 1, 0x10, 4), ecam_rd(0, 0, 0x10, 4));
+	kprintf("cases: ECAM agrees with 0xCF8/0xCFC, sizes BARs, refuses bad accesses\n");
+}
+
+/* Without pci= there is no bus: no MCFG, and nothing answers where the window would be. */
+static void no_ecam(void)
+{
+	uint32_t v = *(volatile uint32_t *)(ulong)(ECAM_PAGE + 0x100000);
+	kprintf("%s: %s; 0xfeb00000 reads %x\n", guest_name, find_mcfg() ? "an MCFG" : "no MCFG", v);
+	CHECK(!find_mcfg() && v == 0xffffffffu, "a guest without a bus has ECAM");
+}
+
 void test_main(void)
 {
 	unsigned d, io;
@@ -513,8 +662,18 @@ void test_main(void)
 	unsigned found = scan_bus(&d, &io);
 	CHECK(cfg_rd(0, 0, 0, 0) == 0x12378086u, "00:00.0 is %x", cfg_rd(0, 0, 0, 0));
 	CHECK((cfg_rd(0, 0, 0, 8) >> 8) == 0x060000, "00:00.0 class %x", cfg_rd(0, 0, 0, 8) >> 8);
+	/* The BAR's 2 MiB, the ECAM window's, the I/O APIC's and the local APIC's, uncached. */
+	struct aspace as;
+	as_init(&as, PM_64);
+	map_page(&as, HOLE_BAR, HOLE_BAR, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	map_page(&as, MOVED_BAR, MOVED_BAR, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	map_page(&as, ECAM_PAGE, ECAM_PAGE, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	map_page(&as, 0xfec00000u, 0xfec00000u, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	map_page(&as, LAPIC_BASE, LAPIC_BASE, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
+	as_activate(&as);
 	if (!assigned) {
 		CHECK(found == 1 && !d, "a guest without pci= sees %u functions", found);
+		no_ecam();
 		kprintf("cases: no device without pci=\n");
 		return;
 	}
@@ -522,16 +681,10 @@ void test_main(void)
 	      "%u functions, the edu at %u, pci-testdev at %u", found, d, io);
 	if (d != 1)
 		fail("no edu at 00:01.0");
-	if (expect[0] != 'r')
+	if (expect[0] != 'r') {
 		filtered_config(d);
-	/* The BAR's 2 MiB, the I/O APIC's and the local APIC's, uncached. */
-	struct aspace as;
-	as_init(&as, PM_64);
-	map_page(&as, HOLE_BAR, HOLE_BAR, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
-	map_page(&as, MOVED_BAR, MOVED_BAR, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
-	map_page(&as, 0xfec00000u, 0xfec00000u, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
-	map_page(&as, LAPIC_BASE, LAPIC_BASE, 2, PTE_P | PTE_W | PTE_PCD | PTE_PWT);
-	as_activate(&as);
+		ecam_tests(d);
+	}
 	edu = (volatile uint32_t *)(ulong)HOLE_BAR;
 	if (expect[0] == 'r') {
 		reset_case(d);

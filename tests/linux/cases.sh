@@ -147,7 +147,11 @@ nic_case() { # IOMMU
 }
 mapfile -t nic_vtd < <(nic_case intel-iommu)
 mapfile -t nic_amd < <(nic_case amd-iommu)
-case_run linux-e1000e-vtd "${nic_vtd[@]}"
+# The kernel takes the guest's MCFG: the ECAM window of bus 0, reserved by the DSDT's PNP0C02.
+case_run linux-e1000e-vtd "${nic_vtd[@]}" \
+  --expect-log "^\\[nic\\] .*PCI: MMCONFIG for domain 0000 \\[bus 00-00\\] at \\[mem 0xfeb00000-0xfebfffff\\] \\(base 0xfeb00000\\)$" \
+  --expect-log "^\\[nic\\] .*PCI: MMCONFIG at \\[mem 0xfeb00000-0xfebfffff\\] reserved in ACPI motherboard resources$" \
+  --expect-log "^\\[nic\\] linux-test: config space: 0000:00:00.0 4096 bytes, 0 past 256 not zero; 0000:00:01.0 256 bytes$"
 case_run linux-e1000e-amd-tdp --cmdline mmu=tdp "${nic_amd[@]}"
 
 # A Linux guest owns a virtio-blk disk (pci=) backed by a raw ext4 image made here without

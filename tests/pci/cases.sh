@@ -142,8 +142,9 @@ case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy 
   --expect-log "^iommu: no DMAR or IVRS: no IOMMU" --timeout 300
 # The guest side: a guest drives its edu through its own PCI bus (tests/guests/edu.c), under
 # VT-d (placed first, so QEMU translates the edu's DMA), beside a guest without pci= that sees
-# the host bridge alone. Its BAR is mapped straight (2000 register accesses, no fault exit),
-# moved onto RAM and the APICs (not decoded, said once each) and elsewhere, DMA goes both ways,
+# the host bridge alone. Its configuration space reads alike through the ECAM window of its MCFG
+# and 0xCF8/0xCFC (the guest without pci= has neither MCFG nor window). Its BAR is mapped
+# straight (2000 register accesses, no fault exit), moved onto RAM and the APICs (not decoded, said once each) and elsewhere, DMA goes both ways,
 # and a DMA past its memory is blocked and reported. A BAR moved over another BAR is host-tested
 # only (tests/dev/test_pci_bus.c): the edu has one BAR.
 edu=${EDU_ELF:?EDU_ELF: the edu guest (tests/pci/suite.mk sets it)}
@@ -156,6 +157,9 @@ edu_case() { # IOMMU
     --expect guests=2 --expect guests_passed=2 \
     --expect-log "^guest own: PCI 00:05.0 is its 00:01.0" \
     --expect-log "^\\[own\\] edu: 00:01.0 1234:11e8 class 00ff00" \
+    --expect-log "^\\[own\\] edu: MCFG window 0xfeb00000 segment 0 buses 00-00$" \
+    --expect-log "^\\[own\\] edu: 3 functions, 1344 reads through ECAM agree with 0xCF8/0xCFC$" \
+    --expect-log "^\\[own\\] cases: ECAM agrees with 0xCF8/0xCFC, sizes BARs, refuses bad accesses$" \
     --expect-log "^\\[own\\] edu: 2000 register accesses: 0 page-fault, 0 nested-fault exits" \
     --expect-log "^\\[own\\] edu: I/O window 'portio-.*': 0 I/O exits at the host's ports" \
     --expect-log "^guest own: PCI 00:01.0 BAR0 at 0x200000 is over the guest's RAM: not decoded" \
@@ -171,6 +175,8 @@ edu_case() { # IOMMU
     --expect-log "^guest own: msi: delivered=103 dropped=2$" \
     --expect-log "^\\[none\\] edu: 00:00.0 8086:1237 class 060000" \
     --expect-log "^\\[none\\] cases: no device without pci=" \
+    --expect-log "^\\[none\\] edu: no MCFG; 0xfeb00000 reads ffffffff$" \
+    --expect-log "^guest none: unclaimed mmio \\(address\\*accesses\\): 0xfeb00000\\*1$" \
     --timeout 120
 }
 mapfile -t EDU_VTD < <(edu_case intel-iommu)

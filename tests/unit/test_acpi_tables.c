@@ -3,6 +3,7 @@
 #include <string.h>
 #include "tests/unit/harness.h"
 #include "arch/x86/acpi.h"
+#include "arch/x86/pci.h"
 #include "vmm/acpi_tables.h"
 #include "vmm/dev/acpi_pm.h"
 #include "vmm/dev/rcr.h"
@@ -12,6 +13,7 @@
 static u8 mem[ACPI_TABLES_MAX];
 static const struct acpi_board board = {
 	.cpus = 3, .ioapic_id = 3, .ioapic_gpa = 0xfec00000u, .pm_base = ACPI_PM_BASE, .sci_irq = 9,
+	.ecam_gpa = 0xfeb00000u,
 };
 
 static const void *map(u64 pa, size_t len, void *ctx)
@@ -24,6 +26,8 @@ static const void *map(u64 pa, size_t len, void *ctx)
 
 static u32 get32(u64 pa) { u32 v; memcpy(&v, map(pa, 4, NULL), 4); return v; }
 static u16 get16(u64 pa) { u16 v; memcpy(&v, map(pa, 2, NULL), 2); return v; }
+
+static u16 get16u(const u8 *p) { return (u16)(p[0] | p[1] << 8); }
 
 static u8 sum(const u8 *p, size_t n)
 {
@@ -67,8 +71,8 @@ static void rsdp_sums_and_revision(void **state)
 static void every_table_sums_to_zero(void **state)
 {
 	(void)state;
-	static const char *const sigs[] = { "FACP", "APIC" };
-	for (unsigned i = 0; i < 2; i++) {
+	static const char *const sigs[] = { "FACP", "APIC", "MCFG" };
+	for (unsigned i = 0; i < 3; i++) {
 		u64 t = find(sigs[i]);
 		assert_true(t != 0);
 		assert_int_equal(sum(map(t, get32(t + 4), NULL), get32(t + 4)), 0);
@@ -78,7 +82,7 @@ static void every_table_sums_to_zero(void **state)
 	assert_int_equal(sum(map(dsdt, get32(dsdt + 4), NULL), get32(dsdt + 4)), 0);
 	u32 rsdt = get32(GPA + 16);
 	assert_int_equal(sum(map(rsdt, get32(rsdt + 4), NULL), get32(rsdt + 4)), 0);
-	assert_int_equal(get32(rsdt + 4), 36 + 2 * 4);
+	assert_int_equal(get32(rsdt + 4), 36 + 3 * 4);
 }
 
 static void madt_parses_with_umbras_parser(void **state)
@@ -192,7 +196,8 @@ static void dsdt_has_pci_root(void **state)
 	assert_memory_equal(p, "\\_SB_", 5);
 	p += 5;
 	assert_memory_equal(p, "\x5b\x82", 2);                /* Device */
-	assert_ptr_equal(p + 2 + pkg_length(p + 2, &n), end);
+	const u8 *mres = p + 2 + pkg_length(p + 2, &n);
+	end = mres;                                           /* PCI0's end: MRES follows */
 	p += 2 + n;
 	assert_memory_equal(p, "PCI0", 4);
 	assert_memory_equal(named(p, end, "_HID"), "\x0c\x41\xd0\x0a\x03", 5);
@@ -206,6 +211,11 @@ static void dsdt_has_pci_root(void **state)
 	const u8 *r = crs + 1 + n + 2, *rend = r + crs[1 + n + 1];
 	assert_ptr_equal(rend, crs + 1 + blen);
 	unsigned mem_windows = 0;
+	/* First the bus numbers: bus 0 alone, as the MCFG's window. */
+	assert_memory_equal(r, "\x88\x0d\x00\x02", 4);
+	assert_int_equal(get16u(r + 8), 0);
+	assert_int_equal(get16u(r + 10), 0);
+	assert_int_equal(get16u(r + 14), 1);
 	while (r < rend && r[0] != 0x79) {
 		unsigned size = r[0] & 0x80 ? 3u + (r[1] | r[2] << 8) : 1u + (r[0] & 7);
 		if (r[0] == 0x87) {                          /* DWord memory: the hole */
@@ -213,7 +223,7 @@ static void dsdt_has_pci_root(void **state)
 			memcpy(&min, r + 10, 4);
 			memcpy(&max, r + 14, 4);
 			assert_int_equal(min, 0xc0000000u);
-			assert_int_equal(max, 0xfebfffffu);
+			assert_int_equal(max, 0xfeafffffu);          /* below the ECAM window */
 			mem_windows++;
 		}
 		r += size;
@@ -242,6 +252,70 @@ static void dsdt_has_pci_root(void **state)
 		e += 1 + elen;
 	}
 	assert_ptr_equal(e, pend);
+	/* \_SB.MRES: PNP0C02 reserving exactly the ECAM window, and the scope's last object. */
+	const u8 *send = aml + len;
+	assert_memory_equal(mres, "\x5b\x82", 2);
+	assert_ptr_equal(mres + 2 + pkg_length(mres + 2, &n), send);
+	p = mres + 2 + n;
+	assert_memory_equal(p, "MRES", 4);
+	assert_memory_equal(named(p, send, "_HID"), "\x0c\x41\xd0\x0c\x02", 5);
+	crs = named(p, send, "_CRS");
+	assert_non_null(crs);
+	blen = pkg_length(crs + 1, &n);
+	r = crs + 1 + n + 2;
+	assert_int_equal(crs[1 + n + 1], 14);
+	assert_ptr_equal(r + 14, crs + 1 + blen);
+	assert_memory_equal(r, "\x86\x09\x00\x01", 4);        /* Memory32Fixed, read-write */
+	u32 base, size;
+	memcpy(&base, r + 4, 4);
+	memcpy(&size, r + 8, 4);
+	assert_int_equal(base, 0xfeb00000u);
+	assert_int_equal(size, 0x100000);
+	assert_memory_equal(r + 12, "\x79\x00", 2);
+}
+
+/* The MCFG, read by Umbra's own parser of the machine's: segment 0, bus 0 alone, the window. */
+static void mcfg_lists_the_window(void **state)
+{
+	(void)state;
+	const struct acpi_header *mcfg;
+	struct acpi_find f;
+	struct pci_ecam ecam;
+	assert_int_equal(acpi_find_table(mem, 36, map, NULL, "MCFG", PCI_ERR_MCFG, &mcfg, &f), 0);
+	assert_int_equal(pci_parse_mcfg(mcfg, &ecam), 0);
+	assert_int_equal(ecam.base, 0xfeb00000u);
+	assert_int_equal(ecam.segment, 0);
+	assert_int_equal(ecam.start_bus, 0);
+	assert_int_equal(ecam.end_bus, 0);
+	assert_int_equal(get32(find("MCFG") + 4), 36 + 8 + 16);
+}
+
+/* A guest with no PCI bus: no MCFG, no motherboard resource, two tables in the roots; the
+ * root bridge is still there (Linux looks for one either way). */
+static void no_bus_no_mcfg(void **state)
+{
+	(void)state;
+	struct acpi_board none = board;
+	none.ecam_gpa = 0;
+	memset(mem, 0xcc, sizeof(mem));
+	assert_int_not_equal(acpi_tables_build(mem, GPA, &none), 0);
+	assert_int_equal(find("MCFG"), 0);
+	assert_int_not_equal(find("APIC"), 0);
+	assert_int_equal(get32(get32(GPA + 16) + 4), 36 + 2 * 4);
+	u64 d = get32(find("FACP") + 40);
+	u32 len = get32(d + 4) - 36;
+	const u8 *aml = map(d + 36, len, NULL);
+	bool pci0 = false, mres = false;
+	for (u32 i = 0; i + 4 <= len; i++) {
+		pci0 |= !memcmp(aml + i, "PCI0", 4);
+		mres |= !memcmp(aml + i, "MRES", 4) || !memcmp(aml + i, "\x41\xd0\x0c\x02", 4);
+	}
+	assert_true(pci0);
+	assert_false(mres);
+	const struct acpi_header *mcfg;
+	struct acpi_find f;
+	assert_int_equal(acpi_find_table(mem, 36, map, NULL, "MCFG", PCI_ERR_MCFG, &mcfg, &f),
+			 ACPI_ERR_NO_TABLE);
 }
 
 static void too_many_cpus_do_not_fit(void **state)
@@ -262,6 +336,8 @@ int main(void)
 		cmocka_unit_test_setup(fadt_points_at_the_pm_block, setup),
 		cmocka_unit_test_setup(dsdt_has_s5, setup),
 		cmocka_unit_test_setup(dsdt_has_pci_root, setup),
+		cmocka_unit_test_setup(mcfg_lists_the_window, setup),
+		cmocka_unit_test(no_bus_no_mcfg),
 		cmocka_unit_test(too_many_cpus_do_not_fit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

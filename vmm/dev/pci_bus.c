@@ -175,6 +175,8 @@ static const char *unclaimable(const struct pci_bus *b, const struct pci_bus_bar
 		return "over the local APIC";
 	if (!io && overlaps(at, r->size, IOAPIC_PAGE, PAGE))
 		return "over the I/O APIC";
+	if (!io && overlaps(at, r->size, PCI_BUS_ECAM_BASE, PCI_BUS_ECAM_SIZE))
+		return "over the ECAM window";
 	for (u32 d = 0; d < b->n; d++)
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
 			const struct pci_bus_bar *o = &b->fn[d].bar[i];
@@ -462,22 +464,42 @@ static int target(const struct pci_bus *b)
 	return dev <= b->n ? (int)dev : -1;
 }
 
+/* Extended space (from 0x100) shows no capability: it reads zero. */
 static u32 dword_read(struct pci_bus *b, int dev, u16 reg)
 {
 	if (dev < 0)
 		return 0xffffffffu;
+	if (reg >= 0x100)
+		return 0;
 	return dev ? fn_read(b, &b->fn[dev - 1], reg) : host_bridge_read(reg);
+}
+
+/*
+ * Configuration space as both doors reach it: n bytes (1 to 4) from byte sh of the dword at reg
+ * of dev (-1: nobody, all ones). A write merges its bytes into the dword as read and hands the
+ * function the mask of bytes written.
+ */
+static u32 cfg_access(struct pci_bus *b, int dev, u16 reg, unsigned sh, unsigned n, u32 val,
+		      bool write)
+{
+	u32 mask = (n == 4 ? 0xffffffffu : (1u << (8 * n)) - 1) << (8 * sh);
+	u32 cur = dword_read(b, dev, reg);
+	/* The host bridge is read-only; nobody else is there; extended space holds nothing. */
+	if (write && dev > 0 && reg < 0x100)
+		fn_write(b, (unsigned)dev - 1, reg, (cur & ~mask) | ((val << (8 * sh)) & mask),
+			 ((1u << n) - 1) << sh);
+	return (cur & mask) >> (8 * sh);
 }
 
 u32 pci_bus_read(struct pci_bus *b, u16 port, unsigned size)
 {
 	if (port < CFG_DATA)
 		return port == 0xcf8 && size == 4 ? b->addr : 0xffffffffu >> (32 - 8 * size);
-	unsigned sh = port - CFG_DATA;
-	u32 val = dword_read(b, target(b), (u16)(b->addr & 0xfc)) >> (8 * sh);
+	unsigned sh = port - CFG_DATA, n = size < 4 - sh ? size : 4 - sh;
+	u32 val = cfg_access(b, target(b), (u16)(b->addr & 0xfc), sh, n, 0, false);
 	/* Bytes past 0xCFF belong to no port here: they float high. */
-	if (sh + size > 4)
-		val |= 0xffffffffu << (8 * (4 - sh));
+	if (n < size)
+		val |= 0xffffffffu << (8 * n);
 	return size == 4 ? val : val & ((1u << (8 * size)) - 1);
 }
 
@@ -488,15 +510,28 @@ void pci_bus_write(struct pci_bus *b, u16 port, unsigned size, u32 val)
 			b->addr = val & 0x80fffffcu;
 		return;
 	}
-	int dev = target(b);
-	if (dev <= 0)
-		return;          /* the host bridge is read-only; nobody else is there */
 	unsigned sh = port - CFG_DATA, n = size < 4 - sh ? size : 4 - sh;
-	u32 mask = (n == 4 ? 0xffffffffu : (1u << (8 * n)) - 1) << (8 * sh);
-	u16 reg = (u16)(b->addr & 0xfc);
-	u32 cur = dword_read(b, dev, reg);
-	fn_write(b, (unsigned)dev - 1, reg, (cur & ~mask) | ((val << (8 * sh)) & mask),
-		 ((1u << n) - 1) << sh);
+	cfg_access(b, target(b), (u16)(b->addr & 0xfc), sh, n, val, true);
+}
+
+/* ECAM: bus 0 alone, so an offset is device << 15 | function << 12 | register. */
+bool pci_bus_ecam_access(struct pci_bus *b, u64 addr, unsigned len, u64 *val, bool write)
+{
+	u64 off = addr - PCI_BUS_ECAM_BASE;
+	if (!b->n || off >= PCI_BUS_ECAM_SIZE)
+		return false;
+	u32 dev = (u32)(off >> 15), sh = (u32)(off & 3);
+	int d = (off >> 12 & 7) || dev > b->n ? -1 : (int)dev;
+	/* One dword at most, as a root complex takes a configuration request. */
+	if ((len != 1 && len != 2 && len != 4) || sh + len > 4) {
+		if (!write)
+			*val = ~0ull;
+		return true;
+	}
+	u32 got = cfg_access(b, d, (u16)(off & 0xffc), sh, len, (u32)*val, write);
+	if (!write)
+		*val = got;
+	return true;
 }
 
 /* The decoding BAR holding [addr, addr + len) of that kind, or NULL; *dev its function. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The guest's PCI bus: a host bridge and its assigned functions behind configuration mechanism #1. */
+/* The guest's PCI bus: a host bridge and its assigned functions behind mechanism #1 and ECAM. */
 #ifndef VMM_DEV_PCI_BUS_H
 #define VMM_DEV_PCI_BUS_H
 
@@ -27,9 +27,18 @@
  * dropped, as hardware drops writes to read-only bits. Any other bus, device or function reads
  * all ones.
  *
+ * The same space answers at two doors, through one code path (cfg_access): mechanism #1
+ * (0xCF8/0xCFC) and an ECAM window for bus 0, 1 MiB at PCI_BUS_ECAM_BASE, which the guest's
+ * MCFG lists (vmm/acpi_tables.c). There an access of 1, 2 or 4 bytes inside one dword reaches
+ * the register; one crossing a dword, of another width, or to a function that is not there
+ * reads all ones and writes nothing, as a PCIe root complex answers an unsupported request.
+ * Extended space (0x100-0xFFF) of a present function reads zero: no extended capability is
+ * shown (mechanism #1 cannot reach it at all).
+ *
  * A BAR decodes while its command bit is on and its range can be claimed: above the guest's
- * RAM, clear of the local and I/O APICs' pages, inside the 16-bit port space above the board's
- * legacy ports (0x1000) for I/O, and overlapping no BAR already decoding. A range that cannot
+ * RAM, clear of the local and I/O APICs' pages and of the ECAM window, inside the 16-bit port
+ * space above the board's legacy ports (0x1000) for I/O, and overlapping no BAR already
+ * decoding. A range that cannot
  * be claimed is not decoded (what is under it keeps answering, as a PC's RAM wins over a
  * misplaced device) and the guest's line says so once per address. Every change of what
  * decodes goes to ops->map and ops->unmap; Umbra maps memory windows into the guest's tables
@@ -44,7 +53,9 @@
 
 #define PCI_BUS_FUNCS 12               /* pci='s (PCI_ASSIGN_MAX) and Umbra's own (shm=) */
 #define PCI_BUS_HOLE_BASE 0xc0000000ull /* where Umbra places memory BARs: above any guest RAM */
-#define PCI_BUS_HOLE_END 0xfec00000ull  /* up to the I/O APIC */
+#define PCI_BUS_ECAM_BASE 0xfeb00000ull /* bus 0's ECAM window: the MiB below the I/O APIC */
+#define PCI_BUS_ECAM_SIZE 0x100000ull
+#define PCI_BUS_HOLE_END PCI_BUS_ECAM_BASE /* BARs and shared regions below the window */
 #define PCI_BUS_FIXED_BASE 0xe0000000ull /* from here up: BARs at fixed places (shm regions) */
 #define PCI_BUS_IO_BASE 0x1000          /* I/O BARs above the board's legacy ports */
 #define PCI_BUS_IO_END 0x10000
@@ -175,6 +186,9 @@ void pci_bus_quiesce(struct pci_bus *b);
 /* An access of 1, 2 or 4 bytes to a port of 0xCF8-0xCFF (0xCF9 is the board's, not here). */
 u32 pci_bus_read(struct pci_bus *b, u16 port, unsigned size);
 void pci_bus_write(struct pci_bus *b, u16 port, unsigned size, u32 val);
+/* An access to the ECAM window (none while the bus has no function): true when [addr,
+ * addr + len) starts in it; *val is the register's bytes, or all ones. */
+bool pci_bus_ecam_access(struct pci_bus *b, u64 addr, unsigned len, u64 *val, bool write);
 /* A host function's capability with that ID: its offset (a bounded walk of its list), 0 for none. */
 u8 pci_bus_cap_find(struct pci_bus *b, u16 host_bdf, u8 id);
 /* An access to a memory BAR of a host function that lies in its MSI-X table or pending bits:
