@@ -224,7 +224,7 @@ static void firmware_tables_write(struct vm *vm)
 	const struct acpi_board b = { .cpus = vm->nr_vcpus, .ioapic_id = BOARD_IOAPIC_ID,
 				      .ioapic_gpa = (u32)IOAPIC_BASE, .pm_base = ACPI_PM_BASE,
 				      .sci_irq = IRQ_SCI,
-				      .ecam_gpa = vm->pci.n || vm->n_shm ? (u32)PCI_BUS_ECAM_BASE : 0 };
+				      .ecam_gpa = vm->config.pci.n || vm->n_shm ? (u32)PCI_BUS_ECAM_BASE : 0 };
 	u8 *acpi = memslots_ptr(&vm->mem, ACPI_TABLES_GPA, ACPI_TABLES_MAX);
 
 	mptable_write(vm);
