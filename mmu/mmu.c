@@ -326,10 +326,10 @@ void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out)
 	out->pages_in_use = vm->pool_used;
 }
 
-/* The shadow's own translation, for fetches: see mmu.h. */
-/* The walk itself: the leaf's gpa for a fetch at gva, or false. */
-static bool shadow_fetch_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, u64 gva, bool user,
-			      u64 *gpa)
+/* The shadow's own translation, for fetches and hypercall reads: see mmu.h. */
+/* The walk itself: the leaf's gpa for a fetch (or a read) at gva, or false. */
+static bool shadow_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, u64 gva, bool user,
+			bool fetch, u64 *gpa)
 {
 	for (unsigned level = 4;; level--) {
 		unsigned idx = spt_index(gva, level);
@@ -337,11 +337,15 @@ static bool shadow_fetch_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, 
 		if (!(e & PTE_P))
 			return false;
 		if (level == 1) {
-			/* The leaf holds the walk's combined rights: U for a user fetch, no NX, and
-			 * no supervisor fetch from a user page under SMEP. */
-			if (user ? !(e & PTE_U) : ((e & PTE_U) && vcpu->base_role.smep))
+			/* The leaf holds the walk's combined rights: U for a user access, no NX for a
+			 * fetch, and no supervisor fetch from a user page under SMEP. */
+			if (user && !(e & PTE_U))
 				return false;
-			if (e & PTE_NX)
+			if (fetch && (((e & PTE_U) && !user && vcpu->base_role.smep) || (e & PTE_NX)))
+				return false;
+			/* A read must see the guest's tables as they are: a table out of sync may
+			 * hold what its shadow no longer does (upper tables never go out of sync). */
+			if (!fetch && sp->unsync)
 				return false;
 			*gpa = (spte_leaf_gfn(sp, idx) << PAGE_SHIFT) | (gva & (PAGE_SIZE - 1));
 			return true;
@@ -352,6 +356,12 @@ static bool shadow_fetch_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, 
 		if (!sp)
 			return false;
 	}
+}
+
+static bool shadow_fetch_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, u64 gva, bool user,
+			      u64 *gpa)
+{
+	return shadow_walk(vcpu, sp, gva, user, true, gpa);
 }
 
 /* The shadow page below the root for gva, as the root's entry names it (0: none). */
@@ -399,6 +409,13 @@ bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
 		return true;
 	}
 	return fetch_and_remember(vcpu, sp, gva, user, gpa);
+}
+
+bool mmu_shadow_read_gpa(struct mmu_vcpu *vcpu, u64 gva, bool user, u64 *gpa)
+{
+	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
+
+	return sp && !sp->invalid && sp->role.level == 4 && shadow_walk(vcpu, sp, gva, user, false, gpa);
 }
 
 bool mmu_fetch_memo_ok(const struct mmu_vcpu *vcpu, u64 *gva, u64 *memo_gpa, u64 *shadow_gpa)

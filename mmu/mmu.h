@@ -297,6 +297,11 @@ bool mmu_gva_to_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa, u32 *e
  * guest's walk then grants too (a leaf never has more). These are the bytes the CPU fetched,
  * even from a table out of sync; false (walk the guest's tables instead) for anything else. */
 bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa);
+/* A data read at gva (user: as CPL 3) through the current 4-level shadow, for a hypercall's
+ * arguments: true with the guest-physical address when a shadow leaf maps it readable from a
+ * table in sync with the guest's, so that the guest's own walk now gives the same address and
+ * allows the read; false (walk the guest's tables instead) for anything else. */
+bool mmu_shadow_read_gpa(struct mmu_vcpu *vcpu, u64 gva, bool user, u64 *gpa);
 /* The audit's check of its memo: false when the memo, still in force, gives another answer than
  * the shadow (*gva and the two gpas say which; ~0 for no mapping). */
 bool mmu_fetch_memo_ok(const struct mmu_vcpu *vcpu, u64 *gva, u64 *memo_gpa, u64 *shadow_gpa);

@@ -271,15 +271,28 @@ struct span {
 	unsigned count;
 };
 
-static bool span_map(struct vcpu *v, u64 gva, u64 len, u32 access, struct span *s)
+/* A piece's translation. A call's arguments are mostly in a page the guest has just used (its
+ * stack), which the shadow maps: for a read, its translation is the guest's walk's, taken
+ * without the walk, when the shadow's leaf settles the rights: a user read, or a supervisor one
+ * with SMAP set aside (every caller's). Writes walk: a shadow leaf is read-only for more reasons
+ * than the guest's rights (its tables, dirty logging). */
+static bool span_translate(struct vcpu *v, u64 gva, u32 access, u64 *gpa)
 {
 	u32 ec;
 
+	if (!(access & (PFERR_W | PFERR_I)) && (access & (PFERR_U | MMU_ACCESS_AC)) &&
+	    !v->vm->tdp_on && mmu_shadow_read_gpa(&v->mmu, gva, access & PFERR_U, gpa))
+		return true;
+	return mmu_gva_to_gpa(&v->mmu, gva, access, gpa, &ec);
+}
+
+static bool span_map(struct vcpu *v, u64 gva, u64 len, u32 access, struct span *s)
+{
 	s->count = 0;
 	for (u64 off = 0; off < len; s->count++) {
 		u64 n = piece_len(gva + off, len - off);
 		if (s->count == SPAN_PIECES ||
-		    !mmu_gva_to_gpa(&v->mmu, gva + off, access, &s->gpa[s->count], &ec) ||
+		    !span_translate(v, gva + off, access, &s->gpa[s->count]) ||
 		    !memslots_ptr(&v->vm->mem, s->gpa[s->count], n))
 			return false;
 		s->n[s->count] = (u32)n;
