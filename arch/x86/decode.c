@@ -687,11 +687,6 @@ bool x86_decode_mov_cr_bytes(const struct x86_emu_ctx *ctx, const u8 *b, unsigne
 	return true;
 }
 
-unsigned x86_hypercall_len(const u8 *b, unsigned n)
-{
-	return n >= 3 && b[0] == 0x0f && b[1] == 0x01 && (b[2] == 0xc1 || b[2] == 0xd9) ? 3 : 0;
-}
-
 void x86_insn_mov_cr(const struct x86_emu_ctx *ctx, bool to_cr, u8 cr, u8 gpr, u8 len,
 		     struct x86_insn *in)
 {
