@@ -395,11 +395,10 @@ static s64 mmu_op1(struct vcpu *v, u64 gva)
 
 static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
 {
-	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_ops, apply_ops,
-			   NULL };
-
 	if (a->a[1] == 1)
 		return mmu_op1(v, a->a[0]);
+	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_ops, apply_ops,
+			   NULL };
 	return run_batch(&b);
 }
 
