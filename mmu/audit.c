@@ -308,10 +308,11 @@ static void count_roots(struct audit *a)
 			FAIL(a, "vcpu's root_hpa %llx is not its root's page",
 			     (unsigned long long)v->root_hpa);
 		u64 gva, memo_gpa, shadow_gpa;
-		if (!mmu_fetch_memo_ok(v, &gva, &memo_gpa, &shadow_gpa))
-			FAIL(a, "vcpu's fetch memo maps %llx to %llx, the shadow to %llx",
-			     (unsigned long long)gva, (unsigned long long)memo_gpa,
-			     (unsigned long long)shadow_gpa);
+		for (int fetch = 0; fetch < 2; fetch++)
+			if (!mmu_shadow_memo_ok(v, fetch, &gva, &memo_gpa, &shadow_gpa))
+				FAIL(a, "vcpu's %s memo maps %llx to %llx, the shadow to %llx",
+				     fetch ? "fetch" : "read", (unsigned long long)gva,
+				     (unsigned long long)memo_gpa, (unsigned long long)shadow_gpa);
 		if (v->root_valid)
 			check_root_key(a, v);
 	}

@@ -326,10 +326,11 @@ void mmu_stats(const struct mmu_vm *vm, struct mmu_stats *out)
 	out->pages_in_use = vm->pool_used;
 }
 
-/* The shadow's own translation, for fetches: see mmu.h. */
-/* The walk itself: the leaf's gpa for a fetch at gva, or false. */
-static bool shadow_fetch_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, u64 gva, bool user,
-			      u64 *gpa)
+/* The shadow's own translation, for fetches and hypercall reads: see mmu.h. */
+/* The walk itself: the leaf's gpa for a fetch (or a read) at gva, and the table holding the
+ * leaf, or false. */
+static bool shadow_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, u64 gva, bool user,
+			bool fetch, u64 *gpa, const struct mmu_page **leaf)
 {
 	for (unsigned level = 4;; level--) {
 		unsigned idx = spt_index(gva, level);
@@ -337,13 +338,18 @@ static bool shadow_fetch_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, 
 		if (!(e & PTE_P))
 			return false;
 		if (level == 1) {
-			/* The leaf holds the walk's combined rights: U for a user fetch, no NX, and
-			 * no supervisor fetch from a user page under SMEP. */
-			if (user ? !(e & PTE_U) : ((e & PTE_U) && vcpu->base_role.smep))
+			/* The leaf holds the walk's combined rights: U for a user access, no NX for a
+			 * fetch, and no supervisor fetch from a user page under SMEP. */
+			if (user && !(e & PTE_U))
 				return false;
-			if (e & PTE_NX)
+			if (fetch && (((e & PTE_U) && !user && vcpu->base_role.smep) || (e & PTE_NX)))
+				return false;
+			/* A read must see the guest's tables as they are: a table out of sync may
+			 * hold what its shadow no longer does (upper tables never go out of sync). */
+			if (!fetch && sp->unsync && !MMU_MUTATED(vcpu->vm, read_unsync))
 				return false;
 			*gpa = (spte_leaf_gfn(sp, idx) << PAGE_SHIFT) | (gva & (PAGE_SIZE - 1));
+			*leaf = sp;
 			return true;
 		}
 		if (e & PTE_PS)
@@ -362,54 +368,71 @@ static inline u64 memo_l3(const struct mmu_page *root, u64 gva)
 	return (e & PTE_P) && !(e & PTE_PS) ? e & PTE_ADDR : 0;
 }
 
-static inline bool memo_in_force(const struct mmu_vcpu *vcpu, const struct mmu_page *root,
-				 u64 page)
+/* The rule of both memos (mmu.h): the root's entry still names l3_hpa and no present shadow
+ * entry was cleared or replaced since (spte_gen), so the path below it, the leaf and the table
+ * holding it are what the walk found; a read's also needs that table still in sync. */
+static inline bool memo_in_force(const struct mmu_vcpu *vcpu, const struct mmu_shadow_memo *m,
+				 const struct mmu_page *root, u64 page)
 {
-	return vcpu->fetch_memo.valid && vcpu->fetch_memo.gva_page == page &&
-	       vcpu->fetch_memo.gen == vcpu->vm->spte_gen &&
-	       memo_l3(root, page) == vcpu->fetch_memo.l3_hpa;
+	return m->valid && m->gva_page == page && m->gen == vcpu->vm->spte_gen &&
+	       memo_l3(root, page) == m->l3_hpa &&
+	       !(m->leaf && m->leaf->unsync && !MMU_MUTATED(vcpu->vm, read_unsync));
 }
 
 /* A memo miss: the walk, remembered when it finds something. */
-static __attribute__((noinline)) bool fetch_and_remember(struct mmu_vcpu *vcpu, struct mmu_page *sp,
-							 u64 gva, bool user, u64 *gpa)
+static __attribute__((noinline)) bool walk_and_remember(struct mmu_vcpu *vcpu,
+							struct mmu_shadow_memo *m,
+							struct mmu_page *sp, u64 gva, bool user,
+							bool fetch, u64 *gpa)
 {
 	u64 page = gva & ~(u64)(PAGE_SIZE - 1);
+	const struct mmu_page *leaf;
 
-	if (!shadow_fetch_walk(vcpu, sp, gva, user, gpa))
+	if (!shadow_walk(vcpu, sp, gva, user, fetch, gpa, &leaf))
 		return false;
-	vcpu->fetch_memo.valid = true;
-	vcpu->fetch_memo.l3_hpa = memo_l3(sp, page);
-	vcpu->fetch_memo.gen = vcpu->vm->spte_gen;
-	vcpu->fetch_memo.gva_page = page;
-	vcpu->fetch_memo.gpa_page = *gpa & ~(u64)(PAGE_SIZE - 1);
-	vcpu->fetch_memo.user = user;
+	*m = (struct mmu_shadow_memo){ .valid = true, .user = user, .l3_hpa = memo_l3(sp, page),
+				       .gen = vcpu->vm->spte_gen, .gva_page = page,
+				       .gpa_page = *gpa & ~(u64)(PAGE_SIZE - 1),
+				       .leaf = fetch ? NULL : leaf };
 	return true;
+}
+
+static inline bool shadow_translate(struct mmu_vcpu *vcpu, struct mmu_shadow_memo *m, u64 gva,
+				    bool user, bool fetch, u64 *gpa)
+{
+	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
+
+	if (!sp || sp->invalid || sp->role.level != 4)
+		return false;
+	if (memo_in_force(vcpu, m, sp, gva & ~(u64)(PAGE_SIZE - 1)) && m->user == user) {
+		*gpa = m->gpa_page | (gva & (PAGE_SIZE - 1));
+		return true;
+	}
+	return walk_and_remember(vcpu, m, sp, gva, user, fetch, gpa);
 }
 
 bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa)
 {
-	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
-	bool user = access & PFERR_U;
-
-	if (!sp || sp->invalid || sp->role.level != 4)
-		return false;
-	if (memo_in_force(vcpu, sp, gva & ~(u64)(PAGE_SIZE - 1)) && vcpu->fetch_memo.user == user) {
-		*gpa = vcpu->fetch_memo.gpa_page | (gva & (PAGE_SIZE - 1));
-		return true;
-	}
-	return fetch_and_remember(vcpu, sp, gva, user, gpa);
+	return shadow_translate(vcpu, &vcpu->fetch_memo, gva, access & PFERR_U, true, gpa);
 }
 
-bool mmu_fetch_memo_ok(const struct mmu_vcpu *vcpu, u64 *gva, u64 *memo_gpa, u64 *shadow_gpa)
+bool mmu_shadow_read_gpa(struct mmu_vcpu *vcpu, u64 gva, bool user, u64 *gpa)
 {
-	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
+	return shadow_translate(vcpu, &vcpu->read_memo, gva, user, false, gpa);
+}
 
-	*gva = vcpu->fetch_memo.gva_page;
-	if (!sp || sp->invalid || sp->role.level != 4 || !memo_in_force(vcpu, sp, *gva))
-		return true; /* not in force: the next fetch walks */
-	*memo_gpa = vcpu->fetch_memo.gpa_page;
-	if (!shadow_fetch_walk(vcpu, sp, *gva, vcpu->fetch_memo.user, shadow_gpa))
+bool mmu_shadow_memo_ok(const struct mmu_vcpu *vcpu, bool fetch, u64 *gva, u64 *memo_gpa,
+			u64 *shadow_gpa)
+{
+	const struct mmu_shadow_memo *m = fetch ? &vcpu->fetch_memo : &vcpu->read_memo;
+	struct mmu_page *sp = vcpu->root_valid ? vcpu->root : NULL;
+	const struct mmu_page *leaf;
+
+	*gva = m->gva_page;
+	if (!sp || sp->invalid || sp->role.level != 4 || !memo_in_force(vcpu, m, sp, *gva))
+		return true; /* not in force: the next use walks */
+	*memo_gpa = m->gpa_page;
+	if (!shadow_walk(vcpu, sp, *gva, m->user, fetch, shadow_gpa, &leaf))
 		*shadow_gpa = ~0ull;
 	return *shadow_gpa == *memo_gpa;
 }

@@ -111,7 +111,8 @@ struct mmu_config {
 	X(skip_root_reload)    /* a zapped root's other users are not told to reload */          \
 	X(skip_pv_flush)       /* mmu_flush_tlb does not flush the vCPU's own TLB */             \
 	X(keep_root_on_cr3)    /* a CR3 load keeps the old root */                               \
-	X(skip_spte_gen)       /* shadow entries change without spte_gen moving */
+	X(skip_spte_gen)       /* shadow entries change without spte_gen moving */        \
+	X(read_unsync)         /* a hypercall read takes a table out of sync as the guest's */
 #ifdef UMBRA_HOST
 #define MMU_MUTATION_FIELD(name) bool name;
 struct mmu_mutations {
@@ -159,6 +160,21 @@ struct mmu_vm {
 #endif
 };
 
+/* A page the shadow translated, remembered (mmu_shadow_fetch_gpa, mmu_shadow_read_gpa). Good
+ * while the root's entry for it still names the shadow page below (l3_hpa: a CR3 load to
+ * another root sharing that half keeps it) and vm->spte_gen has not moved: every present shadow
+ * entry cleared or replaced moves it, so the path below, the leaf and the table holding it
+ * (alive: dropping it clears its parent's entry) are as the walk found them. The guest's tables
+ * cannot differ from that path without an exit that changes it, except a leaf table out of
+ * sync: a read memo names its table (leaf) and is not in force while that is out of sync (going
+ * out of sync changes no shadow entry); a fetch memo has none, a fetch reads what the CPU ran.
+ * The audit compares both with the shadow. */
+struct mmu_shadow_memo {
+	bool valid, user;	/* user: translated for a CPL 3 access */
+	u64 l3_hpa, gen, gva_page, gpa_page;
+	const struct mmu_page *leaf;
+};
+
 struct mmu_vcpu {
 	struct mmu_vm *vm;
 	struct mmu_vcpu *next;
@@ -179,13 +195,11 @@ struct mmu_vcpu {
 	struct mmu_objcache sps, rmap_descs, parent_descs;
 	/* The last page mmu_shadow_fetch_gpa translated: an exit's instruction is mostly on the
 	 * page of the last one (a kernel's CR3 load, its MMIO accessors), under another root after
-	 * a CR3 load but through the same shadow page below it (the kernel's half is shared). Good
-	 * while the root's entry still points at that page (l3_hpa) and vm->spte_gen has not
-	 * moved; the audit checks it against the shadow. */
-	struct {
-		bool valid, user;
-		u64 l3_hpa, gen, gva_page, gpa_page;
-	} fetch_memo;
+	 * a CR3 load but through the same shadow page below it (the kernel's half is shared). */
+	struct mmu_shadow_memo fetch_memo;
+	/* The last page mmu_shadow_read_gpa translated: a hypercall's arguments are mostly on the
+	 * page of the last call's (the kernel's stack). */
+	struct mmu_shadow_memo read_memo;
 };
 
 enum mmu_outcome_kind {
@@ -297,9 +311,16 @@ bool mmu_gva_to_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa, u32 *e
  * guest's walk then grants too (a leaf never has more). These are the bytes the CPU fetched,
  * even from a table out of sync; false (walk the guest's tables instead) for anything else. */
 bool mmu_shadow_fetch_gpa(struct mmu_vcpu *vcpu, u64 gva, u32 access, u64 *gpa);
-/* The audit's check of its memo: false when the memo, still in force, gives another answer than
- * the shadow (*gva and the two gpas say which; ~0 for no mapping). */
-bool mmu_fetch_memo_ok(const struct mmu_vcpu *vcpu, u64 *gva, u64 *memo_gpa, u64 *shadow_gpa);
+/* A data read at gva (user: as CPL 3) through the current 4-level shadow, for a hypercall's
+ * arguments: true with the guest-physical address when a shadow leaf maps it readable from a
+ * table in sync with the guest's, so that the guest's own walk now gives the same address and
+ * allows the read; false (walk the guest's tables instead) for anything else. */
+bool mmu_shadow_read_gpa(struct mmu_vcpu *vcpu, u64 gva, bool user, u64 *gpa);
+/* The audit's check of a memo (the fetch memo, or the read memo): false when the memo, still in
+ * force, gives another answer than the shadow (*gva and the two gpas say which; ~0 for no
+ * mapping). */
+bool mmu_shadow_memo_ok(const struct mmu_vcpu *vcpu, bool fetch, u64 *gva, u64 *memo_gpa,
+			u64 *shadow_gpa);
 
 /* Check every invariant; describe the first problems in buf (may be NULL). Returns the number
  * of errors found. */

@@ -379,8 +379,24 @@ static s64 apply_ops(struct vcpu *v, const void *recs, u64 n, void *ctx)
 	return (s64)n;
 }
 
+/* One op, the common call (a kernel's CR3 switch or flush, standing in for one exit): read
+ * into this stack once, checked and applied as a batch's would be, without its two passes. */
+static s64 mmu_op1(struct vcpu *v, u64 gva)
+{
+	struct umbra_mmu_op o;
+	s64 err;
+
+	if (gmem_read_virt(v, gva, &o, sizeof(o), user_mode(v)) < 0)
+		return -UMBRA_EFAULT;
+	if ((err = check_op(v, &o)) < 0)
+		return err;
+	return apply_op(v, &o, &err) ? 1 : err;
+}
+
 static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
 {
+	if (a->a[1] == 1)
+		return mmu_op1(v, a->a[0]);
 	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_ops, apply_ops,
 			   NULL };
 	return run_batch(&b);

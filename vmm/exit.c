@@ -405,7 +405,7 @@ static void handle_hypercall(struct vcpu *v, const struct vexit *x)
 {
 	pv_hypercall(v);
 	if (!vm_ended(v->vm))
-		vcpu_skip(v, x);
+		vcpu_skip_hypercall(v, x);
 }
 
 /* An instruction Umbra completed (RIP moved past it, nothing injected), or one iteration of a

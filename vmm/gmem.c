@@ -300,21 +300,34 @@ static void span_write(struct vcpu *v, const struct span *s, const u8 *p)
 		write_gpa(v, s->gpa[i], p, s->n[i]);
 }
 
+/* A hypercall read's translation. A call's arguments are mostly in a page the guest has just
+ * used (its stack), which the shadow maps: its translation is the guest's walk's, taken without
+ * the walk (the leaf settles a user read's rights, and a supervisor read's with SMAP set aside).
+ * Supervisor callers name their buffers deliberately: SMAP guards implicit accesses. */
+static inline bool read_translate(struct vcpu *v, u64 gva, bool user, u64 *gpa)
+{
+	u32 ec;
+
+	if (!v->vm->tdp_on && mmu_shadow_read_gpa(&v->mmu, gva, user, gpa))
+		return true;
+	return mmu_gva_to_gpa(&v->mmu, gva, (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK,
+			      gpa, &ec);
+}
+
 int gmem_read_virt(struct vcpu *v, u64 gva, void *buf, u64 len, bool user)
 {
-	/* Supervisor callers name their buffers deliberately: SMAP guards implicit accesses. */
-	u32 access = (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK;
 	u8 *p = buf;
-	struct span s;
 
-	/* Piece by piece, each walked once: a fault half way leaves only the caller's copy
-	 * partly filled, which it then drops. Hypercall buffers must be RAM: device registers
-	 * are not arguments. */
+	/* Piece by piece, each translated once and copied from where that found it: a fault half
+	 * way leaves only the caller's copy partly filled, which it then drops. Hypercall buffers
+	 * must be RAM: device registers are not arguments. */
 	for (u64 off = 0; off < len;) {
-		u64 n = piece_len(gva + off, len - off);
-		if (!span_map(v, gva + off, n, access, &s))
+		u64 n = piece_len(gva + off, len - off), gpa;
+		const void *src;
+		if (!read_translate(v, gva + off, user, &gpa) ||
+		    !(src = memslots_ptr(&v->vm->mem, gpa, n)))
 			return -1;
-		span_read(v, &s, p + off);
+		memcpy(p + off, src, n);
 		off += n;
 	}
 	return 0;

@@ -138,6 +138,21 @@ bool vcpu_skip(struct vcpu *v, const struct vexit *x)
 	return true;
 }
 
+bool vcpu_skip_hypercall(struct vcpu *v, const struct vexit *x)
+{
+	u8 b[4];
+
+	if (x->insn_len)
+		return vcpu_skip(v, x);
+	virt->read_cs(&v->hw);
+	enum x86_mode mode = x86_ctx_mode(&v->hw.regs);
+	unsigned len = gmem_code_at_rip(v, mode, b) ? x86_hypercall_len(b, sizeof(b)) : 0;
+	if (!len)
+		return vcpu_skip(v, x); /* a prefix, a fault, code across a page: the decoder's */
+	v->hw.regs.rip = (v->hw.regs.rip + len) & x86_mask(mode);
+	return true;
+}
+
 void vcpu_print_regs(const struct vcpu *v, const char *prefix)
 {
 	const struct x86_emu_ctx *r = &v->hw.regs;

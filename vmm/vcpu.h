@@ -8,6 +8,9 @@
 /* Moves RIP past the exiting instruction (decoding it when the hardware gave no length).
  * False if it could not be decoded: the handler then ends the guest. */
 bool vcpu_skip(struct vcpu *v, const struct vexit *x);
+/* The same at a hypercall exit: its unprefixed VMCALL/VMMCALL is recognised from the bytes at
+ * RIP, read as vcpu_decode_cr reads them, without the general decoder. */
+bool vcpu_skip_hypercall(struct vcpu *v, const struct vexit *x);
 void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code);
 void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2);
 /* A fault the decoder or emulator reported (#PF with its address). */

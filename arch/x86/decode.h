@@ -237,6 +237,14 @@ void x86_insn_mov_cr(const struct x86_emu_ctx *ctx, bool to_cr, u8 cr, u8 gpr, u
 bool x86_decode_mov_cr_bytes(const struct x86_emu_ctx *ctx, const u8 *b, unsigned n,
 			     struct x86_insn *in);
 
+/* The length of the VMCALL or VMMCALL (0F 01 C1 / 0F 01 D9, no prefix) that the n bytes at RIP
+ * begin with, 3 in every code size; 0 for anything else (a prefixed one too), which x86_decode
+ * then settles. An exit of either knows its instruction, only not always its length. */
+static inline unsigned x86_hypercall_len(const u8 *b, unsigned n)
+{
+	return n >= 3 && b[0] == 0x0f && b[1] == 0x01 && (b[2] == 0xc1 || b[2] == 0xd9) ? 3 : 0;
+}
+
 /* Decodes from bytes the caller already has (decode assists, tests); never fetches. */
 int x86_decode_bytes(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
 		     struct x86_insn *insn, struct x86_fault *fault);

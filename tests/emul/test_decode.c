@@ -444,6 +444,51 @@ static void test_mov_cr_from_hardware(void **state)
 	}
 }
 
+/* A hypercall exit's skip (vcpu_skip_hypercall) reads the bytes at RIP: what x86_hypercall_len
+ * takes is a VMCALL/VMMCALL of that length to the decoder, in every mode, and it takes both
+ * plain forms; anything after 0F 01, behind a prefix, or cut short it leaves to the decoder. */
+static void test_hypercall_len(void **state)
+{
+	static const u8 modes[] = { M64, M32, M16 };
+	static const u8 prefixes[] = { 0, 0x66, 0x67, 0xf2, 0xf3, 0x2e, 0x65, 0x48 };
+	struct x86_emu_ctx ctx;
+	struct x86_insn in;
+	struct x86_fault f;
+	unsigned taken = 0;
+
+	(void)state;
+	for (unsigned m = 0; m < ARRAY_SIZE(modes); m++) {
+		setup(&ctx, modes[m]);
+		for (unsigned p = 0; p < ARRAY_SIZE(prefixes); p++)
+			for (unsigned modrm = 0; modrm < 256; modrm++) {
+				u8 code[5] = { 0x0f, 0x01, (u8)modrm, 0x90, 0x90 }, *at = code;
+				if (prefixes[p]) {
+					memmove(code + 1, code, 4);
+					code[0] = prefixes[p];
+				}
+				for (unsigned n = 0; n <= 4; n++) {
+					unsigned len = x86_hypercall_len(at, n);
+					int rc = x86_decode_bytes(&ctx, at, 5, &in, &f);
+					bool plain = !prefixes[p] && n >= 3 &&
+						     (modrm == 0xc1 || modrm == 0xd9);
+					if (len && (rc != X86_DEC_OK || in.len != len ||
+						    (in.kind != X86_K_VMCALL && in.kind != X86_K_VMMCALL)))
+						fail_msg("mode %u %02x %02x %02x %02x (n=%u): read as a "
+							 "hypercall of %u bytes, decoded %d len %u kind %u",
+							 modes[m], at[0], at[1], at[2], at[3], n, len, rc,
+							 in.len, in.kind);
+					if (plain != (len != 0))
+						fail_msg("mode %u %02x %02x %02x (n=%u): %s", modes[m],
+							 at[0], at[1], at[2], n,
+							 plain ? "a plain hypercall declined"
+							       : "taken, though not plain");
+					taken += len != 0;
+				}
+			}
+	}
+	assert_int_equal(taken, 3 * 2 * 2); /* 3 modes, 2 forms, n = 3 and 4 */
+}
+
 static void test_page_crossing_fetch(void **state)
 {
 	struct x86_emu_ctx ctx;
@@ -548,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_page_crossing_fetch),
 		cmocka_unit_test(test_mov_cr_fast_path),
 		cmocka_unit_test(test_mov_cr_from_hardware),
+		cmocka_unit_test(test_hypercall_len),
 		cmocka_unit_test(test_cs_limit_and_ip_wrap),
 		cmocka_unit_test(test_modes),
 	};

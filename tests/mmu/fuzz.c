@@ -485,6 +485,19 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 	 * true across whatever the next operations change (the audit compares it). */
 	u64 fetch_gpa;
 	mmu_shadow_fetch_gpa(&h->vcpu[v], page, PFERR_I | (op % 5 == 0 ? PFERR_U : 0), &fetch_gpa);
+	/* A hypercall's read through the shadow (and its memo) gives what the guest's walk gives
+	 * now, or nothing: never a page the walk would not, whatever was left out of sync. */
+	u64 read_gpa, walk_gpa = ~0ull;
+	u32 ec;
+	bool user = op % 3 == 0;
+	if (mmu_shadow_read_gpa(&h->vcpu[v], page, user, &read_gpa) &&
+	    (!mmu_gva_to_gpa(&h->vcpu[v], page, (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK,
+			     &walk_gpa, &ec) || walk_gpa != read_gpa)) {
+		snprintf(r->msg, sizeof(r->msg), "vcpu %u's shadow read of %llx gives %llx, the walk %llx",
+			 v, (unsigned long long)page, (unsigned long long)read_gpa,
+			 (unsigned long long)walk_gpa);
+		return false;
+	}
 	z->check = op % 64 == 0 ? CHECK_ALL : check;
 	z->check_vcpu = v;
 	z->check_page = page;

@@ -170,6 +170,13 @@ static void test_mutation_skip_spte_gen(void **st UNUSED)
 	mutation(&(struct fuzz_opts){ .mut.skip_spte_gen = true }, BY_AUDIT_ONLY);
 }
 
+/* A hypercall's read through the shadow that takes a table out of sync for the guest's: it gives
+ * what the guest's tables no longer say (the fuzz compares each read with a walk). */
+static void test_mutation_read_unsync(void **st UNUSED)
+{
+	mutation(&(struct fuzz_opts){ .mut.read_unsync = true }, BY_COMPARE);
+}
+
 /* A PV flush that resyncs but leaves the vCPU's own TLB: an entry another vCPU's fault narrowed
  * (without a flush, as an out-of-sync entry may be) stays wide in this vCPU's TLB after the
  * guest flushed. The fuzz's two-vCPU entry races reach it (scenario 15 shows it directly). */
@@ -204,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_mutation_skip_root_reload),
 		cmocka_unit_test(test_mutation_skip_pv_flush),
 		cmocka_unit_test(test_mutation_skip_spte_gen),
+		cmocka_unit_test(test_mutation_read_unsync),
 		cmocka_unit_test(test_fuzz_no_unsync),
 	};
 

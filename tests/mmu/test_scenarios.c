@@ -15,16 +15,19 @@ struct matrix_cfg {
 	unsigned leaf_level;
 };
 
-/* The emulator's fetch through the shadow (mmu_shadow_fetch_gpa) gives what the guest's walk
- * gives, whenever it gives anything: here the shadow is in sync (the entries were just set and
- * faulted in), so a leaf it reads grants nothing the walk denies, in every mode and control
- * combination of the matrix (SMEP, NX, U/S). */
-static void check_shadow_fetch(struct harness *h, u64 gva, bool user, unsigned *hits)
+/* The emulator's fetch through the shadow (mmu_shadow_fetch_gpa), and a hypercall's read
+ * through it (mmu_shadow_read_gpa: a user read, or a supervisor one with SMAP set aside, the
+ * only ones gmem asks it for), give what the guest's walk gives, whenever they give anything:
+ * here the shadow is in sync (the entries were just set and faulted in), so a leaf they read
+ * grants nothing the walk denies, in every mode and control combination of the matrix (SMEP,
+ * NX, U/S). */
+static void check_shadow(struct harness *h, u64 gva, bool user, bool fetch, unsigned *hits)
 {
-	u32 access = PFERR_I | (user ? PFERR_U : 0), ec;
+	u32 access = (fetch ? PFERR_I : user ? 0 : MMU_ACCESS_AC) | (user ? PFERR_U : 0), ec;
 	u64 sgpa, wgpa;
 
-	if (!mmu_shadow_fetch_gpa(&h->vcpu[0], gva, access, &sgpa))
+	if (fetch ? !mmu_shadow_fetch_gpa(&h->vcpu[0], gva, access, &sgpa)
+		  : !mmu_shadow_read_gpa(&h->vcpu[0], gva, user, &sgpa))
 		return;
 	assert_true(mmu_gva_to_gpa(&h->vcpu[0], gva, access | MMU_ACCESS_PEEK, &wgpa, &ec));
 	assert_int_equal(sgpa, wgpa);
@@ -33,7 +36,7 @@ static void check_shadow_fetch(struct harness *h, u64 gva, bool user, unsigned *
 
 static void matrix_one(const struct matrix_cfg *mc)
 {
-	unsigned shadow_fetches = 0;
+	unsigned shadow_fetches = 0, shadow_reads = 0;
 	static const struct { int kind; bool user, ac; } accs[] = {
 		{ ACC_READ, true, false }, { ACC_WRITE, true, false }, { ACC_FETCH, true, false },
 		{ ACC_READ, false, false }, { ACC_WRITE, false, false }, { ACC_FETCH, false, false },
@@ -83,14 +86,21 @@ static void matrix_one(const struct matrix_cfg *mc)
 							      GP | (up & 1 ? GW : 0) | (up & 2 ? GU : 0));
 					g_set(h, mc->mode, path[mc->leaf_level], leaf);
 					CHECK_ACCESS(h, 0, &a);
-					check_shadow_fetch(h, gva, accs[i].user, &shadow_fetches);
+					/* Both privileges after each access: the entry one
+					 * access filled must not serve the other's. */
+					for (int u = 0; u < 2; u++) {
+						check_shadow(h, gva, u, true, &shadow_fetches);
+						check_shadow(h, gva, u, false, &shadow_reads);
+					}
 				}
 				CHECK_AUDIT(h);
 			}
 	}
 	/* 4-level shadows serve fetches (the check above is not vacuous there). */
-	if (mc->mode == G_LONG)
+	if (mc->mode == G_LONG) {
 		assert_true(shadow_fetches > 0);
+		assert_true(shadow_reads > 0);
+	}
 	h_fini(h);
 	free(h);
 }
