@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 # check-linux-pair: two Linux guests talk over their own assigned NICs. Not in make test: it
-# exposes an open bug (docs/testing.md, "Known open bugs"): Umbra itself triple-faults in about
-# 1 run of 15 on a loaded machine, right as the two guests start, before either prints a line.
+# exposes an open bug (docs/testing.md, "Known open bugs"): Umbra itself triple-faults in a few
+# runs of 100 on a loaded machine, right as the two guests start, before either prints a line.
 set -u
 . "$(dirname "$0")/../harness/suite-lib.sh"
 L=${1:?usage: pair.sh LINUX_OUT}
