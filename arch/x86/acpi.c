@@ -39,6 +39,19 @@ struct madt_lapic_override {
 	u64 addr;
 } PACKED;
 
+struct madt_ioapic {
+	struct madt_entry e;
+	u8 id, reserved;
+	u32 addr, gsi_base;
+} PACKED;
+
+struct madt_iso {
+	struct madt_entry e;
+	u8 bus, irq;
+	u32 gsi;
+	u16 flags;
+} PACKED;
+
 struct madt_x2apic {
 	struct madt_entry e;
 	u16 reserved;
@@ -46,6 +59,8 @@ struct madt_x2apic {
 } PACKED;
 
 #define MADT_LAPIC          0
+#define MADT_IOAPIC         1
+#define MADT_ISO            2
 #define MADT_LAPIC_OVERRIDE 5
 #define MADT_X2APIC         9
 #define MADT_CPU_ENABLED        BIT(0)
@@ -139,6 +154,8 @@ static int parse_madt(const struct acpi_madt *madt, u64 pa, struct acpi_cpus *ou
 		u32 need = e->type == MADT_LAPIC ? sizeof(struct madt_lapic)
 			 : e->type == MADT_X2APIC ? sizeof(struct madt_x2apic)
 			 : e->type == MADT_LAPIC_OVERRIDE ? sizeof(struct madt_lapic_override)
+			 : e->type == MADT_IOAPIC ? sizeof(struct madt_ioapic)
+			 : e->type == MADT_ISO ? sizeof(struct madt_iso)
 			 : sizeof(*e);
 		if (e->length < need)
 			return FMT_ERROR(out, ACPI_ERR_MADT,
@@ -152,6 +169,18 @@ static int parse_madt(const struct acpi_madt *madt, u64 pa, struct acpi_cpus *ou
 			add_cpu(out, x->x2apic_id, x->flags);
 		} else if (e->type == MADT_LAPIC_OVERRIDE) {
 			out->lapic_base = ((const struct madt_lapic_override *)(const void *)e)->addr;
+		} else if (e->type == MADT_IOAPIC) {
+			const struct madt_ioapic *io = (const void *)e;
+			if (out->n_ioapics < ACPI_MAX_IOAPICS)
+				out->ioapic[out->n_ioapics] = (struct acpi_ioapic){
+					.base = io->addr, .gsi_base = io->gsi_base, .id = io->id };
+			out->n_ioapics++;
+		} else if (e->type == MADT_ISO) {
+			const struct madt_iso *o = (const void *)e;
+			/* Bus 0 is ISA, the only one overrides are defined for. */
+			if (!o->bus && out->n_isos < ACPI_MAX_ISOS)
+				out->iso[out->n_isos++] = (struct acpi_iso){
+					.gsi = o->gsi, .flags = o->flags, .irq = o->irq };
 		}
 		off += e->length;
 	}

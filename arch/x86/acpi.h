@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* ACPI: RSDP, RSDT/XSDT walk to any table, and the MADT's local APIC IDs of usable CPUs. */
+/* ACPI: RSDP, RSDT/XSDT walk to any table, and the MADT's usable CPUs, I/O APICs and IRQ overrides. */
 #ifndef ARCH_X86_ACPI_H
 #define ARCH_X86_ACPI_H
 
@@ -41,6 +41,26 @@ struct acpi_find {
 	char errbuf[112];
 };
 
+#define ACPI_MAX_IOAPICS 8
+#define ACPI_MAX_ISOS 16
+
+/* An I/O APIC of the MADT (type 1): its registers and the first GSI its inputs carry. */
+struct acpi_ioapic {
+	u64 base;
+	u32 gsi_base;
+	u8 id;
+};
+
+/* An interrupt source override (type 2): ISA IRQ irq arrives at GSI gsi; flags as the MADT
+ * gives them (bits 0-1 polarity, 2-3 trigger; 0 is the bus's default). */
+struct acpi_iso {
+	u32 gsi;
+	u16 flags;
+	u8 irq;
+};
+#define ACPI_ISO_POLARITY_LOW 3
+#define ACPI_ISO_TRIGGER_LEVEL (3 << 2)
+
 struct acpi_cpus {
 	u64 lapic_base;         /* MADT field, or its type 5 override */
 	u32 count;              /* IDs in apic_id[] */
@@ -48,6 +68,9 @@ struct acpi_cpus {
 	u32 dropped;            /* usable CPUs beyond ACPI_MAX_CPUS, ignored */
 	u32 disabled;           /* entries neither enabled nor online-capable */
 	u32 madt_flags;         /* bit 0: PC-AT compatible dual 8259 PICs present */
+	u32 n_ioapics, n_isos;  /* beyond the arrays' sizes: ignored */
+	struct acpi_ioapic ioapic[ACPI_MAX_IOAPICS];
+	struct acpi_iso iso[ACPI_MAX_ISOS];
 	bool used_xsdt;
 	const char *error;      /* first problem found, NULL on success */
 	char errbuf[112];

@@ -103,6 +103,23 @@ static void madt_override(u64 addr)
 	madt_entry(e);
 }
 
+static void madt_ioapic(u8 id, u32 addr, u32 gsi_base)
+{
+	u8 e[12] = { 1, 12, id };
+	put32(e + 4, addr);
+	put32(e + 8, gsi_base);
+	madt_entry(e);
+}
+
+static void madt_iso(u8 bus, u8 irq, u32 gsi, u16 flags)
+{
+	u8 e[10] = { 2, 10, bus, irq };
+	put32(e + 4, gsi);
+	e[8] = (u8)flags;
+	e[9] = (u8)(flags >> 8);
+	madt_entry(e);
+}
+
 static void root_tables(void)
 {
 	u8 *r = sdt(RSDT_PA, "RSDT", 36 + 8);
@@ -312,6 +329,52 @@ static void test_madt_errors(void **state)
 	expect_err(20, ACPI_ERR_MADT, "entry type 9 at offset 44: length 12 < 16");
 }
 
+/* I/O APICs and ISA overrides are recorded as given; an override of a bus other than ISA is
+ * not one; short entries are refused like the CPUs'; more than the arrays hold are counted,
+ * not stored. */
+static void test_ioapics_and_overrides(void **state)
+{
+	(void)state;
+	madt_begin(0xfee00000);
+	madt_lapic(0, 1);
+	madt_ioapic(2, 0xfec00000u, 0);
+	madt_iso(0, 0, 2, 0);
+	madt_iso(0, 9, 9, ACPI_ISO_POLARITY_LOW | ACPI_ISO_TRIGGER_LEVEL);
+	madt_iso(1, 5, 5, 0);
+	madt_ioapic(3, 0xfec01000u, 24);
+	root_tables();
+	make_rsdp(0, 0);
+	assert_int_equal(find(20), 0);
+	assert_int_equal(cpus.n_ioapics, 2);
+	assert_int_equal(cpus.ioapic[0].base, 0xfec00000u);
+	assert_int_equal(cpus.ioapic[0].gsi_base, 0);
+	assert_int_equal(cpus.ioapic[0].id, 2);
+	assert_int_equal(cpus.ioapic[1].base, 0xfec01000u);
+	assert_int_equal(cpus.ioapic[1].gsi_base, 24);
+	assert_int_equal(cpus.n_isos, 2);
+	assert_int_equal(cpus.iso[0].irq, 0);
+	assert_int_equal(cpus.iso[0].gsi, 2);
+	assert_int_equal(cpus.iso[1].irq, 9);
+	assert_int_equal(cpus.iso[1].flags, ACPI_ISO_POLARITY_LOW | ACPI_ISO_TRIGGER_LEVEL);
+
+	madt_begin(0xfee00000);
+	madt_lapic(0, 1);
+	for (u8 i = 0; i < ACPI_MAX_IOAPICS + 2; i++)
+		madt_ioapic(i, 0xfec00000u + i * 0x1000u, i * 24u);
+	assert_int_equal(find(20), 0);
+	assert_int_equal(cpus.n_ioapics, ACPI_MAX_IOAPICS + 2);
+	assert_int_equal(cpus.ioapic[ACPI_MAX_IOAPICS - 1].gsi_base, (ACPI_MAX_IOAPICS - 1) * 24);
+
+	madt_begin(0xfee00000);
+	u8 shorti[10] = { 1, 10 };
+	madt_entry(shorti);
+	expect_err(20, ACPI_ERR_MADT, "entry type 1 at offset 44: length 10 < 12");
+	madt_begin(0xfee00000);
+	u8 shorto[8] = { 2, 8 };
+	madt_entry(shorto);
+	expect_err(20, ACPI_ERR_MADT, "entry type 2 at offset 44: length 8 < 10");
+}
+
 static void test_disabled_and_online_capable(void **state)
 {
 	(void)state;
@@ -405,6 +468,7 @@ int main(void)
 		T(test_root_errors),
 		T(test_madt_missing),
 		T(test_madt_errors),
+		T(test_ioapics_and_overrides),
 		T(test_disabled_and_online_capable),
 		T(test_more_than_max_cpus),
 		T(test_random_corruption),
