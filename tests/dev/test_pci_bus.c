@@ -396,6 +396,51 @@ static void test_quiesce(void **state)
 	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), PCI_CMD_MEM | PCI_CMD_MASTER);
 }
 
+/* A host function's INTx: INTA on the bus's line once routed (no pin before); taken only while
+ * the function's status shows it asserted, then masked at the function (INTx disable on the
+ * host, the guest's command register unchanged) and asserted for the guest until the EOI, which
+ * unmasks it; the guest's own INTx disable hides it meanwhile; a reset forgets it. */
+static void test_intx(void **state)
+{
+	(void)state;
+	struct pci_bus b;
+	setup(&b);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_INTERRUPT_LINE, 2), 0);
+	assert_false(pci_bus_intx_take(&b, 1));            /* not routed */
+	pci_bus_intx_route(&b, 1);
+	pci_bus_intx_route(&b, 3);                          /* no such device: nothing */
+	pci_bus_reset(&b);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_INTERRUPT_LINE, 2), 0x100 | PCI_BUS_INTX_IRQ);
+	assert_int_equal(cfg_rd(&b, 2, 0, PCI_INTERRUPT_LINE, 2), 0);
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM);
+	assert_false(pci_bus_intx_take(&b, 1));             /* status clear: another's */
+	assert_false(pci_bus_intx(&b));
+	fk.cfg[0][1] |= (u32)PCI_STATUS_INTX << 16;
+	assert_true(pci_bus_intx_take(&b, 1));
+	assert_false(pci_bus_intx_take(&b, 1));             /* masked already */
+	assert_int_equal(fk.cfg[0][1] & 0xffff, 0x0100 | PCI_CMD_MEM | PCI_CMD_INTX_DISABLE);
+	assert_int_equal(cfg_rd(&b, 1, 0, PCI_COMMAND, 2), PCI_CMD_MEM);
+	assert_true(pci_bus_intx(&b));
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM | PCI_CMD_INTX_DISABLE);
+	assert_false(pci_bus_intx(&b));
+	cfg_wr(&b, 1, PCI_COMMAND, 2, PCI_CMD_MEM);
+	assert_true(pci_bus_intx(&b));
+	assert_int_equal(fk.cfg[0][1] & 0xffff, 0x0100 | PCI_CMD_MEM | PCI_CMD_INTX_DISABLE);
+	assert_true(pci_bus_intx_eoi(&b));
+	assert_false(pci_bus_intx_eoi(&b));
+	assert_false(pci_bus_intx(&b));
+	assert_int_equal(fk.cfg[0][1] & 0xffff, 0x0100 | PCI_CMD_MEM);
+	/* Still asserting after the EOI: taken again. (The status is read-only on a device; the
+	 * fake's command writes clear it.) */
+	fk.cfg[0][1] |= (u32)PCI_STATUS_INTX << 16;
+	assert_true(pci_bus_intx_take(&b, 1));
+	pci_bus_reset(&b);
+	assert_false(pci_bus_intx(&b));
+	assert_int_equal(fk.cfg[0][1] & 0xffff, 0x0100);
+	assert_false(pci_bus_intx_take(&b, 0));
+	assert_false(pci_bus_intx_take(&b, 9));
+}
+
 /* I/O BARs: at the host's ports when free and above the legacy ports, else from 0x1000. */
 static void test_io_placement(void **state)
 {
@@ -748,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_virtual_capabilities), cmocka_unit_test(test_quiesce),
 		cmocka_unit_test(test_ecam_agrees), cmocka_unit_test(test_ecam_writes),
 		cmocka_unit_test(test_ecam_bad_accesses), cmocka_unit_test(test_vendor_capabilities),
+		cmocka_unit_test(test_intx),
 	};
 	return cmocka_run_group_tests_name("pci_bus", tests, NULL, NULL);
 }

@@ -152,7 +152,9 @@ bool pci_bus_intx(const struct pci_bus *b)
 {
 	for (u32 d = 0; d < b->n; d++) {
 		const struct pci_bus_fn *f = &b->fn[d];
-		if (f->vfn && !(f->cmd & PCI_CMD_INTX_DISABLE) && f->vfn->ops->intx(f->vfn->ctx))
+		if (f->cmd & PCI_CMD_INTX_DISABLE)
+			continue;
+		if (f->vfn ? f->vfn->ops->intx(f->vfn->ctx) : f->intx_masked)
 			return true;
 	}
 	return false;
@@ -221,15 +223,49 @@ static void decode(struct pci_bus *b, unsigned d)
 	}
 }
 
-/* The host's command register with the guest's pass-through bits; the status half written as
- * zero, since its bits are RW1C. */
+/* The host's command register with the guest's pass-through bits, and INTx disabled while
+ * Umbra masks it; the status half written as zero, since its bits are RW1C. */
 static void host_command(struct pci_bus *b, const struct pci_bus_fn *f)
 {
 	if (f->vfn)
 		return;
 	u32 host = b->ops->cfg_read(b->ctx, f->host_bdf, PCI_COMMAND) & 0xffff;
 	b->ops->cfg_write(b->ctx, f->host_bdf, PCI_COMMAND,
-			  (host & ~(u32)PCI_BUS_CMD_PASS) | f->cmd);
+			  (host & ~(u32)PCI_BUS_CMD_PASS) | f->cmd |
+				  (f->intx_masked ? PCI_CMD_INTX_DISABLE : 0));
+}
+
+void pci_bus_intx_route(struct pci_bus *b, unsigned dev)
+{
+	if (dev >= 1 && dev <= b->n && !b->fn[dev - 1].vfn)
+		b->fn[dev - 1].intx_routed = true;
+}
+
+bool pci_bus_intx_take(struct pci_bus *b, unsigned dev)
+{
+	if (dev < 1 || dev > b->n)
+		return false;
+	struct pci_bus_fn *f = &b->fn[dev - 1];
+	if (!f->intx_routed || f->intx_masked ||
+	    !(b->ops->cfg_read(b->ctx, f->host_bdf, PCI_COMMAND) >> 16 & PCI_STATUS_INTX))
+		return false;
+	f->intx_masked = true;
+	host_command(b, f);
+	return true;
+}
+
+bool pci_bus_intx_eoi(struct pci_bus *b)
+{
+	bool any = false;
+	for (u32 d = 0; d < b->n; d++) {
+		struct pci_bus_fn *f = &b->fn[d];
+		if (!f->intx_masked)
+			continue;
+		f->intx_masked = false;
+		host_command(b, f);
+		any = true;
+	}
+	return any;
 }
 
 void pci_bus_quiesce(struct pci_bus *b)
@@ -252,7 +288,8 @@ void pci_bus_reset(struct pci_bus *b)
 	for (u32 d = 0; d < b->n; d++) {
 		struct pci_bus_fn *f = &b->fn[d];
 		f->cmd = f->vfn ? f->vfn->reset_cmd : 0;
-		f->int_line = f->vfn ? PCI_BUS_INTX_IRQ : 0;
+		f->int_line = f->vfn || f->intx_routed ? PCI_BUS_INTX_IRQ : 0;
+		f->intx_masked = false;
 		pci_msi_reset(b, f);
 		pci_msix_reset(b, f);
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
@@ -408,7 +445,7 @@ static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 	case PCI_CAP_PTR:
 		return cap_next(f, 0);
 	case PCI_INTERRUPT_LINE:
-		return f->int_line;     /* pin 0: INTx is not routed to the guest yet */
+		return (f->intx_routed ? 1u << 8 : 0) | f->int_line;  /* INTA, or no pin */
 	default:
 		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS)
 			return bar_read(f, (reg - PCI_BAR0) / 4);

@@ -118,6 +118,10 @@ struct pci_bus_fn {
 	const struct pci_vfn *vfn;      /* Umbra's own function, or NULL for a host one */
 	u16 cmd;                /* the guest's command register: the PCI_BUS_CMD_PASS bits */
 	u8 int_line;            /* scratch for the OS, as on hardware */
+	/* A host function's INTx: routed to the guest (pci_bus_intx_route: its INTA, on the
+	 * bus's line), and masked at the function by Umbra (its command register's INTx
+	 * disable) from the host interrupt that found it asserted until the guest's EOI. */
+	bool intx_routed, intx_masked;
 	struct pci_bus_bar bar[PCI_MAX_BARS];
 	struct pci_msi msi;     /* its MSI capability as the guest sees it (vmm/dev/pci_msi.c) */
 	struct pci_msix msix;   /* its MSI-X capability and table (vmm/dev/pci_msix.c) */
@@ -171,8 +175,18 @@ int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars);
  * registers), fixed[i] where it sits at reset (0: placed as a host BAR is). */
 int pci_bus_add_virtual(struct pci_bus *b, const struct pci_vfn *vfn, const struct pci_bar *bars,
 			const u64 *fixed);
-/* Is some function's INTA asserted and not disabled by its command register? */
+/* Is some function's INTA asserted and not disabled by its command register? A host
+ * function's counts from pci_bus_intx_take to pci_bus_intx_eoi. */
 bool pci_bus_intx(const struct pci_bus *b);
+/* Host function dev (1..n) shows INTA to the guest, and its interrupts reach it. */
+void pci_bus_intx_route(struct pci_bus *b, unsigned dev);
+/* The host line of routed function dev rose: if the function asserts INTx (its status), it
+ * is masked at the function and its INTA is asserted for the guest (true); false if it is not
+ * the one asserting or is masked already. */
+bool pci_bus_intx_take(struct pci_bus *b, unsigned dev);
+/* The guest ended the interrupt of the bus's line (its EOI): every masked function unmasked;
+ * one still asserting raises its host line again. Whether any was. */
+bool pci_bus_intx_eoi(struct pci_bus *b);
 /* An access to a register BAR of a function of Umbra's own, given to its model: true if one
  * decodes [addr, addr + len). */
 bool pci_bus_vfn_access(struct pci_bus *b, u64 addr, unsigned len, u32 *val, bool write);
