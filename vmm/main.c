@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Umbra's C entry: brings up the machine, every CPU's virtualization, then runs the guests. */
 #include "arch/x86/acpi.h"
+#include "arch/x86/ioapic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/iommu.h"
 #include "arch/x86/lapic.h"
@@ -112,6 +113,7 @@ void kmain(u32 magic, u32 info_pa)
 	paging_init();
 	memory_init(&boot_info, info_pa);
 	find_cpus();
+	host_ioapic_init(&acpi_cpus);
 	const void *rsdp = boot_info.rsdp_new ? boot_info.rsdp_new : boot_info.rsdp_old;
 	size_t rsdp_len = boot_info.rsdp_new ? boot_info.rsdp_new_len : boot_info.rsdp_old_len;
 	pci_host_init(rsdp, rsdp_len, acpi_map);

@@ -3,6 +3,7 @@
 #include "vmm/msi.h"
 #include "arch/x86/devirq.h"
 #include "arch/x86/percpu.h"
+#include "vmm/intx.h"
 #include "vmm/ipi.h"
 #include "vmm/vm.h"
 
@@ -92,6 +93,8 @@ void msi_dispatch(void)
 	while (bits) {
 		unsigned i = (unsigned)__builtin_ctzll(bits);
 		bits &= bits - 1;
+		if (intx_arrived((u8)(DEVIRQ_FIRST + i)))
+			continue;
 		struct vm *vm = __atomic_load_n(&owner[i].vm, __ATOMIC_ACQUIRE);
 		if (!vm)
 			continue;

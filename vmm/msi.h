@@ -25,8 +25,8 @@ void msi_to_guest(struct vm *vm, const struct pci_msi_msg *msg);
  * interrupt, dropped (as a chipset drops a write that decodes to no APIC) and counted. Caller
  * holds the guest's lock. */
 void msi_send(struct vm *vm, u64 addr, u32 data);
-/* Delivers the MSIs that arrived on this CPU (arch/x86/devirq.c) to their guests; takes each
- * guest's lock, so the caller holds none. */
+/* Delivers the MSIs that arrived on this CPU (arch/x86/devirq.c) to their guests, and the
+ * INTx lines' arrivals to vmm/intx.c; takes each guest's lock, so the caller holds none. */
 void msi_dispatch(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "mmu/tdp.h"
+#include "vmm/intx.h"
 #include "vmm/msi.h"
 #include "vmm/remote_flush.h"
 #include "vmm/shm.h"
@@ -203,6 +204,7 @@ void pci_view_attach(struct vm *vm)
 			kprintf("guest %s: PCI 00:%02x.0: no host vector left: its MSI stays off\n",
 				vm->name, dev);
 		msix_vectors(vm, (unsigned)dev);
+		intx_attach(vm, (unsigned)dev, bdf);
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++)
 			bar_slots(vm, (unsigned)dev, i);
 	}

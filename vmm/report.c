@@ -164,6 +164,12 @@ static void report_one(struct vm *vm)
 	if (vm->board.pci.n)
 		kprintf("guest %s: msi: delivered=%lu dropped=%lu\n", vm->name, vm->msis,
 			vm->msis_dropped);
+	bool intx = false;
+	for (u32 d = 0; d < vm->board.pci.n; d++)
+		intx |= vm->board.pci.fn[d].intx_routed;
+	if (intx)
+		kprintf("guest %s: intx: raised=%lu eois=%lu\n", vm->name, vm->intx_raised,
+			vm->intx_eois);
 	for (u32 d = 0; d < vm->board.pci.n; d++) {
 		const struct pci_msix *x = &vm->board.pci.fn[d].msix;
 		if (x->off)

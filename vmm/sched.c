@@ -9,6 +9,7 @@
 #include "lib/printf.h"
 #include "vmm/console.h"
 #include "vmm/gdbstub.h"
+#include "vmm/intx.h"
 #include "vmm/iommu_domain.h"
 #include "vmm/monitor.h"
 #include "vmm/irq.h"
@@ -334,8 +335,13 @@ void sched_run_this_cpu(void)
 			iommu_poll(false);
 		/* MSIs taken while this CPU slept, before its vCPUs are looked at. */
 		msi_dispatch();
-		if (!run_round(me, &ran, &wake))
-			break;
+		if (!run_round(me, &ran, &wake)) {
+			if (!intx_serves(me))
+				break;
+			/* Its vCPUs have ended, but a device line other guests share arrives
+			 * here: taken as it comes, and every 10 ms a look at whether they ended. */
+			wake = rdtsc() + ns_to_tsc(10 * 1000 * 1000);
+		}
 		if (ran)
 			continue;
 		wake = deadline_min(wake, console_keys_deadline(rdtsc()));

@@ -147,6 +147,7 @@ struct vm {
 	u32 n_shm;
 	u64 dma_faults;            /* DMA its devices tried outside it, blocked */
 	u64 msis, msis_dropped;    /* its functions' MSIs delivered; dropped (off, masked, no APIC) */
+	u64 intx_raised, intx_eois; /* its functions' INTx raised (vmm/intx.c); ended by its EOI */
 	spinlock_t lock;          /* MMU and device state */
 	struct memslots mem;
 	struct mmu_vm mmu;

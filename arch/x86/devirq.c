@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Host vectors for device interrupts: allocation and the per-CPU record of arrivals. */
 #include "arch/x86/devirq.h"
+#include "arch/x86/ioapic.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 
 static u64 allocated;                 /* bit i: DEVIRQ_FIRST + i is some function's */
 static u64 arrived[NR_CPUS];          /* per CPU, set by the interrupt, taken by vmm/ */
+static u32 level_gsi[DEVIRQ_COUNT];   /* a level input's GSI + 1, 0 for an MSI's vector */
 
 u8 devirq_alloc(void)
 {
@@ -20,8 +22,16 @@ u8 devirq_alloc(void)
 	}
 }
 
+void devirq_set_level(u8 vector, u32 gsi)
+{
+	__atomic_store_n(&level_gsi[vector - DEVIRQ_FIRST], gsi + 1, __ATOMIC_RELEASE);
+}
+
 void devirq_arrived(u8 vector)
 {
+	u32 gsi = __atomic_load_n(&level_gsi[vector - DEVIRQ_FIRST], __ATOMIC_ACQUIRE);
+	if (gsi)
+		host_ioapic_mask(gsi - 1, true);
 	__atomic_or_fetch(&arrived[this_cpu_index()], 1ull << (vector - DEVIRQ_FIRST),
 			  __ATOMIC_RELEASE);
 	lapic_eoi();

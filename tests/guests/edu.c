@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Guest test: its assigned QEMU edu device through its PCI bus, the BAR mapped without exits, DMA, MSI, reset. */
+/* Guest test: its assigned QEMU edu device through its PCI bus, the BAR mapped without exits, DMA, MSI, INTx, reset. */
 /*
  * Run by check-pci on Umbra only (QEMU q35 with -device edu and intel-iommu; natively there is
  * no Umbra bus to test). With "-- expect=edu" (and pci= for Umbra) the guest finds the host
@@ -11,7 +11,8 @@
  * BAR (onto RAM, the local APIC: not decoded; to a free address: decoded there), then DMA from
  * its memory into the edu and back, and one aimed past its memory, which the IOMMU blocks: the
  * pattern it carried appears nowhere in the guest's RAM, and Umbra reports the fault; then MSI
- * (msi_tests). "-- expect=reset" is the reset's case (reset_case). Before the BAR is used, the
+ * (msi_tests) and INTx (intx_tests). "-- expect=reset" is the reset's case (reset_case),
+ * "-- expect=hog" an INTx never ended (hog). Before the BAR is used, the
  * ECAM window its MCFG names answers as 0xCF8/0xCFC do (ecam_tests); a guest without pci= has
  * no MCFG and nothing at that address.
  */
@@ -166,6 +167,9 @@ static void filtered_config(unsigned d)
 	CHECK(cfg_rd(0, d, 0, 0) == EDU_ID, "vendor/device written: %x", cfg_rd(0, d, 0, 0));
 	CHECK(cfg_rd(0, d, 0, 8) == class, "class written: %x", cfg_rd(0, d, 0, 8));
 	CHECK(cfg_rd(0, d, 0, 0x2c) == sub, "subsystem written: %x", cfg_rd(0, d, 0, 0x2c));
+	/* INTA, on the line Umbra's ACPI tables route it to (11), as firmware leaves it. */
+	CHECK((cfg_rd(0, d, 0, 0x3c) & 0xffff) == 0x010b, "interrupt pin and line %x",
+	      cfg_rd(0, d, 0, 0x3c) & 0xffff);
 	msi_cap = cfg_rd(0, d, 0, 0x34) & 0xff;
 	uint32_t cap = msi_cap >= 0x40 ? cfg_rd(0, d, 0, msi_cap) : 0;
 	CHECK((cap & 0xffff) == MSI_CAP_ID, "the capability list starts with %x at %x, not MSI alone",
@@ -328,18 +332,18 @@ static void msi_set(unsigned d, uint32_t addr, uint32_t data, int on)
 }
 
 /* One raise of the edu's interrupt, with interrupts on (QEMU sends the MSI during the write):
- * whether an MSI arrived within ms. */
-static int raise_irq(unsigned ms)
+ * whether its handler counted one within ms. */
+static int raise_irq(volatile unsigned *count, unsigned ms)
 {
-	unsigned before = msis;
+	unsigned before = *count;
 	uint64_t end = timeout_ms(ms);
 	irq_on();
 	reg_wr(EDU_IRQ_RAISE, 1);
-	while (msis == before && !timed_out(end))
+	while (*count == before && !timed_out(end))
 		asm volatile("pause");
 	irq_off();
 	reg_wr(EDU_IRQ_ACK, 1);
-	return msis != before;
+	return *count != before;
 }
 
 /* Enabled to this vCPU's APIC ID at MSI_VECTOR: each raise arrives once, at that vector (any
@@ -365,7 +369,7 @@ static void msi_tests(unsigned d)
 	umbra_stats(&a);
 	unsigned lost = 0;
 	for (unsigned i = 0; i < MSI_RAISES; i++)
-		lost += !raise_irq(1000);
+		lost += !raise_irq(&msis, 1000);
 	umbra_stats(&b);
 	uint64_t exits = b.exits_total - a.exits_total;
 	kprintf("%s: %u MSIs at vector 0x%x: %u arrived, %lu exits (%lu intr, %lu pf, %lu npf, %lu irq-window)\n",
@@ -381,27 +385,27 @@ static void msi_tests(unsigned d)
 	CHECK(exits <= 3 * MSI_RAISES, "%lu exits for %u MSIs", (ulong)exits, MSI_RAISES);
 	/* Off: nothing arrives. */
 	msi_set(d, addr, MSI_VECTOR, 0);
-	CHECK(!raise_irq(200), "an MSI arrived while off");
+	CHECK(!raise_irq(&msis, 200), "an MSI arrived while off");
 	/* Nonsense: a vector below 16, an address outside 0xFEExxxxx, SMI delivery, an APIC ID no
 	 * vCPU has: nothing arrives. */
 	msi_set(d, addr, 0x05, 1);
-	CHECK(!raise_irq(200), "an MSI with vector 5 arrived");
+	CHECK(!raise_irq(&msis, 200), "an MSI with vector 5 arrived");
 	msi_set(d, 0xfed00000u, MSI_VECTOR, 1);
-	CHECK(!raise_irq(200), "an MSI aimed at 0xfed00000 arrived");
+	CHECK(!raise_irq(&msis, 200), "an MSI aimed at 0xfed00000 arrived");
 	msi_set(d, addr, 0x200 | MSI_VECTOR, 1);
-	CHECK(!raise_irq(200), "an MSI with SMI delivery arrived");
+	CHECK(!raise_irq(&msis, 200), "an MSI with SMI delivery arrived");
 	msi_set(d, LAPIC_BASE | (me + 7) << 12, MSI_VECTOR, 1);
-	CHECK(!raise_irq(200), "an MSI aimed at APIC ID %u arrived", me + 7);
+	CHECK(!raise_irq(&msis, 200), "an MSI aimed at APIC ID %u arrived", me + 7);
 	msi_set(d, addr, MSI_VECTOR, 1);
-	CHECK(raise_irq(1000), "right again, the MSI never arrived");
+	CHECK(raise_irq(&msis, 1000), "right again, the MSI never arrived");
 	/* Logical destination (flat model, this APIC's bit 2) with lowest-priority delivery; a
 	 * logical destination naming no APIC's bit is dropped. */
 	apic_reg_write(LAPIC_DFR, 0xffffffffu);
 	apic_reg_write(LAPIC_LDR, 1u << 26);
 	msi_set(d, LAPIC_BASE | 0x04 << 12 | MSI_ADDR_LOGICAL, MSI_DM_LOWEST | MSI_VECTOR, 1);
-	CHECK(raise_irq(1000), "the logical, lowest-priority MSI never arrived");
+	CHECK(raise_irq(&msis, 1000), "the logical, lowest-priority MSI never arrived");
 	msi_set(d, LAPIC_BASE | 0x08 << 12 | MSI_ADDR_LOGICAL, MSI_VECTOR, 1);
-	CHECK(!raise_irq(200), "an MSI to logical destination 0x08 arrived");
+	CHECK(!raise_irq(&msis, 200), "an MSI to logical destination 0x08 arrived");
 	msi_set(d, addr, MSI_VECTOR, 1);
 	/* The DMA's completion interrupt, 100 ms later, while the vCPU waits in HLT: it must
 	 * wake it (Umbra's CPU sleeps meanwhile, nothing else to run). The APIC timer (about
@@ -420,6 +424,134 @@ static void msi_tests(unsigned d)
 	CHECK(!(reg_rd(EDU_DMA_CMD) & EDU_DMA_RUN), "woken before the DMA ended");
 	msi_set(d, addr, MSI_VECTOR, 0);
 	kprintf("cases: MSI delivered at its vector, nothing while off or nonsense\n");
+}
+
+/* ---- INTx ---- */
+
+#define INTX_VECTOR 0x54
+#define INTX_RAISES 100
+#define PIC_RAISES 10
+#define PCI_INTX_GSI 11         /* the guest's INTA line (its _PRT and MADT) */
+#define CMD_INTX_DISABLE 0x400u
+#define STATUS_INTX 0x8u
+
+static volatile unsigned intxs;
+
+/* The edu lowers its line once acknowledged; the EOI then ends the level interrupt at the
+ * I/O APIC, which is when Umbra unmasks the function on the host. */
+static void on_intx(struct frame *f)
+{
+	(void)f;
+	intxs++;
+	reg_wr(EDU_IRQ_ACK, ~0u);
+	apic_reg_write(LAPIC_EOI, 0);
+}
+
+/* The same through the 8259: IRQ 11 on the slave, ended by the EOI commands to both chips. */
+static void on_intx_pic(struct frame *f)
+{
+	(void)f;
+	intxs++;
+	reg_wr(EDU_IRQ_ACK, ~0u);
+	outb(0xa0, 0x20);
+	outb(0x20, 0x20);
+}
+
+static void ioapic_wr(unsigned reg, uint32_t v)
+{
+	*(volatile uint32_t *)0xfec00000ul = reg;
+	*(volatile uint32_t *)0xfec00010ul = v;
+}
+
+/* With MSI off the edu raises INTA, which Umbra routed from the host's line: pin 1, line 11
+ * read back; 100 raises through the guest's I/O APIC pin (level, active low) arrive once each;
+ * the command register's INTx disable holds one back (its status shows it), and clearing it
+ * delivers it. */
+static void intx_tests(unsigned d)
+{
+	uint32_t r = cfg_rd(0, d, 0, 0x3c);
+	CHECK((r >> 8 & 0xff) == 1, "interrupt pin %x, not INTA", r >> 8 & 0xff);
+	cfg_wr(d, 0x3c, (r & ~0xffu) | PCI_INTX_GSI);
+	uint32_t me = apic_reg_read(LAPIC_ID) >> 24;
+	set_irq_handler(INTX_VECTOR, on_intx);
+	ioapic_wr(0x11 + 2 * PCI_INTX_GSI, me << 24);
+	ioapic_wr(0x10 + 2 * PCI_INTX_GSI, INTX_VECTOR | 1u << 13 | 1u << 15);
+	struct umbra_stats a, b;
+	umbra_stats(&a);
+	unsigned lost = 0;
+	for (unsigned i = 0; i < INTX_RAISES; i++)
+		lost += !raise_irq(&intxs, 1000);
+	umbra_stats(&b);
+	kprintf("%s: %u INTx at vector 0x%x: %u arrived, %lu exits (%lu intr)\n", guest_name,
+		INTX_RAISES, INTX_VECTOR, intxs, (ulong)(b.exits_total - a.exits_total),
+		(ulong)(b.exits[UMBRA_EXIT_INTR] - a.exits[UMBRA_EXIT_INTR]));
+	CHECK(!lost && intxs == INTX_RAISES, "%u of %u INTx lost, %u arrived", lost, INTX_RAISES,
+	      intxs);
+	/* Held back by the function's INTx disable, shown in its status, sent once enabled. */
+	uint32_t cmd = cfg_rd(0, d, 0, 4) & 0xffff;
+	cfg_wr(d, 4, cmd | CMD_INTX_DISABLE);
+	unsigned before = intxs;
+	irq_on();
+	reg_wr(EDU_IRQ_RAISE, 1);
+	uint64_t end = timeout_ms(200);
+	while (!timed_out(end))
+		asm volatile("pause");
+	CHECK(intxs == before, "an INTx arrived while the function disabled it");
+	CHECK(cfg_rd(0, d, 0, 4) >> 16 & STATUS_INTX, "status does not show the INTx held back");
+	cfg_wr(d, 4, cmd);
+	end = timeout_ms(1000);
+	while (intxs == before && !timed_out(end))
+		asm volatile("pause");
+	irq_off();
+	CHECK(intxs == before + 1, "enabled again, %u INTx arrived, not 1", intxs - before);
+	ioapic_wr(0x10 + 2 * PCI_INTX_GSI, 1u << 16);
+	/* Through the 8259 (PIC_RAISES, the cascade unmasked too). */
+	set_irq_handler(0x28 + PCI_INTX_GSI - 8, on_intx_pic);
+	pic_set_mask(0xffff & ~(1u << 2 | 1u << PCI_INTX_GSI));
+	before = intxs;
+	lost = 0;
+	for (unsigned i = 0; i < PIC_RAISES; i++)
+		lost += !raise_irq(&intxs, 1000);
+	pic_set_mask(0xffff);
+	CHECK(!lost && intxs == before + PIC_RAISES, "through the 8259, %u of %u INTx lost, %u arrived",
+	      lost, PIC_RAISES, intxs - before);
+	kprintf("cases: INTx delivered through the I/O APIC and the 8259, held while disabled\n");
+}
+
+/* expect=hog: the guest takes its edu's first INTx and neither acknowledges the device nor
+ * ends the interrupt, for hold= ms (15000 by default), then ends; its function keeps asserting.
+ * Umbra masks it at the function, so another guest's function on the same host line still gets
+ * its interrupts meanwhile, and after it ended (the case checks that guest's INTx count). */
+#define HOG_MS 15000
+static volatile unsigned hogged;
+static void on_hog(struct frame *f)
+{
+	(void)f;
+	hogged++;
+}
+
+static void hog(unsigned d)
+{
+	cfg_wr(d, 4, CMD_MEM);
+	edu = (volatile uint32_t *)(ulong)HOLE_BAR;
+	pic_remap(0x20, 0x28);
+	pic_set_mask(0xffff);
+	set_irq_handler(INTX_VECTOR, on_hog);
+	ioapic_wr(0x11 + 2 * PCI_INTX_GSI, (apic_reg_read(LAPIC_ID) >> 24) << 24);
+	ioapic_wr(0x10 + 2 * PCI_INTX_GSI, INTX_VECTOR | 1u << 13 | 1u << 15);
+	irq_on();
+	reg_wr(EDU_IRQ_RAISE, 1);
+	const char *hold = cmdline_value("hold");
+	unsigned ms = hold ? 0 : HOG_MS;
+	for (; hold && *hold >= '0' && *hold <= '9'; hold++)
+		ms = ms * 10 + (unsigned)(*hold - '0');
+	uint64_t end = timeout_ms(ms);
+	while (!timed_out(end))
+		asm volatile("pause");
+	irq_off();
+	kprintf("%s: held its INTx %u ms, never ended: %u arrived\n", guest_name, ms, hogged);
+	CHECK(hogged == 1, "%u INTx arrived while the first was never ended", hogged);
+	kprintf("cases: an INTx never ended holds its own function only\n");
 }
 
 static void dma_tests(void)
@@ -655,10 +787,10 @@ static void no_ecam(void)
 void test_main(void)
 {
 	unsigned d, io;
-	const char *expect = cmdline_value("expect");    /* "edu", "edu+io", "reset" or "none" */
+	const char *expect = cmdline_value("expect");    /* "edu", "edu+io", "reset", "hog", "none" */
 	if (!expect)
 		fail("no expect= on the line");
-	int assigned = expect[0] == 'e' || expect[0] == 'r', with_io = expect[0] == 'e' && expect[3] == '+';
+	int assigned = expect[0] == 'e' || expect[0] == 'r' || expect[0] == 'h', with_io = expect[0] == 'e' && expect[3] == '+';
 	unsigned found = scan_bus(&d, &io);
 	CHECK(cfg_rd(0, 0, 0, 0) == 0x12378086u, "00:00.0 is %x", cfg_rd(0, 0, 0, 0));
 	CHECK((cfg_rd(0, 0, 0, 8) >> 8) == 0x060000, "00:00.0 class %x", cfg_rd(0, 0, 0, 8) >> 8);
@@ -681,6 +813,10 @@ void test_main(void)
 	      "%u functions, the edu at %u, pci-testdev at %u", found, d, io);
 	if (d != 1)
 		fail("no edu at 00:01.0");
+	if (expect[0] == 'h') {
+		hog(d);
+		return;
+	}
 	if (expect[0] != 'r') {
 		filtered_config(d);
 		ecam_tests(d);
@@ -709,5 +845,6 @@ void test_main(void)
 		io_window(io);
 	dma_tests();
 	msi_tests(d);
+	intx_tests(d);
 	kprintf("cases: edu found, config filtered, BAR mapped with no exits, moves, DMA\n");
 }

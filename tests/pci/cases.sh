@@ -149,6 +149,16 @@ case_run pci-bochs-cf8 --emu bochs --cpu corei7_haswell_4770 --module "$healthy 
 # only (tests/dev/test_pci_bus.c): the edu has one BAR.
 edu=${EDU_ELF:?EDU_ELF: the edu guest (tests/pci/suite.mk sets it)}
 mapfile -t TESTDEV < <(dev pci-testdev,addr=6.0)
+# INTx, with MSI off (tests/guests/edu.c, intx_tests): the host line the firmware routed the
+# edu's INTA to, masked at the function from each interrupt to the guest's EOI; 100 raises
+# arrive once each through the guest's I/O APIC, one held by the INTx disable arrives once
+# enabled. The raise the MSI case made with MSI off is taken too (raised=102 when Umbra saw it
+# before the guest acknowledged it) but, the edu's line low by the time the guest unmasks its
+# pin, never delivered: eois=111 (100 + 1 + 10 through the 8259).
+INTX=(--expect-log "^guest own: PCI 00:05.0 INTA: host GSI [0-9]+, vector 0x[0-9a-f]+: its INTA$"
+  --expect-log "^\\[own\\] edu: 100 INTx at vector 0x54: 100 arrived, "
+  --expect-log "^\\[own\\] cases: INTx delivered through the I/O APIC and the 8259, held while disabled$"
+  --expect-log "^guest own: intx: raised=11[12] eois=111$")
 # IOMMU: the unit's -device, which comes first.
 edu_case() { # IOMMU
   printf '%s\n' --cpu max --qemu-arg -device --qemu-arg "$1" "${EDU[@]}" "${TESTDEV[@]}" \
@@ -173,6 +183,7 @@ edu_case() { # IOMMU
     --expect-log "^guest own: PCI 00:01.0 MSI address 0xfee00000 data 0x251: its delivery mode is neither fixed nor lowest priority: no interrupt$" \
     --expect-log "^\\[own\\] cases: MSI delivered at its vector, nothing while off or nonsense$" \
     --expect-log "^guest own: msi: delivered=103 dropped=2$" \
+    "${INTX[@]}" \
     --expect-log "^\\[none\\] edu: 00:00.0 8086:1237 class 060000" \
     --expect-log "^\\[none\\] cases: no device without pci=" \
     --expect-log "^\\[none\\] edu: no MCFG; 0xfeb00000 reads ffffffff$" \
@@ -202,7 +213,29 @@ case_run pci-q35-edu-cpu1 --cpu max --smp 2 --qemu-arg -device --qemu-arg intel-
   --expect-log "^guest own: 16 MiB, entry 0x[0-9a-f]+, cpu 1," \
   --expect-log "^guest own: PCI 00:01.0 MSI vector 0x51: host vector 0x40 to APIC ID 1$" \
   --expect-log "^\\[own\\] edu: 100 MSIs at vector 0x51: 100 arrived, " \
-  --expect-log "^guest own: msi: delivered=103 dropped=2$" --timeout 120
+  --expect-log "^guest own: msi: delivered=103 dropped=2$" "${INTX[@]}" --timeout 120
+# Two guests' edu functions on one host line (slots 5 and 9 share GSI 10 under SeaBIOS's
+# routing), one vector for both, sent to the first guest's CPU. That guest takes its first INTx
+# and never acknowledges the device nor ends the interrupt for 15 s: Umbra keeps its function
+# masked, and the other guest's 100 INTx all arrive meanwhile. Then the same with the first
+# guest ending after 200 ms: its CPU, with no vCPU left, goes on taking the line for the other.
+mapfile -t EDU59 < <(dev edu,addr=5.0 edu,addr=9.0)
+intx_shared() { # IOMMU HOLD_MS
+  printf '%s\n' --cpu max --smp 2 --qemu-arg -device --qemu-arg "$1" "${EDU59[@]}" \
+    --module "$edu name=hog pci=00:05.0 cpu=0 -- expect=hog hold=$2" \
+    --module "$edu name=own pci=00:09.0 cpu=1 -- expect=edu" \
+    --expect guests=2 --expect guests_passed=2 \
+    --expect-log "^guest hog: PCI 00:05.0 INTA: host GSI 10, vector 0x41: its INTA$" \
+    --expect-log "^guest own: PCI 00:09.0 INTA: host GSI 10, vector 0x41: its INTA$" \
+    --expect-log "^\\[hog\\] edu: held its INTx $2 ms, never ended: 1 arrived$" \
+    --expect-log "^guest hog: intx: raised=1 eois=0$" \
+    --expect-log "^\\[own\\] edu: 100 INTx at vector 0x54: 100 arrived, " \
+    --expect-log "^guest own: intx: raised=11[12] eois=111$" --timeout 180
+}
+mapfile -t SHARED_HOLD < <(intx_shared intel-iommu 15000)
+mapfile -t SHARED_END < <(intx_shared amd-iommu 200)
+case_run pci-q35-intx-shared "${SHARED_HOLD[@]}"
+case_run pci-q35-intx-ended "${SHARED_END[@]}"
 # A DMA started just before a reset (0xCF9) is dropped: the function is quiesced before the
 # guest's memory is cleared and comes back as at power-on (tests/guests/edu.c, expect=reset).
 case_run pci-q35-edu-reset --cpu max --qemu-arg -device --qemu-arg intel-iommu "${EDU[@]}" \

@@ -64,14 +64,6 @@ static void ioapic_deliver(struct vm *vm)
 	}
 }
 
-static void level_eoi(void *ctx, u8 vector)
-{
-	struct vm *vm = ctx;
-
-	ioapic_eoi(&vm->board.ioapic, vector);
-	ioapic_deliver(vm);
-}
-
 /* An ISA line drives both interrupt controllers, as on a PC: the 8259 pair and the I/O APIC. */
 static void isa_irq(struct vm *vm, unsigned irq, bool level)
 {
@@ -97,14 +89,40 @@ static void wire_irqs(struct vm *vm)
 		b->irq_levels ^= BIT(IRQ_COM1);
 		isa_irq(vm, IRQ_COM1, com1);
 	}
-	if (vm->n_shm) {
+	if (vm->n_shm)
 		shm_fold_intx(vm);
+	if (b->pci.n) {
 		bool intx = pci_bus_intx(&b->pci);
 		if (intx != !!(b->irq_levels & BIT(PCI_BUS_INTX_IRQ))) {
 			b->irq_levels ^= BIT(PCI_BUS_INTX_IRQ);
 			pci_intx(vm, intx);
 		}
 	}
+	ioapic_deliver(vm);
+}
+
+/* The guest ended the PCI INTA's interrupt (at the I/O APIC or the 8259): the host functions
+ * Umbra masked for it are unmasked, and the INTA falls until one raises its host line again. */
+static void inta_eoi(struct vm *vm)
+{
+	if (pci_bus_intx_eoi(&vm->board.pci)) {
+		vm->intx_eois++;
+		wire_irqs(vm);
+	}
+}
+
+/* The end of a level-triggered interrupt: the I/O APIC's Remote IRR cleared; when it was the
+ * PCI INTA's, the host functions Umbra masked for it are unmasked (one still asserting raises
+ * its host line again, and so its INTA). */
+static void level_eoi(void *ctx, u8 vector)
+{
+	struct vm *vm = ctx;
+	struct board *b = &vm->board;
+
+	/* The INTA's level first: the EOI must not find it still high and send it again. */
+	if ((b->ioapic.redir[PCI_BUS_INTX_IRQ] & IOAPIC_RTE_VECTOR) == vector)
+		inta_eoi(vm);
+	ioapic_eoi(&b->ioapic, vector);
 	ioapic_deliver(vm);
 }
 
@@ -115,10 +133,17 @@ static u32 pic_port_in(struct vcpu *v, u16 port, unsigned size)
 	return pic_read(&v->vm->board.pic, port);
 }
 
+/* The INTA's IRQ in service at the slave 8259. */
+#define INTA_ISR(b) ((b)->pic.chip[1].isr & BIT(PCI_BUS_INTX_IRQ - 8))
+
 static void pic_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 {
 	(void)size;
-	pic_write(&v->vm->board.pic, port, (u8)val);
+	struct board *b = &v->vm->board;
+	bool inta = INTA_ISR(b);
+	pic_write(&b->pic, port, (u8)val);
+	if (inta && !INTA_ISR(b))
+		inta_eoi(v->vm);
 	wire_irqs(v->vm);
 }
 
@@ -412,7 +437,16 @@ void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len)
 	if (ioapic_mmio(gpa)) {
 		u32 val = 0;
 		memcpy(&val, buf, len > 4 ? 4 : len);
-		ioapic_mmio_write(&v->vm->board.ioapic, (u32)(gpa - IOAPIC_BASE), val);
+		struct board *b = &v->vm->board;
+		u64 inta = b->ioapic.redir[PCI_BUS_INTX_IRQ];
+		ioapic_mmio_write(&b->ioapic, (u32)(gpa - IOAPIC_BASE), val);
+		/* The INTA unmasked: a host function masked for an interrupt that came while it
+		 * was masked is looked at again (it may have dropped its line since), so a
+		 * stale level is not delivered. */
+		if ((inta & IOAPIC_RTE_MASKED) &&
+		    !(b->ioapic.redir[PCI_BUS_INTX_IRQ] & IOAPIC_RTE_MASKED) &&
+		    pci_bus_intx_eoi(&b->pci))
+			wire_irqs(v->vm);
 		ioapic_deliver(v->vm);
 		return;
 	}
@@ -444,7 +478,9 @@ void board_reset(struct vm *vm, u64 now_ns)
 	pci_bus_reset(&b->pci);
 	shm_reset(vm);
 	b->irq_levels = 0;
-	if (vm->n_shm)
+	/* Before the first reset's pci_view_attach the bus is still empty: its functions to
+	 * come are in the configuration. */
+	if (vm->n_shm || vm->config.pci.n)
 		pci_intx(vm, false); /* idle high, or the active-low pin reads as asserted */
 }
 
