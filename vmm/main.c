@@ -22,8 +22,10 @@
 #include "vmm/guest.h"
 #include "vmm/options.h"
 #include "vmm/iommu_domain.h"
+#include "vmm/load/loader.h"
 #include "vmm/pci_assign.h"
 #include "vmm/report.h"
+#include "vmm/reset.h"
 #include "vmm/shm.h"
 #include "vmm/sched.h"
 #include "vmm/trace.h"
@@ -155,6 +157,7 @@ void kmain(u32 magic, u32 info_pa)
 		umbra_finish(false, "virt-enable-failed");
 
 	shm_init();
+	vm_reset_set_reload(loader_reload);
 	u32 n = guests_create(&boot_info, cpus_online);
 	iommu_domains_print();
 	console_focus_init(options.console[0] ? options.console : NULL);

@@ -13,7 +13,7 @@ unit_cflags_memslot := -DMEMSLOT_LOW_MAX=0x400000ull
 unit_src_mb2 := boot/mb2.c
 unit_src_lowmem := boot/lowmem.c
 unit_src_acpi := arch/x86/acpi.c
-unit_src_acpi_tables := vmm/acpi_tables.c arch/x86/acpi.c arch/x86/pci.c
+unit_src_acpi_tables := vmm/load/acpi_tables.c arch/x86/acpi.c arch/x86/pci.c
 unit_src_pci := arch/x86/pci.c
 unit_src_iommu := arch/x86/iommu.c arch/x86/dmar.c arch/x86/ivrs.c arch/x86/pci.c arch/x86/acpi.c
 unit_src_pci_assign := vmm/pci_assign.c lib/cmdline.c $(unit_src_iommu)

@@ -29,7 +29,7 @@
  *
  * The same space answers at two doors, through one code path (cfg_access): mechanism #1
  * (0xCF8/0xCFC) and an ECAM window for bus 0, 1 MiB at PCI_BUS_ECAM_BASE, which the guest's
- * MCFG lists (vmm/acpi_tables.c). There an access of 1, 2 or 4 bytes inside one dword reaches
+ * MCFG lists (vmm/load/acpi_tables.c). There an access of 1, 2 or 4 bytes inside one dword reaches
  * the register; one crossing a dword, of another width, or to a function that is not there
  * reads all ones and writes nothing, as a PCIe root complex answers an unsupported request.
  * Extended space (0x100-0xFFF) of a present function reads zero: no extended capability is
