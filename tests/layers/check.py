@@ -256,6 +256,7 @@ def self_test(layers, upcalls, objdir, sources):
         "vmm-core may not use mmu": (without("vmm-core", "mmu"), upcalls),
         "vmm-core may not use vmm-dev": (without("vmm-core", "vmm-dev"), upcalls),
         "vmm-load may not use vmm-core": (without("vmm-load", "vmm-core"), upcalls),
+        "vmm-debug may not use vmm-core": (without("vmm-debug", "vmm-core"), upcalls),
         "arch may not use lib": (without("arch", "lib"), upcalls),
         "no layer may use abi": ([(n, p, u - {"abi"} if n != "abi" else u) for n, p, u in layers],
                                  upcalls),

@@ -23,7 +23,7 @@ unit_src_abi_doc := pv/classes.c
 unit_src_entry_checks := arch/x86/svm_check.c arch/x86/vmx_check.c
 unit_src_vtd := arch/x86/vtd.c arch/x86/vtd_tables.c arch/x86/iommu_pt.c tests/unit/fake_pages.c tests/unit/dma_check.c
 unit_src_amdvi := arch/x86/amdvi.c arch/x86/amdvi_tables.c arch/x86/iommu_pt.c tests/unit/fake_pages.c tests/unit/dma_check.c
-unit_src_gdb_packet := vmm/gdb_packet.c lib/cmdline.c
+unit_src_gdb_packet := vmm/debug/gdb_packet.c lib/cmdline.c
 # The MSR policy over the CPUID policy, with the APIC and KVM clock models behind it.
 unit_src_msr_policy := vmm/msr.c vmm/cpuid.c vmm/dev/lapic.c vmm/kvmclock.c vmm/pv_eoi.c
 # lib/string.c would clash with libc's names: build it (and its users here) under renames.
