@@ -225,6 +225,19 @@ def report(results):
     return passed, failed
 
 
+def tally(found):
+    """One line per mutation: caught (what it found, the first of it) or not."""
+    passed = failed = 0
+    for what, problems in found.items():
+        if problems:
+            passed += 1
+            print(f"ok - mutation '{what}' is caught ({len(problems)}: {problems[0]})")
+        else:
+            failed += 1
+            print(f"not ok - mutation '{what}' is not caught")
+    return passed, failed
+
+
 def graph_self_test(graph, known):
     """The cycle check must be able to fail: an include that closes a cycle, the known-cycles
     table emptied, and a row naming an edge on no cycle must each be caught."""
@@ -236,16 +249,8 @@ def graph_self_test(graph, known):
                  f"the known-cycles table listing {frm} -> {to}": (graph, known | {(frm, to)})}
     if known:
         mutations["the known-cycles table emptied"] = (graph, set())
-    passed = failed = 0
-    for what, (mgraph, mknown) in mutations.items():
-        found = cycle_problems(mgraph, mknown)
-        if found:
-            passed += 1
-            print(f"ok - mutation '{what}' is caught ({len(found)} problems, first: {found[0]})")
-        else:
-            failed += 1
-            print(f"not ok - mutation '{what}' is not caught")
-    return passed, failed
+    return tally({what: cycle_problems(mgraph, mknown)
+                  for what, (mgraph, mknown) in mutations.items()})
 
 
 def self_test(layers, upcalls, objdir, sources):
@@ -262,16 +267,8 @@ def self_test(layers, upcalls, objdir, sources):
                                  upcalls),
         "no upcall to pv_hypercall": (layers, {u for u in upcalls if u[2] != "pv_hypercall"}),
     }
-    passed = failed = 0
-    for what, (mlayers, mupcalls) in mutations.items():
-        found = sum(len(b) for _, b in check(mlayers, mupcalls, objdir, sources))
-        if found:
-            passed += 1
-            print(f"ok - mutation '{what}' is caught ({found} violations)")
-        else:
-            failed += 1
-            print(f"not ok - mutation '{what}' is not caught")
-    return passed, failed
+    return tally({what: [b for _, bad in check(mlayers, mupcalls, objdir, sources) for b in bad]
+                  for what, (mlayers, mupcalls) in mutations.items()})
 
 
 def main(argv):
