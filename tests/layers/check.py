@@ -239,13 +239,20 @@ def tally(found):
 
 
 def graph_self_test(graph, known):
-    """The cycle check must be able to fail: an include that closes a cycle, the known-cycles
-    table emptied, and a row naming an edge on no cycle must each be caught."""
+    """The cycle check must be able to fail: an include that closes a cycle, a format of the
+    loader including the dispatcher, the known-cycles table emptied, and a row naming an edge
+    on no cycle must each be caught."""
     comp = components(graph)
     frm, to = min((m, t) for m, e in graph.items() for t in e if comp[m] != comp[t])
     closed = {m: dict(e) for m, e in graph.items()}
     closed[to][frm] = "the mutation's include"
+    # The loader's dispatcher includes every format; a format including it back is a cycle.
+    fmt = min((t for t in graph.get("vmm/load/loader", {}) if "vmm/load/format" in graph[t]),
+              default="vmm/load/loader")  # no format: a self-include, which catches nothing
+    back = {m: dict(e) for m, e in graph.items()}
+    back.setdefault(fmt, {})["vmm/load/loader"] = "the mutation's include"
     mutations = {f"an include {to} -> {frm} closing a cycle": (closed, known),
+                 f"{fmt} including its dispatcher vmm/load/loader": (back, known),
                  f"the known-cycles table listing {frm} -> {to}": (graph, known | {(frm, to)})}
     if known:
         mutations["the known-cycles table emptied"] = (graph, set())
