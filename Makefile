@@ -33,7 +33,7 @@ HOSTLDLIBS := -fsanitize=address,undefined
 
 # Every kernel source under the layers; host-only files live in tests/.
 KSRC := $(wildcard boot/*.S arch/x86/*.S) \
-        $(wildcard arch/x86/*.c vmm/*.c vmm/dev/*.c mmu/*.c pv/*.c lib/*.c boot/*.c)
+        $(wildcard arch/x86/*.c vmm/*.c vmm/dev/*.c vmm/load/*.c vmm/debug/*.c mmu/*.c pv/*.c lib/*.c boot/*.c)
 # Layers not yet wired into the hypervisor are compiled (to keep them freestanding-clean)
 # but not linked.
 KNOLINK :=

@@ -10,7 +10,7 @@
 #include "lib/string.h"
 #include "lib/spinlock.h"
 #include "vmm/dev/uart.h"
-#include "vmm/monitor.h"
+#include "vmm/debug_hook.h"
 #include "vmm/options.h"
 #include "vmm/vm.h"
 
@@ -230,8 +230,8 @@ void console_poll_input(struct vm *vm)
 			escape_seen = true;
 			continue;
 		}
-		if (in_monitor)
-			monitor_input(c);
+		if (in_monitor && debug_hook)
+			debug_hook->input(c);
 		else if (to_guest)
 			uart_input_push(&vm->board.com1, (u8)c);
 	}

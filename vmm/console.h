@@ -29,7 +29,7 @@ void console_log_print(const struct vm *vm, const char *who);
 
 /* Keyboard input: bytes typed on Umbra's serial line go to the guest with the focus
  * (console=NAME on Umbra's line, else the first guest). Ctrl-A n moves the focus to the next
- * guest that has not ended, Ctrl-A c opens or closes the monitor (vmm/monitor.c), Ctrl-A a sends
+ * guest that has not ended, Ctrl-A c opens or closes the monitor (vmm/debug/monitor.c), Ctrl-A a sends
  * a Ctrl-A, Ctrl-A h lists the keys. */
 #define CONSOLE_ESCAPE 0x01
 void console_focus_init(const char *name);

@@ -8,7 +8,7 @@
 #include "pv/hypercall.h"
 #include "vmm/bootprof.h"
 #include "vmm/cpuid.h"
-#include "vmm/gdbstub.h"
+#include "vmm/debug_hook.h"
 #include "vmm/gmem.h"
 #include "vmm/console.h"
 #include "vmm/irq.h"
@@ -319,7 +319,7 @@ static void guest_int3(struct vcpu *v, const struct vexit *x)
 		vm_end(v->vm, VM_END_FATAL, 0, "INT n at an address that cannot be read");
 		return;
 	}
-	if (op[0] == 0xcc && gdbstub_debug_exit(v, 3, 0))
+	if (op[0] == 0xcc && debug_exit(v, 3, 0))
 		return;
 	u64 rip = v->hw.regs.rip + (op[0] == 0xcc ? 1 : 2);
 	v->hw.regs.rip = (v->hw.regs.efer & EFER_LMA) ? rip : (u32)rip;
@@ -353,7 +353,7 @@ static void handle_exception(struct vcpu *v, const struct vexit *x)
 	}
 	if (x->vector == VEC_DB) {
 		/* The monitor trap flag is only ever the debugger's: nothing for the guest. */
-		if (!gdbstub_debug_exit(v, 1, x->mtf ? DR6_BS : x->dr6_set) && !x->mtf)
+		if (!debug_exit(v, 1, x->mtf ? DR6_BS : x->dr6_set) && !x->mtf)
 			vcpu_inject_db(v, x->dr6_set);
 		return;
 	}
@@ -425,7 +425,7 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 		return;
 	/* The debugger's step (by TF or the monitor trap flag) ends with this instruction. */
 	if (v->debug_step) {
-		gdbstub_debug_exit(v, 1, DR6_BS);
+		debug_exit(v, 1, DR6_BS);
 		return;
 	}
 	if (virt_step_owed(rflags, v->hw.debugctl) && !held)

@@ -6,7 +6,7 @@
 #include "lib/printf.h"
 #include "lib/string.h"
 #include "vmm/sched.h"
-#include "vmm/bios.h"
+#include "vmm/load/bios.h"
 #include "vmm/reset.h"
 
 #define DEFAULT_MEM_MIB 16
@@ -134,7 +134,7 @@ bool guest_options_parse(struct vm_config *cfg, const char *cmdline, u32 ncpus, 
 			while (*cur == ' ' || *cur == '\t')
 				cur++;
 			/* Kept where the loader left it: its length is the kernel's to limit
-			 * (a bzImage's cmdline_size, vmm/linux.c). */
+			 * (a bzImage's cmdline_size, vmm/load/linux.c). */
 			cfg->guest_args = cur;
 			cur += strlen(cur);
 			break;

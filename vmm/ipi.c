@@ -6,7 +6,7 @@
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
 #include "lib/string.h"
-#include "vmm/loader.h"
+#include "vmm/flat32.h"
 #include "vmm/pv_eoi.h"
 #include "vmm/vm.h"
 
@@ -64,7 +64,7 @@ static bool sipi(struct vcpu *t, u8 vector)
 
 void vcpu_start_flat32(struct vcpu *t, u32 eip, u32 esp, u32 arg)
 {
-	loader_flat32_state(&t->hw.regs, eip, t->id, arg);
+	flat32_state(&t->hw.regs, eip, t->id, arg);
 	t->hw.regs.gpr[X86_RSP] = esp;
 	start(t);
 }

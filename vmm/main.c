@@ -19,12 +19,16 @@
 #include "lib/printf.h"
 #include "lib/spinlock.h"
 #include "vmm/console.h"
-#include "vmm/gdbstub.h"
+#include "vmm/debug/debug.h"
+#include "vmm/debug/gdbstub.h"
+#include "vmm/debug/monitor.h"
 #include "vmm/guest.h"
 #include "vmm/options.h"
 #include "vmm/iommu_domain.h"
+#include "vmm/load/loader.h"
 #include "vmm/pci_assign.h"
 #include "vmm/report.h"
+#include "vmm/reset.h"
 #include "vmm/shm.h"
 #include "vmm/sched.h"
 #include "vmm/trace.h"
@@ -157,11 +161,13 @@ void kmain(u32 magic, u32 info_pa)
 		umbra_finish(false, "virt-enable-failed");
 
 	shm_init();
+	vm_reset_set_reload(loader_reload);
+	debug_register();
 	u32 n = guests_create(&boot_info, cpus_online);
 	iommu_domains_print();
 	console_focus_init(options.console[0] ? options.console : NULL);
 	if (options.gdb[0])
-		gdbstub_init(options.gdb, options.gdbwait);
+		gdbstub_init(options.gdb, options.gdbwait, monitor_queue);
 	if (options.trace[0])
 		trace_init(options.trace);
 	guests_ready = true;

@@ -5,10 +5,8 @@
 #include "arch/x86/tsc.h"
 #include "lib/printf.h"
 #include "lib/string.h"
-#include "vmm/bios.h"
 #include "vmm/console.h"
 #include "vmm/ipi.h"
-#include "vmm/loader.h"
 #include "vmm/pci_view.h"
 #include "vmm/vm.h"
 
@@ -70,6 +68,13 @@ void vm_triple_fault(struct vcpu *v, const char *detail)
 	}
 	kinfo("guest %s: %s: reset\n", v->vm->name, detail);
 	vm_reset_request(v, VM_RESET_TRIPLE_FAULT);
+}
+
+static vm_reload_fn reload;
+
+void vm_reset_set_reload(vm_reload_fn fn)
+{
+	reload = fn;
 }
 
 /* What a vCPU's reset leaves: the power-on state of everything the guest set, the MMU vCPU
@@ -143,15 +148,12 @@ bool vm_restart(struct vm *vm)
 	board_reset(vm, monotonic_ns());
 	vm->board.rtc = rtc;
 	vm_devices_touched(vm);
-	if (loader_load(vm, vm->image, vm->image_size, vm->files, vm->nfiles, &why) < 0) {
+	if (!reload || reload(vm, &why) < 0) {
 		/* The same files loaded at boot: only a bug gets here. */
 		vm_end(vm, VM_END_FATAL, 0, "its images could not be loaded again");
 		vm_unlock(vm);
 		return false;
 	}
-	/* A guest that booted on the BIOS's leftovers gets them again, as after a PC's reset. */
-	if (vm->bios_on)
-		bios_start_devices(vm, monotonic_ns());
 	/* The time its memory's clearing and the reload take, for the log (never a test). */
 	kinfo("guest %s: restart %u (%s) at %lu ms, %lu us\n", vm->name, vm->restarts,
 	      cause_names[cause], t0 / 1000000, (monotonic_ns() - t0) / 1000);

@@ -35,6 +35,11 @@ bool vm_reset_hold(struct vcpu *v);
  * not held; true if one was done (vCPU 0 is then VCPU_STARTING: its CPU builds it afresh; the
  * APs wait for a SIPI). */
 bool vm_restart(struct vm *vm);
+/* What a restart loads the guest's image with, registered at boot by the layer above (the
+ * loader, vmm/load/loader.h) so that the core calls it without including it: 0, or <0 with
+ * *why. */
+typedef int (*vm_reload_fn)(struct vm *vm, const char **why);
+void vm_reset_set_reload(vm_reload_fn fn);
 /* The restart counts for the report: " restarts=N 8042=a cf9=b triple-fault=c". */
 int vm_restart_text(const struct vm *vm, char *buf, size_t size);
 

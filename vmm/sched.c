@@ -8,10 +8,9 @@
 #include "arch/x86/tsc.h"
 #include "lib/printf.h"
 #include "vmm/console.h"
-#include "vmm/gdbstub.h"
+#include "vmm/debug_hook.h"
 #include "vmm/intx.h"
 #include "vmm/iommu_domain.h"
-#include "vmm/monitor.h"
 #include "vmm/irq.h"
 #include "vmm/pci_view.h"
 #include "vmm/msi.h"
@@ -81,11 +80,13 @@ static void park(struct vm *vm)
 	/* No vCPU of it runs any more: its devices stop before anything else looks at it. */
 	pci_view_quiesce(vm, "at its end");
 	console_flush(vm);
-	gdbstub_guest_ended(vm);
+	if (debug_hook)
+		debug_hook->ended(vm);
 	if (vm->trace)
 		trace_dump(vm);
 	console_lines_again();
-	monitor_at_end(vm);
+	if (debug_hook)
+		debug_hook->at_end(vm);
 	/* When, in the order it happened: tests read who finished while others still ran. */
 	kinfo("guest %s: ended (%s) at %lu ms\n", vm->name, vm_end_name(vm->end),
 	      monotonic_ns() / 1000000);
@@ -158,7 +159,7 @@ static bool ready_to_run(struct vcpu *v, bool *any, u64 *wake)
 	/* Held by gdb or paused by the monitor: not run, and its budget waits too. gdb holds
 	 * vCPU 0 alone; the monitor's pause holds them all. */
 	if (!vm_ended(vm) &&
-	    (v->id == 0 ? gdbstub_poll(vm, wake) || held_by_monitor(vm, wake)
+	    (v->id == 0 ? (debug_hook && debug_hook->hold(vm, wake)) || held_by_monitor(vm, wake)
 			: __atomic_load_n(&vm->paused, __ATOMIC_ACQUIRE))) {
 		*any = true;
 		if (v->id)
@@ -330,7 +331,8 @@ void sched_run_this_cpu(void)
 		u64 wake = 0;
 		/* Escape keys still work once the guest with the console has ended. */
 		console_poll_input(NULL);
-		monitor_poll();
+		if (debug_hook)
+			debug_hook->poll();
 		if (me == 0)
 			iommu_poll(false);
 		/* MSIs taken while this CPU slept, before its vCPUs are looked at. */

@@ -14,10 +14,10 @@
 #include "mmu/tdp.h"
 #include "pv/abi.h"
 #include "vmm/bootprof.h"
+#include "vmm/boot_files.h"
 #include "vmm/console.h"
 #include "vmm/cpuid.h"
 #include "vmm/memslot.h"
-#include "vmm/multiboot1.h"
 #include "vmm/reset.h"
 #include "vmm/shm.h"
 #include "vmm/vcpu_memo.h"
@@ -106,7 +106,7 @@ struct vcpu {
 	u64 cpu_tsc;              /* TSC ticks its turns on its CPU lasted (vmm/sched.c) */
 	u64 waited_tsc;           /* TSC ticks it was runnable while another guest's vCPU had
 				     its CPU (vmm/sched.c; written by that CPU alone) */
-	/* The debugger (vmm/gdbstub.c, which also sets hw.exc_debug): whether it holds the vCPU
+	/* The debugger (vmm/debug/gdbstub.c, which also sets hw.exc_debug): whether it holds the vCPU
 	 * (not run until it lets go) and whether it is single-stepping it. */
 	bool debug_stop;
 	bool debug_step;

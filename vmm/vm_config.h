@@ -44,7 +44,7 @@ struct vm_config {
 				     guest creation puts in */
 	u32 weight;               /* weight=: its share of each CPU it runs on, against the other
 				     guests there (0: the default, vmm/sched.c) */
-	u8 bios;                  /* enum bios_choice: bios= (vmm/bios.h) */
+	u8 bios;                  /* enum bios_choice: bios= (vmm/load/bios.h) */
 	bool on_reboot_end;       /* on_reboot=end (vmm/reset.c) */
 	u32 reboots_max;          /* reboots= (VM_REBOOTS_DEFAULT) */
 	u32 caps;                 /* UMBRA_CAP_* from caps= */

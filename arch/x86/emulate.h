@@ -4,17 +4,11 @@
 #define ARCH_X86_EMULATE_H
 
 #include "arch/x86/decode.h"
+#include "arch/x86/emu_status.h"
 #include "arch/x86/fpu_forms.h"
 
 /* String iterations per call when ctx->max_reps is 0: bounds the time a guest can hold us. */
 #define X86_EMU_DEFAULT_REPS 256
-
-enum x86_emu_status {
-	X86_EMU_OK = 0,    /* registers, flags and RIP updated in ctx */
-	X86_EMU_UNHANDLED, /* nothing changed: the caller unshadows the frame and retries natively */
-	X86_EMU_FAULT,     /* res->fault to inject; RIP unchanged (string ops keep finished iterations) */
-	X86_EMU_RETRY,     /* a LOCKed update lost a race: nothing changed, resume the guest as is */
-};
 
 struct x86_emu_result {
 	int status;

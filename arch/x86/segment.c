@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Segment register loads: the descriptor fetch and the checks the CPU makes, for both emulators. */
 #include "arch/x86/segment.h"
-#include "arch/x86/emulate.h" /* X86_EMU_* */
+#include "arch/x86/emu_status.h"
 
 static int raise(struct x86_fault *fault, u8 vector, u32 error)
 {

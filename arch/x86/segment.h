@@ -13,7 +13,7 @@
  * against DPL unless conforming code; SS: RPL and DPL equal CPL), presence (#NP, #SS for SS),
  * setting the descriptor's accessed bit in the table as the CPU does. A null selector is #GP(0)
  * for CS and SS, but for SS in 64-bit mode at CPL < 3 with RPL = CPL. X86_EMU_OK with *out, X86_EMU_FAULT with *fault, nothing loaded
- * (enum x86_emu_status, arch/x86/emulate.h).
+ * (enum x86_emu_status, arch/x86/emu_status.h).
  */
 int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, unsigned sreg,
 		     u16 sel, struct x86_seg *out, struct x86_fault *fault);

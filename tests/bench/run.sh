@@ -7,7 +7,7 @@ size=$1 out=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 img=build/bench/bench64.elf
-# The bench guest is a multiboot v1 kernel and would start on the BIOS's leftovers (vmm/bios.c):
+# The bench guest is a multiboot v1 kernel and would start on the BIOS's leftovers (vmm/load/bios.c):
 # their 18.2 Hz IRQ0, never taken by a guest that keeps interrupts off, would stay pending and
 # make every exit do the full interrupt look. The bench measures Umbra's exit path as before.
 guest="name=bench mem=64 bios=off"

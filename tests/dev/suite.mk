@@ -5,9 +5,9 @@ DEV_OUT := $(BUILD)/host/dev
 DEV_TESTS := $(patsubst tests/dev/test_%.c,%,$(wildcard tests/dev/test_*.c))
 
 # A model built from more than its own file names the others in DEV_EXTRA_<name>.
-DEV_EXTRA_pci_bus := vmm/dev/pci_msi.c vmm/dev/pci_msix.c vmm/dev/msix.c
-DEV_EXTRA_pci_msi := vmm/dev/pci_bus.c vmm/dev/pci_msix.c vmm/dev/msix.c
-DEV_EXTRA_pci_msix := vmm/dev/pci_bus.c vmm/dev/pci_msi.c vmm/dev/msix.c
+DEV_EXTRA_pci_bus := vmm/dev/pci_fn.c vmm/dev/pci_msi.c vmm/dev/pci_msix.c vmm/dev/msix.c
+DEV_EXTRA_pci_msi := vmm/dev/pci_fn.c vmm/dev/pci_bus.c vmm/dev/pci_msix.c vmm/dev/msix.c
+DEV_EXTRA_pci_msix := vmm/dev/pci_fn.c vmm/dev/pci_bus.c vmm/dev/pci_msi.c vmm/dev/msix.c
 DEV_EXTRA_ivshmem := vmm/dev/msix.c
 
 define dev_rule

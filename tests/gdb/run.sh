@@ -76,7 +76,7 @@ one_case() { # emu (qemu|bochs)
   check "$tag-variable" has counter '^\$1 = [0-9]+$'
   check "$tag-stepi" has stepi 'eip +0x[0-9a-f]+ +0x[0-9a-f]+ <step_inner\+4>'
   # Guest memory at 0x10: INT 4's entry in the IVT of the BIOS a multiboot v1 kernel starts on
-  # (vmm/bios.c: the IRET stub at F000:E000).
+  # (vmm/load/bios.c: the IRET stub at F000:E000).
   check "$tag-memory" has memory '^\$2 = 0xf000e000$'
   check "$tag-unmapped" has memory 'Cannot access memory at address 0xfffff000'
   check "$tag-control-regs" has memory '^\$3 = (0x)?[0-9a-f]+$'

@@ -27,7 +27,7 @@ no_leak() {
 
 # umbra_cases PREFIX RUN-CASE-OPTIONS...: the four Umbra boots.
 # The PV guests are multiboot v1 kernels that take their timer from Umbra and program no 8259:
-# with the BIOS's leftovers (vmm/bios.c) its 18.2 Hz IRQ0 would reach them at vector 8, their
+# with the BIOS's leftovers (vmm/load/bios.c) its 18.2 Hz IRQ0 would reach them at vector 8, their
 # #DF, as it would on a PC whose BIOS left it running. They run with bios=off.
 umbra_cases() {
   local pre=$1 nobios=bios=off; shift

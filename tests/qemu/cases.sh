@@ -259,7 +259,7 @@ case_run qemu-bad-pvh-modules --cpu max --smp 1 \
   --expect-log "guest toomany: more than 8 files \\(for=toomany\\)" \
   --expect-log "guest longstr: bad image: PVH: command line too long"
 
-# The BIOS's leftovers (vmm/bios.c): a multiboot v1 kernel gets them unless bios=off, and its
+# The BIOS's leftovers (vmm/load/bios.c): a multiboot v1 kernel gets them unless bios=off, and its
 # real-mode "sti; hlt" wakes on the BIOS's timer (check-mb1's bios kernel); with bios=off
 # nothing could wake it. Any other guest may ask with bios=on; bios= takes on or off only.
 case_must_fail qemu-bios-off "guest biosoff: ended=halted .*HLT with nothing that could wake it" \

@@ -13,7 +13,7 @@ unit_cflags_memslot := -DMEMSLOT_LOW_MAX=0x400000ull
 unit_src_mb2 := boot/mb2.c
 unit_src_lowmem := boot/lowmem.c
 unit_src_acpi := arch/x86/acpi.c
-unit_src_acpi_tables := vmm/acpi_tables.c arch/x86/acpi.c arch/x86/pci.c
+unit_src_acpi_tables := vmm/load/acpi_tables.c arch/x86/acpi.c arch/x86/pci.c
 unit_src_pci := arch/x86/pci.c
 unit_src_iommu := arch/x86/iommu.c arch/x86/dmar.c arch/x86/ivrs.c arch/x86/pci.c arch/x86/acpi.c
 unit_src_pci_assign := vmm/pci_assign.c lib/cmdline.c $(unit_src_iommu)
@@ -23,7 +23,7 @@ unit_src_abi_doc := pv/classes.c
 unit_src_entry_checks := arch/x86/svm_check.c arch/x86/vmx_check.c
 unit_src_vtd := arch/x86/vtd.c arch/x86/vtd_tables.c arch/x86/iommu_pt.c tests/unit/fake_pages.c tests/unit/dma_check.c
 unit_src_amdvi := arch/x86/amdvi.c arch/x86/amdvi_tables.c arch/x86/iommu_pt.c tests/unit/fake_pages.c tests/unit/dma_check.c
-unit_src_gdb_packet := vmm/gdb_packet.c lib/cmdline.c
+unit_src_gdb_packet := vmm/debug/gdb_packet.c lib/cmdline.c
 # The MSR policy over the CPUID policy, with the APIC and KVM clock models behind it.
 unit_src_msr_policy := vmm/msr.c vmm/cpuid.c vmm/dev/lapic.c vmm/kvmclock.c vmm/pv_eoi.c
 # lib/string.c would clash with libc's names: build it (and its users here) under renames.

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Unit tests for vmm/acpi_tables.c: the guest's tables, checked by sums and by Umbra's own ACPI parser. */
+/* Unit tests for vmm/load/acpi_tables.c: the guest's tables, checked by sums and by Umbra's own ACPI parser. */
 #include <string.h>
 #include "tests/unit/harness.h"
 #include "arch/x86/acpi.h"
 #include "arch/x86/pci.h"
-#include "vmm/acpi_tables.h"
+#include "vmm/load/acpi_tables.h"
 #include "vmm/dev/acpi_pm.h"
 #include "vmm/dev/rcr.h"
 

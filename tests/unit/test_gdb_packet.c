@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Unit tests for vmm/gdb_packet.c: framing, checksums, escapes, oversize, resync, hex codecs. */
+/* Unit tests for vmm/debug/gdb_packet.c: framing, checksums, escapes, oversize, resync, hex codecs. */
 #include <stdio.h>
 #include <string.h>
 #include "tests/unit/harness.h"
-#include "vmm/gdb_packet.h"
+#include "vmm/debug/gdb_packet.h"
 
 static struct gdb_rx rx;
 

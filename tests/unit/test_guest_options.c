@@ -3,7 +3,7 @@
 #include <string.h>
 #include "tests/unit/harness.h"
 #include "boot/mb2.h"
-#include "vmm/bios.h"
+#include "vmm/load/bios.h"
 #include "vmm/guest_options.h"
 #include "vmm/reset.h"
 

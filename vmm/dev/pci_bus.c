@@ -65,24 +65,6 @@ static u64 place_io(struct pci_bus *b, u64 host, u64 size)
 	return 0;
 }
 
-/* Walks the host function's capability list, calling fn with each one's offset and first
- * dword until it returns true: that offset, or 0 at the end. */
-static u8 cap_walk(struct pci_bus *b, u16 host_bdf, bool (*fn)(void *ctx, u8 off, u32 cap),
-		   void *ctx)
-{
-	if (!(b->ops->cfg_read(b->ctx, host_bdf, PCI_COMMAND) >> 16 & PCI_STATUS_CAPS))
-		return 0;
-	u8 ptr = (u8)b->ops->cfg_read(b->ctx, host_bdf, PCI_CAP_PTR) & 0xfc;
-	/* 48 capabilities fill the 192 bytes from 0x40: more is a loop. */
-	for (int n = 0; ptr >= 0x40 && n < 48; n++) {
-		u32 cap = b->ops->cfg_read(b->ctx, host_bdf, ptr);
-		if (fn(ctx, ptr, cap))
-			return ptr;
-		ptr = (u8)(cap >> 8) & 0xfc;
-	}
-	return 0;
-}
-
 /* Records a vendor-specific capability, as many as fit; one whose length is below its own
  * header or runs past configuration space stays hidden. */
 static bool vndr_take(void *fn, u8 off, u32 cap)
@@ -132,7 +114,7 @@ static int add_fn(struct pci_bus *b, u16 host_bdf, const struct pci_vfn *vfn,
 	if (!vfn) {             /* a function of Umbra's own has its model's capabilities */
 		pci_msi_find(b, f);
 		pci_msix_find(b, f);
-		cap_walk(b, host_bdf, vndr_take, f);
+		pci_fn_cap_walk(b, host_bdf, vndr_take, f);
 	}
 	return (int)++b->n;
 }
@@ -382,17 +364,6 @@ static u32 vfn_read(const struct pci_bus_fn *f, u16 reg)
 			return bar_read(f, (reg - PCI_BAR0) / 4);
 		return 0;
 	}
-}
-
-static bool cap_is(void *id, u8 off, u32 cap)
-{
-	(void)off;
-	return (cap & 0xff) == *(const u8 *)id;
-}
-
-u8 pci_bus_cap_find(struct pci_bus *b, u16 host_bdf, u8 id)
-{
-	return cap_walk(b, host_bdf, cap_is, &id);
 }
 
 /* The list the guest sees holds the virtualized capabilities alone, in offset order: the

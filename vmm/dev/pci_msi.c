@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The MSI capability of an assigned function as its guest sees it: virtual message, host programming. */
 #include "vmm/dev/pci_msi.h"
-#include "vmm/dev/pci_bus.h"
 #include "lib/printf.h"
 
 #define MSI_MME (7u << 4)       /* Multiple Message Enable */
@@ -15,7 +14,7 @@ static u16 cap_len(const struct pci_msi *m) { return mask_off(m) + (m->maskable 
 void pci_msi_find(struct pci_bus *b, struct pci_bus_fn *f)
 {
 	struct pci_msi *m = &f->msi;
-	u8 ptr = pci_bus_cap_find(b, f->host_bdf, PCI_CAP_MSI);
+	u8 ptr = pci_fn_cap_find(b, f->host_bdf, PCI_CAP_MSI);
 	if (!ptr)
 		return;
 	u32 cap = b->ops->cfg_read(b->ctx, f->host_bdf, ptr);

@@ -18,34 +18,8 @@
  * waits in the device's pending bit, which reads through.
  */
 
-#include "lib/types.h"
+#include "vmm/dev/pci_fn.h" /* struct pci_msi, the bus and its functions */
 
-#define PCI_CAP_MSI 0x05
-#define PCI_MSI_ENABLE BIT(0)
-#define PCI_MSI_64BIT BIT(7)
-#define PCI_MSI_MASKABLE BIT(8)
-
-/* A guest's MSI as an interrupt: the local APICs its address names and its vector. */
-struct pci_msi_msg {
-	u8 vector;
-	u8 dest;                /* the APIC ID, or the logical destination */
-	bool logical;           /* address bit 2 (DM) */
-	bool lowest;            /* delivery mode 1: one of the APICs named */
-};
-
-struct pci_msi {
-	u8 off;                 /* the host capability's offset; 0: the function has no MSI */
-	bool is64, maskable;    /* the host's 64-bit address and per-vector masking */
-	bool enable, masked;    /* the guest's enable and mask bits */
-	u32 addr_lo, addr_hi, data;
-	bool host_on;           /* the host function's MSI is on (to ops->msi_route's message) */
-	u64 host_addr;          /* the host address last programmed (0: never) */
-	u64 warned;             /* the last refused message, (address << 16 | data) + 1 */
-	u8 host_vector;         /* the host side's (vmm/pci_view.c): 0 for none */
-};
-
-struct pci_bus;
-struct pci_bus_fn;
 
 /* Finds the host function's MSI capability (a bounded walk of its list). */
 void pci_msi_find(struct pci_bus *b, struct pci_bus_fn *f);

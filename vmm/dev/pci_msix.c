@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The MSI-X capability and table of an assigned function as its guest sees them: virtual entries, host programming. */
 #include "vmm/dev/pci_msix.h"
-#include "vmm/dev/pci_bus.h"
+#include "vmm/dev/pci_msi.h" /* pci_msi_decode: an entry's message is an MSI message */
 #include "lib/printf.h"
 
 #define PAGE 0x1000ull
@@ -23,7 +23,7 @@ void pci_msix_find(struct pci_bus *b, struct pci_bus_fn *f)
 {
 	struct pci_msix *m = &f->msix;
 	u16 bdf = f->host_bdf;
-	u8 off = pci_bus_cap_find(b, bdf, PCI_CAP_MSIX);
+	u8 off = pci_fn_cap_find(b, bdf, PCI_CAP_MSIX);
 	if (!off || off > 0x100 - 12)
 		return;
 	u32 hdr = b->ops->cfg_read(b->ctx, bdf, off);

@@ -22,26 +22,8 @@
  * vCPU); a message that is no interrupt is said once on the guest's line when it is enabled.
  */
 
-#include "lib/types.h"
-#include "vmm/dev/msix.h"
+#include "vmm/dev/pci_fn.h" /* struct pci_msix, the bus and its functions */
 
-#define PCI_MSIX_MAX 32u
-
-struct pci_msix {
-	u8 off;                 /* the host capability's offset; 0: the guest sees no MSI-X */
-	u16 host_n;             /* the host table's size */
-	u8 table_bar, pba_bar;
-	u32 table_off, pba_off; /* in their BARs */
-	struct msix x;          /* the guest's view: x.n entries */
-	struct msix_entry table[PCI_MSIX_MAX];
-	u8 host_vector[PCI_MSIX_MAX];   /* the host side's (vmm/pci_view.c): 0 for none */
-	u64 host_addr[PCI_MSIX_MAX];    /* the host address last programmed (0: never) */
-	u64 warned[PCI_MSIX_MAX];       /* the last refused message, (address << 16 | data) + 1 */
-	bool host_on;
-};
-
-struct pci_bus;
-struct pci_bus_fn;
 
 /* Finds the host function's MSI-X capability; kept only when its table and pending bits lie
  * in memory BARs the bus has. Offers up to PCI_MSIX_MAX entries until pci_msix_offer. */

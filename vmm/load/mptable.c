@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* MP table builder (MP spec 1.4): what a kernel reads instead of probing for CPUs and the PIC. */
-#include "vmm/mptable.h"
+#include "vmm/load/mptable.h"
 #include "arch/x86/cpu.h"
 #include "lib/assert.h"
 #include "lib/string.h"

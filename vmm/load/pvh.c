@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Booting ELF kernels through their PVH entry point (Xen's hvm_start_info protocol). */
-#include "vmm/pvh.h"
+#include "vmm/load/pvh.h"
 #include "lib/string.h"
-#include "vmm/acpi_tables.h"
-#include "vmm/loader.h"
-#include "vmm/multiboot1.h"
+#include "vmm/load/acpi_tables.h"
+#include "vmm/load/place.h"
 #include "vmm/vm.h"
 
 #define XEN_ELFNOTE_PHYS32_ENTRY 18
@@ -32,7 +31,8 @@ _Static_assert(MODLIST_OFF + MB1_MAX_FILES * sizeof(struct start_module) <= MEMM
 _Static_assert(MEMMAP_OFF + LOADER_MAX_REGIONS * sizeof(struct start_memmap) <= CMDLINE_OFF,
 	       "memory map room");
 
-int pvh_find_entry(const u8 *img, u64 size, u64 *entry)
+/* The image's XEN_ELFNOTE_PHYS32_ENTRY note: 1 found, 0 none, -1 a malformed note. */
+static int pvh_find_entry(const u8 *img, u64 size, u64 *entry)
 {
 	const u8 *desc;
 	u32 len;
@@ -59,10 +59,12 @@ static u64 put_string(u8 *area, u64 *used, const char *s)
 	return AREA_GPA + *used - n;
 }
 
-int pvh_load(struct vm *vm, const u8 *img, u64 size, u64 entry, const struct mb1_file *files,
-	     unsigned nfiles, const char **why)
+static int pvh_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
+		    unsigned nfiles, const char **why)
 {
-	u64 end, ram = vm->mem.low_bytes;
+	u64 entry = 0, end, ram = vm->mem.low_bytes;
+
+	pvh_find_entry(img, size, &entry); /* found: the probe said so */
 
 	if (!entry || elf_load(vm, img, size, AREA_GPA, AREA_LEN, &entry, &end, why) < 0) {
 		if (!entry || *why == elf_bad_entry)
@@ -114,3 +116,15 @@ int pvh_load(struct vm *vm, const u8 *img, u64 size, u64 entry, const struct mb1
 	loader_entry_state(vm, entry, 0, (u32)AREA_GPA);
 	return 0;
 }
+
+static int pvh_probe(const u8 *img, u64 size, const char **why)
+{
+	u64 entry;
+	int found = pvh_find_entry(img, size, &entry);
+
+	if (found < 0)
+		*why = "PVH: malformed Xen note";
+	return found;
+}
+
+const struct load_format pvh_format = { "PVH", pvh_probe, pvh_load, false };

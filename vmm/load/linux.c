@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Booting a Linux bzImage through the 32-bit boot protocol (Documentation/x86/boot.rst). */
-#include "vmm/linux.h"
+#include "vmm/load/linux.h"
 #include "lib/printf.h"
 #include "lib/string.h"
-#include "vmm/loader.h"
-#include "vmm/multiboot1.h"
+#include "vmm/load/place.h"
 #include "vmm/vm.h"
 
 /* Offsets in the image and in boot_params ("the zero page"), which shares the setup header. */
@@ -46,7 +45,7 @@ static void wr32(u8 *p, u32 v) { memcpy(p, &v, 4); }
 /* The setup header runs from setup_sects to the end of the jump's target. */
 static u64 header_end(const u8 *img) { return HDR_JUMP + 2 + img[HDR_JUMP + 1]; }
 
-bool linux_is_bzimage(const u8 *img, u64 size)
+static bool linux_is_bzimage(const u8 *img, u64 size)
 {
 	return size >= 0x210 && !memcmp(img + HDR_MAGIC, "HdrS", 4);
 }
@@ -94,7 +93,7 @@ static const char *check_header(const u8 *img, u64 size, u64 ram, u64 *pm_off, u
 	return NULL;
 }
 
-int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
+static int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
 	       unsigned nfiles, const char **why)
 {
 	u64 ram = vm->mem.low_bytes, pm_off, kernel_end;
@@ -157,3 +156,11 @@ int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *fi
 		r->seg[s].sel = s == X86_CS ? 0x10 : 0x18;
 	return 0;
 }
+
+static int linux_probe(const u8 *img, u64 size, const char **why)
+{
+	(void)why;
+	return linux_is_bzimage(img, size);
+}
+
+const struct load_format linux_format = { "bzImage", linux_probe, linux_load, false };

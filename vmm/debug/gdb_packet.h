@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The gdb remote serial protocol's framing ($data#cs, acks, Ctrl-C) and hex codecs; host-testable. */
-#ifndef VMM_GDB_PACKET_H
-#define VMM_GDB_PACKET_H
+#ifndef VMM_DEBUG_GDB_PACKET_H
+#define VMM_DEBUG_GDB_PACKET_H
 
 #include "lib/types.h"
 

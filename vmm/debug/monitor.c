@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The monitor: commands that look inside guests and pause, stop or focus them (Ctrl-A c, monitor=). */
-#include "vmm/monitor.h"
+#include "vmm/debug/monitor.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/paging.h"
@@ -13,7 +13,7 @@
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "vmm/console.h"
-#include "vmm/gdbstub.h"
+#include "vmm/debug/gdbstub.h"
 #include "vmm/ipi.h"
 #include "vmm/options.h"
 #include "vmm/stats.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The monitor (README "The monitor"): Ctrl-A c on the console, or monitor=NAME:CMD at a guest's end. */
-#ifndef VMM_MONITOR_H
-#define VMM_MONITOR_H
+#ifndef VMM_DEBUG_MONITOR_H
+#define VMM_DEBUG_MONITOR_H
 
 #include "vmm/vm.h"
 

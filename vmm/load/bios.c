@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The BIOS's leftovers: the real-mode IVT with tiny handlers, the BIOS data area, the PIT and 8259s as GRUB leaves them. */
-#include "vmm/bios.h"
+#include "vmm/load/bios.h"
 #include "lib/string.h"
 #include "vmm/vm.h"
 

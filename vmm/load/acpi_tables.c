@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Builds the guest's ACPI tables: enough for a kernel to find its CPUs, interrupt wiring, PM timer, soft-off and PCI. */
-#include "vmm/acpi_tables.h"
+#include "vmm/load/acpi_tables.h"
 #include "lib/assert.h"
 #include "lib/string.h"
 #include "vmm/dev/acpi_pm.h"

@@ -1,15 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Loads ELF32 and ELF64 guest images at their physical addresses, strictly validated. */
-#include "vmm/loader.h"
-#include "arch/x86/regs.h"
+/* What every boot format shares: ELF segments placed strictly, the PC memory map, the entry. */
+#include "vmm/load/place.h"
 #include "lib/string.h"
-#include "pv/abi.h"
-#include "vmm/acpi_tables.h"
-#include "vmm/bios.h"
-#include "vmm/linux.h"
-#include "vmm/mptable.h"
-#include "vmm/pvh.h"
-#include "vmm/multiboot1.h"
+#include "vmm/flat32.h"
 #include "vmm/vm.h"
 
 #define EI_CLASS 4
@@ -149,13 +142,6 @@ static const char *check_layout(const struct elf_image *e, u64 ram, u64 keep, u6
 	return NULL;
 }
 
-static void flat_segment(struct x86_seg *s, u16 sel, bool code)
-{
-	/* Present, DPL 0, S=1, accessed; code: execute/read; data: read/write; 4 GiB, D/B=1. */
-	*s = (struct x86_seg){ .base = 0, .limit = 0xffffffff, .sel = sel,
-			       .attr = (u16)((code ? 0x9b : 0x93) | X86_SEG_DB | X86_SEG_G) };
-}
-
 int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep_gpa, u64 keep_len, u64 *entry,
 	     u64 *end, const char **why)
 {
@@ -196,88 +182,5 @@ unsigned loader_memory_map(const struct vm *vm, struct loader_region *out)
 
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx)
 {
-	loader_flat32_state(&vm->vcpus[0].hw.regs, entry, eax, ebx);
-}
-
-void loader_flat32_state(struct x86_emu_ctx *r, u64 entry, u32 eax, u32 ebx)
-{
-	void *opaque = r->opaque;
-
-	memset(r, 0, sizeof(*r));
-	r->opaque = opaque;
-	r->rip = entry;
-	r->rflags = 0x2;
-	r->gpr[X86_RAX] = eax;
-	r->gpr[X86_RBX] = ebx;
-	r->cr0 = CR0_PE | CR0_ET;
-	flat_segment(&r->seg[X86_CS], 0x08, true);
-	for (int s = 0; s < X86_NR_SREGS; s++)
-		if (s != X86_CS)
-			flat_segment(&r->seg[s], 0x10, false);
-}
-
-/* What a PC's firmware leaves for the kernel: the MP table and the ACPI tables, both
- * describing the same board (vmm/dev/board.h). The PCI bus (built after the image is
- * loaded, vmm/pci_view.c) has functions, and so an ECAM window, when pci= or shm= gave any. */
-static void firmware_tables_write(struct vm *vm)
-{
-	const struct acpi_board b = { .cpus = vm->nr_vcpus, .ioapic_id = BOARD_IOAPIC_ID,
-				      .ioapic_gpa = (u32)IOAPIC_BASE, .pm_base = ACPI_PM_BASE,
-				      .sci_irq = IRQ_SCI,
-				      .ecam_gpa = vm->config.pci.n || vm->n_shm ? (u32)PCI_BUS_ECAM_BASE : 0 };
-	u8 *acpi = memslots_ptr(&vm->mem, ACPI_TABLES_GPA, ACPI_TABLES_MAX);
-
-	mptable_write(vm);
-	if (acpi)  /* a guest too small for a BIOS area gets none */
-		acpi_tables_build(acpi, ACPI_TABLES_GPA, &b);
-}
-
-int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
-		unsigned nfiles, const char **why)
-{
-	u64 ram = vm->mem.low_bytes;
-	u64 boot_page = ram - PAGE_SIZE;
-	u64 entry = 0, end;
-	const u32 *mb1 = mb1_find_header(img, size);
-
-	/* First, so that an image loaded over the BIOS area simply replaces it. */
-	firmware_tables_write(vm);
-	vm->bios_on = bios_wanted(vm->config.bios, mb1 && !linux_is_bzimage(img, size));
-	if (vm->bios_on)
-		bios_write_memory(vm);
-	if (linux_is_bzimage(img, size))
-		return linux_load(vm, img, size, files, nfiles, why);
-	/* A multiboot header wins over a PVH note, as with QEMU's -kernel. */
-	if (mb1)
-		return mb1_load(vm, img, size, mb1, files, nfiles, why);
-	switch (pvh_find_entry(img, size, &entry)) {
-	case 1:
-		return pvh_load(vm, img, size, entry, files, nfiles, why);
-	case -1:
-		*why = "PVH: malformed Xen note";
-		return -1;
-	}
-	if (nfiles) {
-		*why = "files given to a guest that is not a multiboot v1, PVH or bzImage kernel";
-		return -1;
-	}
-	if (elf_load(vm, img, size, boot_page, PAGE_SIZE, &entry, &end, why) < 0)
-		return -1;
-
-	/* Boot information at the top of RAM, the command line right after the structure. */
-	struct umbra_boot_info *bi = memslots_ptr(&vm->mem, boot_page, PAGE_SIZE);
-	char *cl = (char *)(bi + 1);
-	size_t room = PAGE_SIZE - sizeof(*bi) - 1;
-	size_t n = strlen(vm->config.cmdline);
-	if (n > room)
-		n = room;
-	memcpy(cl, vm->config.cmdline, n);
-	cl[n] = 0;
-	*bi = (struct umbra_boot_info){ .magic = UMBRA_BOOT_MAGIC, .size = sizeof(*bi),
-					.mem_bytes = ram, .cmdline_gpa = boot_page + sizeof(*bi),
-					.cmdline_len = (u32)n, .vcpu_id = 0 };
-	memcpy(bi->name, vm->name, sizeof(vm->name) < sizeof(bi->name) ? sizeof(vm->name)
-								       : sizeof(bi->name) - 1);
-	loader_entry_state(vm, entry, UMBRA_BOOT_MAGIC, (u32)boot_page);
-	return 0;
+	flat32_state(&vm->vcpus[0].hw.regs, entry, eax, ebx);
 }

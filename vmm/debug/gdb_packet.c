@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The gdb remote serial protocol's framing and hex codecs (no I/O: the stub feeds it bytes). */
 #include "lib/cmdline.h"
-#include "vmm/gdb_packet.h"
+#include "vmm/debug/gdb_packet.h"
 
 void gdb_rx_reset(struct gdb_rx *rx)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The BIOS's leftovers a kernel loaded by GRUB on a BIOS PC finds: IVT, stubs, BDA, PIT, 8259s. */
-#ifndef VMM_BIOS_H
-#define VMM_BIOS_H
+#ifndef VMM_LOAD_BIOS_H
+#define VMM_LOAD_BIOS_H
 
 #include "lib/types.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Multiboot v1 loading as QEMU's -kernel does it: image, modules, then the information block. */
-#include "vmm/multiboot1.h"
+#include "vmm/load/multiboot1.h"
 #include "lib/string.h"
 #include "lib/printf.h"
-#include "vmm/loader.h"
+#include "vmm/load/place.h"
 #include "vmm/vm.h"
 
 #define MB1_FLAG_AOUT_KLUDGE (1u << 16)
@@ -34,7 +34,8 @@ struct mb1_mmap {
 	u32 type;
 } PACKED;
 
-const u32 *mb1_find_header(const u8 *img, u64 size)
+/* The multiboot v1 header in the image's first 8 KiB, or NULL. */
+static const u32 *mb1_find_header(const u8 *img, u64 size)
 {
 	u64 limit = size < MB1_SEARCH ? size : MB1_SEARCH;
 	for (u64 off = 0; off + 12 <= limit; off += 4) {
@@ -107,9 +108,10 @@ static u64 place_string(struct place *p, const char *a, const char *b)
 	return at;
 }
 
-int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struct mb1_file *files,
-	     unsigned nfiles, const char **why)
+static int mb1_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
+		    unsigned nfiles, const char **why)
 {
+	const u32 *hdr = mb1_find_header(img, size); /* found: the probe said so */
 	u64 entry = 0, end;
 
 	if (hdr[1] & MB1_FLAG_AOUT_KLUDGE) {
@@ -172,3 +174,13 @@ int mb1_load(struct vm *vm, const u8 *img, u64 size, const u32 *hdr, const struc
 	loader_entry_state(vm, entry, MB1_BOOT_MAGIC, (u32)info);
 	return 0;
 }
+
+static int mb1_probe(const u8 *img, u64 size, const char **why)
+{
+	(void)why;
+	return mb1_find_header(img, size) != NULL;
+}
+
+/* GRUB on a BIOS PC is the machine `qemu -kernel` and Umbra imitate for it: the BIOS's
+ * leftovers by default. */
+const struct load_format mb1_format = { "multiboot v1", mb1_probe, mb1_load, true };

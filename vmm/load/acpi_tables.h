@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The ACPI tables a guest's firmware would leave: RSDP, RSDT/XSDT, FADT, FACS, DSDT, MADT, MCFG. */
-#ifndef VMM_ACPI_TABLES_H
-#define VMM_ACPI_TABLES_H
+#ifndef VMM_LOAD_ACPI_TABLES_H
+#define VMM_LOAD_ACPI_TABLES_H
 
 #include "lib/types.h"
 

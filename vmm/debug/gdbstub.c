@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The gdb remote stub on COM2: one guest (gdb=NAME), served by that guest's CPU between slices. */
-#include "vmm/gdbstub.h"
+#include "vmm/debug/gdbstub.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/regs.h"
 #include "arch/x86/serial.h"
@@ -8,9 +8,8 @@
 #include "lib/cmdline.h"
 #include "lib/printf.h"
 #include "lib/string.h"
-#include "vmm/gdb_packet.h"
+#include "vmm/debug/gdb_packet.h"
 #include "vmm/gmem.h"
-#include "vmm/monitor.h"
 #include "vmm/options.h"
 #include "vmm/vcpu.h"
 
@@ -105,6 +104,7 @@ struct swbp {
 
 static struct {
 	struct vm *vm;          /* the target; NULL: no stub */
+	bool (*rcmd)(const char *line); /* where gdb's "monitor CMD" goes (gdbstub_init) */
 	struct gdb_rx rx;
 	char reply[GDB_PACKET_MAX];
 	u32 reply_len;
@@ -772,7 +772,7 @@ static void handle_packet(struct vcpu *v, const char *p)
 				put("E16");
 			else {
 				line[n] = 0;
-				put(monitor_queue(line) ? "OK" : "E10");
+				put(gdb.rcmd && gdb.rcmd(line) ? "OK" : "E10");
 			}
 		} else if (!strcmp(p, "qAttached")) {
 			put("1");
@@ -792,7 +792,7 @@ static void handle_packet(struct vcpu *v, const char *p)
 
 /* ---- the stub's life ---- */
 
-void gdbstub_init(const char *name, bool wait)
+void gdbstub_init(const char *name, bool wait, bool (*rcmd)(const char *line))
 {
 	struct vm *vm = vm_by_name(name);
 	if (!vm) {
@@ -802,6 +802,7 @@ void gdbstub_init(const char *name, bool wait)
 	serial2_init();
 	gdb_rx_reset(&gdb.rx);
 	gdb.vm = vm;
+	gdb.rcmd = rcmd;
 	vm->vcpus[0].hw.exc_debug = BIT(3); /* INT3 exits while gdb may have breakpoints */
 	if (wait) {
 		vm->vcpus[0].debug_stop = true;

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The gdb remote stub on COM2 (gdb=NAME): what the scheduler and the exit handlers call. */
-#ifndef VMM_GDBSTUB_H
-#define VMM_GDBSTUB_H
+#ifndef VMM_DEBUG_GDBSTUB_H
+#define VMM_DEBUG_GDBSTUB_H
 
 #include "vmm/vm.h"
 
 /* Attaches the stub to the guest called name (reported if there is none); with wait, the guest
- * is held before its first instruction until gdb continues it. */
-void gdbstub_init(const char *name, bool wait);
+ * is held before its first instruction until gdb continues it. gdb's "monitor CMD" goes to
+ * rcmd (the monitor's queue, which itself asks the stub whether it is attached): false, busy. */
+void gdbstub_init(const char *name, bool wait, bool (*rcmd)(const char *line));
 /* Is the stub attached to vm? */
 bool gdbstub_attached(const struct vm *vm);
 /* Called by vm's CPU before each slice: serves gdb's packets and lowers *wake so the CPU looks

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The Intel MultiProcessor table in the guest's BIOS area: its CPUs and interrupt wiring. */
-#ifndef VMM_MPTABLE_H
-#define VMM_MPTABLE_H
+#ifndef VMM_LOAD_MPTABLE_H
+#define VMM_LOAD_MPTABLE_H
 
 #include "lib/types.h"
 

@@ -1,20 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Guest image loading: ELF32/ELF64 segments into guest RAM, and the boot information page. */
-#ifndef VMM_LOADER_H
-#define VMM_LOADER_H
+/* What every boot format shares: ELF segments placed strictly, the PC memory map, the entry. */
+#ifndef VMM_LOAD_PLACE_H
+#define VMM_LOAD_PLACE_H
 
 #include "lib/types.h"
 
 struct vm;
-struct x86_emu_ctx;
-struct mb1_file;
-
-/* Loads the image [img, img + size) into vm's RAM and sets its entry state: a bzImage through
- * the Linux boot protocol, a multiboot v1 kernel the multiboot way, an ELF with a PVH note the
- * PVH way (those with files as their modules), anything else with Umbra's boot protocol
- * (pv/abi.h). 0, or <0 with *why saying what is wrong with the image. */
-int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
-		unsigned nfiles, const char **why);
 
 /* The ELF32/ELF64 segments at their physical addresses, none overlapping [keep, +keep_len).
  * *entry: 0 for the ELF header's entry point, or another one to check instead (inside a
@@ -26,10 +17,8 @@ int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep, u64 keep_len, u64
  * an ELF), -1 a note segment that runs past the image or a note past its segment. */
 int elf_find_note(const u8 *img, u64 size, const char *name, u32 type, const u8 **desc,
 		  u32 *desc_len);
-/* 32-bit protected mode, paging off, flat segments, interrupts off, EAX/EBX as given. */
+/* vCPU 0 in the flat 32-bit state (vmm/flat32.h), EAX/EBX as given. */
 void loader_entry_state(struct vm *vm, u64 entry, u32 eax, u32 ebx);
-/* The same state in any vCPU's registers (the PV start of an AP). */
-void loader_flat32_state(struct x86_emu_ctx *r, u64 entry, u32 eax, u32 ebx);
 
 /* The guest's physical memory map as a PC BIOS reports it (e820 / multiboot types): low RAM,
  * the EBDA, the BIOS area (where the MP table is), then the rest of RAM. */
