@@ -16,6 +16,7 @@
 #include "vmm/vcpu.h"
 #include "vmm/ipi.h"
 #include "vmm/vm.h"
+#include "vmm/shm.h"
 
 struct hc_args {
 	u64 a[4];

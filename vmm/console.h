@@ -4,21 +4,9 @@
 #define VMM_CONSOLE_H
 
 #include "lib/types.h"
+#include "vmm/console_state.h"
 
 struct vm;
-
-/* A guest's console, console.c's own: the line being assembled (printed with the guest's name
- * in front), its last lines for the monitor's log command, and how many of them are on the
- * terminal (the rest wait while another guest has it raw). */
-#define CONSOLE_LOG_LINES 64
-#define CONSOLE_LINE_MAX 128
-struct console {
-	char line[CONSOLE_LINE_MAX];
-	u32 line_len;
-	char log[CONSOLE_LOG_LINES][CONSOLE_LINE_MAX];
-	u32 log_count;
-	u32 log_shown;
-};
 
 /* One byte the guest sent (its COM1 or the console hypercall); lines print as "[name] ...". */
 void console_putc(struct vm *vm, char c);

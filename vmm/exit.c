@@ -17,6 +17,8 @@
 #include "vmm/pv_eoi.h"
 #include "vmm/realmode.h"
 #include "vmm/vcpu.h"
+#include "vmm/board.h"
+#include "vmm/reset.h"
 
 static void audit_after_fault(struct vcpu *v)
 {

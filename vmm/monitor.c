@@ -18,6 +18,7 @@
 #include "vmm/options.h"
 #include "vmm/stats.h"
 #include "vmm/trace.h"
+#include "vmm/vm_lock.h"
 
 #define MON_LINE 96
 #define MON_WORDS 4

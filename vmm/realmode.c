@@ -9,6 +9,7 @@
 #include "vmm/gmem.h"
 #include "vmm/msr.h"
 #include "vmm/vcpu.h"
+#include "vmm/board.h"
 
 static int rm_write_cr(struct x86_emu_ctx *ctx, unsigned cr, u64 val)
 {

@@ -11,6 +11,8 @@
 #include "vmm/loader.h"
 #include "vmm/pci_view.h"
 #include "vmm/vm.h"
+#include "vmm/vm_lock.h"
+#include "vmm/board.h"
 
 #define VM_RESET_TEXT_(name, text) text,
 static const char *const cause_names[] = { VM_RESET_LIST(VM_RESET_TEXT_) };

@@ -4,21 +4,10 @@
 #define VMM_RESET_H
 
 #include "lib/types.h"
+#include "vmm/reset_cause.h"
 
 struct vm;
 struct vcpu;
-
-/* How a guest asked to be reset, for its report: X(NAME, what the report says). */
-#define VM_RESET_LIST(X) \
-	X(KBC, "8042")                /* the keyboard controller's reset line (0xFE to port 0x64) */ \
-	X(RCR, "cf9")                 /* port 0xCF9, which the FADT's reset register names */ \
-	X(TRIPLE_FAULT, "triple-fault")
-#define VM_RESET_ENUM_(name, text) VM_RESET_##name,
-enum vm_reset { VM_RESET_LIST(VM_RESET_ENUM_) VM_RESET_CAUSES };
-#undef VM_RESET_ENUM_
-
-/* Restarts a guest may make before a reboot ends it as a reboot loop (reboots=N). */
-#define VM_REBOOTS_DEFAULT 8
 
 /* The guest asks for a reset (caller holds its lock, on the vCPU's exit path). With
  * on_reboot=end it ends as "reboot"; past reboots= restarts, as "reboot-loop"; else every

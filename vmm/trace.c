@@ -11,6 +11,7 @@
 #include "vmm/exit.h"
 #include "vmm/stats.h"
 #include "vmm/vm.h"
+#include "vmm/bootprof.h"
 
 /* One exit: when it came (host TSC), from where, why, and what handling it cost (TSC ticks from
  * the handler's start to its end: the part of the exit that is Umbra's own code). */

@@ -17,6 +17,8 @@
 #include "vmm/options.h"
 #include "vmm/pv_eoi.h"
 #include "vmm/trace.h"
+#include "vmm/vm_lock.h"
+#include "vmm/reset.h"
 
 /* Exception classes for the double-fault rules (SDM vol. 3 table 6-5, APM 8.2.9). */
 enum exc_class { EXC_BENIGN, EXC_CONTRIBUTORY, EXC_PAGE_FAULT };
