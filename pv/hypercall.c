@@ -17,6 +17,7 @@
 #include "vmm/ipi.h"
 #include "vmm/vm.h"
 #include "vmm/shm.h"
+#include "vmm/cr.h"
 
 struct hc_args {
 	u64 a[4];

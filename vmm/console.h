@@ -31,6 +31,10 @@ void console_poll_input(struct vm *vm);
 /* When the loop on this CPU must look for typed keys next (0: it need not): without it, a CPU
  * whose guests all wait would sleep through Ctrl-A n typed after the focus guest ended. */
 u64 console_keys_deadline(u64 now_tsc);
+/* The monitor's input: Ctrl-A c gives it the keys, the console edits the line, and the
+ * monitor's poll takes each line ended by Enter (true, copied into buf; once). */
+#define CONSOLE_MONITOR_LINE 96
+bool console_monitor_line(char *buf, size_t size);
 /* The terminal is back to lines (the raw guest ended): the lines that waited are shown. */
 void console_lines_again(void);
 /* Gives vm the focus (the monitor's focus command). */

@@ -20,10 +20,8 @@ void vm_triple_fault(struct vcpu *v, const char *detail);
 /* Before a vCPU's turn, on its CPU outside guest mode, lock not held: true while a reset is
  * pending, the vCPU then held (not run) until vCPU 0's CPU has restarted the guest. */
 bool vm_reset_hold(struct vcpu *v);
-/* Runs a requested restart once every vCPU is held, on vCPU 0's CPU outside guest mode, lock
- * not held; true if one was done (vCPU 0 is then VCPU_STARTING: its CPU builds it afresh; the
- * APs wait for a SIPI). */
-bool vm_restart(struct vm *vm);
+/* The cause's name as the report and the log spell it ("8042", "cf9", "triple-fault"). */
+const char *vm_reset_cause_name(enum vm_reset cause);
 /* The restart counts for the report: " restarts=N 8042=a cf9=b triple-fault=c". */
 int vm_restart_text(const struct vm *vm, char *buf, size_t size);
 
