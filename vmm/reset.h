@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Guest reset: what a reboot request does (restart from the boot modules, or end), and the restart. */
+/* Guest reset: what a reboot request does (restart from the boot modules, or end), and the hold. */
 #ifndef VMM_RESET_H
 #define VMM_RESET_H
 
@@ -12,7 +12,7 @@ struct vcpu;
 /* The guest asks for a reset (caller holds its lock, on the vCPU's exit path). With
  * on_reboot=end it ends as "reboot"; past reboots= restarts, as "reboot-loop"; else every
  * vCPU's slice ends (the others' CPUs are kicked) and vCPU 0's CPU restarts the guest once
- * all are held (vm_reset_hold, vm_restart). */
+ * all are held (vm_reset_hold, vm_restart in vmm/restart.c). */
 void vm_reset_request(struct vcpu *v, enum vm_reset cause);
 /* A triple fault (detail: how it came about): a reset, as the chipset turns the CPU's shutdown
  * into one, unless the guest was started with expect=crash, which ends it as "triple-fault". */
