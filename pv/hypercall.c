@@ -16,6 +16,8 @@
 #include "vmm/vcpu.h"
 #include "vmm/ipi.h"
 #include "vmm/vm.h"
+#include "vmm/shm.h"
+#include "vmm/cr.h"
 
 struct hc_args {
 	u64 a[4];
@@ -493,7 +495,7 @@ static const hc_fn handlers[UMBRA_HC_COUNT] = {
 };
 
 /* The calls that reach no device model and no interrupt state (the MMU calls, VERSION): after
- * them the vCPU's interrupt look (vmm/vcpu.c) would find what it found before, so they leave
+ * them the vCPU's interrupt look (vmm/run.c) would find what it found before, so they leave
  * it out, as a CR3 load or a page fault does. Any other call may change what a device or the
  * interrupt controllers hold (a timer, a console read, a halt, a doorbell): marked before it
  * runs, as vmm/exit.c marks other exits. */

@@ -10,7 +10,6 @@
 #include "lib/string.h"
 #include "lib/spinlock.h"
 #include "vmm/dev/uart.h"
-#include "vmm/debug_hook.h"
 #include "vmm/options.h"
 #include "vmm/vm.h"
 
@@ -18,6 +17,12 @@ static struct vm *focus;       /* the guest that gets typed input (atomic; NULL:
 static bool escape_seen;       /* the last byte read was CONSOLE_ESCAPE */
 static bool in_monitor;        /* typed bytes go to the monitor (Ctrl-A c), not a guest */
 static spinlock_t input_lock;  /* the serial receiver and the two fields above */
+/* The line being typed to the monitor, and the last one ended by Enter until the monitor's
+ * poll takes it (vmm/monitor.c): the console edits, the monitor only reads what was typed. */
+static char typing[CONSOLE_MONITOR_LINE];
+static u32 typing_len;
+static char typed[CONSOLE_MONITOR_LINE];
+static bool typed_ready;       /* atomic: set under the input lock, taken by one CPU */
 
 /* With term=raw, the guest with the focus writes to the terminal itself while it runs and the
  * monitor is closed; the other guests' lines wait in their logs (CONSOLE_LOG_LINES each) and are
@@ -190,6 +195,49 @@ static bool escape_key(int c)
 	}
 }
 
+/* One byte typed while the monitor has the console (under the input lock, perhaps inside an
+ * exit): edits the line; Enter hands it to the monitor's poll. */
+static void monitor_key(int c)
+{
+	if (c == '\r' || c == '\n') {
+		if (!typing_len)
+			return;
+		typing[typing_len] = 0;
+		typing_len = 0;
+		if (__atomic_load_n(&typed_ready, __ATOMIC_ACQUIRE)) {
+			kprintf("monitor: busy or too long, line dropped\n");
+			return;
+		}
+		memcpy(typed, typing, sizeof(typed));
+		__atomic_store_n(&typed_ready, true, __ATOMIC_RELEASE);
+		return;
+	}
+	if (c == 0x7f || c == 8) {
+		if (typing_len)
+			typing_len--;
+		return;
+	}
+	/* Printable bytes only; the rest of a too long line is dropped. */
+	if (c >= 0x20 && c < 0x7f && typing_len < sizeof(typing) - 1)
+		typing[typing_len++] = (char)c;
+}
+
+bool console_monitor_line(char *buf, size_t size)
+{
+	if (!__atomic_load_n(&typed_ready, __ATOMIC_ACQUIRE))
+		return false;
+	spin_lock(&input_lock);
+	bool mine = __atomic_load_n(&typed_ready, __ATOMIC_ACQUIRE);
+	if (mine) {
+		size_t n = strnlen(typed, size - 1);
+		memcpy(buf, typed, n);
+		buf[n] = 0;
+		__atomic_store_n(&typed_ready, false, __ATOMIC_RELEASE);
+	}
+	spin_unlock(&input_lock);
+	return mine;
+}
+
 /* Does the scheduler's loop read the keys (the focus guest does not read for itself)? */
 static bool keys_read_by_loop(const struct vm *owner)
 {
@@ -230,8 +278,8 @@ void console_poll_input(struct vm *vm)
 			escape_seen = true;
 			continue;
 		}
-		if (in_monitor && debug_hook)
-			debug_hook->input(c);
+		if (in_monitor)
+			monitor_key(c);
 		else if (to_guest)
 			uart_input_push(&vm->board.com1, (u8)c);
 	}

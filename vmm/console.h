@@ -4,21 +4,9 @@
 #define VMM_CONSOLE_H
 
 #include "lib/types.h"
+#include "vmm/console_state.h"
 
 struct vm;
-
-/* A guest's console, console.c's own: the line being assembled (printed with the guest's name
- * in front), its last lines for the monitor's log command, and how many of them are on the
- * terminal (the rest wait while another guest has it raw). */
-#define CONSOLE_LOG_LINES 64
-#define CONSOLE_LINE_MAX 128
-struct console {
-	char line[CONSOLE_LINE_MAX];
-	u32 line_len;
-	char log[CONSOLE_LOG_LINES][CONSOLE_LINE_MAX];
-	u32 log_count;
-	u32 log_shown;
-};
 
 /* One byte the guest sent (its COM1 or the console hypercall); lines print as "[name] ...". */
 void console_putc(struct vm *vm, char c);
@@ -43,6 +31,10 @@ void console_poll_input(struct vm *vm);
 /* When the loop on this CPU must look for typed keys next (0: it need not): without it, a CPU
  * whose guests all wait would sleep through Ctrl-A n typed after the focus guest ended. */
 u64 console_keys_deadline(u64 now_tsc);
+/* The monitor's input: Ctrl-A c gives it the keys, the console edits the line, and the
+ * monitor's poll takes each line ended by Enter (true, copied into buf; once). */
+#define CONSOLE_MONITOR_LINE 96
+bool console_monitor_line(char *buf, size_t size);
 /* The terminal is back to lines (the raw guest ended): the lines that waited are shown. */
 void console_lines_again(void);
 /* Gives vm the focus (the monitor's focus command). */

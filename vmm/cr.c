@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Control registers and EFER as the guest sees them; every paging change resets the MMU context. */
+#include "vmm/cr.h"
 #include "vmm/vcpu.h"
 #include "arch/x86/regs.h"
 #include "arch/x86/emulate.h"

@@ -19,10 +19,9 @@ struct debug_hook {
 	void (*ended)(struct vm *vm);
 	/* The guest's end, once its console lines are out (the monitor's commands at its end). */
 	void (*at_end)(struct vm *vm);
-	/* Every scheduler turn of every CPU: queued monitor commands. */
+	/* Every scheduler turn of every CPU: queued monitor commands and the line typed at the
+	 * console (console_monitor_line). */
 	void (*poll)(void);
-	/* A byte typed at the console while the monitor has it (Ctrl-A c). */
-	void (*input)(int c);
 };
 
 extern const struct debug_hook *debug_hook;

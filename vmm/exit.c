@@ -17,6 +17,9 @@
 #include "vmm/pv_eoi.h"
 #include "vmm/realmode.h"
 #include "vmm/vcpu.h"
+#include "vmm/board.h"
+#include "vmm/reset.h"
+#include "vmm/cr.h"
 
 static void audit_after_fault(struct vcpu *v)
 {
@@ -273,23 +276,6 @@ static void handle_cpuid(struct vcpu *v, const struct vexit *x)
 	vcpu_skip(v, x);
 }
 
-void exit_halt(struct vcpu *v)
-{
-	/* With IF=1 the vCPU waits for an interrupt (the CPU runs others meanwhile). With IF=0
-	 * only an NMI could wake it: in a guest with one vCPU none is ever sent, so the guest has
-	 * ended; with several, another may send one (or INIT). So has one that waits with no
-	 * interrupt source armed: nothing would ever wake it. */
-	if (((v->hw.regs.rflags & RFLAGS_IF) && irq_may_arrive(v, rdtsc())) ||
-	    v->vm->nr_vcpus > 1) {
-		v->halted = true;
-		return;
-	}
-	console_flush(v->vm);
-	vm_end(v->vm, VM_END_HALT, 0,
-	       (v->hw.regs.rflags & RFLAGS_IF) ? "HLT with nothing that could wake it"
-					    : "HLT with interrupts off");
-}
-
 /* A single-step trap is a debug exception, and a debug exception ends a halt (SDM: HLT; a VM
  * entry into the HLT state with BS pending delivers the #DB): a HLT run with TF takes its trap
  * at once, past the HLT, and the vCPU never waits. The debugger's own step does wait: gdb sees
@@ -300,7 +286,7 @@ static void handle_hlt(struct vcpu *v, const struct vexit *x, u64 rflags)
 		return;
 	if (!v->debug_step && virt_step_owed(rflags, v->hw.debugctl))
 		return;
-	exit_halt(v);
+	vcpu_halt(v);
 }
 
 /* #BP and INT n are intercepted only for the gdb stub: one of its breakpoints stops the guest;

@@ -9,7 +9,4 @@ struct vexit;
 /* Counts the exit and acts on it; called with the VM lock held. */
 void exit_handle(struct vcpu *v, const struct vexit *x);
 
-/* HLT done (RIP past it): the vCPU waits for an interrupt, or the guest ends if none can come. */
-void exit_halt(struct vcpu *v);
-
 #endif

@@ -7,6 +7,7 @@
 #include "lib/string.h"
 #include "mmu/mmu.h"
 #include "vmm/vm.h"
+#include "vmm/board.h"
 
 static u32 access_bits(const struct x86_emu_ctx *ctx, u32 base)
 {

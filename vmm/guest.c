@@ -21,6 +21,8 @@
 #include "vmm/pci_view.h"
 #include "vmm/guest_options.h"
 #include "vmm/vcpu.h"
+#include "vmm/board.h"
+#include "vmm/shm.h"
 
 static u32 load_errors;
 /* ASIDs/VPIDs handed out so far, one per vCPU (SVM with fewer shares its last one, flushing

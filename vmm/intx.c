@@ -9,6 +9,7 @@
 #include "vmm/dev/pci_bus.h"
 #include "vmm/ipi.h"
 #include "vmm/vm.h"
+#include "vmm/vm_lock.h"
 
 #define INTX_LINES 8
 #define INTX_LINE_FNS 8

@@ -3,6 +3,8 @@
 #include "vmm/irq.h"
 #include "arch/x86/tsc.h"
 #include "vmm/vm.h"
+#include "vmm/board.h"
+#include "vmm/shm.h"
 
 static bool extint_pending(const struct vcpu *v)
 {

@@ -28,7 +28,7 @@
 #include "vmm/load/loader.h"
 #include "vmm/pci_assign.h"
 #include "vmm/report.h"
-#include "vmm/reset.h"
+#include "vmm/restart.h"
 #include "vmm/shm.h"
 #include "vmm/sched.h"
 #include "vmm/trace.h"
@@ -161,7 +161,7 @@ void kmain(u32 magic, u32 info_pa)
 		umbra_finish(false, "virt-enable-failed");
 
 	shm_init();
-	vm_reset_set_reload(loader_reload);
+	vm_restart_set_reload(loader_reload);
 	debug_register();
 	u32 n = guests_create(&boot_info, cpus_online);
 	iommu_domains_print();

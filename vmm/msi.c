@@ -6,6 +6,7 @@
 #include "vmm/intx.h"
 #include "vmm/ipi.h"
 #include "vmm/vm.h"
+#include "vmm/vm_lock.h"
 
 /* Who each host vector belongs to: set once, when the guest is created, never taken back
  * (guests are never destroyed; an ended guest's vector is dropped on arrival). */

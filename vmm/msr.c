@@ -7,6 +7,7 @@
 #include "vmm/kvmclock.h"
 #include "vmm/pv_eoi.h"
 #include "vmm/vcpu.h"
+#include "vmm/cr.h"
 
 #define MSR_TSC 0x10
 #define MSR_TSC_ADJUST 0x3b

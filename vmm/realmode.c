@@ -5,10 +5,11 @@
 #include "arch/x86/regs.h"
 #include "lib/printf.h"
 #include "vmm/console.h"
-#include "vmm/exit.h"
 #include "vmm/gmem.h"
 #include "vmm/msr.h"
 #include "vmm/vcpu.h"
+#include "vmm/board.h"
+#include "vmm/cr.h"
 
 static int rm_write_cr(struct x86_emu_ctx *ctx, unsigned cr, u64 val)
 {
@@ -44,7 +45,7 @@ static int rm_io(struct x86_emu_ctx *ctx, u16 port, unsigned size, bool in, u32 
 
 static int rm_halt(struct x86_emu_ctx *ctx)
 {
-	exit_halt(ctx->opaque);
+	vcpu_halt(ctx->opaque);
 	return 0;
 }
 

@@ -19,6 +19,9 @@
 #include "vmm/options.h"
 #include "vmm/stats.h"
 #include "vmm/vm.h"
+#include "vmm/vm_lock.h"
+#include "vmm/reset.h"
+#include "vmm/shm.h"
 
 
 static u32 finishing;

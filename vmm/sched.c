@@ -17,6 +17,11 @@
 #include "arch/x86/devirq.h"
 #include "vmm/trace.h"
 #include "vmm/vcpu.h"
+#include "vmm/vm_lock.h"
+#include "vmm/reset.h"
+#include "vmm/cr.h"
+#include "vmm/run.h"
+#include "vmm/restart.h"
 
 /* First entry on its CPU: the backend's control structure and the MMU context (for an AP,
  * with the state its SIPI or PV start left in v->hw.regs). Under the guest's lock: the MMU's

@@ -8,9 +8,9 @@
 #include "arch/x86/virt.h"
 #include "lib/palloc.h"
 #include "lib/printf.h"
-#include "vmm/exit.h"
 #include "vmm/stats.h"
 #include "vmm/vm.h"
+#include "vmm/bootprof.h"
 
 /* One exit: when it came (host TSC), from where, why, and what handling it cost (TSC ticks from
  * the handler's start to its end: the part of the exit that is Umbra's own code). */
@@ -104,12 +104,10 @@ __attribute__((noipa)) static void trace_record(struct trace_ring *r, const stru
 	__atomic_store_n(&r->written, r->written + 1, __ATOMIC_RELEASE);
 }
 
-void trace_exit_handle(struct vcpu *v, const struct vexit *x)
+void trace_exit(struct vcpu *v, const struct vexit *x, u64 rip, u64 start)
 {
 	struct trace_ring *r = &rings[v->cpu];
-	u64 rip = v->hw.regs.rip, start = rdtsc();
 
-	exit_handle(v, x);
 	if (!__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE))
 		return;
 	u64 cost = rdtsc() - start;

@@ -18,9 +18,10 @@ void trace_init(const char *name);
 /* Starts or stops recording a guest's exits (the rings of its vCPUs' CPUs are allocated on the
  * first start; false and a message if there is no memory for them). */
 bool trace_enable(struct vm *vm, bool on);
-/* The exit handler, timed and recorded (vcpu_run_slice calls it instead of exit_handle for a
- * traced guest, so an untraced one pays one test per exit). */
-void trace_exit_handle(struct vcpu *v, const struct vexit *x);
+/* Records an exit of a traced guest once its handler is done: its RIP and the TSC before the
+ * handler ran (the run loop, vmm/run.c, times the handler for a traced guest only, so an
+ * untraced one pays one test per exit). */
+void trace_exit(struct vcpu *v, const struct vexit *x, u64 rip, u64 start);
 /* Writes the guest's records on the console, oldest first over all CPUs, between a begin and
  * an end line (docs/testing.md gives the format). */
 void trace_dump(struct vm *vm);

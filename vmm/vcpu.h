@@ -24,23 +24,6 @@ int vcpu_decode(struct vcpu *v, struct x86_insn *insn);
  * instruction (in buf, or kept by the vCPU for the next time), or NULL as vcpu_decode's <0. */
 const struct x86_insn *vcpu_decode_cr(struct vcpu *v, struct x86_insn *buf);
 
-/* Guest writes to CR0/CR3/CR4/EFER: validate (#GP on a bad value), update the guest's view
- * and the MMU context. Return false after injecting #GP. */
-bool vcpu_set_cr0(struct vcpu *v, u64 val);
-bool vcpu_set_cr3(struct vcpu *v, u64 val);
-bool vcpu_set_cr4(struct vcpu *v, u64 val);
-bool vcpu_set_efer(struct vcpu *v, u64 val);
-/* The guest's paging mode or shadow root changed: the backend recomputes what the CPU runs
- * with. A mode this CPU cannot run ends the guest (false). */
-bool vcpu_update_paging(struct vcpu *v);
-/* Only the shadow root changed (a cached CR3 load): the backend loads just that. */
-bool vcpu_set_root(struct vcpu *v);
-/* Nested paging: the guest loaded CR3 without an exit. The emulator and the hypercalls still
- * walk its tables through the shadow MMU's walker, which must follow it. */
-void vcpu_follow_cr3(struct vcpu *v);
-/* Handles a CR access exit (decodes MOV CR, CLTS, LMSW, SMSW). */
-void vcpu_cr_access(struct vcpu *v, const struct vexit *x);
-
 /* The guest touched a debug register: from now on its DR0-DR3 and DR6 are switched with it
  * and MOV DR runs natively. Call on the vCPU's CPU. */
 void vcpu_dr_activate(struct vcpu *v);
@@ -52,12 +35,12 @@ void vcpu_emulate_mov_dr(struct vcpu *v);
 /* Injects #DB as the CPU would deliver it: DR6 gains dr6_set (breakpoint hits B0-B3 replace the
  * old ones), and DR7.GD is cleared. Call on the vCPU's CPU. */
 void vcpu_inject_db(struct vcpu *v, u64 dr6_set);
+/* Puts its DR0-DR3 and DR6 into this CPU (unless there already), and keeps them while the CPU
+ * runs others: around each turn of a vCPU whose debug registers are switched (vmm/run.c). */
+void vcpu_dr_load(struct vcpu *v);
+void vcpu_dr_save(struct vcpu *v);
 
-/* Runs one vCPU until its guest ends, it halts or yields, or the time slice is over. Returns
- * false only if it cannot run now (halted, waiting for an event): the CPU may sleep on it.
- * A yield leaves v->yielded set for the caller to see and clear. */
-bool vcpu_run_slice(struct vcpu *v, u64 tsc_deadline);
-/* Timer expiry and wake-ups; true if the vCPU is runnable. */
-bool vcpu_update_events(struct vcpu *v);
+/* HLT done (RIP past it): the vCPU waits for an interrupt, or the guest ends if none can come. */
+void vcpu_halt(struct vcpu *v);
 
 #endif

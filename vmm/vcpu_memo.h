@@ -26,7 +26,7 @@ struct vcpu_memo {
 		u32 code;         /* its 4 bytes, as one word */
 		struct x86_insn insn;
 	} cr;
-	/* The vCPU's interrupt state as vcpu_run_slice last evaluated it (vmm/vcpu.c): settled
+	/* The vCPU's interrupt state as vcpu_run_slice last evaluated it (vmm/run.c): settled
 	 * when nothing was pending then, and entries skip the evaluation while it stays so. Dropped
 	 * when the guest's devices move on from gen (vm->dev_gen: vm_devices_touched, under the
 	 * VM's lock, by anything that may change what an interrupt controller has for a vCPU; so

@@ -6,8 +6,6 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
-#include "vmm/remote_flush.h"
-#include "vmm/mmu_host.h"
 
 struct vm *vm_first;
 u32 nr_vms;
@@ -114,25 +112,6 @@ void vm_kick_all(struct vm *vm)
 		if (cpu != me && j == i) /* once per CPU */
 			lapic_send_fixed(percpus[cpu].apic_id, KICK_VECTOR);
 	}
-}
-
-u64 vm_lock(struct vm *vm)
-{
-	u64 spins = spin_lock_spins(&vm->lock);
-	vm->lock_taken++;
-	if (spins) {
-		vm->lock_contended++;
-		vm->lock_spins += spins;
-	}
-	return spins;
-}
-
-void vm_unlock(struct vm *vm)
-{
-	remote_flush_wait(vm);
-	if (vm->deferred_free)
-		mmu_host_release_deferred(vm);
-	spin_unlock(&vm->lock);
 }
 
 struct vm *vm_by_id(u64 id)

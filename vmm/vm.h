@@ -13,13 +13,13 @@
 #include "vmm/pci_assign.h"
 #include "mmu/tdp.h"
 #include "pv/abi.h"
-#include "vmm/bootprof.h"
+#include "vmm/bootprof_state.h"
 #include "vmm/boot_files.h"
-#include "vmm/console.h"
-#include "vmm/cpuid.h"
+#include "vmm/console_state.h"
+#include "vmm/cpuid_policy.h"
 #include "vmm/memslot.h"
-#include "vmm/reset.h"
-#include "vmm/shm.h"
+#include "vmm/reset_cause.h"
+#include "vmm/shm_port.h"
 #include "vmm/vcpu_memo.h"
 #include "vmm/vm_config.h"
 #include "vmm/dev/board.h"
@@ -245,13 +245,6 @@ u64 vm_vcpus_bytes(u32 nr_vcpus);
 /* The guest with this id or name among those created (NULL if none). */
 struct vm *vm_by_id(u64 id);
 struct vm *vm_by_name(const char *name);
-/* The guest's lock (MMU and device state). Unlocking first waits for the remote TLB flushes
- * requested under it (vmm/remote_flush.c), so every operation done under the lock is complete,
- * on every vCPU, once it is dropped. Lock order: vm->lock, then palloc's lock or the console
- * input lock, then the console output lock; the flush wait takes no lock at all. */
-/* Returns the pause iterations it waited (0: the lock was free). */
-u64 vm_lock(struct vm *vm);
-void vm_unlock(struct vm *vm);
 /* Makes every CPU running one of the guest's vCPUs (but the caller's) look at it again. */
 void vm_kick_all(struct vm *vm);
 /* Prints the guest's registers and recent state (on a fatal end). */

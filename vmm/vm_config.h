@@ -6,7 +6,7 @@
 #include "lib/types.h"
 #include "vmm/dev/board.h"
 #include "vmm/pci_assign.h"
-#include "vmm/shm.h"
+#include "vmm/shm_port.h"
 
 #define VM_NAME_LEN 24
 /* vCPUs per guest (vcpus=N, APIC IDs 0..N-1): at most VCPUS_PER_HOST_CPU per CPU Umbra runs on

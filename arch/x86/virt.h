@@ -63,7 +63,7 @@ struct vexit {
 	X(WBINVD, "completed") \
 	X(MONITOR, "#UD: CPUID does not announce MONITOR/MWAIT") \
 	X(MWAIT, "#UD: CPUID does not announce MONITOR/MWAIT") \
-	X(IO, "every port goes to the board's device models (vmm/dev/board.c)") \
+	X(IO, "every port goes to the board's device models (vmm/board.c)") \
 	X(MSR, "every MSR goes to vmm/msr.c, but those the world switch handles") \
 	X(VIRT, "#UD: the guest has no SVM or VMX of its own")
 #define VIRT_INSN_ENUM_(name, what) VIRT_INSN_##name,

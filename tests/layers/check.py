@@ -5,8 +5,8 @@
 usage: check.py DESIGN_MD OBJDIR SOURCE...   (sources as the Makefile builds them; their
 directories' headers are checked too; objects are OBJDIR/<source>.o)
 Prints one line per checked file or object ("ok"/"not ok"), one for the module graph (a module
-is a .c with its .h of the same base name; no include cycle between modules but the ones the
-known-cycles table lists), then checks that mutations of the matrix and of the graph are caught,
+is a .c with its .h of the same base name; no include cycle between modules at all), then
+checks that mutations of the matrix and of the graph are caught,
 and ends with "layers: N passed, M failed".
 """
 import functools
@@ -21,7 +21,7 @@ def tables(design):
     found = {}
     lines = open(design).read().splitlines()
     for i, line in enumerate(lines):
-        m = re.match(r"<!-- (layers|upcalls|cycles):", line)
+        m = re.match(r"<!-- (layers|upcalls):", line)
         if not m:
             continue
         rows = []
@@ -33,12 +33,11 @@ def tables(design):
                 continue
             rows.append(cells)
         found[m.group(1)] = rows[1:]  # without the header row
-    if "layers" not in found or "upcalls" not in found or "cycles" not in found:
-        sys.exit(f"check-layers: {design} has no layers, upcalls or cycles table")
+    if "layers" not in found or "upcalls" not in found:
+        sys.exit(f"check-layers: {design} has no layers or upcalls table")
     layers = [(name, paths.split(), set(uses.split())) for name, paths, uses in found["layers"]]
     upcalls = {(frm, to, sym, hdr) for frm, to, sym, hdr, _why in found["upcalls"]}
-    known = {(frm, to) for frm, to, _why in found["cycles"]}
-    return layers, upcalls, known
+    return layers, upcalls
 
 
 def layer_of(path, layers):
@@ -145,17 +144,10 @@ def shortest_cycle(graph, comp, start):
     raise AssertionError(f"{start} is in a component but on no cycle")
 
 
-def cycle_problems(graph, known):
-    """Every include cycle between modules the known-cycles table does not excuse, and every
-    table entry that no longer closes one (so the table can only shrink)."""
+def cycle_problems(graph):
+    """Every include cycle between modules, each with its path and the includes that make it."""
     bad = []
-    comp = components(graph)
-    for frm, to in sorted(known):
-        if to not in graph.get(frm, {}):
-            bad.append(f"known cycle edge {frm} -> {to}: no such include any more, drop the row")
-        elif comp[frm] != comp[to]:
-            bad.append(f"known cycle edge {frm} -> {to} is on no cycle any more, drop the row")
-    rest = {m: {t: why for t, why in e.items() if (m, t) not in known} for m, e in graph.items()}
+    rest = {m: dict(e) for m, e in graph.items()}
     while True:
         comp = components(rest)
         sizes = {}
@@ -238,10 +230,9 @@ def tally(found):
     return passed, failed
 
 
-def graph_self_test(graph, known):
-    """The cycle check must be able to fail: an include that closes a cycle, a format of the
-    loader including the dispatcher, the known-cycles table emptied, and a row naming an edge
-    on no cycle must each be caught."""
+def graph_self_test(graph):
+    """The cycle check must be able to fail: an include that closes a cycle and a format of the
+    loader including the dispatcher must each be caught."""
     comp = components(graph)
     frm, to = min((m, t) for m, e in graph.items() for t in e if comp[m] != comp[t])
     closed = {m: dict(e) for m, e in graph.items()}
@@ -251,13 +242,9 @@ def graph_self_test(graph, known):
               default="vmm/load/loader")  # no format: a self-include, which catches nothing
     back = {m: dict(e) for m, e in graph.items()}
     back.setdefault(fmt, {})["vmm/load/loader"] = "the mutation's include"
-    mutations = {f"an include {to} -> {frm} closing a cycle": (closed, known),
-                 f"{fmt} including its dispatcher vmm/load/loader": (back, known),
-                 f"the known-cycles table listing {frm} -> {to}": (graph, known | {(frm, to)})}
-    if known:
-        mutations["the known-cycles table emptied"] = (graph, set())
-    return tally({what: cycle_problems(mgraph, mknown)
-                  for what, (mgraph, mknown) in mutations.items()})
+    mutations = {f"an include {to} -> {frm} closing a cycle": closed,
+                 f"{fmt} including its dispatcher vmm/load/loader": back}
+    return tally({what: cycle_problems(mgraph) for what, mgraph in mutations.items()})
 
 
 def self_test(layers, upcalls, objdir, sources):
@@ -280,13 +267,13 @@ def self_test(layers, upcalls, objdir, sources):
 
 def main(argv):
     design, objdir, sources = argv[0], argv[1], argv[2:]
-    layers, upcalls, known = tables(design)
+    layers, upcalls = tables(design)
     graph = module_graph(checked_files(sources))
     results = check(layers, upcalls, objdir, sources)
-    results.append(("module include graph", cycle_problems(graph, known)))
+    results.append(("module include graph", cycle_problems(graph)))
     passed, failed = report(results)
     sp, sf = self_test(layers, upcalls, objdir, sources)
-    gp, gf = graph_self_test(graph, known)
+    gp, gf = graph_self_test(graph)
     print(f"layers: {passed + sp + gp} passed, {failed + sf + gf} failed")
     return 1 if failed + sf + gf else 0
 

@@ -11,7 +11,6 @@ static const struct debug_hook hook = {
 	.ended = gdbstub_guest_ended,
 	.at_end = monitor_at_end,
 	.poll = monitor_poll,
-	.input = monitor_input,
 };
 
 void debug_register(void)

@@ -12,6 +12,7 @@
 #include "vmm/gmem.h"
 #include "vmm/options.h"
 #include "vmm/vcpu.h"
+#include "vmm/vm_lock.h"
 
 enum { SIG_INT = 2, SIG_TRAP = 5 };
 #define SWBP_MAX 64

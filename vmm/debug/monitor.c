@@ -18,13 +18,12 @@
 #include "vmm/options.h"
 #include "vmm/stats.h"
 #include "vmm/trace.h"
+#include "vmm/vm_lock.h"
 
 #define MON_LINE 96
 #define MON_WORDS 4
 
 /* The line being typed (under the console's input lock) and the one waiting to run. */
-static char typing[MON_LINE];
-static u32 typing_len;
 static char queued[MON_LINE];
 static bool queued_ready;       /* atomics: set by the input side, taken by one CPU */
 static spinlock_t run_lock;     /* one command at a time */
@@ -469,26 +468,6 @@ bool monitor_queue(const char *line)
 	return true;
 }
 
-void monitor_input(int c)
-{
-	if (c == '\r' || c == '\n') {
-		if (!typing_len)
-			return;
-		typing[typing_len] = 0;
-		monitor_queue(typing);
-		typing_len = 0;
-		return;
-	}
-	if (c == 0x7f || c == 8) {
-		if (typing_len)
-			typing_len--;
-		return;
-	}
-	/* Printable bytes only; the rest of a too long line is dropped. */
-	if (c >= 0x20 && c < 0x7f && typing_len < sizeof(typing) - 1)
-		typing[typing_len++] = (char)c;
-}
-
 void monitor_poll(void)
 {
 	char line[MON_LINE];
@@ -501,6 +480,8 @@ void monitor_poll(void)
 			top_frame();
 		spin_unlock(&run_lock);
 	}
+	if (console_monitor_line(line, sizeof(line)))
+		monitor_queue(line);
 	if (!__atomic_load_n(&queued_ready, __ATOMIC_ACQUIRE))
 		return;
 	spin_lock(&run_lock);

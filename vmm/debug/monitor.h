@@ -8,12 +8,9 @@
 /* Runs one command line now, printing its answer ("monitor: ..." lines). Takes the locks of
  * the guests it looks at: call with none held. */
 void monitor_exec(const char *line);
-/* One byte typed while the monitor has the console (under the console's input lock, perhaps
- * inside an exit): edits the line; Enter queues it for monitor_poll. */
-void monitor_input(int c);
 /* Queues a line for monitor_poll (gdb's "monitor CMD" too); false if one is waiting already. */
 bool monitor_queue(const char *line);
-/* Runs a queued line; called by every CPU's scheduler loop, which holds no lock. */
+/* Runs a queued line (a line typed on the console is queued first); called by every CPU's scheduler loop, which holds no lock. */
 void monitor_poll(void);
 /* Runs the monitor= commands given for vm, which has just ended (on its CPU). */
 void monitor_at_end(struct vm *vm);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The guest's PC board: which device model answers which port and MMIO range, and the IRQ wiring. */
+/* The guest's PC board's state, which struct vm embeds: its device models and the ISA IRQ lines. */
 #ifndef VMM_DEV_BOARD_H
 #define VMM_DEV_BOARD_H
 
@@ -13,9 +13,6 @@
 #include "vmm/dev/rcr.h"
 #include "vmm/dev/rtc.h"
 #include "vmm/dev/uart.h"
-
-struct vm;
-struct vcpu;
 
 /* ISA interrupt lines of the devices modelled. */
 enum { IRQ_PIT = 0, IRQ_COM1 = 4, IRQ_SCI = 9 };
@@ -42,20 +39,5 @@ struct board {
 	struct pci_bus pci; /* 0xCF8-0xCFF: the host bridge and the assigned functions */
 	u16 irq_levels;     /* the device lines as last driven into the PIC and I/O APIC */
 };
-
-/* Power-on state of every device (the vm's memory size is known). */
-void board_reset(struct vm *vm, u64 now_ns);
-/* One IN or OUT of 1, 2 or 4 bytes. A device narrower than the access sees consecutive byte
- * accesses, as on the ISA bus; ports nobody models read as all ones and are listed in the
- * guest's report. */
-u32 board_pio_in(struct vcpu *v, u16 port, unsigned size);
-void board_pio_out(struct vcpu *v, u16 port, unsigned size, u32 val);
-/* One access of 1-8 bytes within a page, outside guest RAM. */
-void board_mmio_read(struct vcpu *v, u64 gpa, void *buf, unsigned len);
-void board_mmio_write(struct vcpu *v, u64 gpa, const void *buf, unsigned len);
-/* Time-driven device events up to now (timer ticks, console input) onto the IRQ lines. */
-void board_update(struct vcpu *v, u64 now_ns);
-/* When a device next needs board_update (absolute ns), or 0 if none will by itself. */
-u64 board_next_event_ns(struct vcpu *v, u64 now_ns);
 
 #endif

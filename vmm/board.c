@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The PC board: one table of port and MMIO ranges, the glue from models to guests, IRQ wiring. */
-#include "vmm/dev/board.h"
+#include "vmm/board.h"
 #include "arch/x86/tsc.h"
 #include "lib/string.h"
 #include "pv/abi.h"
@@ -8,6 +8,8 @@
 #include "vmm/ipi.h"
 #include "vmm/pci_view.h"
 #include "vmm/vm.h"
+#include "vmm/reset.h"
+#include "vmm/shm.h"
 
 static void note_unmodelled(struct vm *vm, u16 port)
 {
