@@ -53,16 +53,20 @@ static inline bool list_empty(const struct list_head *h)
 
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 
+/* clang-format off */
 #define list_for_each_entry(pos, head, member) \
 	for (pos = list_entry((head)->next, __typeof__(*pos), member); \
 	     &pos->member != (head); \
 	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
+/* clang-format on */
 
 /* Safe against removing pos inside the loop body. */
+/* clang-format off */
 #define list_for_each_entry_safe(pos, tmp, head, member) \
 	for (pos = list_entry((head)->next, __typeof__(*pos), member), \
 	     tmp = list_entry(pos->member.next, __typeof__(*pos), member); \
 	     &pos->member != (head); \
 	     pos = tmp, tmp = list_entry(tmp->member.next, __typeof__(*pos), member))
+/* clang-format on */
 
 #endif

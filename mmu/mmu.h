@@ -89,6 +89,7 @@ struct mmu_pagecache {
 	u64 hpa[MMU_CACHE_PAGES];
 };
 
+/* clang-format off */
 struct mmu_config {
 	u64 pool_max_pages;	/* host pages for shadow tables (>= 16, and >= 6 per vCPU);
 				 * 0 = default 1024 */
@@ -98,6 +99,7 @@ struct mmu_config {
 	bool no_1g;		/* the guest's CPUID lacks Page1GB: PS in a PDPTE is reserved */
 	bool no_unsync;		/* keep every shadowed guest table write-protected (mmu/sync.c) */
 };
+/* clang-format on */
 
 /* Mutation knobs for the host tests, each breaking one invariant on purpose so that a test can
  * show the audit or the reference model catches it. They exist in the host build only: in

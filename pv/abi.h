@@ -28,6 +28,7 @@
  * P = privileged (guest CPL 0 only), C = privileged and acting on another guest: the caller's
  * module command line must grant the capability (caps=stats,stop). The calls are numbered from
  * 1 without gaps. docs/abi.md describes each; a test checks its table against this list. */
+/* clang-format off */
 #define UMBRA_HYPERCALLS(X) \
 	X(1, VERSION, R, 0)                 /* () -> UMBRA_ABI_VERSION */ \
 	X(2, CONSOLE_WRITE, R, 0)           /* (gva buf, len) -> bytes written */ \
@@ -47,6 +48,7 @@
 	X(16, SHM_INFO, R, 0)               /* (region index, gva struct umbra_shm_info *) -> 0 */ \
 	X(17, SHM_BIND, P, 0)               /* (region index, doorbell vector, IDT vector) -> 0 */ \
 	X(18, SHM_RING, R, 0)               /* (region index, peer, doorbell vector) -> 0 or 1 */
+/* clang-format on */
 
 #define UMBRA_HC_ENUM_(nr, name, cls, cap) UMBRA_HC_##name = nr,
 enum umbra_hypercall { UMBRA_HYPERCALLS(UMBRA_HC_ENUM_) };
@@ -169,12 +171,14 @@ struct umbra_boot_info {
 /* ---- Statistics ----------------------------------------------------------------------------
  * The slots of struct umbra_stats' exit counters, one per kind of exit Umbra counts (its
  * report prints the same kinds by these short names). New kinds are appended. */
+/* clang-format off */
 #define UMBRA_EXIT_REASON_LIST(X) \
 	X(PAGE_FAULT, pf) X(CR_ACCESS, cr) X(INVLPG, invlpg) X(HYPERCALL, hypercall) X(IO, io) \
 	X(MSR, msr) X(CPUID, cpuid) X(HLT, hlt) X(EXCEPTION, exception) X(INTR, intr) X(NMI, nmi) \
 	X(IRQ_WINDOW, irq_window) X(RDTSCP, rdtscp) X(SHUTDOWN, shutdown) X(INVALID, invalid) \
 	X(OTHER, other) X(NESTED_FAULT, npf) X(PREEMPT, preempt) \
 	X(DR_ACCESS, dr) X(INSN, insn) X(EMULATE, emulate)
+/* clang-format on */
 
 #define UMBRA_EXIT_ENUM_(name, short_name) UMBRA_EXIT_##name,
 enum umbra_exit_reason {
@@ -190,6 +194,7 @@ typedef char umbra_exit_slots_fit_[(UMBRA_EXIT_REASONS <= UMBRA_EXIT_SLOTS) ? 1 
 
 /* The MMU counters of struct umbra_stats, listed once, in ABI order (new ones are appended):
  * X(field, the name the guest's report gives it). */
+/* clang-format off */
 #define UMBRA_MMU_STATS(X) \
 	X(faults_fixed, faults_fixed)          /* shadow faults that filled or fixed an entry */ \
 	X(faults_to_guest, faults_to_guest)    /* faults that were the guest's own, injected */ \
@@ -207,6 +212,7 @@ typedef char umbra_exit_slots_fit_[(UMBRA_EXIT_REASONS <= UMBRA_EXIT_SLOTS) ? 1 
 	X(prefetched, prefetched)              /* leaves filled ahead of a fault */ \
 	X(unsyncs, unsyncs)                    /* guest leaf tables left writable (out of sync) */ \
 	X(resyncs, resyncs)                    /* out-of-sync tables brought back in sync */
+/* clang-format on */
 
 #define UMBRA_MMU_STAT_FIELD_(field, name) uint64_t field;
 struct umbra_mmu_stats { UMBRA_MMU_STATS(UMBRA_MMU_STAT_FIELD_) };

@@ -267,6 +267,7 @@ static s64 check_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 /* Stores the checked entries, each in one aligned store as the guest's own would be (its other
  * vCPUs may walk the table meanwhile), the host address found once per table page. A batch in
  * one page (c->page) names its table to the MMU once and notes each entry without a check. */
+/* clang-format off */
 #define APPLY_UPDATES(type)                                                                     \
 	if (c->page != ~0ull) {                                                                 \
 		uintptr_t base = (uintptr_t)memslots_ptr(&v->vm->mem, c->page, PAGE_SIZE) -      \
@@ -289,6 +290,7 @@ static s64 check_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 					 __ATOMIC_RELAXED);                                     \
 			mmu_batch_note(mmu, b, ptr, sizeof(type));                              \
 		}
+/* clang-format on */
 
 static s64 apply_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 {

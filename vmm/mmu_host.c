@@ -77,6 +77,7 @@ static int host_write_gpa(void *ctx, u64 gpa, const void *buf, unsigned len)
 
 /* One locked CMPXCHG of the operand's size, as the hardware's own A/D update and a guest's
  * LOCK CMPXCHG are, since the guest may run on another CPU. */
+/* clang-format off */
 #define HOST_CAS(type, p, old, new_val)                                                          \
 	({                                                                                       \
 		type o_ = (type)*(old);                                                          \
@@ -85,6 +86,7 @@ static int host_write_gpa(void *ctx, u64 gpa, const void *buf, unsigned len)
 		*(old) = o_;                                                                     \
 		ok_;                                                                             \
 	})
+/* clang-format on */
 
 static bool host_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 *old, u64 new_val)
 {

@@ -55,6 +55,7 @@ enum vm_state { VM_EMPTY, VM_READY, VM_RUNNING, VM_ENDED };
 enum vm_end { VM_END_LIST(VM_END_ENUM_) };
 #undef VM_END_ENUM_
 
+/* clang-format off */
 struct vcpu {
 	struct vm *vm;
 	u32 id;                   /* its index in vm->vcpus, and its APIC ID */
@@ -126,7 +127,9 @@ struct vcpu {
 	struct vcpu *sched_next;  /* the next candidate of its CPU's round (vmm/sched.c) */
 	struct bootprof boot;     /* exits and time by boot phase (vmm/bootprof.c) */
 };
+/* clang-format on */
 
+/* clang-format off */
 struct vm {
 	u32 id;                   /* its index among the guests created */
 	struct vm *next;          /* the next one created (for_each_vm) */
@@ -204,6 +207,7 @@ struct vm {
 		char text[UMBRA_CONSOLE_MAX];
 	} pv_copy;
 };
+/* clang-format on */
 
 /* The guests created, in module order: allocated one by one (vmm/vm.c), vm->id = their index
  * (0..nr_vms-1), which the report, the monitor, gdb and the trace name them by. */

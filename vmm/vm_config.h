@@ -30,6 +30,7 @@ struct vm_config_shm {
  * machine and on the guests made before (memory, ASIDs, PCI owners, shm regions), and the guest
  * keeps it as vm->config, read-only from then on.
  */
+/* clang-format off */
 struct vm_config {
 	char name[VM_NAME_LEN];   /* name= (default "guest<index>") */
 	u64 mem_mib;              /* mem= (16 MiB by default) */
@@ -56,5 +57,6 @@ struct vm_config {
 	const char *cmdline;
 	const char *guest_args;
 };
+/* clang-format on */
 
 #endif

@@ -10,6 +10,7 @@
 /* String iterations per call when ctx->max_reps is 0: bounds the time a guest can hold us. */
 #define X86_EMU_DEFAULT_REPS 256
 
+/* clang-format off */
 struct x86_emu_result {
 	int status;
 	struct x86_fault fault;
@@ -24,6 +25,7 @@ struct x86_emu_result {
 	bool mov_ss;       /* MOV SS or POP SS: the caller starts the shadow the CPU would, holding
 			      interrupts, NMIs and debug traps for the next instruction */
 };
+/* clang-format on */
 
 /*
  * Emulates insn (from x86_decode on the same ctx) against ctx and guest memory:

@@ -72,11 +72,13 @@
  * vendor's saved guest state (the VMCS guest area; the VMCB through VMSAVE), or ALONE, which
  * VMX keeps only in its MSR-load and -store lists (SVM's VMSAVE takes those too).
  */
+/* clang-format off */
 #define GUEST_MSR_LIST(X) \
 	X(MSR_SYSENTER_CS, SEG) X(MSR_SYSENTER_ESP, SEG) X(MSR_SYSENTER_EIP, SEG) \
 	X(MSR_FS_BASE, SEG) X(MSR_GS_BASE, SEG) \
 	X(MSR_KERNEL_GS_BASE, ALONE) X(MSR_STAR, ALONE) X(MSR_LSTAR, ALONE) X(MSR_CSTAR, ALONE) \
 	X(MSR_SFMASK, ALONE)
+/* clang-format on */
 /* Selectors for GUEST_MSR_LIST: GUEST_MSR_ANY_ lists every one, GUEST_MSR_IF_ those of one place. */
 #define GUEST_MSR_ANY_(msr, where) msr,
 #define GUEST_MSR_SEG_SEG(msr) msr,

@@ -20,8 +20,10 @@ extern u64 ap_tramp_cr3, ap_tramp_stack, ap_tramp_arg, ap_tramp_entry;
 static u64 tramp_pa;
 
 /* The trampoline's variables, as seen in its copy. */
+/* clang-format off */
 #define TVAR(sym) (*(volatile u64 *)phys_to_virt(tramp_pa + \
 		((uintptr_t)&(sym) - (uintptr_t)ap_tramp_start)))
+/* clang-format on */
 
 static void (*ap_setup)(void);
 static void (*ap_run)(void);

@@ -12,6 +12,7 @@
  * vexit_action). Codes past the last row of a block (0xa6, 0x403) and the VMRUN failures
  * (-1..-4) are rows too; tests/unit/test_exit_tables.c checks the ranges tile each block.
  */
+/* clang-format off */
 #define SVM_EXIT_LIST(X) \
 	X(0x00, 0x0f, CR_READ, DECODE, CR_ACCESS, "vmm/cr.c (CR0, CR3, CR4, CR8 are intercepted)") \
 	X(0x10, 0x1f, CR_WRITE, DECODE, CR_ACCESS, "vmm/cr.c") \
@@ -63,6 +64,7 @@
 	X(0xfffffffd, 0xfffffffd, IDLE_REQUIRED, MAP, INVALID, "VMRUN refused the VMCB") \
 	X(0xfffffffe, 0xfffffffe, BUSY, MAP, INVALID, "VMRUN refused the VMCB") \
 	X(0xffffffff, 0xffffffff, INVALID, MAP, INVALID, "VMRUN refused the VMCB")
+/* clang-format on */
 
 /* The blocks of codes the list must tile without a gap (the test's reference). */
 #define SVM_EXIT_BLOCKS { { 0x00, 0xa6 }, { 0x400, 0x403 }, { 0xfffffffc, 0xffffffff } }

@@ -14,6 +14,7 @@ struct tdp_format;
  * A vendor-neutral exit. reason is an enum exit_reason (arch/x86/exit_reason.h), the numbering
  * every counter and report uses; the fields below it are meaningful for the reasons named.
  */
+/* clang-format off */
 struct vexit {
 	u32 reason;
 	u32 insn_len;      /* the exiting instruction's length when the hardware gave it, else 0 */
@@ -47,6 +48,7 @@ struct vexit {
 	u64 raw_code;      /* the vendor's own exit code and qualification, for dumps */
 	u64 raw_info1, raw_info2;
 };
+/* clang-format on */
 
 /*
  * The instructions no guest runs natively, the same for both vendors: X(name, what vmm/ does
@@ -120,6 +122,7 @@ enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_IN
  * &v->hw, so vendor code cannot reach guests, the MMU or the devices, and reports failures by
  * return value (the guest is ended by vmm/, never by a backend).
  */
+/* clang-format off */
 struct vcpu_hw {
 	const char *name;         /* the guest's name, for the backend's messages */
 	u32 cpu;                  /* the physical CPU it runs on */
@@ -142,6 +145,7 @@ struct vcpu_hw {
 	void *arch;               /* the backend's control structure */
 	u64 arch_pa;
 };
+/* clang-format on */
 
 /* Both vendors encode an event in one 32-bit word (VMX's interruption information, the low
  * half of SVM's EVENTINJ and EXITINTINFO): vector in bits 0-7, type (VEVENT_*) in 8-10, an

@@ -21,6 +21,7 @@
 #define AR_UNUSABLE BIT(16)
 
 /* Each rule VM entry enforces: X(NAME, what the state breaks), in the order checked. */
+/* clang-format off */
 #define VMX_CHECKS(X) \
 	X(PIN_CTLS, "pin-based controls outside IA32_VMX_PINBASED_CTLS") \
 	X(PROC_CTLS, "processor-based controls outside IA32_VMX_PROCBASED_CTLS") \
@@ -77,6 +78,7 @@
 	X(PENDING_DBG_BS, "pending BS disagrees with TF and BTF in a shadow or HLT") \
 	X(LINK_POINTER, "VMCS link pointer not all ones") \
 	X(PDPTE_MBZ, "PAE PDPTE reserved bit set")
+/* clang-format on */
 
 #define VMX_CHECK_ENUM_(name, text) VMX_CHECK_##name,
 enum vmx_check_rule { VMX_CHECKS(VMX_CHECK_ENUM_) VMX_CHECK_COUNT };

@@ -27,18 +27,24 @@ int on_tcg(void);
 #endif
 /* Runs insns (no outputs) and evaluates to the vector they raised, or -1 (NO_FAULT). */
 #define NO_FAULT (-1)
+/* clang-format off */
 #define ATTEMPT(insns, ...) ({ ulong n_ = fault_count; \
 	asm volatile(ATK_RECOVER insns "\n1:" : : __VA_ARGS__ : "memory", "cc"); \
 	fault_recover = 0; fault_count != n_ ? (int)last_fault.vector : NO_FAULT; })
+/* clang-format on */
 /* The same for insns that use EAX, EBX, ECX, EDX as scratch (no inputs in those registers). */
+/* clang-format off */
 #define ATTEMPT_X(insns, ...) ({ ulong n_ = fault_count; \
 	asm volatile(ATK_RECOVER insns "\n1:" : : __VA_ARGS__ : "memory", "cc", "ax", "bx", "cx", \
 		     "dx"); \
 	fault_recover = 0; fault_count != n_ ? (int)last_fault.vector : NO_FAULT; })
+/* clang-format on */
 /* The same with one output operand (out, e.g. "=r"(x)) and the inputs after it. */
+/* clang-format off */
 #define ATTEMPT_OUT(insns, out, ...) ({ ulong n_ = fault_count; \
 	asm volatile(ATK_RECOVER insns "\n1:" : out : __VA_ARGS__ : "memory", "cc"); \
 	fault_recover = 0; fault_count != n_ ? (int)last_fault.vector : NO_FAULT; })
+/* clang-format on */
 /* The vector since fault_count was n (for hand-written asm with outputs), or NO_FAULT. */
 static inline int fault_since(ulong n)
 {

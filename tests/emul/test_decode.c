@@ -35,6 +35,7 @@ struct dcase {
 #define DS X86_DS
 #define SS X86_SS
 
+/* clang-format off */
 static const struct dcase cases[] = {
 	/* 64-bit: operand and address sizes, REX */
 	{ "mov r32,(rdi)", M64, B("\x89\x07"), 0, 2, 4, 8, MEM(0x800, DS) },
@@ -198,6 +199,7 @@ static const struct dcase cases[] = {
 	{ "16: in ax,dx", M16, B("\xed"), 0, 1, .kind = X86_K_IN, .io_size = 2 },
 	{ "16: 66 in eax,dx", M16, B("\x66\xed"), 0, 2, .kind = X86_K_IN, .io_size = 4 },
 };
+/* clang-format on */
 
 static void regs(struct x86_emu_ctx *ctx)
 {

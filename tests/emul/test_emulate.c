@@ -50,6 +50,7 @@ struct ecase {
 	u32 ds_limit;            /* 32-bit cases: overrides DS (and ES) limit when non-zero */
 };
 
+/* clang-format off */
 static const struct ecase cases[] = {
 	/* MOV stores */
 	{ "mov al,(rdi)", CODE("\x88\x07"), { R(RAX, 0x11223344556677aa), R(RDI, D) }, 0, MEMIN(D, "\x00\x00"), 0, 2, {}, 0, 0, MEMOUT(D, "\xaa\x00"), .linear = D, .width = 1, .writes = 1 },
@@ -308,6 +309,7 @@ static const struct ecase cases[] = {
 	{ "vmcall", CODE("\x0f\x01\xc1"), {}, 0, .status = X86_EMU_UNHANDLED },
 	{ "movups without CR4.OSFXSR: #UD", CODE("\x0f\x11\x07"), { R(RDI, D) }, 0, .status = X86_EMU_FAULT, .vector = VEC_UD },
 };
+/* clang-format on */
 
 static void apply_regs(struct x86_emu_ctx *ctx, const struct rv *list, size_t n)
 {
@@ -559,6 +561,7 @@ static void test_expand_down_and_tf(void **state)
 static void test_mov_to_sreg(void **state)
 {
 	enum { GDT = 0x3000, LDT = 0x3800 };
+	/* clang-format off */
 	static const struct { enum x86_mode mode; const char *code; u16 sel; u64 desc; int rc;
 			      u8 vector; u16 error; u8 sreg; } cases[] = {
 		{ X86_MODE_64, "\x8e\x1f", 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0, X86_DS },
@@ -579,6 +582,7 @@ static void test_mov_to_sreg(void **state)
 		{ X86_MODE_32, "\x8e\x1f", 0x0c, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x0c, X86_DS },
 		{ X86_MODE_16, "\x8e\x07", 0x1234, 0, X86_EMU_OK, 0, 0, X86_ES },
 	};
+	/* clang-format on */
 	struct x86_emu_ctx ctx, before;
 	struct x86_emu_result res;
 	struct x86_insn in;
@@ -661,6 +665,7 @@ static void test_mov_to_sreg(void **state)
 static void test_ss_loads(void **state)
 {
 	enum { GDT = 0x3000, LDT = 0x3800, STACK = 0x2800 };
+	/* clang-format off */
 	static const struct {
 		const char *name;
 		enum x86_mode mode;
@@ -707,6 +712,7 @@ static void test_ss_loads(void **state)
 		{ "les sp real mode", X86_MODE_16, "\xc4\x27", 2, 0, 0x1234, 0, 0, X86_EMU_OK, 0, 0, X86_ES, false },
 		{ "lds esp not present", X86_MODE_32, "\xc5\x27", 2, 0, 0x0c, 0x28, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x0c, X86_DS, false },
 	};
+	/* clang-format on */
 	struct x86_emu_ctx ctx, before;
 	struct x86_emu_result res;
 	struct x86_insn in;

@@ -578,6 +578,7 @@ struct rm_row {
 #define RM_OUT(o, s) .out_off = (o), .out = s, .out_n = sizeof(s) - 1
 #define ARITH 0x8d5
 
+/* clang-format off */
 static const struct rm_row rm_rows[] = {
 	{ "cld", RM_CODE("\xfc"), .fl = 0x401, .fl_mask = 0x401, .fl_out = 0x001 },
 	{ "std", RM_CODE("\xfd"), .fl_mask = 0x400, .fl_out = 0x400 },
@@ -609,6 +610,7 @@ static const struct rm_row rm_rows[] = {
 	{ "rep stosb, cx 0", RM_CODE("\xf3\xaa"), .ax = 0x77, .di = 0x300, .fl = 0x1, RM_MEM("\x11"), .ax_out = 0x77, .di_out = 0x300, .fl_mask = ARITH, .fl_out = 0x1 },
 	{ "addr32 rep movsb", RM_CODE("\x67\xf3\xa4"), .cx = 2, .si = 0x300, .di = 0x330, RM_MEM("mn"), .si_out = 0x302, .di_out = 0x332, RM_OUT(0x330, "mn") },
 };
+/* clang-format on */
 
 static void rm_check(const struct rm_row *r, bool window)
 {

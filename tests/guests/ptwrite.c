@@ -51,6 +51,7 @@ static unsigned bit_of(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
 #define CONS_E(v) "e"(v)
 
 /* One store of width W (type T, suffix S) by the read-modify-write and exchange forms. */
+/* clang-format off */
 #define RMW_FORMS(T, S)                                                                       \
 	do {                                                                                  \
 		T o = (T)old[0], nv = (T)new[0], r = nv;                                      \
@@ -83,6 +84,7 @@ static unsigned bit_of(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
 		default: fail("%s: no " #T " form", op->name);                                \
 		}                                                                             \
 	} while (0)
+/* clang-format on */
 
 static void apply(const struct op *op, void *e, const uint64_t *old, const uint64_t *new, int pair)
 {
@@ -186,6 +188,7 @@ static void apply(const struct op *op, void *e, const uint64_t *old, const uint6
 }
 
 /* The read-modify-write and exchange forms, for one store width. */
+/* clang-format off */
 #define RMW_OPS(W, B)                                                                         \
 	{ "mov r" B, MOV, W, 1, ALL, 0 },          { "mov imm32 to m" B, MOVI, W, 1, ALL, 0 }, \
 	{ "xchg r" B, XCHG, W, 1, ALL, 0 },        { "lock cmpxchg r" B, CMPXCHG, W, 1, ALL, 0 }, \
@@ -195,6 +198,7 @@ static void apply(const struct op *op, void *e, const uint64_t *old, const uint6
 	{ "lock btr m" B, BTR, W, 1, CLEARS, 0 },  { "btc m" B, BTC, W, 1, ALL, 0 },          \
 	{ "lock bts m" B " bit-string", BTS_STR, W, 1, SETS, 0 },                             \
 	{ "btr m" B " bit-string", BTR_STR, W, 1, CLEARS, 0 }
+/* clang-format on */
 
 static const struct op ops4[] = {
 	RMW_OPS(4, "32"),

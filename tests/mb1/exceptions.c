@@ -195,6 +195,7 @@ static void db_reset(ulong stop)
 
 /* Runs insns with TF set from the popf before them: one trap must follow, after them (at label
  * 1), with DR6.BS. They get EAX/ECX/EDX from A, C, D (EBX 0) and %5 = X; all four are clobbered. */
+/* clang-format off */
 #define STEP_OVER(insns, A, C, D, X) ({ \
 	db_reset(0); \
 	ulong at_, a_ = (A), b_ = 0, c_ = (C), d_ = (D); \
@@ -202,6 +203,7 @@ static void db_reset(ulong stop)
 		     "lea 1b, %0" : "=&r"(at_), "+a"(a_), "+b"(b_), "+c"(c_), "+d"(d_) : "r"(X) \
 		     : "memory", "cc"); \
 	at_; })
+/* clang-format on */
 
 static void step_case(const char *what, ulong at)
 {

@@ -139,6 +139,7 @@ static int arm_timer(unsigned vector)
 
 /* Runs insn on the stack at top with the IDT at idt, after sti (whose shadow covers insn).
  * Exceptions resume at the label after insn; then cli, and the kernel's stack and IDT. */
+/* clang-format off */
 #define RUN(idt, top, insn, ...) do { \
 	idt_load((idt), 256 * GATE - 1); \
 	asm volatile(SET_RESUME SAVE_SP "mov %0, %%" SP "\n\tsti\n\t" insn "\n1:\n\tcli\n\t" \
@@ -147,6 +148,7 @@ static int arm_timer(unsigned vector)
 	resume_ip = resume_sp = 0; \
 	window(2); /* anything owed and late arrives now, and is counted */ \
 } while (0)
+/* clang-format on */
 
 /* Interrupts on for a while: what is pending and deliverable arrives. */
 static void window(ulong ms)

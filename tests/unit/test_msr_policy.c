@@ -148,6 +148,7 @@ static bool misc_enable_ok(u64 old, u64 val);
  * ro: a write #GPs even with the value just read. write: the rule for changed bits; ignored:
  * bits a write may change that keep their value; clock: reads move on by themselves.
  */
+/* clang-format off */
 static const struct fact {
 	u32 first, last;
 	const char *name;
@@ -178,6 +179,7 @@ static const struct fact {
 	{ 0xc0010000, 0xc0010007, "K7 PERF", 0, 0, -1, AMD, false, NULL, 0, false },
 	{ 0xc0010055, 0xc0010055, "INT_PENDING", 0, 0, -1, AMD, false, NULL, 0, false },
 };
+/* clang-format on */
 
 static bool misc_enable_ok(u64 old, u64 val)
 {

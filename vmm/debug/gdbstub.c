@@ -35,6 +35,7 @@ struct gdb_reg {
 
 /* Every register gdb sees, in its numbering: the order of the target description and of the
  * 'g' packet, both generated from this one table. */
+/* clang-format off */
 static const struct gdb_reg regs[] = {
 	{ "eax", M32, F_CORE, S_GPR, X86_RAX, 0, NULL }, { "ecx", M32, F_CORE, S_GPR, X86_RCX, 0, NULL },
 	{ "edx", M32, F_CORE, S_GPR, X86_RDX, 0, NULL }, { "ebx", M32, F_CORE, S_GPR, X86_RBX, 0, NULL },
@@ -83,6 +84,7 @@ static const struct gdb_reg regs[] = {
 	{ "cr3", MB, F_CONTROL, S_CR, 3, 0, NULL }, { "cr4", MB, F_CONTROL, S_CR, 4, 0, NULL },
 	{ "efer", MB, F_CONTROL, S_EFER, 0, 64, NULL },
 };
+/* clang-format on */
 #define NREGS (sizeof(regs) / sizeof(regs[0]))
 
 static const char *const feature_names[F_COUNT] = {

@@ -47,6 +47,7 @@ struct ioapic_msg {
 	bool level;     /* trigger mode (bit 15): the local APIC sets TMR and EOIs back */
 };
 
+/* clang-format off */
 struct ioapic {
 	u8 id;                    /* 4 bits: ID register bits 24-27 */
 	u32 sel;                  /* IOREGSEL (8 bits) */
@@ -56,6 +57,7 @@ struct ioapic {
 	u32 pending;              /* edge requests latched, awaiting ioapic_take */
 	u32 low_level;            /* level-triggered active-low pins: asserted with the line low */
 };
+/* clang-format on */
 
 /* The state after RESET: every pin masked, everything else 0, ID id (4 bits). The input
  * levels are cleared too: the board drives its lines again, idle high for an active-low

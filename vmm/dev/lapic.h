@@ -10,6 +10,7 @@
 /* The model's APIC bus: one timer tick per ns before the divider (as KVM's). */
 #define VLAPIC_BUS_HZ 1000000000ull
 
+/* clang-format off */
 struct vlapic {
 	u64 base_msr;              /* IA32_APIC_BASE: address, BSP, EXTD (x2APIC), enable */
 	u32 id;                    /* the APIC ID (xAPIC: shown in bits 24-31; x2APIC: 32 bits) */
@@ -37,6 +38,7 @@ struct vlapic {
 	void (*ipi)(void *ctx, u32 icr_lo, u32 dest);
 	void *ipi_ctx;
 };
+/* clang-format on */
 
 /* ICR delivery modes (bits 8-10). */
 enum { VLAPIC_DM_FIXED = 0, VLAPIC_DM_LOWEST = 1, VLAPIC_DM_SMI = 2, VLAPIC_DM_NMI = 4,

@@ -76,6 +76,7 @@ struct pci_msix {
 #define PCI_BUS_HB_ID 0x12378086u
 #define PCI_BUS_HB_CLASS_REV 0x06000002u
 
+/* clang-format off */
 struct pci_bus_bar {
 	u8 kind;                /* enum pci_bar_kind of the host BAR; NONE: reads as zero */
 	bool prefetch;
@@ -90,6 +91,7 @@ struct pci_bus_bar {
 	u8 nslots;              /* slots from `slot` on: the BAR's runs of pages around its
 				 * MSI-X table and pending bits, which no slot holds */
 };
+/* clang-format on */
 
 /*
  * A function of Umbra's own, with no host function behind it (the ivshmem function of a shared
