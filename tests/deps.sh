@@ -3,7 +3,8 @@
 # Checks for the Debian packages Umbra's build and tests need; installs the missing ones as root.
 set -u
 pkgs="gcc make qemu-system-x86 grub-pc-bin grub-efi-amd64-bin grub-common xorriso mtools ovmf bochs bochsbios vgabios
-      libcmocka-dev valgrind gnuplot-nox bochs-term gcc-multilib cpio xz-utils gdb python3 tmux"
+      libcmocka-dev valgrind gnuplot-nox bochs-term gcc-multilib cpio xz-utils gdb python3 tmux
+      clang-format"
 missing=()
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
