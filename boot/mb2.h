@@ -4,6 +4,7 @@
 #define BOOT_MB2_H
 
 /* OS image header (boot/ asm) */
+/* clang-format off */
 #define MB2_HEADER_MAGIC        0xe85250d6
 #define MB2_ARCH_I386           0
 #define MB2_HEADER_TAG_END      0
@@ -60,10 +61,12 @@
 #define EFI_ACPI_MEMORY_NVS      10
 #define EFI_PAGE_SIZE            4096
 #define EFI_MEMORY_RUNTIME       (1ull << 63)   /* the firmware keeps using it at run time */
+/* clang-format on */
 
 #ifndef __ASSEMBLY__
 #include "lib/types.h"
 
+/* clang-format off */
 #define MB2_MAX_MMAP    128
 /* Modules kept: guests and their files. Far more than memory holds guests for (each needs its
  * state and RAM); a module past them is counted in modules_dropped and ignored, said at boot. */
@@ -74,6 +77,7 @@
 #define MB2_ERR_TAG     (-2)   /* a tag header out of bounds or malformed */
 #define MB2_ERR_NO_END  (-3)   /* no end tag within total_size */
 #define MB2_ERR_CONTENT (-4)   /* a known tag's payload is malformed */
+/* clang-format on */
 
 struct mb2_mmap_entry {
 	u64 base, len;

@@ -5,13 +5,17 @@
 #define pt_element_t u32
 #define PT_BITS 10
 #define FNAME(name) walk32_##name
+/* clang-format off */
 #define PT_TABLE_ADDR(e) ((u64)(e) & 0xfffff000ull)
+/* clang-format on */
 #define PT_NX_FORMAT false
 #elif PTTYPE == 64
 #define pt_element_t u64
 #define PT_BITS 9
 #define FNAME(name) walk64_##name
+/* clang-format off */
 #define PT_TABLE_ADDR(e) ((e) & PTE_ADDR)
+/* clang-format on */
 #define PT_NX_FORMAT true
 #else
 #error "PTTYPE must be 32 or 64"

@@ -14,6 +14,7 @@
 
 /* QEMU's edu (docs/specs/edu.rst): DMA registers in BAR0, a 4 KiB buffer at bus address
  * 0x40000 of its own, 28-bit DMA addresses. */
+/* clang-format off */
 #define EDU_VENDOR 0x1234
 #define EDU_DEVICE 0x11e8
 #define EDU_SRC    0x80
@@ -27,6 +28,7 @@
 
 #define PATTERN    0x0123456789abcdefull
 #define FILL       0xa5a5a5a5a5a5a5a5ull
+/* clang-format on */
 
 static volatile u64 canary = 0x5ca1ab1e0ddba11ull;
 

@@ -7,6 +7,7 @@
 #include "lib/types.h"
 
 /* MMIO registers (AMD IOMMU spec 48882 rev 3, 3.4); the block is 16 KiB. */
+/* clang-format off */
 #define AMDVI_REG_DEVTAB     0x0000
 #define AMDVI_REG_CMDBUF     0x0008
 #define AMDVI_REG_EVTLOG     0x0010
@@ -50,6 +51,7 @@
 #define AMDVI_RING_LEN(log2) ((u64)(log2) << 56)
 #define AMDVI_PTR_MASK       0x7fff0u
 #define AMDVI_ADDR_MASK      0x000ffffffffff000ull
+/* clang-format on */
 
 /* A command or an event log entry: 128 bits. */
 struct amdvi_rec {
@@ -57,6 +59,7 @@ struct amdvi_rec {
 };
 
 /* Command opcodes (2.4, bits 63:60 of the first quadword). */
+/* clang-format off */
 #define AMDVI_CMD_COMPLETION_WAIT  0x1
 #define AMDVI_CMD_INV_DEVTAB_ENTRY 0x2
 #define AMDVI_CMD_INV_IOMMU_PAGES  0x3
@@ -66,6 +69,7 @@ struct amdvi_rec {
 #define AMDVI_INV_S                1ull            /* INVALIDATE_IOMMU_PAGES: a range... */
 #define AMDVI_INV_PDE              2ull            /* ...its directory entries too */
 #define AMDVI_INV_ALL_PAGES        0x7ffffffffffff000ull   /* with S: every page of the domain */
+/* clang-format on */
 
 struct amdvi_rec amdvi_cmd_wait(u64 store_pa, u64 data);
 struct amdvi_rec amdvi_cmd_inv_dte(u16 rid);
@@ -79,6 +83,7 @@ bool amdvi_ring_put(struct amdvi_rec *ring, u32 *tail, u32 head, struct amdvi_re
 struct amdvi_dte {
 	u64 q[4];
 };
+/* clang-format off */
 #define AMDVI_DTE_V        (1ull << 0)
 #define AMDVI_DTE_TV       (1ull << 1)
 #define AMDVI_DTE_MODE(m)  ((u64)(m) << 9)         /* 0: no translation, 1-6: levels */
@@ -94,6 +99,7 @@ struct amdvi_dte {
 #define AMDVI_PTE_NEXT_OF(e) ((u32)((e) >> 9) & 7)
 #define AMDVI_PTE_IR       (1ull << 61)
 #define AMDVI_PTE_IW       (1ull << 62)
+/* clang-format on */
 
 /* Requester IDs 0..last need a table of this many 4 KiB pages: a power of two, 1 to 512
  * (DevTabBar.Size is the count less one). */
@@ -106,6 +112,7 @@ struct amdvi_dte amdvi_dte_domain(const struct iommu_pt *d);
 struct amdvi_dte amdvi_dte_blocked(u64 empty_table);
 
 /* Event log entries (2.5): a code in bits 63:60 of the first quadword. */
+/* clang-format off */
 #define AMDVI_EVT_ILLEGAL_DTE       0x1
 #define AMDVI_EVT_IO_PAGE_FAULT     0x2
 #define AMDVI_EVT_DEVTAB_HW_ERROR   0x3
@@ -118,6 +125,7 @@ struct amdvi_dte amdvi_dte_blocked(u64 empty_table);
 #define AMDVI_EVF_PR  (1u << 4)    /* the page (or DTE) was present */
 #define AMDVI_EVF_RW  (1u << 5)    /* a write (meaningful with PR) */
 #define AMDVI_EVF_PE  (1u << 6)    /* the rights did not allow it */
+/* clang-format on */
 
 struct amdvi_event {
 	u8 code;

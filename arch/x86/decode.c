@@ -4,6 +4,7 @@
 #include "lib/string.h"
 
 /* Operand-format attributes: enough to size every instruction even when it is not emulated. */
+/* clang-format off */
 #define M    0x001 /* ModRM follows */
 #define I8   0x002 /* imm8 */
 #define IZ   0x004 /* imm16/32 by operand size */
@@ -14,6 +15,7 @@
 #define I64  0x080 /* invalid in 64-bit mode */
 #define UD   0x100 /* undefined */
 #define REL  0x200 /* rel16/32; 32 in 64-bit mode whatever 66 says (Intel's behaviour) */
+/* clang-format on */
 
 static const u16 map0[256] = {
 	[0x00 ... 0x03] = M, [0x04] = I8, [0x05] = IZ, [0x06 ... 0x07] = I64,

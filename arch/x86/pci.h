@@ -7,6 +7,7 @@
 #include "lib/types.h"
 
 #define PCI_BDF(b, d, f) ((u16)(((b) << 8) | ((d) << 3) | (f)))
+/* clang-format off */
 #define PCI_BUS(bdf) ((u8)((bdf) >> 8))
 #define PCI_DEV(bdf) ((u8)(((bdf) >> 3) & 0x1f))
 #define PCI_FN(bdf) ((u8)((bdf) & 7))
@@ -25,6 +26,7 @@
 #define PCI_STATUS_CAPS   BIT(4)   /* in the status half of the dword at 0x04 */
 #define PCI_CAP_PCIE      0x10
 #define PCIE_TYPE_PCI_BRIDGE 0x7   /* PCIe-to-PCI/PCI-X bridge: it owns its children's DMA */
+/* clang-format on */
 
 #define PCI_MAX_FUNCS 256
 #define PCI_MAX_BARS 6

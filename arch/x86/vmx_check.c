@@ -11,7 +11,9 @@ const char *const vmx_check_names[VMX_CHECK_COUNT] = { VMX_CHECKS(VMX_CHECK_NAME
 #define ES 0
 #define CS 1
 #define SS 2
+/* clang-format off */
 #define AR_TYPE(ar) ((ar) & 0xf)
+/* clang-format on */
 #define AR_S BIT(4)
 #define AR_DPL(ar) (((ar) >> 5) & 3)
 #define AR_P BIT(7)

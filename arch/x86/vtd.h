@@ -7,6 +7,7 @@
 #include "lib/types.h"
 
 /* Register offsets (VT-d spec 11.4). */
+/* clang-format off */
 #define VTD_REG_VER    0x00
 #define VTD_REG_CAP    0x08
 #define VTD_REG_ECAP   0x10
@@ -49,14 +50,17 @@
 #define VTD_FSTS_PFO    (1u << 0)
 #define VTD_FSTS_PPF    (1u << 1)
 #define VTD_FSTS_FRI(s) (((s) >> 8) & 0xff)
+/* clang-format on */
 
 /* A root, context or fault record: 128 bits. */
 struct vtd_entry {
 	u64 lo, hi;
 };
 
+/* clang-format off */
 #define VTD_PRESENT   1ull
 #define VTD_ADDR_MASK 0x000ffffffffff000ull
+/* clang-format on */
 /* Second-level entries: read, write (a non-leaf entry needs both to let either through). */
 #define VTD_SL_R 1ull
 #define VTD_SL_W 2ull

@@ -67,7 +67,9 @@ struct cpu_state {
 static struct cpu_state cpus[MAX_CPUS];
 
 /* A block's userdata: instruction count, the VMRUN's position + 1 (0: none), starts an exit. */
+/* clang-format off */
 #define UD_N(u) ((uint32_t)((u) & 0xffff))
+/* clang-format on */
 #define UD_VMRUN(u) ((uint32_t)(((u) >> 16) & 0xffff))
 #define UD_RET(u) ((uint32_t)(((u) >> 32) & 1))
 #define UD_OUTSIDE(u) ((uint32_t)(((u) >> 33) & 1))
