@@ -4,9 +4,7 @@
 #define ARCH_X86_WORLD_SWITCH_H
 
 /* Offset of gpr[r] in the vCPU's register array (enum x86_gpr order). */
-/* clang-format off */
 #define GPR_OFF(r) ((r) * 8)
-/* clang-format on */
 
 /* One GPR between the array at %base and the register. */
 .macro GPR_LOAD reg, idx, base
