@@ -502,11 +502,13 @@ static u64 host_shift(unsigned sub, unsigned w, u64 a, u64 cnt, u64 *flags)
 {
 	u64 fl = *flags;
 
+	/* clang-format off */
 	switch (sub) {
 	SH_CASE(0, "rol") SH_CASE(1, "ror") SH_CASE(2, "rcl") SH_CASE(3, "rcr")
 	SH_CASE(4, "shl") SH_CASE(5, "shr") SH_CASE(7, "sar")
 	default: WIDTHS(HOST_SH, "sal") break;
 	}
+	/* clang-format on */
 	*flags = fl;
 	return a;
 }
