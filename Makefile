@@ -152,7 +152,9 @@ format-check:
 	  sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | sort -u); \
 	if [ -n "$$bad" ]; then \
 	  echo "lint: out of format (.clang-format) -- run 'make format', then review and commit:"; \
-	  echo "$$bad" | sed 's/^/  /'; exit 1; fi; \
+	  echo "$$bad" | sed 's/^/  /'; \
+	  echo "(clang-format $$($(CLANG_FORMAT) --version | sed -n 's/.*version \([0-9.]*\).*/\1/p'); the tree is formatted with 14)"; \
+	  exit 1; fi; \
 	echo "lint: format clean ($$($(FORMAT_FILES) | tr -cd '\0' | wc -c) files)"
 
 # For clangd and other tools: the kernel's sources with the flags they are built with.
