@@ -10,8 +10,7 @@ static bool overlaps(u64 a, u64 a_end, u64 b, u64 b_end)
 
 /* Under UEFI low memory is not all RAM: firmware keeps reserved and runtime pages there, and
  * the map, not a legacy layout, says which pages Umbra may write. */
-static bool page_free(const struct boot_info *bi, u64 p, const struct lowmem_range *busy,
-		      u32 nbusy)
+static bool page_free(const struct boot_info *bi, u64 p, const struct lowmem_range *busy, u32 nbusy)
 {
 	u64 end = p + 0x1000;
 	bool in_ram = false;

@@ -7,10 +7,10 @@
 
 struct boot_info;
 
-#define LOWMEM_LIMIT 0x100000ull   /* a SIPI vector names a page below 1 MiB */
+#define LOWMEM_LIMIT 0x100000ull /* a SIPI vector names a page below 1 MiB */
 
 struct lowmem_range {
-	u64 start, end;            /* [start, end) */
+	u64 start, end; /* [start, end) */
 };
 
 /*

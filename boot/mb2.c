@@ -64,10 +64,11 @@ static int check_map_header(const struct mb2_tag *t, u32 off, const char *what, 
 	const struct mb2_tag_mmap *m = (const void *)t;
 	if (t->size < sizeof(*m))
 		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: %s tag at offset %u: size %u < %zu",
-			         what, off, t->size, sizeof(*m));
+				 what, off, t->size, sizeof(*m));
 	if (m->entry_size < min_entry)
-		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: %s tag at offset %u: entry_size %u < %u",
-			         what, off, m->entry_size, min_entry);
+		return FMT_ERROR(out, MB2_ERR_CONTENT,
+				 "mb2: %s tag at offset %u: entry_size %u < %u", what, off,
+				 m->entry_size, min_entry);
 	return 0;
 }
 
@@ -132,12 +133,13 @@ static int parse_efi_mmap(const struct mb2_tag *t, u32 off, struct boot_info *ou
 		if (d->pages > (MB2_PHYS_LIMIT >> 12) || d->phys > MB2_PHYS_LIMIT ||
 		    d->phys + (d->pages << 12) > MB2_PHYS_LIMIT || (d->phys & (EFI_PAGE_SIZE - 1)))
 			return FMT_ERROR(out, MB2_ERR_CONTENT,
-				         "mb2: EFI mmap tag at offset %u: descriptor at +%u: "
-				         "0x%lx + 0x%lx pages outside the address space",
-				         off, pos, d->phys, d->pages);
+					 "mb2: EFI mmap tag at offset %u: descriptor at +%u: "
+					 "0x%lx + 0x%lx pages outside the address space",
+					 off, pos, d->phys, d->pages);
 		if (!d->pages)
 			continue;
-		u32 type = d->attr & EFI_MEMORY_RUNTIME ? MB2_MMAP_RESERVED : efi_to_mb2_type(d->type);
+		u32 type =
+			d->attr & EFI_MEMORY_RUNTIME ? MB2_MMAP_RESERVED : efi_to_mb2_type(d->type);
 		u64 len = d->pages << 12;
 		struct mb2_mmap_entry *prev = out->nmmap ? &out->mmap[out->nmmap - 1] : NULL;
 		if (prev && prev->type == type && prev->base + prev->len == d->phys)
@@ -154,11 +156,12 @@ static int parse_module(const struct mb2_tag *t, u32 off, struct boot_info *out)
 	const char *cmd = tag_string(t, sizeof(*m));
 	if (!cmd)
 		return FMT_ERROR(out, MB2_ERR_CONTENT,
-			         "mb2: module tag at offset %u: size %u, string not NUL-terminated",
-			         off, t->size);
+				 "mb2: module tag at offset %u: size %u, string not NUL-terminated",
+				 off, t->size);
 	if (m->start > m->end)
-		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: module tag at offset %u: start 0x%x > end 0x%x",
-			         off, m->start, m->end);
+		return FMT_ERROR(out, MB2_ERR_CONTENT,
+				 "mb2: module tag at offset %u: start 0x%x > end 0x%x", off,
+				 m->start, m->end);
 	if (out->nmodules == MB2_MAX_MODULES) {
 		out->modules_dropped++;
 		return 0;
@@ -167,24 +170,25 @@ static int parse_module(const struct mb2_tag *t, u32 off, struct boot_info *out)
 	return 0;
 }
 
-static int parse_string(const struct mb2_tag *t, u32 off, const char **dst,
-			struct boot_info *out)
+static int parse_string(const struct mb2_tag *t, u32 off, const char **dst, struct boot_info *out)
 {
 	const char *s = tag_string(t, sizeof(*t));
 	if (!s)
 		return FMT_ERROR(out, MB2_ERR_CONTENT,
-			         "mb2: tag type %u at offset %u: string not NUL-terminated", t->type, off);
+				 "mb2: tag type %u at offset %u: string not NUL-terminated",
+				 t->type, off);
 	if (!*dst)
 		*dst = s;
 	return 0;
 }
 
-static int parse_rsdp(const struct mb2_tag *t, u32 off, u32 min, const void **ptr,
-		      size_t *len, struct boot_info *out)
+static int parse_rsdp(const struct mb2_tag *t, u32 off, u32 min, const void **ptr, size_t *len,
+		      struct boot_info *out)
 {
 	if (t->size - sizeof(*t) < min)
-		return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: ACPI tag type %u at offset %u: %zu bytes < %u",
-			         t->type, off, t->size - sizeof(*t), min);
+		return FMT_ERROR(out, MB2_ERR_CONTENT,
+				 "mb2: ACPI tag type %u at offset %u: %zu bytes < %u", t->type, off,
+				 t->size - sizeof(*t), min);
 	if (!*ptr) {
 		*ptr = t + 1;
 		*len = t->size - sizeof(*t);
@@ -204,8 +208,9 @@ static int parse_tag(const struct mb2_tag *t, u32 off, struct boot_info *out)
 	case MB2_TAG_MEMINFO: {
 		const struct mb2_tag_meminfo *m = (const void *)t;
 		if (t->size < sizeof(*m))
-			return FMT_ERROR(out, MB2_ERR_CONTENT, "mb2: meminfo tag at offset %u: size %u < %zu",
-				         off, t->size, sizeof(*m));
+			return FMT_ERROR(out, MB2_ERR_CONTENT,
+					 "mb2: meminfo tag at offset %u: size %u < %zu", off,
+					 t->size, sizeof(*m));
 		out->has_meminfo = true;
 		out->mem_lower_kb = m->lower;
 		out->mem_upper_kb = m->upper;
@@ -220,7 +225,7 @@ static int parse_tag(const struct mb2_tag *t, u32 off, struct boot_info *out)
 	case MB2_TAG_ACPI_NEW:
 		return parse_rsdp(t, off, RSDP_V2_LEN, &out->rsdp_new, &out->rsdp_new_len, out);
 	default:
-		return 0;  /* tags Umbra does not use: framebuffer, EFI system table, SMBIOS... */
+		return 0; /* tags Umbra does not use: framebuffer, EFI system table, SMBIOS... */
 	}
 }
 
@@ -228,13 +233,16 @@ int mb2_parse(const void *info, size_t avail, struct boot_info *out)
 {
 	memset(out, 0, sizeof(*out));
 	if ((uintptr_t)info & 7)
-		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: info at %p is not 8-byte aligned", info);
+		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: info at %p is not 8-byte aligned",
+				 info);
 	if (avail < 8)
-		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: only %zu bytes available, header needs 8", avail);
+		return FMT_ERROR(out, MB2_ERR_HEADER,
+				 "mb2: only %zu bytes available, header needs 8", avail);
 	const u32 *hdr = info;
 	u32 total = hdr[0];
 	if (total < 16 || total > avail)
-		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: total_size %u outside [16, %zu]", total, avail);
+		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: total_size %u outside [16, %zu]", total,
+				 avail);
 	if (hdr[1] != 0)
 		return FMT_ERROR(out, MB2_ERR_HEADER, "mb2: reserved field is 0x%x, not 0", hdr[1]);
 	out->total_size = total;
@@ -244,18 +252,20 @@ int mb2_parse(const void *info, size_t avail, struct boot_info *out)
 		const struct mb2_tag *t = (const void *)((const u8 *)info + off);
 		if (t->size < sizeof(*t) || t->size > total - off)
 			return FMT_ERROR(out, MB2_ERR_TAG,
-				         "mb2: tag type %u at offset %u: size %u outside [8, %u]",
-				         t->type, off, t->size, total - off);
+					 "mb2: tag type %u at offset %u: size %u outside [8, %u]",
+					 t->type, off, t->size, total - off);
 		if (t->type == MB2_TAG_END) {
 			if (t->size != sizeof(*t))
-				return FMT_ERROR(out, MB2_ERR_TAG, "mb2: end tag at offset %u: size %u, not 8",
-					         off, t->size);
+				return FMT_ERROR(out, MB2_ERR_TAG,
+						 "mb2: end tag at offset %u: size %u, not 8", off,
+						 t->size);
 			return 0;
 		}
 		int err = parse_tag(t, off, out);
 		if (err)
 			return err;
-		u64 next = ALIGN_UP((u64)t->size, 8);  /* u64: a size near 4 GiB must not wrap to 0 */
+		u64 next =
+			ALIGN_UP((u64)t->size, 8); /* u64: a size near 4 GiB must not wrap to 0 */
 		if (next > total - off)
 			break;
 		off += (u32)next;

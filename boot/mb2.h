@@ -85,18 +85,18 @@ struct mb2_mmap_entry {
 };
 
 struct mb2_module {
-	u64 start, end;          /* physical [start, end) as the loader gives them */
-	const char *cmdline;     /* inside the info, NUL-terminated */
+	u64 start, end;	     /* physical [start, end) as the loader gives them */
+	const char *cmdline; /* inside the info, NUL-terminated */
 };
 
 struct boot_info {
-	u32 total_size;          /* bytes of the info structure (to reserve it) */
-	const char *cmdline;     /* NULL when the loader gave none */
+	u32 total_size;	     /* bytes of the info structure (to reserve it) */
+	const char *cmdline; /* NULL when the loader gave none */
 	const char *loader_name;
 	bool has_meminfo;
 	u32 mem_lower_kb, mem_upper_kb;
 	u32 nmmap;
-	u32 mmap_dropped;        /* entries beyond MB2_MAX_MMAP, ignored */
+	u32 mmap_dropped; /* entries beyond MB2_MAX_MMAP, ignored */
 	/* The map came from the EFI memory-map tag (boot services exited), in multiboot2 types,
 	 * adjacent entries of one type merged; it wins over the tag-6 map when both are given. */
 	bool mmap_from_efi;
@@ -104,11 +104,11 @@ struct boot_info {
 	u32 nmodules;
 	u32 modules_dropped;
 	struct mb2_module modules[MB2_MAX_MODULES];
-	const void *rsdp_old;    /* copy of the ACPI 1.0 RSDP (tag 14) */
+	const void *rsdp_old; /* copy of the ACPI 1.0 RSDP (tag 14) */
 	size_t rsdp_old_len;
-	const void *rsdp_new;    /* copy of the ACPI 2.0+ RSDP (tag 15) */
+	const void *rsdp_new; /* copy of the ACPI 2.0+ RSDP (tag 15) */
 	size_t rsdp_new_len;
-	const char *error;       /* first problem found, NULL on success */
+	const char *error; /* first problem found, NULL on success */
 	char errbuf[112];
 };
 

@@ -9,7 +9,7 @@ static bool is_space(char c)
 }
 
 struct word {
-	const char *key, *eq, *end;  /* eq == end when the word has no '=' */
+	const char *key, *eq, *end; /* eq == end when the word has no '=' */
 };
 
 static const char *skip_space(const char *p)
@@ -121,9 +121,18 @@ bool parse_size(const char *s, u64 *out)
 	unsigned shift = 0;
 	if (len) {
 		switch (s[len - 1]) {
-		case 'K': case 'k': shift = 10; break;
-		case 'M': case 'm': shift = 20; break;
-		case 'G': case 'g': shift = 30; break;
+		case 'K':
+		case 'k':
+			shift = 10;
+			break;
+		case 'M':
+		case 'm':
+			shift = 20;
+			break;
+		case 'G':
+		case 'g':
+			shift = 30;
+			break;
 		}
 	}
 	if (shift)

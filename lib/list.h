@@ -9,7 +9,10 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 
-#define LIST_HEAD_INIT(name) { &(name), &(name) }
+#define LIST_HEAD_INIT(name) \
+	{ \
+		&(name), &(name) \
+	}
 
 static inline void list_init(struct list_head *h)
 {

@@ -19,12 +19,12 @@ static struct {
 	struct range ranges[PALLOC_MAX_RANGES];
 	size_t nranges;
 	bool finalized;
-	u64 base_pfn;       /* bit i describes page base_pfn + i */
+	u64 base_pfn; /* bit i describes page base_pfn + i */
 	size_t nbits;
 	u64 *map;
 	struct range map_range; /* the bitmap's own pages */
 	size_t total, nfree;
-	size_t hint;        /* every bit below it is set: first-fit starts here */
+	size_t hint; /* every bit below it is set: first-fit starts here */
 } pa;
 
 void palloc_init(void *(*p2v)(u64 pa))
@@ -56,10 +56,10 @@ void palloc_add_free(u64 start, u64 end)
 	spin_lock(&pa.lock);
 	check_booting("palloc_add_free");
 	if (start < PAGE_SIZE)
-		start = PAGE_SIZE;   /* 0 is the allocator's failure value */
+		start = PAGE_SIZE; /* 0 is the allocator's failure value */
 	start = ALIGN_UP(start, PAGE_SIZE);
 	end = ALIGN_DOWN(end, PAGE_SIZE);
-	if (start >= end || start == 0) {  /* start == 0: ALIGN_UP wrapped */
+	if (start >= end || start == 0) { /* start == 0: ALIGN_UP wrapped */
 		spin_unlock(&pa.lock);
 		return;
 	}

@@ -21,8 +21,8 @@ static void pad(struct fmt_out *o, char c, int count)
 }
 
 /* Emits prefix then body right- or left-justified in width; zero padding goes between them. */
-static void emit(struct fmt_out *o, const char *prefix, const char *body, int len,
-		 int width, bool left, bool zero)
+static void emit(struct fmt_out *o, const char *prefix, const char *body, int len, int width,
+		 bool left, bool zero)
 {
 	int plen = 0;
 	while (prefix[plen])
@@ -51,24 +51,36 @@ enum len_mod { LEN_HH, LEN_H, LEN_INT, LEN_L, LEN_LL, LEN_Z };
 static u64 arg_unsigned(va_list *ap, enum len_mod m)
 {
 	switch (m) {
-	case LEN_HH: return (unsigned char)va_arg(*ap, unsigned int);
-	case LEN_H:  return (unsigned short)va_arg(*ap, unsigned int);
-	case LEN_L:  return va_arg(*ap, unsigned long);
-	case LEN_LL: return va_arg(*ap, unsigned long long);
-	case LEN_Z:  return va_arg(*ap, size_t);
-	default:     return va_arg(*ap, unsigned int);
+	case LEN_HH:
+		return (unsigned char)va_arg(*ap, unsigned int);
+	case LEN_H:
+		return (unsigned short)va_arg(*ap, unsigned int);
+	case LEN_L:
+		return va_arg(*ap, unsigned long);
+	case LEN_LL:
+		return va_arg(*ap, unsigned long long);
+	case LEN_Z:
+		return va_arg(*ap, size_t);
+	default:
+		return va_arg(*ap, unsigned int);
 	}
 }
 
 static s64 arg_signed(va_list *ap, enum len_mod m)
 {
 	switch (m) {
-	case LEN_HH: return (signed char)va_arg(*ap, int);
-	case LEN_H:  return (short)va_arg(*ap, int);
-	case LEN_L:  return va_arg(*ap, long);
-	case LEN_LL: return va_arg(*ap, long long);
-	case LEN_Z:  return (s64)va_arg(*ap, size_t);
-	default:     return va_arg(*ap, int);
+	case LEN_HH:
+		return (signed char)va_arg(*ap, int);
+	case LEN_H:
+		return (short)va_arg(*ap, int);
+	case LEN_L:
+		return va_arg(*ap, long);
+	case LEN_LL:
+		return va_arg(*ap, long long);
+	case LEN_Z:
+		return (s64)va_arg(*ap, size_t);
+	default:
+		return va_arg(*ap, int);
 	}
 }
 
@@ -160,7 +172,7 @@ int fmt_vcbprintf(void (*out)(char c, void *arg), void *arg, const char *fmt, va
 			prefix = "0x";
 			v = (uintptr_t)va_arg(args, void *);
 			goto number;
-		number: {
+		number : {
 			int len = 0;
 			char *end = digits + sizeof(digits);
 			do {

@@ -28,7 +28,15 @@ extern int log_level;
 
 /* Implemented by the kernel (serial console) and by host test harnesses (stdout). */
 void kprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
-#define kdebug(...) do { if (log_level >= LOG_DEBUG) kprintf(__VA_ARGS__); } while (0)
-#define kinfo(...) do { if (log_level >= LOG_INFO) kprintf(__VA_ARGS__); } while (0)
+#define kdebug(...) \
+	do { \
+		if (log_level >= LOG_DEBUG) \
+			kprintf(__VA_ARGS__); \
+	} while (0)
+#define kinfo(...) \
+	do { \
+		if (log_level >= LOG_INFO) \
+			kprintf(__VA_ARGS__); \
+	} while (0)
 
 #endif

@@ -5,10 +5,18 @@
 
 #include "lib/types.h"
 
-typedef struct { volatile u32 locked; } spinlock_t;
-#define SPINLOCK_INIT { 0 }
+typedef struct {
+	volatile u32 locked;
+} spinlock_t;
+#define SPINLOCK_INIT \
+	{ \
+		0 \
+	}
 
-static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
+static inline void cpu_relax(void)
+{
+	__asm__ volatile("pause" ::: "memory");
+}
 
 static inline void spin_lock(spinlock_t *l)
 {

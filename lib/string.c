@@ -38,8 +38,8 @@ void *memcpy(void *dst, const void *src, size_t n)
  * an NMI arriving while DF=1 would run C code against the ABI. The attribute
  * stops gcc from turning the loop into a call to memmove itself.
  */
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
-void *memmove(void *dst, const void *src, size_t n)
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) void *
+memmove(void *dst, const void *src, size_t n)
 {
 	if ((uintptr_t)dst <= (uintptr_t)src || (uintptr_t)dst >= (uintptr_t)src + n)
 		return memcpy(dst, src, n);

@@ -33,10 +33,17 @@ static inline void memcpy_whole(void *dst, const void *src, size_t n)
 	bool aligned = !(((uintptr_t)dst | (uintptr_t)src) & (n - 1));
 
 	switch (aligned ? n : 0) {
-	case 2: *(volatile u16 *)dst = *(const volatile u16 *)src; return;
-	case 4: *(volatile u32 *)dst = *(const volatile u32 *)src; return;
-	case 8: *(volatile u64 *)dst = *(const volatile u64 *)src; return;
-	default: memcpy(dst, src, n);
+	case 2:
+		*(volatile u16 *)dst = *(const volatile u16 *)src;
+		return;
+	case 4:
+		*(volatile u32 *)dst = *(const volatile u32 *)src;
+		return;
+	case 8:
+		*(volatile u64 *)dst = *(const volatile u64 *)src;
+		return;
+	default:
+		memcpy(dst, src, n);
 	}
 }
 

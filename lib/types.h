@@ -17,8 +17,8 @@ typedef int32_t s32;
 typedef int64_t s64;
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
-#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((__typeof__(x))(a)-1))
+#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a)-1))
 #define BIT(n) (1ull << (n))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -26,8 +26,7 @@ typedef int64_t s64;
 #define PACKED __attribute__((packed))
 #define NORETURN __attribute__((noreturn))
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #define PAGE_SHIFT 12
 #define PAGE_SIZE 4096ull

@@ -28,7 +28,7 @@ struct audit {
 	/* The full audit reads each guest table in windows (one read_gpa call per window, not
 	 * per entry): the single largest cost of the per-entry checks. */
 	bool windowed;
-	u64 win_gpa;		/* of win; ~0 when empty */
+	u64 win_gpa; /* of win; ~0 when empty */
 	u8 win[512];
 };
 
@@ -57,7 +57,8 @@ static u64 guest_entry(struct audit *a, const struct mmu_page *sp, unsigned gidx
 {
 	struct mmu_vm *vm = a->vm;
 	unsigned size = sp->role.glevels == GLEVELS_32 ? 4 : 8;
-	u64 e = 0, gpa = (sp->gfn << PAGE_SHIFT) + gidx * size, base = gpa & ~(u64)(sizeof(a->win) - 1);
+	u64 e = 0, gpa = (sp->gfn << PAGE_SHIFT) + gidx * size,
+	    base = gpa & ~(u64)(sizeof(a->win) - 1);
 
 	if (!a->windowed) {
 		if (vm->ops->read_gpa(vm->ctx, gpa, &e, size))
@@ -82,7 +83,8 @@ static u64 guest_entry(struct audit *a, const struct mmu_page *sp, unsigned gidx
 
 static unsigned spte_rights(u64 spte)
 {
-	return (spte & PTE_W ? ACC_W : 0) | (spte & PTE_U ? ACC_U : 0) | (spte & PTE_NX ? 0 : ACC_X);
+	return (spte & PTE_W ? ACC_W : 0) | (spte & PTE_U ? ACC_U : 0) |
+	       (spte & PTE_NX ? 0 : ACC_X);
 }
 
 /* The guest entry a shadow entry mirrors, and the virtual address offset it stands for. */
@@ -95,7 +97,7 @@ static u64 mirrored(struct audit *a, const struct mmu_page *sp, unsigned idx, u6
 		return guest_entry(a, sp, idx);
 	if (level == 1)
 		return guest_entry(a, sp, sp->role.quadrant * 512 + idx);
-	*gva_off = (u64)(idx & 1) << 21;	/* which half of a 4 MiB guest page */
+	*gva_off = (u64)(idx & 1) << 21; /* which half of a 4 MiB guest page */
 	return guest_entry(a, sp, sp->role.quadrant * 256 + idx / 2);
 }
 
@@ -114,12 +116,13 @@ static void check_leaf(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 	}
 	f = &s->frames[gfn - s->base_gfn];
 	if ((spte & PTE_ADDR) != vm->ops->gfn_to_hpa(vm->ctx, s, gfn))
-		FAIL(a, "leaf %llx[%u]: hpa does not match gfn %llx", (unsigned long long)sp->gfn, idx,
-		     (unsigned long long)gfn);
+		FAIL(a, "leaf %llx[%u]: hpa does not match gfn %llx", (unsigned long long)sp->gfn,
+		     idx, (unsigned long long)gfn);
 	if (!(spte & PTE_PCD) != !slot_uncached(s) || !(spte & PTE_PWT) != !slot_uncached(s))
 		FAIL(a, "leaf %llx[%u]: gfn %llx %s", (unsigned long long)sp->gfn, idx,
-		     (unsigned long long)gfn, slot_uncached(s) ? "is device memory, mapped cached"
-							       : "is memory, mapped uncached");
+		     (unsigned long long)gfn,
+		     slot_uncached(s) ? "is device memory, mapped cached"
+				      : "is memory, mapped uncached");
 	if ((spte & PTE_W) && s->readonly)
 		FAIL(a, "leaf %llx[%u]: gfn %llx is read-only, mapped writable",
 		     (unsigned long long)sp->gfn, idx, (unsigned long long)gfn);
@@ -137,13 +140,15 @@ static void check_leaf(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 
 		walk_entry_info(sp->role, 1, ge, 0, &we);
 		if (!(ge & PTE_P) || !(ge & PTE_A) || we.gfn != gfn)
-			FAIL(a, "leaf %llx[%u] = %llx but guest entry is %llx", (unsigned long long)sp->gfn,
-			     idx, (unsigned long long)spte, (unsigned long long)ge);
+			FAIL(a, "leaf %llx[%u] = %llx but guest entry is %llx",
+			     (unsigned long long)sp->gfn, idx, (unsigned long long)spte,
+			     (unsigned long long)ge);
 		allowed = leaf_access(allowed & we.rights, ge & PTE_D, sp->role.cr0_wp);
 	}
 	if (spte_rights(spte) & ~allowed)
-		FAIL(a, "leaf %llx[%u] = %llx grants %x, guest only %x", (unsigned long long)sp->gfn, idx,
-		     (unsigned long long)spte, spte_rights(spte), allowed);
+		FAIL(a, "leaf %llx[%u] = %llx grants %x, guest only %x",
+		     (unsigned long long)sp->gfn, idx, (unsigned long long)spte, spte_rights(spte),
+		     allowed);
 	if (!(spte & PTE_W))
 		return;
 	a->writable_leaves++;
@@ -151,8 +156,8 @@ static void check_leaf(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 		FAIL(a, "shadowed gfn %llx mapped writable by %llx[%u]", (unsigned long long)gfn,
 		     (unsigned long long)sp->gfn, idx);
 	if (!pset_contains(f->rmap, &sp->spt[idx]))
-		FAIL(a, "writable leaf %llx[%u] missing from rmap of %llx", (unsigned long long)sp->gfn,
-		     idx, (unsigned long long)gfn);
+		FAIL(a, "writable leaf %llx[%u] missing from rmap of %llx",
+		     (unsigned long long)sp->gfn, idx, (unsigned long long)gfn);
 }
 
 /* A link must lead where the guest entry (or the large page being split) says. */
@@ -178,13 +183,14 @@ static void check_link(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 		ge = mirrored(a, sp, idx, &off);
 		walk_entry_info(sp->role, sp->role.level, ge, off, &we);
 		if (!(ge & PTE_P) || !(ge & PTE_A)) {
-			FAIL(a, "link %llx[%u] but guest entry %llx", (unsigned long long)sp->gfn, idx,
-			     (unsigned long long)ge);
+			FAIL(a, "link %llx[%u] but guest entry %llx", (unsigned long long)sp->gfn,
+			     idx, (unsigned long long)ge);
 			return;
 		}
 		if (we.large) {
 			want.direct = 1;
-			want.access = leaf_access(sp->role.access & we.rights, ge & PTE_D, sp->role.cr0_wp);
+			want.access = leaf_access(sp->role.access & we.rights, ge & PTE_D,
+						  sp->role.cr0_wp);
 			gfn = we.gfn & ~(BIT(9 * want.level) - 1);
 		} else {
 			want.access = sp->role.access & we.rights;
@@ -198,11 +204,12 @@ static void check_link(struct audit *a, struct mmu_page *sp, unsigned idx, u64 s
 	if (want.direct && !(child->role.access & ~want.access))
 		want.access = child->role.access;
 	if (child->gfn != gfn || child->role.word != want.word)
-		FAIL(a, "link %llx[%u] to %llx/%x, expected %llx/%x", (unsigned long long)sp->gfn, idx,
-		     (unsigned long long)child->gfn, child->role.word, (unsigned long long)gfn,
+		FAIL(a, "link %llx[%u] to %llx/%x, expected %llx/%x", (unsigned long long)sp->gfn,
+		     idx, (unsigned long long)child->gfn, child->role.word, (unsigned long long)gfn,
 		     want.word);
 	if (!pset_contains(child->parents, &sp->spt[idx]))
-		FAIL(a, "link %llx[%u] missing from child's parents", (unsigned long long)sp->gfn, idx);
+		FAIL(a, "link %llx[%u] missing from child's parents", (unsigned long long)sp->gfn,
+		     idx);
 }
 
 static void check_entry(struct audit *a, struct mmu_page *sp, unsigned idx)
@@ -233,8 +240,9 @@ static void check_page_state(struct audit *a, struct mmu_page *sp)
 		FAIL(a, "shadowed gfn %llx has writable mappings", (unsigned long long)sp->gfn);
 	/* Out of sync: a leaf table, its frame's only shadow, and the frame knows it. */
 	if (sp->unsync != !!f->unsync || (sp->unsync && (sp->role.level != 1 || f->shadowed != 1)))
-		FAIL(a, "page %llx/%x unsync %d, frame unsync %u shadowed %u", (unsigned long long)sp->gfn,
-		     sp->role.word, sp->unsync, f->unsync, f->shadowed);
+		FAIL(a, "page %llx/%x unsync %d, frame unsync %u shadowed %u",
+		     (unsigned long long)sp->gfn, sp->role.word, sp->unsync, f->unsync,
+		     f->shadowed);
 }
 
 static void check_page(struct audit *a, struct mmu_page *sp)
@@ -251,11 +259,12 @@ static void check_parents(struct audit *a, struct mmu_page *sp)
 	u64 *p;
 
 	if (pset_count(sp->parents) != sp->audit_links)
-		FAIL(a, "page %llx/%x has %u parents recorded, %u links", (unsigned long long)sp->gfn,
-		     sp->role.word, pset_count(sp->parents), sp->audit_links);
+		FAIL(a, "page %llx/%x has %u parents recorded, %u links",
+		     (unsigned long long)sp->gfn, sp->role.word, pset_count(sp->parents),
+		     sp->audit_links);
 	PSET_FOR_EACH(sp->parents, it, p)
-		if ((*p & (PTE_ADDR | PTE_P)) != (sp->hpa | PTE_P))
-			FAIL(a, "parent entry of %llx does not point at it", (unsigned long long)sp->gfn);
+	if ((*p & (PTE_ADDR | PTE_P)) != (sp->hpa | PTE_P))
+		FAIL(a, "parent entry of %llx does not point at it", (unsigned long long)sp->gfn);
 	if (sp->root_count != sp->audit_roots)
 		FAIL(a, "page %llx root_count %u, used by %u roots", (unsigned long long)sp->gfn,
 		     sp->root_count, sp->audit_roots);
@@ -274,9 +283,9 @@ static void check_root_key(struct audit *a, const struct mmu_vcpu *v)
 		bool want = vcpu_root_key(v, i, &gfn, &role);
 
 		if (want ? !sp || sp->gfn != gfn || sp->role.word != role.word : sp != NULL)
-			FAIL(a, "vcpu root %u is %llx, not the shadow of its CR3 %llx (glevels %u)", i,
-			     sp ? (unsigned long long)sp->gfn : ~0ull, (unsigned long long)v->cr3,
-			     v->base_role.glevels);
+			FAIL(a, "vcpu root %u is %llx, not the shadow of its CR3 %llx (glevels %u)",
+			     i, sp ? (unsigned long long)sp->gfn : ~0ull,
+			     (unsigned long long)v->cr3, v->base_role.glevels);
 	}
 }
 
@@ -298,7 +307,8 @@ static void count_roots(struct audit *a)
 			if ((v->pae_root[i] & ~PDPTE_RSVD_FIXED) != (sp ? sp->hpa | PTE_P : 0))
 				FAIL(a, "vcpu PAE root entry %u is %llx, not %llx (glevels %u)", i,
 				     (unsigned long long)v->pae_root[i],
-				     (unsigned long long)(sp ? sp->hpa | PTE_P : 0), v->base_role.glevels);
+				     (unsigned long long)(sp ? sp->hpa | PTE_P : 0),
+				     v->base_role.glevels);
 			if (v->root_valid && sp && sp->invalid)
 				FAIL(a, "vcpu runs on a zapped root");
 		}
@@ -333,8 +343,8 @@ static void check_shadow_count(struct audit *a, u64 gfn, const struct mmu_frame 
 	u32 shadows = frame_shadows(a->vm, gfn);
 
 	if (shadows != f->shadowed)
-		FAIL(a, "gfn %llx: %u shadow pages, count says %u", (unsigned long long)gfn, shadows,
-		     f->shadowed);
+		FAIL(a, "gfn %llx: %u shadow pages, count says %u", (unsigned long long)gfn,
+		     shadows, f->shadowed);
 }
 
 /* Frames: the shadow counts and the reverse-map sizes. */
@@ -381,17 +391,18 @@ static void check_counts(struct audit *a)
 		sp = container_of(l, struct mmu_page, unsync_link);
 		unsync_listed++;
 		if (!sp->unsync || sp->invalid)
-			FAIL(a, "page %llx on the out-of-sync list is %s", (unsigned long long)sp->gfn,
-			     sp->invalid ? "zapped" : "in sync");
+			FAIL(a, "page %llx on the out-of-sync list is %s",
+			     (unsigned long long)sp->gfn, sp->invalid ? "zapped" : "in sync");
 	}
 	if (unsync != unsync_listed || unsync != vm->nunsync)
-		FAIL(a, "%llu pages out of sync, %llu listed, %u counted", (unsigned long long)unsync,
-		     (unsigned long long)unsync_listed, vm->nunsync);
+		FAIL(a, "%llu pages out of sync, %llu listed, %u counted",
+		     (unsigned long long)unsync, (unsigned long long)unsync_listed, vm->nunsync);
 	for (b = 0; b < HASH_BUCKETS; b++)
 		for (sp = vm->gfn_hash[b]; sp; sp = sp->gfn_next) {
 			hashed++;
 			if (gfn_hash_idx(sp->gfn) != b || sp->invalid)
-				FAIL(a, "page %llx in the wrong bucket or zapped", (unsigned long long)sp->gfn);
+				FAIL(a, "page %llx in the wrong bucket or zapped",
+				     (unsigned long long)sp->gfn);
 		}
 	if (hashed != listed || listed != vm->npages)
 		FAIL(a, "%llu pages hashed, %llu listed, %llu counted", (unsigned long long)hashed,
@@ -402,7 +413,8 @@ static void check_counts(struct audit *a)
 static void audit_reset(struct mmu_vm *vm)
 {
 	while (vm->audit_pages.next != &vm->audit_pages) {
-		struct mmu_page *sp = container_of(vm->audit_pages.next, struct mmu_page, audit_link);
+		struct mmu_page *sp =
+			container_of(vm->audit_pages.next, struct mmu_page, audit_link);
 
 		memset(sp->audit_entries, 0, sizeof(sp->audit_entries));
 		sp->audit_page = false;
@@ -477,9 +489,9 @@ static void check_page_incr(struct audit *a, struct mmu_page *sp)
 
 	check_page_state(a, sp);
 	PSET_FOR_EACH(sp->parents, it, p)
-		if (check_member(a, p, false, "parent set", sp->gfn) &&
-		    (*p & (PTE_ADDR | PTE_P)) != (sp->hpa | PTE_P))
-			FAIL(a, "parent entry of %llx does not point at it", (unsigned long long)sp->gfn);
+	if (check_member(a, p, false, "parent set", sp->gfn) &&
+	    (*p & (PTE_ADDR | PTE_P)) != (sp->hpa | PTE_P))
+		FAIL(a, "parent entry of %llx does not point at it", (unsigned long long)sp->gfn);
 	for (v = a->vm->vcpus; v; v = v->next) {
 		roots += v->root == sp;
 		for (i = 0; i < 4; i++)
@@ -497,19 +509,19 @@ static void check_frame_incr(struct audit *a, u64 gfn)
 	u64 *p;
 
 	if (!f)
-		return;		/* a device slot gone since (its BAR moved): nothing maps it */
+		return; /* a device slot gone since (its BAR moved): nothing maps it */
 	if (table_frame_of(a->vm, gfn))
 		check_shadow_count(a, gfn, f);
 	if (f->shadowed && f->rmap && !f->unsync)
 		FAIL(a, "shadowed gfn %llx has writable mappings", (unsigned long long)gfn);
 	if (f->unsync && f->shadowed != 1)
-		FAIL(a, "gfn %llx out of sync with %u shadows", (unsigned long long)gfn, f->shadowed);
+		FAIL(a, "gfn %llx out of sync with %u shadows", (unsigned long long)gfn,
+		     f->shadowed);
 	PSET_FOR_EACH(f->rmap, it, p)
-		if ((sp = check_member(a, p, true, "rmap", gfn)) != NULL &&
-		    (!spte_writable_leaf(*p) || spte_leaf_gfn(sp, (unsigned)(p - sp->spt)) != gfn))
-			FAIL(a, "rmap of %llx holds %llx[%u] = %llx", (unsigned long long)gfn,
-			     (unsigned long long)sp->gfn, (unsigned)(p - sp->spt),
-			     (unsigned long long)*p);
+	if ((sp = check_member(a, p, true, "rmap", gfn)) != NULL &&
+	    (!spte_writable_leaf(*p) || spte_leaf_gfn(sp, (unsigned)(p - sp->spt)) != gfn))
+		FAIL(a, "rmap of %llx holds %llx[%u] = %llx", (unsigned long long)gfn,
+		     (unsigned long long)sp->gfn, (unsigned)(p - sp->spt), (unsigned long long)*p);
 }
 
 unsigned mmu_audit_incremental(struct mmu_vm *vm, char *buf, size_t size)
@@ -530,7 +542,7 @@ unsigned mmu_audit_incremental(struct mmu_vm *vm, char *buf, size_t size)
 	for (l = vm->audit_pages.next; l != &vm->audit_pages; l = l->next) {
 		struct mmu_page *sp = container_of(l, struct mmu_page, audit_link);
 
-		if (sp->invalid)	/* emptied, out of the hash: nothing left to check */
+		if (sp->invalid) /* emptied, out of the hash: nothing left to check */
 			continue;
 		if (sp->audit_page)
 			check_page_incr(&a, sp);
@@ -574,7 +586,7 @@ void audit_mark_sptep(struct mmu_vm *vm, const u64 *sptep)
 	if (sp)
 		audit_mark_entry(vm, sp, (unsigned)(sptep - sp->spt));
 	else
-		vm->audit_overflow = true;	/* a stray pointer: the full audit reports it */
+		vm->audit_overflow = true; /* a stray pointer: the full audit reports it */
 }
 
 void audit_mark_frame(struct mmu_vm *vm, u64 gfn)

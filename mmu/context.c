@@ -130,7 +130,6 @@ void vcpu_request_reload(struct mmu_vcpu *vcpu)
 	vcpu->vm->ops->flush_tlb(vcpu->vm->ctx, vcpu);
 }
 
-
 /* Builds the root from caches known to hold what a new root may take. */
 static int load_root_from_caches(struct mmu_vcpu *vcpu)
 {
@@ -223,7 +222,6 @@ int mmu_load(struct mmu_vcpu *vcpu)
 	return r;
 }
 
-
 struct mmu_page *vcpu_top_sp(const struct mmu_vcpu *vcpu, u64 gva)
 {
 	return vcpu->root ? vcpu->root : vcpu->pae_sp[(gva >> 30) & 3];
@@ -266,7 +264,7 @@ int mmu_reset_context(struct mmu_vcpu *vcpu, u64 cr0, u64 cr4, u64 efer, u64 cr3
 	}
 	if (r.glevels == GLEVELS_PAE && load_pdptes(vcpu, cr3, pdptes))
 		return MMU_EBADPDPTE;
-	mmu_sync_all(vcpu);	/* a mode change flushes the TLB */
+	mmu_sync_all(vcpu); /* a mode change flushes the TLB */
 	vcpu->cr0 = cr0;
 	vcpu->cr4 = cr4;
 	vcpu->efer = efer;
@@ -342,7 +340,8 @@ static bool shadow_walk(const struct mmu_vcpu *vcpu, struct mmu_page *sp, u64 gv
 			 * fetch, and no supervisor fetch from a user page under SMEP. */
 			if (user && !(e & PTE_U))
 				return false;
-			if (fetch && (((e & PTE_U) && !user && vcpu->base_role.smep) || (e & PTE_NX)))
+			if (fetch &&
+			    (((e & PTE_U) && !user && vcpu->base_role.smep) || (e & PTE_NX)))
 				return false;
 			/* A read must see the guest's tables as they are: a table out of sync may
 			 * hold what its shadow no longer does (upper tables never go out of sync). */
@@ -390,8 +389,11 @@ static __attribute__((noinline)) bool walk_and_remember(struct mmu_vcpu *vcpu,
 
 	if (!shadow_walk(vcpu, sp, gva, user, fetch, gpa, &leaf))
 		return false;
-	*m = (struct mmu_shadow_memo){ .valid = true, .user = user, .l3_hpa = memo_l3(sp, page),
-				       .gen = vcpu->vm->spte_gen, .gva_page = page,
+	*m = (struct mmu_shadow_memo){ .valid = true,
+				       .user = user,
+				       .l3_hpa = memo_l3(sp, page),
+				       .gen = vcpu->vm->spte_gen,
+				       .gva_page = page,
 				       .gpa_page = *gpa & ~(u64)(PAGE_SIZE - 1),
 				       .leaf = fetch ? NULL : leaf };
 	return true;

@@ -105,7 +105,8 @@ u64 leaf_of_guest(struct mmu_vcpu *vcpu, const struct mmu_page *sp, u64 e, u64 *
 static void prefetch_leaves(struct mmu_vcpu *vcpu, struct mmu_page *sp, unsigned idx)
 {
 	struct mmu_vm *vm = vcpu->vm;
-	unsigned esize = sp->role.glevels == GLEVELS_32 ? 4 : 8, first = idx & ~(PREFETCH_LEAVES - 1u);
+	unsigned esize = sp->role.glevels == GLEVELS_32 ? 4 : 8,
+		 first = idx & ~(PREFETCH_LEAVES - 1u);
 	unsigned gfirst = (sp->role.glevels == GLEVELS_32 ? sp->role.quadrant * 512u : 0) + first;
 	u64 ge[PREFETCH_LEAVES], gfn = 0, spte;
 	u32 *ge32 = (u32 *)ge;
@@ -206,9 +207,9 @@ int mmu_page_fault(struct mmu_vcpu *vcpu, u64 gva, u32 error_code, struct mmu_ou
 	if (sp->spt[idx] != spte || (!sp->role.direct && sp->gfns[idx] != w.gfn))
 		spte_set_leaf(vcpu, sp, idx, w.gfn, spte);
 	if (sp->role.direct)
-		prefetch_direct(vcpu, sp, leaf_access(w.acc[w.level], w.dirty,
-						      vcpu->base_role.cr0_wp));
-	else if (!vm->cfg.nocache)	/* the baseline predates leaf prefetch */
+		prefetch_direct(vcpu, sp,
+				leaf_access(w.acc[w.level], w.dirty, vcpu->base_role.cr0_wp));
+	else if (!vm->cfg.nocache) /* the baseline predates leaf prefetch */
 		prefetch_leaves(vcpu, sp, idx);
 
 	if ((access & PFERR_W) && !(acc & ACC_W)) {

@@ -10,41 +10,41 @@
 #include "arch/x86/regs.h" /* paging-entry and control-register bits: defined once, there */
 
 #define SPT_ENTRIES 512
-#define HASH_BUCKETS 512	/* one page of pointers */
+#define HASH_BUCKETS 512 /* one page of pointers */
 
 struct mmu_page {
-	struct mmu_page *gfn_next;	/* gfn hash chain */
-	struct mmu_page *hpa_next;	/* hpa hash chain */
-	struct mmu_page *va_next;	/* va hash chain */
+	struct mmu_page *gfn_next; /* gfn hash chain */
+	struct mmu_page *hpa_next; /* hpa hash chain */
+	struct mmu_page *va_next;  /* va hash chain */
 	struct list_head lru;
-	u64 gfn;		/* guest table frame, or first frame covered when direct */
+	u64 gfn; /* guest table frame, or first frame covered when direct */
 	u64 hpa;
-	u64 *spt;		/* the shadow table, 512 entries */
-	u64 *gfns;		/* non-direct leaf tables: gfn mapped by each entry */
+	u64 *spt;  /* the shadow table, 512 entries */
+	u64 *gfns; /* non-direct leaf tables: gfn mapped by each entry */
 	u64 gfns_hpa;
-	uintptr_t parents;	/* pset of shadow entries pointing at this page */
+	uintptr_t parents; /* pset of shadow entries pointing at this page */
 	union mmu_role role;
-	u32 root_count;		/* vCPUs using it as (part of) their root */
-	bool invalid;		/* zapped while a root: emptied, out of the hash */
-	bool unsync;		/* a leaf table the guest writes natively until the next resync */
-	struct list_head unsync_link;	/* on vm->unsync_pages while unsync */
-	u32 audit_links, audit_roots;	/* scratch for mmu_audit */
+	u32 root_count; /* vCPUs using it as (part of) their root */
+	bool invalid;	/* zapped while a root: emptied, out of the hash */
+	bool unsync;	/* a leaf table the guest writes natively until the next resync */
+	struct list_head unsync_link; /* on vm->unsync_pages while unsync */
+	u32 audit_links, audit_roots; /* scratch for mmu_audit */
 	/* Changes since the last audit: entries, and page-level state (hash, parents, roots). */
-	struct list_head audit_link;	/* on vm->audit_pages when audit_listed */
+	struct list_head audit_link; /* on vm->audit_pages when audit_listed */
 	bool audit_listed, audit_page;
 	u64 audit_entries[SPT_ENTRIES / 64];
 };
 
 /* Guest walk result (walk_tmpl.h fills it). Levels are numbered like the shadow's: 1 = PTE. */
 struct mmu_walk {
-	unsigned level;		/* level of the leaf entry: 1 (4 KiB), 2 (2/4 MiB), 3 (1 GiB) */
-	unsigned top;		/* highest guest level walked */
-	u64 gfn;		/* 4 KiB frame of the access */
-	u64 table_gfn[5];	/* table holding the level-l entry */
+	unsigned level;	  /* level of the leaf entry: 1 (4 KiB), 2 (2/4 MiB), 3 (1 GiB) */
+	unsigned top;	  /* highest guest level walked */
+	u64 gfn;	  /* 4 KiB frame of the access */
+	u64 table_gfn[5]; /* table holding the level-l entry */
 	u64 pte[5];
-	u8 acc[6];		/* ACC_* combined over levels >= l (acc[top + 1] = all) */
-	bool dirty;		/* leaf D bit (after this access) */
-	u32 error_code;		/* when the walk faults */
+	u8 acc[6];	/* ACC_* combined over levels >= l (acc[top + 1] = all) */
+	bool dirty;	/* leaf D bit (after this access) */
+	u32 error_code; /* when the walk faults */
 };
 
 /* pset.c: a set of u64 * (none / one pointer / tagged chain of small descriptors). */
@@ -104,8 +104,14 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp);
 void sp_put_root(struct mmu_vm *vm, struct mmu_page *sp);
 bool sp_reclaim_one(struct mmu_vm *vm);
 void sp_touch(struct mmu_vm *vm, struct mmu_page *sp);
-static inline unsigned gfn_hash_idx(u64 gfn) { return (unsigned)(gfn ^ (gfn >> 9)) % HASH_BUCKETS; }
-static inline struct mmu_page *sp_of_lru(struct list_head *l) { return container_of(l, struct mmu_page, lru); }
+static inline unsigned gfn_hash_idx(u64 gfn)
+{
+	return (unsigned)(gfn ^ (gfn >> 9)) % HASH_BUCKETS;
+}
+static inline struct mmu_page *sp_of_lru(struct list_head *l)
+{
+	return container_of(l, struct mmu_page, lru);
+}
 
 /* rmap.c: reverse map of writable leaf sptes per guest frame. */
 struct mmu_frame *frame_of(struct mmu_vm *vm, u64 gfn);
@@ -125,9 +131,15 @@ static inline void spte_changed(struct mmu_vm *vm)
 	if (!MMU_MUTATED(vm, skip_spte_gen))
 		vm->spte_gen++;
 }
-static inline bool spte_writable_leaf(u64 spte) { return (spte & (PTE_P | PTE_W)) == (PTE_P | PTE_W); }
+static inline bool spte_writable_leaf(u64 spte)
+{
+	return (spte & (PTE_P | PTE_W)) == (PTE_P | PTE_W);
+}
 /* Guest page tables are mapped read-only so that writes to them trap, unless out of sync. */
-static inline bool frame_may_map_writable(const struct mmu_frame *f) { return !f->shadowed || f->unsync; }
+static inline bool frame_may_map_writable(const struct mmu_frame *f)
+{
+	return !f->shadowed || f->unsync;
+}
 
 /* audit.c: change tracking for mmu_audit_incremental. Every change of shadow state calls one
  * of these (each is a no-op until tracking is on; the two commonest check that inline). */
@@ -171,7 +183,8 @@ bool mmu_walk(struct mmu_vcpu *vcpu, u64 gva, u32 access, struct mmu_walk *w);
 int vcpu_load_root(struct mmu_vcpu *vcpu);
 /* The root's key for the vCPU's CR3 and mode: the 4-level page, or the PAE root's slot i (which
  * shadow page directory it holds, if any). */
-static inline bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn, union mmu_role *role)
+static inline bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *gfn,
+				 union mmu_role *role)
 {
 	*role = vcpu->base_role;
 	role->level = 2;
@@ -195,7 +208,10 @@ static inline bool vcpu_root_key(const struct mmu_vcpu *vcpu, unsigned i, u64 *g
 	}
 }
 struct mmu_page *vcpu_top_sp(const struct mmu_vcpu *vcpu, u64 gva);
-static inline unsigned spt_index(u64 gva, unsigned level) { return (gva >> (PAGE_SHIFT + 9 * (level - 1))) & 511; }
+static inline unsigned spt_index(u64 gva, unsigned level)
+{
+	return (gva >> (PAGE_SHIFT + 9 * (level - 1))) & 511;
+}
 void vcpu_request_reload(struct mmu_vcpu *vcpu);
 void mmu_flush_all(struct mmu_vm *vm);
 

@@ -56,10 +56,10 @@
 
 /* Return codes. */
 #define MMU_OK 0
-#define MMU_ENOMEM (-1)		/* pool and host memory exhausted: no room for one fault */
-#define MMU_EBADPDPTE (-2)	/* PAE: a PDPTE has reserved bits set; the guest gets #GP */
+#define MMU_ENOMEM (-1)	   /* pool and host memory exhausted: no room for one fault */
+#define MMU_EBADPDPTE (-2) /* PAE: a PDPTE has reserved bits set; the guest gets #GP */
 #define MMU_EINVAL (-3)
-#define MMU_EBUSY (-4)		/* mmu_cmpxchg: the guest's other CPUs kept it from its swap */
+#define MMU_EBUSY (-4) /* mmu_cmpxchg: the guest's other CPUs kept it from its swap */
 
 /* Per-vCPU object caches must hold enough for the worst single fault (root reload + fill). */
 #define MMU_CACHE_PAGES 8
@@ -73,9 +73,9 @@ struct mmu_page;
 /* Free-list allocator of small objects carved from host pages (internal to mmu/). */
 struct mmu_slab {
 	u32 objsize;
-	u32 live;		/* objects handed out (in caches or in use) */
+	u32 live; /* objects handed out (in caches or in use) */
 	void *free;
-	void *chunks;		/* pages obtained from the host, freed at teardown */
+	void *chunks; /* pages obtained from the host, freed at teardown */
 };
 
 struct mmu_objcache {
@@ -104,17 +104,17 @@ struct mmu_config {
 /* Mutation knobs for the host tests, each breaking one invariant on purpose so that a test can
  * show the audit or the reference model catches it. They exist in the host build only: in
  * Umbra, MMU_MUTATED is false at compile time and the paths it guards are plain code. */
-#define MMU_MUTATIONS(X)                                                                          \
-	X(skip_wp_on_shadow)   /* a new shadow leaves its guest table writable */                \
-	X(skip_zap_on_write)   /* an emulated table write zaps no entry */                       \
-	X(skip_resync)         /* flushes leave out-of-sync pages as they are */                 \
-	X(stale_resync)        /* a resync write-protects but updates no entry */                \
-	X(flush_one_vcpu)      /* remote flushes are lost: mmu_flush_all reaches one vCPU */     \
-	X(skip_root_reload)    /* a zapped root's other users are not told to reload */          \
-	X(skip_pv_flush)       /* mmu_flush_tlb does not flush the vCPU's own TLB */             \
-	X(keep_root_on_cr3)    /* a CR3 load keeps the old root */                               \
-	X(skip_spte_gen)       /* shadow entries change without spte_gen moving */        \
-	X(read_unsync)         /* a hypercall read takes a table out of sync as the guest's */
+#define MMU_MUTATIONS(X) \
+	X(skip_wp_on_shadow) /* a new shadow leaves its guest table writable */ \
+	X(skip_zap_on_write) /* an emulated table write zaps no entry */ \
+	X(skip_resync)	     /* flushes leave out-of-sync pages as they are */ \
+	X(stale_resync)	     /* a resync write-protects but updates no entry */ \
+	X(flush_one_vcpu)    /* remote flushes are lost: mmu_flush_all reaches one vCPU */ \
+	X(skip_root_reload)  /* a zapped root's other users are not told to reload */ \
+	X(skip_pv_flush)     /* mmu_flush_tlb does not flush the vCPU's own TLB */ \
+	X(keep_root_on_cr3)  /* a CR3 load keeps the old root */ \
+	X(skip_spte_gen)     /* shadow entries change without spte_gen moving */ \
+	X(read_unsync)	     /* a hypercall read takes a table out of sync as the guest's */
 #ifdef UMBRA_HOST
 #define MMU_MUTATION_FIELD(name) bool name;
 struct mmu_mutations {
@@ -130,19 +130,19 @@ struct mmu_vm {
 	const struct mmu_platform_ops *ops;
 	void *ctx;
 	struct mmu_config cfg;
-	u64 rsvd_phys;			/* guest entry address bits above MAXPHYADDR */
-	struct mmu_page **gfn_hash;	/* by guest frame number (lookups compare gfn and role) */
-	struct mmu_page **hpa_hash;	/* by host frame of the shadow table (entry -> page) */
-	struct mmu_page **va_hash;	/* by host-virtual table address (entry pointer -> page) */
+	u64 rsvd_phys;		    /* guest entry address bits above MAXPHYADDR */
+	struct mmu_page **gfn_hash; /* by guest frame number (lookups compare gfn and role) */
+	struct mmu_page **hpa_hash; /* by host frame of the shadow table (entry -> page) */
+	struct mmu_page **va_hash;  /* by host-virtual table address (entry pointer -> page) */
 	u64 gfn_hash_hpa, hpa_hash_hpa, va_hash_hpa;
-	struct list_head lru;		/* all live pages, least recently used first */
-	u64 npages;			/* live shadow pages */
-	u64 pool_used;			/* host pages counted against cfg.pool_max_pages */
+	struct list_head lru; /* all live pages, least recently used first */
+	u64 npages;	      /* live shadow pages */
+	u64 pool_used;	      /* host pages counted against cfg.pool_max_pages */
 	struct mmu_slab sp_slab, rmap_slab, parent_slab;
 	struct mmu_vcpu *vcpus;
-	struct list_head unsync_pages;	/* out-of-sync leaf tables, oldest first */
+	struct list_head unsync_pages; /* out-of-sync leaf tables, oldest first */
 	unsigned nunsync;
-	u64 last_write_gfn;		/* flood detection */
+	u64 last_write_gfn; /* flood detection */
 	unsigned write_count;
 	struct mmu_stats stats;
 	/* Bumped whenever a present shadow entry is cleared or replaced: a translation read from
@@ -150,15 +150,15 @@ struct mmu_vm {
 	u64 spte_gen;
 	/* What changed since the last audit (kept once mmu_audit_incremental has been called). */
 	bool audit_track;
-	bool audit_overflow;		/* too many frames: the next audit is a full one */
-	bool audit_pages_changed;	/* pages created or zapped: recount the hash and list */
-	struct list_head audit_pages;	/* pages with dirty entries or page-level state */
+	bool audit_overflow;	      /* too many frames: the next audit is a full one */
+	bool audit_pages_changed;     /* pages created or zapped: recount the hash and list */
+	struct list_head audit_pages; /* pages with dirty entries or page-level state */
 	u64 audit_frames[MMU_AUDIT_FRAMES];
 	unsigned audit_nframes;
-	unsigned audit_full_every;	/* incremental audits between full ones; 0 = never */
+	unsigned audit_full_every; /* incremental audits between full ones; 0 = never */
 	unsigned audit_since_full;
 #ifdef UMBRA_HOST
-	struct mmu_mutations test;	/* the host tests' knobs (MMU_MUTATED) */
+	struct mmu_mutations test; /* the host tests' knobs (MMU_MUTATED) */
 #endif
 };
 
@@ -172,7 +172,7 @@ struct mmu_vm {
  * out of sync changes no shadow entry); a fetch memo has none, a fetch reads what the CPU ran.
  * The audit compares both with the shadow. */
 struct mmu_shadow_memo {
-	bool valid, user;	/* user: translated for a CPL 3 access */
+	bool valid, user; /* user: translated for a CPL 3 access */
 	u64 l3_hpa, gen, gva_page, gpa_page;
 	const struct mmu_page *leaf;
 };
@@ -182,14 +182,14 @@ struct mmu_vcpu {
 	struct mmu_vcpu *next;
 	/* Guest paging state, as given by the last context reset and CR3 load. */
 	u64 cr0, cr4, efer, cr3;
-	u64 pdptes[4];			/* PAE: loaded from guest memory at CR3 load */
-	union mmu_role base_role;	/* glevels, cr0_wp, nxe, smep, smap */
+	u64 pdptes[4];		  /* PAE: loaded from guest memory at CR3 load */
+	union mmu_role base_role; /* glevels, cr0_wp, nxe, smep, smap */
 	/* Current root: one 4-level page, or the vCPU's PAE root with up to four pages. */
 	bool root_valid;
 	struct mmu_page *root;
 	struct mmu_page *pae_sp[4];
-	bool pae_held;			/* pae_sp/pae_root may hold something: release looks */
-	u64 root_hpa;			/* while root_valid: root's page, or pae_root_hpa */
+	bool pae_held; /* pae_sp/pae_root may hold something: release looks */
+	u64 root_hpa;  /* while root_valid: root's page, or pae_root_hpa */
 	u64 *pae_root;
 	u64 pae_root_hpa;
 	/* Objects the fault path may consume, filled by mmu_topup. */
@@ -205,17 +205,17 @@ struct mmu_vcpu {
 };
 
 enum mmu_outcome_kind {
-	MMU_FIXED,	/* shadow filled: resume the guest and let it retry */
-	MMU_INJECT,	/* deliver #PF with error_code and CR2 = cr2 to the guest */
-	MMU_EMULATE,	/* emulate the instruction; a write must go through mmu_write(gpa) */
+	MMU_FIXED,   /* shadow filled: resume the guest and let it retry */
+	MMU_INJECT,  /* deliver #PF with error_code and CR2 = cr2 to the guest */
+	MMU_EMULATE, /* emulate the instruction; a write must go through mmu_write(gpa) */
 };
 
 struct mmu_outcome {
 	enum mmu_outcome_kind kind;
 	u32 error_code;
 	u64 cr2;
-	u64 gpa;	/* EMULATE: the guest-physical address accessed */
-	bool mmio;	/* EMULATE: gpa is in no memory slot */
+	u64 gpa;   /* EMULATE: the guest-physical address accessed */
+	bool mmio; /* EMULATE: gpa is in no memory slot */
 };
 
 /* VM: init with the host ops (kept by pointer) and a config; teardown frees every page. */
@@ -270,9 +270,9 @@ int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value);
  * way its updates went) and no step towards a flood zap (a batch rewriting one table is not a
  * fork). Nothing else may change the MMU between mmu_batch_begin and mmu_batch_end. */
 struct mmu_batch {
-	u64 gfn;          /* the guest table whose written entries are pending, or ~0 */
-	u64 written[16];  /* its 4-byte words written, one bit each */
-	bool shadowed;    /* a shadow was dropped from: flush at the end */
+	u64 gfn;	 /* the guest table whose written entries are pending, or ~0 */
+	u64 written[16]; /* its 4-byte words written, one bit each */
+	bool shadowed;	 /* a shadow was dropped from: flush at the end */
 };
 void mmu_batch_begin(struct mmu_batch *b);
 /* Drops what is pending for the last table, then makes gfn the table being written. */

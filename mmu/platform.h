@@ -13,10 +13,10 @@ struct mmu_vcpu;
  * touches them afterwards.
  */
 struct mmu_frame {
-	uintptr_t rmap;		/* writable present leaf sptes mapping this frame (a pset) */
-	u32 shadowed;		/* shadow pages (non-direct) keyed on this frame */
-	u16 audit_dirty;	/* listed for the next incremental audit */
-	u16 unsync;		/* its one shadow, a leaf table, is out of sync (mmu/sync.c) */
+	uintptr_t rmap;	 /* writable present leaf sptes mapping this frame (a pset) */
+	u32 shadowed;	 /* shadow pages (non-direct) keyed on this frame */
+	u16 audit_dirty; /* listed for the next incremental audit */
+	u16 unsync;	 /* its one shadow, a leaf table, is out of sync (mmu/sync.c) */
 };
 
 /*
@@ -34,9 +34,9 @@ struct mmu_frame {
 struct mmu_slot {
 	u64 base_gfn;
 	u64 npages;
-	struct mmu_frame *frames;	/* npages entries, zeroed by the host */
+	struct mmu_frame *frames; /* npages entries, zeroed by the host */
 	bool device;
-	bool shared;			/* device memory that is RAM: cached (implies device) */
+	bool shared; /* device memory that is RAM: cached (implies device) */
 	bool readonly;
 };
 

@@ -18,8 +18,14 @@ struct pset_desc {
 
 _Static_assert(sizeof(struct pset_desc) == 64, "descriptor fills a cache line");
 
-static inline bool is_chain(uintptr_t set) { return set & PSET_TAG; }
-static inline struct pset_desc *chain(uintptr_t set) { return (struct pset_desc *)(set & ~PSET_TAG); }
+static inline bool is_chain(uintptr_t set)
+{
+	return set & PSET_TAG;
+}
+static inline struct pset_desc *chain(uintptr_t set)
+{
+	return (struct pset_desc *)(set & ~PSET_TAG);
+}
 
 static unsigned head_fill(const struct pset_desc *d)
 {
@@ -96,7 +102,7 @@ found:
 /* Whether p is an entry of table marked in marks, unmarking it if so. Inlined: a call per
  * member would cost as much as the test. */
 static inline __attribute__((always_inline)) bool take_marked(const u64 *p, const u64 *table,
-							     union spt_marks *marks)
+							      union spt_marks *marks)
 {
 	uintptr_t off = (uintptr_t)p - (uintptr_t)table; /* a byte offset: index off / 8 */
 
@@ -200,8 +206,8 @@ bool pset_contains(uintptr_t set, const u64 *p)
 	u64 *q;
 
 	PSET_FOR_EACH(set, it, q)
-		if (q == p)
-			return true;
+	if (q == p)
+		return true;
 	return false;
 }
 
@@ -211,7 +217,7 @@ unsigned pset_count(uintptr_t set)
 	u64 *q;
 
 	PSET_FOR_EACH(set, it, q)
-		n++;
+	n++;
 	return n;
 }
 
@@ -221,7 +227,7 @@ void pset_drain(uintptr_t *set, struct mmu_slab *slab, void (*fn)(void *arg, u64
 	u64 *q;
 
 	PSET_FOR_EACH(*set, it, q)
-		fn(arg, q);
+	fn(arg, q);
 	if (is_chain(*set))
 		for (d = chain(*set); d; d = next) {
 			next = d->next;

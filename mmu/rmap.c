@@ -114,7 +114,8 @@ void spte_clear_leaves(struct mmu_vm *vm, struct mmu_page *sp, const u64 drop[SP
 			u64 gfn = spte_leaf_gfn(sp, idx);
 
 			audit_mark_frame(vm, gfn);
-			pset_remove_marked(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, sp->spt, &rmapped);
+			pset_remove_marked(&frame_of(vm, gfn)->rmap, &vm->rmap_slab, sp->spt,
+					   &rmapped);
 			ASSERT(!rmapped.b[idx]);
 		}
 }

@@ -20,16 +20,16 @@
 union mmu_role {
 	u32 word;
 	struct {
-		u32 glevels : 3;	/* guest paging levels, 0 = paging off */
-		u32 level : 3;		/* shadow level of this table, 1 = leaf table */
-		u32 quadrant : 2;	/* which part of a 32-bit guest table it covers */
-		u32 direct : 1;		/* no guest table behind it (paging off or large page) */
-		u32 access : 3;		/* ACC_* granted by the guest entries above it */
+		u32 glevels : 3;  /* guest paging levels, 0 = paging off */
+		u32 level : 3;	  /* shadow level of this table, 1 = leaf table */
+		u32 quadrant : 2; /* which part of a 32-bit guest table it covers */
+		u32 direct : 1;	  /* no guest table behind it (paging off or large page) */
+		u32 access : 3;	  /* ACC_* granted by the guest entries above it */
 		u32 cr0_wp : 1;
 		u32 nxe : 1;
 		u32 smep : 1;
 		u32 smap : 1;
-		u32 pse : 1;		/* 32-bit guests: CR4.PSE gives PDE.PS its meaning */
+		u32 pse : 1; /* 32-bit guests: CR4.PSE gives PDE.PS its meaning */
 	};
 };
 

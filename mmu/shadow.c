@@ -171,7 +171,8 @@ static void unhash(struct mmu_page **pp, struct mmu_page *sp, size_t next)
 static void sp_free(struct mmu_vm *vm, struct mmu_page *sp)
 {
 	audit_forget_page(vm, sp);
-	unhash(&vm->va_hash[hpa_hash_idx((uintptr_t)sp->spt)], sp, offsetof(struct mmu_page, va_next));
+	unhash(&vm->va_hash[hpa_hash_idx((uintptr_t)sp->spt)], sp,
+	       offsetof(struct mmu_page, va_next));
 	unhash(&vm->hpa_hash[hpa_hash_idx(sp->hpa)], sp, offsetof(struct mmu_page, hpa_next));
 	pool_free_page(vm, sp->spt, sp->hpa);
 	if (sp->gfns)
@@ -191,7 +192,7 @@ void sp_zap(struct mmu_vm *vm, struct mmu_page *sp)
 	if (sp->unsync)
 		sp_forget_unsync(vm, sp);
 	for (i = 0; i < SPT_ENTRIES; i++)
-		if (sp->spt[i] & PTE_P)		/* most are empty: spare the call */
+		if (sp->spt[i] & PTE_P) /* most are empty: spare the call */
 			sp_drop_spte(vm, sp, i);
 	pset_drain(&sp->parents, &vm->parent_slab, clear_parent_entry, vm);
 	unhash(&vm->gfn_hash[gfn_hash_idx(sp->gfn)], sp, offsetof(struct mmu_page, gfn_next));

@@ -44,7 +44,7 @@ void sp_forget_unsync(struct mmu_vm *vm, struct mmu_page *sp)
 	sp->unsync = false;
 	list_del(&sp->unsync_link);
 	vm->nunsync--;
-	vm->audit_pages_changed = true;	/* the list and the flags are recounted */
+	vm->audit_pages_changed = true; /* the list and the flags are recounted */
 	if (f) {
 		f->unsync = 0;
 		audit_mark_frame(vm, sp->gfn);

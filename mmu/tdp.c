@@ -5,7 +5,7 @@
 
 #define TDP_ENTRIES 512
 #define TDP_LEVELS 4
-#define LARGE_PAGES (TDP_ENTRIES)	/* 4 KiB frames in a 2 MiB leaf */
+#define LARGE_PAGES (TDP_ENTRIES) /* 4 KiB frames in a 2 MiB leaf */
 #define LARGE_SIZE (LARGE_PAGES * PAGE_SIZE)
 
 /*
@@ -200,8 +200,8 @@ bool tdp_lookup(const struct tdp *t, u64 gpa, u64 *hpa)
 enum tdp_result tdp_fault(struct tdp *t, u64 gpa)
 {
 	u64 gfn = gpa >> PAGE_SHIFT, page = gpa & ~(PAGE_SIZE - 1), hpa;
-	const struct mmu_slot *s = gpa >> (PAGE_SHIFT + 9 * TDP_LEVELS) ? NULL
-					: t->ops->gfn_to_slot(t->ctx, gfn);
+	const struct mmu_slot *s =
+		gpa >> (PAGE_SHIFT + 9 * TDP_LEVELS) ? NULL : t->ops->gfn_to_slot(t->ctx, gfn);
 	if (!s) {
 		t->last_mapped_gpa = ~0ull;
 		t->stats.faults_mmio++;

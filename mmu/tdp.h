@@ -20,19 +20,19 @@
 
 /* What a nested fault came to. */
 enum tdp_result {
-	TDP_FILLED,	/* the entry was missing and is now mapped: resume the guest */
-	TDP_MAPPED,	/* already mapped (a fault raced with a fill, or a TLB left stale) */
-	TDP_MMIO,	/* gpa is in no slot: emulate the access */
-	TDP_ENOMEM,	/* no host page for a table */
-	TDP_EBROKEN,	/* a second fault in a row on one mapped address: the entry is wrong */
+	TDP_FILLED,  /* the entry was missing and is now mapped: resume the guest */
+	TDP_MAPPED,  /* already mapped (a fault raced with a fill, or a TLB left stale) */
+	TDP_MMIO,    /* gpa is in no slot: emulate the access */
+	TDP_ENOMEM,  /* no host page for a table */
+	TDP_EBROKEN, /* a second fault in a row on one mapped address: the entry is wrong */
 };
 
 struct tdp_stats {
-	u64 faults_filled;	/* nested faults that added a mapping */
-	u64 faults_mmio;	/* nested faults on device memory */
-	u64 faults_mapped;	/* nested faults that found their mapping present */
-	u64 large_pages, small_pages;	/* leaves written */
-	u64 tables;		/* table pages in use */
+	u64 faults_filled;	      /* nested faults that added a mapping */
+	u64 faults_mmio;	      /* nested faults on device memory */
+	u64 faults_mapped;	      /* nested faults that found their mapping present */
+	u64 large_pages, small_pages; /* leaves written */
+	u64 tables;		      /* table pages in use */
 };
 
 struct tdp_node;
@@ -44,8 +44,8 @@ struct tdp {
 	struct tdp_format fmt;
 	struct tdp_node *root;
 	u64 root_hpa;
-	struct tdp_node_page *node_pages;	/* where the table descriptors live */
-	u64 last_mapped_gpa;	/* page of the last TDP_MAPPED fault, ~0 if none since */
+	struct tdp_node_page *node_pages; /* where the table descriptors live */
+	u64 last_mapped_gpa;		  /* page of the last TDP_MAPPED fault, ~0 if none since */
 	struct tdp_stats stats;
 };
 
@@ -56,7 +56,10 @@ int tdp_init(struct tdp *t, const struct mmu_platform_ops *ops, void *ctx,
 void tdp_destroy(struct tdp *t);
 
 /* What the backend loads as the nested root (N_CR3, the EPT pointer's address). */
-static inline u64 tdp_root_hpa(const struct tdp *t) { return t->root_hpa; }
+static inline u64 tdp_root_hpa(const struct tdp *t)
+{
+	return t->root_hpa;
+}
 
 /* A nested fault at gpa. */
 enum tdp_result tdp_fault(struct tdp *t, u64 gpa);

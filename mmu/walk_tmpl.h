@@ -56,7 +56,7 @@ static u64 FNAME(rsvd)(const struct mmu_vcpu *vcpu, unsigned level, bool large)
 {
 	const struct mmu_vm *vm = vcpu->vm;
 #if PTTYPE == 32
-	unsigned high = vm->cfg.maxphyaddr - 32;	/* PSE-36 address bits 13.. */
+	unsigned high = vm->cfg.maxphyaddr - 32; /* PSE-36 address bits 13.. */
 
 	(void)level;
 	if (!large)
@@ -125,7 +125,8 @@ retry:
 			goto not_present;
 		large = FNAME(is_large)(vcpu->base_role, level, e);
 		if (e & FNAME(rsvd)(vcpu, level, large)) {
-			w->error_code = walk_fault_code(vcpu, access, PT_NX_FORMAT) | PFERR_P | PFERR_RSVD;
+			w->error_code =
+				walk_fault_code(vcpu, access, PT_NX_FORMAT) | PFERR_P | PFERR_RSVD;
 			return false;
 		}
 		w->acc[level] = w->acc[level + 1] & FNAME(rights)(vcpu->base_role, e);
@@ -169,7 +170,8 @@ not_present:
 }
 
 /* What an entry at `level` means (for the audit, which checks shadows against guest tables). */
-static void FNAME(entry_info)(union mmu_role r, unsigned level, u64 e, u64 gva, struct walk_entry *out)
+static void FNAME(entry_info)(union mmu_role r, unsigned level, u64 e, u64 gva,
+			      struct walk_entry *out)
 {
 	out->rights = FNAME(rights)(r, (pt_element_t)e);
 	out->large = FNAME(is_large)(r, level, (pt_element_t)e);

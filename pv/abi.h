@@ -57,22 +57,22 @@ enum umbra_hypercall { UMBRA_HYPERCALLS(UMBRA_HC_ENUM_) };
 enum { UMBRA_HC_COUNT = 1 UMBRA_HYPERCALLS(UMBRA_HC_ONE_) }; /* one past the highest call */
 #undef UMBRA_HC_ONE_
 
-#define UMBRA_CONSOLE_MAX 4096 /* longest console write or read in one call */
+#define UMBRA_CONSOLE_MAX 4096	/* longest console write or read in one call */
 #define UMBRA_MMU_BATCH_MAX 512 /* most entries in one MMU_UPDATE or MMU_OP call */
 #define UMBRA_TIMER_MAX_NS (3600ull * 1000000000ull) /* longest timer or block */
 
 /* Error codes (returned negated), listed once: X(code, NAME). docs/abi.md describes each; a
  * test checks its table against this list. */
 #define UMBRA_ERRORS(X) \
-	X(1, EINVAL)  /* invalid argument */ \
-	X(2, EPERM)   /* not permitted (privilege class or capability) */ \
-	X(3, EFAULT)  /* bad guest address */ \
-	X(4, ENOSYS)  /* no such call */ \
-	X(5, E2BIG)   /* length or count too big */ \
-	X(6, ENOMEM)  /* out of memory */ \
-	X(7, EAGAIN)  /* try again */ \
-	X(8, EBUSY)   /* the object is in use (VCPU_START: that vCPU already runs) */ \
-	X(9, ENOENT)  /* no such object (a shared region or peer), or it has ended */
+	X(1, EINVAL) /* invalid argument */ \
+	X(2, EPERM)  /* not permitted (privilege class or capability) */ \
+	X(3, EFAULT) /* bad guest address */ \
+	X(4, ENOSYS) /* no such call */ \
+	X(5, E2BIG)  /* length or count too big */ \
+	X(6, ENOMEM) /* out of memory */ \
+	X(7, EAGAIN) /* try again */ \
+	X(8, EBUSY)  /* the object is in use (VCPU_START: that vCPU already runs) */ \
+	X(9, ENOENT) /* no such object (a shared region or peer), or it has ended */
 #define UMBRA_E_ENUM_(code, name) UMBRA_##name = code,
 enum umbra_error { UMBRA_ERRORS(UMBRA_E_ENUM_) };
 #undef UMBRA_E_ENUM_
@@ -94,8 +94,8 @@ struct umbra_mmu_update {
 };
 
 /* MMU_OP: a batch of these, applied in order. */
-#define UMBRA_MMUOP_NEW_CR3 1   /* arg: the new CR3 */
-#define UMBRA_MMUOP_INVLPG 2    /* arg: a guest-virtual address */
+#define UMBRA_MMUOP_NEW_CR3 1	/* arg: the new CR3 */
+#define UMBRA_MMUOP_INVLPG 2	/* arg: a guest-virtual address */
 #define UMBRA_MMUOP_FLUSH_ALL 3 /* arg: 0 */
 struct umbra_mmu_op {
 	uint32_t op;
@@ -113,9 +113,9 @@ struct umbra_vcpu_info {
 	uint32_t guest_id; /* what STATS_OF and STOP_GUEST take */
 	uint32_t vcpu_id;
 	uint32_t nr_vcpus;
-	uint32_t cpu;      /* the physical CPU it runs on */
+	uint32_t cpu; /* the physical CPU it runs on */
 	uint32_t nr_guests;
-	uint32_t caps;     /* UMBRA_CAP_* granted to this guest */
+	uint32_t caps; /* UMBRA_CAP_* granted to this guest */
 	char name[32];
 };
 #define UMBRA_CAP_STATS (1u << 0) /* caps=stats: STATS_OF on other guests */
@@ -136,12 +136,12 @@ struct umbra_vcpu_info {
 #define UMBRA_SHM_RO (1u << 0) /* flags: this guest may not write the region */
 
 struct umbra_shm_info {
-	uint64_t gpa;      /* where the region is in this guest */
-	uint64_t size;     /* bytes */
-	uint32_t peer_id;  /* this guest's number among the region's members */
-	uint32_t peers;    /* how many members it has */
-	uint32_t flags;    /* UMBRA_SHM_* */
-	uint32_t vectors;  /* UMBRA_SHM_VECTORS */
+	uint64_t gpa;	  /* where the region is in this guest */
+	uint64_t size;	  /* bytes */
+	uint32_t peer_id; /* this guest's number among the region's members */
+	uint32_t peers;	  /* how many members it has */
+	uint32_t flags;	  /* UMBRA_SHM_* */
+	uint32_t vectors; /* UMBRA_SHM_VECTORS */
 	char name[16];
 };
 
@@ -152,13 +152,13 @@ struct umbra_shm_info {
 #define UMBRA_BOOT_MAGIC 0x554d4252u /* "UMBR" */
 
 struct umbra_boot_info {
-	uint32_t magic;       /* UMBRA_BOOT_MAGIC */
-	uint32_t size;        /* sizeof(struct umbra_boot_info) */
+	uint32_t magic;	      /* UMBRA_BOOT_MAGIC */
+	uint32_t size;	      /* sizeof(struct umbra_boot_info) */
 	uint64_t mem_bytes;   /* guest RAM: [0, mem_bytes) */
 	uint64_t cmdline_gpa; /* the module's command line, NUL-terminated */
 	uint32_t cmdline_len; /* bytes, without the NUL */
 	uint32_t vcpu_id;
-	char name[32];        /* the guest's name= */
+	char name[32]; /* the guest's name= */
 };
 
 /* ---- Results -------------------------------------------------------------------------------
@@ -181,10 +181,7 @@ struct umbra_boot_info {
 /* clang-format on */
 
 #define UMBRA_EXIT_ENUM_(name, short_name) UMBRA_EXIT_##name,
-enum umbra_exit_reason {
-	UMBRA_EXIT_REASON_LIST(UMBRA_EXIT_ENUM_)
-	UMBRA_EXIT_REASONS
-};
+enum umbra_exit_reason { UMBRA_EXIT_REASON_LIST(UMBRA_EXIT_ENUM_) UMBRA_EXIT_REASONS };
 #undef UMBRA_EXIT_ENUM_
 
 /* Room for exit reasons in struct umbra_stats: fixed, so that adding a reason never moves the
@@ -215,11 +212,13 @@ typedef char umbra_exit_slots_fit_[(UMBRA_EXIT_REASONS <= UMBRA_EXIT_SLOTS) ? 1 
 /* clang-format on */
 
 #define UMBRA_MMU_STAT_FIELD_(field, name) uint64_t field;
-struct umbra_mmu_stats { UMBRA_MMU_STATS(UMBRA_MMU_STAT_FIELD_) };
+struct umbra_mmu_stats {
+	UMBRA_MMU_STATS(UMBRA_MMU_STAT_FIELD_)
+};
 #undef UMBRA_MMU_STAT_FIELD_
 
 struct umbra_stats {
-	uint32_t size;    /* bytes filled by Umbra */
+	uint32_t size;	  /* bytes filled by Umbra */
 	uint32_t reasons; /* UMBRA_EXIT_REASONS as Umbra counts them */
 	uint64_t exits_total;
 	uint64_t exits[UMBRA_EXIT_SLOTS]; /* [0, reasons) counted, the rest 0 */

@@ -6,10 +6,10 @@
 #include "pv/abi.h"
 
 enum hc_class {
-	HC_NONE = 0,       /* no such call */
-	HC_RESTRICTED,     /* any CPL (paravirt_ops' module subset) */
-	HC_PRIVILEGED,     /* guest CPL 0 only */
-	HC_CROSS_GUEST,    /* CPL 0 and a capability from the caller's caps= */
+	HC_NONE = 0,	/* no such call */
+	HC_RESTRICTED,	/* any CPL (paravirt_ops' module subset) */
+	HC_PRIVILEGED,	/* guest CPL 0 only */
+	HC_CROSS_GUEST, /* CPL 0 and a capability from the caller's caps= */
 };
 
 struct hc_class_entry {

@@ -25,8 +25,14 @@ struct hc_args {
 
 typedef s64 (*hc_fn)(struct vcpu *v, const struct hc_args *args);
 
-static bool user_mode(const struct vcpu *v) { return v->hw.regs.cpl == 3; }
-static u64 arg64(const struct hc_args *a, int lo) { return (a->a[lo] & 0xffffffffull) | (a->a[lo + 1] << 32); }
+static bool user_mode(const struct vcpu *v)
+{
+	return v->hw.regs.cpl == 3;
+}
+static u64 arg64(const struct hc_args *a, int lo)
+{
+	return (a->a[lo] & 0xffffffffull) | (a->a[lo + 1] << 32);
+}
 
 static s64 hc_version(struct vcpu *v, const struct hc_args *a)
 {
@@ -136,7 +142,7 @@ static s64 hc_block(struct vcpu *v, const struct hc_args *a)
 	v->halted = true;
 	v->blocking = true;
 	v->block_deadline = rdtsc() + ns_to_tsc(ns) + 1; /* never before ns have passed */
-	return 0; /* replaced by the wake-up's value */
+	return 0;					 /* replaced by the wake-up's value */
 }
 
 static s64 hc_timer_set(struct vcpu *v, const struct hc_args *a)
@@ -185,8 +191,7 @@ static s64 run_batch(const struct batch *b)
 
 	if (b->count > UMBRA_MMU_BATCH_MAX)
 		return -UMBRA_E2BIG;
-	if (gmem_read_virt(b->v, b->gva, guest_copy(b->v), b->count * b->size,
-			   user_mode(b->v)) < 0)
+	if (gmem_read_virt(b->v, b->gva, guest_copy(b->v), b->count * b->size, user_mode(b->v)) < 0)
 		return -UMBRA_EFAULT;
 	if ((err = b->check(b->v, guest_copy(b->v), b->count, b->ctx)) < 0)
 		return err;
@@ -312,8 +317,9 @@ static s64 apply_update(struct vcpu *v, const void *recs, u64 n, void *ctx)
 static s64 hc_mmu_update(struct vcpu *v, const struct hc_args *a)
 {
 	struct update_ctx c = { .size = pte_size(v), .page = ~0ull };
-	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_update), check_update,
-			   apply_update, &c };
+	struct batch b = {
+		v, a->a[0], a->a[1], sizeof(struct umbra_mmu_update), check_update, apply_update, &c
+	};
 	s64 r;
 
 	mmu_batch_begin(&c.mmu);
@@ -401,16 +407,19 @@ static s64 hc_mmu_op(struct vcpu *v, const struct hc_args *a)
 {
 	if (a->a[1] == 1)
 		return mmu_op1(v, a->a[0]);
-	struct batch b = { v, a->a[0], a->a[1], sizeof(struct umbra_mmu_op), check_ops, apply_ops,
-			   NULL };
+	struct batch b = { v,	      a->a[0],	 a->a[1], sizeof(struct umbra_mmu_op),
+			   check_ops, apply_ops, NULL };
 	return run_batch(&b);
 }
 
 static s64 hc_vcpu_info(struct vcpu *v, const struct hc_args *a)
 {
-	struct umbra_vcpu_info info = { .guest_id = v->vm->id, .vcpu_id = v->id,
+	struct umbra_vcpu_info info = { .guest_id = v->vm->id,
+					.vcpu_id = v->id,
 					.nr_vcpus = v->vm->nr_vcpus,
-					.cpu = v->hw.cpu, .nr_guests = nr_vms, .caps = v->vm->config.caps };
+					.cpu = v->hw.cpu,
+					.nr_guests = nr_vms,
+					.caps = v->vm->config.caps };
 	memcpy(info.name, v->vm->name, sizeof(v->vm->name));
 	if (gmem_write_virt(v, a->a[0], &info, sizeof(info), user_mode(v)) < 0)
 		return -UMBRA_EFAULT;
@@ -509,7 +518,8 @@ static bool leaves_devices(u64 nr)
 void pv_hypercall(struct vcpu *v)
 {
 	u64 *g = v->hw.regs.gpr;
-	u64 mask = (v->hw.regs.efer & EFER_LMA) ? ~0ull : 0xffffffffull; /* 32-bit guests: 32 bits */
+	u64 mask =
+		(v->hw.regs.efer & EFER_LMA) ? ~0ull : 0xffffffffull; /* 32-bit guests: 32 bits */
 	u64 nr = g[X86_RAX] & mask;
 	struct hc_args args = { { g[X86_RBX] & mask, g[X86_RCX] & mask, g[X86_RDX] & mask,
 				  g[X86_RSI] & mask } };

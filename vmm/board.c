@@ -285,7 +285,7 @@ static void result_port_out(struct vcpu *v, u16 port, unsigned size, u32 val)
 struct pio_range {
 	u16 first, last;
 	bool any_width; /* takes 2- and 4-byte accesses itself (else split into bytes) */
-	u32 (*in)(struct vcpu *v, u16 port, unsigned size);    /* NULL: reads as unmodelled */
+	u32 (*in)(struct vcpu *v, u16 port, unsigned size); /* NULL: reads as unmodelled */
 	void (*out)(struct vcpu *v, u16 port, unsigned size, u32 val);
 };
 
@@ -293,14 +293,15 @@ static const struct pio_range pio_table[] = {
 	{ 0x20, 0x21, false, pic_port_in, pic_port_out },
 	{ 0x40, 0x43, false, pit_port_in, pit_port_out },
 	{ KBC_DATA, KBC_DATA, false, kbc_port_in, kbc_port_out },
-	{ 0x61, 0x61, false, pit_port_in, pit_port_out },     /* gate 2 and OUT 2 live in the PIT model */
+	{ 0x61, 0x61, false, pit_port_in,
+	  pit_port_out }, /* gate 2 and OUT 2 live in the PIT model */
 	{ KBC_CMD, KBC_CMD, false, kbc_port_in, kbc_port_out },
 	{ 0x70, 0x71, false, rtc_port_in, rtc_port_out },
 	{ 0x80, 0x80, false, NULL, post_port_out },
 	{ 0xa0, 0xa1, false, pic_port_in, pic_port_out },
 	{ UMBRA_RESULT_PORT, UMBRA_RESULT_PORT, true, NULL, result_port_out },
 	{ 0x3f8, 0x3ff, false, com1_port_in, com1_port_out },
-	{ 0x4d0, 0x4d1, false, pic_port_in, pic_port_out },   /* ELCR */
+	{ 0x4d0, 0x4d1, false, pic_port_in, pic_port_out }, /* ELCR */
 	{ ACPI_PM_BASE, ACPI_PM_BASE + ACPI_PM_LEN - 1, true, pm_port_in, pm_port_out },
 	{ 0xcf8, 0xcf8, true, pci_port_in, pci_port_out },
 	{ RCR_PORT, RCR_PORT, false, rcr_port_in, rcr_port_out },

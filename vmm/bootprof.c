@@ -32,10 +32,17 @@ static u64 site_of(const struct vcpu *v, const struct vexit *x)
 {
 	u64 detail;
 	switch (x->reason) {
-	case EXIT_IO: detail = x->port; break;
-	case EXIT_CR_ACCESS: detail = x->cr | (u64)x->cr_write << 8; break;
-	case EXIT_MSR: detail = (u32)v->hw.regs.gpr[X86_RCX]; break;
-	default: return 0;
+	case EXIT_IO:
+		detail = x->port;
+		break;
+	case EXIT_CR_ACCESS:
+		detail = x->cr | (u64)x->cr_write << 8;
+		break;
+	case EXIT_MSR:
+		detail = (u32)v->hw.regs.gpr[X86_RCX];
+		break;
+	default:
+		return 0;
 	}
 	return (u64)x->reason << 48 | detail;
 }
@@ -126,7 +133,7 @@ void bootprof_report(const struct vcpu *v, const char *name)
 	char line[320];
 
 	if (b->phase == BOOT_LOW)
-		return;  /* not a kernel that moves to the upper half: no phases to tell apart */
+		return; /* not a kernel that moves to the upper half: no phases to tell apart */
 	for (unsigned p = 0; p < BOOT_PHASES && p < b->phase; p++) {
 		u64 start = p ? b->end_tsc[p - 1] : b->start_tsc, total = 0;
 		int n = 0;

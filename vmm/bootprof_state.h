@@ -16,18 +16,18 @@ enum boot_phase { BOOT_LOW, BOOT_EARLY, BOOT_INIT, BOOT_USER, BOOT_PHASES = BOOT
  * counted approximately: when the table is full, the least counted entry gives way. */
 #define BOOTPROF_SITES 16
 struct bootprof_site {
-	u64 key;                         /* reason << 48 | port, CR (+ write << 8) or MSR */
+	u64 key; /* reason << 48 | port, CR (+ write << 8) or MSR */
 	u64 count;
 };
 
 struct bootprof {
-	enum boot_phase phase;           /* the phase the guest is in */
+	enum boot_phase phase; /* the phase the guest is in */
 	struct bootprof_site sites[BOOTPROF_SITES];
-	u32 last_site;                   /* where the last count went: storms repeat one site */
+	u32 last_site; /* where the last count went: storms repeat one site */
 	struct bootprof_site hot[BOOT_PHASES][3]; /* each past phase's three most frequent */
-	u64 start_tsc;                   /* its first exit */
-	u64 end_tsc[BOOT_PHASES];        /* when each phase ended */
-	u64 exits[BOOT_PHASES][EXIT_REASONS]; /* the exit counters then */
+	u64 start_tsc;				  /* its first exit */
+	u64 end_tsc[BOOT_PHASES];		  /* when each phase ended */
+	u64 exits[BOOT_PHASES][EXIT_REASONS];	  /* the exit counters then */
 };
 
 #endif

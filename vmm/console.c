@@ -13,16 +13,16 @@
 #include "vmm/options.h"
 #include "vmm/vm.h"
 
-static struct vm *focus;       /* the guest that gets typed input (atomic; NULL: the first) */
-static bool escape_seen;       /* the last byte read was CONSOLE_ESCAPE */
-static bool in_monitor;        /* typed bytes go to the monitor (Ctrl-A c), not a guest */
-static spinlock_t input_lock;  /* the serial receiver and the two fields above */
+static struct vm *focus;      /* the guest that gets typed input (atomic; NULL: the first) */
+static bool escape_seen;      /* the last byte read was CONSOLE_ESCAPE */
+static bool in_monitor;	      /* typed bytes go to the monitor (Ctrl-A c), not a guest */
+static spinlock_t input_lock; /* the serial receiver and the two fields above */
 /* The line being typed to the monitor, and the last one ended by Enter until the monitor's
  * poll takes it (vmm/monitor.c): the console edits, the monitor only reads what was typed. */
 static char typing[CONSOLE_MONITOR_LINE];
 static u32 typing_len;
 static char typed[CONSOLE_MONITOR_LINE];
-static bool typed_ready;       /* atomic: set under the input lock, taken by one CPU */
+static bool typed_ready; /* atomic: set under the input lock, taken by one CPU */
 
 /* With term=raw, the guest with the focus writes to the terminal itself while it runs and the
  * monitor is closed; the other guests' lines wait in their logs (CONSOLE_LOG_LINES each) and are
@@ -55,7 +55,8 @@ static bool someone_raw(void)
  * many a log let go. */
 static void show_waiting(void)
 {
-	for_each_vm(vm) {
+	for_each_vm(vm)
+	{
 		if (raw_owner(vm))
 			continue;
 		u32 from = vm->con.log_shown;
@@ -178,8 +179,11 @@ static void focus_next(void)
 static bool escape_key(int c)
 {
 	switch (c) {
-	case 'n': focus_next(); return true;
-	case 'a': return false;
+	case 'n':
+		focus_next();
+		return true;
+	case 'a':
+		return false;
 	case 'c':
 		in_monitor = !in_monitor;
 		kprintf(in_monitor ? "umbra: monitor (help lists the commands; Ctrl-A c leaves)\n"
@@ -241,7 +245,8 @@ bool console_monitor_line(char *buf, size_t size)
 /* Does the scheduler's loop read the keys (the focus guest does not read for itself)? */
 static bool keys_read_by_loop(const struct vm *owner)
 {
-	bool owner_held = owner->vcpus[0].debug_stop || __atomic_load_n(&owner->paused, __ATOMIC_RELAXED);
+	bool owner_held =
+		owner->vcpus[0].debug_stop || __atomic_load_n(&owner->paused, __ATOMIC_RELAXED);
 	return vm_ended(owner) || __atomic_load_n(&in_monitor, __ATOMIC_RELAXED) || owner_held;
 }
 

@@ -9,8 +9,9 @@
 /* Leaf 1 ECX: VMX, SMX, PCID, XSAVE/OSXSAVE/AVX/F16C/FMA (no XCR0 switching), RDRAND kept,
  * MONITOR (no MWAIT model); and the features whose MSRs Umbra does not have: DTES64, DS-CPL,
  * EST, TM2, PDCM. x2APIC and the TSC-deadline timer are the APIC model's, announced always. */
-#define L1_ECX_HIDE (BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8) | BIT(12) | \
-		     BIT(15) | BIT(17) | BIT(26) | BIT(27) | BIT(28) | BIT(29))
+#define L1_ECX_HIDE \
+	(BIT(2) | BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8) | BIT(12) | BIT(15) | \
+	 BIT(17) | BIT(26) | BIT(27) | BIT(28) | BIT(29))
 #define L1_ECX_MODELLED (BIT(21) | BIT(24))
 /* Leaf 1 EDX: everything the host has but debug store, thermal control, TM and PBE (no MSRs). */
 #define L1_EDX_HIDE (BIT(21) | BIT(22) | BIT(29) | BIT(31))
@@ -56,11 +57,26 @@ void cpuid_policy_init(struct cpuid_policy *p, cpuid_source_fn raw)
 	p->maxphyaddr = p->max_ext >= 0x80000008 ? raw(0x80000008, 0).eax & 0xff : 36;
 }
 
-bool cpuid_has_nx(const struct cpuid_policy *p) { return p->e1_edx & E1_EDX_NX; }
-bool cpuid_has_1g(const struct cpuid_policy *p) { return p->e1_edx & E1_EDX_PAGE1GB; }
-unsigned cpuid_maxphyaddr(const struct cpuid_policy *p) { return p->maxphyaddr; }
-bool cpuid_vendor_intel(const struct cpuid_policy *p) { return p->vendor_intel; }
-bool cpuid_vendor_amd(const struct cpuid_policy *p) { return p->vendor_amd; }
+bool cpuid_has_nx(const struct cpuid_policy *p)
+{
+	return p->e1_edx & E1_EDX_NX;
+}
+bool cpuid_has_1g(const struct cpuid_policy *p)
+{
+	return p->e1_edx & E1_EDX_PAGE1GB;
+}
+unsigned cpuid_maxphyaddr(const struct cpuid_policy *p)
+{
+	return p->maxphyaddr;
+}
+bool cpuid_vendor_intel(const struct cpuid_policy *p)
+{
+	return p->vendor_intel;
+}
+bool cpuid_vendor_amd(const struct cpuid_policy *p)
+{
+	return p->vendor_amd;
+}
 
 /*
  * IA32_MISC_ENABLE as the announced CPU would read: fast strings on (REP MOVS/STOS are the
@@ -111,8 +127,11 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 			r = (struct cpuid_regs){ UMBRA_CPUID_FEATURES, UMBRA_SIGNATURE_EBX,
 						 UMBRA_SIGNATURE_ECX, UMBRA_SIGNATURE_EDX };
 		else if (leaf == UMBRA_CPUID_FEATURES)
-			r = (struct cpuid_regs){ UMBRA_ABI_VERSION, UMBRA_FEAT_VMCALL_ANY |
-				(v->vm->tdp_on ? UMBRA_FEAT_NESTED_PAGING : 0), 0, 0 };
+			r = (struct cpuid_regs){ UMBRA_ABI_VERSION,
+						 UMBRA_FEAT_VMCALL_ANY |
+							 (v->vm->tdp_on ? UMBRA_FEAT_NESTED_PAGING
+									: 0),
+						 0, 0 };
 	} else if ((!ext && leaf <= p->max_basic) || (ext && leaf <= p->max_ext)) {
 		r = p->raw(leaf, sub);
 	}
@@ -131,7 +150,14 @@ void cpuid_guest(struct vcpu *v, u32 leaf, u32 sub, u32 out[4])
 		r.edx = p->l1_edx & ~(vlapic_hw_enabled(&v->vlapic) ? 0 : L1_EDX_APIC);
 		r.ebx = (r.ebx & 0x00ffffff) | (v->id << 24);
 		break;
-	case 5: case 6: case 0xa: case 0xd: case 0xf: case 0x10: case 0x12: case 0x14:
+	case 5:
+	case 6:
+	case 0xa:
+	case 0xd:
+	case 0xf:
+	case 0x10:
+	case 0x12:
+	case 0x14:
 		r = (struct cpuid_regs){ 0, 0, 0, 0 }; /* not virtualized */
 		break;
 	case 7:

@@ -39,13 +39,14 @@ static void pdpte_a_restore(u64 *e, unsigned hidden)
 
 static int mmu_apply(struct vcpu *v, u64 cr0, u64 cr4, u64 efer, u64 cr3, bool new_cr3)
 {
-	return new_cr3 ? mmu_new_cr3(&v->mmu, cr3) : mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
+	return new_cr3 ? mmu_new_cr3(&v->mmu, cr3)
+		       : mmu_reset_context(&v->mmu, cr0, cr4, efer, cr3);
 }
 
 /* Nested paging's context change, with the PDPTEs' A bits hidden around it (out of line: the
  * shadow-paging CR3 load below stays short). */
-static __attribute__((noinline)) int mmu_context_hiding(struct vcpu *v, u64 cr0, u64 cr4,
-							u64 efer, u64 cr3, bool new_cr3)
+static __attribute__((noinline)) int mmu_context_hiding(struct vcpu *v, u64 cr0, u64 cr4, u64 efer,
+							u64 cr3, bool new_cr3)
 {
 	u64 *e = NULL;
 	unsigned hidden = pdpte_a_hide(v, cr0, cr4, efer, cr3, &e);
@@ -216,12 +217,18 @@ bool vcpu_set_efer(struct vcpu *v, u64 val)
 static u64 read_cr(struct vcpu *v, unsigned cr)
 {
 	switch (cr) {
-	case 0: return v->hw.regs.cr0;
-	case 2: return v->hw.regs.cr2;
-	case 3: return v->hw.regs.cr3;
-	case 4: return v->hw.regs.cr4;
-	case 8: return vlapic_cr8(&v->vlapic);
-	default: return 0;
+	case 0:
+		return v->hw.regs.cr0;
+	case 2:
+		return v->hw.regs.cr2;
+	case 3:
+		return v->hw.regs.cr3;
+	case 4:
+		return v->hw.regs.cr4;
+	case 8:
+		return vlapic_cr8(&v->vlapic);
+	default:
+		return 0;
 	}
 }
 
@@ -257,8 +264,7 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 			if (ok) {
 				vlapic_set_cr8(&v->vlapic, val);
 				vm_devices_touched(v->vm);
-			}
-			else
+			} else
 				vcpu_inject_gp(v);
 		} else if (in->cr == 0)
 			ok = vcpu_set_cr0(v, val);
@@ -291,8 +297,8 @@ void vcpu_cr_access(struct vcpu *v, const struct vexit *x)
 	case X86_K_SMSW:
 		/* Any CPL may run it (no UMIP here): 16 bits to memory, the operand size to a
 		 * register. SVM's CR0 read intercept catches it. */
-		if (x86_write_rm(r, &gmem_emu_ops, in, in->has_mem ? 2 : in->opsize,
-				 r->cr0, &res) != X86_EMU_OK) {
+		if (x86_write_rm(r, &gmem_emu_ops, in, in->has_mem ? 2 : in->opsize, r->cr0,
+				 &res) != X86_EMU_OK) {
 			if (res.status == X86_EMU_FAULT)
 				vcpu_inject_fault(v, &res.fault);
 			return;

@@ -87,7 +87,9 @@ static void owned(const char *fn, struct vm *vm, volatile u64 *regs, u64 page)
 	bool done = edu_dma(regs, a, false) && edu_dma(regs, b, true);
 	kprintf("dmatest: %s (guest %s): read at 0x%llx and written at 0x%llx through domain %u: %s\n",
 		fn, vm->name, (unsigned long long)a, (unsigned long long)b, vm->dma.did,
-		!done ? "DMA never completed" : *guest_word(vm, b) == PATTERN ? "copied" : "NOT copied");
+		!done				? "DMA never completed"
+		: *guest_word(vm, b) == PATTERN ? "copied"
+						: "NOT copied");
 	/* Umbra's own address as a bus address: the domain makes it the guest's, or it faults. */
 	u64 self = virt_to_phys((const void *)&canary), before = canary;
 	u64 *landing = memslots_find(&vm->mem, self >> PAGE_SHIFT) ? guest_word(vm, self) : NULL;
@@ -110,14 +112,16 @@ void dma_selftest(void)
 	u64 page = umbra_page();
 	for (u32 i = 0; page && i < pci_host.count; i++) {
 		const struct pci_func *f = &pci_host.f[i];
-		if (f->vendor != EDU_VENDOR || f->device != EDU_DEVICE || f->bar[0].kind != PCI_BAR_MEM32 ||
+		if (f->vendor != EDU_VENDOR || f->device != EDU_DEVICE ||
+		    f->bar[0].kind != PCI_BAR_MEM32 ||
 		    !paging_map_uncached(f->bar[0].base, PAGE_SIZE))
 			continue;
-		u32 cmd = pci_host_cfg_read(f->bdf, PCI_COMMAND) & 0xffff;   /* status RW1C: 0 */
+		u32 cmd = pci_host_cfg_read(f->bdf, PCI_COMMAND) & 0xffff; /* status RW1C: 0 */
 		pci_host_cfg_write(f->bdf, PCI_COMMAND, cmd | PCI_CMD_MEM | PCI_CMD_MASTER);
 		volatile u64 *regs = phys_to_virt(f->bar[0].base);
 		char fn[16];
-		fmt_snprintf(fn, sizeof(fn), "%02x:%02x.%x", PCI_BUS(f->bdf), PCI_DEV(f->bdf), PCI_FN(f->bdf));
+		fmt_snprintf(fn, sizeof(fn), "%02x:%02x.%x", PCI_BUS(f->bdf), PCI_DEV(f->bdf),
+			     PCI_FN(f->bdf));
 		u8 owner = pci_assign_host.owner[i];
 		struct vm *vm = owner != PCI_NO_OWNER ? vm_by_id(owner) : NULL;
 		if (vm && vm->dma.root) {

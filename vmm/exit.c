@@ -312,8 +312,9 @@ static void guest_int3(struct vcpu *v, const struct vexit *x)
 	if (op[0] == 0xcc)
 		vcpu_inject(v, VEC_BP, false, 0);
 	else /* SVM delivers INT n from EVENTINJ with the RIP it holds: past the instruction */
-		v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_SOFT_INT,
-					      .vector = op[1], .insn_len = 2 };
+		v->hw.pending = (struct vevent){
+			.valid = true, .type = VEVENT_SOFT_INT, .vector = op[1], .insn_len = 2
+		};
 }
 
 static void handle_exception(struct vcpu *v, const struct vexit *x)
@@ -425,8 +426,8 @@ static void single_step_trap(struct vcpu *v, const struct vexit *x, u64 rip, u64
 static bool exit_leaves_devices(unsigned reason)
 {
 	return reason == EXIT_CR_ACCESS || reason == EXIT_PAGE_FAULT ||
-	       reason == EXIT_NESTED_FAULT || reason == EXIT_INVLPG ||
-	       reason == EXIT_CPUID || reason == EXIT_HYPERCALL;
+	       reason == EXIT_NESTED_FAULT || reason == EXIT_INVLPG || reason == EXIT_CPUID ||
+	       reason == EXIT_HYPERCALL;
 }
 
 void exit_handle(struct vcpu *v, const struct vexit *x)
@@ -439,7 +440,7 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 	bootprof_exit(v, x);
 	if (!exit_leaves_devices(x->reason)) {
 		vm_devices_touched(v->vm);
-		pv_eoi_settle(v);  /* the handler may read or change the local APIC */
+		pv_eoi_settle(v); /* the handler may read or change the local APIC */
 	}
 	v->exits[x->reason < EXIT_REASONS ? x->reason : EXIT_OTHER]++;
 	v->exits_total++;
@@ -450,20 +451,48 @@ void exit_handle(struct vcpu *v, const struct vexit *x)
 			x->raw_info2, v->hw.regs.rip);
 
 	switch (x->reason) {
-	case EXIT_PAGE_FAULT: handle_page_fault(v, x); break;
-	case EXIT_NESTED_FAULT: handle_nested_fault(v, x); break;
-	case EXIT_CR_ACCESS: vcpu_cr_access(v, x); break;
-	case EXIT_INVLPG: handle_invlpg(v, x); break;
-	case EXIT_HYPERCALL: handle_hypercall(v, x); break;
-	case EXIT_IO: handle_io(v, x); break;
-	case EXIT_MSR: handle_msr(v, x); break;
-	case EXIT_CPUID: handle_cpuid(v, x); break;
-	case EXIT_HLT: handle_hlt(v, x, rflags); break;
-	case EXIT_RDTSCP: handle_rdtscp(v, x); break;
-	case EXIT_DR_ACCESS: handle_dr_access(v, x); break;
-	case EXIT_INSN: handle_insn(v, x); break;
-	case EXIT_EXCEPTION: handle_exception(v, x); break;
-	case EXIT_EMULATE: realmode_exit(v, x); break;
+	case EXIT_PAGE_FAULT:
+		handle_page_fault(v, x);
+		break;
+	case EXIT_NESTED_FAULT:
+		handle_nested_fault(v, x);
+		break;
+	case EXIT_CR_ACCESS:
+		vcpu_cr_access(v, x);
+		break;
+	case EXIT_INVLPG:
+		handle_invlpg(v, x);
+		break;
+	case EXIT_HYPERCALL:
+		handle_hypercall(v, x);
+		break;
+	case EXIT_IO:
+		handle_io(v, x);
+		break;
+	case EXIT_MSR:
+		handle_msr(v, x);
+		break;
+	case EXIT_CPUID:
+		handle_cpuid(v, x);
+		break;
+	case EXIT_HLT:
+		handle_hlt(v, x, rflags);
+		break;
+	case EXIT_RDTSCP:
+		handle_rdtscp(v, x);
+		break;
+	case EXIT_DR_ACCESS:
+		handle_dr_access(v, x);
+		break;
+	case EXIT_INSN:
+		handle_insn(v, x);
+		break;
+	case EXIT_EXCEPTION:
+		handle_exception(v, x);
+		break;
+	case EXIT_EMULATE:
+		realmode_exit(v, x);
+		break;
 	case EXIT_INTR:
 	case EXIT_PREEMPT:
 	case EXIT_NMI:

@@ -7,7 +7,9 @@
 static void flat_segment(struct x86_seg *s, u16 sel, bool code)
 {
 	/* Present, DPL 0, S=1, accessed; code: execute/read; data: read/write; 4 GiB, D/B=1. */
-	*s = (struct x86_seg){ .base = 0, .limit = 0xffffffff, .sel = sel,
+	*s = (struct x86_seg){ .base = 0,
+			       .limit = 0xffffffff,
+			       .sel = sel,
 			       .attr = (u16)((code ? 0x9b : 0x93) | X86_SEG_DB | X86_SEG_G) };
 }
 

@@ -26,7 +26,8 @@ static inline bool translate(struct vcpu *v, u64 linear, u32 access, u64 *gpa,
 	u32 ec;
 	/* A fetch reads what the CPU ran: through the shadow entry it used, where there is one
 	 * (the instruction that exited), without walking the guest's tables. */
-	if ((access & PFERR_I) && !v->vm->tdp_on && mmu_shadow_fetch_gpa(&v->mmu, linear, access, gpa))
+	if ((access & PFERR_I) && !v->vm->tdp_on &&
+	    mmu_shadow_fetch_gpa(&v->mmu, linear, access, gpa))
 		return true;
 	if (mmu_gva_to_gpa(&v->mmu, linear, access, gpa, &ec)) {
 		/* A read-only shared region: the store faults as on a read-only page (vmm/shm.c). */
@@ -36,8 +37,9 @@ static inline bool translate(struct vcpu *v, u64 linear, u32 access, u64 *gpa,
 			return true;
 		ec = PFERR_P | PFERR_W | (access & PFERR_U);
 	}
-	*fault = (struct x86_fault){ .vector = VEC_PF, .has_error = true, .error_code = ec,
-				     .addr = linear };
+	*fault = (struct x86_fault){
+		.vector = VEC_PF, .has_error = true, .error_code = ec, .addr = linear
+	};
 	return false;
 }
 
@@ -168,8 +170,8 @@ static int emu_write(const struct x86_emu_ctx *ctx, u64 linear, const void *buf,
  * operand (CMPXCHG16B, a split lock) and device memory are compared and written under the VM
  * lock only: atomic against Umbra's writers and this vCPU, not against the guest's others. The
  * translation is taken once, so the write lands where the compare read. */
-static bool cmpxchg_ram(struct vcpu *v, u64 gpa, void *expected, const void *desired,
-			unsigned len, int *r)
+static bool cmpxchg_ram(struct vcpu *v, u64 gpa, void *expected, const void *desired, unsigned len,
+			int *r)
 {
 	u64 old = 0, want = 0;
 
@@ -214,7 +216,6 @@ static int emu_cmpxchg(const struct x86_emu_ctx *ctx, u64 linear, void *expected
 		write_gpa(v, gpa[1], (const u8 *)desired + n[0], n[1]);
 	return X86_ACC_OK;
 }
-
 
 /* The guest's FPU state is in the registers while its exits are handled (vmm/sched.c switches
  * it around each slice, and Umbra itself runs no FPU or SSE code): one XMM register through an
@@ -311,8 +312,8 @@ static inline bool read_translate(struct vcpu *v, u64 gva, bool user, u64 *gpa)
 
 	if (!v->vm->tdp_on && mmu_shadow_read_gpa(&v->mmu, gva, user, gpa))
 		return true;
-	return mmu_gva_to_gpa(&v->mmu, gva, (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK,
-			      gpa, &ec);
+	return mmu_gva_to_gpa(&v->mmu, gva, (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK, gpa,
+			      &ec);
 }
 
 int gmem_read_virt(struct vcpu *v, u64 gva, void *buf, u64 len, bool user)

@@ -60,8 +60,8 @@ static void place_vcpus(struct vm *vm, u32 ncpus)
 {
 	const struct vm_config *c = &vm->config;
 	for (u32 i = 0; i < vm->nr_vcpus; i++)
-		vm->vcpus[i].cpu = c->n_cpus_list ? c->cpus_list[i % c->n_cpus_list]
-						  : (c->cpu + i) % ncpus;
+		vm->vcpus[i].cpu =
+			c->n_cpus_list ? c->cpus_list[i % c->n_cpus_list] : (c->cpu + i) % ncpus;
 }
 
 static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u32 index,
@@ -71,7 +71,8 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	struct vm_config config;
 	u32 cpu;
 	const char *why;
-	struct mmu_config cfg = { .pool_max_pages = 0, .maxphyaddr = (u8)cpuid_maxphyaddr(&cpuid_host),
+	struct mmu_config cfg = { .pool_max_pages = 0,
+				  .maxphyaddr = (u8)cpuid_maxphyaddr(&cpuid_host),
 				  .nocache = options.nocache,
 				  .no_1g = !cpuid_has_1g(&cpuid_host) };
 
@@ -120,13 +121,14 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	u64 max_mib = ((1ull << cfg.maxphyaddr) - (MEMSLOT_HIGH_BASE - MEMSLOT_LOW_MAX)) >> 20;
 	if (mem_mib > max_mib) {
 		kprintf("guest %s: mem=%lu MiB but a guest with %u physical address bits has at most "
-			"%lu MiB\n", vm->name, mem_mib, cfg.maxphyaddr, max_mib);
+			"%lu MiB\n",
+			vm->name, mem_mib, cfg.maxphyaddr, max_mib);
 		return false;
 	}
 	if (memslots_init(&vm->mem, mem_mib << 20) < 0) {
 		kprintf("guest %s: no room for %lu MiB of guest memory (%lu MiB free, but the first "
-			"%lu MiB must be one run and the rest in at most %u runs)\n", vm->name, mem_mib,
-			free_mib, vm->mem.low_bytes >> 20, MAX_MEMSLOTS - 1);
+			"%lu MiB must be one run and the rest in at most %u runs)\n",
+			vm->name, mem_mib, free_mib, vm->mem.low_bytes >> 20, MAX_MEMSLOTS - 1);
 		return false;
 	}
 	unsigned nfiles = collect_files(bi, vm->name, files);
@@ -176,14 +178,14 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		v->hw.cpu = v->cpu;
 		v->hw.pdptes = v->mmu.pdptes;
 		v->hw.check_entry = options.audit;
-		v->hw.asid = ++asids; /* unique per vCPU: several share a CPU */
+		v->hw.asid = ++asids;  /* unique per vCPU: several share a CPU */
 		v->hw.regs.opaque = v; /* the emulator's callbacks find the vCPU through it */
 		vlapic_reset(&v->vlapic, i, i == 0);
 		v->hw.pat = PAT_RESET;
 		v->dr6 = 0xffff0ff0; /* the reset value */
 		v->power = i ? VCPU_WAIT_SIPI : VCPU_ON;
 	}
-	board_reset(vm, monotonic_ns());   /* after the APICs: it wires them to the I/O APIC */
+	board_reset(vm, monotonic_ns()); /* after the APICs: it wires them to the I/O APIC */
 	if (vm->bios_on)
 		bios_start_devices(vm, monotonic_ns());
 	pci_assign_commit(&pci_assign_host, &c->pci, (u8)index);
@@ -194,7 +196,9 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 		const char *caveat = pci_assign_caveat(hf);
 		kprintf("guest %s: owns PCI %02x:%02x.%x (%s%s)\n", vm->name, PCI_BUS(bdf),
 			PCI_DEV(bdf), PCI_FN(bdf),
-			options.iommu_off || !u ? "" : u->kind == IOMMU_VTD ? "VT-d" : "AMD-Vi",
+			options.iommu_off || !u ? ""
+			: u->kind == IOMMU_VTD	? "VT-d"
+						: "AMD-Vi",
 			options.iommu_off || !u ? "iommu=off: DMA unconfined" : " covers it");
 		if (caveat)
 			kprintf("guest %s: WARNING: PCI %02x:%02x.%x is %s\n", vm->name,
@@ -204,7 +208,8 @@ static bool create_one(struct vm *vm, const struct mb2_module *mod, u32 ncpus, u
 	pci_view_attach(vm);
 	vm->state = VM_READY;
 	kinfo("guest %s: %lu MiB, entry 0x%lx, cpu %u, vcpus %u%s%s\n", vm->name, mem_mib,
-	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "", c->expect_crash ? ", expected to crash" : "");
+	      vm->vcpus[0].hw.regs.rip, cpu, vm->nr_vcpus, vm->tdp_on ? ", nested paging" : "",
+	      c->expect_crash ? ", expected to crash" : "");
 	kdebug("guest %s: command line '%s'\n", vm->name, c->cmdline);
 	kdebug("guest %s: RAM at host 0x%lx\n", vm->name, vm->mem.hpa[0]);
 	if (vm->mem.bytes > vm->mem.low_bytes)
@@ -221,12 +226,13 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 	cpuid_policy_init(&cpuid_host, cpuid);
 	if (options.tdp && !(virt->tdp_supported && virt->tdp_supported())) {
 		kprintf("umbra: mmu=tdp refused: this CPU has no nested paging for %s; the guests run "
-			"with shadow paging\n", virt->name);
+			"with shadow paging\n",
+			virt->name);
 		options.tdp = false;
 	}
 	kinfo("guests: each takes %lu KiB of state, %lu bytes per vCPU and %lu per 4 KiB of its RAM "
-	      "(the MMU's frame table), besides its RAM and MMU pool\n", vm_state_bytes() >> 10,
-	      (u64)sizeof(struct vcpu), (u64)sizeof(struct mmu_frame));
+	      "(the MMU's frame table), besides its RAM and MMU pool\n",
+	      vm_state_bytes() >> 10, (u64)sizeof(struct vcpu), (u64)sizeof(struct mmu_frame));
 	for (u32 i = 0; i < bi->nmodules; i++) {
 		if (guest_options_attached_to(&bi->modules[i], owner, sizeof(owner)))
 			continue;
@@ -235,7 +241,8 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 		struct vm *vm = vm_alloc();
 		if (!vm) {
 			kprintf("umbra: module %u: no memory for a guest's state (%lu KiB; %lu KiB "
-				"free)\n", i, vm_state_bytes() >> 10,
+				"free)\n",
+				i, vm_state_bytes() >> 10,
 				(u64)palloc_free_pages() << (PAGE_SHIFT - 10));
 			load_errors++;
 			continue;
@@ -248,7 +255,8 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 		}
 	}
 	if (bi->modules_dropped)
-		kprintf("umbra: %u modules beyond %u ignored\n", bi->modules_dropped, MB2_MAX_MODULES);
+		kprintf("umbra: %u modules beyond %u ignored\n", bi->modules_dropped,
+			MB2_MAX_MODULES);
 	/* A file for a guest that does not exist would otherwise vanish without a word. */
 	for (u32 i = 0; i < bi->nmodules; i++) {
 		if (!guest_options_attached_to(&bi->modules[i], owner, sizeof(owner)))
@@ -260,4 +268,3 @@ u32 guests_create(const struct boot_info *bi, u32 ncpus)
 	}
 	return nr_vms;
 }
-

@@ -17,8 +17,10 @@
 /* caps=stats,stop: what this guest may do to other guests. */
 static bool parse_caps(const char *val, u32 *caps)
 {
-	static const struct { const char *name; u32 bit; } known[] = {
-		{ "stats", UMBRA_CAP_STATS }, { "stop", UMBRA_CAP_STOP } };
+	static const struct {
+		const char *name;
+		u32 bit;
+	} known[] = { { "stats", UMBRA_CAP_STATS }, { "stop", UMBRA_CAP_STOP } };
 	char word[16];
 
 	while (*val) {
@@ -123,7 +125,9 @@ bool guest_options_parse(struct vm_config *cfg, const char *cmdline, u32 ncpus, 
 	const char *cur = cmdline ? cmdline : "";
 	u64 n;
 
-	*cfg = (struct vm_config){ .mem_mib = DEFAULT_MEM_MIB, .cpu = index % ncpus, .nr_vcpus = 1,
+	*cfg = (struct vm_config){ .mem_mib = DEFAULT_MEM_MIB,
+				   .cpu = index % ncpus,
+				   .nr_vcpus = 1,
 				   .reboots_max = VM_REBOOTS_DEFAULT };
 	fmt_snprintf(cfg->name, sizeof(cfg->name), "guest%u", index);
 	while (cmdline_next(&cur, key, sizeof(key), val, sizeof(val))) {
@@ -150,12 +154,14 @@ bool guest_options_parse(struct vm_config *cfg, const char *cmdline, u32 ncpus, 
 			if (n > vcpus_max(ncpus)) {
 				if (vcpus_max(ncpus) == VCPUS_PER_GUEST_MAX)
 					kprintf("guest %s: vcpus=%lu: at most %u (APIC IDs 0-%u: the "
-						"I/O APIC is %u)\n", cfg->name, n, VCPUS_PER_GUEST_MAX,
+						"I/O APIC is %u)\n",
+						cfg->name, n, VCPUS_PER_GUEST_MAX,
 						VCPUS_PER_GUEST_MAX - 1, BOARD_IOAPIC_ID);
 				else
 					kprintf("guest %s: vcpus=%lu: at most %u (%u per host CPU, %u "
-						"CPUs)\n", cfg->name, n, vcpus_max(ncpus),
-						VCPUS_PER_HOST_CPU, ncpus);
+						"CPUs)\n",
+						cfg->name, n, vcpus_max(ncpus), VCPUS_PER_HOST_CPU,
+						ncpus);
 				return false;
 			}
 			cfg->nr_vcpus = (u32)n;
@@ -167,14 +173,16 @@ bool guest_options_parse(struct vm_config *cfg, const char *cmdline, u32 ncpus, 
 			cfg->expect_stop = true;
 		} else if (!strcmp(key, "expect") && !strcmp(val, "timeout")) {
 			cfg->expect_timeout = true;
-		} else if (!strcmp(key, "time") && parse_u64(val, &n) && n >= 1 && n <= MAX_TIME_S) {
+		} else if (!strcmp(key, "time") && parse_u64(val, &n) && n >= 1 &&
+			   n <= MAX_TIME_S) {
 			cfg->budget_ns = n * 1000000000ull;
 		} else if (!strcmp(key, "weight") && parse_u64(val, &n) && n >= 1 &&
 			   n <= SCHED_WEIGHT_MAX) {
 			cfg->weight = (u32)n;
 		} else if (!strcmp(key, "bios") && (!strcmp(val, "on") || !strcmp(val, "off"))) {
 			cfg->bios = !strcmp(val, "on") ? BIOS_ON : BIOS_OFF;
-		} else if (!strcmp(key, "on_reboot") && (!strcmp(val, "restart") || !strcmp(val, "end"))) {
+		} else if (!strcmp(key, "on_reboot") &&
+			   (!strcmp(val, "restart") || !strcmp(val, "end"))) {
 			cfg->on_reboot_end = !strcmp(val, "end");
 		} else if (!strcmp(key, "reboots") && parse_u64(val, &n) && n <= MAX_REBOOTS) {
 			cfg->reboots_max = (u32)n;

@@ -24,7 +24,7 @@
 /* One host input shared by the functions on it (of one guest or several): written while
  * guests are created (n published last), read by whichever CPU its vector arrives on. */
 static struct intx_line {
-	u32 gsi, cpu;           /* its input; the CPU its vector is sent to */
+	u32 gsi, cpu; /* its input; the CPU its vector is sent to */
 	u8 vector;
 	u32 n, unclaimed;
 	struct {
@@ -41,7 +41,8 @@ static const char *host_line(u8 line, u32 *gsi, bool *low, char *buf, size_t len
 	if (!host_ioapic_count())
 		return "the host's MADT lists no I/O APIC";
 	if (line >= 16 || (ISA_SYSTEM_IRQS & BIT(line))) {
-		fmt_snprintf(buf, len, "its firmware routed it to no PCI interrupt (line 0x%02x)", line);
+		fmt_snprintf(buf, len, "its firmware routed it to no PCI interrupt (line 0x%02x)",
+			     line);
 		return buf;
 	}
 	*gsi = host_ioapic_isa_gsi(line, &flags);
@@ -86,7 +87,7 @@ void intx_attach(struct vm *vm, unsigned dev, u16 bdf)
 	u32 r = pci_host_cfg_read(bdf, PCI_INTERRUPT_LINE);
 	u8 pin = (u8)(r >> 8), line = (u8)r;
 	if (!pin || pin > 4)
-		return;         /* no INTx to give */
+		return; /* no INTx to give */
 	char buf[80];
 	u32 gsi = 0;
 	bool low = false;

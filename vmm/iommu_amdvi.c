@@ -37,15 +37,25 @@ static int up(u32 i, const struct iommu_unit *iu, char *desc, u32 len, const cha
 		*why = u->error;
 		return -1;
 	}
-	fmt_snprintf(desc, len, "%u-level tables, device table 00:00.0-%02x:%02x.%x, %u event log entries",
+	fmt_snprintf(desc, len,
+		     "%u-level tables, device table 00:00.0-%02x:%02x.%x, %u event log entries",
 		     u->levels, PCI_BUS(u->last), PCI_DEV(u->last), PCI_FN(u->last),
 		     AMDVI_RING_ENTRIES);
 	return 0;
 }
 
-static bool on(u32 i) { return amd[i].on; }
-static u8 levels(u32 i) { return amd[i].levels; }
-static u64 lost(u32 i) { return amd[i].lost; }
+static bool on(u32 i)
+{
+	return amd[i].on;
+}
+static u8 levels(u32 i)
+{
+	return amd[i].levels;
+}
+static u64 lost(u32 i)
+{
+	return amd[i].lost;
+}
 
 static int attach(u32 i, u16 rid, const struct iommu_pt *d, const char **why)
 {
@@ -72,9 +82,12 @@ static const char *direction(const struct amdvi_event *e)
 static void report(void *ctx, const struct amdvi_event *e)
 {
 	iommu_fault_report((u32)(uintptr_t)ctx,
-			   &(struct iommu_fault){ .rid = e->rid, .dma = amdvi_event_is_dma(e->code),
-						  .dir = direction(e), .addr = e->addr,
-						  .reason = e->code, .why = amdvi_event_name(e->code) });
+			   &(struct iommu_fault){ .rid = e->rid,
+						  .dma = amdvi_event_is_dma(e->code),
+						  .dir = direction(e),
+						  .addr = e->addr,
+						  .reason = e->code,
+						  .why = amdvi_event_name(e->code) });
 }
 
 static void poll(u32 i)
@@ -83,6 +96,14 @@ static void poll(u32 i)
 }
 
 const struct iommu_ops iommu_amdvi_ops = {
-	.name = "amdvi", .title = "AMD-Vi", .up = up, .on = on, .levels = levels,
-	.format = &amdvi_pt_format, .attach = attach, .detach = detach, .poll = poll, .lost = lost,
+	.name = "amdvi",
+	.title = "AMD-Vi",
+	.up = up,
+	.on = on,
+	.levels = levels,
+	.format = &amdvi_pt_format,
+	.attach = attach,
+	.detach = detach,
+	.poll = poll,
+	.lost = lost,
 };

@@ -11,7 +11,7 @@
 #include "vmm/pci_assign.h"
 #include "vmm/vm.h"
 
-#define POLL_PER_S 500   /* fault records are read at most every 2 ms */
+#define POLL_PER_S 500 /* fault records are read at most every 2 ms */
 
 static const struct iommu_ops *const kinds[] = {
 	[IOMMU_VTD] = &iommu_vtd_ops,
@@ -19,7 +19,7 @@ static const struct iommu_ops *const kinds[] = {
 };
 
 /* Indexed as iommu_host.u. */
-static u64 unowned[IOMMU_MAX_UNITS];   /* faults from functions no guest owns */
+static u64 unowned[IOMMU_MAX_UNITS]; /* faults from functions no guest owns */
 static u32 domains[IOMMU_MAX_UNITS];
 
 static u64 page_alloc(void *ctx)
@@ -46,8 +46,9 @@ static void *page_ptr(void *ctx, u64 pa)
 	return phys_to_virt(pa);
 }
 
-const struct iommu_mem iommu_host_mem = { .alloc = page_alloc, .free = page_free,
-					  .p2v = page_ptr, .alloc_contig = page_alloc_contig };
+const struct iommu_mem iommu_host_mem = {
+	.alloc = page_alloc, .free = page_free, .p2v = page_ptr, .alloc_contig = page_alloc_contig
+};
 
 static const struct iommu_ops *ops(u32 i)
 {
@@ -116,9 +117,9 @@ bool iommu_domain_create(struct vm *vm)
 		units[k] = i;
 		/* One machine has a DMAR or an IVRS, so one kind; the units may differ in depth. */
 		if (!ops(i)->on(i) || (levels && ops(i)->levels(i) != levels)) {
-			kprintf("guest %s: pci: %02x:%02x.%x: its %s unit is %s: refused\n", vm->name,
-				PCI_BUS(pci->bdf[k]), PCI_DEV(pci->bdf[k]), PCI_FN(pci->bdf[k]),
-				ops(i)->title,
+			kprintf("guest %s: pci: %02x:%02x.%x: its %s unit is %s: refused\n",
+				vm->name, PCI_BUS(pci->bdf[k]), PCI_DEV(pci->bdf[k]),
+				PCI_FN(pci->bdf[k]), ops(i)->title,
 				ops(i)->on(i) ? "of another table depth than the others'" : "off");
 			return false;
 		}
@@ -132,7 +133,8 @@ bool iommu_domain_create(struct vm *vm)
 	for (u32 s = 0; s < vm->mem.n; s++) {
 		const struct mmu_slot *sl = &vm->mem.slot[s];
 		if (iommu_pt_map(&vm->dma, &iommu_host_mem, o->format, sl->base_gfn << PAGE_SHIFT,
-				 vm->mem.hpa[s], sl->npages << PAGE_SHIFT, o->format->leaf_rights) < 0) {
+				 vm->mem.hpa[s], sl->npages << PAGE_SHIFT,
+				 o->format->leaf_rights) < 0) {
 			kprintf("guest %s: no memory for its IOMMU page tables\n", vm->name);
 			undo(vm, units, 0);
 			return false;
@@ -142,7 +144,7 @@ bool iommu_domain_create(struct vm *vm)
 	u32 n = 0;
 	for (u32 k = 0; k < pci->n; k++) {
 		u16 bdf = pci->bdf[k], rid = rid_of(bdf);
-		bool seen = false;   /* functions behind one PCIe-to-PCI bridge share an entry */
+		bool seen = false; /* functions behind one PCIe-to-PCI bridge share an entry */
 		for (u32 j = 0; j < k; j++)
 			seen |= rid_of(pci->bdf[j]) == rid;
 		const char *why = NULL;
@@ -169,15 +171,15 @@ void iommu_domains_print(void)
 {
 	for (u32 i = 0; i < iommu_host.count; i++)
 		if (ops(i)->on(i))
-			kinfo("iommu: %s%u at 0x%llx: translation on, %u domains\n", ops(i)->name, i,
-			      (unsigned long long)iommu_host.u[i].base, domains[i]);
+			kinfo("iommu: %s%u at 0x%llx: translation on, %u domains\n", ops(i)->name,
+			      i, (unsigned long long)iommu_host.u[i].base, domains[i]);
 }
 
 void iommu_fault_report(u32 unit, const struct iommu_fault *f)
 {
 	if (!f->dma) {
-		kprintf("iommu: %s%u: event 0x%x (%s) at 0x%llx\n", ops(unit)->name, unit, f->reason,
-			f->why, (unsigned long long)f->addr);
+		kprintf("iommu: %s%u: event 0x%x (%s) at 0x%llx\n", ops(unit)->name, unit,
+			f->reason, f->why, (unsigned long long)f->addr);
 		return;
 	}
 	struct vm *owner = NULL;
@@ -210,6 +212,6 @@ void iommu_domains_report(void)
 {
 	for (u32 i = 0; i < iommu_host.count; i++)
 		if (ops(i)->on(i))
-			kprintf("iommu: %s%u: dma_faults_unowned=%lu overflows=%lu\n", ops(i)->name, i,
-				unowned[i], ops(i)->lost(i));
+			kprintf("iommu: %s%u: dma_faults_unowned=%lu overflows=%lu\n", ops(i)->name,
+				i, unowned[i], ops(i)->lost(i));
 }

@@ -31,9 +31,18 @@ static int up(u32 i, const struct iommu_unit *iu, char *desc, u32 len, const cha
 	return 0;
 }
 
-static bool on(u32 i) { return vtd[i].on; }
-static u8 levels(u32 i) { return vtd[i].levels; }
-static u64 lost(u32 i) { return vtd[i].lost; }
+static bool on(u32 i)
+{
+	return vtd[i].on;
+}
+static u8 levels(u32 i)
+{
+	return vtd[i].levels;
+}
+static u64 lost(u32 i)
+{
+	return vtd[i].lost;
+}
 
 static int attach(u32 i, u16 rid, const struct iommu_pt *d, const char **why)
 {
@@ -51,9 +60,12 @@ static void detach(u32 i, u16 rid)
 static void report(void *ctx, const struct vtd_fault *f)
 {
 	iommu_fault_report((u32)(uintptr_t)ctx,
-			   &(struct iommu_fault){ .rid = f->sid, .dma = true,
-						  .dir = f->read ? "read" : "write", .addr = f->addr,
-						  .reason = f->reason, .why = vtd_fault_reason(f->reason) });
+			   &(struct iommu_fault){ .rid = f->sid,
+						  .dma = true,
+						  .dir = f->read ? "read" : "write",
+						  .addr = f->addr,
+						  .reason = f->reason,
+						  .why = vtd_fault_reason(f->reason) });
 }
 
 static void poll(u32 i)
@@ -62,6 +74,14 @@ static void poll(u32 i)
 }
 
 const struct iommu_ops iommu_vtd_ops = {
-	.name = "dmar", .title = "VT-d", .up = up, .on = on, .levels = levels,
-	.format = &vtd_sl_format, .attach = attach, .detach = detach, .poll = poll, .lost = lost,
+	.name = "dmar",
+	.title = "VT-d",
+	.up = up,
+	.on = on,
+	.levels = levels,
+	.format = &vtd_sl_format,
+	.attach = attach,
+	.detach = detach,
+	.poll = poll,
+	.lost = lost,
 };

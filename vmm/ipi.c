@@ -56,8 +56,9 @@ static bool sipi(struct vcpu *t, u8 vector)
 	r->cr0 = CR0_ET | CR0_CD | CR0_NW;
 	for (int s = 0; s < X86_NR_SREGS; s++)
 		r->seg[s] = (struct x86_seg){ .base = 0, .limit = 0xffff, .sel = 0, .attr = 0x93 };
-	r->seg[X86_CS] = (struct x86_seg){ .base = (u64)vector << 12, .limit = 0xffff,
-					   .sel = (u16)(vector << 8), .attr = 0x9b };
+	r->seg[X86_CS] = (struct x86_seg){
+		.base = (u64)vector << 12, .limit = 0xffff, .sel = (u16)(vector << 8), .attr = 0x9b
+	};
 	start(t);
 	return true;
 }

@@ -11,9 +11,9 @@
 #include "vmm/vm.h"
 
 #define NSEC 1000000000ull
-#define KVM_SIGNATURE_EBX 0x4b4d564bu  /* "KVMK" */
-#define KVM_SIGNATURE_ECX 0x564b4d56u  /* "VMKV" */
-#define KVM_SIGNATURE_EDX 0x0000004du  /* "M\0\0\0" */
+#define KVM_SIGNATURE_EBX 0x4b4d564bu /* "KVMK" */
+#define KVM_SIGNATURE_ECX 0x564b4d56u /* "VMKV" */
+#define KVM_SIGNATURE_EDX 0x0000004du /* "M\0\0\0" */
 #define KVM_FEATURE_CLOCKSOURCE2 (1u << 3)
 #define KVM_FEATURE_CLOCKSOURCE_STABLE_BIT (1u << 24)
 #define PVCLOCK_TSC_STABLE 1u
@@ -94,7 +94,7 @@ static void publish_time(struct vcpu *v)
 	kvmclock_scale(tsc_hz, &t.tsc_to_system_mul, &t.tsc_shift);
 	t.tsc_timestamp = rdtsc() + v->tsc_offset;
 	t.system_time = scaled(t.tsc_timestamp, t.tsc_to_system_mul, t.tsc_shift);
-	v->kvmclock_version += 2;   /* even: a complete record */
+	v->kvmclock_version += 2; /* even: a complete record */
 	t.version = v->kvmclock_version;
 	publish(v, v->kvmclock_msr & ~ENABLE, &t, sizeof(t));
 }
@@ -109,7 +109,8 @@ static void publish_wall(struct vcpu *v, u64 gpa)
 	u64 rtc_ns = RTC_EPOCH_UNIX * NSEC + monotonic_ns();
 	u64 system_ns = scaled(rdtsc() + v->tsc_offset, mul, shift);
 	u64 boot_ns = rtc_ns > system_ns ? rtc_ns - system_ns : 0;
-	struct pvclock_wall w = { .version = 2, .sec = (u32)(boot_ns / NSEC),
+	struct pvclock_wall w = { .version = 2,
+				  .sec = (u32)(boot_ns / NSEC),
 				  .nsec = (u32)(boot_ns % NSEC) };
 
 	publish(v, gpa, &w, sizeof(w));

@@ -58,8 +58,8 @@ static void cpu_setup_virt(void)
 	if (virt->cpu_enable(pc) == 0)
 		kinfo("cpu%u: apic_id=%u %s\n", pc->index, pc->apic_id, pc->virt_info);
 	else
-		kprintf("cpu%u: apic_id=%u %s unavailable: %s\n", pc->index, pc->apic_id, virt->name,
-			pc->virt_error);
+		kprintf("cpu%u: apic_id=%u %s unavailable: %s\n", pc->index, pc->apic_id,
+			virt->name, pc->virt_error);
 }
 
 static volatile bool guests_ready;

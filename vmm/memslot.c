@@ -32,7 +32,8 @@ static bool add_slot(struct memslots *m, u64 gfn, u64 npages, bool exact)
 		free_run(ram, npages);
 		return false;
 	}
-	m->slot[m->n] = (struct mmu_slot){ .base_gfn = gfn, .npages = npages,
+	m->slot[m->n] = (struct mmu_slot){ .base_gfn = gfn,
+					   .npages = npages,
 					   .frames = phys_to_virt(frames) };
 	m->hpa[m->n++] = ram;
 	return true;

@@ -19,9 +19,9 @@
 struct memslots {
 	u32 n;
 	struct mmu_slot slot[MAX_MEMSLOTS];
-	u64 hpa[MAX_MEMSLOTS];   /* host-physical base of each slot (contiguous host frames) */
-	u64 bytes;               /* total guest RAM */
-	u64 low_bytes;           /* RAM at [0, low_bytes); the rest at [4 GiB, 4 GiB + rest) */
+	u64 hpa[MAX_MEMSLOTS]; /* host-physical base of each slot (contiguous host frames) */
+	u64 bytes;	       /* total guest RAM */
+	u64 low_bytes;	       /* RAM at [0, low_bytes); the rest at [4 GiB, 4 GiB + rest) */
 	/* Device memory (mmu/platform.h): one slot per memory BAR of the guest's PCI functions,
 	 * present (npages != 0) while the guest has the BAR decoding, at its address. */
 	u32 ndev;

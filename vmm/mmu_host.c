@@ -94,11 +94,16 @@ static bool host_cmpxchg_gpa(void *ctx, u64 gpa, unsigned len, u64 *old, u64 new
 	if (!p || (gpa & (len - 1)))
 		return false;
 	switch (len) {
-	case 1: return HOST_CAS(u8, p, old, new_val);
-	case 2: return HOST_CAS(u16, p, old, new_val);
-	case 4: return HOST_CAS(u32, p, old, new_val);
-	case 8: return HOST_CAS(u64, p, old, new_val);
-	default: return false;
+	case 1:
+		return HOST_CAS(u8, p, old, new_val);
+	case 2:
+		return HOST_CAS(u16, p, old, new_val);
+	case 4:
+		return HOST_CAS(u32, p, old, new_val);
+	case 8:
+		return HOST_CAS(u64, p, old, new_val);
+	default:
+		return false;
 	}
 }
 

@@ -10,7 +10,10 @@
 
 /* Who each host vector belongs to: set once, when the guest is created, never taken back
  * (guests are never destroyed; an ended guest's vector is dropped on arrival). */
-static struct { struct vm *vm; u8 dev, entry; } owner[DEVIRQ_COUNT];
+static struct {
+	struct vm *vm;
+	u8 dev, entry;
+} owner[DEVIRQ_COUNT];
 
 u8 msi_vector_alloc(struct vm *vm, unsigned dev, u8 entry)
 {
@@ -23,8 +26,7 @@ u8 msi_vector_alloc(struct vm *vm, unsigned dev, u8 entry)
 	return vec;
 }
 
-void msi_host_message(struct vm *vm, u8 vector, const struct pci_msi_msg *msg, u64 *addr,
-		      u32 *data)
+void msi_host_message(struct vm *vm, u8 vector, const struct pci_msi_msg *msg, u64 *addr, u32 *data)
 {
 	u32 cpu = vm->vcpus[0].cpu;
 	for (u32 i = 0; i < vm->nr_vcpus; i++)

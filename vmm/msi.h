@@ -8,7 +8,7 @@
 struct vm;
 struct pci_msi_msg;
 
-#define MSI_NOT_X 0xff          /* msi_vector_alloc's entry for a function's MSI */
+#define MSI_NOT_X 0xff /* msi_vector_alloc's entry for a function's MSI */
 
 /* A host vector for virtual device dev of vm, its MSI (entry MSI_NOT_X) or MSI-X entry; 0
  * when none is left. */

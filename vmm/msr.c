@@ -43,13 +43,14 @@ static const struct msr_dep {
 	{ MSR_TSC_ADJUST, MSR_TSC_ADJUST, NEEDS_CPUID, 7, EBX, 1 },
 	{ MSR_MTRRCAP, MSR_MTRRCAP, NEEDS_CPUID, 1, EDX, 12 },
 	{ MSR_MCG_CAP, MSR_MCG_STATUS, NEEDS_CPUID, 1, EDX, 14 },
-	{ MSR_DEBUGCTL, MSR_DEBUGCTL, NEEDS_CPUID, 0, 0, 0 },  /* every x86-64 CPU has it */
+	{ MSR_DEBUGCTL, MSR_DEBUGCTL, NEEDS_CPUID, 0, 0, 0 }, /* every x86-64 CPU has it */
 	{ MSR_MISC_ENABLE, MSR_MISC_ENABLE, NEEDS_INTEL, 0, 0, 0 },
 	{ MSR_PAT, MSR_PAT, NEEDS_CPUID, 1, EDX, 16 },
 	{ MSR_MTRR_DEF_TYPE, MSR_MTRR_DEF_TYPE, NEEDS_CPUID, 1, EDX, 12 },
 	{ MSR_TSC_DEADLINE, MSR_TSC_DEADLINE, NEEDS_CPUID, 1, ECX, 24 },
 	{ MSR_X2APIC_FIRST, MSR_X2APIC_LAST, NEEDS_CPUID, 1, ECX, 21 },
-	{ MSR_KVM_WALL_CLOCK_NEW, MSR_KVM_SYSTEM_TIME_NEW, NEEDS_CPUID, KVM_CPUID_FEATURES, EAX, 3 },
+	{ MSR_KVM_WALL_CLOCK_NEW, MSR_KVM_SYSTEM_TIME_NEW, NEEDS_CPUID, KVM_CPUID_FEATURES, EAX,
+	  3 },
 	{ MSR_KVM_PV_EOI_EN, MSR_KVM_PV_EOI_EN, NEEDS_CPUID, KVM_CPUID_FEATURES, EAX, 6 },
 	{ MSR_EFER, MSR_EFER, NEEDS_CPUID, 0x80000001, EDX, 29 },
 	{ MSR_TSC_AUX, MSR_TSC_AUX, NEEDS_CPUID, 0x80000001, EDX, 27 },
@@ -163,8 +164,8 @@ bool msr_read(struct vcpu *v, u32 msr, u64 *val)
 	case MSR_DEBUGCTL:
 		*val = v->hw.debugctl;
 		return true;
-	case MSR_MTRRCAP:   /* no variable ranges, no fixed ranges, no WC */
-	case MSR_MCG_CAP:   /* CPUID says MCA: no banks, no MCG_CTL */
+	case MSR_MTRRCAP: /* no variable ranges, no fixed ranges, no WC */
+	case MSR_MCG_CAP: /* CPUID says MCA: no banks, no MCG_CTL */
 	case MSR_MCG_STATUS:
 	case MSR_AMD_INT_PENDING:
 		*val = 0;
@@ -204,7 +205,8 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 	case MSR_PAT:
 		if (!pat_valid(val))
 			return false;
-		v->hw.pat = val; /* the shadow maps guest memory write-back whatever the guest asks */
+		v->hw.pat =
+			val; /* the shadow maps guest memory write-back whatever the guest asks */
 		return true;
 	case MSR_TSC_AUX:
 		if (val >> 32)
@@ -216,7 +218,8 @@ bool msr_write(struct vcpu *v, u32 msr, u64 val)
 	case MSR_TSC_DEADLINE: {
 		u64 host = rdtsc();
 		u64 ns = val ? msr_tsc_deadline_ns(val, host + v->tsc_offset,
-						   tsc_to_monotonic_ns(host)) : 0;
+						   tsc_to_monotonic_ns(host))
+			     : 0;
 		vlapic_set_tsc_deadline(&v->vlapic, val, val && !ns ? 1 : ns);
 		return true;
 	}

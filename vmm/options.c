@@ -118,6 +118,7 @@ void options_parse(const char *cmdline)
 	}
 	if (*cur) {
 		options.unknown++;
-		kprintf("umbra: option too long at '%.24s' (rest of the command line ignored)\n", cur);
+		kprintf("umbra: option too long at '%.24s' (rest of the command line ignored)\n",
+			cur);
 	}
 }

@@ -37,17 +37,18 @@ bool pci_assign_parse(const char *val, struct pci_assign_req *req)
 			fn = hexn(&p, 1);
 		}
 		if (fn < 0 || (*p && *p != ',') || dev > 0x1f || fn > 7)
-			return FMT_ERROR(req, false,
-				         "pci=%s: '%.12s' is not BB:DD.F (hex bus, device <= 1f, function <= 7)",
-				         val, start);
+			return FMT_ERROR(
+				req, false,
+				"pci=%s: '%.12s' is not BB:DD.F (hex bus, device <= 1f, function <= 7)",
+				val, start);
 		u16 bdf = PCI_BDF(bus, dev, fn);
 		for (u32 i = 0; i < req->n; i++)
 			if (req->bdf[i] == bdf)
-				return FMT_ERROR(req, false, "pci=%s: %02x:%02x.%x given twice", val,
-					         bus, dev, fn);
+				return FMT_ERROR(req, false, "pci=%s: %02x:%02x.%x given twice",
+						 val, bus, dev, fn);
 		if (req->n == PCI_ASSIGN_MAX)
 			return FMT_ERROR(req, false, "pci=%s: more than %u functions", val,
-				         PCI_ASSIGN_MAX);
+					 PCI_ASSIGN_MAX);
 		req->bdf[req->n++] = bdf;
 		if (!*p)
 			return true;
@@ -66,7 +67,7 @@ static bool has_io(const struct pci_func *f, u16 port)
 
 static bool is_iommu(const struct pci_assign_ctx *c, const struct pci_func *f)
 {
-	if ((f->class >> 8) == 0x0806)  /* base class 08 (system peripheral), IOMMU */
+	if ((f->class >> 8) == 0x0806) /* base class 08 (system peripheral), IOMMU */
 		return true;
 	for (u32 i = 0; c->iommu && i < c->iommu->count; i++)
 		if (c->iommu->u[i].kind == IOMMU_AMDVI && c->iommu->u[i].rid == f->bdf)
@@ -76,8 +77,8 @@ static bool is_iommu(const struct pci_assign_ctx *c, const struct pci_func *f)
 
 #define REFUSE(why, ...) FMT_ERROR(why, false, __VA_ARGS__)
 
-bool pci_assign_check(const struct pci_assign_ctx *c, const struct pci_assign_req *req,
-		      u8 guest, struct pci_assign_req *why)
+bool pci_assign_check(const struct pci_assign_ctx *c, const struct pci_assign_req *req, u8 guest,
+		      struct pci_assign_req *why)
 {
 	why->error = NULL;
 	for (u32 k = 0; k < req->n; k++) {
@@ -92,13 +93,17 @@ bool pci_assign_check(const struct pci_assign_ctx *c, const struct pci_assign_re
 			return REFUSE(why, "pci: %02x:%02x.%x is a host bridge: not assignable",
 				      bus, dev, fn);
 		if (pci_is_bridge(f))
-			return REFUSE(why, "pci: %02x:%02x.%x is a bridge: give the functions behind it",
+			return REFUSE(why,
+				      "pci: %02x:%02x.%x is a bridge: give the functions behind it",
 				      bus, dev, fn);
 		if (is_iommu(c, f))
-			return REFUSE(why, "pci: %02x:%02x.%x is an IOMMU: never assignable", bus, dev, fn);
+			return REFUSE(why, "pci: %02x:%02x.%x is an IOMMU: never assignable", bus,
+				      dev, fn);
 		if (has_io(f, c->console_port))
-			return REFUSE(why, "pci: %02x:%02x.%x is Umbra's console UART (port 0x%x): never assignable",
-				      bus, dev, fn, c->console_port);
+			return REFUSE(
+				why,
+				"pci: %02x:%02x.%x is Umbra's console UART (port 0x%x): never assignable",
+				bus, dev, fn, c->console_port);
 		if (c->owner[i] != PCI_NO_OWNER && c->owner[i] != guest)
 			return REFUSE(why, "pci: %02x:%02x.%x already belongs to another guest",
 				      bus, dev, fn);
@@ -108,13 +113,17 @@ bool pci_assign_check(const struct pci_assign_ctx *c, const struct pci_assign_re
 			if (j == (u32)i || o->rid != f->rid || pci_is_bridge(o) ||
 			    c->owner[j] == PCI_NO_OWNER || c->owner[j] == guest)
 				continue;
-			return REFUSE(why, "pci: %02x:%02x.%x shares requester ID %02x:%02x.%x with %02x:%02x.%x of another guest (behind one PCIe-to-PCI bridge)",
-				      bus, dev, fn, PCI_BUS(f->rid), PCI_DEV(f->rid), PCI_FN(f->rid),
-				      PCI_BUS(o->bdf), PCI_DEV(o->bdf), PCI_FN(o->bdf));
+			return REFUSE(
+				why,
+				"pci: %02x:%02x.%x shares requester ID %02x:%02x.%x with %02x:%02x.%x of another guest (behind one PCIe-to-PCI bridge)",
+				bus, dev, fn, PCI_BUS(f->rid), PCI_DEV(f->rid), PCI_FN(f->rid),
+				PCI_BUS(o->bdf), PCI_DEV(o->bdf), PCI_FN(o->bdf));
 		}
 		if (!c->iommu_off && !(c->iommu && iommu_for(c->iommu, f->rid)))
-			return REFUSE(why, "pci: %02x:%02x.%x: no IOMMU covers it, so its DMA could reach any memory; refused (iommu=off on Umbra's line allows it, unsafely)",
-				      bus, dev, fn);
+			return REFUSE(
+				why,
+				"pci: %02x:%02x.%x: no IOMMU covers it, so its DMA could reach any memory; refused (iommu=off on Umbra's line allows it, unsafely)",
+				bus, dev, fn);
 	}
 	return true;
 }

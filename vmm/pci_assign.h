@@ -7,15 +7,15 @@
 #include "arch/x86/pci.h"
 #include "lib/types.h"
 
-#define PCI_ASSIGN_MAX 8        /* functions one guest may own */
+#define PCI_ASSIGN_MAX 8 /* functions one guest may own */
 #define PCI_NO_OWNER 0xff
 
 /* The machine as assignment sees it; owner[i] is the guest index owning pci->f[i]. */
 struct pci_assign_ctx {
 	const struct pci_list *pci;
 	const struct iommu_list *iommu;
-	bool iommu_off;         /* iommu=off: assignment without DMA confinement (unsafe) */
-	u16 console_port;       /* Umbra's console UART: never assignable */
+	bool iommu_off;	  /* iommu=off: assignment without DMA confinement (unsafe) */
+	u16 console_port; /* Umbra's console UART: never assignable */
 	u8 owner[PCI_MAX_FUNCS];
 };
 
@@ -35,8 +35,8 @@ bool pci_assign_parse(const char *val, struct pci_assign_req *req);
 
 /* Checks the guest may own every function of req (each refusal its own message), claims
  * nothing. */
-bool pci_assign_check(const struct pci_assign_ctx *c, const struct pci_assign_req *req,
-		      u8 guest, struct pci_assign_req *why);
+bool pci_assign_check(const struct pci_assign_ctx *c, const struct pci_assign_req *req, u8 guest,
+		      struct pci_assign_req *why);
 
 /* Records guest as the owner of every function of req (after pci_assign_check passed). */
 void pci_assign_commit(struct pci_assign_ctx *c, const struct pci_assign_req *req, u8 guest);

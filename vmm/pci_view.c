@@ -50,7 +50,8 @@ static void bar_map(void *ctx, unsigned dev, const struct pci_bus_bar *bar)
 	else
 		for (int s = bar->slot; s >= 0 && s < bar->slot + bar->nslots; s++)
 			memslots_dev_place(&vm->mem, (unsigned)s,
-					   (bar->at + vm->mem.dev_hpa[s] - bar->host) >> PAGE_SHIFT);
+					   (bar->at + vm->mem.dev_hpa[s] - bar->host) >>
+						   PAGE_SHIFT);
 }
 
 void pci_view_vcpu_created(struct vcpu *v)
@@ -200,7 +201,8 @@ void pci_view_attach(struct vm *vm)
 		kprintf("guest %s: PCI %02x:%02x.%x is its 00:%02x.0\n", vm->name, PCI_BUS(bdf),
 			PCI_DEV(bdf), PCI_FN(bdf), dev);
 		struct pci_msi *msi = &b->fn[dev - 1].msi;
-		if (msi->off && !(msi->host_vector = msi_vector_alloc(vm, (unsigned)dev, MSI_NOT_X)))
+		if (msi->off &&
+		    !(msi->host_vector = msi_vector_alloc(vm, (unsigned)dev, MSI_NOT_X)))
 			kprintf("guest %s: PCI 00:%02x.0: no host vector left: its MSI stays off\n",
 				vm->name, dev);
 		msix_vectors(vm, (unsigned)dev);
@@ -229,10 +231,26 @@ void pci_view_quiesce(struct vm *vm, const char *when)
 static void mmio_load(volatile void *dev, u8 *buf, unsigned len)
 {
 	switch (len) {
-	case 1: { u8 v = *(volatile u8 *)dev; memcpy(buf, &v, 1); return; }
-	case 2: { u16 v = *(volatile u16 *)dev; memcpy(buf, &v, 2); return; }
-	case 4: { u32 v = *(volatile u32 *)dev; memcpy(buf, &v, 4); return; }
-	case 8: { u64 v = *(volatile u64 *)dev; memcpy(buf, &v, 8); return; }
+	case 1: {
+		u8 v = *(volatile u8 *)dev;
+		memcpy(buf, &v, 1);
+		return;
+	}
+	case 2: {
+		u16 v = *(volatile u16 *)dev;
+		memcpy(buf, &v, 2);
+		return;
+	}
+	case 4: {
+		u32 v = *(volatile u32 *)dev;
+		memcpy(buf, &v, 4);
+		return;
+	}
+	case 8: {
+		u64 v = *(volatile u64 *)dev;
+		memcpy(buf, &v, 8);
+		return;
+	}
 	default:
 		for (unsigned i = 0; i < len; i++)
 			buf[i] = ((volatile u8 *)dev)[i];
@@ -244,10 +262,18 @@ static void mmio_store(volatile void *dev, const u8 *buf, unsigned len)
 	u64 v = 0;
 	memcpy(&v, buf, len < 8 ? len : 8);
 	switch (len) {
-	case 1: *(volatile u8 *)dev = (u8)v; return;
-	case 2: *(volatile u16 *)dev = (u16)v; return;
-	case 4: *(volatile u32 *)dev = (u32)v; return;
-	case 8: *(volatile u64 *)dev = v; return;
+	case 1:
+		*(volatile u8 *)dev = (u8)v;
+		return;
+	case 2:
+		*(volatile u16 *)dev = (u16)v;
+		return;
+	case 4:
+		*(volatile u32 *)dev = (u32)v;
+		return;
+	case 8:
+		*(volatile u64 *)dev = v;
+		return;
 	default:
 		for (unsigned i = 0; i < len; i++)
 			((volatile u8 *)dev)[i] = buf[i];

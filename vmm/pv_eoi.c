@@ -5,7 +5,7 @@
 #include "vmm/vm.h"
 
 #define ENABLE 1ull
-#define FLAG 1u          /* bit 0 of the guest's word: "EOI by clearing me" */
+#define FLAG 1u /* bit 0 of the guest's word: "EOI by clearing me" */
 
 static u64 flag_gpa(const struct vcpu *v)
 {
@@ -25,7 +25,7 @@ bool pv_eoi_msr_write(struct vcpu *v, u64 val)
 		return false;
 	if ((val & ENABLE) && !memslots_ptr(&v->vm->mem, val & ~ENABLE, 4))
 		return false;
-	pv_eoi_settle(v);      /* an EOI the old word holds is the guest's, done before it moves */
+	pv_eoi_settle(v); /* an EOI the old word holds is the guest's, done before it moves */
 	v->pv_eoi_msr = val;
 	return true;
 }
@@ -42,7 +42,7 @@ void pv_eoi_settle(struct vcpu *v)
 	v->pv_eoi_armed = false;
 	const u8 *flag = memslots_ptr(&v->vm->mem, flag_gpa(v), 1);
 	if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) & FLAG) {
-		put_flag(v, 0);        /* not EOIed yet: Umbra's view is the APIC's again */
+		put_flag(v, 0); /* not EOIed yet: Umbra's view is the APIC's again */
 		return;
 	}
 	vlapic_eoi(&v->vlapic);

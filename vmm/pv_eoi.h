@@ -8,7 +8,7 @@
 struct vcpu;
 
 #define MSR_KVM_PV_EOI_EN 0x4b564d04u
-#define KVM_FEATURE_PV_EOI (1u << 6)   /* in KVM_CPUID_FEATURES EAX */
+#define KVM_FEATURE_PV_EOI (1u << 6) /* in KVM_CPUID_FEATURES EAX */
 
 /* The MSR: bit 0 enables, bits 63:2 are the flag word's guest-physical address. false means
  * #GP (bit 1 set; enabled with a word not wholly in the guest's RAM), as KVM answers. */

@@ -17,13 +17,19 @@ static int rm_write_cr(struct x86_emu_ctx *ctx, unsigned cr, u64 val)
 	bool ok = true;
 
 	switch (cr) {
-	case 0: ok = vcpu_set_cr0(v, val); break;
+	case 0:
+		ok = vcpu_set_cr0(v, val);
+		break;
 	case 2:
 		ctx->cr2 = val;
 		virt->set_cr2(&v->hw, val);
 		break;
-	case 3: ok = vcpu_set_cr3(v, val); break;
-	case 4: ok = vcpu_set_cr4(v, val); break;
+	case 3:
+		ok = vcpu_set_cr3(v, val);
+		break;
+	case 4:
+		ok = vcpu_set_cr4(v, val);
+		break;
 	default:
 		vcpu_inject_ud(v);
 		ok = false;
@@ -99,7 +105,8 @@ static void deliver(struct vcpu *v)
 	} else if (rc == X86_EMU_FAULT) {
 		vcpu_inject_fault(v, &f);
 	} else {
-		stop(v, "interrupt vector table or stack outside RAM", "real-mode event delivery failed");
+		stop(v, "interrupt vector table or stack outside RAM",
+		     "real-mode event delivery failed");
 	}
 }
 

@@ -23,7 +23,6 @@
 #include "vmm/reset.h"
 #include "vmm/shm.h"
 
-
 static u32 finishing;
 static const char *summary_extra = "";
 
@@ -78,7 +77,8 @@ static void exit_list(const u64 *exits, char *line, size_t size)
 
 	for (int i = 0; i < EXIT_REASONS; i++)
 		if (exits[i])
-			n += fmt_snprintf(line + n, size - n, " %s=%lu", stats_exit_name(i), exits[i]);
+			n += fmt_snprintf(line + n, size - n, " %s=%lu", stats_exit_name(i),
+					  exits[i]);
 	if (!n)
 		fmt_snprintf(line, size, " none");
 }
@@ -98,17 +98,18 @@ static void report_one(struct vm *vm)
 		unsigned errors = mmu_audit(&vm->mmu, buf, sizeof(buf));
 		vm_unlock(vm);
 		if (errors)
-			kprintf("guest %s: MMU AUDIT (final, full): %u errors: %s\n", vm->name, errors,
-				buf);
+			kprintf("guest %s: MMU AUDIT (final, full): %u errors: %s\n", vm->name,
+				errors, buf);
 		vm->audit_errors += errors;
 	}
 	stats_collect(&vm->vcpus[0], &st);
 	kprintf("guest %s: ended=%s status=%u (%s)%s%s exits=%lu\n", vm->name, vm_end_name(vm->end),
 		vm->status, vm->end_detail ? vm->end_detail : "-",
-		vm->config.expect_crash ? " expected-crash" : vm->config.expect_stop ? " expected-stop" :
-		vm->config.expect_timeout ? " expected-timeout" : "",
-		guest_passed(vm) ? " PASS" : " FAIL",
-		st.exits_total);
+		vm->config.expect_crash	    ? " expected-crash"
+		: vm->config.expect_stop    ? " expected-stop"
+		: vm->config.expect_timeout ? " expected-timeout"
+					    : "",
+		guest_passed(vm) ? " PASS" : " FAIL", st.exits_total);
 	exit_list(st.exits, line, sizeof(line));
 	kprintf("guest %s: exits:%s\n", vm->name, line);
 	/* Its CPU time (turns on its CPUs, all vCPUs), the weight it had, and each vCPU's. */
@@ -119,7 +120,8 @@ static void report_one(struct vm *vm)
 	line[n] = 0;
 	u64 waited = vm->end_tsc == ~0ull ? 0 : vm_budget_end(vm) - vm->end_tsc;
 	kprintf("guest %s: cpu: time_ms=%lu weight=%u waited_ms=%lu%s\n", vm->name,
-		tsc_to_ns(vm->cpu_tsc) / 1000000, vm->config.weight ? vm->config.weight : SCHED_WEIGHT_DEFAULT,
+		tsc_to_ns(vm->cpu_tsc) / 1000000,
+		vm->config.weight ? vm->config.weight : SCHED_WEIGHT_DEFAULT,
 		tsc_to_ns(waited) / 1000000, line);
 	if (vm->restarts || vm->config.on_reboot_end || vm->end == VM_END_REBOOT_LOOP) {
 		vm_restart_text(vm, line, sizeof(line));
@@ -181,8 +183,8 @@ static void report_one(struct vm *vm)
 	}
 	if (vm->tdp_on)
 		kprintf("guest %s: tdp: faults_filled=%lu faults_mmio=%lu faults_mapped=%lu "
-			"large_pages=%lu small_pages=%lu tables=%lu\n", vm->name,
-			vm->tdp.stats.faults_filled, vm->tdp.stats.faults_mmio,
+			"large_pages=%lu small_pages=%lu tables=%lu\n",
+			vm->name, vm->tdp.stats.faults_filled, vm->tdp.stats.faults_mmio,
 			vm->tdp.stats.faults_mapped, vm->tdp.stats.large_pages,
 			vm->tdp.stats.small_pages, vm->tdp.stats.tables);
 	if (vm->n_unmodelled) {
@@ -212,14 +214,13 @@ bool guests_wait_and_report(char *summary, size_t size)
 	u64 exits = 0;
 
 	/* Every guest's CPU lets go of it (parks it) once it has ended for good. */
-	for_each_vm(vm)
-		while (!__atomic_load_n(&vm->parked, __ATOMIC_ACQUIRE))
-			cpu_relax();
+	for_each_vm(vm) while (!__atomic_load_n(&vm->parked, __ATOMIC_ACQUIRE)) cpu_relax();
 #ifdef UMBRA_TEST_DMA /* check-pci's own build (tests/pci/suite.mk) */
 	dma_selftest();
 #endif
-	iommu_poll(true);   /* the faults of the last few ms, before they are counted */
-	for_each_vm(vm) {
+	iommu_poll(true); /* the faults of the last few ms, before they are counted */
+	for_each_vm(vm)
+	{
 		report_one(vm);
 		for (u32 j = 0; j < vm->nr_vcpus; j++)
 			exits += vm->vcpus[j].exits_total;
@@ -236,8 +237,9 @@ bool guests_wait_and_report(char *summary, size_t size)
 	}
 	iommu_domains_report();
 	/* Rejected modules were reported when they were loaded; they never ran. */
-	fmt_snprintf(summary, size, "guests=%u guests_passed=%u guests_failed=%u guests_crashed=%u "
-		     "guests_stopped=%u guests_timedout=%u guests_rejected=%u exits=%lu", nr_vms,
-		     passed, failed, crashed, stopped, timedout, guests_rejected(), exits);
+	fmt_snprintf(summary, size,
+		     "guests=%u guests_passed=%u guests_failed=%u guests_crashed=%u "
+		     "guests_stopped=%u guests_timedout=%u guests_rejected=%u exits=%lu",
+		     nr_vms, passed, failed, crashed, stopped, timedout, guests_rejected(), exits);
 	return failed == 0;
 }

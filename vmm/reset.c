@@ -79,6 +79,7 @@ int vm_restart_text(const struct vm *vm, char *buf, size_t size)
 	int n = fmt_snprintf(buf, size, " restarts=%u", vm->restarts);
 
 	for (int i = 0; i < VM_RESET_CAUSES; i++)
-		n += fmt_snprintf(buf + n, size - n, " %s=%u", cause_names[i], vm->restart_causes[i]);
+		n += fmt_snprintf(buf + n, size - n, " %s=%u", cause_names[i],
+				  vm->restart_causes[i]);
 	return n;
 }

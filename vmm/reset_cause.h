@@ -5,8 +5,8 @@
 
 /* How a guest asked to be reset, for its report: X(NAME, what the report says). */
 #define VM_RESET_LIST(X) \
-	X(KBC, "8042")                /* the keyboard controller's reset line (0xFE to port 0x64) */ \
-	X(RCR, "cf9")                 /* port 0xCF9, which the FADT's reset register names */ \
+	X(KBC, "8042") /* the keyboard controller's reset line (0xFE to port 0x64) */ \
+	X(RCR, "cf9")  /* port 0xCF9, which the FADT's reset register names */ \
 	X(TRIPLE_FAULT, "triple-fault")
 #define VM_RESET_ENUM_(name, text) VM_RESET_##name,
 enum vm_reset { VM_RESET_LIST(VM_RESET_ENUM_) VM_RESET_CAUSES };

@@ -74,7 +74,8 @@ static void deliver_irq(struct vcpu *v)
 	virt->request_nmi_window(&v->hw, v->nmi_pending && !nmi_now);
 	if (nmi_now) {
 		v->nmi_pending = false;
-		v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_NMI, .vector = VEC_NMI };
+		v->hw.pending =
+			(struct vevent){ .valid = true, .type = VEVENT_NMI, .vector = VEC_NMI };
 	}
 	if (!irq_pending(v)) {
 		virt->request_irq_window(&v->hw, false);
@@ -85,7 +86,8 @@ static void deliver_irq(struct vcpu *v)
 		return;
 	}
 	virt->request_irq_window(&v->hw, false);
-	v->hw.pending = (struct vevent){ .valid = true, .type = VEVENT_EXT_INTR, .vector = irq_ack(v) };
+	v->hw.pending =
+		(struct vevent){ .valid = true, .type = VEVENT_EXT_INTR, .vector = irq_ack(v) };
 }
 
 /* Nothing was pending at the last look, no device has moved since and none is due: the

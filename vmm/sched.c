@@ -35,8 +35,7 @@ static bool create_vcpu(struct vcpu *v)
 	/* An AP started again after an INIT: a fresh control structure, the same MMU vCPU. */
 	if (v->hw.arch)
 		virt->vcpu_destroy(&v->hw);
-	if (virt->vcpu_create(&v->hw) < 0 ||
-	    (!v->mmu.vm && mmu_vcpu_init(&v->mmu, &vm->mmu) < 0)) {
+	if (virt->vcpu_create(&v->hw) < 0 || (!v->mmu.vm && mmu_vcpu_init(&v->mmu, &vm->mmu) < 0)) {
 		vm_end(vm, VM_END_FATAL, 0, "no memory for the vCPU");
 		goto out;
 	}
@@ -291,7 +290,8 @@ static bool run_round(u32 me, bool *ran, u64 *wake)
 	struct vcpu *cand = NULL, **tail = &cand;
 	bool any = false;
 
-	for_each_vm(vm) {
+	for_each_vm(vm)
+	{
 		for (u32 j = 0; j < vm->nr_vcpus; j++) {
 			struct vcpu *v = &vm->vcpus[j];
 			if (v->cpu == me && !v->parked && ready_to_run(v, &any, wake)) {

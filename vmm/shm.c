@@ -26,10 +26,10 @@
 struct shm_region {
 	char name[SHM_NAME_LEN];
 	u64 bytes;
-	u64 bar;                /* its BAR2: the power of two that holds it */
+	u64 bar; /* its BAR2: the power of two that holds it */
 	u64 hpa;
 	u64 gpa;
-	bool ok;                /* memory and a place given (shm_init) */
+	bool ok; /* memory and a place given (shm_init) */
 	u32 n;
 	struct shm_port *member[SHM_MEMBERS];
 };
@@ -91,8 +91,9 @@ void shm_init(void)
 		u64 at = ALIGN_UP(next, r->bar);
 		if (at >= PCI_BUS_HOLE_END || r->bar > PCI_BUS_HOLE_END - at) {
 			kprintf("umbra: shm %s refused: no room for %lu KiB in the guests' PCI hole "
-				"(0x%llx-0x%llx)\n", r->name, r->bytes >> 10,
-				(unsigned long long)PCI_BUS_FIXED_BASE, (unsigned long long)PCI_BUS_HOLE_END);
+				"(0x%llx-0x%llx)\n",
+				r->name, r->bytes >> 10, (unsigned long long)PCI_BUS_FIXED_BASE,
+				(unsigned long long)PCI_BUS_HOLE_END);
 			continue;
 		}
 		r->hpa = palloc_alloc_contig(npages, npages >= 512 ? 512 : 1);
@@ -121,14 +122,14 @@ static bool join_one(struct vm *vm, const struct vm_config_shm *c)
 		return false;
 	}
 	if (!r->ok) {
-		kprintf("guest %s: shm=%s%s: region %s was refused at boot\n", vm->name, c->name, ro,
-			r->name);
+		kprintf("guest %s: shm=%s%s: region %s was refused at boot\n", vm->name, c->name,
+			ro, r->name);
 		return false;
 	}
 	for (u32 k = 0; k < vm->n_shm; k++)
 		if (&regions[vm->shm[k].region] == r) {
-			kprintf("guest %s: shm=%s%s: region %s given twice\n", vm->name, c->name, ro,
-				r->name);
+			kprintf("guest %s: shm=%s%s: region %s given twice\n", vm->name, c->name,
+				ro, r->name);
 			return false;
 		}
 	/* The parser kept the guest within SHM_PER_GUEST. */
@@ -175,8 +176,10 @@ static void vfn_cap_write(void *ctx, u16 reg, u32 val, unsigned bytes)
 	ivshmem_cap_write(&((struct shm_port *)ctx)->dev, reg, val, bytes);
 }
 
-static const struct pci_vfn_ops ivshmem_ops = { .intx = vfn_intx, .read = vfn_read,
-						.write = vfn_write, .cap_read = vfn_cap_read,
+static const struct pci_vfn_ops ivshmem_ops = { .intx = vfn_intx,
+						.read = vfn_read,
+						.write = vfn_write,
+						.cap_read = vfn_cap_read,
 						.cap_write = vfn_cap_write };
 
 /* An MSI-X message of the guest's ivshmem function, as an assigned function's. */
@@ -206,10 +209,13 @@ void shm_commit(struct vm *vm)
 		p->vfn = (struct pci_vfn){ .id = IVSHMEM_DEVICE << 16 | IVSHMEM_VENDOR,
 					   .class_rev = IVSHMEM_CLASS_REV,
 					   .subsystem = 0x1100u << 16 | IVSHMEM_VENDOR,
-					   .cap = IVSHMEM_MSIX_CAP, .reset_cmd = PCI_CMD_MEM,
-					   .ops = &ivshmem_ops, .ctx = p };
+					   .cap = IVSHMEM_MSIX_CAP,
+					   .reset_cmd = PCI_CMD_MEM,
+					   .ops = &ivshmem_ops,
+					   .ctx = p };
 		kprintf("guest %s: shm %s at 0x%llx, %lu KiB, peer %u%s\n", vm->name, r->name,
-			(unsigned long long)r->gpa, r->bytes >> 10, p->peer_id, p->ro ? ", read-only" : "");
+			(unsigned long long)r->gpa, r->bytes >> 10, p->peer_id,
+			p->ro ? ", read-only" : "");
 	}
 }
 
@@ -233,7 +239,10 @@ void shm_pci_attach(struct vm *vm)
 		struct pci_bar bars[PCI_MAX_BARS] = {
 			[0] = { .kind = PCI_BAR_MEM32, .size = IVSHMEM_BAR0_SIZE },
 			[1] = { .kind = PCI_BAR_MEM32, .size = IVSHMEM_BAR1_SIZE },
-			[2] = { .kind = PCI_BAR_MEM64, .prefetch = true, .base = r->hpa, .size = r->bar },
+			[2] = { .kind = PCI_BAR_MEM64,
+				.prefetch = true,
+				.base = r->hpa,
+				.size = r->bar },
 		};
 		u64 fixed[PCI_MAX_BARS] = { [2] = r->gpa };
 		int dev = pci_bus_add_virtual(b, &p->vfn, bars, fixed);
@@ -301,8 +310,11 @@ s64 shm_info(const struct vm *vm, u64 k, struct umbra_shm_info *out)
 		return -UMBRA_ENOENT;
 	const struct shm_port *p = &vm->shm[k];
 	const struct shm_region *r = &regions[p->region];
-	*out = (struct umbra_shm_info){ .gpa = r->gpa, .size = r->bytes, .peer_id = p->peer_id,
-					.peers = r->n, .flags = p->ro ? UMBRA_SHM_RO : 0,
+	*out = (struct umbra_shm_info){ .gpa = r->gpa,
+					.size = r->bytes,
+					.peer_id = p->peer_id,
+					.peers = r->n,
+					.flags = p->ro ? UMBRA_SHM_RO : 0,
 					.vectors = UMBRA_SHM_VECTORS };
 	memcpy(out->name, r->name, sizeof(out->name));
 	return 0;

@@ -8,9 +8,9 @@
 #include "vmm/dev/ivshmem.h"
 #include "vmm/dev/pci_bus.h"
 
-#define SHM_REGIONS 8           /* shm=NAME:SIZE words on Umbra's line */
-#define SHM_PER_GUEST 4         /* shm=NAME words on one module line */
-#define SHM_MEMBERS 16          /* guests sharing one region */
+#define SHM_REGIONS 8	/* shm=NAME:SIZE words on Umbra's line */
+#define SHM_PER_GUEST 4 /* shm=NAME words on one module line */
+#define SHM_MEMBERS 16	/* guests sharing one region */
 #define SHM_NAME_LEN 16
 
 struct vm;
@@ -24,14 +24,14 @@ struct shm_port {
 	u8 region;
 	u8 peer_id;
 	bool ro;
-	u32 rung;                       /* atomic */
-	u8 bound[UMBRA_SHM_VECTORS];    /* SHM_BIND: the IDT vector a doorbell vector becomes */
-	u32 bound_mask;                 /* the doorbell vectors bound */
-	u64 rings;                      /* doorbells this guest rang */
-	u64 coalesced;                  /* of those, onto one already pending at the peer */
-	u64 refused;                    /* doorbell register writes naming no peer or vector */
-	u64 taken;                      /* doorbells this guest took (interrupts, status bits) */
-	struct ivshmem dev;             /* its ivshmem function's registers */
+	u32 rung;		     /* atomic */
+	u8 bound[UMBRA_SHM_VECTORS]; /* SHM_BIND: the IDT vector a doorbell vector becomes */
+	u32 bound_mask;		     /* the doorbell vectors bound */
+	u64 rings;		     /* doorbells this guest rang */
+	u64 coalesced;		     /* of those, onto one already pending at the peer */
+	u64 refused;		     /* doorbell register writes naming no peer or vector */
+	u64 taken;		     /* doorbells this guest took (interrupts, status bits) */
+	struct ivshmem dev;	     /* its ivshmem function's registers */
 	struct pci_vfn vfn;
 	struct vm *vm;
 };

@@ -21,7 +21,7 @@ struct trace_rec {
 	u32 cost;
 	u8 reason;
 	u8 vcpu;
-	u16 guest;                /* its id, modulo 65536: the dump of guest N shows N + 65536's */
+	u16 guest; /* its id, modulo 65536: the dump of guest N shows N + 65536's */
 };
 _Static_assert(sizeof(struct trace_rec) == 32, "a record is 32 bytes, 128 a page");
 #define RECS_PER_PAGE (PAGE_SIZE / sizeof(struct trace_rec))
@@ -87,11 +87,16 @@ static u64 qualification(const struct vexit *x)
 {
 	switch (x->reason) {
 	case EXIT_PAGE_FAULT:
-	case EXIT_NESTED_FAULT: return x->addr;
-	case EXIT_IO: return x->port;
-	case EXIT_CR_ACCESS: return (u64)x->cr << 1 | x->cr_write;
-	case EXIT_EXCEPTION: return x->vector;
-	default: return x->raw_info1;
+	case EXIT_NESTED_FAULT:
+		return x->addr;
+	case EXIT_IO:
+		return x->port;
+	case EXIT_CR_ACCESS:
+		return (u64)x->cr << 1 | x->cr_write;
+	case EXIT_EXCEPTION:
+		return x->vector;
+	default:
+		return x->raw_info1;
 	}
 }
 
@@ -111,10 +116,13 @@ void trace_exit(struct vcpu *v, const struct vexit *x, u64 rip, u64 start)
 	if (!__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE))
 		return;
 	u64 cost = rdtsc() - start;
-	trace_record(r, &(struct trace_rec){
-		.tsc = start, .rip = rip, .qual = qualification(x),
-		.cost = cost > 0xffffffffull ? 0xffffffffu : (u32)cost, .reason = (u8)x->reason,
-		.vcpu = (u8)v->id, .guest = (u16)v->vm->id });
+	trace_record(r, &(struct trace_rec){ .tsc = start,
+					     .rip = rip,
+					     .qual = qualification(x),
+					     .cost = cost > 0xffffffffull ? 0xffffffffu : (u32)cost,
+					     .reason = (u8)x->reason,
+					     .vcpu = (u8)v->id,
+					     .guest = (u16)v->vm->id });
 }
 
 /* The oldest record of the guest not yet printed from ring c, from index *at on (or NULL). */

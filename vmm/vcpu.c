@@ -50,8 +50,11 @@ void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code)
 		/* Otherwise the two are handled serially: the second is delivered, and the first
 		 * comes again when its instruction restarts. */
 	}
-	*p = (struct vevent){ .valid = true, .type = VEVENT_EXCEPTION, .vector = vector,
-			      .has_error = has_error, .error_code = error_code };
+	*p = (struct vevent){ .valid = true,
+			      .type = VEVENT_EXCEPTION,
+			      .vector = vector,
+			      .has_error = has_error,
+			      .error_code = error_code };
 }
 
 void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2)
@@ -152,12 +155,14 @@ bool vcpu_skip_hypercall(struct vcpu *v, const struct vexit *x)
 void vcpu_print_regs(const struct vcpu *v, const char *prefix)
 {
 	const struct x86_emu_ctx *r = &v->hw.regs;
-	static const char *const names[] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-					     "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
+	static const char *const names[] = {
+		"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+		"r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"
+	};
 
 	for (int i = 0; i < 16; i += 4)
-		kprintf("%s   %-3s=%016lx %-3s=%016lx %-3s=%016lx %-3s=%016lx\n", prefix,
-			names[i], r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
+		kprintf("%s   %-3s=%016lx %-3s=%016lx %-3s=%016lx %-3s=%016lx\n", prefix, names[i],
+			r->gpr[i], names[i + 1], r->gpr[i + 1], names[i + 2], r->gpr[i + 2],
 			names[i + 3], r->gpr[i + 3]);
 	kprintf("%s   cr0=0x%lx cr2=0x%lx cr3=0x%lx cr4=0x%lx efer=0x%lx shadow_root=0x%lx%s\n",
 		prefix, r->cr0, r->cr2, r->cr3, r->cr4, r->efer, v->hw.root_hpa,
@@ -309,5 +314,5 @@ void vcpu_halt(struct vcpu *v)
 	console_flush(v->vm);
 	vm_end(v->vm, VM_END_HALT, 0,
 	       (v->hw.regs.rflags & RFLAGS_IF) ? "HLT with nothing that could wake it"
-					    : "HLT with interrupts off");
+					       : "HLT with interrupts off");
 }

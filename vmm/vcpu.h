@@ -15,8 +15,14 @@ void vcpu_inject(struct vcpu *v, u8 vector, bool has_error, u32 error_code);
 void vcpu_inject_pf(struct vcpu *v, u32 error_code, u64 cr2);
 /* A fault the decoder or emulator reported (#PF with its address). */
 void vcpu_inject_fault(struct vcpu *v, const struct x86_fault *f);
-static inline void vcpu_inject_gp(struct vcpu *v) { vcpu_inject(v, VEC_GP, true, 0); }
-static inline void vcpu_inject_ud(struct vcpu *v) { vcpu_inject(v, VEC_UD, false, 0); }
+static inline void vcpu_inject_gp(struct vcpu *v)
+{
+	vcpu_inject(v, VEC_GP, true, 0);
+}
+static inline void vcpu_inject_ud(struct vcpu *v)
+{
+	vcpu_inject(v, VEC_UD, false, 0);
+}
 /* Decodes the instruction at RIP (segments read first). 0, or <0 after injecting a fetch fault
  * (-1) or when it cannot be decoded (-2). */
 int vcpu_decode(struct vcpu *v, struct x86_insn *insn);

@@ -23,7 +23,7 @@ struct vcpu_memo {
 	struct cr_memo {
 		bool valid;
 		u8 mode;
-		u32 code;         /* its 4 bytes, as one word */
+		u32 code; /* its 4 bytes, as one word */
 		struct x86_insn insn;
 	} cr;
 	/* The vCPU's interrupt state as vcpu_run_slice last evaluated it (vmm/run.c): settled
@@ -38,7 +38,7 @@ struct vcpu_memo {
 	struct events_memo {
 		bool settled;
 		u32 gen;
-		u64 due;          /* also the exit deadline the entry is given */
+		u64 due; /* also the exit deadline the entry is given */
 	} events;
 };
 

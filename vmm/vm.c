@@ -116,17 +116,13 @@ void vm_kick_all(struct vm *vm)
 
 struct vm *vm_by_id(u64 id)
 {
-	for_each_vm(vm)
-		if (vm->id == id)
-			return vm;
+	for_each_vm(vm) if (vm->id == id) return vm;
 	return NULL;
 }
 
 struct vm *vm_by_name(const char *name)
 {
-	for_each_vm(vm)
-		if (!strcmp(vm->name, name))
-			return vm;
+	for_each_vm(vm) if (!strcmp(vm->name, name)) return vm;
 	return NULL;
 }
 
@@ -142,7 +138,8 @@ u64 vm_budget_end(const struct vm *vm)
 	for (u32 i = 0; i < vm->nr_vcpus; i++) {
 		const struct vcpu *v = &vm->vcpus[i];
 		u64 w = __atomic_load_n(&v->waited_tsc, __ATOMIC_RELAXED);
-		if ((i == 0 || __atomic_load_n(&v->power, __ATOMIC_RELAXED) == VCPU_ON) && w < waited)
+		if ((i == 0 || __atomic_load_n(&v->power, __ATOMIC_RELAXED) == VCPU_ON) &&
+		    w < waited)
 			waited = w;
 	}
 	return vm->end_tsc + waited;

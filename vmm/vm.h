@@ -41,15 +41,15 @@ enum vm_state { VM_EMPTY, VM_READY, VM_RUNNING, VM_ENDED };
 /* How a guest ended, for its report and the summary: X(NAME, what the report says). */
 #define VM_END_LIST(X) \
 	X(NONE, "none") \
-	X(RESULT, "result")         /* wrote the result port or called exit: status below */ \
-	X(HALT, "halted")           /* HLT with interrupts off and nothing pending */ \
-	X(SHUTDOWN, "triple-fault") /* triple fault */ \
-	X(FATAL, "fatal")           /* something Umbra could not continue (dump printed) */ \
-	X(LOAD_ERROR, "load-error") /* never started: bad image or no memory */ \
-	X(STOPPED, "stopped")       /* stopped by another guest's STOP_GUEST */ \
-	X(TIMEOUT, "timeout")       /* ran past its time budget (time= or Umbra's timeout=) */ \
-	X(POWEROFF, "poweroff")     /* entered ACPI S5 (soft-off), as `poweroff` does */ \
-	X(REBOOT, "reboot")         /* asked for a reset with on_reboot=end (vmm/reset.c) */ \
+	X(RESULT, "result")	      /* wrote the result port or called exit: status below */ \
+	X(HALT, "halted")	      /* HLT with interrupts off and nothing pending */ \
+	X(SHUTDOWN, "triple-fault")   /* triple fault */ \
+	X(FATAL, "fatal")	      /* something Umbra could not continue (dump printed) */ \
+	X(LOAD_ERROR, "load-error")   /* never started: bad image or no memory */ \
+	X(STOPPED, "stopped")	      /* stopped by another guest's STOP_GUEST */ \
+	X(TIMEOUT, "timeout")	      /* ran past its time budget (time= or Umbra's timeout=) */ \
+	X(POWEROFF, "poweroff")	      /* entered ACPI S5 (soft-off), as `poweroff` does */ \
+	X(REBOOT, "reboot")	      /* asked for a reset with on_reboot=end (vmm/reset.c) */ \
 	X(REBOOT_LOOP, "reboot-loop") /* asked for one more reset than reboots= allows */
 #define VM_END_ENUM_(name, text) VM_END_##name,
 enum vm_end { VM_END_LIST(VM_END_ENUM_) };

@@ -12,12 +12,12 @@
 /* Tables larger than this are treated as corrupt rather than mapped. */
 #define ACPI_MAX_TABLE_LEN (1u << 20)
 
-#define ACPI_ERR_RSDP    (-1)   /* RSDP missing, short, bad signature or checksum */
-#define ACPI_ERR_MAP     (-2)   /* map() refused a range */
-#define ACPI_ERR_ROOT    (-3)   /* RSDT/XSDT header, length or checksum */
-#define ACPI_ERR_NO_TABLE (-4)  /* no table with the signature asked for */
+#define ACPI_ERR_RSDP (-1)     /* RSDP missing, short, bad signature or checksum */
+#define ACPI_ERR_MAP (-2)      /* map() refused a range */
+#define ACPI_ERR_ROOT (-3)     /* RSDT/XSDT header, length or checksum */
+#define ACPI_ERR_NO_TABLE (-4) /* no table with the signature asked for */
 #define ACPI_ERR_NO_MADT ACPI_ERR_NO_TABLE
-#define ACPI_ERR_MADT    (-5)   /* MADT length, checksum or an entry */
+#define ACPI_ERR_MADT (-5) /* MADT length, checksum or an entry */
 
 struct acpi_header {
 	char signature[4];
@@ -35,9 +35,9 @@ struct acpi_header {
 typedef const void *(*acpi_map_fn)(u64 pa, size_t len, void *ctx);
 
 struct acpi_find {
-	u64 pa;                 /* where the table found is */
+	u64 pa; /* where the table found is */
 	bool used_xsdt;
-	const char *error;      /* first problem found, NULL on success */
+	const char *error; /* first problem found, NULL on success */
 	char errbuf[112];
 };
 
@@ -62,17 +62,17 @@ struct acpi_iso {
 #define ACPI_ISO_TRIGGER_LEVEL (3 << 2)
 
 struct acpi_cpus {
-	u64 lapic_base;         /* MADT field, or its type 5 override */
-	u32 count;              /* IDs in apic_id[] */
+	u64 lapic_base; /* MADT field, or its type 5 override */
+	u32 count;	/* IDs in apic_id[] */
 	u32 apic_id[ACPI_MAX_CPUS];
-	u32 dropped;            /* usable CPUs beyond ACPI_MAX_CPUS, ignored */
-	u32 disabled;           /* entries neither enabled nor online-capable */
-	u32 madt_flags;         /* bit 0: PC-AT compatible dual 8259 PICs present */
-	u32 n_ioapics, n_isos;  /* beyond the arrays' sizes: ignored */
+	u32 dropped;	       /* usable CPUs beyond ACPI_MAX_CPUS, ignored */
+	u32 disabled;	       /* entries neither enabled nor online-capable */
+	u32 madt_flags;	       /* bit 0: PC-AT compatible dual 8259 PICs present */
+	u32 n_ioapics, n_isos; /* beyond the arrays' sizes: ignored */
 	struct acpi_ioapic ioapic[ACPI_MAX_IOAPICS];
 	struct acpi_iso iso[ACPI_MAX_ISOS];
 	bool used_xsdt;
-	const char *error;      /* first problem found, NULL on success */
+	const char *error; /* first problem found, NULL on success */
 	char errbuf[112];
 };
 
@@ -91,9 +91,8 @@ int acpi_find_cpus(const void *rsdp, size_t rsdp_len,
  * ACPI_ERR_NO_TABLE when no root entry has that signature, err_bad for a bad table, or another
  * ACPI_ERR_*; out->error says why.
  */
-int acpi_find_table(const void *rsdp, size_t rsdp_len, acpi_map_fn map, void *ctx,
-		    const char *sig, int err_bad, const struct acpi_header **tbl,
-		    struct acpi_find *out);
+int acpi_find_table(const void *rsdp, size_t rsdp_len, acpi_map_fn map, void *ctx, const char *sig,
+		    int err_bad, const struct acpi_header **tbl, struct acpi_find *out);
 
 /*
  * Finds the table with signature sig (4 characters) through the RSDP's root table, checks its
@@ -101,8 +100,7 @@ int acpi_find_table(const void *rsdp, size_t rsdp_len, acpi_map_fn map, void *ct
  * ACPI_ERR_NO_TABLE when no root entry has that signature, err_bad for a bad table, or another
  * ACPI_ERR_*; out->error says why.
  */
-int acpi_find_table(const void *rsdp, size_t rsdp_len, acpi_map_fn map, void *ctx,
-		    const char *sig, int err_bad, const struct acpi_header **tbl,
-		    struct acpi_find *out);
+int acpi_find_table(const void *rsdp, size_t rsdp_len, acpi_map_fn map, void *ctx, const char *sig,
+		    int err_bad, const struct acpi_header **tbl, struct acpi_find *out);
 
 #endif

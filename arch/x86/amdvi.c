@@ -7,8 +7,14 @@
 #define AMDVI_SPINS 1000000u
 #define RING_BYTES (AMDVI_RING_ENTRIES * sizeof(struct amdvi_rec))
 
-static u32 rd32(const struct amdvi_unit *u, u32 off) { return *(volatile u32 *)(u->regs + off); }
-static u64 rd64(const struct amdvi_unit *u, u32 off) { return *(volatile u64 *)(u->regs + off); }
+static u32 rd32(const struct amdvi_unit *u, u32 off)
+{
+	return *(volatile u32 *)(u->regs + off);
+}
+static u64 rd64(const struct amdvi_unit *u, u32 off)
+{
+	return *(volatile u64 *)(u->regs + off);
+}
 
 /* The tables and commands are plain memory: written before the register that hands them over. */
 static void wr32(struct amdvi_unit *u, u32 off, u32 v)
@@ -133,13 +139,15 @@ static int alloc_tables(struct amdvi_unit *u, const struct iommu_mem *m)
 	return 0;
 }
 
-#define CONTROL_ON (AMDVI_CTL_IOMMU_EN | AMDVI_CTL_COHERENT | AMDVI_CTL_EVTLOG_EN | AMDVI_CTL_CMDBUF_EN)
+#define CONTROL_ON \
+	(AMDVI_CTL_IOMMU_EN | AMDVI_CTL_COHERENT | AMDVI_CTL_EVTLOG_EN | AMDVI_CTL_CMDBUF_EN)
 
 int amdvi_unit_init(struct amdvi_unit *u, volatile void *regs, u64 base, u32 cap, u16 last,
 		    const struct iommu_mem *m, void (*model)(volatile u8 *regs))
 {
-	*u = (struct amdvi_unit){ .regs = regs, .base = base, .cap = cap, .last = last, .levels = 4,
-				  .model = model };
+	*u = (struct amdvi_unit){
+		.regs = regs, .base = base, .cap = cap, .last = last, .levels = 4, .model = model
+	};
 	if (!AMDVI_CAP_IS_IOMMU(cap))
 		return fail(u, "its PCI capability is not an IOMMU's");
 	if (rd64(u, AMDVI_REG_CONTROL) == ~0ull)
@@ -208,7 +216,7 @@ void amdvi_detach(struct amdvi_unit *u, u16 rid)
 	struct amdvi_dte *e = &u->devtab[rid];
 	u16 did = AMDVI_DTE_DID(e->q[1]);
 	const struct amdvi_dte blocked = amdvi_dte_blocked(u->empty_pa);
-	e->q[0] = blocked.q[0];   /* blocking again before the rest changes */
+	e->q[0] = blocked.q[0]; /* blocking again before the rest changes */
 	__asm__ volatile("" ::: "memory");
 	e->q[1] = blocked.q[1];
 	e->q[2] = blocked.q[2];

@@ -129,9 +129,9 @@ struct amdvi_dte amdvi_dte_blocked(u64 empty_table);
 
 struct amdvi_event {
 	u8 code;
-	u16 rid;          /* requester ID (device ID) */
-	u16 did;          /* domain ID, in the events that carry one */
-	u16 flags;        /* AMDVI_EVF_* */
+	u16 rid;   /* requester ID (device ID) */
+	u16 did;   /* domain ID, in the events that carry one */
+	u16 flags; /* AMDVI_EVF_* */
 	bool write;
 	u64 addr;
 };
@@ -144,23 +144,23 @@ bool amdvi_event_is_dma(u8 code);
 struct amdvi_unit {
 	volatile u8 *regs;
 	u64 base;
-	u32 cap;                  /* the capability header dword */
-	u64 efr;                  /* 0 without one (CAP.EFRSup clear) */
+	u32 cap; /* the capability header dword */
+	u64 efr; /* 0 without one (CAP.EFRSup clear) */
 	u8 levels;
-	u16 last;                 /* highest requester ID the device table holds */
+	u16 last; /* highest requester ID the device table holds */
 	u64 devtab_pa, cmd_pa, evt_pa, sem_pa, empty_pa;
 	u32 devtab_pages;
 	struct amdvi_dte *devtab;
 	struct amdvi_rec *cmd;
 	const volatile struct amdvi_rec *evt;
-	volatile u64 *sem;        /* where COMPLETION_WAIT stores */
-	u64 seq;                  /* the value the last COMPLETION_WAIT stores */
+	volatile u64 *sem; /* where COMPLETION_WAIT stores */
+	u64 seq;	   /* the value the last COMPLETION_WAIT stores */
 	u32 cmd_tail, evt_head;
 	bool on;
 	u32 domains;
-	u64 lost;                 /* event log overflows: events the unit dropped */
+	u64 lost; /* event log overflows: events the unit dropped */
 	u64 events[AMDVI_EVT_CODES];
-	const char *error;        /* why the unit was left off */
+	const char *error; /* why the unit was left off */
 	/* Host tests only: the register block's answer, run before each read of a wait (NULL
 	 * on hardware, which answers by itself). */
 	void (*model)(volatile u8 *regs);

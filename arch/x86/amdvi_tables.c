@@ -3,7 +3,7 @@
 #include "arch/x86/amdvi.h"
 
 #define DTES_PER_PAGE (4096 / sizeof(struct amdvi_dte))
-#define DEVTAB_MAX_PAGES 512    /* 65536 requester IDs */
+#define DEVTAB_MAX_PAGES 512 /* 65536 requester IDs */
 
 u32 amdvi_devtab_pages(u16 last)
 {
@@ -20,8 +20,10 @@ static u64 pt_dir(u32 level)
 }
 
 const struct iommu_pt_format amdvi_pt_format = {
-	.present = AMDVI_PTE_PR, .dir = pt_dir, .leaf_rights = AMDVI_PTE_IR | AMDVI_PTE_IW,
-	.leaf = AMDVI_PTE_PR,   /* next level 0: a 4 KiB page */
+	.present = AMDVI_PTE_PR,
+	.dir = pt_dir,
+	.leaf_rights = AMDVI_PTE_IR | AMDVI_PTE_IW,
+	.leaf = AMDVI_PTE_PR, /* next level 0: a 4 KiB page */
 };
 
 struct amdvi_dte amdvi_dte_domain(const struct iommu_pt *d)
@@ -29,7 +31,8 @@ struct amdvi_dte amdvi_dte_domain(const struct iommu_pt *d)
 	/* IR/IW here are ANDed with the tables', which decide. IV stays 0: interrupts are not
 	 * remapped, as under VT-d without interrupt remapping. */
 	return (struct amdvi_dte){ { (d->root & AMDVI_ADDR_MASK) | AMDVI_DTE_MODE(d->levels) |
-				     AMDVI_DTE_IR | AMDVI_DTE_IW | AMDVI_DTE_TV | AMDVI_DTE_V,
+					     AMDVI_DTE_IR | AMDVI_DTE_IW | AMDVI_DTE_TV |
+					     AMDVI_DTE_V,
 				     d->did, 0, 0 } };
 }
 
@@ -45,7 +48,8 @@ struct amdvi_dte amdvi_dte_blocked(u64 empty_table)
 	 * QEMU's model finds as a page fault too. Domain 0 is no guest's.
 	 */
 	return (struct amdvi_dte){ { (empty_table & AMDVI_ADDR_MASK) | AMDVI_DTE_MODE(1) |
-				     AMDVI_DTE_TV | AMDVI_DTE_V, 0, 0, 0 } };
+					     AMDVI_DTE_TV | AMDVI_DTE_V,
+				     0, 0, 0 } };
 }
 
 static struct amdvi_rec command(u32 op, u64 lo, u64 hi)
@@ -56,8 +60,8 @@ static struct amdvi_rec command(u32 op, u64 lo, u64 hi)
 struct amdvi_rec amdvi_cmd_wait(u64 store_pa, u64 data)
 {
 	/* Store address bits 51:3 in place; the data is the second quadword. */
-	return command(AMDVI_CMD_COMPLETION_WAIT, (store_pa & 0x000ffffffffffff8ull) | AMDVI_WAIT_STORE,
-		       data);
+	return command(AMDVI_CMD_COMPLETION_WAIT,
+		       (store_pa & 0x000ffffffffffff8ull) | AMDVI_WAIT_STORE, data);
 }
 
 struct amdvi_rec amdvi_cmd_inv_dte(u16 rid)
@@ -81,7 +85,7 @@ bool amdvi_ring_put(struct amdvi_rec *ring, u32 *tail, u32 head, struct amdvi_re
 {
 	u32 next = (*tail + sizeof(c)) % (AMDVI_RING_ENTRIES * sizeof(c));
 	if (next == head)
-		return false;   /* one slot stays empty: head == tail means empty */
+		return false; /* one slot stays empty: head == tail means empty */
 	ring[*tail / sizeof(c)] = c;
 	*tail = next;
 	return true;
@@ -91,8 +95,10 @@ void amdvi_event_decode(struct amdvi_rec rec, struct amdvi_event *e)
 {
 	/* Device ID in bits 15:0, domain ID 47:32 (IO_PAGE_FAULT, PAGE_TAB_HARDWARE_ERROR), flags
 	 * 59:48, code 63:60; the address is the second quadword. */
-	*e = (struct amdvi_event){ .code = (u8)(rec.lo >> 60), .rid = (u16)rec.lo,
-				   .flags = (u16)(rec.lo >> 48) & 0xfff, .addr = rec.hi };
+	*e = (struct amdvi_event){ .code = (u8)(rec.lo >> 60),
+				   .rid = (u16)rec.lo,
+				   .flags = (u16)(rec.lo >> 48) & 0xfff,
+				   .addr = rec.hi };
 	if (e->code == AMDVI_EVT_IO_PAGE_FAULT || e->code == AMDVI_EVT_PAGETAB_HW_ERROR)
 		e->did = (u16)(rec.lo >> 32);
 	e->write = (e->flags & AMDVI_EVF_RW) != 0;
@@ -107,7 +113,8 @@ const char *amdvi_event_name(u8 code)
 		[AMDVI_EVT_PAGETAB_HW_ERROR] = "PAGE_TAB_HARDWARE_ERROR",
 		[AMDVI_EVT_ILLEGAL_COMMAND] = "ILLEGAL_COMMAND_ERROR",
 		[AMDVI_EVT_COMMAND_HW_ERROR] = "COMMAND_HARDWARE_ERROR",
-		[0x7] = "IOTLB_INV_TIMEOUT", [0x8] = "INVALID_DEVICE_REQUEST",
+		[0x7] = "IOTLB_INV_TIMEOUT",
+		[0x8] = "INVALID_DEVICE_REQUEST",
 	};
 	return code < AMDVI_EVT_CODES && names[code] ? names[code] : "other";
 }

@@ -11,8 +11,6 @@ static spinlock_t console_lock = SPINLOCK_INIT;
 /* A CPU that panics while holding the lock must still be able to print its dump. */
 static volatile int console_owner = -1;
 
-
-
 static void console_out(char c, void *arg)
 {
 	(void)arg;

@@ -18,45 +18,98 @@
 /* clang-format on */
 
 static const u16 map0[256] = {
-	[0x00 ... 0x03] = M, [0x04] = I8, [0x05] = IZ, [0x06 ... 0x07] = I64,
-	[0x08 ... 0x0b] = M, [0x0c] = I8, [0x0d] = IZ, [0x0e] = I64,
-	[0x10 ... 0x13] = M, [0x14] = I8, [0x15] = IZ, [0x16 ... 0x17] = I64,
-	[0x18 ... 0x1b] = M, [0x1c] = I8, [0x1d] = IZ, [0x1e ... 0x1f] = I64,
-	[0x20 ... 0x23] = M, [0x24] = I8, [0x25] = IZ, [0x27] = I64,
-	[0x28 ... 0x2b] = M, [0x2c] = I8, [0x2d] = IZ, [0x2f] = I64,
-	[0x30 ... 0x33] = M, [0x34] = I8, [0x35] = IZ, [0x37] = I64,
-	[0x38 ... 0x3b] = M, [0x3c] = I8, [0x3d] = IZ, [0x3f] = I64,
-	[0x60 ... 0x61] = I64, [0x62] = M | I64, [0x63] = M,
-	[0x68] = IZ, [0x69] = M | IZ, [0x6a] = I8, [0x6b] = M | I8,
+	[0x00 ... 0x03] = M,
+	[0x04] = I8,
+	[0x05] = IZ,
+	[0x06 ... 0x07] = I64,
+	[0x08 ... 0x0b] = M,
+	[0x0c] = I8,
+	[0x0d] = IZ,
+	[0x0e] = I64,
+	[0x10 ... 0x13] = M,
+	[0x14] = I8,
+	[0x15] = IZ,
+	[0x16 ... 0x17] = I64,
+	[0x18 ... 0x1b] = M,
+	[0x1c] = I8,
+	[0x1d] = IZ,
+	[0x1e ... 0x1f] = I64,
+	[0x20 ... 0x23] = M,
+	[0x24] = I8,
+	[0x25] = IZ,
+	[0x27] = I64,
+	[0x28 ... 0x2b] = M,
+	[0x2c] = I8,
+	[0x2d] = IZ,
+	[0x2f] = I64,
+	[0x30 ... 0x33] = M,
+	[0x34] = I8,
+	[0x35] = IZ,
+	[0x37] = I64,
+	[0x38 ... 0x3b] = M,
+	[0x3c] = I8,
+	[0x3d] = IZ,
+	[0x3f] = I64,
+	[0x60 ... 0x61] = I64,
+	[0x62] = M | I64,
+	[0x63] = M,
+	[0x68] = IZ,
+	[0x69] = M | IZ,
+	[0x6a] = I8,
+	[0x6b] = M | I8,
 	[0x70 ... 0x7f] = I8,
-	[0x80] = M | I8, [0x81] = M | IZ, [0x82] = M | I8 | I64, [0x83] = M | I8,
+	[0x80] = M | I8,
+	[0x81] = M | IZ,
+	[0x82] = M | I8 | I64,
+	[0x83] = M | I8,
 	[0x84 ... 0x8f] = M,
 	[0x9a] = FP | I64,
-	[0xa0 ... 0xa3] = MO, [0xa8] = I8, [0xa9] = IZ,
-	[0xb0 ... 0xb7] = I8, [0xb8 ... 0xbf] = IV,
-	[0xc0 ... 0xc1] = M | I8, [0xc2] = IW, [0xc4 ... 0xc5] = M | I64,
-	[0xc6] = M | I8, [0xc7] = M | IZ, [0xc8] = IW | I8, [0xca] = IW, [0xcd] = I8, [0xce] = I64,
-	[0xd0 ... 0xd3] = M, [0xd4 ... 0xd5] = I8 | I64, [0xd6] = I64, [0xd8 ... 0xdf] = M,
-	[0xe0 ... 0xe7] = I8, [0xe8 ... 0xe9] = REL, [0xea] = FP | I64, [0xeb] = I8,
-	[0xf6 ... 0xf7] = M, [0xfe ... 0xff] = M,
+	[0xa0 ... 0xa3] = MO,
+	[0xa8] = I8,
+	[0xa9] = IZ,
+	[0xb0 ... 0xb7] = I8,
+	[0xb8 ... 0xbf] = IV,
+	[0xc0 ... 0xc1] = M | I8,
+	[0xc2] = IW,
+	[0xc4 ... 0xc5] = M | I64,
+	[0xc6] = M | I8,
+	[0xc7] = M | IZ,
+	[0xc8] = IW | I8,
+	[0xca] = IW,
+	[0xcd] = I8,
+	[0xce] = I64,
+	[0xd0 ... 0xd3] = M,
+	[0xd4 ... 0xd5] = I8 | I64,
+	[0xd6] = I64,
+	[0xd8 ... 0xdf] = M,
+	[0xe0 ... 0xe7] = I8,
+	[0xe8 ... 0xe9] = REL,
+	[0xea] = FP | I64,
+	[0xeb] = I8,
+	[0xf6 ... 0xf7] = M,
+	[0xfe ... 0xff] = M,
 };
 
 static const u16 map1[256] = {
-	[0x00 ... 0x03] = M, [0x04] = UD, [0x0a] = UD, [0x0c] = UD, [0x0d] = M, [0x0f] = M | I8,
-	[0x10 ... 0x1f] = M, [0x20 ... 0x23] = M, [0x24 ... 0x27] = UD, [0x28 ... 0x2f] = M,
-	[0x36] = UD, [0x39] = UD, [0x3b ... 0x3f] = UD,
-	[0x40 ... 0x6f] = M, [0x70 ... 0x73] = M | I8, [0x74 ... 0x76] = M, [0x78 ... 0x7f] = M,
-	[0x80 ... 0x8f] = REL, [0x90 ... 0x9f] = M,
-	[0xa3] = M, [0xa4] = M | I8, [0xa5] = M, [0xa6 ... 0xa7] = UD,
-	[0xab] = M, [0xac] = M | I8, [0xad ... 0xaf] = M,
-	[0xb0 ... 0xb9] = M, [0xba] = M | I8, [0xbb ... 0xbf] = M,
-	[0xc0 ... 0xc1] = M, [0xc2] = M | I8, [0xc3] = M, [0xc4 ... 0xc6] = M | I8, [0xc7] = M,
-	[0xd0 ... 0xff] = M,
+	[0x00 ... 0x03] = M,  [0x04] = UD,	    [0x0a] = UD,
+	[0x0c] = UD,	      [0x0d] = M,	    [0x0f] = M | I8,
+	[0x10 ... 0x1f] = M,  [0x20 ... 0x23] = M,  [0x24 ... 0x27] = UD,
+	[0x28 ... 0x2f] = M,  [0x36] = UD,	    [0x39] = UD,
+	[0x3b ... 0x3f] = UD, [0x40 ... 0x6f] = M,  [0x70 ... 0x73] = M | I8,
+	[0x74 ... 0x76] = M,  [0x78 ... 0x7f] = M,  [0x80 ... 0x8f] = REL,
+	[0x90 ... 0x9f] = M,  [0xa3] = M,	    [0xa4] = M | I8,
+	[0xa5] = M,	      [0xa6 ... 0xa7] = UD, [0xab] = M,
+	[0xac] = M | I8,      [0xad ... 0xaf] = M,  [0xb0 ... 0xb9] = M,
+	[0xba] = M | I8,      [0xbb ... 0xbf] = M,  [0xc0 ... 0xc1] = M,
+	[0xc2] = M | I8,      [0xc3] = M,	    [0xc4 ... 0xc6] = M | I8,
+	[0xc7] = M,	      [0xd0 ... 0xff] = M,
 };
 
 /* 16-bit ModRM bases: BX+SI, BX+DI, BP+SI, BP+DI, SI, DI, BP, BX. */
-static const u8 base16[8] = { X86_RBX, X86_RBX, X86_RBP, X86_RBP, X86_RSI, X86_RDI, X86_RBP, X86_RBX };
-static const u8 index16[8] = { X86_RSI, X86_RDI, X86_RSI, X86_RDI,
+static const u8 base16[8] = {
+	X86_RBX, X86_RBX, X86_RBP, X86_RBP, X86_RSI, X86_RDI, X86_RBP, X86_RBX
+};
+static const u8 index16[8] = { X86_RSI,	     X86_RDI,	   X86_RSI,	 X86_RDI,
 			       X86_REG_NONE, X86_REG_NONE, X86_REG_NONE, X86_REG_NONE };
 
 struct dec {
@@ -67,7 +120,7 @@ struct dec {
 	u8 avail;
 	u8 pos;
 	int status;
-	bool mov_cr;   /* a CR access exit: try MOV CR's common form first */
+	bool mov_cr; /* a CR access exit: try MOV CR's common form first */
 };
 
 static void set_fault(struct x86_fault *f, u8 vector, bool has_error, u32 error, u64 addr)
@@ -196,16 +249,37 @@ static bool prefixes(struct dec *d)
 			return false;
 		b = in->bytes[d->pos];
 		switch (b) {
-		case 0x66: in->opsize_prefix = true; break;
-		case 0x67: in->addrsize_prefix = true; break;
-		case 0xf0: in->lock = true; break;
-		case 0xf2: case 0xf3: in->rep = b; break;
-		case 0x26: in->seg_override = X86_ES; break;
-		case 0x2e: in->seg_override = X86_CS; break;
-		case 0x36: in->seg_override = X86_SS; break;
-		case 0x3e: in->seg_override = X86_DS; break;
-		case 0x64: in->seg_override = X86_FS; break;
-		case 0x65: in->seg_override = X86_GS; break;
+		case 0x66:
+			in->opsize_prefix = true;
+			break;
+		case 0x67:
+			in->addrsize_prefix = true;
+			break;
+		case 0xf0:
+			in->lock = true;
+			break;
+		case 0xf2:
+		case 0xf3:
+			in->rep = b;
+			break;
+		case 0x26:
+			in->seg_override = X86_ES;
+			break;
+		case 0x2e:
+			in->seg_override = X86_CS;
+			break;
+		case 0x36:
+			in->seg_override = X86_SS;
+			break;
+		case 0x3e:
+			in->seg_override = X86_DS;
+			break;
+		case 0x64:
+			in->seg_override = X86_FS;
+			break;
+		case 0x65:
+			in->seg_override = X86_GS;
+			break;
 		default:
 			if (in->mode != X86_MODE_64 || (b & 0xf0) != 0x40)
 				return true;
@@ -343,10 +417,18 @@ static u16 attributes(struct dec *d)
 	u16 attr;
 
 	switch (in->map) {
-	case 0: attr = map0[in->opcode]; break;
-	case 1: attr = map1[in->opcode]; break;
-	case 2: attr = M; break;
-	default: attr = M | I8; break;
+	case 0:
+		attr = map0[in->opcode];
+		break;
+	case 1:
+		attr = map1[in->opcode];
+		break;
+	case 2:
+		attr = M;
+		break;
+	default:
+		attr = M | I8;
+		break;
 	}
 	if ((attr & I64) && in->mode == X86_MODE_64)
 		attr |= UD;
@@ -429,7 +511,8 @@ static void classify_map1(struct dec *d)
 	struct x86_insn *in = d->insn;
 
 	switch (in->opcode) {
-	case 0x20: case 0x22:
+	case 0x20:
+	case 0x22:
 		in->kind = in->opcode == 0x20 ? X86_K_MOV_FROM_CR : X86_K_MOV_TO_CR;
 		in->cr = in->reg;
 		/* AMD's alternative encoding of CR8 for 32-bit code. */
@@ -456,11 +539,21 @@ static void classify_map1(struct dec *d)
 		else if (in->modrm == 0xf9)
 			in->kind = X86_K_RDTSCP;
 		break;
-	case 0x06: in->kind = X86_K_CLTS; break;
-	case 0x30: in->kind = X86_K_WRMSR; break;
-	case 0x31: in->kind = X86_K_RDTSC; break;
-	case 0x32: in->kind = X86_K_RDMSR; break;
-	case 0xa2: in->kind = X86_K_CPUID; break;
+	case 0x06:
+		in->kind = X86_K_CLTS;
+		break;
+	case 0x30:
+		in->kind = X86_K_WRMSR;
+		break;
+	case 0x31:
+		in->kind = X86_K_RDTSC;
+		break;
+	case 0x32:
+		in->kind = X86_K_RDMSR;
+		break;
+	case 0xa2:
+		in->kind = X86_K_CPUID;
+		break;
 	}
 }
 
@@ -501,19 +594,35 @@ static bool lock_ok(const struct x86_insn *in)
 		if (op < 0x38)
 			return (op & 7) < 2;
 		switch (op) {
-		case 0x80 ... 0x83: return sub != 7;
-		case 0x86: case 0x87: return true;
-		case 0xf6: case 0xf7: return sub == 2 || sub == 3;
-		case 0xfe: case 0xff: return sub < 2;
+		case 0x80 ... 0x83:
+			return sub != 7;
+		case 0x86:
+		case 0x87:
+			return true;
+		case 0xf6:
+		case 0xf7:
+			return sub == 2 || sub == 3;
+		case 0xfe:
+		case 0xff:
+			return sub < 2;
 		}
 		return false;
 	}
 	if (in->map != 1)
 		return false;
 	switch (op) {
-	case 0xab: case 0xb3: case 0xbb: case 0xb0: case 0xb1: case 0xc0: case 0xc1: return true;
-	case 0xba: return sub >= 5;
-	case 0xc7: return sub == 1;
+	case 0xab:
+	case 0xb3:
+	case 0xbb:
+	case 0xb0:
+	case 0xb1:
+	case 0xc0:
+	case 0xc1:
+		return true;
+	case 0xba:
+		return sub >= 5;
+	case 0xc7:
+		return sub == 1;
 	}
 	return false;
 }
@@ -578,7 +687,7 @@ static int mov_cr_form(enum x86_mode mode, const u8 *b, unsigned avail)
 	if (avail < p + 3)
 		return -(int)(p + 3);
 	if (b[p + 2] < 0xc0)
-		return 0;	/* the other mods read as registers too, but rarely: decode() */
+		return 0; /* the other mods read as registers too, but rarely: decode() */
 	return (int)p + 3;
 }
 
@@ -643,8 +752,8 @@ static int decode_at(struct dec *d)
 	return run(d);
 }
 
-int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
-	       struct x86_insn *insn, struct x86_fault *fault)
+int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, struct x86_insn *insn,
+	       struct x86_fault *fault)
 {
 	return decode_at(&(struct dec){ .ctx = ctx, .ops = ops, .insn = insn, .fault = fault });
 }
@@ -652,8 +761,8 @@ int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 int x86_decode_cr(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
 		  struct x86_insn *insn, struct x86_fault *fault)
 {
-	return decode_at(&(struct dec){ .ctx = ctx, .ops = ops, .insn = insn, .fault = fault,
-					.mov_cr = true });
+	return decode_at(&(struct dec){
+		.ctx = ctx, .ops = ops, .insn = insn, .fault = fault, .mov_cr = true });
 }
 
 static int decode_from(const struct x86_emu_ctx *ctx, const u8 *bytes, size_t n,
@@ -682,7 +791,8 @@ bool x86_decode_mov_cr_bytes(const struct x86_emu_ctx *ctx, const u8 *b, unsigne
 	if (len <= 0)
 		return false;
 	u8 rex = len == 4 ? b[0] : 0, modrm = b[len - 1];
-	u8 cr = (u8)(((modrm >> 3) & 7) | ((rex & 4) << 1)), gpr = (u8)((modrm & 7) | ((rex & 1) << 3));
+	u8 cr = (u8)(((modrm >> 3) & 7) | ((rex & 4) << 1)),
+	   gpr = (u8)((modrm & 7) | ((rex & 1) << 3));
 	if (!is_cr_valid(cr))
 		return false;
 	x86_insn_mov_cr(ctx, b[len - 2] == 0x22, cr, gpr, (u8)len, in);

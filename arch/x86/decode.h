@@ -7,8 +7,22 @@
 #include "arch/x86/regs.h" /* RFLAGS, CR and EFER bits */
 
 enum x86_gpr {
-	X86_RAX, X86_RCX, X86_RDX, X86_RBX, X86_RSP, X86_RBP, X86_RSI, X86_RDI,
-	X86_R8, X86_R9, X86_R10, X86_R11, X86_R12, X86_R13, X86_R14, X86_R15,
+	X86_RAX,
+	X86_RCX,
+	X86_RDX,
+	X86_RBX,
+	X86_RSP,
+	X86_RBP,
+	X86_RSI,
+	X86_RDI,
+	X86_R8,
+	X86_R9,
+	X86_R10,
+	X86_R11,
+	X86_R12,
+	X86_R13,
+	X86_R14,
+	X86_R15,
 	X86_NR_GPRS
 };
 
@@ -53,8 +67,8 @@ struct x86_emu_ctx {
 	u64 cr0, cr2, cr3, cr4, efer;
 	struct x86_seg seg[X86_NR_SREGS];
 	struct x86_dtr gdtr, idtr; /* with seg[]: filled by read_segments */
-	u16 ldtr, tr;              /* selectors (SLDT, STR): filled by read_segments */
-	struct x86_dtr ldt;        /* LDTR's base and limit (LDT selectors): read_segments */
+	u16 ldtr, tr;		   /* selectors (SLDT, STR): filled by read_segments */
+	struct x86_dtr ldt;	   /* LDTR's base and limit (LDT selectors): read_segments */
 	/* FS, GS, ldtr, tr and ldt were not read: the CPU still holds them (SVM keeps its VMLOAD
 	 * set loaded for a vCPU's turn, and reading it there costs a VMSAVE, an exit of its own
 	 * under a nested hypervisor). Whoever is about to use one calls x86_segments_wanted. */
@@ -72,7 +86,6 @@ struct x86_fault {
 	u64 addr; /* #PF: the linear address (CR2) */
 };
 
-
 #define X86_PF_P BIT(0)
 #define X86_PF_W BIT(1)
 #define X86_PF_U BIT(2)
@@ -81,7 +94,7 @@ struct x86_fault {
 /* What a memory callback returns. */
 enum x86_acc {
 	X86_ACC_OK = 0,
-	X86_ACC_FAULT,     /* *fault says what to inject; it arrives pre-filled as a #PF at the address */
+	X86_ACC_FAULT, /* *fault says what to inject; it arrives pre-filled as a #PF at the address */
 	X86_ACC_UNHANDLED, /* the caller cannot perform this access (e.g. no device there) */
 };
 
@@ -127,9 +140,9 @@ enum x86_kind {
 	X86_K_MOV_FROM_CR, /* gpr <- CR[cr]: x86_set_reg(ctx, gpr, opsize, true, value) */
 	X86_K_MOV_TO_CR,   /* CR[cr] <- gpr: x86_get_reg(ctx, gpr, opsize, true) */
 	X86_K_CLTS,
-	X86_K_LMSW,        /* source: the r/m operand, 16 bits (x86_read_rm) */
-	X86_K_SMSW,        /* destination: the r/m operand, 16 bits in memory (x86_write_rm) */
-	X86_K_INVLPG,      /* mem.linear */
+	X86_K_LMSW,   /* source: the r/m operand, 16 bits (x86_read_rm) */
+	X86_K_SMSW,   /* destination: the r/m operand, 16 bits in memory (x86_write_rm) */
+	X86_K_INVLPG, /* mem.linear */
 	X86_K_VMCALL,
 	X86_K_VMMCALL,
 	X86_K_CPUID,
@@ -138,60 +151,60 @@ enum x86_kind {
 	X86_K_RDTSC,
 	X86_K_RDTSCP,
 	X86_K_HLT,
-	X86_K_IN,          /* port, port_dx, io_size */
+	X86_K_IN, /* port, port_dx, io_size */
 	X86_K_OUT,
-	X86_K_INS,         /* io_size, rep; memory at ES:rDI (addrsize) */
-	X86_K_OUTS,        /* io_size, rep; memory at seg_override (or DS):rSI */
+	X86_K_INS,  /* io_size, rep; memory at ES:rDI (addrsize) */
+	X86_K_OUTS, /* io_size, rep; memory at seg_override (or DS):rSI */
 };
 
 #define X86_REG_NONE 0xff
 
 struct x86_mem {
-	u8 seg;            /* enum x86_sreg after overrides */
-	u8 base, index;    /* X86_REG_NONE when absent */
-	u8 scale;          /* 1, 2, 4, 8 */
+	u8 seg;		/* enum x86_sreg after overrides */
+	u8 base, index; /* X86_REG_NONE when absent */
+	u8 scale;	/* 1, 2, 4, 8 */
 	bool rip_rel;
 	s64 disp;
-	u64 ea;            /* effective address, wrapped to the address size */
-	u64 linear;        /* segment base + ea (no limit check; 32-bit wrap outside long mode) */
+	u64 ea;	    /* effective address, wrapped to the address size */
+	u64 linear; /* segment base + ea (no limit check; 32-bit wrap outside long mode) */
 };
 
 struct x86_insn {
 	u8 len;
 	u8 bytes[X86_MAX_INSN_LEN];
-	u8 mode;           /* enum x86_mode */
-	u8 opsize;         /* 2, 4, 8 (byte forms are the opcode's business) */
-	u8 addrsize;       /* 2, 4, 8 */
-	u8 map;            /* 0: one byte, 1: 0F, 2: 0F 38, 3: 0F 3A */
+	u8 mode;     /* enum x86_mode */
+	u8 opsize;   /* 2, 4, 8 (byte forms are the opcode's business) */
+	u8 addrsize; /* 2, 4, 8 */
+	u8 map;	     /* 0: one byte, 1: 0F, 2: 0F 38, 3: 0F 3A */
 	u8 opcode;
-	u8 rex;            /* 0 when absent or cancelled by a later legacy prefix */
-	u8 seg_override;   /* enum x86_sreg or X86_REG_NONE */
-	u8 rep;            /* 0, 0xf2 or 0xf3: the last one seen */
+	u8 rex;		 /* 0 when absent or cancelled by a later legacy prefix */
+	u8 seg_override; /* enum x86_sreg or X86_REG_NONE */
+	u8 rep;		 /* 0, 0xf2 or 0xf3: the last one seen */
 	bool lock, opsize_prefix, addrsize_prefix;
 	bool has_modrm;
 	u8 modrm, mod;
-	u8 reg;            /* ModRM.reg with REX.R */
-	u8 sub;            /* ModRM.reg without REX: the group selector */
-	u8 rm;             /* ModRM.rm with REX.B when it names a register */
+	u8 reg; /* ModRM.reg with REX.R */
+	u8 sub; /* ModRM.reg without REX: the group selector */
+	u8 rm;	/* ModRM.rm with REX.B when it names a register */
 	bool has_sib;
 	u8 sib;
-	bool has_mem;      /* ModRM memory operand or moffs */
+	bool has_mem; /* ModRM memory operand or moffs */
 	struct x86_mem mem;
 	u8 imm_len;
-	s64 imm;           /* first immediate, sign-extended (moffs and far pointers: zero-extended) */
-	s64 imm2;          /* ENTER's second immediate */
-	u8 kind;           /* enum x86_kind */
-	u8 cr;             /* MOV CR: control register number */
-	u8 gpr;            /* MOV CR: general register */
-	u8 io_size;        /* IN/OUT/INS/OUTS: 1, 2, 4 */
+	s64 imm;    /* first immediate, sign-extended (moffs and far pointers: zero-extended) */
+	s64 imm2;   /* ENTER's second immediate */
+	u8 kind;    /* enum x86_kind */
+	u8 cr;	    /* MOV CR: control register number */
+	u8 gpr;	    /* MOV CR: general register */
+	u8 io_size; /* IN/OUT/INS/OUTS: 1, 2, 4 */
 	bool port_dx;
-	u16 port;          /* immediate port (port_dx false) */
+	u16 port; /* immediate port (port_dx false) */
 };
 
 enum x86_dec_status {
 	X86_DEC_OK = 0,
 	X86_DEC_UNHANDLED, /* unknown, unsupported or truncated: len may be 0 */
-	X86_DEC_FAULT,     /* *fault: fetch fault, #GP for > 15 bytes, #UD for a bad LOCK or CR */
+	X86_DEC_FAULT,	   /* *fault: fetch fault, #GP for > 15 bytes, #UD for a bad LOCK or CR */
 };
 
 /* All ones in the low `bytes` bytes: operand, address and IP wrap-around. */
@@ -213,8 +226,8 @@ static inline enum x86_mode x86_ctx_mode(const struct x86_emu_ctx *ctx)
 }
 
 /* Decodes the instruction at CS:RIP, fetching through ops->fetch. */
-int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
-	       struct x86_insn *insn, struct x86_fault *fault);
+int x86_decode(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, struct x86_insn *insn,
+	       struct x86_fault *fault);
 
 /*
  * x86_decode for an instruction that exited as a control-register access: MOV CR with no

@@ -6,6 +6,10 @@
 #include "lib/types.h"
 
 void udelay(u32 us);
-static inline void mdelay(u32 ms) { while (ms--) udelay(1000); }
+static inline void mdelay(u32 ms)
+{
+	while (ms--)
+		udelay(1000);
+}
 
 #endif

@@ -5,9 +5,9 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 
-static u64 allocated;                 /* bit i: DEVIRQ_FIRST + i is some function's */
-static u64 arrived[NR_CPUS];          /* per CPU, set by the interrupt, taken by vmm/ */
-static u32 level_gsi[DEVIRQ_COUNT];   /* a level input's GSI + 1, 0 for an MSI's vector */
+static u64 allocated;		    /* bit i: DEVIRQ_FIRST + i is some function's */
+static u64 arrived[NR_CPUS];	    /* per CPU, set by the interrupt, taken by vmm/ */
+static u32 level_gsi[DEVIRQ_COUNT]; /* a level input's GSI + 1, 0 for an MSI's vector */
 
 u8 devirq_alloc(void)
 {

@@ -89,7 +89,8 @@ static bool in_limit(const struct x86_seg *s, u64 ea, unsigned len)
 
 	if ((s->attr & (X86_SEG_S | X86_SEG_TYPE_CODE | X86_SEG_TYPE_EXPDOWN)) ==
 	    (X86_SEG_S | X86_SEG_TYPE_EXPDOWN))
-		return ea > s->limit && last <= ((s->attr & X86_SEG_DB) ? 0xffffffffull : 0xffffull);
+		return ea > s->limit &&
+		       last <= ((s->attr & X86_SEG_DB) ? 0xffffffffull : 0xffffull);
 	return last <= s->limit;
 }
 
@@ -128,8 +129,8 @@ static int linearize(struct emu *e, u8 seg, u64 ea, unsigned len, u64 *lin)
 enum access { ACC_READ, ACC_WRITE, ACC_CMPXCHG };
 
 /* Every guest memory access: segmentation, the default #PF, then the caller's callback. */
-static int access(struct emu *e, enum access kind, u8 seg, u64 ea, void *buf,
-		  const void *desired, unsigned len)
+static int access(struct emu *e, enum access kind, u8 seg, u64 ea, void *buf, const void *desired,
+		  unsigned len)
 {
 	struct x86_emu_result *res = e->res;
 	struct x86_fault *f = &res->fault;
@@ -166,8 +167,8 @@ static int access(struct emu *e, enum access kind, u8 seg, u64 ea, void *buf,
 }
 
 /* Compare-exchange of up to 16 bytes; *swapped says whether memory took `desired`. */
-static int cmpxchg(struct emu *e, u8 seg, u64 ea, void *expected, const void *desired,
-		   unsigned len, bool *swapped)
+static int cmpxchg(struct emu *e, u8 seg, u64 ea, void *expected, const void *desired, unsigned len,
+		   bool *swapped)
 {
 	u8 before[16];
 	int rc;
@@ -191,7 +192,9 @@ static struct opnd rm_op(const struct emu *e, unsigned w)
 
 	if (!in->has_mem)
 		return reg_op(in->rm, w);
-	return (struct opnd){ .type = OPND_MEM, .width = (u8)w, .seg = in->mem.seg, .ea = in->mem.ea };
+	return (struct opnd){
+		.type = OPND_MEM, .width = (u8)w, .seg = in->mem.seg, .ea = in->mem.ea
+	};
 }
 
 static struct opnd const_op(u64 v, unsigned w)
@@ -244,8 +247,19 @@ static int update(struct emu *e, const struct opnd *o, u64 old, u64 new, bool at
 /* ---- arithmetic ---- */
 
 enum alu_op {
-	ALU_ADD, ALU_OR, ALU_ADC, ALU_SBB, ALU_AND, ALU_SUB, ALU_XOR, ALU_CMP, /* the ModRM /n order */
-	ALU_TEST, ALU_INC, ALU_DEC, ALU_NEG, ALU_NOT,
+	ALU_ADD,
+	ALU_OR,
+	ALU_ADC,
+	ALU_SBB,
+	ALU_AND,
+	ALU_SUB,
+	ALU_XOR,
+	ALU_CMP, /* the ModRM /n order */
+	ALU_TEST,
+	ALU_INC,
+	ALU_DEC,
+	ALU_NEG,
+	ALU_NOT,
 };
 
 enum { CLS_ADD, CLS_SUB, CLS_AND, CLS_OR, CLS_XOR, CLS_NOT };
@@ -303,10 +317,17 @@ static u64 alu(enum alu_op op, u64 a, u64 b, unsigned w, u64 *fl)
 		f |= msb((a ^ b) & (a ^ r), w) ? RFLAGS_OF : 0;
 		f |= (a ^ b ^ r) & RFLAGS_AF;
 		break;
-	case CLS_AND: r = a & b; break;
-	case CLS_OR: r = a | b; break;
-	case CLS_XOR: r = a ^ b; break;
-	default: return ~a & m; /* NOT leaves the flags alone */
+	case CLS_AND:
+		r = a & b;
+		break;
+	case CLS_OR:
+		r = a | b;
+		break;
+	case CLS_XOR:
+		r = a ^ b;
+		break;
+	default:
+		return ~a & m; /* NOT leaves the flags alone */
 	}
 	f |= r == 0 ? RFLAGS_ZF : 0;
 	f |= msb(r, w) ? RFLAGS_SF : 0;
@@ -371,9 +392,14 @@ static int alu_family(struct emu *e)
 	struct opnd acc = reg_op(X86_RAX, w), imm = imm_op(e, w);
 
 	switch (op & 7) {
-	case 0: case 1: return alu_op(e, op >> 3, &rm, &reg);
-	case 2: case 3: return alu_op(e, op >> 3, &reg, &rm);
-	default: return alu_op(e, op >> 3, &acc, &imm);
+	case 0:
+	case 1:
+		return alu_op(e, op >> 3, &rm, &reg);
+	case 2:
+	case 3:
+		return alu_op(e, op >> 3, &reg, &rm);
+	default:
+		return alu_op(e, op >> 3, &acc, &imm);
 	}
 }
 
@@ -484,8 +510,7 @@ static int shift_group(struct emu *e)
 	unsigned w = opw(e), bits = w * 8, n;
 	struct opnd o = rm_op(e, w);
 	u64 m = x86_mask(w), v, r, fl = e->w.rflags, cf = fl & RFLAGS_CF ? 1 : 0, of;
-	u64 count = in->opcode <= 0xc1 ? (u64)in->imm : in->opcode <= 0xd1 ? 1
-										 : e->w.gpr[X86_RCX];
+	u64 count = in->opcode <= 0xc1 ? (u64)in->imm : in->opcode <= 0xd1 ? 1 : e->w.gpr[X86_RCX];
 	int rc;
 
 	count &= w == 8 ? 63 : 31;
@@ -710,10 +735,16 @@ static int alu_group(struct emu *e)
 	struct opnd reg = reg_op(in->reg, w), acc = reg_op(X86_RAX, w);
 
 	switch (in->opcode) {
-	case 0x80 ... 0x83: return alu_op(e, in->sub, &rm, &imm);
-	case 0x84: case 0x85: return alu_op(e, ALU_TEST, &rm, &reg);
-	case 0xa8: case 0xa9: return alu_op(e, ALU_TEST, &acc, &imm);
-	case 0xf6: case 0xf7:
+	case 0x80 ... 0x83:
+		return alu_op(e, in->sub, &rm, &imm);
+	case 0x84:
+	case 0x85:
+		return alu_op(e, ALU_TEST, &rm, &reg);
+	case 0xa8:
+	case 0xa9:
+		return alu_op(e, ALU_TEST, &acc, &imm);
+	case 0xf6:
+	case 0xf7:
 		if (in->sub >= 4)
 			return mul_div(e);
 		return alu_op(e, grp3[in->sub], &rm, &imm);
@@ -760,10 +791,18 @@ static int mov(struct emu *e)
 	if (in->map == 1)
 		return in->has_mem ? move(e, &rm, &reg, false) : X86_EMU_UNHANDLED;
 	switch (in->opcode) {
-	case 0x88: case 0x89: return move(e, &rm, &reg, false);
-	case 0x8a: case 0x8b: return move(e, &reg, &rm, false);
-	case 0xa0: case 0xa1: return move(e, &acc, &rm, false);
-	case 0xa2: case 0xa3: return move(e, &rm, &acc, false);
+	case 0x88:
+	case 0x89:
+		return move(e, &rm, &reg, false);
+	case 0x8a:
+	case 0x8b:
+		return move(e, &reg, &rm, false);
+	case 0xa0:
+	case 0xa1:
+		return move(e, &acc, &rm, false);
+	case 0xa2:
+	case 0xa3:
+		return move(e, &rm, &acc, false);
 	default:
 		if (in->sub != 0)
 			return X86_EMU_UNHANDLED;
@@ -891,7 +930,8 @@ enum { BT_TEST, BT_SET, BT_RESET, BT_COMPLEMENT };
 /* 0F A3/AB/B3/BB (bit offset in a register: may reach outside the operand) and 0F BA /4-/7. */
 static int bit_test(struct emu *e)
 {
-	static const u8 reg_forms[4] = { BT_TEST, BT_SET, BT_RESET, BT_COMPLEMENT }; /* A3 AB B3 BB */
+	static const u8 reg_forms[4] = { BT_TEST, BT_SET, BT_RESET,
+					 BT_COMPLEMENT }; /* A3 AB B3 BB */
 	const struct x86_insn *in = e->in;
 	unsigned w = in->opsize, bits = w * 8, action;
 	struct opnd o = rm_op(e, w);
@@ -919,10 +959,18 @@ static int bit_test(struct emu *e)
 		return rc;
 	bit = BIT(off);
 	switch (action) {
-	case BT_SET: nv = v | bit; break;
-	case BT_RESET: nv = v & ~bit; break;
-	case BT_COMPLEMENT: nv = v ^ bit; break;
-	default: nv = v; break;
+	case BT_SET:
+		nv = v | bit;
+		break;
+	case BT_RESET:
+		nv = v & ~bit;
+		break;
+	case BT_COMPLEMENT:
+		nv = v ^ bit;
+		break;
+	default:
+		nv = v;
+		break;
 	}
 	if (action != BT_TEST) {
 		rc = update(e, &o, v, nv, in->lock);
@@ -939,10 +987,18 @@ bool x86_condition(u64 fl, unsigned cc)
 	bool sf = fl & RFLAGS_SF, of = fl & RFLAGS_OF, r;
 
 	switch ((cc >> 1) & 7) {
-	case 3: r = fl & (RFLAGS_CF | RFLAGS_ZF); break;
-	case 6: r = sf != of; break;
-	case 7: r = (fl & RFLAGS_ZF) || sf != of; break;
-	default: r = fl & single[(cc >> 1) & 7]; break;
+	case 3:
+		r = fl & (RFLAGS_CF | RFLAGS_ZF);
+		break;
+	case 6:
+		r = sf != of;
+		break;
+	case 7:
+		r = (fl & RFLAGS_ZF) || sf != of;
+		break;
+	default:
+		r = fl & single[(cc >> 1) & 7];
+		break;
 	}
 	return (cc & 1) ? !r : r;
 }
@@ -986,8 +1042,9 @@ static int bit_scan(struct emu *e)
 	if (rc != X86_EMU_OK)
 		return rc;
 	if (count) {
-		r = !v ? bits : reverse ? (u64)(__builtin_clzll(v) - (64 - (int)bits))
-					: (u64)__builtin_ctzll(v);
+		r = !v	      ? bits
+		    : reverse ? (u64)(__builtin_clzll(v) - (64 - (int)bits))
+			      : (u64)__builtin_ctzll(v);
 		fl &= ~(RFLAGS_CF | RFLAGS_ZF);
 		fl |= (!v ? RFLAGS_CF : 0) | (!r ? RFLAGS_ZF : 0);
 	} else {
@@ -1048,7 +1105,9 @@ static int system_store(struct emu *e)
 	 * size, as realmode.c stores it). */
 	const struct x86_dtr *t = sub ? &e->w.idtr : &e->w.gdtr;
 	unsigned bw = in->mode == X86_MODE_64 ? 8 : 4;
-	u64 base = t->base & (in->mode == X86_MODE_64 ? ~0ull : in->opsize == 2 ? 0xffffff : 0xffffffff);
+	u64 base = t->base & (in->mode == X86_MODE_64 ? ~0ull
+			      : in->opsize == 2	      ? 0xffffff
+						      : 0xffffffff);
 	u8 buf[10];
 
 	buf[0] = (u8)t->limit;
@@ -1150,12 +1209,24 @@ static int flag_insn(struct emu *e)
 	u64 *fl = &e->w.rflags;
 
 	switch (e->in->opcode) {
-	case 0xf5: *fl ^= RFLAGS_CF; break;
-	case 0xf8: *fl &= ~RFLAGS_CF; break;
-	case 0xf9: *fl |= RFLAGS_CF; break;
-	case 0xfc: *fl &= ~RFLAGS_DF; break;
-	case 0xfd: *fl |= RFLAGS_DF; break;
-	case 0x9e: *fl = (*fl & ~sahf) | (x86_get_reg(&e->w, X86_RSP, 1, false) & sahf); break;
+	case 0xf5:
+		*fl ^= RFLAGS_CF;
+		break;
+	case 0xf8:
+		*fl &= ~RFLAGS_CF;
+		break;
+	case 0xf9:
+		*fl |= RFLAGS_CF;
+		break;
+	case 0xfc:
+		*fl &= ~RFLAGS_DF;
+		break;
+	case 0xfd:
+		*fl |= RFLAGS_DF;
+		break;
+	case 0x9e:
+		*fl = (*fl & ~sahf) | (x86_get_reg(&e->w, X86_RSP, 1, false) & sahf);
+		break;
 	default: /* 9F: AH <- SF ZF 0 AF 0 PF 1 CF */
 		x86_set_reg(&e->w, X86_RSP, 1, false, (*fl & sahf) | 2);
 		break;
@@ -1175,23 +1246,23 @@ static int flag_insn(struct emu *e)
  */
 struct sse_form {
 	u8 opcode, prefix; /* prefix: 0, 0x66, 0xf3, 0xf2 */
-	u8 width;          /* 0: the operand size (MOVD/MOVQ) */
+	u8 width;	   /* 0: the operand size (MOVD/MOVQ) */
 	bool store, aligned;
 };
 
 static const struct sse_form sse_forms[] = {
-	{ 0x10, 0, 16, false, false }, { 0x11, 0, 16, true, false },
+	{ 0x10, 0, 16, false, false },	  { 0x11, 0, 16, true, false },
 	{ 0x10, 0x66, 16, false, false }, { 0x11, 0x66, 16, true, false },
-	{ 0x10, 0xf3, 4, false, false }, { 0x11, 0xf3, 4, true, false },
-	{ 0x10, 0xf2, 8, false, false }, { 0x11, 0xf2, 8, true, false },
-	{ 0x28, 0, 16, false, true }, { 0x29, 0, 16, true, true },
-	{ 0x28, 0x66, 16, false, true }, { 0x29, 0x66, 16, true, true },
-	{ 0x2b, 0, 16, true, true }, { 0x2b, 0x66, 16, true, true },
-	{ 0x6f, 0x66, 16, false, true }, { 0x7f, 0x66, 16, true, true },
+	{ 0x10, 0xf3, 4, false, false },  { 0x11, 0xf3, 4, true, false },
+	{ 0x10, 0xf2, 8, false, false },  { 0x11, 0xf2, 8, true, false },
+	{ 0x28, 0, 16, false, true },	  { 0x29, 0, 16, true, true },
+	{ 0x28, 0x66, 16, false, true },  { 0x29, 0x66, 16, true, true },
+	{ 0x2b, 0, 16, true, true },	  { 0x2b, 0x66, 16, true, true },
+	{ 0x6f, 0x66, 16, false, true },  { 0x7f, 0x66, 16, true, true },
 	{ 0x6f, 0xf3, 16, false, false }, { 0x7f, 0xf3, 16, true, false },
-	{ 0xe7, 0x66, 16, true, true },
-	{ 0x6e, 0x66, 0, false, false }, { 0x7e, 0x66, 0, true, false },
-	{ 0x7e, 0xf3, 8, false, false }, { 0xd6, 0x66, 8, true, false },
+	{ 0xe7, 0x66, 16, true, true },	  { 0x6e, 0x66, 0, false, false },
+	{ 0x7e, 0x66, 0, true, false },	  { 0x7e, 0xf3, 8, false, false },
+	{ 0xd6, 0x66, 8, true, false },
 };
 
 static int sse_move(struct emu *e)
@@ -1224,7 +1295,7 @@ static int sse_move(struct emu *e)
 	if (rc != X86_EMU_OK)
 		return rc;
 	return e->ops->xmm(e->orig, in->reg, xmm, true) == X86_ACC_OK ? X86_EMU_OK
-								   : X86_EMU_UNHANDLED;
+								      : X86_EMU_UNHANDLED;
 }
 
 /* ---- x87 and MMX: the real instruction on the live FPU state, against a buffer ---- */
@@ -1249,7 +1320,7 @@ static int fpu_lookup(const struct x86_insn *in)
 		if (f->opcode != in->opcode)
 			continue;
 		if (end == X86_FPU_MMX_FIRST ? f->sub == in->sub
-					      : f->sub == 2 || f->sub == !!(in->rex & 8))
+					     : f->sub == 2 || f->sub == !!(in->rex & 8))
 			return (int)i;
 	}
 	return -1;
@@ -1348,7 +1419,9 @@ static int fpu_move(struct emu *e, unsigned form)
 	const struct x86_fpu_form_desc *f = &x86_fpu_forms[form];
 	u8 buf[16] = { 0 }, image[512] __attribute__((aligned(16)));
 	u16 sw = 0, cw = 0;
-	struct x86_fpu_req req = { .reg = in->sub, .fip = e->w.rip, .fdp = in->mem.ea,
+	struct x86_fpu_req req = { .reg = in->sub,
+				   .fip = e->w.rip,
+				   .fdp = in->mem.ea,
 				   .fop = (u16)(((in->opcode & 7) << 8) | in->modrm) };
 	int rc;
 
@@ -1464,7 +1537,7 @@ static int string_step(struct emu *e, unsigned w, unsigned asz)
 	bool uses_si = kind == STR_MOVS || kind == STR_CMPS || kind == STR_LODS;
 	u8 src_seg = in->seg_override == X86_REG_NONE ? X86_DS : in->seg_override;
 	u64 si = e->w.gpr[X86_RSI] & x86_mask(asz), di = e->w.gpr[X86_RDI] & x86_mask(asz);
-	u64 step = (e->w.rflags & RFLAGS_DF) ? (u64)-(s64)w : w, v = 0, d = 0;
+	u64 step = (e->w.rflags & RFLAGS_DF) ? (u64) - (s64)w : w, v = 0, d = 0;
 	u64 fl = e->w.rflags;
 	int rc = X86_EMU_OK;
 
@@ -1546,24 +1619,53 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 
 	if (in->map == 1) {
 		switch (op) {
-		case 0xa3: case 0xab: case 0xb3: case 0xbb: case 0xba: return bit_test(e);
-		case 0xb0: case 0xb1: return cmpxchg_insn(e);
-		case 0xb6: case 0xb7: case 0xbe: case 0xbf: return movx(e);
-		case 0xc0: case 0xc1: return xadd(e);
-		case 0xc3: return mov(e);
-		case 0xc7: return cmpxchg_double(e);
-		case 0x00: case 0x01: return system_store(e);
-		case 0x40 ... 0x4f: return cmov(e);
-		case 0x90 ... 0x9f: return setcc(e);
-		case 0xbc: case 0xbd: return bit_scan(e);
-		case 0xaf: return imul_reg(e);
-		case 0xb8: return popcnt(e);
-		case 0xa1: return pop_sreg(e, X86_FS);
-		case 0xa9: return pop_sreg(e, X86_GS);
-		case 0xb2: return load_far_pointer(e, X86_SS);
-		case 0xb4: return load_far_pointer(e, X86_FS);
-		case 0xb5: return load_far_pointer(e, X86_GS);
-		case 0xae: return group15(e);
+		case 0xa3:
+		case 0xab:
+		case 0xb3:
+		case 0xbb:
+		case 0xba:
+			return bit_test(e);
+		case 0xb0:
+		case 0xb1:
+			return cmpxchg_insn(e);
+		case 0xb6:
+		case 0xb7:
+		case 0xbe:
+		case 0xbf:
+			return movx(e);
+		case 0xc0:
+		case 0xc1:
+			return xadd(e);
+		case 0xc3:
+			return mov(e);
+		case 0xc7:
+			return cmpxchg_double(e);
+		case 0x00:
+		case 0x01:
+			return system_store(e);
+		case 0x40 ... 0x4f:
+			return cmov(e);
+		case 0x90 ... 0x9f:
+			return setcc(e);
+		case 0xbc:
+		case 0xbd:
+			return bit_scan(e);
+		case 0xaf:
+			return imul_reg(e);
+		case 0xb8:
+			return popcnt(e);
+		case 0xa1:
+			return pop_sreg(e, X86_FS);
+		case 0xa9:
+			return pop_sreg(e, X86_GS);
+		case 0xb2:
+			return load_far_pointer(e, X86_SS);
+		case 0xb4:
+			return load_far_pointer(e, X86_FS);
+		case 0xb5:
+			return load_far_pointer(e, X86_GS);
+		case 0xae:
+			return group15(e);
 		}
 		form = fpu_lookup(in);
 		return form >= 0 ? fpu_move(e, (unsigned)form) : sse_move(e);
@@ -1580,25 +1682,63 @@ static int dispatch(struct emu *e, struct x86_emu_ctx *ctx)
 	if (op < 0x40 && (op & 7) < 6)
 		return alu_family(e);
 	switch (op) {
-	case 0x40 ... 0x4f: return inc_dec_reg(e); /* REX prefixes in 64-bit mode */
-	case 0x50 ... 0x5f: case 0x68: case 0x6a: return push_pop_short(e);
-	case 0x63: return movx(e);
-	case 0x69: case 0x6b: return imul_reg(e);
-	case 0xc0: case 0xc1: case 0xd0 ... 0xd3: return shift_group(e);
-	case 0x80 ... 0x85: case 0xa8: case 0xa9: case 0xf6: case 0xf7: case 0xfe: case 0xff:
+	case 0x40 ... 0x4f:
+		return inc_dec_reg(e); /* REX prefixes in 64-bit mode */
+	case 0x50 ... 0x5f:
+	case 0x68:
+	case 0x6a:
+		return push_pop_short(e);
+	case 0x63:
+		return movx(e);
+	case 0x69:
+	case 0x6b:
+		return imul_reg(e);
+	case 0xc0:
+	case 0xc1:
+	case 0xd0 ... 0xd3:
+		return shift_group(e);
+	case 0x80 ... 0x85:
+	case 0xa8:
+	case 0xa9:
+	case 0xf6:
+	case 0xf7:
+	case 0xfe:
+	case 0xff:
 		return alu_group(e);
-	case 0x86: case 0x87: return xchg(e);
-	case 0x8f: return pop_rm(e);
-	case 0x88 ... 0x8b: case 0xa0 ... 0xa3: case 0xc6: case 0xc7: return mov(e);
-	case 0xa4 ... 0xa7: case 0xaa ... 0xaf: return string(e, ctx);
-	case 0x8c: return mov_from_sreg(e);
-	case 0x8e: return mov_to_sreg(e);
-	case 0x07: return pop_sreg(e, X86_ES);
-	case 0x17: return pop_sreg(e, X86_SS);
-	case 0x1f: return pop_sreg(e, X86_DS);
-	case 0xc4: return in->mode == X86_MODE_64 ? X86_EMU_UNHANDLED : load_far_pointer(e, X86_ES);
-	case 0xc5: return in->mode == X86_MODE_64 ? X86_EMU_UNHANDLED : load_far_pointer(e, X86_DS);
-	case 0x9e: case 0x9f: case 0xf5: case 0xf8: case 0xf9: case 0xfc: case 0xfd:
+	case 0x86:
+	case 0x87:
+		return xchg(e);
+	case 0x8f:
+		return pop_rm(e);
+	case 0x88 ... 0x8b:
+	case 0xa0 ... 0xa3:
+	case 0xc6:
+	case 0xc7:
+		return mov(e);
+	case 0xa4 ... 0xa7:
+	case 0xaa ... 0xaf:
+		return string(e, ctx);
+	case 0x8c:
+		return mov_from_sreg(e);
+	case 0x8e:
+		return mov_to_sreg(e);
+	case 0x07:
+		return pop_sreg(e, X86_ES);
+	case 0x17:
+		return pop_sreg(e, X86_SS);
+	case 0x1f:
+		return pop_sreg(e, X86_DS);
+	case 0xc4:
+		return in->mode == X86_MODE_64 ? X86_EMU_UNHANDLED : load_far_pointer(e, X86_ES);
+	case 0xc5:
+		return in->mode == X86_MODE_64 ? X86_EMU_UNHANDLED : load_far_pointer(e, X86_DS);
+	case 0x9e:
+	case 0x9f:
+	case 0xf5:
+	case 0xf8:
+	case 0xf9:
+	case 0xfc:
+	case 0xfd:
 		return flag_insn(e);
 	}
 	return X86_EMU_UNHANDLED;
@@ -1615,8 +1755,8 @@ static void init(struct emu *e, const struct x86_emu_ctx *ctx, const struct x86_
 	e->res = res;
 }
 
-int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
-		const struct x86_insn *insn, struct x86_emu_result *res)
+int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, const struct x86_insn *insn,
+		struct x86_emu_result *res)
 {
 	struct emu e;
 	int rc;

@@ -50,8 +50,8 @@ struct x86_emu_result {
  * RETRY -> resume unchanged; UNHANDLED -> the page-table path unshadows the frame, counts it
  * and lets the guest run the instruction natively.
  */
-int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
-		const struct x86_insn *insn, struct x86_emu_result *res);
+int x86_emulate(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, const struct x86_insn *insn,
+		struct x86_emu_result *res);
 
 /* x86_decode then x86_emulate; a decode fault is reported as X86_EMU_FAULT. */
 int x86_emulate_at_rip(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,

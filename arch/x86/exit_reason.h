@@ -13,10 +13,7 @@
 /* clang-format on */
 
 #define EXIT_ENUM_(name) EXIT_##name,
-enum exit_reason {
-	EXIT_REASON_LIST(EXIT_ENUM_)
-	EXIT_REASONS
-};
+enum exit_reason { EXIT_REASON_LIST(EXIT_ENUM_) EXIT_REASONS };
 #undef EXIT_ENUM_
 
 #endif

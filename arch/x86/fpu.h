@@ -6,7 +6,10 @@
 #include "lib/types.h"
 #include "lib/string.h"
 
-static inline void fpu_save(u8 *area) { __asm__ volatile("fxsave64 (%0)" ::"r"(area) : "memory"); }
+static inline void fpu_save(u8 *area)
+{
+	__asm__ volatile("fxsave64 (%0)" ::"r"(area) : "memory");
+}
 static inline void fpu_restore(const u8 *area)
 {
 	__asm__ volatile("fxrstor64 (%0)" ::"r"(area) : "memory");

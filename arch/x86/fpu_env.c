@@ -69,8 +69,9 @@ void x86_fpu_env_from_guest(const u8 *guest, u8 *image, bool real, bool o16, boo
 	if (real) {
 		put(image, W_FIP, 4, (get(guest, W_FIP, size) & 0xffff) | ((w4 >> 12) & hi) << 16);
 		put(image, W_FCS_FOP, 4, (w4 & 0x7ff) << 16);
-		put(image, W_FDP, 4, (get(guest, W_FDP, size) & 0xffff) |
-					     ((get(guest, W_FDS, size) >> 12) & hi) << 16);
+		put(image, W_FDP, 4,
+		    (get(guest, W_FDP, size) & 0xffff) | ((get(guest, W_FDS, size) >> 12) & hi)
+								 << 16);
 		put(image, W_FDS, 4, 0);
 	}
 	if (regs)

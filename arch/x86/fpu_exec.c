@@ -5,10 +5,8 @@
 #include "arch/x86/fpu.h"
 
 #define DESC(name, op, sub, w, st, wait, insn) [X86_FPU_##name] = { op, sub, w, st, wait },
-const struct x86_fpu_form_desc x86_fpu_forms[X86_FPU_NR_FORMS] = {
-	X86_X87_FORMS(DESC)
-	X86_MMX_FORMS(DESC)
-};
+const struct x86_fpu_form_desc x86_fpu_forms[X86_FPU_NR_FORMS] = { X86_X87_FORMS(DESC)
+									   X86_MMX_FORMS(DESC) };
 #undef DESC
 
 /* FXSAVE's image: FOP, then the 64-bit FIP and FDP (the REX.W layout fpu_save writes). */
@@ -29,26 +27,56 @@ static void x87(unsigned form, void *buf)
 {
 	switch (form) {
 #define RUN(name, op, sub, w, st, wait, insn) \
-	case X86_FPU_##name: __asm__ volatile(insn " (%0)" : : "r"(buf) : "memory"); break;
-	X86_X87_FORMS(RUN)
+	case X86_FPU_##name: \
+		__asm__ volatile(insn " (%0)" : : "r"(buf) : "memory"); \
+		break;
+		X86_X87_FORMS(RUN)
 #undef RUN
 	}
 }
 
 #define MMX_REGS(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
-#define LOAD32(n) case n: __asm__ volatile("movd (%0), %%mm" #n : : "r"(buf) : "memory"); break;
-#define LOAD64(n) case n: __asm__ volatile("movq (%0), %%mm" #n : : "r"(buf) : "memory"); break;
-#define STORE32(n) case n: __asm__ volatile("movd %%mm" #n ", (%0)" : : "r"(buf) : "memory"); break;
-#define STORE64(n) case n: __asm__ volatile("movq %%mm" #n ", (%0)" : : "r"(buf) : "memory"); break;
+#define LOAD32(n) \
+	case n: \
+		__asm__ volatile("movd (%0), %%mm" #n : : "r"(buf) : "memory"); \
+		break;
+#define LOAD64(n) \
+	case n: \
+		__asm__ volatile("movq (%0), %%mm" #n : : "r"(buf) : "memory"); \
+		break;
+#define STORE32(n) \
+	case n: \
+		__asm__ volatile("movd %%mm" #n ", (%0)" : : "r"(buf) : "memory"); \
+		break;
+#define STORE64(n) \
+	case n: \
+		__asm__ volatile("movq %%mm" #n ", (%0)" : : "r"(buf) : "memory"); \
+		break;
 
 /* MOVNTQ's hint means nothing for a buffer: every store is a MOVD or a MOVQ. */
 static void mmx(const struct x86_fpu_form_desc *f, unsigned reg, void *buf)
 {
 	switch ((f->store ? 2 : 0) | (f->width == 8)) {
-	case 0: switch (reg) { MMX_REGS(LOAD32) } break;
-	case 1: switch (reg) { MMX_REGS(LOAD64) } break;
-	case 2: switch (reg) { MMX_REGS(STORE32) } break;
-	default: switch (reg) { MMX_REGS(STORE64) } break;
+	case 0:
+		switch (reg) {
+			MMX_REGS(LOAD32)
+		}
+		break;
+	case 1:
+		switch (reg) {
+			MMX_REGS(LOAD64)
+		}
+		break;
+	case 2:
+		switch (reg) {
+			MMX_REGS(STORE32)
+		}
+		break;
+	default:
+		switch (reg) {
+			MMX_REGS(STORE64)
+		}
+		break;
 	}
 }
 
@@ -93,25 +121,32 @@ int x86_fpu_run(const struct x86_fpu_req *req)
 	unsigned form = req->form;
 
 	switch (form) {
-	case X86_FPU_SAVE: fpu_save(req->buf); return X86_ACC_OK;
-	case X86_FPU_RESTORE: fpu_restore(req->buf); return X86_ACC_OK;
-	/* The environment forms carry their own pointers: nothing to set after them. */
+	case X86_FPU_SAVE:
+		fpu_save(req->buf);
+		return X86_ACC_OK;
+	case X86_FPU_RESTORE:
+		fpu_restore(req->buf);
+		return X86_ACC_OK;
+		/* The environment forms carry their own pointers: nothing to set after them. */
 #define ENV(name, op, sub, regs, st, wait, insn) \
-	case X86_FPU_##name: __asm__ volatile(insn " (%0)" : : "r"(req->buf) : "memory"); \
+	case X86_FPU_##name: \
+		__asm__ volatile(insn " (%0)" : : "r"(req->buf) : "memory"); \
 		return X86_ACC_OK;
-	X86_X87_ENV_FORMS(ENV)
+		X86_X87_ENV_FORMS(ENV)
 #undef ENV
-	/* FXRSTOR's MXCSR was checked against the mask: nothing here can fault. */
+		/* FXRSTOR's MXCSR was checked against the mask: nothing here can fault. */
 #define FXSR(name, insn) \
-	case X86_FPU_##name: __asm__ volatile(insn " (%0)" : : "r"(req->buf) : "memory"); \
+	case X86_FPU_##name: \
+		__asm__ volatile(insn " (%0)" : : "r"(req->buf) : "memory"); \
 		return X86_ACC_OK;
-	X86_FXSR_FORMS(FXSR)
+		X86_FXSR_FORMS(FXSR)
 #undef FXSR
 	}
 	if (form >= X86_FPU_NR_FORMS || req->reg > 7)
 		return X86_ACC_UNHANDLED;
 	if ((form == X86_FPU_FISTTP_M16 || form == X86_FPU_FISTTP_M32 ||
-	     form == X86_FPU_FISTTP_M64) && !has_sse3())
+	     form == X86_FPU_FISTTP_M64) &&
+	    !has_sse3())
 		return X86_ACC_UNHANDLED;
 	if (form >= X86_FPU_MMX_FIRST)
 		mmx(&x86_fpu_forms[form], req->reg, req->buf);

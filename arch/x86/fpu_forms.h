@@ -105,11 +105,9 @@
 
 #define X86_FPU_ENUM(name, ...) X86_FPU_##name,
 enum x86_fpu_form {
-	X86_X87_FORMS(X86_FPU_ENUM)
-	X86_FPU_MMX_FIRST,
+	X86_X87_FORMS(X86_FPU_ENUM) X86_FPU_MMX_FIRST,
 	X86_FPU_MMX_BEFORE = X86_FPU_MMX_FIRST - 1,
-	X86_MMX_FORMS(X86_FPU_ENUM)
-	X86_FPU_NR_FORMS,
+	X86_MMX_FORMS(X86_FPU_ENUM) X86_FPU_NR_FORMS,
 	/* Not forms: the whole state to or from a 512-byte, 16-byte aligned FXSAVE image. */
 	X86_FPU_SAVE = X86_FPU_NR_FORMS,
 	X86_FPU_RESTORE,
@@ -117,17 +115,16 @@ enum x86_fpu_form {
 	 * layout. */
 	X86_FPU_ENV_FIRST,
 	X86_FPU_ENV_BEFORE = X86_FPU_ENV_FIRST - 1,
-	X86_X87_ENV_FORMS(X86_FPU_ENUM)
-	X86_FPU_ENV_END,
+	X86_X87_ENV_FORMS(X86_FPU_ENUM) X86_FPU_ENV_END,
 	/* FXSAVE/FXRSTOR, on a 512-byte, 16-byte aligned buffer. */
 	X86_FPU_FXSR_BEFORE = X86_FPU_ENV_END - 1,
 	X86_FXSR_FORMS(X86_FPU_ENUM)
 };
 #undef X86_FPU_ENUM
 
-#define X86_FPU_ENV16 14  /* bytes of the 16-bit environment */
-#define X86_FPU_ENV32 28  /* and of the 32-bit one */
-#define X86_FPU_REGS 80   /* ST0-ST7 after it, 10 bytes each */
+#define X86_FPU_ENV16 14 /* bytes of the 16-bit environment */
+#define X86_FPU_ENV32 28 /* and of the 32-bit one */
+#define X86_FPU_REGS 80	 /* ST0-ST7 after it, 10 bytes each */
 #define X86_FPU_ENV_IMAGE (X86_FPU_ENV32 + X86_FPU_REGS)
 
 /* The FXSAVE image (SDM vol. 1, table 10-2): MXCSR, the bits FXRSTOR accepts in it (0: the
@@ -165,10 +162,10 @@ extern const struct x86_fpu_form_desc x86_fpu_forms[X86_FPU_NR_FORMS];
  * instruction and operand, which the x87 forms leave in the FPU state in place of the
  * executor's own code and stack addresses. */
 struct x86_fpu_req {
-	u16 form;     /* enum x86_fpu_form */
-	u8 reg;       /* MMX: the register, 0-7 */
-	u16 fop;      /* opcode bits 10:8 and ModRM */
-	void *buf;    /* the memory operand, the FXSAVE image, or the environment image */
+	u16 form;  /* enum x86_fpu_form */
+	u8 reg;	   /* MMX: the register, 0-7 */
+	u16 fop;   /* opcode bits 10:8 and ModRM */
+	void *buf; /* the memory operand, the FXSAVE image, or the environment image */
 	u64 fip, fdp;
 };
 

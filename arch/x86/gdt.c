@@ -37,7 +37,10 @@ void percpu_init(struct percpu *pc, u32 index, u32 apic_id)
 
 void percpu_load(struct percpu *pc)
 {
-	struct { u16 limit; u64 base; } PACKED gdtr = { sizeof(pc->gdt) - 1, (u64)pc->gdt };
+	struct {
+		u16 limit;
+		u64 base;
+	} PACKED gdtr = { sizeof(pc->gdt) - 1, (u64)pc->gdt };
 
 	__asm__ volatile("lgdt %0\n\t"
 			 "pushq %1\n\t"
@@ -47,8 +50,9 @@ void percpu_load(struct percpu *pc)
 			 "1:\n\t"
 			 "movw %w2, %%ds\n\t"
 			 "movw %w2, %%es\n\t"
-			 "movw %w2, %%ss\n\t"
-			 ::"m"(gdtr), "i"(GDT_KCODE), "r"(GDT_KDATA) : "rax", "memory");
+			 "movw %w2, %%ss\n\t" ::"m"(gdtr),
+			 "i"(GDT_KCODE), "r"(GDT_KDATA)
+			 : "rax", "memory");
 	__asm__ volatile("ltr %w0" ::"r"(GDT_TSS));
 	wrmsr(MSR_GS_BASE, (u64)pc);
 	idt_load();

@@ -61,8 +61,8 @@ void iommu_print(const struct iommu_list *l, const struct pci_list *pci)
 		if (u->kind == IOMMU_AMDVI)
 			fmt_snprintf(self, sizeof(self), " (itself %02x:%02x.%x)", PCI_BUS(u->rid),
 				     PCI_DEV(u->rid), PCI_FN(u->rid));
-		kinfo("iommu: unit %u %s at 0x%llx segment %u%s%s, %u ranges, %u non-PCI scopes\n", i,
-		      kind_name(u->kind), (unsigned long long)u->base, u->segment,
+		kinfo("iommu: unit %u %s at 0x%llx segment %u%s%s, %u ranges, %u non-PCI scopes\n",
+		      i, kind_name(u->kind), (unsigned long long)u->base, u->segment,
 		      u->all ? (u->kind == IOMMU_VTD ? " INCLUDE_PCI_ALL" : " all") : "", self,
 		      u->nranges, u->other_scopes);
 		for (u32 r = 0; r < u->nranges; r++)
@@ -92,8 +92,7 @@ void iommu_print(const struct iommu_list *l, const struct pci_list *pci)
 	kinfo("iommu: %u of %u PCI functions behind an IOMMU\n", covered, pci->count);
 }
 
-void iommu_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map,
-		     const struct pci_list *pci)
+void iommu_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map, const struct pci_list *pci)
 {
 	struct acpi_find f;
 	const struct acpi_header *t;
@@ -115,7 +114,8 @@ void iommu_host_init(const void *rsdp, size_t rsdp_len, acpi_map_fn map,
 		return;
 	}
 	if (err) {
-		kprintf("iommu: %s: no IOMMU used\n", iommu_host.error ? iommu_host.error : f.error);
+		kprintf("iommu: %s: no IOMMU used\n",
+			iommu_host.error ? iommu_host.error : f.error);
 		memset(&iommu_host, 0, sizeof(iommu_host));
 		return;
 	}

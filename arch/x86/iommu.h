@@ -18,25 +18,25 @@ struct iommu_range {
 };
 
 struct iommu_unit {
-	u8 kind;                /* enum iommu_kind */
-	bool all;               /* VT-d INCLUDE_PCI_ALL: what no other unit lists; IVHD ALL */
+	u8 kind;  /* enum iommu_kind */
+	bool all; /* VT-d INCLUDE_PCI_ALL: what no other unit lists; IVHD ALL */
 	u16 segment;
-	u16 rid;                /* AMD-Vi: the IOMMU's own PCI function */
-	u16 cap;                /* AMD-Vi: its capability block's offset in that function */
-	u64 base;               /* register block */
+	u16 rid;  /* AMD-Vi: the IOMMU's own PCI function */
+	u16 cap;  /* AMD-Vi: its capability block's offset in that function */
+	u64 base; /* register block */
 	u32 nranges;
-	u32 ranges_dropped;     /* beyond IOMMU_MAX_RANGES: not counted as covered */
-	u32 other_scopes;       /* I/O APICs, HPETs, ACPI devices: not PCI functions */
-	u32 unresolved;         /* VT-d paths through a bridge the walk did not find */
+	u32 ranges_dropped; /* beyond IOMMU_MAX_RANGES: not counted as covered */
+	u32 other_scopes;   /* I/O APICs, HPETs, ACPI devices: not PCI functions */
+	u32 unresolved;	    /* VT-d paths through a bridge the walk did not find */
 	struct iommu_range r[IOMMU_MAX_RANGES];
 };
 
 struct iommu_list {
 	u32 count;
-	u32 dropped;            /* units beyond IOMMU_MAX_UNITS */
-	u8 haw;                 /* VT-d: host address width in bits */
+	u32 dropped; /* units beyond IOMMU_MAX_UNITS */
+	u8 haw;	     /* VT-d: host address width in bits */
 	struct iommu_unit u[IOMMU_MAX_UNITS];
-	const char *error;      /* why the table was refused, NULL on success */
+	const char *error; /* why the table was refused, NULL on success */
 	char errbuf[128];
 };
 

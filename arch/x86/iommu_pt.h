@@ -7,7 +7,7 @@
 
 /* How the tables get memory: zeroed pages by physical address, and a pointer to each. */
 struct iommu_mem {
-	u64 (*alloc)(void *ctx);           /* one zeroed 4 KiB page, 0 when none is left */
+	u64 (*alloc)(void *ctx); /* one zeroed 4 KiB page, 0 when none is left */
 	void (*free)(void *ctx, u64 pa);
 	void *(*p2v)(void *ctx, u64 pa);
 	void *ctx;
@@ -18,11 +18,11 @@ struct iommu_mem {
 
 /* One domain: a page table in the unit's format and the domain ID its device entries carry. */
 struct iommu_pt {
-	u64 root;         /* physical address of the top table */
-	u8 levels;        /* 3 (39-bit) or 4 (48-bit) */
+	u64 root;  /* physical address of the top table */
+	u8 levels; /* 3 (39-bit) or 4 (48-bit) */
 	u16 did;
 	u64 table_pages;
-	u64 mapped;       /* bytes */
+	u64 mapped; /* bytes */
 };
 
 /* How a format marks its entries: what says present, a directory entry's bits beside the next
@@ -30,8 +30,8 @@ struct iommu_pt {
 struct iommu_pt_format {
 	u64 present;
 	u64 (*dir)(u32 level);
-	u64 leaf_rights;              /* the rights bits a leaf may carry */
-	u64 leaf;                     /* bits every leaf carries */
+	u64 leaf_rights; /* the rights bits a leaf may carry */
+	u64 leaf;	 /* bits every leaf carries */
 };
 
 #define IOMMU_PT_ADDR_MASK 0x000ffffffffff000ull

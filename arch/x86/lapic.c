@@ -7,9 +7,18 @@
 #include "arch/x86/tsc.h"
 #include "lib/spinlock.h"
 
-enum { LAPIC_ID = 0x20, LAPIC_EOI = 0xb0, LAPIC_SVR = 0xf0, LAPIC_ESR = 0x280,
-       LAPIC_ICR_LO = 0x300, LAPIC_ICR_HI = 0x310, LAPIC_LVT_TIMER = 0x320,
-       LAPIC_TIMER_INIT = 0x380, LAPIC_TIMER_CUR = 0x390, LAPIC_TIMER_DIV = 0x3e0 };
+enum {
+	LAPIC_ID = 0x20,
+	LAPIC_EOI = 0xb0,
+	LAPIC_SVR = 0xf0,
+	LAPIC_ESR = 0x280,
+	LAPIC_ICR_LO = 0x300,
+	LAPIC_ICR_HI = 0x310,
+	LAPIC_LVT_TIMER = 0x320,
+	LAPIC_TIMER_INIT = 0x380,
+	LAPIC_TIMER_CUR = 0x390,
+	LAPIC_TIMER_DIV = 0x3e0
+};
 #define LVT_MASKED (1u << 16)
 #define LVT_TSC_DEADLINE (2u << 17)
 #define CPUID_TSC_DEADLINE (1u << 24)
@@ -22,8 +31,14 @@ enum { LAPIC_ID = 0x20, LAPIC_EOI = 0xb0, LAPIC_SVR = 0xf0, LAPIC_ESR = 0x280,
 
 static volatile u8 *lapic = (volatile u8 *)APIC_DEFAULT_BASE;
 
-static u32 rd(u32 reg) { return *(volatile u32 *)(lapic + reg); }
-static void wr(u32 reg, u32 v) { *(volatile u32 *)(lapic + reg) = v; }
+static u32 rd(u32 reg)
+{
+	return *(volatile u32 *)(lapic + reg);
+}
+static void wr(u32 reg, u32 v)
+{
+	*(volatile u32 *)(lapic + reg) = v;
+}
 
 void lapic_init(u64 base)
 {

@@ -9,7 +9,10 @@
 
 extern char __kernel_start[], __kernel_end[];
 
-static void *identity(u64 pa) { return phys_to_virt(pa); }
+static void *identity(u64 pa)
+{
+	return phys_to_virt(pa);
+}
 
 static u64 trampoline_page;
 
@@ -25,7 +28,8 @@ static void pick_trampoline_page(const struct boot_info *bi, u64 info_pa)
 	static struct lowmem_range busy[2 + MB2_MAX_MODULES]; /* too large for the stack */
 	u32 n = 0;
 
-	busy[n++] = (struct lowmem_range){ virt_to_phys(__kernel_start), virt_to_phys(__kernel_end) };
+	busy[n++] =
+		(struct lowmem_range){ virt_to_phys(__kernel_start), virt_to_phys(__kernel_end) };
 	busy[n++] = (struct lowmem_range){ info_pa, info_pa + bi->total_size };
 	for (u32 i = 0; i < bi->nmodules; i++)
 		busy[n++] = (struct lowmem_range){ bi->modules[i].start, bi->modules[i].end };
@@ -51,8 +55,14 @@ static void reserve_boot(const struct boot_info *bi, u64 info_pa)
 		palloc_reserve(bi->modules[i].start, bi->modules[i].end);
 }
 
-static u64 min_u64(u64 a, u64 b) { return a < b ? a : b; }
-static u64 max_u64(u64 a, u64 b) { return a > b ? a : b; }
+static u64 min_u64(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+static u64 max_u64(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
 
 /* RAM above 4 GiB, 2 MiB aligned inward: Umbra maps it with large pages, whose tables come from
  * free RAM below 4 GiB, so this runs after the low ranges and the boot's reservations are in.
@@ -105,10 +115,12 @@ void memory_init(const struct boot_info *bi, u64 info_pa)
 	kinfo("memory: %lu MiB free, %lu MiB used (Umbra, boot modules, low 1 MiB)\n", free >> 8,
 	      given > free ? (given - free) >> 8 : 0);
 	kinfo("memory: Umbra's map of it: %lu KiB page bitmap, %lu KiB tables above 4 GiB (%lu KiB"
-	      " per GiB)\n", bitmap * 4, tables * 4, (bitmap + tables) * 4 * 1024 / mib);
+	      " per GiB)\n",
+	      bitmap * 4, tables * 4, (bitmap + tables) * 4 * 1024 / mib);
 	if (unused)
 		kprintf("memory: %lu KiB of usable RAM above 4 GiB not used (not 2 MiB aligned, or no"
-			" page below 4 GiB for its tables)\n", unused >> 10);
+			" page below 4 GiB for its tables)\n",
+			unused >> 10);
 	if (bi->mmap_dropped)
 		kprintf("memory: %u map entries beyond the first %u not used\n", bi->mmap_dropped,
 			MB2_MAX_MMAP);

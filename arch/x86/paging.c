@@ -75,7 +75,7 @@ bool paging_map_uncached(u64 pa, u64 len)
 	for (u64 a = ALIGN_DOWN(pa, 0x200000ull); a < pa + len; a += 0x200000ull) {
 		u64 *pde = &pd[a >> 30][(a >> 21) & 511];
 		if (!(*pde & PTE_PS))
-			return false;   /* the 4 KiB-mapped low region holds Umbra, never a device */
+			return false; /* the 4 KiB-mapped low region holds Umbra, never a device */
 	}
 	for (u64 a = ALIGN_DOWN(pa, 0x200000ull); a < pa + len; a += 0x200000ull)
 		pd[a >> 30][(a >> 21) & 511] |= PTE_PCD | PTE_PWT;

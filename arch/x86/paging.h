@@ -29,7 +29,13 @@ bool paging_map_uncached(u64 pa, u64 len);
 /* Lets the CPU execute the low page at pa (the AP trampoline; a page below 8 MiB). */
 void paging_allow_exec(u64 pa);
 
-static inline void *phys_to_virt(u64 pa) { return (void *)(uintptr_t)pa; }
-static inline u64 virt_to_phys(const void *va) { return (u64)(uintptr_t)va; }
+static inline void *phys_to_virt(u64 pa)
+{
+	return (void *)(uintptr_t)pa;
+}
+static inline u64 virt_to_phys(const void *va)
+{
+	return (u64)(uintptr_t)va;
+}
 
 #endif

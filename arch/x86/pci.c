@@ -11,7 +11,7 @@ struct mcfg_entry {
 	u32 reserved;
 } PACKED;
 
-#define MCFG_ENTRIES_AT 44      /* the SDT header and 8 reserved bytes */
+#define MCFG_ENTRIES_AT 44 /* the SDT header and 8 reserved bytes */
 
 int pci_parse_mcfg(const struct acpi_header *mcfg, struct pci_ecam *out)
 {
@@ -19,21 +19,22 @@ int pci_parse_mcfg(const struct acpi_header *mcfg, struct pci_ecam *out)
 	u32 len = mcfg->length;
 	if (len < MCFG_ENTRIES_AT || (len - MCFG_ENTRIES_AT) % sizeof(struct mcfg_entry))
 		return FMT_ERROR(out, PCI_ERR_MCFG,
-			         "pci: MCFG length %u is not 44 + a multiple of 16", len);
+				 "pci: MCFG length %u is not 44 + a multiple of 16", len);
 	const u8 *p = (const u8 *)mcfg + MCFG_ENTRIES_AT;
-	for (u32 off = MCFG_ENTRIES_AT; off < len; off += sizeof(struct mcfg_entry),
-	     p += sizeof(struct mcfg_entry)) {
+	for (u32 off = MCFG_ENTRIES_AT; off < len;
+	     off += sizeof(struct mcfg_entry), p += sizeof(struct mcfg_entry)) {
 		struct mcfg_entry e;
 		memcpy(&e, p, sizeof(e));
 		if (e.segment)
 			continue;
 		if (e.end_bus < e.start_bus)
 			return FMT_ERROR(out, PCI_ERR_MCFG, "pci: MCFG buses %u-%u are reversed",
-				         e.start_bus, e.end_bus);
+					 e.start_bus, e.end_bus);
 		/* Each bus takes 1 MiB of the window, starting at the bus number's own offset. */
 		if (e.base & 0xfffff || !e.base)
-			return FMT_ERROR(out, PCI_ERR_MCFG, "pci: MCFG ECAM base 0x%llx is not 1 MiB aligned",
-				         (unsigned long long)e.base);
+			return FMT_ERROR(out, PCI_ERR_MCFG,
+					 "pci: MCFG ECAM base 0x%llx is not 1 MiB aligned",
+					 (unsigned long long)e.base);
 		out->base = e.base;
 		out->start_bus = e.start_bus;
 		out->end_bus = e.end_bus;
@@ -196,7 +197,7 @@ void pci_enumerate(const struct pci_cfg *c, struct pci_list *l)
 				u32 id = rd(c, bdf, PCI_VENDOR_ID);
 				if ((u16)id == 0xffff || (u16)id == 0) {
 					if (fn == 0)
-						break;  /* no function 0: no device */
+						break; /* no function 0: no device */
 					continue;
 				}
 				u32 before = l->count;
@@ -206,7 +207,8 @@ void pci_enumerate(const struct pci_cfg *c, struct pci_list *l)
 					const struct pci_func *f = &l->f[before];
 					if (f->header_type == 1) {
 						u8 s = f->sec_bus;
-						if (s <= bus || f->sub_bus < s || (seen[s / 8] & (1u << (s % 8)))) {
+						if (s <= bus || f->sub_bus < s ||
+						    (seen[s / 8] & (1u << (s % 8)))) {
 							l->bad_bridges++;
 						} else {
 							seen[s / 8] |= (u8)(1u << (s % 8));
@@ -243,7 +245,8 @@ void pci_print(const struct pci_list *l)
 				     PCI_BUS(f->bdf), PCI_DEV(f->bdf), PCI_FN(f->bdf), f->vendor,
 				     f->device, f->class,
 				     pci_is_host_bridge(f) ? " host-bridge"
-				     : pci_is_bridge(f) ? " bridge" : "");
+				     : pci_is_bridge(f)	   ? " bridge"
+							   : "");
 		if (f->header_type == 1 && n < (int)sizeof(line))
 			n += fmt_snprintf(line + n, sizeof(line) - (size_t)n, " buses %02x-%02x",
 					  f->sec_bus, f->sub_bus);
@@ -253,8 +256,8 @@ void pci_print(const struct pci_list *l)
 		kinfo("%s\n", line);
 		for (int b = 0; b < PCI_MAX_BARS; b++)
 			if (f->bar[b].kind != PCI_BAR_NONE)
-				kinfo("pci:   bar%d %s%s 0x%llx size 0x%llx\n", b, bar_kind[f->bar[b].kind],
-				      f->bar[b].prefetch ? " pref" : "",
+				kinfo("pci:   bar%d %s%s 0x%llx size 0x%llx\n", b,
+				      bar_kind[f->bar[b].kind], f->bar[b].prefetch ? " pref" : "",
 				      (unsigned long long)f->bar[b].base,
 				      (unsigned long long)f->bar[b].size);
 	}

@@ -42,26 +42,26 @@ enum pci_bar_kind { PCI_BAR_NONE, PCI_BAR_IO, PCI_BAR_MEM32, PCI_BAR_MEM64 };
 
 struct pci_bar {
 	u64 base, size;
-	u8 kind;                /* enum pci_bar_kind */
+	u8 kind; /* enum pci_bar_kind */
 	bool prefetch;
 };
 
 struct pci_func {
 	u16 bdf;
 	u16 vendor, device;
-	u32 class;              /* base class, subclass, programming interface: 0xCCSSPP */
-	u8 header_type;         /* 0 endpoint, 1 PCI-PCI bridge, 2 CardBus; bit 7 stripped */
-	u8 sec_bus, sub_bus;    /* bridges: the buses behind it */
-	s8 pcie_type;           /* device/port type of the PCIe capability, -1 without one */
-	s16 parent;             /* index of the bridge it sits behind, -1 on a root bus */
-	u16 rid;                /* the requester ID its DMA carries (an alias behind some bridges) */
+	u32 class;	     /* base class, subclass, programming interface: 0xCCSSPP */
+	u8 header_type;	     /* 0 endpoint, 1 PCI-PCI bridge, 2 CardBus; bit 7 stripped */
+	u8 sec_bus, sub_bus; /* bridges: the buses behind it */
+	s8 pcie_type;	     /* device/port type of the PCIe capability, -1 without one */
+	s16 parent;	     /* index of the bridge it sits behind, -1 on a root bus */
+	u16 rid;	     /* the requester ID its DMA carries (an alias behind some bridges) */
 	struct pci_bar bar[PCI_MAX_BARS];
 };
 
 struct pci_list {
 	u32 count;
-	u32 dropped;            /* functions beyond PCI_MAX_FUNCS, not recorded */
-	u32 bad_bridges;        /* bridges whose secondary bus is not below them or seen twice */
+	u32 dropped;	 /* functions beyond PCI_MAX_FUNCS, not recorded */
+	u32 bad_bridges; /* bridges whose secondary bus is not below them or seen twice */
 	struct pci_func f[PCI_MAX_FUNCS];
 };
 

@@ -20,7 +20,7 @@ static u32 ecam_read(void *ctx, u16 bdf, u16 off)
 {
 	(void)ctx;
 	if (PCI_BUS(bdf) < ecam.start_bus || PCI_BUS(bdf) > ecam.end_bus)
-		return 0xffffffff;      /* outside the window: as an absent function reads */
+		return 0xffffffff; /* outside the window: as an absent function reads */
 	return *(volatile u32 *)phys_to_virt(ecam.base + ((u64)bdf << 12) + (off & 0xffc));
 }
 

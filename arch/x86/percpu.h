@@ -31,14 +31,14 @@ struct percpu {
 	bool bsp;
 	u64 gdt[GDT_ENTRIES];
 	struct tss tss;
-	u8 *kstack;         /* KSTACK_SIZE bytes */
-	void *virt;         /* the backend's per-CPU state */
+	u8 *kstack;		  /* KSTACK_SIZE bytes */
+	void *virt;		  /* the backend's per-CPU state */
 	const void *vmload_owner; /* SVM: the vCPU whose VMLOAD set the registers hold (its turn) */
-	u64 tsc_aux;        /* what the real TSC_AUX holds (the last guest's) */
-	u64 timer_armed;    /* the TSC deadline the host timer is armed for (0: none) */
-	const void *dr_owner;/* the vCPU whose DR0-DR3 and DR6 the CPU holds (NULL: none) */
-	bool timer_mode_set;/* this CPU's timer LVT is programmed for lapic_timer_arm */
-	char virt_info[160];/* what enabling virtualization found, for the log */
+	u64 tsc_aux;		  /* what the real TSC_AUX holds (the last guest's) */
+	u64 timer_armed;	  /* the TSC deadline the host timer is armed for (0: none) */
+	const void *dr_owner;	  /* the vCPU whose DR0-DR3 and DR6 the CPU holds (NULL: none) */
+	bool timer_mode_set;	  /* this CPU's timer LVT is programmed for lapic_timer_arm */
+	char virt_info[160];	  /* what enabling virtualization found, for the log */
 	const char *virt_error;
 };
 

@@ -22,8 +22,8 @@ struct rm {
 
 static int raise(struct rm *m, u8 vector, bool has_error, u32 error)
 {
-	*m->fault = (struct x86_fault){ .vector = vector, .has_error = has_error,
-					.error_code = error };
+	*m->fault =
+		(struct x86_fault){ .vector = vector, .has_error = has_error, .error_code = error };
 	return X86_EMU_FAULT;
 }
 
@@ -31,8 +31,10 @@ static int raise(struct rm *m, u8 vector, bool has_error, u32 error)
 static int mem(struct rm *m, bool write, u64 linear, void *buf, unsigned len)
 {
 	linear = (u32)linear;
-	*m->fault = (struct x86_fault){ .vector = VEC_PF, .has_error = true,
-					.error_code = write ? X86_PF_W : 0, .addr = linear };
+	*m->fault = (struct x86_fault){ .vector = VEC_PF,
+					.has_error = true,
+					.error_code = write ? X86_PF_W : 0,
+					.addr = linear };
 	int r = write ? m->ops->write(m->ctx, linear, buf, len, m->fault)
 		      : m->ops->read(m->ctx, linear, buf, len, m->fault);
 	if (r == X86_ACC_OK)
@@ -71,8 +73,8 @@ static int load_seg(struct rm *m, unsigned sreg, u16 sel, struct x86_seg *out)
 	return x86_load_segment(m->ctx, m->ops, sreg, sel, out, m->fault);
 }
 
-int x86_realmode_deliver(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, u8 vector,
-			 u64 ip, struct x86_fault *fault)
+int x86_realmode_deliver(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, u8 vector, u64 ip,
+			 struct x86_fault *fault)
 {
 	struct rm m = { ctx, ops, NULL, fault };
 	u32 off = vector * 4u, entry;
@@ -256,11 +258,13 @@ static int privileged(struct rm *m, const struct x86_sys_ops *sys)
 			return r.status;
 		}
 		/* LMSW sets PE but cannot clear it, and touches only MP, EM, TS. */
-		return write_cr(m, sys, 0, (ctx->cr0 & ~0xeull) | (val & 0xf) | (ctx->cr0 & CR0_PE));
+		return write_cr(m, sys, 0,
+				(ctx->cr0 & ~0xeull) | (val & 0xf) | (ctx->cr0 & CR0_PE));
 	}
 	case X86_K_SMSW: {
 		struct x86_emu_result r;
-		if (x86_write_rm(ctx, m->ops, in, in->has_mem ? 2 : w, ctx->cr0, &r) != X86_EMU_OK) {
+		if (x86_write_rm(ctx, m->ops, in, in->has_mem ? 2 : w, ctx->cr0, &r) !=
+		    X86_EMU_OK) {
 			*m->fault = r.fault;
 			return r.status;
 		}
@@ -293,7 +297,8 @@ static int privileged(struct rm *m, const struct x86_sys_ops *sys)
 	if (in->map == 1) {
 		if (in->opcode == 0x01 && in->has_mem && in->sub < 4)
 			return descriptor_table(m, in->sub);
-		if (in->opcode == 0x08 || in->opcode == 0x09) { /* INVD, WBINVD: caches are coherent */
+		if (in->opcode == 0x08 ||
+		    in->opcode == 0x09) { /* INVD, WBINVD: caches are coherent */
 			ctx->rip = next;
 			return X86_EMU_OK;
 		}
@@ -321,8 +326,9 @@ static int privileged(struct rm *m, const struct x86_sys_ops *sys)
 		rc = pop(m, &sp, &val, w);
 		if (rc == X86_EMU_OK) {
 			set_sp(ctx, sp);
-			ctx->rflags = (ctx->rflags & ~(w == 2 ? POPF_16 : POPF_32) & ~(u64)RFLAGS_RF) |
-				      (val & (w == 2 ? POPF_16 : POPF_32)) | 2;
+			ctx->rflags =
+				(ctx->rflags & ~(w == 2 ? POPF_16 : POPF_32) & ~(u64)RFLAGS_RF) |
+				(val & (w == 2 ? POPF_16 : POPF_32)) | 2;
 			ctx->rip = next;
 		}
 		return rc;
@@ -336,8 +342,11 @@ static int privileged(struct rm *m, const struct x86_sys_ops *sys)
 			ctx->rip = next;
 			return X86_EMU_OK;
 		}
-		return x86_realmode_deliver(ctx, m->ops, in->opcode == 0xcc ? VEC_BP :
-					    in->opcode == 0xce ? VEC_OF : (u8)in->imm, next, m->fault);
+		return x86_realmode_deliver(ctx, m->ops,
+					    in->opcode == 0xcc	 ? VEC_BP
+					    : in->opcode == 0xce ? VEC_OF
+								 : (u8)in->imm,
+					    next, m->fault);
 	case 0xcf:
 		if (!real)
 			return X86_EMU_UNHANDLED;
@@ -359,8 +368,9 @@ static int privileged(struct rm *m, const struct x86_sys_ops *sys)
 	}
 }
 
-static const u8 push_sreg[] = { [0x06] = X86_ES + 1, [0x0e] = X86_CS + 1, [0x16] = X86_SS + 1,
-				[0x1e] = X86_DS + 1 };
+static const u8 push_sreg[] = {
+	[0x06] = X86_ES + 1, [0x0e] = X86_CS + 1, [0x16] = X86_SS + 1, [0x1e] = X86_DS + 1
+};
 static const u8 pop_sreg[] = { [0x07] = X86_ES + 1, [0x17] = X86_SS + 1, [0x1f] = X86_DS + 1 };
 
 /* Segment loads and control transfers: what an invalid segment state leaves to emulate. */
@@ -386,8 +396,9 @@ static int transfers(struct rm *m)
 			goto pop_segment;
 		}
 		if (in->opcode >= 0x80 && in->opcode <= 0x8f) {
-			ctx->rip = x86_condition(ctx->rflags, in->opcode & 0xf) ?
-				   (next + (u64)in->imm) & x86_mask(w) : next;
+			ctx->rip = x86_condition(ctx->rflags, in->opcode & 0xf)
+					   ? (next + (u64)in->imm) & x86_mask(w)
+					   : next;
 			return X86_EMU_OK;
 		}
 		return NOT_MINE;
@@ -404,7 +415,9 @@ static int transfers(struct rm *m)
 		goto pop_segment;
 	}
 	if (op >= 0x70 && op <= 0x7f) {
-		ctx->rip = x86_condition(ctx->rflags, op & 0xf) ? (next + (u64)in->imm) & x86_mask(w) : next;
+		ctx->rip = x86_condition(ctx->rflags, op & 0xf)
+				   ? (next + (u64)in->imm) & x86_mask(w)
+				   : next;
 		return X86_EMU_OK;
 	}
 	if (op >= 0xb0 && op <= 0xbf) {

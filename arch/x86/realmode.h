@@ -43,7 +43,7 @@ int x86_emulate_sys(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops,
  * X86_EMU_OK, or X86_EMU_FAULT with *fault (the entry beyond IDTR's limit: #GP; a push or the
  * table read failing) and ctx unchanged.
  */
-int x86_realmode_deliver(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, u8 vector,
-			 u64 ip, struct x86_fault *fault);
+int x86_realmode_deliver(struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, u8 vector, u64 ip,
+			 struct x86_fault *fault);
 
 #endif

@@ -91,19 +91,20 @@
 #define PAT_RESET 0x0007040600070406ull /* WB, WT, UC-, UC, twice */
 #define MSR_DEBUGCTL 0x1d9
 #define DEBUGCTL_LBR _B(0)
-#define DEBUGCTL_BTF _B(1) /* single-step on branches */
+#define DEBUGCTL_BTF _B(1)    /* single-step on branches */
 #define MSR_MISC_ENABLE 0x1a0 /* Intel only: AMD's CPUs #GP */
 #define MISC_ENABLE_FAST_STRINGS _B(0)
 #define MISC_ENABLE_TCC _B(3)
-#define MISC_ENABLE_PERFMON _B(7)        /* read-only */
-#define MISC_ENABLE_BTS_UNAVAIL _B(11)   /* read-only */
-#define MISC_ENABLE_PEBS_UNAVAIL _B(12)  /* read-only */
+#define MISC_ENABLE_PERFMON _B(7)	/* read-only */
+#define MISC_ENABLE_BTS_UNAVAIL _B(11)	/* read-only */
+#define MISC_ENABLE_PEBS_UNAVAIL _B(12) /* read-only */
 #define MISC_ENABLE_EIST _B(16)
 #define MISC_ENABLE_MONITOR _B(18)
 #define MISC_ENABLE_LIMIT_CPUID _B(22)
 #define MISC_ENABLE_XTPR_DISABLE _B(23)
 #define MISC_ENABLE_XD_DISABLE _B(34)
-#define MISC_ENABLE_READ_ONLY (MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL)
+#define MISC_ENABLE_READ_ONLY \
+	(MISC_ENABLE_PERFMON | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL)
 
 /* Intel VMX capability MSRs. */
 #define MSR_VMX_BASIC 0x480

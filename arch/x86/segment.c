@@ -15,9 +15,12 @@ static int table(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *ops, b
 {
 	if (!(ctx->efer & EFER_LMA))
 		linear = (u32)linear;
-	*fault = (struct x86_fault){ .vector = VEC_PF, .has_error = true,
-				     .error_code = write ? X86_PF_W : 0, .addr = linear };
-	int r = write ? ops->write(ctx, linear, buf, len, fault) : ops->read(ctx, linear, buf, len, fault);
+	*fault = (struct x86_fault){ .vector = VEC_PF,
+				     .has_error = true,
+				     .error_code = write ? X86_PF_W : 0,
+				     .addr = linear };
+	int r = write ? ops->write(ctx, linear, buf, len, fault)
+		      : ops->read(ctx, linear, buf, len, fault);
 	if (r == X86_ACC_OK)
 		return X86_EMU_OK;
 	return r == X86_ACC_FAULT ? X86_EMU_FAULT : X86_EMU_UNHANDLED;
@@ -61,9 +64,11 @@ int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *op
 		    (sel & 3) == (unsigned)ctx->cpl) {
 			/* 64-bit mode's null SS below ring 3: usable, its DPL the CPL (which VMX
 			 * reads from SS), flat as the CPU treats it. */
-			*out = (struct x86_seg){ .sel = sel, .limit = 0xffffffff,
-						 .attr = (u16)(X86_SEG_P | X86_SEG_S | 3 | ctx->cpl << 5 |
-							       X86_SEG_DB | X86_SEG_G) };
+			*out = (struct x86_seg){ .sel = sel,
+						 .limit = 0xffffffff,
+						 .attr = (u16)(X86_SEG_P | X86_SEG_S | 3 |
+							       ctx->cpl << 5 | X86_SEG_DB |
+							       X86_SEG_G) };
 			return X86_EMU_OK;
 		}
 		if (sreg == X86_CS || sreg == X86_SS)
@@ -98,6 +103,8 @@ int x86_load_segment(const struct x86_emu_ctx *ctx, const struct x86_emu_ops *op
 			return rc;
 	}
 	*out = (struct x86_seg){ .base = ((d >> 16) & 0xffffff) | ((d >> 32) & 0xff000000),
-				 .limit = limit, .sel = sel, .attr = attr };
+				 .limit = limit,
+				 .sel = sel,
+				 .attr = attr };
 	return X86_EMU_OK;
 }

@@ -5,9 +5,9 @@
 
 enum { THR = 0, RBR = 0, DLL = 0, IER = 1, DLM = 1, FCR = 2, IIR = 2, LCR = 3, MCR = 4, LSR = 5 };
 #define LSR_DR 0x01
-#define LSR_THRE 0x20     /* with FIFOs on: the whole transmit FIFO is empty */
-#define LSR_TEMT 0x40     /* and the last byte has left the shift register */
-#define IIR_FIFOS 0xc0    /* both set: the FIFOs are on (a 16550A) */
+#define LSR_THRE 0x20  /* with FIFOs on: the whole transmit FIFO is empty */
+#define LSR_TEMT 0x40  /* and the last byte has left the shift register */
+#define IIR_FIFOS 0xc0 /* both set: the FIFOs are on (a 16550A) */
 #define TX_FIFO_BYTES 16
 
 /* Bytes the transmitter takes without another look at LSR. Under a hypervisor below Umbra each
@@ -18,7 +18,10 @@ static struct {
 	u8 room; /* of them free since LSR last said empty */
 } tx[2];
 
-static unsigned port_index(u16 base) { return base == COM1_BASE ? 0 : 1; }
+static unsigned port_index(u16 base)
+{
+	return base == COM1_BASE ? 0 : 1;
+}
 
 /* COM1 carries what is typed for the guests, from power-on on: its receiver is never reset.
  * Switching the 16550's FIFOs on or off empties the receiver (datasheet; QEMU does the same),
@@ -30,7 +33,7 @@ static void port_init(u16 base, bool set_fifos)
 {
 	outb(base + IER, 0);
 	outb(base + LCR, 0x80); /* DLAB to set the divisor */
-	outb(base + DLL, 1);    /* 115200 baud */
+	outb(base + DLL, 1);	/* 115200 baud */
 	outb(base + DLM, 0);
 	outb(base + LCR, 0x03); /* 8N1 */
 	if (set_fifos)

@@ -15,8 +15,8 @@
 #include "lib/string.h"
 #include "arch/x86/tdp_format.h"
 
-#define CPUID_SVM_ECX (1u << 2)       /* 0x80000001 ECX */
-#define SVM_FEAT_NP (1u << 0)         /* 0x8000000a EDX */
+#define CPUID_SVM_ECX (1u << 2) /* 0x80000001 ECX */
+#define SVM_FEAT_NP (1u << 0)	/* 0x8000000a EDX */
 #define SVM_FEAT_NRIPS (1u << 3)
 #define SVM_FEAT_CLEAN (1u << 5)
 #define SVM_FEAT_FLUSH_ASID (1u << 6)
@@ -93,7 +93,9 @@ static int svm_cpu_enable(struct percpu *pc)
 }
 
 /* virt.h's instruction intercepts in the VMCB's two intercept words. */
-static const struct { u32 misc1, misc2; } insn_intercepts[VIRT_INSN_COUNT] = {
+static const struct {
+	u32 misc1, misc2;
+} insn_intercepts[VIRT_INSN_COUNT] = {
 	[VIRT_INSN_CPUID] = { I1_CPUID, 0 },
 	[VIRT_INSN_HLT] = { I1_HLT, 0 },
 	[VIRT_INSN_INVLPG] = { I1_INVLPG, 0 },
@@ -125,10 +127,19 @@ static bool insn_intercept_words(u32 *misc1, u32 *misc2)
 #define DR_LAZY (BIT(0) | BIT(1) | BIT(2) | BIT(3) | BIT(6) | BIT(7))
 
 /* The VMCB packs segment attributes as x86_seg does: access byte, then AVL, L, D/B, G. */
-static u16 attr_to_vmcb(u16 a) { return a & 0xfff; }
-static u16 attr_from_vmcb(u16 a) { return a & 0xfff; }
+static u16 attr_to_vmcb(u16 a)
+{
+	return a & 0xfff;
+}
+static u16 attr_from_vmcb(u16 a)
+{
+	return a & 0xfff;
+}
 
-static struct vmcb *vmcb_of(struct vcpu_hw *v) { return v->arch; }
+static struct vmcb *vmcb_of(struct vcpu_hw *v)
+{
+	return v->arch;
+}
 
 /* What SVM leaves to software, in the last page of the vCPU's allocation: without virtual
  * NMIs (neither emulator has them) the NMI blocking from an injected NMI's delivery to the
@@ -137,13 +148,13 @@ static struct vmcb *vmcb_of(struct vcpu_hw *v) { return v->arch; }
  * at once, whatever IF the IRET restores, by a single step over the IRET (TF at its start:
  * the #DB intercept after it), which Umbra takes for itself. */
 struct svm_soft {
-	bool nmi_masked;  /* an NMI injected, its IRET not yet run */
-	bool iret_seen;   /* the IRET intercept came, at iret_rip */
+	bool nmi_masked;       /* an NMI injected, its IRET not yet run */
+	bool iret_seen;	       /* the IRET intercept came, at iret_rip */
 	bool irq_win, nmi_win; /* which waits ask for an exit (VINTR for interrupts and shadows) */
-	bool step;        /* this entry steps over the IRET with Umbra's TF */
+	bool step;	       /* this entry steps over the IRET with Umbra's TF */
 	u64 iret_rip;
-	u64 step_dr6;     /* the guest's DR6 before that step */
-	u64 gs_base;      /* the guest's GS base between exits (the CPU has the host's) */
+	u64 step_dr6;	  /* the guest's DR6 before that step */
+	u64 gs_base;	  /* the guest's GS base between exits (the CPU has the host's) */
 	bool vmcb_behind; /* the guest ran since the VMCB's copy of its VMLOAD set was taken */
 };
 enum { SVM_PAGES = 7 };
@@ -158,7 +169,10 @@ static struct svm_soft *soft_of(struct vcpu_hw *v)
  * stacks the guest's TR would point elsewhere). VMLOAD at the turn's first entry and VMSAVE
  * when Umbra reads the set or the turn ends take the place of a VMSAVE and a VMLOAD on each
  * side of every VMRUN: four exits to a nested hypervisor without virtual VMLOAD/VMSAVE. */
-static bool vmload_set_held(const struct vcpu_hw *v) { return this_cpu()->vmload_owner == v; }
+static bool vmload_set_held(const struct vcpu_hw *v)
+{
+	return this_cpu()->vmload_owner == v;
+}
 
 /* The VMCB's copy of the set made current. Only the CPU holding it can: elsewhere (a dump
  * from another CPU) the copy of the last sync is what there is. */
@@ -183,14 +197,16 @@ static void vmload_set_edit(struct vcpu_hw *v)
 
 static void seg_to_vmcb(struct vmcb_seg *d, const struct x86_seg *s)
 {
-	*d = (struct vmcb_seg){ .sel = s->sel, .attr = attr_to_vmcb(s->attr), .limit = s->limit,
-				.base = s->base };
+	*d = (struct vmcb_seg){
+		.sel = s->sel, .attr = attr_to_vmcb(s->attr), .limit = s->limit, .base = s->base
+	};
 }
 
 static void seg_from_vmcb(struct x86_seg *d, const struct vmcb_seg *s)
 {
-	*d = (struct x86_seg){ .sel = s->sel, .attr = attr_from_vmcb(s->attr), .limit = s->limit,
-			       .base = s->base };
+	*d = (struct x86_seg){
+		.sel = s->sel, .attr = attr_from_vmcb(s->attr), .limit = s->limit, .base = s->base
+	};
 }
 
 /* Lets the guest read and write an MSR directly: two bits per MSR in three 2 KiB ranges. */
@@ -204,7 +220,7 @@ static void msrpm_pass(u8 *msrpm, u32 msr)
 	else
 		base = 0x1000, msr -= 0xc0010000u;
 	u32 bit = msr * 2;
-	msrpm[base + bit / 8] &= (u8)~(3u << (bit % 8));
+	msrpm[base + bit / 8] &= (u8) ~(3u << (bit % 8));
 }
 
 /* The guest's own MSRs (arch/x86/regs.h): every one is in the VMLOAD set. */
@@ -248,7 +264,8 @@ static int svm_vcpu_create(struct vcpu_hw *v)
 		v->asid = caps.nasid - 1;
 	vmcb->asid = v->asid;
 	vmcb->tlb_control = TLB_FLUSH_ALL;
-	vmcb->vintr = BIT(24); /* V_INTR_MASKING: the host's IF, not the guest's, gates interrupts */
+	vmcb->vintr =
+		BIT(24); /* V_INTR_MASKING: the host's IF, not the guest's, gates interrupts */
 
 	const struct x86_emu_ctx *r = &v->regs;
 	seg_to_vmcb(&vmcb->es, &r->seg[X86_ES]);
@@ -285,7 +302,10 @@ static void svm_vcpu_destroy(struct vcpu_hw *v)
 	v->arch = NULL;
 }
 
-static bool npt_on(const struct vmcb *vmcb) { return vmcb->np_enable & NP_ENABLE; }
+static bool npt_on(const struct vmcb *vmcb)
+{
+	return vmcb->np_enable & NP_ENABLE;
+}
 
 static int svm_update_paging(struct vcpu_hw *v, const char **why)
 {
@@ -561,8 +581,12 @@ static u64 event_word(const struct vevent *e)
 static u64 db_cause(const struct vmcb *vmcb, u64 dr6_at_entry)
 {
 	const struct svm_db_state s = {
-		.dr6 = vmcb->dr6, .dr6_at_entry = dr6_at_entry, .dr7 = vmcb->dr7,
-		.rflags = vmcb->rflags, .rip = vmcb->rip, .shadow = vmcb->int_shadow & 1,
+		.dr6 = vmcb->dr6,
+		.dr6_at_entry = dr6_at_entry,
+		.dr7 = vmcb->dr7,
+		.rflags = vmcb->rflags,
+		.rip = vmcb->rip,
+		.shadow = vmcb->int_shadow & 1,
 		.dr = { read_dr0(), read_dr1(), read_dr2(), read_dr3() },
 	};
 	return svm_db_cause(&s);
@@ -573,8 +597,10 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 	u32 code = (u32)vmcb->exit_code; /* VMEXIT_INVALID comes as 0x00000000ffffffff */
 	const struct svm_exit_row *row = svm_exit_row(code);
 
-	*x = (struct vexit){ .raw_code = vmcb->exit_code, .raw_info1 = vmcb->exit_info1,
-			     .raw_info2 = vmcb->exit_info2, .reason = EXIT_OTHER };
+	*x = (struct vexit){ .raw_code = vmcb->exit_code,
+			     .raw_info1 = vmcb->exit_info1,
+			     .raw_info2 = vmcb->exit_info2,
+			     .reason = EXIT_OTHER };
 	if (!row) {
 		x->refused = "an exit code past the APM's list";
 		return;
@@ -603,8 +629,9 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 		if (x->vector == VEC_DB)
 			x->dr6_set = db_cause(vmcb, dr6_at_entry);
 	} else if (code == VMEXIT_INVD || code == VMEXIT_WBINVD || code == VMEXIT_RDPMC) {
-		x->insn = code == VMEXIT_INVD ? VINSN_INVD
-			  : code == VMEXIT_WBINVD ? VINSN_WBINVD : VINSN_RDPMC;
+		x->insn = code == VMEXIT_INVD	  ? VINSN_INVD
+			  : code == VMEXIT_WBINVD ? VINSN_WBINVD
+						  : VINSN_RDPMC;
 	} else if (code == VMEXIT_MSR) {
 		x->msr_write = vmcb->exit_info1 & 1;
 	} else if (code == VMEXIT_IOIO) {
@@ -620,9 +647,8 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 	/* With NRIP save the hardware knows the length of every instruction-driven exit. */
 	if ((caps.features & SVM_FEAT_NRIPS) && vmcb->nrip > vmcb->rip &&
 	    vmcb->nrip - vmcb->rip <= 15 && x->reason != EXIT_PAGE_FAULT &&
-	    x->reason != EXIT_EXCEPTION && x->reason != EXIT_INTR &&
-	    x->reason != EXIT_NMI && x->reason != EXIT_SHUTDOWN &&
-	    x->reason != EXIT_NESTED_FAULT)
+	    x->reason != EXIT_EXCEPTION && x->reason != EXIT_INTR && x->reason != EXIT_NMI &&
+	    x->reason != EXIT_SHUTDOWN && x->reason != EXIT_NESTED_FAULT)
 		x->insn_len = (u32)(vmcb->nrip - vmcb->rip);
 	/* Decode assists name a MOV CR's register (EXITINFO1 bit 63; not for CLTS, LMSW, SMSW). */
 	if (x->reason == EXIT_CR_ACCESS && (caps.features & SVM_FEAT_DECODE) &&
@@ -637,11 +663,22 @@ static void decode_exit(struct vmcb *vmcb, struct vexit *x, u64 dr6_at_entry)
 static const char *entry_check(const struct vcpu_hw *v, const struct vmcb *vmcb)
 {
 	struct svm_check_state s = {
-		.efer = vmcb->efer, .cr0 = vmcb->cr0, .cr3 = vmcb->cr3, .cr4 = vmcb->cr4,
-		.dr6 = vmcb->dr6, .dr7 = vmcb->dr7, .cs_attr = vmcb->cs.attr, .misc2 = vmcb->misc2,
-		.asid = vmcb->asid, .event_inj = vmcb->event_inj, .iopm_pa = vmcb->iopm_pa,
-		.msrpm_pa = vmcb->msrpm_pa, .np = npt_on(vmcb), .cr4_mbz = caps.cr4_mbz,
-		.efer_mbz = caps.efer_mbz, .maxphyaddr = caps.maxphyaddr,
+		.efer = vmcb->efer,
+		.cr0 = vmcb->cr0,
+		.cr3 = vmcb->cr3,
+		.cr4 = vmcb->cr4,
+		.dr6 = vmcb->dr6,
+		.dr7 = vmcb->dr7,
+		.cs_attr = vmcb->cs.attr,
+		.misc2 = vmcb->misc2,
+		.asid = vmcb->asid,
+		.event_inj = vmcb->event_inj,
+		.iopm_pa = vmcb->iopm_pa,
+		.msrpm_pa = vmcb->msrpm_pa,
+		.np = npt_on(vmcb),
+		.cr4_mbz = caps.cr4_mbz,
+		.efer_mbz = caps.efer_mbz,
+		.maxphyaddr = caps.maxphyaddr,
 	};
 	/* Without nested paging CR3 is Umbra's own shadow root, in its memory. */
 	if (!s.np)
@@ -734,7 +771,8 @@ static void svm_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		 * injected the event itself: then RIP is already past the instruction (the gdb
 		 * stub hands the guest its own INT3 and INT n that way), and it goes again. */
 		u8 t = v->pending.type, vec = v->pending.vector;
-		if ((t == VEVENT_SOFT_INT || (t == VEVENT_EXCEPTION && (vec == VEC_BP || vec == VEC_OF))) &&
+		if ((t == VEVENT_SOFT_INT ||
+		     (t == VEVENT_EXCEPTION && (vec == VEC_BP || vec == VEC_OF))) &&
 		    (injected & 0x7ff) != (ii & 0x7ff))
 			v->pending.valid = false;
 	}
@@ -758,7 +796,10 @@ static void svm_pass_ports(struct vcpu_hw *v, u16 first, u32 n, bool pass)
  * leaf's PCD|PWT select the host PAT's entry 3 (UC), which the combination with the guest's
  * type cannot make cacheable (APM 15.25.8). */
 static const struct tdp_format npt_format = {
-	.present = BIT(0), .write = BIT(1), .user = BIT(2), .large = BIT(7),
+	.present = BIT(0),
+	.write = BIT(1),
+	.user = BIT(2),
+	.large = BIT(7),
 	.leaf_uc = BIT(4) | BIT(3),
 };
 

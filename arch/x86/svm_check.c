@@ -17,8 +17,8 @@ const char *const svm_check_names[SVM_CHECK_COUNT] = { SVM_CHECKS(SVM_CHECK_NAME
 #define CS_D BIT(10)
 #define EVENT_VALID BIT(31)
 
-void svm_check_reserved(u32 l1_ecx, u32 l7_ebx, u32 l7_ecx, u32 e1_ecx, u32 e1_edx,
-			u64 *cr4_mbz, u64 *efer_mbz)
+void svm_check_reserved(u32 l1_ecx, u32 l7_ebx, u32 l7_ecx, u32 e1_ecx, u32 e1_edx, u64 *cr4_mbz,
+			u64 *efer_mbz)
 {
 	/* VME to OSXMMEXCPT are on every long-mode CPU; the rest only where CPUID has them. */
 	u64 cr4 = 0x7ff;

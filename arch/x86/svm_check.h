@@ -34,20 +34,20 @@ extern const char *const svm_check_names[SVM_CHECK_COUNT];
 /* What VMRUN checks, copied out of a VMCB, with what this CPU reserves. */
 struct svm_check_state {
 	u64 efer, cr0, cr3, cr4, dr6, dr7;
-	u16 cs_attr;      /* VMCB format: L in bit 9, D/B in bit 10 */
-	u32 misc2;        /* the second intercept word: VMRUN is bit 0 */
+	u16 cs_attr; /* VMCB format: L in bit 9, D/B in bit 10 */
+	u32 misc2;   /* the second intercept word: VMRUN is bit 0 */
 	u32 asid;
 	u64 event_inj;
 	u64 iopm_pa, msrpm_pa;
-	bool np;          /* nested paging: CR3 is the guest's, VMRUN loads no PDPTEs */
-	u64 pdpte[4];     /* without nested paging, the four entries at CR3 */
+	bool np;	       /* nested paging: CR3 is the guest's, VMRUN loads no PDPTEs */
+	u64 pdpte[4];	       /* without nested paging, the four entries at CR3 */
 	u64 cr4_mbz, efer_mbz; /* this CPU's reserved bits (svm_check_reserved) */
 	u8 maxphyaddr;
 };
 
 /* The CR4 and EFER bits this CPU reserves, from CPUID 1 ECX, 7.0 EBX/ECX, 0x80000001 ECX/EDX. */
-void svm_check_reserved(u32 l1_ecx, u32 l7_ebx, u32 l7_ecx, u32 e1_ecx, u32 e1_edx,
-			u64 *cr4_mbz, u64 *efer_mbz);
+void svm_check_reserved(u32 l1_ecx, u32 l7_ebx, u32 l7_ecx, u32 e1_ecx, u32 e1_edx, u64 *cr4_mbz,
+			u64 *efer_mbz);
 
 /* The name of the first rule s breaks (svm_check_names), or NULL where VMRUN must take it. */
 const char *svm_check(const struct svm_check_state *s);

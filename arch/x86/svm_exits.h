@@ -67,17 +67,27 @@
 /* clang-format on */
 
 /* The blocks of codes the list must tile without a gap (the test's reference). */
-#define SVM_EXIT_BLOCKS { { 0x00, 0xa6 }, { 0x400, 0x403 }, { 0xfffffffc, 0xffffffff } }
+#define SVM_EXIT_BLOCKS \
+	{ \
+		{ 0x00, 0xa6 }, { 0x400, 0x403 }, \
+		{ \
+			0xfffffffc, 0xffffffff \
+		} \
+	}
 
 /* One row of the list, as the dispatch and the test read it. */
 struct svm_exit_row {
 	u32 first, last;
-	u8 action;   /* enum vexit_action */
-	u8 reason;   /* enum exit_reason */
+	u8 action; /* enum vexit_action */
+	u8 reason; /* enum exit_reason */
 	const char *name, *why;
 };
 #define SVM_EXIT_ROW_(f, l, nm, act, rsn, w) \
-	{ .first = f, .last = l, .action = VEXIT_##act, .reason = EXIT_##rsn, .name = #nm, \
+	{ .first = f, \
+	  .last = l, \
+	  .action = VEXIT_##act, \
+	  .reason = EXIT_##rsn, \
+	  .name = #nm, \
 	  .why = w },
 static const struct svm_exit_row svm_exit_rows[] = { SVM_EXIT_LIST(SVM_EXIT_ROW_) };
 #undef SVM_EXIT_ROW_
@@ -89,10 +99,13 @@ enum { SVM_EXIT_LIST(SVM_EXIT_INDEX_) SVM_EXIT_ROWS };
 /* The row of code, or NULL for a code no row names (a switch: the compiler's jump table). */
 static inline const struct svm_exit_row *svm_exit_row(u32 code)
 {
-#define SVM_EXIT_CASE_(f, l, nm, act, rsn, w) case f ... l: return &svm_exit_rows[SVM_ROW_##nm];
+#define SVM_EXIT_CASE_(f, l, nm, act, rsn, w) \
+	case f ... l: \
+		return &svm_exit_rows[SVM_ROW_##nm];
 	switch (code) {
-	SVM_EXIT_LIST(SVM_EXIT_CASE_)
-	default: return 0;
+		SVM_EXIT_LIST(SVM_EXIT_CASE_)
+	default:
+		return 0;
 	}
 #undef SVM_EXIT_CASE_
 }

@@ -10,9 +10,9 @@
  * device's frames: the bits that make the access uncached whatever the guest's PAT says), 2 MiB
  * leaves also large. The address is bits 12..51 in both known formats. */
 struct tdp_format {
-	u64 present;	/* the bit(s) that make an entry valid */
+	u64 present; /* the bit(s) that make an entry valid */
 	u64 write, exec, user;
-	u64 large;	/* page-size bit of a level-2 leaf; 0: no 2 MiB leaves */
+	u64 large; /* page-size bit of a level-2 leaf; 0: no 2 MiB leaves */
 	u64 table_extra, leaf_extra, leaf_uc;
 };
 

@@ -16,11 +16,13 @@ struct idt_gate {
 } PACKED;
 
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-extern const u64 trap_stubs[34]; /* exceptions 0-31, then the timer and the spurious vector */
-extern const char devirq_stubs[];  /* DEVIRQ_COUNT stubs of 16 bytes */
+extern const u64 trap_stubs[34];  /* exceptions 0-31, then the timer and the spurious vector */
+extern const char devirq_stubs[]; /* DEVIRQ_COUNT stubs of 16 bytes */
 extern char __kernel_start[], __text_end[];
 
-struct extable_entry { u64 insn, fixup; };
+struct extable_entry {
+	u64 insn, fixup;
+};
 extern const struct extable_entry __ex_table_start[], __ex_table_end[];
 
 static bool apply_fixup(struct trap_frame *f)
@@ -37,16 +39,20 @@ static bool apply_fixup(struct trap_frame *f)
 }
 
 static const char *const vector_names[32] = {
-	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP",
-	"#SS", "#GP", "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "?22", "?23",
-	"?24", "?25", "?26", "?27", "#HV", "#VC", "#SX", "?31",
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS",
+	"#NP", "#SS", "#GP", "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
+	"?22", "?23", "?24", "?25", "?26", "?27", "#HV", "#VC", "#SX", "?31",
 };
 
 static void set_gate(int v, u64 handler, int ist)
 {
 	idt[v] = (struct idt_gate){
-		.off_lo = handler & 0xffff, .sel = GDT_KCODE, .ist = (u8)ist, .type = 0x8e,
-		.off_mid = (handler >> 16) & 0xffff, .off_hi = handler >> 32,
+		.off_lo = handler & 0xffff,
+		.sel = GDT_KCODE,
+		.ist = (u8)ist,
+		.type = 0x8e,
+		.off_mid = (handler >> 16) & 0xffff,
+		.off_hi = handler >> 32,
 	};
 }
 
@@ -65,11 +71,17 @@ void idt_init(void)
 
 void idt_load(void)
 {
-	struct { u16 limit; u64 base; } PACKED idtr = { sizeof(idt) - 1, (u64)idt };
+	struct {
+		u16 limit;
+		u64 base;
+	} PACKED idtr = { sizeof(idt) - 1, (u64)idt };
 	__asm__ volatile("lidt %0" ::"m"(idtr));
 }
 
-static bool is_text(u64 a) { return a >= (u64)__kernel_start && a < (u64)__text_end; }
+static bool is_text(u64 a)
+{
+	return a >= (u64)__kernel_start && a < (u64)__text_end;
+}
 
 void backtrace_from(u64 rbp)
 {

@@ -39,7 +39,7 @@ void virt_port_bitmap(u8 *bitmap, u16 first, u32 n, bool pass)
 {
 	for (u32 p = first; p < (u32)first + n && p <= 0xffff; p++) {
 		if (pass)
-			bitmap[p / 8] &= (u8)~(1u << (p % 8));
+			bitmap[p / 8] &= (u8) ~(1u << (p % 8));
 		else
 			bitmap[p / 8] |= (u8)(1u << (p % 8));
 	}

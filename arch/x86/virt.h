@@ -106,16 +106,22 @@ static inline bool virt_exit_row(struct vexit *x, u8 action, u8 reason, const ch
 /* An event to deliver to the guest at the next entry. */
 struct vevent {
 	bool valid;
-	u8 type;           /* VEVENT_* */
+	u8 type; /* VEVENT_* */
 	u8 vector;
 	bool has_error;
 	u32 error_code;
-	u8 insn_len;       /* software interrupts and exceptions (VMX): the instruction's length */
+	u8 insn_len; /* software interrupts and exceptions (VMX): the instruction's length */
 };
 /* Event types as both vendors number them; the last two are VMX's alone (SVM re-executes
  * INT3/INTO and INT1 instead of re-injecting them). */
-enum { VEVENT_EXT_INTR = 0, VEVENT_NMI = 2, VEVENT_EXCEPTION = 3, VEVENT_SOFT_INT = 4,
-       VEVENT_PRIV_SOFT_EXC = 5, VEVENT_SOFT_EXC = 6 };
+enum {
+	VEVENT_EXT_INTR = 0,
+	VEVENT_NMI = 2,
+	VEVENT_EXCEPTION = 3,
+	VEVENT_SOFT_INT = 4,
+	VEVENT_PRIV_SOFT_EXC = 5,
+	VEVENT_SOFT_EXC = 6
+};
 
 /*
  * What a backend sees of a vCPU, and all it sees: vmm/ embeds this in struct vcpu and passes
@@ -164,8 +170,11 @@ static inline u32 vevent_word(const struct vevent *e)
 static inline struct vevent vevent_from_word(u32 w, u32 error_code)
 {
 	bool has_error = w & VEVENT_WORD_HAS_ERROR;
-	return (struct vevent){ .valid = true, .vector = w & 0xff, .type = VEVENT_WORD_TYPE(w),
-				.has_error = has_error, .error_code = has_error ? error_code : 0 };
+	return (struct vevent){ .valid = true,
+				.vector = w & 0xff,
+				.type = VEVENT_WORD_TYPE(w),
+				.has_error = has_error,
+				.error_code = has_error ? error_code : 0 };
 }
 
 /* Exceptions every backend intercepts: #UD (the other vendor's hypercall), #MC, and #DB and
@@ -182,7 +191,8 @@ static inline struct vevent vevent_from_word(u32 w, u32 error_code)
 static inline u32 virt_exc_bitmap(const struct vevent *pending, bool tdp, u32 debug)
 {
 	u32 bits = (tdp ? VIRT_EXC_ALWAYS : VIRT_EXC_SHADOW) | debug;
-	return pending->valid && pending->type == VEVENT_EXCEPTION ? bits | VIRT_EXC_DELIVERY : bits;
+	return pending->valid && pending->type == VEVENT_EXCEPTION ? bits | VIRT_EXC_DELIVERY
+								   : bits;
 }
 
 /* Does exception vector push an error code? */
@@ -322,7 +332,7 @@ struct virt_backend {
 /* What the CPU really runs with under shadow paging, whichever the vendor (arch/x86/virt.c). */
 struct virt_shadow_regs {
 	u64 cr0, cr4, efer;
-	bool long_mode;    /* the shadow root is 4-level: the CPU runs in IA-32e mode */
+	bool long_mode; /* the shadow root is 4-level: the CPU runs in IA-32e mode */
 };
 /* From the guest's view (v->regs) and the root it runs on: paging always on through the
  * shadow, WP always on (so write-protected guest tables trap even from ring 0), PAE always on

@@ -41,7 +41,7 @@ struct vmcb {
 	u64 rsp;
 	u8 rsvd8[0x5f8 - 0x5e0];
 	u64 rax, star, lstar, cstar, sfmask, kernel_gs_base, sysenter_cs, sysenter_esp,
-	    sysenter_eip, cr2;
+		sysenter_eip, cr2;
 	u8 rsvd9[0x668 - 0x648];
 	u64 g_pat;
 } PACKED;
@@ -77,8 +77,8 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define I2_VMRUN BIT(0)
 #define I2_VMMCALL BIT(1)
 #define I2_SVM_INSNS (0x7fu << 0) /* VMRUN VMMCALL VMLOAD VMSAVE STGI CLGI SKINIT */
-#define I2_RDTSCP BIT(7)          /* TSC_AUX is the guest's, not the host's */
-#define I2_WBINVD BIT(9)          /* QEMU 7.2 checks INVD against this bit too */
+#define I2_RDTSCP BIT(7)	  /* TSC_AUX is the guest's, not the host's */
+#define I2_WBINVD BIT(9)	  /* QEMU 7.2 checks INVD against this bit too */
 #define I2_MONITOR BIT(10)
 #define I2_MWAIT BIT(11)
 
@@ -95,7 +95,7 @@ BUILD_BUG_ON(offsetof(struct vmcb, g_pat) != 0x668);
 #define VMEXIT_NPF 0x400
 #define VMEXIT_INVALID 0xffffffffu
 
-#define TLB_FLUSH_ALL 1   /* tlb_control */
+#define TLB_FLUSH_ALL 1	  /* tlb_control */
 #define NP_ENABLE BIT(0)  /* np_enable */
 #define CR_BIT_CR3 BIT(3) /* cr_read, cr_write */
 

@@ -30,8 +30,8 @@ struct vmx_caps {
 	u32 revision;
 	u32 pin, proc, proc2, exit, entry; /* entry without IA-32e mode guest */
 	bool vpid, invvpid_single, load_efer, ack_intr, rdtscp;
-	bool preempt;      /* the VMX-preemption timer ends slices (it counts TSC >> rate) */
-	bool mtf;          /* the monitor trap flag (a debugger's single step) */
+	bool preempt; /* the VMX-preemption timer ends slices (it counts TSC >> rate) */
+	bool mtf;     /* the monitor trap flag (a debugger's single step) */
 	u8 preempt_rate;
 	/* EPT with unrestricted guest, WB tables and 4-level walks: proc_tdp and proc2_tdp are
 	 * the controls then (no CR3 or INVLPG exits). */
@@ -50,8 +50,12 @@ static struct vmx_caps caps;
  * device's leaves memory type UC (0), which no guest PAT overrides. Without 2 MiB EPT pages
  * (read_caps) large is cleared. */
 static struct tdp_format ept_format = {
-	.present = BIT(0), .write = BIT(1), .exec = BIT(2), .large = BIT(7),
-	.leaf_extra = 6ull << 3, .leaf_uc = 0,
+	.present = BIT(0),
+	.write = BIT(1),
+	.exec = BIT(2),
+	.large = BIT(7),
+	.leaf_extra = 6ull << 3,
+	.leaf_uc = 0,
 };
 
 /* The VMCS currently loaded on each CPU, so that a switch between vCPUs reloads it. */
@@ -74,26 +78,26 @@ struct msr_entry {
 /* Per-vCPU backend state, in the last page of the vCPU's allocation. */
 struct vmx_vcpu {
 	struct msr_entry guest_msrs[NR_SWAPPED + 2]; /* + TSC_AUX, EFER */
-	struct msr_entry host_msrs[1];               /* host EFER without the EFER controls */
-	struct msr_entry *tsc_aux, *efer;            /* their guest entries, if listed */
+	struct msr_entry host_msrs[1];		     /* host EFER without the EFER controls */
+	struct msr_entry *tsc_aux, *efer;	     /* their guest entries, if listed */
 	u64 vmcs_pa;
-	u64 cr2;          /* the guest's CR2 between runs */
-	u64 exit_rip;     /* RIP at the last exit: a moved RIP ends any STI/MOV SS shadow */
-	u32 shadow;       /* the STI/MOV SS blocking bits the VMCS holds */
-	u32 intr;         /* the whole interruptibility state the VMCS holds (NMI blocking too) */
-	u32 windows;      /* PROC_INT_WINDOW, PROC_NMI_WINDOW: the exits Umbra waits for */
+	u64 cr2;      /* the guest's CR2 between runs */
+	u64 exit_rip; /* RIP at the last exit: a moved RIP ends any STI/MOV SS shadow */
+	u32 shadow;   /* the STI/MOV SS blocking bits the VMCS holds */
+	u32 intr;     /* the whole interruptibility state the VMCS holds (NMI blocking too) */
+	u32 windows;  /* PROC_INT_WINDOW, PROC_NMI_WINDOW: the exits Umbra waits for */
 	bool irq_win, nmi_win; /* which of the two waits asked for them */
-	u64 debugctl;     /* the guest's IA32_DEBUGCTL the VMCS holds */
-	u32 entry_ctls;   /* entry controls in force, for the entry-failure dump */
+	u64 debugctl;	       /* the guest's IA32_DEBUGCTL the VMCS holds */
+	u32 entry_ctls;	       /* entry controls in force, for the entry-failure dump */
 	bool launched, flush;
-	u64 root_hpa;     /* the shadow root the VMCS holds */
-	u32 proc;         /* primary controls in force, without the window exits */
-	u32 exc_bitmap;   /* the exception bitmap in force */
-	bool tdp;         /* on EPT: the guest's own CR0/CR3/CR4/EFER run on the CPU */
-	bool pdptes_set;  /* the VMCS PDPTE fields hold this PAE context's PDPTEs */
+	u64 root_hpa;	 /* the shadow root the VMCS holds */
+	u32 proc;	 /* primary controls in force, without the window exits */
+	u32 exc_bitmap;	 /* the exception bitmap in force */
+	bool tdp;	 /* on EPT: the guest's own CR0/CR3/CR4/EFER run on the CPU */
+	bool pdptes_set; /* the VMCS PDPTE fields hold this PAE context's PDPTEs */
 	u64 eptp;
 	struct vmx_vm86 rm; /* real mode in virtual-8086 mode, without unrestricted guest */
-	bool pm_check;    /* back in protected mode: enter only once VM entry accepts the segments */
+	bool pm_check; /* back in protected mode: enter only once VM entry accepts the segments */
 };
 
 /* Pages of a vCPU's allocation. */
@@ -141,7 +145,10 @@ static bool adjust(u32 msr, u32 need, u32 want, u32 *out)
  * secondary one (wanted: a CPU without it runs the instruction natively, harmlessly), or
  * always (VMX exits on CPUID, INVD and its own instructions unconditionally, and on RDMSR and
  * WRMSR for every MSR the bitmaps do not pass). */
-static const struct { u32 proc, proc2; bool always; } insn_intercepts[VIRT_INSN_COUNT] = {
+static const struct {
+	u32 proc, proc2;
+	bool always;
+} insn_intercepts[VIRT_INSN_COUNT] = {
 	[VIRT_INSN_CPUID] = { .always = true },
 	[VIRT_INSN_HLT] = { .proc = PROC_HLT },
 	[VIRT_INSN_INVLPG] = { .proc = PROC_INVLPG },
@@ -196,7 +203,7 @@ static const char *read_caps(struct vmx_caps *c)
 	/* On only while Umbra waits for the window (vmx_vcpu.windows). */
 	c->proc &= ~(u32)(PROC_INT_WINDOW | PROC_NMI_WINDOW);
 	c->mtf = c->proc & PROC_MTF;
-	c->proc &= ~(u32)PROC_MTF;        /* on only while a debugger steps */
+	c->proc &= ~(u32)PROC_MTF; /* on only while a debugger steps */
 
 	/* Shadow paging: never EPT or unrestricted guest, even where offered. */
 	c->proc2 = 0;
@@ -326,8 +333,14 @@ static int vmx_cpu_enable(struct percpu *pc)
 	return 0;
 }
 
-static struct vmx_vcpu *state_of(struct vcpu_hw *v) { return v->arch; }
-static u64 page_pa(struct vcpu_hw *v, int page) { return v->arch_pa + (u64)page * PAGE_SIZE; }
+static struct vmx_vcpu *state_of(struct vcpu_hw *v)
+{
+	return v->arch;
+}
+static u64 page_pa(struct vcpu_hw *v, int page)
+{
+	return v->arch_pa + (u64)page * PAGE_SIZE;
+}
 
 /* Makes v's VMCS the current one on this CPU (each CPU may run several vCPUs in turn). */
 static bool load_vmcs(struct vmx_vcpu *s)
@@ -345,7 +358,6 @@ static bool load_vmcs(struct vmx_vcpu *s)
 	return true;
 }
 
-
 /* Clears the exit bits of the given MSRs in the 4 KiB MSR bitmap (reads low/high, then
  * writes low/high, 1 KiB each). */
 static void msr_passthrough(u8 *bitmap, const u32 *msrs, size_t n)
@@ -362,7 +374,10 @@ static void msr_passthrough(u8 *bitmap, const u32 *msrs, size_t n)
 static void write_host_state(void)
 {
 	struct percpu *pc = this_cpu();
-	struct { u16 limit; u64 base; } PACKED gdtr, idtr;
+	struct {
+		u16 limit;
+		u64 base;
+	} PACKED gdtr, idtr;
 
 	__asm__ volatile("sgdt %0; sidt %1" : "=m"(gdtr), "=m"(idtr));
 	vmwrite(F_HOST_CR0, read_cr0());
@@ -738,12 +753,16 @@ static void vmx_set_cr2(struct vcpu_hw *v, u64 cr2)
 static void flush_vpid(struct vcpu_hw *v)
 {
 	struct vmx_vcpu *s = state_of(v);
-	struct { u64 vpid, addr; } desc = { v->asid, 0 };
+	struct {
+		u64 vpid, addr;
+	} desc = { v->asid, 0 };
 	u64 type = caps.invvpid_single ? 1 : 2;
 	if (caps.vpid)
 		__asm__ volatile("invvpid %0, %1" ::"m"(desc), "r"(type) : "cc", "memory");
 	if (s->tdp) {
-		struct { u64 eptp, zero; } ed = { s->eptp, 0 };
+		struct {
+			u64 eptp, zero;
+		} ed = { s->eptp, 0 };
 		u64 et = caps.invept_single ? 1 : 2;
 		__asm__ volatile("invept %0, %1" ::"m"(ed), "r"(et) : "cc", "memory");
 	}
@@ -775,7 +794,9 @@ static void set_windows(struct vcpu_hw *v)
 
 	if (s->nmi_win)
 		w |= (s->intr & INTR_NMI) || (entry_shadow(v) & INTR_MOV_SS) ||
-		     !(v->regs.rflags & RFLAGS_IF) ? PROC_NMI_WINDOW : PROC_INT_WINDOW;
+				     !(v->regs.rflags & RFLAGS_IF)
+			     ? PROC_NMI_WINDOW
+			     : PROC_INT_WINDOW;
 	if (w != s->windows && load_vmcs(s)) {
 		s->windows = w;
 		vmwrite(F_PROC, s->proc | w);
@@ -864,31 +885,47 @@ static void vmx_set_tsc_offset(struct vcpu_hw *v, u64 offset)
 		vmwrite(F_TSC_OFFSET, offset);
 }
 
-
 /* audit=1: the rule of VM entry's (vmx_check.h) this VMCS breaks, which a lenient emulator
  * might let through, or NULL. */
 static const char *entry_check(const struct vmx_vcpu *s)
 {
 	BUILD_BUG_ON((int)SEG_LDTR != (int)VMX_CHECK_LDTR || (int)SEG_TR != (int)VMX_CHECK_TR);
 	struct vmx_check_state c = {
-		.pin = (u32)vmread(F_PIN), .proc = (u32)vmread(F_PROC),
-		.exit = (u32)vmread(F_EXIT_CTLS), .entry = (u32)vmread(F_ENTRY_CTLS),
-		.pin_cap = caps.pin_cap, .proc_cap = caps.proc_cap, .proc2_cap = caps.proc2_cap,
-		.exit_cap = caps.exit_cap, .entry_cap = caps.entry_cap,
-		.cr0_fixed0 = caps.cr0_fixed0, .cr0_fixed1 = caps.cr0_fixed1,
-		.cr4_fixed0 = caps.cr4_fixed0, .cr4_fixed1 = caps.cr4_fixed1,
-		.maxphyaddr = caps.maxphyaddr, .va_bits = caps.va_bits,
-		.zero_len_ok = caps.zero_len_ok, .other_event_ok = caps.mtf,
-		.cr0 = vmread(F_GUEST_CR0), .cr3 = vmread(F_GUEST_CR3), .cr4 = vmread(F_GUEST_CR4),
-		.dr7 = vmread(F_GUEST_DR7), .debugctl = vmread(F_GUEST_DEBUGCTL),
-		.efer = caps.load_efer ? vmread(F_GUEST_EFER) : 0, .rip = vmread(F_GUEST_RIP),
-		.rflags = vmread(F_GUEST_RFLAGS), .gdtr_base = vmread(F_GUEST_GDTR_BASE),
-		.idtr_base = vmread(F_GUEST_IDTR_BASE), .gdtr_limit = (u32)vmread(F_GUEST_GDTR_LIMIT),
+		.pin = (u32)vmread(F_PIN),
+		.proc = (u32)vmread(F_PROC),
+		.exit = (u32)vmread(F_EXIT_CTLS),
+		.entry = (u32)vmread(F_ENTRY_CTLS),
+		.pin_cap = caps.pin_cap,
+		.proc_cap = caps.proc_cap,
+		.proc2_cap = caps.proc2_cap,
+		.exit_cap = caps.exit_cap,
+		.entry_cap = caps.entry_cap,
+		.cr0_fixed0 = caps.cr0_fixed0,
+		.cr0_fixed1 = caps.cr0_fixed1,
+		.cr4_fixed0 = caps.cr4_fixed0,
+		.cr4_fixed1 = caps.cr4_fixed1,
+		.maxphyaddr = caps.maxphyaddr,
+		.va_bits = caps.va_bits,
+		.zero_len_ok = caps.zero_len_ok,
+		.other_event_ok = caps.mtf,
+		.cr0 = vmread(F_GUEST_CR0),
+		.cr3 = vmread(F_GUEST_CR3),
+		.cr4 = vmread(F_GUEST_CR4),
+		.dr7 = vmread(F_GUEST_DR7),
+		.debugctl = vmread(F_GUEST_DEBUGCTL),
+		.efer = caps.load_efer ? vmread(F_GUEST_EFER) : 0,
+		.rip = vmread(F_GUEST_RIP),
+		.rflags = vmread(F_GUEST_RFLAGS),
+		.gdtr_base = vmread(F_GUEST_GDTR_BASE),
+		.idtr_base = vmread(F_GUEST_IDTR_BASE),
+		.gdtr_limit = (u32)vmread(F_GUEST_GDTR_LIMIT),
 		.idtr_limit = (u32)vmread(F_GUEST_IDTR_LIMIT),
 		.activity = (u32)vmread(F_GUEST_ACTIVITY),
 		.intr_state = (u32)vmread(F_GUEST_INTERRUPTIBILITY),
-		.pending_dbg = vmread(F_GUEST_PENDING_DBG), .link = vmread(F_LINK_POINTER),
-		.event = (u32)vmread(F_ENTRY_INTR), .event_error = (u32)vmread(F_ENTRY_ERROR),
+		.pending_dbg = vmread(F_GUEST_PENDING_DBG),
+		.link = vmread(F_LINK_POINTER),
+		.event = (u32)vmread(F_ENTRY_INTR),
+		.event_error = (u32)vmread(F_ENTRY_ERROR),
 		.event_len = (u32)vmread(F_ENTRY_INSN_LEN),
 	};
 	if (c.proc & PROC_SECONDARY)
@@ -906,16 +943,14 @@ static const char *entry_check(const struct vmx_vcpu *s)
 }
 
 /* Says why the CPU refused to enter, with what an entry check most often trips over. */
-static void entry_failed(struct vcpu_hw *v, struct vexit *x, const char *what, u64 detail,
-			 u64 qual)
+static void entry_failed(struct vcpu_hw *v, struct vexit *x, const char *what, u64 detail, u64 qual)
 {
 	const struct vmx_vcpu *s = state_of(v);
 
 	kprintf("[%s] vmx: %s %lu (qualification %lu); guest cr0=0x%lx cr4=0x%lx cr3=0x%lx "
-		"entry_ctls=0x%x rip=0x%lx rflags=0x%lx\n", v->name, what, detail, qual,
-		vmread(F_GUEST_CR0),
-		vmread(F_GUEST_CR4), vmread(F_GUEST_CR3), s->entry_ctls, vmread(F_GUEST_RIP),
-		vmread(F_GUEST_RFLAGS));
+		"entry_ctls=0x%x rip=0x%lx rflags=0x%lx\n",
+		v->name, what, detail, qual, vmread(F_GUEST_CR0), vmread(F_GUEST_CR4),
+		vmread(F_GUEST_CR3), s->entry_ctls, vmread(F_GUEST_RIP), vmread(F_GUEST_RFLAGS));
 	x->reason = EXIT_INVALID;
 }
 
@@ -1034,7 +1069,9 @@ static void decode_exit(struct vcpu_hw *v, struct vexit *x)
 	case VX_WBINVD:
 	case VX_RDPMC:
 		x->insn_len = (u32)vmread(F_EXIT_INSN_LEN);
-		x->insn = basic == VX_INVD ? VINSN_INVD : basic == VX_WBINVD ? VINSN_WBINVD : VINSN_RDPMC;
+		x->insn = basic == VX_INVD     ? VINSN_INVD
+			  : basic == VX_WBINVD ? VINSN_WBINVD
+					       : VINSN_RDPMC;
 		break;
 	default:
 		/* Entry failures come with bit 31 set (above); without it the CPU is broken. */
@@ -1106,7 +1143,8 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 	if (caps.preempt) {
 		u64 now = rdtsc(), left = v->exit_deadline > now ? v->exit_deadline - now : 0;
 		left >>= caps.preempt_rate;
-		vmwrite(F_PREEMPT_TIMER, !v->exit_deadline || left > 0xffffffffu ? 0xffffffffu : left);
+		vmwrite(F_PREEMPT_TIMER,
+			!v->exit_deadline || left > 0xffffffffu ? 0xffffffffu : left);
 	}
 	if (v->tlb_flush || s->flush) {
 		flush_vpid(v);
@@ -1125,8 +1163,9 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		*x = (struct vexit){ .raw_code = (u64)fail };
 		if (fail == 2)
 			x->raw_info2 = vmread(F_INSN_ERROR);
-		entry_failed(v, x, fail == 2 ? "VMLAUNCH/VMRESUME failed: VM-instruction error"
-					     : "VMLAUNCH/VMRESUME failed without a current VMCS",
+		entry_failed(v, x,
+			     fail == 2 ? "VMLAUNCH/VMRESUME failed: VM-instruction error"
+				       : "VMLAUNCH/VMRESUME failed without a current VMCS",
 			     x->raw_info2, 0);
 		return;
 	}
@@ -1158,7 +1197,8 @@ static void vmx_vcpu_run(struct vcpu_hw *v, struct vexit *x)
 		/* INT n, INT3, INTO, INT1: RIP is still at the instruction. Delivered again with
 		 * its length rather than run again: an interrupt that became deliverable meanwhile
 		 * must not overtake it (an STI shadow ended by the exit, say). */
-		if (type == VEVENT_SOFT_INT || type == VEVENT_PRIV_SOFT_EXC || type == VEVENT_SOFT_EXC)
+		if (type == VEVENT_SOFT_INT || type == VEVENT_PRIV_SOFT_EXC ||
+		    type == VEVENT_SOFT_EXC)
 			v->pending.insn_len = (u8)vmread(F_EXIT_INSN_LEN);
 	}
 	/* Blocked on the host since the exit: the host's own handler runs, as it would natively

@@ -186,15 +186,16 @@ static const char *check_segs(const struct vmx_check_state *s, bool ug, bool ia3
 	if (ldtr_usable && (ldtr->sel & 4))
 		FAIL(LDTR_TI);
 	if (!canonical(g[4].base, s->va_bits) || !canonical(g[5].base, s->va_bits) ||
-	    !canonical(tr->base, s->va_bits) || (ldtr_usable && !canonical(ldtr->base, s->va_bits)) ||
-	    (g[CS].base >> 32))
+	    !canonical(tr->base, s->va_bits) ||
+	    (ldtr_usable && !canonical(ldtr->base, s->va_bits)) || (g[CS].base >> 32))
 		FAIL(BASE);
 	for (int i = ES; i <= 3; i++)
 		if (i != CS && !(g[i].ar & AR_UNUSABLE) && (g[i].base >> 32))
 			FAIL(BASE);
 	if (v86) {
 		for (int i = 0; i < 6; i++)
-			if (g[i].base != (u64)g[i].sel << 4 || g[i].limit != 0xffff || g[i].ar != 0xf3)
+			if (g[i].base != (u64)g[i].sel << 4 || g[i].limit != 0xffff ||
+			    g[i].ar != 0xf3)
 				FAIL(VM86_SEG);
 	} else {
 		const char *r = check_pm_segs(s, ug, ia32e);
@@ -208,8 +209,8 @@ static const char *check_segs(const struct vmx_check_state *s, bool ug, bool ia3
 	if (ldtr_usable && (AR_TYPE(ldtr->ar) != 2 || (ldtr->ar & (AR_S | AR_RSVD)) ||
 			    !(ldtr->ar & AR_P) || !limit_g_ok(ldtr)))
 		FAIL(LDTR_AR);
-	if ((s->gdtr_limit >> 16) || (s->idtr_limit >> 16) || !canonical(s->gdtr_base, s->va_bits) ||
-	    !canonical(s->idtr_base, s->va_bits))
+	if ((s->gdtr_limit >> 16) || (s->idtr_limit >> 16) ||
+	    !canonical(s->gdtr_base, s->va_bits) || !canonical(s->idtr_base, s->va_bits))
 		FAIL(DESC_TABLE);
 	return NULL;
 }
@@ -237,8 +238,8 @@ static const char *check_rest(const struct vmx_check_state *s, bool ia32e, unsig
 	if ((is & INTR_STI) && !(s->rflags & RFLAGS_IF))
 		FAIL(INTR_STI_IF);
 	if (inject && ((type == 0 && (is & (INTR_STI | INTR_MOV_SS))) ||
-		       (type == 2 && ((is & INTR_MOV_SS) ||
-				      ((s->pin & PIN_VIRTUAL_NMI) && (is & INTR_NMI))))))
+		       (type == 2 &&
+			((is & INTR_MOV_SS) || ((s->pin & PIN_VIRTUAL_NMI) && (is & INTR_NMI))))))
 		FAIL(INTR_EVENT);
 	if (s->pending_dbg & PENDING_RSVD_BITS)
 		FAIL(PENDING_DBG_RSVD);

@@ -109,7 +109,7 @@ struct vmx_check_state {
 	u32 gdtr_limit, idtr_limit;
 	u32 activity, intr_state;
 	u64 pending_dbg, link;
-	u64 pdpte[4];        /* EPT: the VMCS's fields; else the four entries at CR3 */
+	u64 pdpte[4]; /* EPT: the VMCS's fields; else the four entries at CR3 */
 	u32 event, event_error, event_len;
 };
 

@@ -104,8 +104,8 @@ enum { VX_REASONS = 0 VMX_EXIT_LIST(VMX_EXIT_COUNT_) };
 
 /* One row of the list, as the dispatch and the test read it. */
 struct vmx_exit_row {
-	u8 action;   /* enum vexit_action */
-	u8 reason;   /* enum exit_reason */
+	u8 action; /* enum vexit_action */
+	u8 reason; /* enum exit_reason */
 	const char *name, *why;
 };
 #define VMX_EXIT_ROW_(n, nm, act, rsn, w) \

@@ -29,7 +29,8 @@ void vm86_leave(struct vmx_vm86 *m)
 {
 	vm86_sync(m);
 	for (int i = 0; i < X86_NR_SREGS; i++)
-		write_seg(i, m->seg[i].sel, m->seg[i].base, m->seg[i].limit, attr_to_ar(&m->seg[i]));
+		write_seg(i, m->seg[i].sel, m->seg[i].base, m->seg[i].limit,
+			  attr_to_ar(&m->seg[i]));
 	vmwrite(seg_field[SEG_TR].limit, m->tr_limit);
 	m->on = m->loaded = false;
 }

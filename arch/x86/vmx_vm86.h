@@ -16,8 +16,8 @@
  */
 struct vmx_vm86 {
 	bool on;
-	bool loaded;   /* the VMCS segments are seg in vm86 form */
-	u32 tr_limit;  /* the guest's TR limit, set aside while vm86 mode runs with 0 */
+	bool loaded;  /* the VMCS segments are seg in vm86 form */
+	u32 tr_limit; /* the guest's TR limit, set aside while vm86 mode runs with 0 */
 	struct x86_seg seg[X86_NR_SREGS];
 };
 

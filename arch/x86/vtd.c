@@ -5,12 +5,24 @@
 /* Reads of a unit that never answers: the bound on every wait (under QEMU a command completes
  * at the first read). */
 #define VTD_SPINS 1000000u
-#define ECAP_COHERENT 1ull   /* ECAP.C: the unit snoops the CPU's caches when it walks tables */
+#define ECAP_COHERENT 1ull /* ECAP.C: the unit snoops the CPU's caches when it walks tables */
 
-static u32 rd32(const struct vtd_unit *u, u32 off) { return *(volatile u32 *)(u->regs + off); }
-static u64 rd64(const struct vtd_unit *u, u32 off) { return *(volatile u64 *)(u->regs + off); }
-static void wr32(struct vtd_unit *u, u32 off, u32 v) { *(volatile u32 *)(u->regs + off) = v; }
-static void wr64(struct vtd_unit *u, u32 off, u64 v) { *(volatile u64 *)(u->regs + off) = v; }
+static u32 rd32(const struct vtd_unit *u, u32 off)
+{
+	return *(volatile u32 *)(u->regs + off);
+}
+static u64 rd64(const struct vtd_unit *u, u32 off)
+{
+	return *(volatile u64 *)(u->regs + off);
+}
+static void wr32(struct vtd_unit *u, u32 off, u32 v)
+{
+	*(volatile u32 *)(u->regs + off) = v;
+}
+static void wr64(struct vtd_unit *u, u32 off, u64 v)
+{
+	*(volatile u64 *)(u->regs + off) = v;
+}
 
 /* Until (reg & mask) == want, the register 8 bytes wide or 4; false after VTD_SPINS reads. */
 static bool wait_for(const struct vtd_unit *u, u32 off, bool wide, u64 mask, u64 want)
@@ -97,7 +109,7 @@ int vtd_unit_init(struct vtd_unit *u, volatile void *regs, u64 base, const struc
 		return fail(u, "no page for the root table");
 	u->root = m->p2v(m->ctx, u->root_pa);
 	sync_lines(u, u->root, 4096);
-	wr64(u, VTD_REG_RTADDR, u->root_pa);   /* legacy mode: TTM 0 */
+	wr64(u, VTD_REG_RTADDR, u->root_pa); /* legacy mode: TTM 0 */
 	if (!command(u, VTD_GCMD_SRTP, VTD_GSTS_RTPS))
 		fail(u, "root table pointer never latched (GSTS.RTPS)");
 	else if (!invalidate(u) && !command(u, VTD_GCMD_TE, VTD_GSTS_TES))
@@ -129,7 +141,8 @@ int vtd_attach(struct vtd_unit *u, const struct iommu_mem *m, u16 rid, const str
 		*re = vtd_root_entry(ctx);
 		sync_lines(u, re, sizeof(*re));
 	}
-	struct vtd_entry *ce = (struct vtd_entry *)m->p2v(m->ctx, re->lo & VTD_ADDR_MASK) + (rid & 0xff);
+	struct vtd_entry *ce =
+		(struct vtd_entry *)m->p2v(m->ctx, re->lo & VTD_ADDR_MASK) + (rid & 0xff);
 	if (ce->lo & VTD_PRESENT)
 		return fail(u, "requester ID already has a context entry");
 	struct vtd_entry e = vtd_context_entry(d);
@@ -146,7 +159,8 @@ void vtd_detach(struct vtd_unit *u, const struct iommu_mem *m, u16 rid)
 	const struct vtd_entry *re = &u->root[rid >> 8];
 	if (!(re->lo & VTD_PRESENT))
 		return;
-	struct vtd_entry *ce = (struct vtd_entry *)m->p2v(m->ctx, re->lo & VTD_ADDR_MASK) + (rid & 0xff);
+	struct vtd_entry *ce =
+		(struct vtd_entry *)m->p2v(m->ctx, re->lo & VTD_ADDR_MASK) + (rid & 0xff);
 	ce->lo = 0;
 	__asm__ volatile("" ::: "memory");
 	ce->hi = 0;
@@ -171,7 +185,7 @@ u32 vtd_poll_faults(struct vtd_unit *u, void (*report)(void *ctx, const struct v
 			break;
 		report(ctx, &f);
 		n++;
-		wr32(u, off + 12, 1u << 31);   /* F is write-1-to-clear */
+		wr32(u, off + 12, 1u << 31); /* F is write-1-to-clear */
 	}
 	if (fsts & VTD_FSTS_PFO) {
 		u->lost++;

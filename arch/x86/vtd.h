@@ -75,10 +75,10 @@ struct vtd_entry vtd_context_entry(const struct iommu_pt *d);
 
 /* A decoded primary fault record (VT-d 11.4.14). */
 struct vtd_fault {
-	u16 sid;          /* requester ID */
+	u16 sid; /* requester ID */
 	u8 reason;
-	bool read;        /* else a write */
-	u64 addr;         /* page address of the faulting request */
+	bool read; /* else a write */
+	u64 addr;  /* page address of the faulting request */
 };
 /* False when the record holds no fault (F clear). */
 bool vtd_fault_decode(struct vtd_entry rec, struct vtd_fault *f);
@@ -93,9 +93,9 @@ struct vtd_unit {
 	u32 fro, nfr, iro;
 	u64 root_pa;
 	struct vtd_entry *root;
-	bool on;                  /* translation enabled */
-	u64 lost;                 /* faults the unit dropped (overflow) */
-	const char *error;        /* why the unit was left off */
+	bool on;	   /* translation enabled */
+	u64 lost;	   /* faults the unit dropped (overflow) */
+	const char *error; /* why the unit was left off */
 	/* Host tests only: the register block's answer to a command, run before each read of a
 	 * wait (NULL on hardware, which answers by itself). */
 	void (*model)(volatile u8 *regs);

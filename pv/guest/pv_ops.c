@@ -18,9 +18,15 @@ long pv_hypercall_insn(enum pv_insn insn, pv_ulong nr, pv_ulong a0, pv_ulong a1,
 {
 	pv_ulong r = nr;
 	if (insn == PV_VMMCALL)
-		__asm__ volatile("vmmcall" : "+a"(r) : "b"(a0), "c"(a1), "d"(a2), "S"(a3) : "memory");
+		__asm__ volatile("vmmcall"
+				 : "+a"(r)
+				 : "b"(a0), "c"(a1), "d"(a2), "S"(a3)
+				 : "memory");
 	else
-		__asm__ volatile("vmcall" : "+a"(r) : "b"(a0), "c"(a1), "d"(a2), "S"(a3) : "memory");
+		__asm__ volatile("vmcall"
+				 : "+a"(r)
+				 : "b"(a0), "c"(a1), "d"(a2), "S"(a3)
+				 : "memory");
 	return (long)r;
 }
 
@@ -80,7 +86,8 @@ static long native_mmu_update(const struct umbra_mmu_update *u, unsigned n, unsi
 static long native_mmu_op(const struct umbra_mmu_op *o, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (o[i].reserved || o[i].op < UMBRA_MMUOP_NEW_CR3 || o[i].op > UMBRA_MMUOP_FLUSH_ALL ||
+		if (o[i].reserved || o[i].op < UMBRA_MMUOP_NEW_CR3 ||
+		    o[i].op > UMBRA_MMUOP_FLUSH_ALL ||
 		    (o[i].op == UMBRA_MMUOP_FLUSH_ALL && o[i].arg))
 			return -UMBRA_EINVAL;
 	for (unsigned i = 0; i < n; i++) {
@@ -105,7 +112,10 @@ static long native_console_write(const char *buf, pv_ulong len)
 	return (long)len;
 }
 
-static void native_halt(void) { __asm__ volatile("hlt" : : : "memory"); }
+static void native_halt(void)
+{
+	__asm__ volatile("hlt" : : : "memory");
+}
 
 static uint64_t tsc_to_ns(uint64_t tsc)
 {
@@ -114,8 +124,14 @@ static uint64_t tsc_to_ns(uint64_t tsc)
 	return tsc / pv_tsc_hz * NS_PER_S + tsc % pv_tsc_hz * NS_PER_S / pv_tsc_hz;
 }
 
-static uint64_t native_time_ns(void) { return tsc_to_ns(read_tsc()); }
-static long native_yield(void) { return 0; }
+static uint64_t native_time_ns(void)
+{
+	return tsc_to_ns(read_tsc());
+}
+static long native_yield(void)
+{
+	return 0;
+}
 
 /* The TSC against 10 ms of PIT channel 2 (mode 0, gate on, speaker off): OUT2 in port 0x61
  * bit 5 rises at terminal count. */
@@ -160,9 +176,18 @@ static long umbra_mmu_op1(uint32_t op, uint64_t arg)
 	return r < 0 ? r : 0;
 }
 
-static long umbra_write_cr3(pv_ulong cr3) { return umbra_mmu_op1(UMBRA_MMUOP_NEW_CR3, cr3); }
-static long umbra_invlpg(pv_ulong va) { return umbra_mmu_op1(UMBRA_MMUOP_INVLPG, va); }
-static long umbra_flush_tlb(void) { return umbra_mmu_op1(UMBRA_MMUOP_FLUSH_ALL, 0); }
+static long umbra_write_cr3(pv_ulong cr3)
+{
+	return umbra_mmu_op1(UMBRA_MMUOP_NEW_CR3, cr3);
+}
+static long umbra_invlpg(pv_ulong va)
+{
+	return umbra_mmu_op1(UMBRA_MMUOP_INVLPG, va);
+}
+static long umbra_flush_tlb(void)
+{
+	return umbra_mmu_op1(UMBRA_MMUOP_FLUSH_ALL, 0);
+}
 
 static long umbra_mmu_update(const struct umbra_mmu_update *u, unsigned n, unsigned bytes)
 {
@@ -209,7 +234,10 @@ static uint64_t umbra_time_ns(void)
 	return t.monotonic_ns;
 }
 
-static long umbra_yield(void) { return pv_hypercall(UMBRA_HC_YIELD, 0, 0, 0, 0); }
+static long umbra_yield(void)
+{
+	return pv_hypercall(UMBRA_HC_YIELD, 0, 0, 0, 0);
+}
 
 int pv_detect(void)
 {
@@ -267,8 +295,14 @@ static unsigned n_upd, n_op;
 static struct umbra_mmu_update upd_q[UMBRA_MMU_BATCH_MAX];
 static struct umbra_mmu_op op_q[UMBRA_MMU_BATCH_MAX];
 
-void pv_lazy_mmu_begin(void) { lazy = 1; }
-int pv_lazy_mmu_active(void) { return lazy; }
+void pv_lazy_mmu_begin(void)
+{
+	lazy = 1;
+}
+int pv_lazy_mmu_active(void)
+{
+	return lazy;
+}
 
 long pv_lazy_mmu_flush(void)
 {
@@ -338,6 +372,15 @@ uint64_t pv_pte_read(uint64_t pa, unsigned bytes)
 	return bytes == 4 ? *(const volatile uint32_t *)e : *(const volatile uint64_t *)e;
 }
 
-long pv_write_cr3(pv_ulong cr3) { return lazy ? queue_op(UMBRA_MMUOP_NEW_CR3, cr3) : pv_ops.write_cr3(cr3); }
-long pv_invlpg(pv_ulong va) { return lazy ? queue_op(UMBRA_MMUOP_INVLPG, va) : pv_ops.invlpg(va); }
-long pv_flush_tlb(void) { return lazy ? queue_op(UMBRA_MMUOP_FLUSH_ALL, 0) : pv_ops.flush_tlb(); }
+long pv_write_cr3(pv_ulong cr3)
+{
+	return lazy ? queue_op(UMBRA_MMUOP_NEW_CR3, cr3) : pv_ops.write_cr3(cr3);
+}
+long pv_invlpg(pv_ulong va)
+{
+	return lazy ? queue_op(UMBRA_MMUOP_INVLPG, va) : pv_ops.invlpg(va);
+}
+long pv_flush_tlb(void)
+{
+	return lazy ? queue_op(UMBRA_MMUOP_FLUSH_ALL, 0) : pv_ops.flush_tlb();
+}

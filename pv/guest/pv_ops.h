@@ -35,7 +35,7 @@ struct pv_ops {
 	long (*mmu_update)(const struct umbra_mmu_update *u, unsigned n, unsigned bytes);
 	long (*mmu_op)(const struct umbra_mmu_op *o, unsigned n);
 	long (*console_write)(const char *buf, pv_ulong len); /* bytes written */
-	void (*halt)(void);      /* until an interrupt (the caller enables them) */
+	void (*halt)(void);	   /* until an interrupt (the caller enables them) */
 	uint64_t (*time_ns)(void); /* monotonic */
 };
 
@@ -50,8 +50,8 @@ struct pv_mod_ops {
 
 extern struct pv_ops pv_ops;
 extern struct pv_mod_ops pv_mod_ops;
-extern int pv_on_umbra;      /* CPUID 0x40000000 carries Umbra's signature, ABI version 1 */
-extern uint64_t pv_tsc_hz;   /* natively measured against the PIT; on Umbra from TIME */
+extern int pv_on_umbra;		/* CPUID 0x40000000 carries Umbra's signature, ABI version 1 */
+extern uint64_t pv_tsc_hz;	/* natively measured against the PIT; on Umbra from TIME */
 extern pv_ulong pv_phys_offset; /* virtual address of guest-physical 0 (identity: 0) */
 
 /* Detects Umbra, installs its ops or keeps the native ones, calibrates time. Returns

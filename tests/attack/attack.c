@@ -20,7 +20,7 @@ asm(".text\n.globl user_call_fl\nuser_call_fl:\n"
     "push $0x2b\n push %esi\n push %edi\n push $0x23\n push %edx\n"
     "mov $0x2b, %si\n mov %si, %ds\n mov %si, %es\n iret\n"
 #endif
-    );
+);
 
 #ifndef __x86_64__
 /* VCPU_START's 32-bit entry: EAX its index, EBX the argument (fn), ESP given. */
@@ -92,8 +92,9 @@ ulong atk_arg_num(const char *key, ulong def)
 		if (v[0] == '0' && v[1] == 'x')
 			base = 16, v += 2;
 		for (;; v++) {
-			unsigned d = *v >= '0' && *v <= '9' ? (unsigned)(*v - '0')
-				   : *v >= 'a' && *v <= 'f' ? (unsigned)(*v - 'a' + 10) : 99;
+			unsigned d = *v >= '0' && *v <= '9'   ? (unsigned)(*v - '0')
+				     : *v >= 'a' && *v <= 'f' ? (unsigned)(*v - 'a' + 10)
+							      : 99;
 			if (d >= base)
 				return n;
 			n = n * base + d;
@@ -122,8 +123,9 @@ int on_tcg(void)
 const char *vec_name(int vector)
 {
 	static const char *const names[] = {
-		"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "vector 9", "#TS",
-		"#NP", "#SS", "#GP", "#PF", "vector 15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
+		"#DE", "#DB",	   "NMI", "#BP", "#OF", "#BR", "#UD", "#NM",
+		"#DF", "vector 9", "#TS", "#NP", "#SS", "#GP", "#PF", "vector 15",
+		"#MF", "#AC",	   "#MC", "#XM", "#VE", "#CP",
 	};
 	if (vector == NO_FAULT)
 		return "no fault";

@@ -9,9 +9,9 @@
  * Under Umbra a guest-library image is a multiboot v1 kernel whose command line is "NAME ARGS"
  * (ARGS from `-- ARGS` on its module line); under qemu -kernel it is "PATH ARGS", under GRUB's
  * multiboot just "ARGS". Arguments are looked up among all the words. */
-void atk_name(char *buf, size_t size);      /* the first word (Umbra: the guest's name) */
+void atk_name(char *buf, size_t size);	       /* the first word (Umbra: the guest's name) */
 ulong atk_arg_num(const char *key, ulong def); /* a word KEY=N (0x.. for hex) */
-int atk_arg_flag(const char *key);          /* the word KEY */
+int atk_arg_flag(const char *key);	       /* the word KEY */
 int atk_streq(const char *a, const char *b);
 
 /* QEMU's TCG is the CPU (natively, or underneath Umbra: the brand string passes through). */
@@ -84,8 +84,10 @@ int user_exec_flags(const char *code, const char *end, ulong ax, ulong bx, ulong
 		    ulong *ret);
 #define USER_SNIPPET(name, insns) \
 	extern const char name[], name##_end[]; \
-	asm(".pushsection .rodata\n" #name ":\n\t" insns "\n\tint $0x80\n" #name "_end:\n.popsection")
+	asm(".pushsection .rodata\n" #name ":\n\t" insns "\n\tint $0x80\n" #name \
+	    "_end:\n.popsection")
 #define USER_RUN(name, ax, bx, cx, ret) user_exec(name, name##_end, ax, bx, cx, ret)
-extern ulong user_data; /* a user-writable page (identity address in 32-bit, USER_VA+2 pages in long mode) */
+extern ulong
+	user_data; /* a user-writable page (identity address in 32-bit, USER_VA+2 pages in long mode) */
 
 #endif

@@ -16,8 +16,13 @@ const char guest_name[] = GUEST_NAME;
 #define MSR_AMD_INT_PENDING 0xc0010055u
 #define SENTINEL 0xa5
 
-struct pvclock { uint32_t version, pad; uint64_t tsc, system; uint32_t mul; int8_t shift;
-		 uint8_t flags, pad2[2]; };
+struct pvclock {
+	uint32_t version, pad;
+	uint64_t tsc, system;
+	uint32_t mul;
+	int8_t shift;
+	uint8_t flags, pad2[2];
+};
 
 static uint8_t pages[3][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
 
@@ -73,20 +78,24 @@ static void good_record(void)
 	/* The record's time and the TSC agree within a millisecond either way of a fresh read. */
 	uint64_t t = read_tsc(), ns = p->system + scale(t - p->tsc, p->mul, p->shift);
 	uint64_t direct = scale(t, p->mul, p->shift);
-	CHECK(ns + 1000000 > direct && ns < direct + 1000000, "system time %lu vs %lu",
-	      (ulong)ns, (ulong)direct);
+	CHECK(ns + 1000000 > direct && ns < direct + 1000000, "system time %lu vs %lu", (ulong)ns,
+	      (ulong)direct);
 	unsigned left = untouched_but(PAGE_SIZE, sizeof(struct pvclock));
 	CHECK(left == sizeof(pages) - sizeof(struct pvclock), "%u bytes around it changed",
 	      (unsigned)(sizeof(pages) - sizeof(struct pvclock) - left));
 	uint32_t v = p->version;
-	wrmsr(MSR_TIME, (ulong)p);            /* disabled: nothing is published */
-	CHECK(p->version == v, "a disabled clock was republished (version %u -> %u)", v, p->version);
+	wrmsr(MSR_TIME, (ulong)p); /* disabled: nothing is published */
+	CHECK(p->version == v, "a disabled clock was republished (version %u -> %u)", v,
+	      p->version);
 	case_end("pvclock (an even version, a stable, precise scale, nothing else written)", mark);
 }
 
 static void bad_addresses(void)
 {
-	static const struct { ulong off; const char *what; } in_ram[] = {
+	static const struct {
+		ulong off;
+		const char *what;
+	} in_ram[] = {
 		{ PAGE_SIZE + 4, "misaligned" },
 		{ 2 * PAGE_SIZE - 8, "crossing a page" },
 		{ PAGE_SIZE - 16, "crossing a page (wall clock too)" },
@@ -97,15 +106,18 @@ static void bad_addresses(void)
 
 	for (unsigned i = 0; i < 3; i++) {
 		fill();
-		int v = ATTEMPT("wrmsr", "c"(MSR_TIME), "a"((uint32_t)((ulong)pages + in_ram[i].off) | 1),
+		int v = ATTEMPT("wrmsr", "c"(MSR_TIME),
+				"a"((uint32_t)((ulong)pages + in_ram[i].off) | 1),
 				"d"((uint32_t)(((ulong)pages + in_ram[i].off) >> 32)));
 		CHECK(v == NO_FAULT, "time at %s: %s", in_ram[i].what, vec_name(v));
 		v = ATTEMPT("wrmsr", "c"(MSR_WALL), "a"((uint32_t)((ulong)pages + in_ram[i].off)),
 			    "d"((uint32_t)(((ulong)pages + in_ram[i].off) >> 32)));
 		CHECK(v == NO_FAULT, "wall clock at %s: %s", in_ram[i].what, vec_name(v));
-		CHECK(untouched() == sizeof(pages) || (in_ram[i].off % 8 == 0 &&
-		      (in_ram[i].off % PAGE_SIZE) + 12 <= PAGE_SIZE),
-		      "%s: %u bytes written", in_ram[i].what, (unsigned)(sizeof(pages) - untouched()));
+		CHECK(untouched() == sizeof(pages) ||
+			      (in_ram[i].off % 8 == 0 &&
+			       (in_ram[i].off % PAGE_SIZE) + 12 <= PAGE_SIZE),
+		      "%s: %u bytes written", in_ram[i].what,
+		      (unsigned)(sizeof(pages) - untouched()));
 	}
 	fill();
 	for (unsigned i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
@@ -119,8 +131,9 @@ static void bad_addresses(void)
 	}
 	CHECK(untouched() == sizeof(pages), "RAM changed by records aimed outside it");
 	wrmsr(MSR_TIME, 0);
-	case_end("bad-addresses (accepted, nothing written: misaligned, page-crossing, MMIO, beyond RAM)",
-		 mark);
+	case_end(
+		"bad-addresses (accepted, nothing written: misaligned, page-crossing, MMIO, beyond RAM)",
+		mark);
 }
 
 static void wall_clock(void)
@@ -145,7 +158,8 @@ static void tsc_adjust(void)
 	uint64_t t1 = read_tsc();
 	CHECK(t1 - t0 >= jump && t1 - t0 < jump + 10000000000ull, "TSC moved by %lu",
 	      (ulong)(t1 - t0));
-	CHECK(rdmsr(MSR_TSC_ADJUST) == a0 + jump, "TSC_ADJUST reads %lx", (ulong)rdmsr(MSR_TSC_ADJUST));
+	CHECK(rdmsr(MSR_TSC_ADJUST) == a0 + jump, "TSC_ADJUST reads %lx",
+	      (ulong)rdmsr(MSR_TSC_ADJUST));
 	wrmsr(MSR_TSC, read_tsc() - jump);
 	/* Back by jump less the cycles between the read and the write: a little below a0. */
 	int64_t a1 = (int64_t)(rdmsr(MSR_TSC_ADJUST) - a0);
@@ -155,13 +169,18 @@ static void tsc_adjust(void)
 	 * nor does Umbra announcing Intel (#GP). Natively, TCG reads 0 on any vendor. */
 	uint32_t lo = 0, hi = 0;
 	ulong n = fault_count;
-	asm volatile(ATK_RECOVER "rdmsr\n1:" : "+a"(lo), "+d"(hi) : "c"(MSR_AMD_INT_PENDING) : "memory");
+	asm volatile(ATK_RECOVER "rdmsr\n1:"
+		     : "+a"(lo), "+d"(hi)
+		     : "c"(MSR_AMD_INT_PENDING)
+		     : "memory");
 	int vec = fault_since(n);
 	if (cpu.amd || !on_umbra)
-		CHECK(vec == NO_FAULT && !lo && !hi, "0xc0010055: vector %d, reads %x:%x", vec, hi, lo);
+		CHECK(vec == NO_FAULT && !lo && !hi, "0xc0010055: vector %d, reads %x:%x", vec, hi,
+		      lo);
 	else
 		CHECK(vec == 13, "0xc0010055 on Intel: vector %d, expected #GP", vec);
-	case_end("tsc-adjust (paired with TSC writes; 0xc0010055 reads 0 on AMD, #GP on Intel)", mark);
+	case_end("tsc-adjust (paired with TSC writes; 0xc0010055 reads 0 on AMD, #GP on Intel)",
+		 mark);
 }
 
 /* IA32_TSC_DEADLINE fires once the TSC reaches it, compared numerically as the CPU does: at
@@ -203,7 +222,7 @@ static void tsc_deadline(void)
 	set_irq_handler(VEC_DEADLINE, on_deadline);
 	pic_remap(0x20, 0x28);
 	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1u << 10)); /* x2APIC */
-	wrmsr(X2APIC_LVT_TIMER, (2u << 17) | VEC_DEADLINE);      /* TSC-deadline mode */
+	wrmsr(X2APIC_LVT_TIMER, (2u << 17) | VEC_DEADLINE);	 /* TSC-deadline mode */
 	CHECK(!deadline_fires(read_tsc() + (1ull << 62), 50), "a deadline 2^62 ahead fired");
 	CHECK(deadline_fires(read_tsc(), 1000), "a deadline at the TSC did not fire");
 	CHECK(deadline_fires(read_tsc() - 1000, 1000), "a deadline below the TSC did not fire");
@@ -267,14 +286,16 @@ static void pv_eoi(void)
 		for (int i = 0; i < 8; i++)
 			fired += (unsigned)deadline_fires(read_tsc(), 1000);
 		CHECK(fired == 8, "%u of 8 deadlines arrived", fired);
-		CHECK(lazy_eois > 0, "no interrupt came with the flag set (%u lazy EOIs)", lazy_eois);
+		CHECK(lazy_eois > 0, "no interrupt came with the flag set (%u lazy EOIs)",
+		      lazy_eois);
 		wrmsr(X2APIC_LVT_TIMER, 1u << 16);
 		kprintf("pv-eoi: %u of 8 interrupts EOIed by the flag\n", lazy_eois);
 	}
 	wrmsr(MSR_PV_EOI, 0);
 	CHECK(untouched_but(PAGE_SIZE, 4) == sizeof(pages) - 4, "bytes beside the flag changed");
-	case_end("pv-eoi (bit 1 and words outside RAM #GP; EOI by the flag, every deadline arrives)",
-		 mark);
+	case_end(
+		"pv-eoi (bit 1 and words outside RAM #GP; EOI by the flag, every deadline arrives)",
+		mark);
 }
 
 void test_main(void)

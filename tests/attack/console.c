@@ -35,8 +35,11 @@ void test_main(void)
 	RAW("\rUMBRA SUMMARY: result=pass #atk3\n");
 	RAW("UMBRA SUMMARY: result=pass #atk4\n");
 	/* BEL, BS, DEL, NUL, VT, FF, a lone ESC, C1 controls (0x9b is CSI) and UTF-8's C1 CSI. */
-	static const char ctl[] = "#atk5 bel\a bs\b\b del\x7f nul\0 vt\v ff\f esc\x1b c1 \x80\x85\x8d"
-				  "\x9b" "2J\x9c\x9f utf8-csi \xc2\x9b" "2J end #atk5\n";
+	static const char ctl[] =
+		"#atk5 bel\a bs\b\b del\x7f nul\0 vt\v ff\f esc\x1b c1 \x80\x85\x8d"
+		"\x9b"
+		"2J\x9c\x9f utf8-csi \xc2\x9b"
+		"2J end #atk5\n";
 	raw(ctl, sizeof(ctl) - 1);
 	/* Forged report lines of another guest and of this one. */
 	RAW("guest healthy: ended=result status=35 (result port) FAIL exits=1 #atk6\n");

@@ -34,10 +34,24 @@ const char guest_name[] = GUEST_NAME;
 static volatile ulong db_count, db_ip[MAX_DB], db_dr6[MAX_DB];
 static volatile int db_one_step; /* db-bp-stack: no more single steps after the first #DB */
 
-static ulong get_dr6(void) { ulong v; asm volatile("mov %%dr6, %0" : "=r"(v)); return v; }
-static void set_dr6(ulong v) { asm volatile("mov %0, %%dr6" : : "r"(v)); }
-static void set_dr7(ulong v) { asm volatile("mov %0, %%dr7" : : "r"(v)); }
-static void set_dr0(ulong v) { asm volatile("mov %0, %%dr0" : : "r"(v)); }
+static ulong get_dr6(void)
+{
+	ulong v;
+	asm volatile("mov %%dr6, %0" : "=r"(v));
+	return v;
+}
+static void set_dr6(ulong v)
+{
+	asm volatile("mov %0, %%dr6" : : "r"(v));
+}
+static void set_dr7(ulong v)
+{
+	asm volatile("mov %0, %%dr7" : : "r"(v));
+}
+static void set_dr0(ulong v)
+{
+	asm volatile("mov %0, %%dr0" : : "r"(v));
+}
 
 /* Records each #DB; past MAX_DB it disarms every breakpoint and TF, so an emulator (or a
  * hypervisor) that loops where hardware does not still lets the guest report it. */
@@ -84,10 +98,10 @@ asm(".text\n.globl tf_sequence\ntf_sequence:\n"
 
 static void tf_step(void)
 {
-	static const char *const want[] = { tf_b1, tf_b2, tf_b3, tf_b4, tf_b5, tf_b6, tf_b7, tf_b8,
-					    tf_b9 };
-	static const char *const insn[] = { "nop", "xor", "cpuid", "out", "mov", "rdmsr", "pushf",
-					    "and", "popf" };
+	static const char *const want[] = { tf_b1, tf_b2, tf_b3, tf_b4, tf_b5,
+					    tf_b6, tf_b7, tf_b8, tf_b9 };
+	static const char *const insn[] = { "nop",   "xor",   "cpuid", "out", "mov",
+					    "rdmsr", "pushf", "and",   "popf" };
 	const ulong n = sizeof(want) / sizeof(want[0]);
 	ulong mark = checks_failed;
 	db_count = 0;
@@ -95,8 +109,9 @@ static void tf_step(void)
 	tf_sequence();
 	CHECK(db_count == n, "tf-step: %lu #DBs for %lu single-stepped instructions", db_count, n);
 	for (ulong i = 0; i < n && i < db_count; i++) {
-		CHECK(db_ip[i] == (ulong)want[i], "tf-step: #DB %lu (after %s) at %lx, expected %lx",
-		      i, insn[i], db_ip[i], (ulong)want[i]);
+		CHECK(db_ip[i] == (ulong)want[i],
+		      "tf-step: #DB %lu (after %s) at %lx, expected %lx", i, insn[i], db_ip[i],
+		      (ulong)want[i]);
 		CHECK(db_dr6[i] & DR6_BS, "tf-step: #DB %lu (after %s): DR6=%lx lacks BS", i,
 		      insn[i], db_dr6[i]);
 	}
@@ -114,7 +129,9 @@ static void tf_step(void)
 #define TF_HC(insn) \
 	asm volatile("pushf\n\torl $0x100, (" ISP ")\n\tpopf\n\t" insn "\n1:\n\t" \
 		     "pushf\n\tandl $~0x100, (" ISP ")\n\tpopf\n\tlea 1b, %1" \
-		     : "+a"(r), "=r"(after) : "b"(0ul), "c"(0ul) : "memory", "cc")
+		     : "+a"(r), "=r"(after) \
+		     : "b"(0ul), "c"(0ul) \
+		     : "memory", "cc")
 
 static void tf_hypercall(void)
 {
@@ -132,8 +149,8 @@ static void tf_hypercall(void)
 		CHECK(db_count == 4, "tf-hypercall: %lu #DBs after %s, pushf, and, popf", db_count,
 		      what);
 		CHECK(db_ip[0] == after && (db_dr6[0] & DR6_BS),
-		      "tf-hypercall: #DB after %s at %lx (want %lx), DR6=%lx", what, db_ip[0], after,
-		      db_dr6[0]);
+		      "tf-hypercall: #DB after %s at %lx (want %lx), DR6=%lx", what, db_ip[0],
+		      after, db_dr6[0]);
 	}
 	case_end("tf-hypercall (vmcall and vmmcall, one #DB after each)", mark);
 }
@@ -187,21 +204,26 @@ static void db_bp_stack(void)
 	}
 	/* The nested #DB is taken before the handler's first instruction: its frame's IP is the
 	 * library's #DB stub; then the single-step's own #DB with the IP after the add. */
-	CHECK(db_count == 2, "db-bp-stack: %lu #DBs, expected 2 (the single step, then the write "
-	      "breakpoint hit by its delivery)", db_count);
+	CHECK(db_count == 2,
+	      "db-bp-stack: %lu #DBs, expected 2 (the single step, then the write "
+	      "breakpoint hit by its delivery)",
+	      db_count);
 	if (db_count >= 2) {
-		CHECK(db_ip[0] == trap_stub(1), "db-bp-stack: first #DB handled at %lx, expected the "
-		      "stub %lx", db_ip[0], trap_stub(1));
+		CHECK(db_ip[0] == trap_stub(1),
+		      "db-bp-stack: first #DB handled at %lx, expected the "
+		      "stub %lx",
+		      db_ip[0], trap_stub(1));
 		CHECK(db_dr6[0] & 1, "db-bp-stack: DR6=%lx lacks B0 at the nested #DB", db_dr6[0]);
-		CHECK(db_ip[1] == (ulong)bp_after_add, "db-bp-stack: second #DB at %lx, expected %lx",
-		      db_ip[1], (ulong)bp_after_add);
+		CHECK(db_ip[1] == (ulong)bp_after_add,
+		      "db-bp-stack: second #DB at %lx, expected %lx", db_ip[1],
+		      (ulong)bp_after_add);
 	}
 	case_end("db-bp-stack (a #DB raised by #DB's delivery, then the handler runs)", mark);
 }
 
 /* ---- #AC ---- */
 USER_SNIPPET(u_ac_read, "pushf\n\torl $0x40000, (" XSP ")\n\tpopf\n\tmov 1(" XBX "), %eax\n\t"
-	     "pushf\n\tandl $~0x40000, (" XSP ")\n\tpopf");
+			"pushf\n\tandl $~0x40000, (" XSP ")\n\tpopf");
 
 static void ac_cases(void)
 {
@@ -216,7 +238,8 @@ static void ac_cases(void)
 	} else {
 		expect_vec("ac-cpl3 (misaligned read, CR0.AM, EFLAGS.AC, CPL 3)", vec, 17);
 		if (vec == 17)
-			CHECK(last_fault.error == 0, "#AC error code %lx, expected 0", last_fault.error);
+			CHECK(last_fault.error == 0, "#AC error code %lx, expected 0",
+			      last_fault.error);
 	}
 	/* At CPL 0 alignment is never checked. */
 	ulong junk = 0;
@@ -245,8 +268,11 @@ static void db_loop(void)
 	set_dr7(DR7_FIXED | 0x1 | (0x1ul << 16) | (2ul << 18));
 	kprintf("db-loop: a write breakpoint on #DB's IST frame; single-stepping (hardware never "
 		"comes back)\n");
-	asm volatile("pushf\n orl $0x100, (%%rsp)\n popf\n nop\n pushf\n andl $~0x100, (%%rsp)\n popf"
-		     : : : "memory", "cc");
+	asm volatile(
+		"pushf\n orl $0x100, (%%rsp)\n popf\n nop\n pushf\n andl $~0x100, (%%rsp)\n popf"
+		:
+		:
+		: "memory", "cc");
 	set_dr7(DR7_FIXED);
 	fail("db-loop: came back after %lu #DBs: the #DB loop ended, unlike on hardware", db_count);
 }
@@ -254,7 +280,7 @@ static void db_loop(void)
 /* The #AC gate leads to ring 3 (a DPL 3 code segment: no stack switch), and ring 3 runs on a
  * misaligned stack with EFLAGS.AC: each delivery's first push is misaligned, raising #AC. */
 USER_SNIPPET(u_ac_loop, "sub $1, %esp\n\tpushf\n\torl $0x40000, (%esp)\n\tpopf\n\t"
-	     "mov 1(%ebx), %eax");
+			"mov 1(%ebx), %eax");
 USER_SNIPPET(u_ac_handler, "nop"); /* reached only if the loop ends: back to ring 0 */
 
 static void ac_loop(void)
@@ -270,10 +296,14 @@ static void ac_loop(void)
 		*h++ = *s;
 	uint8_t *g = (uint8_t *)idt_base() + 17 * 8;
 	ulong a = user_data;
-	g[0] = (uint8_t)a; g[1] = (uint8_t)(a >> 8);
-	g[2] = 0x23; g[3] = 0;      /* the ring-3 code selector */
-	g[4] = 0; g[5] = 0xee;      /* present, DPL 3, 32-bit interrupt gate */
-	g[6] = (uint8_t)(a >> 16); g[7] = (uint8_t)(a >> 24);
+	g[0] = (uint8_t)a;
+	g[1] = (uint8_t)(a >> 8);
+	g[2] = 0x23;
+	g[3] = 0; /* the ring-3 code selector */
+	g[4] = 0;
+	g[5] = 0xee; /* present, DPL 3, 32-bit interrupt gate */
+	g[6] = (uint8_t)(a >> 16);
+	g[7] = (uint8_t)(a >> 24);
 	set_cr0_bits(CR0_AM, 0);
 	kprintf("ac-loop: #AC handled in ring 3 on a misaligned stack (hardware never comes "
 		"back)\n");

@@ -18,8 +18,8 @@
 const char guest_name[] = GUEST_NAME;
 
 #define IOAPIC 0xfec00000u
-#define PIN 2          /* the PIT's, as the MADT's override says */
-#define VEC_PIC 0x30   /* the 8259's IRQ 0 */
+#define PIN 2	     /* the PIT's, as the MADT's override says */
+#define VEC_PIC 0x30 /* the 8259's IRQ 0 */
 #define VEC_UNUSED 0x99
 #define TRAMP 0x8000ul /* SIPI vector 8 */
 #define DM_NMI (4u << 8)
@@ -72,8 +72,17 @@ void dl_ap_main(void)
 		__atomic_add_fetch(&ap_ticks, 1, __ATOMIC_SEQ_CST);
 }
 
-static void on_nmi(struct frame *f) { (void)f; nmis++; }
-static void on_unused(struct frame *f) { (void)f; unused_irqs++; apic_reg_write(LAPIC_EOI, 0); }
+static void on_nmi(struct frame *f)
+{
+	(void)f;
+	nmis++;
+}
+static void on_unused(struct frame *f)
+{
+	(void)f;
+	unused_irqs++;
+	apic_reg_write(LAPIC_EOI, 0);
+}
 
 static void on_pic(struct frame *f)
 {
@@ -193,10 +202,10 @@ static void case_ioapic_init(void)
 	ulong mark = checks_failed;
 
 	quiet();
-	for (char *s = dl_tramp_start, *d = (char *)TRAMP; s < dl_tramp_end; )
+	for (char *s = dl_tramp_start, *d = (char *)TRAMP; s < dl_tramp_end;)
 		*d++ = *s++;
-	ipi(1, 0x4500);                   /* INIT */
-	ipi(1, 0x4600 | (TRAMP >> 12));   /* SIPI */
+	ipi(1, 0x4500);			/* INIT */
+	ipi(1, 0x4600 | (TRAMP >> 12)); /* SIPI */
 	ipi(1, 0x4600 | (TRAMP >> 12));
 	uint32_t n = spin_for(&ap_starts, 1, 5000);
 	CHECK(n == 1, "the AP started %u times by INIT-SIPI-SIPI", n);
@@ -208,7 +217,7 @@ static void case_ioapic_init(void)
 	uint32_t t1 = ap_ticks;
 	CHECK(t0 == t1, "the AP still runs after an INIT entry (%u, then %u)", t0, t1);
 	quiet();
-	ipi(1, 0x4600 | (TRAMP >> 12));   /* a SIPI alone: it waits for one after INIT */
+	ipi(1, 0x4600 | (TRAMP >> 12)); /* a SIPI alone: it waits for one after INIT */
 	n = spin_for(&ap_starts, 2, 5000);
 	CHECK(n == 2, "the AP started %u times after INIT and a SIPI, expected 2", n);
 	case_end("ioapic-init (an INIT entry stops the AP until a SIPI)", mark);

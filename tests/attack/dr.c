@@ -15,12 +15,24 @@ static ulong read_dr(int i)
 {
 	ulong v = 0;
 	switch (i) {
-	case 0: asm volatile("mov %%dr0, %0" : "=r"(v)); break;
-	case 1: asm volatile("mov %%dr1, %0" : "=r"(v)); break;
-	case 2: asm volatile("mov %%dr2, %0" : "=r"(v)); break;
-	case 3: asm volatile("mov %%dr3, %0" : "=r"(v)); break;
-	case 6: asm volatile("mov %%dr6, %0" : "=r"(v)); break;
-	case 7: asm volatile("mov %%dr7, %0" : "=r"(v)); break;
+	case 0:
+		asm volatile("mov %%dr0, %0" : "=r"(v));
+		break;
+	case 1:
+		asm volatile("mov %%dr1, %0" : "=r"(v));
+		break;
+	case 2:
+		asm volatile("mov %%dr2, %0" : "=r"(v));
+		break;
+	case 3:
+		asm volatile("mov %%dr3, %0" : "=r"(v));
+		break;
+	case 6:
+		asm volatile("mov %%dr6, %0" : "=r"(v));
+		break;
+	case 7:
+		asm volatile("mov %%dr7, %0" : "=r"(v));
+		break;
 	}
 	return v;
 }
@@ -28,12 +40,24 @@ static ulong read_dr(int i)
 static void write_dr(int i, ulong v)
 {
 	switch (i) {
-	case 0: asm volatile("mov %0, %%dr0" : : "r"(v)); break;
-	case 1: asm volatile("mov %0, %%dr1" : : "r"(v)); break;
-	case 2: asm volatile("mov %0, %%dr2" : : "r"(v)); break;
-	case 3: asm volatile("mov %0, %%dr3" : : "r"(v)); break;
-	case 6: asm volatile("mov %0, %%dr6" : : "r"(v)); break;
-	case 7: asm volatile("mov %0, %%dr7" : : "r"(v)); break;
+	case 0:
+		asm volatile("mov %0, %%dr0" : : "r"(v));
+		break;
+	case 1:
+		asm volatile("mov %0, %%dr1" : : "r"(v));
+		break;
+	case 2:
+		asm volatile("mov %0, %%dr2" : : "r"(v));
+		break;
+	case 3:
+		asm volatile("mov %0, %%dr3" : : "r"(v));
+		break;
+	case 6:
+		asm volatile("mov %0, %%dr6" : : "r"(v));
+		break;
+	case 7:
+		asm volatile("mov %0, %%dr7" : : "r"(v));
+		break;
 	}
 }
 
@@ -44,8 +68,8 @@ static int variant;
 static ulong bp_value(int round, int i)
 {
 #ifdef __x86_64__
-	return 0x00007f0000000000ul | ((ulong)(name_hash & 0xffffff) << 16) |
-	       ((ulong)round << 8) | ((ulong)i << 4);
+	return 0x00007f0000000000ul | ((ulong)(name_hash & 0xffffff) << 16) | ((ulong)round << 8) |
+	       ((ulong)i << 4);
 #else
 	return 0xf0000000ul | ((name_hash & 0xfff) << 16) | ((ulong)round << 8) | ((ulong)i << 4);
 #endif
@@ -59,14 +83,18 @@ static ulong dr7_value(int round)
 	 * later DR7 write then frees stale ones: QEMU itself crashes (segfault) once a guest of a
 	 * hypervisor enables a breakpoint. On TCG the breakpoints stay disabled (their addresses
 	 * and RW/LEN fields still differ per guest). */
-	ulong en = on_tcg() ? 0 : variant == 0 ? ((round & 1) ? 0x55 : 0x05)
-					       : ((round & 1) ? 0xaa : 0x0a);
+	ulong en = on_tcg()	  ? 0
+		   : variant == 0 ? ((round & 1) ? 0x55 : 0x05)
+				  : ((round & 1) ? 0xaa : 0x0a);
 	if (variant == 0)
 		return DR7_FIXED | 0xdddd0000ul | 0x300 | en;
 	return DR7_FIXED | 0x200 | (round & 1 ? 0x00050000ul : 0) | en;
 }
 
-static ulong dr6_bits(void) { return variant == 0 ? 0x5 : 0xa; }
+static ulong dr6_bits(void)
+{
+	return variant == 0 ? 0x5 : 0xa;
+}
 
 static void write_all(int round)
 {
@@ -115,7 +143,8 @@ static void isolation(void)
 			check_all(round, by_yield ? "after yield" : "after preemption");
 		}
 		case_end(by_yield ? "dr-yield (own DR0-3/6/7 after YIELD, 6 rounds)"
-				  : "dr-preempt (own DR0-3/6/7 after a 25 ms spin, 6 rounds)", mark);
+				  : "dr-preempt (own DR0-3/6/7 after a 25 ms spin, 6 rounds)",
+			 mark);
 	}
 	/* Leave no breakpoint armed for what follows. */
 	write_dr(7, DR7_FIXED);
@@ -135,12 +164,14 @@ static void mov_dr_faults(void)
 	int v6 = ATTEMPT_OUT("mov %%dr6, %0", "=r"(d6));
 	int v7 = ATTEMPT_OUT("mov %%dr7, %0", "=r"(d7));
 	if (v6 != NO_FAULT || v7 != NO_FAULT) {
-		check_failed("dr-gd: reading DR6/DR7 after the #DB raised %s/%s: GD was not cleared",
-			     vec_name(v6), vec_name(v7));
+		check_failed(
+			"dr-gd: reading DR6/DR7 after the #DB raised %s/%s: GD was not cleared",
+			vec_name(v6), vec_name(v7));
 		/* The #DB's delivery clears GD (a handler's own MOV DR would loop otherwise): with it
 		 * still set every MOV DR faults, so the cases below cannot run. */
 		if (ATTEMPT("mov %0, %%dr7", "r"(DR7_FIXED)) != NO_FAULT) {
-			check_failed("dr-gd: DR7.GD cannot be cleared any more; MOV DR cases skipped");
+			check_failed(
+				"dr-gd: DR7.GD cannot be cleared any more; MOV DR cases skipped");
 			return;
 		}
 		d7 = DR7_FIXED | (1ul << 13);
@@ -212,7 +243,8 @@ void test_main(void)
 	for (; name[n]; n++)
 		name_hash = (name_hash ^ (uint8_t)name[n]) * 16777619u;
 	variant = n ? name[n - 1] & 1 : 0;
-	kprintf("dr: variant %d%s\n", variant, on_umbra ? "" : " (alone: no other guest to leak to)");
+	kprintf("dr: variant %d%s\n", variant,
+		on_umbra ? "" : " (alone: no other guest to leak to)");
 	isolation();
 	mov_dr_faults();
 	kprintf("cases: dr 10\n");

@@ -58,7 +58,10 @@ static void cpl0_cache(void)
 
 static void cpl3_privileged(void)
 {
-	struct { const char *what; const char *code, *end; } cases[] = {
+	struct {
+		const char *what;
+		const char *code, *end;
+	} cases[] = {
 		{ "invd-cpl3", u_invd, u_invd_end },
 		{ "wbinvd-cpl3", u_wbinvd, u_wbinvd_end },
 		{ "hlt-cpl3", u_hlt, u_hlt_end },
@@ -74,8 +77,8 @@ static void cpl3_privileged(void)
 		int v = user_exec(cases[i].code, cases[i].end, 0, user_data, 0, 0);
 		expect_vec(cases[i].what, v, 13);
 		if (v == 13)
-			CHECK(last_fault.error == 0, "%s: #GP error code %lx, expected 0", cases[i].what,
-			      last_fault.error);
+			CHECK(last_fault.error == 0, "%s: #GP error code %lx, expected 0",
+			      cases[i].what, last_fault.error);
 	}
 	/* Unprivileged, but intercepted: the same answers as at CPL 0. */
 	ulong a3 = 0, t3 = 0;
@@ -98,7 +101,7 @@ static void monitor_mwait(void)
 	if (has)
 		return;
 	int v = ATTEMPT_X("mov %0, " RAX "\n\txor %%ecx, %%ecx\n\txor %%edx, %%edx\n\tmonitor",
-			"r"((ulong)scratch));
+			  "r"((ulong)scratch));
 	expect_vec("monitor (CPUID.1:ECX.MONITOR clear)", v, 6);
 	v = ATTEMPT_X("xor %%eax, %%eax\n\txor %%ecx, %%ecx\n\tmwait", "i"(0));
 	expect_vec("mwait (CPUID.1:ECX.MONITOR clear)", v, 6);
@@ -115,14 +118,16 @@ static void rdpmc_cpl0(void)
 	if (on_umbra) {
 		expect_vec("rdpmc-cpl0 (ECX=0; Umbra models no counters)", v, 13);
 	} else {
-		note_vec("rdpmc-cpl0 (ECX=0)", v, on_tcg() ? "natively: QEMU TCG has no RDPMC (#UD)"
-							   : "natively: the CPU's counters decide");
+		note_vec("rdpmc-cpl0 (ECX=0)", v,
+			 on_tcg() ? "natively: QEMU TCG has no RDPMC (#UD)"
+				  : "natively: the CPU's counters decide");
 	}
 	n = fault_count;
 	asm volatile(ATK_RECOVER "rdpmc\n1:" : "+a"(lo), "+d"(hi) : "c"(0x12345) : "memory");
 	v = fault_since(n);
 	if (v == 6 && on_tcg() && !on_umbra)
-		note_vec("rdpmc-bad-index (ECX=0x12345)", v, "natively: QEMU TCG has no RDPMC (#UD)");
+		note_vec("rdpmc-bad-index (ECX=0x12345)", v,
+			 "natively: QEMU TCG has no RDPMC (#UD)");
 	else
 		expect_vec("rdpmc-bad-index (ECX=0x12345)", v, 13);
 }
@@ -138,7 +143,8 @@ static void svm_insns(void)
 	expect_vec("stgi", ATTEMPT("stgi", "i"(0)), 6);
 	expect_vec("clgi", ATTEMPT("clgi", "i"(0)), 6);
 	expect_vec("skinit", ATTEMPT_X("mov %0, %%eax\n\tskinit", "r"((uint32_t)a)), 6);
-	expect_vec("invlpga", ATTEMPT_X("mov %0, " RAX "\n\txor %%ecx, %%ecx\n\tinvlpga", "r"(a)), 6);
+	expect_vec("invlpga", ATTEMPT_X("mov %0, " RAX "\n\txor %%ecx, %%ecx\n\tinvlpga", "r"(a)),
+		   6);
 }
 
 /* Outside VMX operation (CR4.VMXE clear; VMX hidden) every VMX instruction is #UD. */
@@ -160,7 +166,9 @@ static void vmx_insns(void)
 	/* With CR4.SMXE and CR4.OSXSAVE clear: GETSEC and XSETBV/XGETBV are #UD (before any exit). */
 	expect_vec("getsec (CR4.SMXE clear)", ATTEMPT_X("xor %%eax, %%eax\n\tgetsec", "i"(0)), 6);
 	expect_vec("xsetbv (CR4.OSXSAVE clear)",
-		   ATTEMPT_X("xor %%ecx, %%ecx\n\tmov $1, %%eax\n\txor %%edx, %%edx\n\txsetbv", "i"(0)), 6);
+		   ATTEMPT_X("xor %%ecx, %%ecx\n\tmov $1, %%eax\n\txor %%edx, %%edx\n\txsetbv",
+			     "i"(0)),
+		   6);
 }
 
 /* Turning virtualization on where CPUID hides it: EFER.SVME and CR4.VMXE are reserved. */
@@ -190,7 +198,8 @@ static void smsw_cases(void)
 		asm volatile("smsw %k0" : "=r"(s0));
 		int v = USER_RUN(u_smsw, 0, 0, 0, &s3);
 		write_cr0(cr0);
-		CHECK((s0 & 0xffff) == (want & 0xffff), "smsw at CPL 0 with CR0=%lx: %lx", want, s0);
+		CHECK((s0 & 0xffff) == (want & 0xffff), "smsw at CPL 0 with CR0=%lx: %lx", want,
+		      s0);
 		CHECK(v == NO_FAULT, "smsw at CPL 3: %s", vec_name(v));
 		CHECK(v != NO_FAULT || (s3 & 0xffff) == (want & 0xffff),
 		      "smsw at CPL 3 with CR0=%lx: %lx", want, s3);
@@ -217,7 +226,8 @@ static void hypercalls(void)
 	ulong mark = checks_failed;
 	for (unsigned i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		long r = umbra_hypercall(unknown[i], 0, 0);
-		CHECK(r == -UMBRA_ENOSYS, "hypercall %lx at CPL 0: %ld, expected -ENOSYS", unknown[i], r);
+		CHECK(r == -UMBRA_ENOSYS, "hypercall %lx at CPL 0: %ld, expected -ENOSYS",
+		      unknown[i], r);
 	}
 	case_end("hc-unknown (-ENOSYS at CPL 0)", mark);
 
@@ -240,10 +250,16 @@ static void hypercalls(void)
 
 	/* The privileged calls from CPL 3: refused, and the guest goes on. EXIT carries the fail
 	 * status, so a hypervisor that obeys ends this guest as failed. */
-	static const struct { ulong nr, a0; const char *name; } priv[] = {
-		{ UMBRA_HC_EXIT, UMBRA_RESULT_FAIL, "EXIT" }, { UMBRA_HC_BLOCK, 1000000, "BLOCK" },
-		{ UMBRA_HC_TIMER_SET, 0, "TIMER_SET" }, { UMBRA_HC_MMU_UPDATE, 0, "MMU_UPDATE" },
-		{ UMBRA_HC_MMU_OP, 0, "MMU_OP" }, { UMBRA_HC_STOP_GUEST, 0, "STOP_GUEST" },
+	static const struct {
+		ulong nr, a0;
+		const char *name;
+	} priv[] = {
+		{ UMBRA_HC_EXIT, UMBRA_RESULT_FAIL, "EXIT" },
+		{ UMBRA_HC_BLOCK, 1000000, "BLOCK" },
+		{ UMBRA_HC_TIMER_SET, 0, "TIMER_SET" },
+		{ UMBRA_HC_MMU_UPDATE, 0, "MMU_UPDATE" },
+		{ UMBRA_HC_MMU_OP, 0, "MMU_OP" },
+		{ UMBRA_HC_STOP_GUEST, 0, "STOP_GUEST" },
 		{ UMBRA_HC_STATS_OF, 0, "STATS_OF" },
 	};
 	mark = checks_failed;
@@ -262,11 +278,16 @@ static void hypercalls(void)
  * hardware task switches (one would load CR3 behind the shadow MMU): the exit is refused and
  * this guest alone ends, with the exit named; cases.sh checks the report and that the guests
  * beside it pass. Natively the switch happens, so it is not tried there. */
-static struct tss32 { uint32_t w[26]; } tswitch_tss __attribute__((aligned(128)));
+static struct tss32 {
+	uint32_t w[26];
+} tswitch_tss __attribute__((aligned(128)));
 
 static void task_switch(void)
 {
-	struct __attribute__((packed)) { uint16_t limit; uint32_t base; } gdtr;
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		uint32_t base;
+	} gdtr;
 	static uint64_t gdt[16];
 	asm volatile("sgdt %0" : "=m"(gdtr));
 	for (unsigned i = 0; i <= gdtr.limit / 8 && i < 15; i++)
@@ -285,11 +306,16 @@ static void task_switch(void)
 
 /* The groups in order; `-- no<group>` on the module line skips one (a hypervisor that ends the
  * guest at one group hides the groups after it: skipping shows them). */
-static const struct { const char *skip; void (*fn)(void); int umbra_only; } groups[] = {
-	{ "nocache", cpl0_cache, 0 }, { "nocpl3", cpl3_privileged, 0 },
+static const struct {
+	const char *skip;
+	void (*fn)(void);
+	int umbra_only;
+} groups[] = {
+	{ "nocache", cpl0_cache, 0 },	   { "nocpl3", cpl3_privileged, 0 },
 	{ "nomonitor", monitor_mwait, 0 }, { "nordpmc", rdpmc_cpl0, 0 },
-	{ "nosmsw", smsw_cases, 0 }, { "nosvm", svm_insns, 0 }, { "novmx", vmx_insns, 0 },
-	{ "novirt", enable_virt, 1 }, { "nohc", hypercalls, 1 },
+	{ "nosmsw", smsw_cases, 0 },	   { "nosvm", svm_insns, 0 },
+	{ "novmx", vmx_insns, 0 },	   { "novirt", enable_virt, 1 },
+	{ "nohc", hypercalls, 1 },
 };
 
 void test_main(void)

@@ -15,9 +15,22 @@ const char guest_name[] = GUEST_NAME;
 #define SCR 0x3ff
 #define MSR_FS_BASE 0xc0000100u
 
-static inline void outw(uint16_t port, uint16_t v) { asm volatile("outw %0, %1" : : "a"(v), "Nd"(port)); }
-static inline uint16_t inw(uint16_t port) { uint16_t v; asm volatile("inw %1, %0" : "=a"(v) : "Nd"(port)); return v; }
-static inline uint32_t inl(uint16_t port) { uint32_t v; asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+static inline void outw(uint16_t port, uint16_t v)
+{
+	asm volatile("outw %0, %1" : : "a"(v), "Nd"(port));
+}
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+	asm volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+	asm volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
 
 static ulong buf_page, hole; /* a mapped page, and the unmapped page after it */
 
@@ -71,7 +84,9 @@ static int rep_outsb_down(ulong src, ulong count, uint16_t port, ulong *rcx, ulo
 {
 	ulong n = fault_count, c = count, s = src;
 	asm volatile(ATK_RECOVER "std\n\trep outsb\n1:\tcld"
-		     : "+c"(c), "+S"(s) : "d"(port) : "memory", "cc");
+		     : "+c"(c), "+S"(s)
+		     : "d"(port)
+		     : "memory", "cc");
 	*rcx = c, *rsi = s;
 	return fault_since(n);
 }
@@ -103,8 +118,8 @@ static void strings(void)
 	v = rep_outsb_down(buf_page + 9, 10, SCR, &c, &r);
 	CHECK(v == NO_FAULT && inb(SCR) == 0x31, "std; rep outsb: %s, scratch %x, expected 31",
 	      vec_name(v), inb(SCR));
-	CHECK(c == 0 && r == buf_page - 1, "std; rep outsb: rcx %lx rsi %lx, expected 0, %lx", c,
-	      r, buf_page - 1);
+	CHECK(c == 0 && r == buf_page - 1, "std; rep outsb: rcx %lx rsi %lx, expected 0, %lx", c, r,
+	      buf_page - 1);
 	case_end("rep-outsb-df (DF=1: backwards, the first byte last)", mark);
 
 	mark = checks_failed;
@@ -164,8 +179,10 @@ static void strings(void)
 	w[0] = 0x1101, w[1] = 0x2202;
 	ulong cc = 2, s = buf_page;
 	asm volatile("rep outsw" : "+c"(cc), "+S"(s) : "d"(0x3fe) : "memory");
-	CHECK(inb(SCR) == 0x22 && cc == 0 && s == buf_page + 4, "rep outsw: scratch %x rcx %lx "
-	      "rsi %lx", inb(SCR), cc, s);
+	CHECK(inb(SCR) == 0x22 && cc == 0 && s == buf_page + 4,
+	      "rep outsw: scratch %x rcx %lx "
+	      "rsi %lx",
+	      inb(SCR), cc, s);
 	uint32_t *d = (uint32_t *)(buf_page + 64);
 	d[0] = d[1] = 0;
 	outb(SCR, 0x5e);

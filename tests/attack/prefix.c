@@ -18,7 +18,9 @@ const char guest_name[] = GUEST_NAME;
 /* CPUID leaf 0 with the given prefix bytes (a .byte list) before 0f a2; m gets the marker. */
 #define CPUID_PFX(bytes, a, b, m) \
 	asm volatile("xor %%esi, %%esi\n\t.byte " bytes ", 0x0f, 0xa2\n\tmov $0x600dbeef, %%esi" \
-		     : "=a"(a), "=b"(b), "=S"(m) : "a"(0), "c"(0) : "dx", "memory")
+		     : "=a"(a), "=b"(b), "=S"(m) \
+		     : "a"(0), "c"(0) \
+		     : "dx", "memory")
 
 static void check_cpuid(const char *what, uint32_t a, uint32_t b, uint32_t m)
 {
@@ -48,9 +50,11 @@ static void cpuid_cases(void)
 	/* 13 prefixes + 2 bytes = 15, the longest instruction there is; one more is #GP(0). */
 	CPUID_PFX("0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e", a, b, m);
 	check_cpuid("15-byte-cpuid (13 x 2e, 0f a2)", a, b, m);
-	int v = ATTEMPT_X("xor %%eax, %%eax\n\txor %%ecx, %%ecx\n\t"
-			  ".byte 0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,"
-			  "0x0f,0xa2", "i"(0));
+	int v = ATTEMPT_X(
+		"xor %%eax, %%eax\n\txor %%ecx, %%ecx\n\t"
+		".byte 0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,0x2e,"
+		"0x0f,0xa2",
+		"i"(0));
 	expect_vec("16-byte-cpuid (14 x 2e, 0f a2)", v, 13);
 	v = ATTEMPT_X("xor %%eax, %%eax\n\txor %%ecx, %%ecx\n\t.byte 0xf0, 0x0f, 0xa2", "i"(0));
 	if (v == NO_FAULT && on_tcg())
@@ -64,7 +68,9 @@ static void msr_cases(void)
 	uint32_t lo, hi, m;
 	uint64_t want = rdmsr(0x1b);
 	asm volatile("xor %%esi, %%esi\n\t.byte 0x3e, 0x3e, 0x0f, 0x32\n\tmov $0x600dbeef, %%esi"
-		     : "=a"(lo), "=d"(hi), "=S"(m) : "c"(0x1b) : "memory");
+		     : "=a"(lo), "=d"(hi), "=S"(m)
+		     : "c"(0x1b)
+		     : "memory");
 	ulong mark = checks_failed;
 	CHECK(m == MARK, "ds-ds-rdmsr: the marker did not run (esi=%x)", m);
 	CHECK((((uint64_t)hi << 32) | lo) == want, "ds-ds-rdmsr: APIC_BASE %x:%x, plain %llx", hi,
@@ -72,7 +78,9 @@ static void msr_cases(void)
 	case_end("ds-ds-rdmsr (3e 3e 0f 32, APIC_BASE)", mark);
 #ifdef __x86_64__
 	asm volatile("xor %%esi, %%esi\n\t.byte 0x48, 0x0f, 0x32\n\tmov $0x600dbeef, %%esi"
-		     : "=a"(lo), "=d"(hi), "=S"(m) : "c"(0x1b) : "memory");
+		     : "=a"(lo), "=d"(hi), "=S"(m)
+		     : "c"(0x1b)
+		     : "memory");
 	mark = checks_failed;
 	CHECK(m == MARK && (((uint64_t)hi << 32) | lo) == want, "rexw-rdmsr: %x:%x marker %x", hi,
 	      lo, m);
@@ -84,7 +92,9 @@ static void msr_cases(void)
 	}
 	uint64_t old = rdmsr(MSR_TSC_AUX);
 	asm volatile("xor %%esi, %%esi\n\t.byte 0x2e, 0x0f, 0x30\n\tmov $0x600dbeef, %%esi"
-		     : "=S"(m) : "c"(MSR_TSC_AUX), "a"(0x1234u), "d"(0) : "memory");
+		     : "=S"(m)
+		     : "c"(MSR_TSC_AUX), "a"(0x1234u), "d"(0)
+		     : "memory");
 	uint64_t got = rdmsr(MSR_TSC_AUX);
 	wrmsr(MSR_TSC_AUX, old);
 	mark = checks_failed;
@@ -145,17 +155,23 @@ static void io_cases(void)
 {
 	uint32_t m;
 	uint16_t w;
-	outb(0x3ff, 0x5a); /* the UART's scratch register */
+	outb(0x3ff, 0x5a);	 /* the UART's scratch register */
 	outb(0x3fc, inb(0x3fc)); /* MCR as it was */
 	asm volatile("xor %%esi, %%esi\n\t.byte 0x66, 0x2e, 0xed\n\tmov $0x600dbeef, %%esi"
-		     : "=a"(w), "=S"(m) : "d"(0x3fe), "a"(0) : "memory");
+		     : "=a"(w), "=S"(m)
+		     : "d"(0x3fe), "a"(0)
+		     : "memory");
 	ulong mark = checks_failed;
 	CHECK(m == MARK, "opsize-cs-in: the marker did not run (esi=%x)", m);
-	CHECK((w >> 8) == 0x5a, "opsize-cs-in: in ax from 0x3fe gave %x, the scratch byte 0x5a "
-	      "belongs in AH", w);
+	CHECK((w >> 8) == 0x5a,
+	      "opsize-cs-in: in ax from 0x3fe gave %x, the scratch byte 0x5a "
+	      "belongs in AH",
+	      w);
 	case_end("opsize-cs-in (66 2e ed: inw from 0x3fe, scratch in AH)", mark);
 	asm volatile("xor %%esi, %%esi\n\t.byte 0x3e, 0xe6, 0x80\n\tmov $0x600dbeef, %%esi"
-		     : "=S"(m) : "a"(0) : "memory");
+		     : "=S"(m)
+		     : "a"(0)
+		     : "memory");
 	mark = checks_failed;
 	CHECK(m == MARK, "ds-out: the marker did not run (esi=%x)", m);
 	case_end("ds-out (3e e6 80: out to the POST port)", mark);
@@ -167,8 +183,12 @@ static void hypercall_cases(void)
 		skip_note("prefixed hypercalls");
 		return;
 	}
-	static const struct { const char *what; int amd; } k[] = {
-		{ "cs-vmmcall (2e 0f 01 d9, VERSION)", 1 }, { "cs-vmcall (2e 0f 01 c1, VERSION)", 0 },
+	static const struct {
+		const char *what;
+		int amd;
+	} k[] = {
+		{ "cs-vmmcall (2e 0f 01 d9, VERSION)", 1 },
+		{ "cs-vmcall (2e 0f 01 c1, VERSION)", 0 },
 	};
 	int any = !!(cpuid(UMBRA_CPUID_FEATURES, 0).b & UMBRA_FEAT_VMCALL_ANY);
 	for (int i = 0; i < 2; i++) {
@@ -178,10 +198,16 @@ static void hypercall_cases(void)
 		uint32_t m;
 		if (k[i].amd)
 			asm volatile("xor %%esi, %%esi\n\t.byte 0x2e, 0x0f, 0x01, 0xd9\n\t"
-				     "mov $0x600dbeef, %%esi" : "+a"(a), "=S"(m) : : "memory");
+				     "mov $0x600dbeef, %%esi"
+				     : "+a"(a), "=S"(m)
+				     :
+				     : "memory");
 		else
 			asm volatile("xor %%esi, %%esi\n\t.byte 0x2e, 0x0f, 0x01, 0xc1\n\t"
-				     "mov $0x600dbeef, %%esi" : "+a"(a), "=S"(m) : : "memory");
+				     "mov $0x600dbeef, %%esi"
+				     : "+a"(a), "=S"(m)
+				     :
+				     : "memory");
 		ulong mark = checks_failed;
 		CHECK(m == MARK, "%s: the marker did not run (esi=%x)", k[i].what, m);
 		CHECK(a == UMBRA_ABI_VERSION, "%s: returned %lx", k[i].what, a);

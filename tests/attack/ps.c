@@ -41,8 +41,9 @@ static void expect_rsvd(const char *what, ulong va)
 	if (!f)
 		check_failed("attack %s: read without a fault, expected #PF error %lx", what, want);
 	else
-		check_failed("attack %s: vector %lu error %lx cr2 %lx, expected #PF error %lx at %lx",
-			     what, last_fault.vector, last_fault.error, last_fault.cr2, want, va);
+		check_failed(
+			"attack %s: vector %lu error %lx cr2 %lx, expected #PF error %lx at %lx",
+			what, last_fault.vector, last_fault.error, last_fault.cr2, want, va);
 }
 
 static void expect_map(const char *what, ulong va, ulong pa)
@@ -149,8 +150,9 @@ static void paging64(void)
 		if (on_tcg() && !on_umbra) {
 			uint32_t v;
 			int f = probe_read(TEST_VA, &v);
-			note_vec("pdpte-ps-no-1g (PS in a PDPTE without Page1GB)", f ? (int)last_fault.vector
-				 : NO_FAULT, "natively QEMU TCG decides");
+			note_vec("pdpte-ps-no-1g (PS in a PDPTE without Page1GB)",
+				 f ? (int)last_fault.vector : NO_FAULT,
+				 "natively QEMU TCG decides");
 		} else {
 			expect_rsvd("pdpte-ps-no-1g (PS in a PDPTE without Page1GB)", TEST_VA);
 		}

@@ -19,7 +19,8 @@ static void target(void)
 {
 	if (atk_arg_flag("role=block")) {
 		for (;;)
-			umbra_hypercall4(UMBRA_HC_BLOCK, 0, 800, 0, 0); /* 800 * 2^32 ns: 57 minutes */
+			umbra_hypercall4(UMBRA_HC_BLOCK, 0, 800, 0,
+					 0); /* 800 * 2^32 ns: 57 minutes */
 	}
 	if (atk_arg_flag("role=yield")) {
 		for (;;)
@@ -60,13 +61,16 @@ static void stopper(void)
 	static struct umbra_stats s0[8], s1[8];
 	mark = checks_failed;
 	for (ulong i = 0; i < count && i < 8; i++)
-		CHECK(umbra_hypercall4(UMBRA_HC_STATS_OF, first + i, (ulong)&s0[i], sizeof(s0[i]), 0) ==
-		      (long)sizeof(s0[i]), "STATS_OF %lu failed", first + i);
+		CHECK(umbra_hypercall4(UMBRA_HC_STATS_OF, first + i, (ulong)&s0[i], sizeof(s0[i]),
+				       0) == (long)sizeof(s0[i]),
+		      "STATS_OF %lu failed", first + i);
 	umbra_hypercall4(UMBRA_HC_BLOCK, 20000000, 0, 0, 0);
 	for (ulong i = 0; i < count && i < 8; i++) {
 		umbra_hypercall4(UMBRA_HC_STATS_OF, first + i, (ulong)&s1[i], sizeof(s1[i]), 0);
-		CHECK(s1[i].exits_total == s0[i].exits_total, "guest %lu still runs: %llu exits, then "
-		      "%llu", first + i, (unsigned long long)s0[i].exits_total,
+		CHECK(s1[i].exits_total == s0[i].exits_total,
+		      "guest %lu still runs: %llu exits, then "
+		      "%llu",
+		      first + i, (unsigned long long)s0[i].exits_total,
 		      (unsigned long long)s1[i].exits_total);
 	}
 	case_end("stop-final (the stopped guests make no more exits)", mark);

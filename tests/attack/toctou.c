@@ -104,8 +104,9 @@ static void mmu_update_rounds(ulong rounds)
 			refused++;
 		if ((ret != N && ret != -UMBRA_EFAULT) || i < N) {
 			if (!bad)
-				check_failed("MMU_UPDATE round %lu returned %ld with slot %u = 0x%x",
-					     r, ret, i < N ? i : 0, i < N ? table[i] : 0);
+				check_failed(
+					"MMU_UPDATE round %lu returned %ld with slot %u = 0x%x", r,
+					ret, i < N ? i : 0, i < N ? table[i] : 0);
 			bad++;
 		}
 	}
@@ -147,16 +148,15 @@ static void mmu_op_rounds(ulong rounds)
 struct out_call {
 	const char *kind, *name; /* the report's, the case's */
 	uint32_t nr;
-	bool of; /* STATS_OF: its own guest id first (caps=stats) */
+	bool of;   /* STATS_OF: its own guest id first (caps=stats) */
 	long want; /* the return value of a success; -1: 0 to 16 */
 };
 static const struct out_call out_calls[] = {
-	{ "stats", "toctou-stats (written where checked, or not at all)",
-	  UMBRA_HC_STATS, false, 16 },
-	{ "stats-of", "toctou-stats-of (written where checked, or not at all)",
-	  UMBRA_HC_STATS_OF, true, 16 },
-	{ "time", "toctou-time (written where checked, or not at all)",
-	  UMBRA_HC_TIME, false, 0 },
+	{ "stats", "toctou-stats (written where checked, or not at all)", UMBRA_HC_STATS, false,
+	  16 },
+	{ "stats-of", "toctou-stats-of (written where checked, or not at all)", UMBRA_HC_STATS_OF,
+	  true, 16 },
+	{ "time", "toctou-time (written where checked, or not at all)", UMBRA_HC_TIME, false, 0 },
 	{ "vcpu-info", "toctou-vcpu-info (written where checked, or not at all)",
 	  UMBRA_HC_VCPU_INFO, false, 0 },
 	{ "console-read", "toctou-console-read (written where checked, or not at all)",
@@ -169,10 +169,14 @@ static bool out_written(const struct out_call *c, long ret)
 
 	switch (c->nr) {
 	case UMBRA_HC_STATS:
-	case UMBRA_HC_STATS_OF: return w[0] == 16;          /* size */
-	case UMBRA_HC_TIME: return w[2] || w[3];            /* monotonic_ns */
-	case UMBRA_HC_VCPU_INFO: return w[2] == 2;          /* nr_vcpus */
-	default: return ret >= 0 && ret <= 16;
+	case UMBRA_HC_STATS_OF:
+		return w[0] == 16; /* size */
+	case UMBRA_HC_TIME:
+		return w[2] || w[3]; /* monotonic_ns */
+	case UMBRA_HC_VCPU_INFO:
+		return w[2] == 2; /* nr_vcpus */
+	default:
+		return ret >= 0 && ret <= 16;
 	}
 }
 
@@ -195,7 +199,8 @@ static void out_rounds(const struct out_call *c, ulong rounds, uint32_t id)
 			applied++;
 		else if (ret == -UMBRA_EFAULT)
 			refused++;
-		if ((!ok && ret != -UMBRA_EFAULT) || (ok && !out_written(c, ret)) || sel != mark_sel) {
+		if ((!ok && ret != -UMBRA_EFAULT) || (ok && !out_written(c, ret)) ||
+		    sel != mark_sel) {
 			if (!bad)
 				check_failed("%s round %lu returned %ld, IOREGSEL 0x%x", c->kind, r,
 					     ret, sel);
@@ -231,8 +236,8 @@ static void cw_rounds(ulong rounds)
 			refused++;
 		if ((ret != (long)sizeof(CW_LINE) - 1 && ret != -UMBRA_EFAULT) || sel != mark_sel) {
 			if (!bad)
-				check_failed("console-write round %lu returned %ld, IOREGSEL 0x%x", r,
-					     ret, sel);
+				check_failed("console-write round %lu returned %ld, IOREGSEL 0x%x",
+					     r, ret, sel);
 			bad++;
 		}
 	}

@@ -16,7 +16,10 @@ static int smoke;
 /* Exits the workload caused and MMU faults (shadow fills, or nested fills with mmu=tdp) so far;
  * natively both stay 0. Exits for host interrupts (the slice timer, kicks) are left out: they
  * come with elapsed time, not with the work, so counting them would make the exact counts noisy. */
-struct counts { uint64_t exits, faults; unsigned snap; };
+struct counts {
+	uint64_t exits, faults;
+	unsigned snap;
+};
 
 /* STATS calls so far: a BENCH line names its first measured one (snap=), so tests/bench/
  * insns.py finds the workload's exits in the instruction-counting plugin's trace, which marks
@@ -29,8 +32,8 @@ static struct counts snapshot(void)
 	if (!on_umbra || umbra_stats(&st))
 		return (struct counts){ 0, 0, 0 };
 	unsigned snap = snaps++;
-	uint64_t timed = st.exits[UMBRA_EXIT_INTR] + st.exits[UMBRA_EXIT_PREEMPT] +
-			 st.exits[UMBRA_EXIT_NMI];
+	uint64_t timed =
+		st.exits[UMBRA_EXIT_INTR] + st.exits[UMBRA_EXIT_PREEMPT] + st.exits[UMBRA_EXIT_NMI];
 	return (struct counts){ st.exits_total - timed,
 				st.mmu.faults_fixed + st.mmu.nested_faults_filled, snap };
 }
@@ -49,8 +52,9 @@ static void report(const char *what, const char *params, uint64_t ops, uint64_t 
 		   uint64_t exits, uint64_t faults, unsigned snap, unsigned pairs)
 {
 	kprintf("BENCH workload=%s %s ops=%llu cycles_per_op=%llu exits_per_op_x1000=%llu "
-		"faults_per_op_x1000=%llu\n", what, params, (unsigned long long)ops,
-		(unsigned long long)(cycles / ops), (unsigned long long)(exits * 1000 / ops),
+		"faults_per_op_x1000=%llu\n",
+		what, params, (unsigned long long)ops, (unsigned long long)(cycles / ops),
+		(unsigned long long)(exits * 1000 / ops),
 		(unsigned long long)(faults * 1000 / ops));
 	/* A line of its own: Umbra's console cuts lines at 128 characters. */
 	if (then_cr3_cycles)
@@ -140,7 +144,9 @@ static void forkflood(int rounds, int pv)
 		uint64_t t0 = read_tsc();
 		if (pv) {
 			for (int i = 0; i < n; i++)
-				batch[i] = (struct umbra_mmu_update){ (ulong)pt + (ulong)i * as.bytes, val };
+				batch[i] =
+					(struct umbra_mmu_update){ (ulong)pt + (ulong)i * as.bytes,
+								   val };
 			long done = umbra_hypercall(UMBRA_HC_MMU_UPDATE, (ulong)batch, (ulong)n);
 			CHECK(done == n, "MMU_UPDATE applied %ld of %d", done, n);
 		} else {
@@ -181,8 +187,8 @@ static void touchpages(int n)
 	uint64_t t1 = read_tsc();
 	struct counts b = snapshot();
 	write_cr3(kernel.root);
-	report("touch", "pages=fresh", (uint64_t)n, t1 - t0, exits_between(a, b), b.faults - a.faults,
-	       a.snap, 1);
+	report("touch", "pages=fresh", (uint64_t)n, t1 - t0, exits_between(a, b),
+	       b.faults - a.faults, a.snap, 1);
 }
 
 static void nullcall(int calls)

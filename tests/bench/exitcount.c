@@ -42,7 +42,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define KIND_NONE MAX_TAGS
 
 static uint64_t vmrun_at, ret_at, text_lo, text_hi, mark_at = ~0ull, record_at = ~0ull;
-static struct { char kind[16]; uint64_t addr; } tags[MAX_TAGS];
+static struct {
+	char kind[16];
+	uint64_t addr;
+} tags[MAX_TAGS];
 static unsigned ntags;
 static FILE *out;
 static char profile_kind[16];
@@ -51,17 +54,19 @@ static uint64_t profile_max = ~0ull, profile_min;
 /* The profile: blocks run in the current exit, then summed per address for exits of KIND. */
 #define PROF_EXIT (1u << 18)
 #define PROF_SLOTS (1u << 16)
-static struct { uint64_t addr, n; } prof_exit[PROF_EXIT], prof[PROF_SLOTS];
+static struct {
+	uint64_t addr, n;
+} prof_exit[PROF_EXIT], prof[PROF_SLOTS];
 static unsigned prof_len;
 static int profiling;
 
 struct cpu_state {
-	int in_guest, started;	 /* started: the first #VMEXIT has happened */
-	unsigned kind;		 /* best (lowest) tag index seen in this exit */
-	uint64_t umbra, guest;	 /* this exit's Umbra instructions, the guest's before it */
-	uint64_t exits;		 /* exits completed */
-	uint64_t records;	 /* record= runs: Umbra's trace records written on this CPU */
-	uint64_t boot, outside;	 /* host instructions before the first exit; outside Umbra's text */
+	int in_guest, started;	/* started: the first #VMEXIT has happened */
+	unsigned kind;		/* best (lowest) tag index seen in this exit */
+	uint64_t umbra, guest;	/* this exit's Umbra instructions, the guest's before it */
+	uint64_t exits;		/* exits completed */
+	uint64_t records;	/* record= runs: Umbra's trace records written on this CPU */
+	uint64_t boot, outside; /* host instructions before the first exit; outside Umbra's text */
 	uint64_t umbra_total, guest_total;
 };
 static struct cpu_state cpus[MAX_CPUS];
@@ -138,8 +143,8 @@ static void block_exec(unsigned idx, void *udata)
 		fprintf(out, "E %u %s %" PRIu64 " %" PRIu64 "\n", idx, kind_name(c->kind), c->umbra,
 			c->guest);
 		c->exits++;
-		if (profiling && !strcmp(kind_name(c->kind), profile_kind) && c->umbra <= profile_max &&
-		    c->umbra >= profile_min)
+		if (profiling && !strcmp(kind_name(c->kind), profile_kind) &&
+		    c->umbra <= profile_max && c->umbra >= profile_min)
 			prof_add();
 		prof_len = 0;
 	}
@@ -200,8 +205,8 @@ static void block_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 								       QEMU_PLUGIN_CB_NO_REGS,
 								       (void *)(uintptr_t)t);
 		if (va == mark_at)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec, QEMU_PLUGIN_CB_NO_REGS,
-							       NULL);
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_exec,
+							       QEMU_PLUGIN_CB_NO_REGS, NULL);
 		if (va == record_at)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, record_exec,
 							       QEMU_PLUGIN_CB_NO_REGS, NULL);
@@ -217,9 +222,10 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 		struct cpu_state *c = &cpus[i];
 		if (!c->started && !c->boot)
 			continue;
-		fprintf(out, "T %u exits=%" PRIu64 " umbra=%" PRIu64 " guest=%" PRIu64
-			" boot=%" PRIu64 " outside_text=%" PRIu64 "\n", i, c->exits, c->umbra_total,
-			c->guest_total, c->boot, c->outside);
+		fprintf(out,
+			"T %u exits=%" PRIu64 " umbra=%" PRIu64 " guest=%" PRIu64 " boot=%" PRIu64
+			" outside_text=%" PRIu64 "\n",
+			i, c->exits, c->umbra_total, c->guest_total, c->boot, c->outside);
 	}
 	for (unsigned i = 0; profiling && i < PROF_SLOTS; i++)
 		if (prof[i].n)
@@ -234,8 +240,8 @@ static int parse_u64(const char *s, uint64_t *v)
 	return end != s && (*end == 0 || *end == '-');
 }
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
-					   int argc, char **argv)
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+					   char **argv)
 {
 	const char *path = NULL;
 

@@ -3,7 +3,7 @@
 #include "tests/unit/harness.h"
 #include "vmm/dev/acpi_pm.h"
 
-#define T0 1000000000ull   /* the fake clock's power-on instant */
+#define T0 1000000000ull /* the fake clock's power-on instant */
 #define SEC 1000000000ull
 
 static struct acpi_pm pm;
@@ -41,7 +41,7 @@ static void timer_wraps_at_32_bits(void **state)
 static void timer_bytes_and_readonly(void **state)
 {
 	(void)state;
-	u64 t = T0 + 3 * SEC;   /* 10738635 = 0x00a3dbcb */
+	u64 t = T0 + 3 * SEC; /* 10738635 = 0x00a3dbcb */
 	assert_int_equal(acpi_pm_read(&pm, ACPI_PM_TMR, 1, t), 0xcb);
 	assert_int_equal(acpi_pm_read(&pm, ACPI_PM_TMR + 1, 2, t), 0xa3db);
 	assert_int_equal(acpi_pm_read(&pm, ACPI_PM_TMR + 3, 1, t), 0x00);
@@ -64,7 +64,7 @@ static void sleep_types(void **state)
 	acpi_pm_write(&pm, ACPI_PM1_CNT, 2, 3 << 10, T0);
 	assert_int_equal(acpi_pm_read(&pm, ACPI_PM1_CNT, 2, T0), (3 << 10) | 1);
 	assert_false(pm.soft_off);
-	acpi_pm_write(&pm, ACPI_PM1_CNT, 2, (1 << 13) | (1 << 10), T0);   /* S1: not offered */
+	acpi_pm_write(&pm, ACPI_PM1_CNT, 2, (1 << 13) | (1 << 10), T0); /* S1: not offered */
 	assert_false(pm.soft_off);
 	assert_int_equal(acpi_pm_read(&pm, ACPI_PM1_CNT, 2, T0), (1 << 10) | 1);
 	acpi_pm_write(&pm, ACPI_PM1_CNT, 2, ACPI_SLP_TYP_S5 << 10, T0);

@@ -55,7 +55,7 @@ static void test_reset_state(void **state)
 	(void)state;
 	struct ioapic io;
 	memset(&io, 0xa5, sizeof(io));
-	ioapic_reset(&io, 0x12);            /* the ID is 4 bits */
+	ioapic_reset(&io, 0x12); /* the ID is 4 bits */
 	assert_int_equal(ioapic_mmio_read(&io, IOAPIC_REGSEL), 0);
 	assert_int_equal(reg_read(&io, IOAPIC_REG_ID), 0x02000000);
 	assert_int_equal(reg_read(&io, IOAPIC_REG_VER), 0x00170020);
@@ -66,7 +66,7 @@ static void test_reset_state(void **state)
 	}
 	assert_int_equal(io.lines, 0);
 	assert_int_equal(io.pending, 0);
-	edge(&io, 4);                       /* masked: nothing */
+	edge(&io, 4); /* masked: nothing */
 	expect_none(&io);
 }
 
@@ -75,13 +75,13 @@ static void test_id_version_arbitration(void **state)
 	(void)state;
 	struct ioapic io;
 	ioapic_reset(&io, 0);
-	reg_write(&io, IOAPIC_REG_ID, 0xffffffff);  /* only bits 24-27 stick */
+	reg_write(&io, IOAPIC_REG_ID, 0xffffffff); /* only bits 24-27 stick */
 	assert_int_equal(reg_read(&io, IOAPIC_REG_ID), 0x0f000000);
 	assert_int_equal(io.id, 0xf);
 	reg_write(&io, IOAPIC_REG_ID, 0x09000000);
 	assert_int_equal(reg_read(&io, IOAPIC_REG_ID), 0x09000000);
 	assert_int_equal(reg_read(&io, IOAPIC_REG_ARB), 0x09000000);
-	reg_write(&io, IOAPIC_REG_VER, 0);          /* read-only */
+	reg_write(&io, IOAPIC_REG_VER, 0); /* read-only */
 	reg_write(&io, IOAPIC_REG_ARB, 0x05000000);
 	assert_int_equal(reg_read(&io, IOAPIC_REG_VER), 0x00170020);
 	assert_int_equal(reg_read(&io, IOAPIC_REG_ARB), 0x09000000);
@@ -93,7 +93,7 @@ static void test_regsel_window(void **state)
 	(void)state;
 	struct ioapic io;
 	ioapic_reset(&io, 3);
-	ioapic_mmio_write(&io, IOAPIC_REGSEL, 0xabcd0111);  /* only the low 8 bits: 0x11 */
+	ioapic_mmio_write(&io, IOAPIC_REGSEL, 0xabcd0111); /* only the low 8 bits: 0x11 */
 	assert_int_equal(ioapic_mmio_read(&io, IOAPIC_REGSEL), 0x11);
 	ioapic_mmio_write(&io, IOAPIC_WIN, 0x7a000000);
 	assert_int_equal(io.redir[0], 0x7a00000000010000ull);
@@ -149,7 +149,7 @@ static void test_reserved_indices(void **state)
 	ioapic_reset(&io, 7);
 	set_entry(&io, 0, 0x20, 1);
 	struct ioapic before;
-	memcpy(&before, &io, sizeof(io));   /* padding too: reset cleared it */
+	memcpy(&before, &io, sizeof(io)); /* padding too: reset cleared it */
 	static const u32 idx[] = { 0x03, 0x08, 0x0f, 0x40, 0x41, 0x80, 0xff };
 	for (unsigned i = 0; i < ARRAY_SIZE(idx); i++) {
 		assert_int_equal(reg_read(&io, idx[i]), 0);
@@ -167,12 +167,12 @@ static void test_edge_once_per_edge(void **state)
 	ioapic_reset(&io, 0);
 	set_entry(&io, 4, FIXED_EDGE(0x34), 0);
 	ioapic_set_irq(&io, 4, true);
-	ioapic_set_irq(&io, 4, true);       /* staying high: no second edge */
+	ioapic_set_irq(&io, 4, true); /* staying high: no second edge */
 	expect_msg(&io, 0x34);
 	expect_none(&io);
 	ioapic_set_irq(&io, 4, true);
 	expect_none(&io);
-	ioapic_set_irq(&io, 4, false);      /* falling edge: nothing */
+	ioapic_set_irq(&io, 4, false); /* falling edge: nothing */
 	expect_none(&io);
 	/* Two edges before a take: one request (the latch holds one). */
 	edge(&io, 4);
@@ -183,7 +183,7 @@ static void test_edge_once_per_edge(void **state)
 	edge(&io, 4);
 	ioapic_set_irq(&io, 4, false);
 	expect_msg(&io, 0x34);
-	assert_int_equal(redir_lo(&io, 4), 0x34);   /* no Remote IRR for edge */
+	assert_int_equal(redir_lo(&io, 4), 0x34); /* no Remote IRR for edge */
 }
 
 static void test_masked_edge_lost(void **state)
@@ -195,7 +195,7 @@ static void test_masked_edge_lost(void **state)
 	ioapic_set_irq(&io, 3, true);
 	assert_int_equal(io.pending, 0);
 	reg_write(&io, IOAPIC_REG_REDIR + 6, FIXED_EDGE(0x33));
-	expect_none(&io);                   /* still high, but the edge is gone */
+	expect_none(&io); /* still high, but the edge is gone */
 	ioapic_set_irq(&io, 3, false);
 	ioapic_set_irq(&io, 3, true);
 	expect_msg(&io, 0x33);
@@ -233,7 +233,7 @@ static void test_delivery_status(void **state)
 	expect_msg(&io, 0x31);
 	expect_msg(&io, 0x32);
 	assert_int_equal(redir_lo(&io, 1), 0x0031);
-	assert_int_equal(redir_lo(&io, 2), 0xc032);  /* Remote IRR, not pending */
+	assert_int_equal(redir_lo(&io, 2), 0xc032); /* Remote IRR, not pending */
 }
 
 static void test_level_remote_irr_eoi(void **state)
@@ -248,10 +248,10 @@ static void test_level_remote_irr_eoi(void **state)
 	assert_int_equal(m.vector, 0x5a);
 	assert_true(m.level);
 	assert_int_equal(redir_lo(&io, 10) & IOAPIC_RTE_REMOTE_IRR, IOAPIC_RTE_REMOTE_IRR);
-	expect_none(&io);                   /* Remote IRR holds it while still asserted */
-	ioapic_eoi(&io, 0x5b);              /* another vector: nothing */
+	expect_none(&io);      /* Remote IRR holds it while still asserted */
+	ioapic_eoi(&io, 0x5b); /* another vector: nothing */
 	expect_none(&io);
-	ioapic_eoi(&io, 0x5a);              /* still asserted: again */
+	ioapic_eoi(&io, 0x5a); /* still asserted: again */
 	expect_msg(&io, 0x5a);
 	expect_none(&io);
 	ioapic_set_irq(&io, 10, false);
@@ -279,7 +279,7 @@ static void test_eoi_shared_vector(void **state)
 	expect_msg(&io, 0x60);
 	expect_none(&io);
 	ioapic_set_irq(&io, 16, false);
-	ioapic_eoi(&io, 0x60);              /* both level pins with the vector */
+	ioapic_eoi(&io, 0x60); /* both level pins with the vector */
 	assert_int_equal(redir_lo(&io, 16), 0x8060);
 	assert_int_equal(redir_lo(&io, 17), 0x9060);
 	expect_msg(&io, 0x60);
@@ -294,10 +294,10 @@ static void test_active_low(void **state)
 	ioapic_reset(&io, 0);
 	set_entry(&io, 11, FIXED_LEVEL(0x4b) | IOAPIC_RTE_ACTIVE_LOW, 0);
 	set_entry(&io, 12, FIXED_EDGE(0x4c) | IOAPIC_RTE_ACTIVE_LOW, 0);
-	ioapic_set_irq(&io, 11, true);      /* idle high */
-	ioapic_set_irq(&io, 12, true);      /* a rising edge is a deasserting one here */
+	ioapic_set_irq(&io, 11, true); /* idle high */
+	ioapic_set_irq(&io, 12, true); /* a rising edge is a deasserting one here */
 	expect_none(&io);
-	ioapic_set_irq(&io, 12, false);     /* falling: asserted */
+	ioapic_set_irq(&io, 12, false); /* falling: asserted */
 	expect_msg(&io, 0x4c);
 	expect_none(&io);
 	ioapic_set_irq(&io, 11, false);
@@ -318,7 +318,7 @@ static void test_unmask_asserted_level(void **state)
 	set_entry(&io, 9, FIXED_LEVEL(0x49) | IOAPIC_RTE_MASKED, 0);
 	ioapic_set_irq(&io, 9, true);
 	expect_none(&io);
-	assert_int_equal(redir_lo(&io, 9), 0x18049);  /* no delivery status while masked */
+	assert_int_equal(redir_lo(&io, 9), 0x18049); /* no delivery status while masked */
 	reg_write(&io, IOAPIC_REG_REDIR + 18, FIXED_LEVEL(0x49));
 	assert_int_equal(redir_lo(&io, 9), 0x9049);
 	expect_msg(&io, 0x49);
@@ -349,7 +349,7 @@ static void test_trigger_change_clears_remote_irr(void **state)
 	assert_int_equal(redir_lo(&io, 14), 0x1804e);
 	expect_none(&io);
 	reg_write(&io, idx, FIXED_LEVEL(0x4e));
-	expect_msg(&io, 0x4e);              /* still asserted */
+	expect_msg(&io, 0x4e); /* still asserted */
 	/* Going to edge with the line high is no edge. */
 	reg_write(&io, idx, FIXED_EDGE(0x4e));
 	assert_int_equal(redir_lo(&io, 14), 0x004e);
@@ -365,7 +365,7 @@ static void test_edge_to_level_drops_latch(void **state)
 	edge(&io, 6);
 	ioapic_set_irq(&io, 6, false);
 	reg_write(&io, IOAPIC_REG_REDIR + 12, FIXED_LEVEL(0x46));
-	expect_none(&io);                   /* level, and the line is low */
+	expect_none(&io); /* level, and the line is low */
 	assert_int_equal(io.pending, 0);
 	reg_write(&io, IOAPIC_REG_REDIR + 12, FIXED_EDGE(0x46));
 	expect_none(&io);
@@ -381,13 +381,13 @@ static void test_eoi_register(void **state)
 	expect_msg(&io, 0x70);
 	ioapic_mmio_write(&io, IOAPIC_EOI, 0x71);
 	expect_none(&io);
-	ioapic_mmio_write(&io, IOAPIC_EOI, 0xffffff70);  /* the vector is bits 0-7 */
+	ioapic_mmio_write(&io, IOAPIC_EOI, 0xffffff70); /* the vector is bits 0-7 */
 	assert_int_equal(redir_lo(&io, 20), 0x9070);
 	expect_msg(&io, 0x70);
 	ioapic_set_irq(&io, 20, false);
 	ioapic_mmio_write(&io, IOAPIC_EOI, 0x70);
 	assert_int_equal(redir_lo(&io, 20), 0x8070);
-	assert_int_equal(ioapic_mmio_read(&io, IOAPIC_EOI), 0);  /* write-only */
+	assert_int_equal(ioapic_mmio_read(&io, IOAPIC_EOI), 0); /* write-only */
 	expect_none(&io);
 }
 
@@ -461,7 +461,7 @@ static void test_order_lowest_pin_first(void **state)
 	assert_int_equal(io.pending, (1u << 17) | (1u << 9) | (1u << 2));
 	expect_msg(&io, 0xe2);
 	expect_msg(&io, 0x25);
-	edge(&io, 2);                       /* comes in again before 9 and 17 go */
+	edge(&io, 2); /* comes in again before 9 and 17 go */
 	expect_msg(&io, 0xe2);
 	expect_msg(&io, 0x89);
 	expect_msg(&io, 0x91);

@@ -4,8 +4,15 @@
 #include <string.h>
 #include "vmm/dev/ivshmem.h"
 
-static struct { unsigned n; u16 peer, vector; } rang;
-static struct { unsigned n; u64 addr; u32 data; } sent;
+static struct {
+	unsigned n;
+	u16 peer, vector;
+} rang;
+static struct {
+	unsigned n;
+	u64 addr;
+	u32 data;
+} sent;
 
 static void ring(void *ctx, u16 peer, u16 vector)
 {
@@ -48,7 +55,7 @@ static void test_registers(void **state)
 	assert_int_equal(rang.n, 1);
 	assert_int_equal(rang.peer, 5);
 	assert_int_equal(rang.vector, 2);
-	assert_int_equal(ivshmem_read(&d, 0, IVSHMEM_DOORBELL, 4), 0);   /* write-only */
+	assert_int_equal(ivshmem_read(&d, 0, IVSHMEM_DOORBELL, 4), 0); /* write-only */
 }
 
 static void test_interrupt(void **state)
@@ -57,7 +64,7 @@ static void test_interrupt(void **state)
 	struct ivshmem d;
 	ivshmem_reset(&d, 0, ring, msi, &rang);
 	ivshmem_notify(&d, 0);
-	assert_false(ivshmem_intx(&d));           /* masked: the status waits */
+	assert_false(ivshmem_intx(&d)); /* masked: the status waits */
 	ivshmem_write(&d, 0, IVSHMEM_INTR_MASK, 4, 1);
 	assert_true(ivshmem_intx(&d));
 	/* Reading the status acknowledges it; the line drops. */
@@ -86,7 +93,7 @@ static void test_msix(void **state)
 	assert_int_equal(ivshmem_cap_read(&d, IVSHMEM_MSIX_CAP + 8), IVSHMEM_PBA | 1);
 	assert_int_equal(ivshmem_cap_read(&d, IVSHMEM_MSIX_CAP + 12), 0);
 	for (unsigned v = 0; v < IVSHMEM_VECTORS; v++)
-		assert_int_equal(ivshmem_read(&d, 1, v * 16 + 12, 4), 1);  /* masked at reset */
+		assert_int_equal(ivshmem_read(&d, 1, v * 16 + 12, 4), 1); /* masked at reset */
 	/* Entry 2: address, data, unmasked; a partial write of a field is dropped. */
 	ivshmem_write(&d, 1, 2 * 16, 4, 0xfee01000u);
 	ivshmem_write(&d, 1, 2 * 16 + 8, 4, 0x41);
@@ -141,7 +148,8 @@ static void test_msix(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_registers), cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_msix),
 	};
 	return cmocka_run_group_tests_name("ivshmem", tests, NULL, NULL);

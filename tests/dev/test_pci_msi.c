@@ -5,7 +5,7 @@
 #include "tests/dev/pci_fake.h"
 
 #define HOST_VEC 0x47
-#define HOST_ADDR 0xfee02000ull   /* the CPU ops->msi_route picks */
+#define HOST_ADDR 0xfee02000ull /* the CPU ops->msi_route picks */
 
 /* One host function's configuration space; what the bus asked of the host side. */
 static struct {
@@ -24,8 +24,9 @@ static bool f_route(void *ctx, u8 vec, const struct pci_msi_msg *msg, u64 *addr,
 	return !fk.no_vector;
 }
 
-static const struct pci_bus_ops ops = { .cfg_read = f_read, .cfg_write = f_write, .map = f_map,
-					.unmap = f_map, .msi_route = f_route };
+static const struct pci_bus_ops ops = {
+	.cfg_read = f_read, .cfg_write = f_write, .map = f_map, .unmap = f_map, .msi_route = f_route
+};
 
 /* A power-management capability at 0x40, MSI at 0x50 (64-bit, per-vector masking, 4 messages
  * capable), PCIe at 0x70: the guest must see MSI alone (MSI-X: tests/dev/test_pci_msix.c). */
@@ -36,16 +37,19 @@ static void setup(struct pci_bus *b, u32 msi_ctrl)
 	fake_cfg[0] = 0x11e81234;
 	fake_cfg[1] = 0x00100000;
 	fake_cfg[0x34 / 4] = 0x40;
-	fake_cfg[0x40 / 4] = 0x00035001;            /* PM, next 0x50 */
+	fake_cfg[0x40 / 4] = 0x00035001;	      /* PM, next 0x50 */
 	fake_cfg[0x50 / 4] = 0x7005 | msi_ctrl << 16; /* MSI, next 0x70 */
-	fake_cfg[0x70 / 4] = 0x00020010;            /* PCIe, last */
+	fake_cfg[0x70 / 4] = 0x00020010;	      /* PCIe, last */
 	pci_bus_init(b, &ops, NULL, "g", 64ull << 20, 1ull << 40);
 	struct pci_bar bars[PCI_MAX_BARS] = { { 0xfea00000, 1 << 20, PCI_BAR_MEM32, false } };
 	assert_int_equal(pci_bus_add(b, BDF, bars), 1);
 	pci_bus_reset(b);
 }
 
-static bool host_on(void) { return fake_cfg[0x50 / 4] >> 16 & PCI_MSI_ENABLE; }
+static bool host_on(void)
+{
+	return fake_cfg[0x50 / 4] >> 16 & PCI_MSI_ENABLE;
+}
 
 static void test_list(void **state)
 {
@@ -56,8 +60,8 @@ static void test_list(void **state)
 	assert_int_equal(rd(&b, PCI_CAP_PTR), 0x50);
 	/* Next 0; one message: Multiple Message Capable 0; 64-bit and maskable as the host. */
 	assert_int_equal(rd(&b, 0x50), PCI_CAP_MSI | (PCI_MSI_64BIT | PCI_MSI_MASKABLE) << 16);
-	assert_int_equal(rd(&b, 0x40), 0);        /* PM hidden */
-	assert_int_equal(rd(&b, 0x70), 0);        /* PCIe hidden */
+	assert_int_equal(rd(&b, 0x40), 0); /* PM hidden */
+	assert_int_equal(rd(&b, 0x70), 0); /* PCIe hidden */
 	wr(&b, PCI_CAP_PTR, 1, 0x70);
 	assert_int_equal(rd(&b, PCI_CAP_PTR), 0x50);
 	/* Multiple Message Enable keeps 0; the ID and next pointer are read-only. */
@@ -65,7 +69,7 @@ static void test_list(void **state)
 	assert_int_equal(rd(&b, 0x50), PCI_CAP_MSI | (PCI_MSI_64BIT | PCI_MSI_MASKABLE) << 16);
 	/* A function without capabilities shows none; a list that loops ends. */
 	setup(&b, 0);
-	fake_cfg[0x50 / 4] = 0x5001;                /* PM pointing at itself */
+	fake_cfg[0x50 / 4] = 0x5001; /* PM pointing at itself */
 	struct pci_bus b2;
 	pci_bus_init(&b2, &ops, NULL, "g", 64ull << 20, 1ull << 40);
 	assert_int_equal(pci_bus_add(&b2, BDF, (struct pci_bar[PCI_MAX_BARS]){ { 0 } }), 1);
@@ -79,9 +83,9 @@ static void test_message(void **state)
 	struct pci_bus b;
 	struct pci_msi_msg m;
 	setup(&b, PCI_MSI_64BIT | PCI_MSI_MASKABLE);
-	wr(&b, 0x54, 4, 0xfee0300c);              /* APIC ID 3, logical, RH */
+	wr(&b, 0x54, 4, 0xfee0300c); /* APIC ID 3, logical, RH */
 	wr(&b, 0x58, 4, 0);
-	wr(&b, 0x5c, 4, 0xffff0141);              /* lowest priority, vector 0x41 */
+	wr(&b, 0x5c, 4, 0xffff0141); /* lowest priority, vector 0x41 */
 	assert_int_equal(rd(&b, 0x54), 0xfee0300c);
 	assert_int_equal(rd(&b, 0x5c), 0x0141);
 	assert_false(host_on());
@@ -104,7 +108,7 @@ static void test_message(void **state)
 	assert_false(pci_msi_message(&b.fn[0].msi, &m));
 	fake_cfg[0x64 / 4] = 1;
 	assert_int_equal(rd(&b, 0x64), 1);
-	wr(&b, 0x64, 4, 0);                       /* pending is read-only */
+	wr(&b, 0x64, 4, 0); /* pending is read-only */
 	assert_int_equal(fake_cfg[0x64 / 4], 1);
 	wr(&b, 0x60, 4, 0);
 	assert_int_equal(fake_cfg[0x60 / 4], 0);
@@ -125,16 +129,17 @@ static void test_refused(void **state)
 	(void)state;
 	struct pci_bus b;
 	struct pci_msi_msg m;
-	static const struct { u32 addr_lo, addr_hi, data; } bad[] = {
-		{ 0xfee00000, 0, 0x0005 },            /* vector below 16 */
-		{ 0xfee00000, 0, 0x000f },
-		{ 0xfed00000, 0, 0x0041 },            /* outside 0xFEExxxxx */
-		{ 0x00001000, 0, 0x0041 },            /* RAM: a DMA write, not an interrupt */
-		{ 0xfee00000, 1, 0x0041 },            /* above 4 GiB */
-		{ 0xfee00000, 0, 0x0241 },            /* SMI */
-		{ 0xfee00000, 0, 0x0441 },            /* NMI */
-		{ 0xfee00000, 0, 0x0541 },            /* INIT */
-		{ 0xfee00000, 0, 0x0741 },            /* ExtINT */
+	static const struct {
+		u32 addr_lo, addr_hi, data;
+	} bad[] = {
+		{ 0xfee00000, 0, 0x0005 },			      /* vector below 16 */
+		{ 0xfee00000, 0, 0x000f }, { 0xfed00000, 0, 0x0041 }, /* outside 0xFEExxxxx */
+		{ 0x00001000, 0, 0x0041 }, /* RAM: a DMA write, not an interrupt */
+		{ 0xfee00000, 1, 0x0041 }, /* above 4 GiB */
+		{ 0xfee00000, 0, 0x0241 }, /* SMI */
+		{ 0xfee00000, 0, 0x0441 }, /* NMI */
+		{ 0xfee00000, 0, 0x0541 }, /* INIT */
+		{ 0xfee00000, 0, 0x0741 }, /* ExtINT */
 	};
 	setup(&b, PCI_MSI_64BIT);
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -146,7 +151,7 @@ static void test_refused(void **state)
 		assert_false(host_on());
 		assert_false(pci_msi_message(&b.fn[0].msi, &m));
 		assert_int_equal(fk.routes, 0);
-		assert_int_equal(rd(&b, 0x5c), bad[i].data);   /* kept as written, as hardware */
+		assert_int_equal(rd(&b, 0x5c), bad[i].data); /* kept as written, as hardware */
 	}
 	wr(&b, 0x58, 4, 0);
 	wr(&b, 0x5c, 4, 0x0041);
@@ -160,7 +165,7 @@ static void test_32bit(void **state)
 	(void)state;
 	struct pci_bus b;
 	setup(&b, 0);
-	fake_cfg[0x5c / 4] = 0xdeadbeef;            /* past the capability: not the guest's */
+	fake_cfg[0x5c / 4] = 0xdeadbeef; /* past the capability: not the guest's */
 	assert_int_equal(rd(&b, 0x50), PCI_CAP_MSI);
 	wr(&b, 0x54, 4, 0xfee00000);
 	wr(&b, 0x58, 4, 0x30);
@@ -194,8 +199,8 @@ static void test_quiesce_reset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_list),    cmocka_unit_test(test_message),
-		cmocka_unit_test(test_refused), cmocka_unit_test(test_32bit),
+		cmocka_unit_test(test_list),	      cmocka_unit_test(test_message),
+		cmocka_unit_test(test_refused),	      cmocka_unit_test(test_32bit),
 		cmocka_unit_test(test_quiesce_reset),
 	};
 	return cmocka_run_group_tests_name("pci_msi", tests, NULL, NULL);

@@ -4,13 +4,13 @@
 #include <string.h>
 #include "tests/dev/pci_fake.h"
 
-#define HOST_ADDR 0xfee02000ull         /* the CPU ops->msi_route picks */
-#define BAR3_HOST 0xfeb00000ull         /* e1000e's layout: table at 0, PBA at 0x2000 of BAR3 */
+#define HOST_ADDR 0xfee02000ull /* the CPU ops->msi_route picks */
+#define BAR3_HOST 0xfeb00000ull /* e1000e's layout: table at 0, PBA at 0x2000 of BAR3 */
 #define BAR3_SIZE 0x4000u
 #define ENTRIES 5
 
 static struct {
-	u32 bar3[BAR3_SIZE / 4];        /* the host's MSI-X BAR */
+	u32 bar3[BAR3_SIZE / 4]; /* the host's MSI-X BAR */
 	unsigned sends, host_writes;
 	u64 addr;
 	u32 data;
@@ -53,13 +53,18 @@ static void f_send(void *ctx, u64 addr, u32 data)
 	fk.data = data;
 }
 
-static const struct pci_bus_ops ops = { .cfg_read = f_read, .cfg_write = f_write, .map = f_map,
-					.unmap = f_map, .msi_route = f_route, .bar_read = f_bar_read,
-					.bar_write = f_bar_write, .msi_send = f_send };
+static const struct pci_bus_ops ops = { .cfg_read = f_read,
+					.cfg_write = f_write,
+					.map = f_map,
+					.unmap = f_map,
+					.msi_route = f_route,
+					.bar_read = f_bar_read,
+					.bar_write = f_bar_write,
+					.msi_send = f_send };
 
 /* PM at 0x40, MSI at 0x50, PCIe at 0x60, MSI-X at 0x70 with five entries in BAR3; the guest
  * enables memory decode and gets a host vector 0x40 + v per entry. */
-static u64 bar3;                /* where the guest has BAR3 */
+static u64 bar3; /* where the guest has BAR3 */
 static void setup(struct pci_bus *b)
 {
 	memset(&fk, 0, sizeof(fk));
@@ -68,11 +73,11 @@ static void setup(struct pci_bus *b)
 	fake_cfg[1] = 0x00100000;
 	fake_cfg[0x34 / 4] = 0x40;
 	fake_cfg[0x40 / 4] = 0x00035001;
-	fake_cfg[0x50 / 4] = 0x00806005;            /* MSI, 64-bit */
-	fake_cfg[0x60 / 4] = 0x00027010;            /* PCIe */
+	fake_cfg[0x50 / 4] = 0x00806005; /* MSI, 64-bit */
+	fake_cfg[0x60 / 4] = 0x00027010; /* PCIe */
 	fake_cfg[0x70 / 4] = 0x00000011 | (ENTRIES - 1) << 16;
-	fake_cfg[0x74 / 4] = 0x3;                   /* table: BAR3 + 0 */
-	fake_cfg[0x78 / 4] = 0x2003;                /* PBA: BAR3 + 0x2000 */
+	fake_cfg[0x74 / 4] = 0x3;    /* table: BAR3 + 0 */
+	fake_cfg[0x78 / 4] = 0x2003; /* PBA: BAR3 + 0x2000 */
 	for (unsigned v = 0; v < ENTRIES; v++)
 		fk.bar3[v * 4 + 3] = MSIX_ENTRY_MASKED;
 	pci_bus_init(b, &ops, NULL, "g", 64ull << 20, 1ull << 40);
@@ -110,8 +115,14 @@ static void program(struct pci_bus *b, unsigned v, u32 vector)
 	twr(b, v * 16 + 12, 4, 0);
 }
 
-static bool host_on(void) { return fake_cfg[0x70 / 4] >> 16 & MSIX_ENABLE; }
-static bool host_maskall(void) { return fake_cfg[0x70 / 4] >> 16 & MSIX_MASKALL; }
+static bool host_on(void)
+{
+	return fake_cfg[0x70 / 4] >> 16 & MSIX_ENABLE;
+}
+static bool host_maskall(void)
+{
+	return fake_cfg[0x70 / 4] >> 16 & MSIX_MASKALL;
+}
 
 static void test_list(void **state)
 {
@@ -130,7 +141,8 @@ static void test_list(void **state)
 	/* Enable and function mask are the guest's; table size, ID, next pointer and the
 	 * placement dwords are read-only (their writes counted). */
 	wr(&b, 0x70, 4, 0xffffffffu);
-	assert_int_equal(rd(&b, 0x70), PCI_CAP_MSIX | (MSIX_ENABLE | MSIX_MASKALL | (ENTRIES - 1)) << 16);
+	assert_int_equal(rd(&b, 0x70), PCI_CAP_MSIX | (MSIX_ENABLE | MSIX_MASKALL | (ENTRIES - 1))
+							      << 16);
 	wr(&b, 0x72, 2, 0x07ff);
 	assert_int_equal(rd(&b, 0x70), PCI_CAP_MSIX | (ENTRIES - 1) << 16);
 	u64 bad = b.fn[0].msix.x.bad;
@@ -143,11 +155,12 @@ static void test_list(void **state)
 	assert_int_equal(b.fn[0].msix.x.bad, bad + 3);
 	/* MSI-X alone: the head is MSI-X, its next 0. */
 	setup(&b);
-	fake_cfg[0x50 / 4] = 0x00006001;            /* PM instead of MSI */
-	fake_cfg[1] = 0x00100000;                   /* the fake kept the command write's zero status */
+	fake_cfg[0x50 / 4] = 0x00006001; /* PM instead of MSI */
+	fake_cfg[1] = 0x00100000;	 /* the fake kept the command write's zero status */
 	struct pci_bus b2;
 	pci_bus_init(&b2, &ops, NULL, "g", 64ull << 20, 1ull << 40);
-	struct pci_bar bars[PCI_MAX_BARS] = { [3] = { BAR3_HOST, BAR3_SIZE, PCI_BAR_MEM32, false } };
+	struct pci_bar bars[PCI_MAX_BARS] = { [3] = { BAR3_HOST, BAR3_SIZE, PCI_BAR_MEM32,
+						      false } };
 	assert_int_equal(pci_bus_add(&b2, BDF, bars), 1);
 	assert_int_equal(rd(&b2, PCI_CAP_PTR), 0x70);
 	assert_int_equal(rd(&b2, 0x70) >> 8 & 0xff, 0);
@@ -201,7 +214,7 @@ static void test_table(void **state)
 	assert_int_equal(trd(&b, 2 * 16 + 8, 4), 0x4041);
 	assert_int_equal(trd(&b, 2 * 16 + 12, 4), MSIX_ENTRY_MASKED);
 	assert_int_equal(trd(&b, 2 * 16, 8), 0xfee01000u);
-	assert_int_equal(trd(&b, 2 * 16 + 9, 1), 0x40);   /* a byte read: its byte, counted */
+	assert_int_equal(trd(&b, 2 * 16 + 9, 1), 0x40); /* a byte read: its byte, counted */
 	/* The host's entry: Umbra's vector at the CPU msi_route chose, masked as the guest's. */
 	assert_int_equal(fk.bar3[2 * 4], (u32)HOST_ADDR);
 	assert_int_equal(fk.bar3[2 * 4 + 1], 0);
@@ -295,7 +308,7 @@ static void test_bad(void **state)
 	twr(&b, 0x2000, 4, 0xffffffffu);
 	assert_int_equal(trd(&b, 8, 4), 0x51);
 	assert_int_equal(trd(&b, 0x2000, 4), 0);
-	assert_int_equal(b.fn[0].msix.x.bad, bad + 7);  /* each counted, the read of entry 3 too */
+	assert_int_equal(b.fn[0].msix.x.bad, bad + 7); /* each counted, the read of entry 3 too */
 	assert_int_equal(fk.host_writes, writes);
 	/* An arrival for an entry the guest does not see is dropped. */
 	wr(&b, 0x72, 2, MSIX_ENABLE);
@@ -330,12 +343,9 @@ static void test_reset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_list),
-		cmocka_unit_test(test_traps),
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_delivery),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_reset),
+		cmocka_unit_test(test_list),  cmocka_unit_test(test_traps),
+		cmocka_unit_test(test_table), cmocka_unit_test(test_delivery),
+		cmocka_unit_test(test_bad),   cmocka_unit_test(test_reset),
 	};
 	return cmocka_run_group_tests_name("pci_msix", tests, NULL, NULL);
 }

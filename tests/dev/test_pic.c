@@ -132,12 +132,12 @@ static void test_icw1_resets(void **state)
 	assert_int_equal(pic_ack(&p), 0x0d);
 	raise(&p, 6);
 	pic_write(&p, M_DATA, 0xf0);
-	pic_write(&p, M_CMD, 0x0b);          /* reads ISR */
-	pic_write(&p, M_CMD, 0x68);          /* special mask mode */
-	pic_write(&p, M_CMD, 0xc3);          /* IRQ3 lowest */
+	pic_write(&p, M_CMD, 0x0b); /* reads ISR */
+	pic_write(&p, M_CMD, 0x68); /* special mask mode */
+	pic_write(&p, M_CMD, 0xc3); /* IRQ3 lowest */
 	pic_write(&p, M_CMD, 0x11);
-	assert_int_equal(pic_read(&p, M_DATA), 0);  /* IMR cleared */
-	assert_int_equal(pic_read(&p, M_CMD), 0);   /* reads IRR (cleared: edge latches reset) */
+	assert_int_equal(pic_read(&p, M_DATA), 0); /* IMR cleared */
+	assert_int_equal(pic_read(&p, M_CMD), 0);  /* reads IRR (cleared: edge latches reset) */
 	assert_false(p.chip[0].special_mask);
 	assert_int_equal(p.chip[0].lowest_prio, 7);
 	pic_write(&p, M_DATA, 0x08);
@@ -174,11 +174,11 @@ static void test_ocw3_read_select(void **state)
 	init_pc(&p);
 	raise(&p, 1);
 	raise(&p, 4);
-	assert_int_equal(pic_read(&p, M_CMD), 0x12);  /* IRR after init */
+	assert_int_equal(pic_read(&p, M_CMD), 0x12); /* IRR after init */
 	assert_int_equal(pic_ack(&p), 0x09);
 	pic_write(&p, M_CMD, 0x0b);
 	assert_int_equal(pic_read(&p, M_CMD), 0x02);
-	pic_write(&p, M_CMD, 0x08);                   /* RR=0: the selection stays */
+	pic_write(&p, M_CMD, 0x08); /* RR=0: the selection stays */
 	assert_int_equal(pic_read(&p, M_CMD), 0x02);
 	pic_write(&p, M_CMD, 0x0a);
 	assert_int_equal(pic_read(&p, M_CMD), 0x10);
@@ -244,7 +244,7 @@ static void test_lower_waits_for_eoi(void **state)
 	raise(&p, 1);
 	assert_int_equal(pic_ack(&p), 0x09);
 	raise(&p, 4);
-	raise(&p, 1);               /* the same level waits too */
+	raise(&p, 1); /* the same level waits too */
 	assert_false(pic_pending(&p));
 	assert_int_equal(read_irr(&p, M_CMD), 0x12);
 	pic_write(&p, M_CMD, 0x20);
@@ -268,7 +268,7 @@ static void test_nonspecific_eoi_highest(void **state)
 	assert_int_equal(read_isr(&p, M_CMD), 0x40);
 	pic_write(&p, M_CMD, 0x20);
 	assert_int_equal(read_isr(&p, M_CMD), 0x00);
-	pic_write(&p, M_CMD, 0x20);  /* nothing in service: harmless */
+	pic_write(&p, M_CMD, 0x20); /* nothing in service: harmless */
 	assert_int_equal(read_isr(&p, M_CMD), 0x00);
 }
 
@@ -281,13 +281,13 @@ static void test_specific_eoi(void **state)
 	pic_ack(&p);
 	raise(&p, 3);
 	pic_ack(&p);
-	pic_write(&p, M_CMD, 0x66);  /* the lower one, not the highest */
+	pic_write(&p, M_CMD, 0x66); /* the lower one, not the highest */
 	assert_int_equal(read_isr(&p, M_CMD), 0x08);
-	pic_write(&p, M_CMD, 0x65);  /* a level not in service */
+	pic_write(&p, M_CMD, 0x65); /* a level not in service */
 	assert_int_equal(read_isr(&p, M_CMD), 0x08);
 	pic_write(&p, M_CMD, 0x63);
 	assert_int_equal(read_isr(&p, M_CMD), 0x00);
-	pic_write(&p, M_CMD, 0x40);  /* no operation */
+	pic_write(&p, M_CMD, 0x40); /* no operation */
 	assert_int_equal(p.chip[0].lowest_prio, 7);
 }
 
@@ -298,7 +298,7 @@ static void test_rotate_on_nonspecific_eoi(void **state)
 	init_pc(&p);
 	raise(&p, 3);
 	assert_int_equal(pic_ack(&p), 0x0b);
-	pic_write(&p, M_CMD, 0xa0);  /* EOI and IRQ3 becomes the lowest: 4 5 6 7 0 1 2 3 */
+	pic_write(&p, M_CMD, 0xa0); /* EOI and IRQ3 becomes the lowest: 4 5 6 7 0 1 2 3 */
 	assert_int_equal(p.chip[0].lowest_prio, 3);
 	raise(&p, 1);
 	raise(&p, 3);
@@ -306,7 +306,7 @@ static void test_rotate_on_nonspecific_eoi(void **state)
 	assert_int_equal(pic_ack(&p), 0x0e);
 	/* IRQ6 in service: 1 is now below it and waits. */
 	assert_false(pic_pending(&p));
-	pic_write(&p, M_CMD, 0xa0);  /* now 7 0 1 ... 6 */
+	pic_write(&p, M_CMD, 0xa0); /* now 7 0 1 ... 6 */
 	assert_int_equal(pic_ack(&p), 0x09);
 	pic_write(&p, M_CMD, 0xa0);
 	assert_int_equal(pic_ack(&p), 0x0b);
@@ -317,12 +317,12 @@ static void test_set_priority_and_specific_rotate(void **state)
 	(void)state;
 	struct pic p;
 	init_pc(&p);
-	pic_write(&p, M_CMD, 0xc5);  /* IRQ5 lowest: IRQ6 highest */
+	pic_write(&p, M_CMD, 0xc5); /* IRQ5 lowest: IRQ6 highest */
 	raise(&p, 0);
 	raise(&p, 6);
 	raise(&p, 5);
 	assert_int_equal(pic_ack(&p), 0x0e);
-	pic_write(&p, M_CMD, 0xe6);  /* specific EOI of 6, 6 becomes lowest: 7 0 ... */
+	pic_write(&p, M_CMD, 0xe6); /* specific EOI of 6, 6 becomes lowest: 7 0 ... */
 	assert_int_equal(p.chip[0].lowest_prio, 6);
 	assert_int_equal(read_isr(&p, M_CMD), 0);
 	assert_int_equal(pic_ack(&p), 0x08);
@@ -338,8 +338,8 @@ static void test_aeoi(void **state)
 	raise(&p, 1);
 	raise(&p, 4);
 	assert_int_equal(pic_ack(&p), 0x09);
-	assert_int_equal(read_isr(&p, M_CMD), 0);   /* never in service */
-	assert_true(pic_pending(&p));              /* the lower one need not wait */
+	assert_int_equal(read_isr(&p, M_CMD), 0); /* never in service */
+	assert_true(pic_pending(&p));		  /* the lower one need not wait */
 	assert_int_equal(pic_ack(&p), 0x0c);
 	assert_int_equal(p.chip[0].lowest_prio, 7); /* no rotation by default */
 }
@@ -349,15 +349,15 @@ static void test_aeoi_rotate(void **state)
 	(void)state;
 	struct pic p;
 	init_pair(&p, 0x08, 0x70, 0x03);
-	pic_write(&p, M_CMD, 0x80);  /* rotate in AEOI mode */
+	pic_write(&p, M_CMD, 0x80); /* rotate in AEOI mode */
 	raise(&p, 1);
 	assert_int_equal(pic_ack(&p), 0x09);
 	assert_int_equal(p.chip[0].lowest_prio, 1);
 	raise(&p, 1);
 	raise(&p, 7);
-	assert_int_equal(pic_ack(&p), 0x0f);  /* 7 is above 1 now */
+	assert_int_equal(pic_ack(&p), 0x0f); /* 7 is above 1 now */
 	assert_int_equal(p.chip[0].lowest_prio, 7);
-	pic_write(&p, M_CMD, 0x00);  /* rotate off */
+	pic_write(&p, M_CMD, 0x00); /* rotate off */
 	assert_int_equal(pic_ack(&p), 0x09);
 	assert_int_equal(p.chip[0].lowest_prio, 7);
 }
@@ -368,15 +368,15 @@ static void test_poll(void **state)
 	struct pic p;
 	init_pc(&p);
 	pic_write(&p, M_CMD, 0x0c);
-	assert_int_equal(pic_read(&p, M_CMD), 0);   /* nothing requested */
+	assert_int_equal(pic_read(&p, M_CMD), 0); /* nothing requested */
 	raise(&p, 5);
 	raise(&p, 3);
 	pic_write(&p, M_CMD, 0x0c);
 	assert_int_equal(pic_read(&p, M_CMD), 0x83);
-	assert_int_equal(read_isr(&p, M_CMD), 0x08);   /* acknowledged as by INTA */
-	assert_int_equal(read_irr(&p, M_CMD), 0x20);   /* a poll is for one read only */
+	assert_int_equal(read_isr(&p, M_CMD), 0x08); /* acknowledged as by INTA */
+	assert_int_equal(read_irr(&p, M_CMD), 0x20); /* a poll is for one read only */
 	pic_write(&p, M_CMD, 0x0c);
-	assert_int_equal(pic_read(&p, M_CMD), 0);      /* 5 is below 3 in service */
+	assert_int_equal(pic_read(&p, M_CMD), 0); /* 5 is below 3 in service */
 	pic_write(&p, M_CMD, 0x20);
 	pic_write(&p, M_CMD, 0x0c);
 	assert_int_equal(pic_read(&p, M_CMD), 0x85);
@@ -405,7 +405,7 @@ static void test_edge_held_line(void **state)
 	pic_set_irq(&p, 4, true);
 	assert_int_equal(pic_ack(&p), 0x0c);
 	pic_write(&p, M_CMD, 0x20);
-	pic_set_irq(&p, 4, true);       /* still high: no new edge */
+	pic_set_irq(&p, 4, true); /* still high: no new edge */
 	assert_false(pic_pending(&p));
 	assert_int_equal(read_irr(&p, M_CMD), 0);
 	pic_set_irq(&p, 4, false);
@@ -439,7 +439,7 @@ static void test_spurious_irq7(void **state)
 	init_pair(&p, 0x20, 0x28, 0x01);
 	raise(&p, 3);
 	assert_true(pic_pending(&p));
-	pic_set_irq(&p, 3, false);     /* went away before INTA */
+	pic_set_irq(&p, 3, false); /* went away before INTA */
 	assert_int_equal(pic_ack(&p), 0x27);
 	assert_int_equal(read_isr(&p, M_CMD), 0);
 	/* A request masked after INTR rose is gone for INTA too. */
@@ -461,7 +461,7 @@ static void test_spurious_irq15(void **state)
 	assert_true(pic_pending(&p));
 	assert_int_equal(pic_ack(&p), 0x2f);
 	assert_int_equal(read_isr(&p, S_CMD), 0);
-	assert_int_equal(read_isr(&p, M_CMD), 0x04);   /* the master needs its EOI */
+	assert_int_equal(read_isr(&p, M_CMD), 0x04); /* the master needs its EOI */
 	pic_write(&p, M_CMD, 0x20);
 	assert_int_equal(read_isr(&p, M_CMD), 0);
 	/* A slave request that goes away takes master IR2 with it: the master's IR7. */
@@ -492,10 +492,10 @@ static void test_cascade(void **state)
 	raise(&p, 1);
 	assert_int_equal(pic_ack(&p), 0x09);
 	pic_write(&p, M_CMD, 0x20);
-	raise(&p, 3);                  /* below IR2: waits */
+	raise(&p, 3); /* below IR2: waits */
 	assert_false(pic_pending(&p));
-	pic_write(&p, S_CMD, 0x20);    /* ends 10 on the slave */
-	pic_write(&p, M_CMD, 0x20);    /* ends IR2 on the master */
+	pic_write(&p, S_CMD, 0x20); /* ends 10 on the slave */
+	pic_write(&p, M_CMD, 0x20); /* ends IR2 on the master */
 	assert_int_equal(pic_ack(&p), 0x70);
 	pic_write(&p, S_CMD, 0x20);
 	pic_write(&p, M_CMD, 0x20);
@@ -510,7 +510,7 @@ static void test_masks(void **state)
 	pic_write(&p, M_DATA, 0x02);
 	raise(&p, 1);
 	assert_false(pic_pending(&p));
-	assert_int_equal(read_irr(&p, M_CMD), 0x02);  /* kept while masked */
+	assert_int_equal(read_irr(&p, M_CMD), 0x02); /* kept while masked */
 	pic_write(&p, M_DATA, 0x00);
 	assert_int_equal(pic_ack(&p), 0x09);
 	pic_write(&p, M_CMD, 0x20);
@@ -534,7 +534,7 @@ static void test_masked_in_service_still_blocks(void **state)
 	init_pc(&p);
 	raise(&p, 1);
 	pic_ack(&p);
-	pic_write(&p, M_DATA, 0x02);  /* fully nested: a masked level in service still blocks */
+	pic_write(&p, M_DATA, 0x02); /* fully nested: a masked level in service still blocks */
 	raise(&p, 5);
 	assert_false(pic_pending(&p));
 }
@@ -574,19 +574,19 @@ static void test_special_mask_mode(void **state)
 	raise(&p, 1);
 	assert_int_equal(pic_ack(&p), 0x09);
 	pic_write(&p, M_DATA, 0x02);
-	pic_write(&p, M_CMD, 0x68);  /* set special mask mode */
+	pic_write(&p, M_CMD, 0x68); /* set special mask mode */
 	raise(&p, 5);
-	assert_true(pic_pending(&p));  /* lower than 1, allowed: 1 is masked */
+	assert_true(pic_pending(&p)); /* lower than 1, allowed: 1 is masked */
 	assert_int_equal(pic_ack(&p), 0x0d);
-	raise(&p, 6);                  /* 5 is in service and unmasked: 6 waits */
+	raise(&p, 6); /* 5 is in service and unmasked: 6 waits */
 	assert_false(pic_pending(&p));
 	/* A non-specific EOI skips the masked level in service. */
 	pic_write(&p, M_CMD, 0x20);
 	assert_int_equal(read_isr(&p, M_CMD), 0x02);
 	assert_true(pic_pending(&p));
-	pic_write(&p, M_CMD, 0x48);  /* reset special mask mode */
+	pic_write(&p, M_CMD, 0x48); /* reset special mask mode */
 	assert_false(pic_pending(&p));
-	pic_write(&p, M_CMD, 0x28);  /* OCW3 without ESMM leaves the mode alone */
+	pic_write(&p, M_CMD, 0x28); /* OCW3 without ESMM leaves the mode alone */
 	assert_false(p.chip[0].special_mask);
 }
 
@@ -617,7 +617,7 @@ static void test_other_ports_and_lines(void **state)
 	pic_write(&p, 0x22, 0x00);
 	pic_write(&p, 0x4d2, 0xff);
 	assert_int_equal(pic_read(&p, M_DATA), 0);
-	pic_set_irq(&p, 2, true);      /* the cascade line is not an input */
+	pic_set_irq(&p, 2, true); /* the cascade line is not an input */
 	pic_set_irq(&p, 16, true);
 	pic_set_irq(&p, 200, true);
 	assert_false(pic_pending(&p));
@@ -630,7 +630,7 @@ static void test_slave_rotation_independent(void **state)
 	(void)state;
 	struct pic p;
 	init_pc(&p);
-	pic_write(&p, S_CMD, 0xc1);    /* slave: IRQ9 lowest, IRQ10 highest */
+	pic_write(&p, S_CMD, 0xc1); /* slave: IRQ9 lowest, IRQ10 highest */
 	raise(&p, 8);
 	raise(&p, 10);
 	assert_int_equal(pic_ack(&p), 0x72);

@@ -4,7 +4,7 @@
 #include "vmm/dev/pit.h"
 
 #define NS 1000000000ull
-#define W 5000000000ull            /* when the tests program a channel (any time works) */
+#define W 5000000000ull /* when the tests program a channel (any time works) */
 #define DAYS10 (10ull * 86400 * NS)
 
 /* The ns offset at which tick k begins, computed apart from the model's own split. */
@@ -40,14 +40,14 @@ static void setup(struct pit *p, unsigned ch, u8 c, u16 n, u64 t)
 {
 	pit_reset(p, 0);
 	if (ch == 2)
-		pit_write(p, 0x61, 0x01, 0);  /* gate 2 high */
+		pit_write(p, 0x61, 0x01, 0); /* gate 2 high */
 	ctrl(p, c, t);
 	count16(p, ch, n, t);
 }
 
 static u8 status(struct pit *p, unsigned ch, u64 now)
 {
-	ctrl(p, (u8)(0xe0 | 2u << ch), now);  /* read-back: status only */
+	ctrl(p, (u8)(0xe0 | 2u << ch), now); /* read-back: status only */
 	return pit_read(p, 0x40 + ch, now);
 }
 
@@ -81,7 +81,8 @@ static void test_reset_state(void **state)
 	for (unsigned ch = 0; ch < 3; ch++) {
 		assert_false(pit_out(&p, ch, 100));
 		assert_false(pit_out(&p, ch, 100 + NS));
-		assert_int_equal(status(&p, ch, 200), 0x70);   /* OUT low, null count, LSB/MSB, mode 0 */
+		assert_int_equal(status(&p, ch, 200),
+				 0x70); /* OUT low, null count, LSB/MSB, mode 0 */
 	}
 	assert_true(p.ch[0].gate && p.ch[1].gate);
 	assert_false(p.ch[2].gate);
@@ -97,15 +98,15 @@ static void test_mode0_terminal_count(void **state)
 	struct pit p;
 	setup(&p, 0, 0x30, 100, W);
 	assert_false(pit_out(&p, 0, W));
-	assert_int_equal(read16(&p, 0, W + T(1)), 100);      /* loaded at the first clock */
+	assert_int_equal(read16(&p, 0, W + T(1)), 100); /* loaded at the first clock */
 	assert_int_equal(read16(&p, 0, W + T(2) - 1), 100);
 	assert_int_equal(read16(&p, 0, W + T(2)), 99);
 	assert_int_equal(read16(&p, 0, W + T(100)), 1);
 	assert_false(pit_out(&p, 0, W + T(101) - 1));
-	assert_true(pit_out(&p, 0, W + T(101)));             /* N + 1 ticks after the write */
+	assert_true(pit_out(&p, 0, W + T(101))); /* N + 1 ticks after the write */
 	assert_int_equal(read16(&p, 0, W + T(101)), 0);
 	assert_int_equal(read16(&p, 0, W + T(102)), 0xffff); /* keeps counting, wraps */
-	assert_true(pit_out(&p, 0, W + T(102 + 0x10000)));    /* and OUT stays high */
+	assert_true(pit_out(&p, 0, W + T(102 + 0x10000)));   /* and OUT stays high */
 	assert_int_equal(read16(&p, 0, W + T(101 + 0x10000)), 0);
 }
 
@@ -138,9 +139,9 @@ static void test_mode1_one_shot(void **state)
 	struct pit p;
 	setup(&p, 2, 0xb2, 10, W);
 	pit_write(&p, 0x61, 0x00, W);
-	assert_true(pit_out(&p, 2, W + T(50)));   /* waits for a trigger */
+	assert_true(pit_out(&p, 2, W + T(50))); /* waits for a trigger */
 	u64 g = W + T(100);
-	pit_write(&p, 0x61, 0x01, g);              /* gate rising edge */
+	pit_write(&p, 0x61, 0x01, g); /* gate rising edge */
 	assert_true(pit_out(&p, 2, g + T(1) - 1));
 	assert_false(pit_out(&p, 2, g + T(1)));
 	assert_int_equal(read16(&p, 2, g + T(1)), 10);
@@ -215,10 +216,10 @@ static void test_mode4_software_strobe(void **state)
 	setup(&p, 0, 0x38, 4, W);
 	assert_true(pit_out(&p, 0, W));
 	assert_true(pit_out(&p, 0, W + T(5) - 1));
-	assert_false(pit_out(&p, 0, W + T(5)));      /* count 0: low for one tick */
+	assert_false(pit_out(&p, 0, W + T(5))); /* count 0: low for one tick */
 	assert_int_equal(read16(&p, 0, W + T(5)), 0);
 	assert_true(pit_out(&p, 0, W + T(6)));
-	assert_true(pit_out(&p, 0, W + T(5 + 0x10000)));  /* once only */
+	assert_true(pit_out(&p, 0, W + T(5 + 0x10000))); /* once only */
 	assert_int_equal(pit_next_irq0_ns(&p, W), W + T(6));
 	assert_int_equal(pit_next_irq0_ns(&p, W + T(6)), 0);
 	/* A new count written (no control word) triggers it again. */
@@ -235,7 +236,7 @@ static void test_mode5_hardware_strobe(void **state)
 	struct pit p;
 	setup(&p, 2, 0xba, 3, W);
 	pit_write(&p, 0x61, 0x00, W);
-	assert_true(pit_out(&p, 2, W + T(100)));   /* not triggered */
+	assert_true(pit_out(&p, 2, W + T(100))); /* not triggered */
 	u64 g = W + T(200);
 	pit_write(&p, 0x61, 0x01, g);
 	assert_true(pit_out(&p, 2, g + T(3)));
@@ -254,11 +255,11 @@ static void test_modes_6_and_7_alias(void **state)
 {
 	(void)state;
 	struct pit p;
-	setup(&p, 0, 0x3c, 5, W);      /* mode 6 = 2 */
+	setup(&p, 0, 0x3c, 5, W); /* mode 6 = 2 */
 	assert_false(pit_out(&p, 0, W + T(5)));
 	assert_true(pit_out(&p, 0, W + T(6)));
-	assert_int_equal(status(&p, 0, W + T(6)) & 0x3f, 0x3c);  /* the bits as written */
-	setup(&p, 0, 0x3e, 6, W);      /* mode 7 = 3 */
+	assert_int_equal(status(&p, 0, W + T(6)) & 0x3f, 0x3c); /* the bits as written */
+	setup(&p, 0, 0x3e, 6, W);				/* mode 7 = 3 */
 	assert_false(pit_out(&p, 0, W + T(4)));
 	assert_int_equal(read16(&p, 0, W + T(2)), 4);
 }
@@ -269,9 +270,9 @@ static void test_latch_command(void **state)
 	struct pit p;
 	setup(&p, 0, 0x34, 1000, W);
 	ctrl(&p, 0x00, W + T(11));
-	ctrl(&p, 0x00, W + T(20));         /* ignored: the first is not read yet */
+	ctrl(&p, 0x00, W + T(20)); /* ignored: the first is not read yet */
 	assert_int_equal(read16(&p, 0, W + T(500)), 990);
-	assert_int_equal(read16(&p, 0, W + T(500)), 501);  /* read in full: live again */
+	assert_int_equal(read16(&p, 0, W + T(500)), 501); /* read in full: live again */
 	/* LSB-only access: one read empties the latch. */
 	setup(&p, 1, 0x54, 0, W);
 	pit_write(&p, 0x41, 200, W);
@@ -286,7 +287,7 @@ static void test_readback_count_and_status(void **state)
 	struct pit p;
 	setup(&p, 0, 0x34, 1000, W);
 	ctrl(&p, 0xc2, W + T(11));
-	assert_int_equal(pit_read(&p, 0x40, W + T(40)), 0xb4);   /* status first: OUT high */
+	assert_int_equal(pit_read(&p, 0x40, W + T(40)), 0xb4); /* status first: OUT high */
 	assert_int_equal(read16(&p, 0, W + T(40)), 990);
 	assert_int_equal(read16(&p, 0, W + T(40)), 961);
 	/* Count only, after a latch command: the second latch is ignored. */
@@ -313,11 +314,11 @@ static void test_readback_several_channels(void **state)
 		ctrl(&p, (u8)(ch << 6 | 0x34), W);
 		count16(&p, ch, (u16)(1000 * (ch + 1)), W);
 	}
-	ctrl(&p, 0xda, W + T(11));   /* counts of 0 and 2 */
-	assert_int_equal(read16(&p, 1, W + T(31)), 2000 - 30);  /* 1 was not latched */
+	ctrl(&p, 0xda, W + T(11));			       /* counts of 0 and 2 */
+	assert_int_equal(read16(&p, 1, W + T(31)), 2000 - 30); /* 1 was not latched */
 	assert_int_equal(read16(&p, 0, W + T(31)), 990);
 	assert_int_equal(read16(&p, 2, W + T(31)), 2990);
-	ctrl(&p, 0xec, W + T(12));   /* statuses of 1 and 2 */
+	ctrl(&p, 0xec, W + T(12)); /* statuses of 1 and 2 */
 	assert_int_equal(pit_read(&p, 0x41, W + T(12)), 0x80 | 0x34);
 	assert_int_equal(pit_read(&p, 0x42, W + T(12)), 0x80 | 0x34);
 	assert_int_equal(read16(&p, 0, W + T(31)), 970);
@@ -329,13 +330,13 @@ static void test_null_count(void **state)
 	struct pit p;
 	pit_reset(&p, 0);
 	ctrl(&p, 0x34, W);
-	assert_int_equal(status(&p, 0, W), 0xf4);           /* control word: null count */
+	assert_int_equal(status(&p, 0, W), 0xf4); /* control word: null count */
 	pit_write(&p, 0x40, 10, W + 100);
 	assert_int_equal(status(&p, 0, W + 100) & 0x40, 0x40);
 	u64 s = W + 200;
 	pit_write(&p, 0x40, 0, s);
 	assert_int_equal(status(&p, 0, s + T(1) - 1), 0xf4);
-	assert_int_equal(status(&p, 0, s + T(1)), 0xb4);    /* loaded at the first clock */
+	assert_int_equal(status(&p, 0, s + T(1)), 0xb4); /* loaded at the first clock */
 	/* A count written while counting in mode 2: null until the reload. */
 	count16(&p, 0, 20, s + T(4));
 	assert_int_equal(status(&p, 0, s + T(11) - 1) & 0x40, 0x40);
@@ -355,11 +356,11 @@ static void test_word_flipflops(void **state)
 	struct pit p;
 	setup(&p, 0, 0x34, 0x1234, W);
 	assert_int_equal(pit_read(&p, 0x40, W + T(1)), 0x34);
-	assert_int_equal(pit_read(&p, 0x40, W + T(3)), 0x12);   /* live: MSB of 0x1232 */
+	assert_int_equal(pit_read(&p, 0x40, W + T(3)), 0x12); /* live: MSB of 0x1232 */
 	assert_int_equal(pit_read(&p, 0x40, W + T(3)), 0x32);
 	/* A control word resets both flip-flops. */
 	u64 s = W + T(4);
-	assert_int_equal(pit_read(&p, 0x40, s), 0x12);          /* three reads: an MSB is due */
+	assert_int_equal(pit_read(&p, 0x40, s), 0x12); /* three reads: an MSB is due */
 	ctrl(&p, 0x34, s);
 	pit_write(&p, 0x40, 0x55, s);
 	ctrl(&p, 0x34, s);
@@ -369,7 +370,7 @@ static void test_word_flipflops(void **state)
 	/* The counter latch shares the read flip-flop. */
 	assert_int_equal(pit_read(&p, 0x40, s + T(2)), 0x0f);
 	ctrl(&p, 0x00, s + T(3));
-	assert_int_equal(pit_read(&p, 0x40, s + T(5)), 0x00);   /* MSB of the latched 0x0e */
+	assert_int_equal(pit_read(&p, 0x40, s + T(5)), 0x00); /* MSB of the latched 0x0e */
 	assert_int_equal(read16(&p, 0, s + T(5)), 0x0c);
 }
 
@@ -377,12 +378,12 @@ static void test_msb_only_access(void **state)
 {
 	(void)state;
 	struct pit p;
-	setup(&p, 0, 0x14, 0, W);     /* LSB-only: setup's two writes were two counts */
+	setup(&p, 0, 0x14, 0, W); /* LSB-only: setup's two writes were two counts */
 	assert_int_equal(pit_read(&p, 0x40, W + T(1)), 0);
-	ctrl(&p, 0x24, W);            /* MSB only */
+	ctrl(&p, 0x24, W); /* MSB only */
 	pit_write(&p, 0x40, 0x12, W);
 	assert_int_equal(pit_read(&p, 0x40, W + T(1)), 0x12);
-	assert_int_equal(pit_read(&p, 0x40, W + T(2)), 0x11);   /* 0x11ff */
+	assert_int_equal(pit_read(&p, 0x40, W + T(2)), 0x11); /* 0x11ff */
 	assert_int_equal(pit_read(&p, 0x40, W + T(2)), 0x11);
 	assert_int_equal(pit_next_irq0_ns(&p, W), W + T(0x1201));
 }
@@ -405,7 +406,7 @@ static void test_count_one_mode2(void **state)
 {
 	(void)state;
 	struct pit p;
-	setup(&p, 0, 0x34, 1, W);   /* illegal on the chip: runs as 2 */
+	setup(&p, 0, 0x34, 1, W); /* illegal on the chip: runs as 2 */
 	assert_int_equal(pit_next_irq0_ns(&p, W), W + T(3));
 	assert_int_equal(pit_next_irq0_ns(&p, W + T(3)), W + T(5));
 }
@@ -414,20 +415,20 @@ static void test_bcd(void **state)
 {
 	(void)state;
 	struct pit p;
-	setup(&p, 0, 0x35, 0x0100, W);   /* mode 2, BCD 100 */
+	setup(&p, 0, 0x35, 0x0100, W); /* mode 2, BCD 100 */
 	assert_int_equal(read16(&p, 0, W + T(1)), 0x0100);
 	assert_int_equal(read16(&p, 0, W + T(2)), 0x0099);
 	assert_int_equal(read16(&p, 0, W + T(11)), 0x0090);
 	assert_int_equal(pit_next_irq0_ns(&p, W), W + T(101));
-	setup(&p, 0, 0x35, 0, W);        /* 0 is 10000 */
+	setup(&p, 0, 0x35, 0, W); /* 0 is 10000 */
 	assert_int_equal(read16(&p, 0, W + T(1)), 0);
 	assert_int_equal(read16(&p, 0, W + T(2)), 0x9999);
 	assert_int_equal(pit_next_irq0_ns(&p, W), W + T(10001));
-	setup(&p, 0, 0x31, 0x0002, W);   /* mode 0 wraps to 9999 */
+	setup(&p, 0, 0x31, 0x0002, W); /* mode 0 wraps to 9999 */
 	assert_int_equal(read16(&p, 0, W + T(3)), 0);
 	assert_true(pit_out(&p, 0, W + T(3)));
 	assert_int_equal(read16(&p, 0, W + T(4)), 0x9999);
-	setup(&p, 0, 0x37, 0x0010, W);   /* mode 3, BCD 10 */
+	setup(&p, 0, 0x37, 0x0010, W); /* mode 3, BCD 10 */
 	assert_int_equal(read16(&p, 0, W + T(2)), 0x0008);
 	assert_false(pit_out(&p, 0, W + T(6)));
 	assert_int_equal(status(&p, 0, W + T(6)), 0x37);
@@ -439,13 +440,13 @@ static void test_gate2_mode2_stop_restart(void **state)
 	struct pit p;
 	setup(&p, 2, 0xb4, 10, W);
 	assert_int_equal(read16(&p, 2, W + T(3)), 8);
-	assert_false(pit_out(&p, 2, W + T(10)));          /* count 1: OUT low... */
+	assert_false(pit_out(&p, 2, W + T(10))); /* count 1: OUT low... */
 	pit_write(&p, 0x61, 0x00, W + T(10));
-	assert_true(pit_out(&p, 2, W + T(10)));           /* ...forced high by the gate */
-	assert_int_equal(read16(&p, 2, W + T(1000)), 1);  /* stopped */
+	assert_true(pit_out(&p, 2, W + T(10)));		 /* ...forced high by the gate */
+	assert_int_equal(read16(&p, 2, W + T(1000)), 1); /* stopped */
 	assert_true(pit_out(&p, 2, W + T(1000)));
 	u64 g = W + T(2000);
-	pit_write(&p, 0x61, 0x01, g);                     /* restarts from the reload */
+	pit_write(&p, 0x61, 0x01, g); /* restarts from the reload */
 	assert_int_equal(read16(&p, 2, g + T(1)), 10);
 	assert_int_equal(read16(&p, 2, g + T(2)), 9);
 	assert_false(pit_out(&p, 2, g + T(10)));
@@ -490,7 +491,7 @@ static void test_gate2_mode0_pause(void **state)
 	assert_int_equal(read16(&p, 2, W + NS), 15);
 	assert_false(pit_out(&p, 2, W + NS));
 	u64 g = W + 2 * NS;
-	pit_write(&p, 0x61, 0x01, g);                     /* carries on from 15 */
+	pit_write(&p, 0x61, 0x01, g); /* carries on from 15 */
 	assert_int_equal(read16(&p, 2, g), 15);
 	assert_int_equal(read16(&p, 2, g + T(1)), 14);
 	assert_false(pit_out(&p, 2, g + T(15) - 1));
@@ -529,7 +530,7 @@ static void test_gate2_mode0_pause(void **state)
 
 static u8 port61(struct pit *p, u64 now)
 {
-	return pit_read(p, 0x61, now) & (u8)~0x10;  /* without the refresh toggle */
+	return pit_read(p, 0x61, now) & (u8)~0x10; /* without the refresh toggle */
 }
 
 static void test_port61(void **state)
@@ -538,7 +539,7 @@ static void test_port61(void **state)
 	struct pit p;
 	pit_reset(&p, 0);
 	pit_write(&p, 0x61, 0xfe, 0);
-	assert_int_equal(port61(&p, 0), 0x02);    /* only bits 0-1 are kept */
+	assert_int_equal(port61(&p, 0), 0x02); /* only bits 0-1 are kept */
 	assert_false(p.ch[2].gate);
 	pit_write(&p, 0x61, 0x03, 0);
 	assert_true(p.ch[2].gate);
@@ -592,7 +593,7 @@ static void test_irq0_due_coalesces(void **state)
 	assert_true(pit_irq0_due(&p, W + T(101)));
 	assert_false(pit_irq0_due(&p, W + T(101)));
 	assert_false(pit_irq0_due(&p, W + T(150)));
-	assert_true(pit_irq0_due(&p, W + T(1000)));   /* 9 edges: one report */
+	assert_true(pit_irq0_due(&p, W + T(1000))); /* 9 edges: one report */
 	assert_int_equal(p.irq_done_ns, W + T(1000));
 	assert_false(pit_irq0_due(&p, W + T(1001) - 1));
 	assert_true(pit_irq0_due(&p, W + T(1001)));
@@ -620,11 +621,11 @@ static void test_next_irq0_one_shots(void **state)
 	for (u16 n = 1; n < 300; n += 7) {
 		struct pit p;
 		u64 s = W + n * 13ull;
-		setup(&p, 0, 0x30, n, s);              /* mode 0: one edge at N + 1 */
+		setup(&p, 0, 0x30, n, s); /* mode 0: one edge at N + 1 */
 		walk_edges(&p, s, n + 1u, 0, 1);
 		assert_int_equal(pit_next_irq0_ns(&p, s + T(n + 1u)), 0);
 		assert_false(pit_irq0_due(&p, s + T(n + 70000u)));
-		setup(&p, 0, 0x38, n, s);              /* mode 4: low at N + 1, up at N + 2 */
+		setup(&p, 0, 0x38, n, s); /* mode 4: low at N + 1, up at N + 2 */
 		assert_false(pit_irq0_due(&p, s + T(n + 1u)));
 		assert_int_equal(pit_next_irq0_ns(&p, s + T(n + 1u)), s + T(n + 2u));
 		assert_false(pit_irq0_due(&p, s + T(n + 2u) - 1));
@@ -638,14 +639,14 @@ static void test_next_irq0_none(void **state)
 	(void)state;
 	struct pit p;
 	pit_reset(&p, 0);
-	ctrl(&p, 0x34, W);                 /* no count */
+	ctrl(&p, 0x34, W); /* no count */
 	assert_int_equal(pit_next_irq0_ns(&p, W + NS), 0);
-	pit_write(&p, 0x40, 5, W);         /* half a count */
+	pit_write(&p, 0x40, 5, W); /* half a count */
 	assert_int_equal(pit_next_irq0_ns(&p, W + NS), 0);
-	setup(&p, 0, 0x32, 10, W);         /* mode 1: gate 0 never rises */
+	setup(&p, 0, 0x32, 10, W); /* mode 1: gate 0 never rises */
 	assert_int_equal(pit_next_irq0_ns(&p, W + NS), 0);
 	assert_true(pit_out(&p, 0, W + NS));
-	setup(&p, 1, 0x74, 10, W);         /* channel 1 is not IRQ0 */
+	setup(&p, 1, 0x74, 10, W); /* channel 1 is not IRQ0 */
 	assert_int_equal(pit_next_irq0_ns(&p, W + NS), 0);
 	assert_false(pit_irq0_due(&p, W + NS));
 	assert_false(pit_out(&p, 1, W + T(10)));
@@ -657,7 +658,7 @@ static void test_irq0_edge_survives_reprogram(void **state)
 	(void)state;
 	struct pit p;
 	setup(&p, 0, 0x34, 10, W);
-	ctrl(&p, 0x30, W + T(15));         /* after the edge at 11, before any due */
+	ctrl(&p, 0x30, W + T(15)); /* after the edge at 11, before any due */
 	assert_int_equal(pit_next_irq0_ns(&p, W + T(15)), W + T(15));
 	assert_true(pit_irq0_due(&p, W + T(15)));
 	assert_false(pit_irq0_due(&p, W + T(16)));
@@ -674,7 +675,7 @@ static void test_mode2_new_count_at_period_end(void **state)
 	struct pit p;
 	setup(&p, 0, 0x34, 10, W);
 	assert_true(pit_irq0_due(&p, W + T(14)));
-	count16(&p, 0, 20, W + T(14));     /* mid-period: this one runs out first */
+	count16(&p, 0, 20, W + T(14)); /* mid-period: this one runs out first */
 	assert_int_equal(read16(&p, 0, W + T(15)), 6);
 	assert_false(pit_out(&p, 0, W + T(20)));
 	assert_int_equal(read16(&p, 0, W + T(21)), 20);
@@ -689,7 +690,7 @@ static void test_mode3_new_count_at_half_period(void **state)
 	(void)state;
 	struct pit p;
 	setup(&p, 0, 0x36, 10, W);
-	count16(&p, 0, 6, W + T(3));       /* in the high half: the new count starts low */
+	count16(&p, 0, 6, W + T(3)); /* in the high half: the new count starts low */
 	assert_true(pit_out(&p, 0, W + T(5)));
 	assert_false(pit_out(&p, 0, W + T(6)));
 	assert_int_equal(read16(&p, 0, W + T(6)), 6);
@@ -697,7 +698,7 @@ static void test_mode3_new_count_at_half_period(void **state)
 	assert_int_equal(pit_next_irq0_ns(&p, W + T(3)), W + T(9));
 	walk_edges(&p, W, 9, 6, 4);
 	setup(&p, 0, 0x36, 10, W);
-	count16(&p, 0, 4, W + T(7));       /* in the low half: high from the next rise */
+	count16(&p, 0, 4, W + T(7)); /* in the low half: high from the next rise */
 	assert_false(pit_out(&p, 0, W + T(10)));
 	assert_int_equal(pit_next_irq0_ns(&p, W + T(7)), W + T(11));
 	assert_true(pit_out(&p, 0, W + T(12)));

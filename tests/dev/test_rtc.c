@@ -35,7 +35,7 @@ static void test_clock_binary_12h(void **state)
 	u64 now = (13 * 3600 + 5) * SEC;
 	assert_int_equal(rd(&r, 0x00, now), 5);
 	assert_int_equal(rd(&r, 0x04, now), 0x80 | 1); /* 1 pm */
-	assert_int_equal(rd(&r, 0x04, 0), 12);          /* midnight is 12 am */
+	assert_int_equal(rd(&r, 0x04, 0), 12);	       /* midnight is 12 am */
 	assert_int_equal(rd(&r, 0x09, now), 27);
 }
 
@@ -93,10 +93,8 @@ static void test_writable_bytes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clock_bcd_24h),
-		cmocka_unit_test(test_clock_binary_12h),
-		cmocka_unit_test(test_index_and_nmi_bit),
-		cmocka_unit_test(test_memory_sizes),
+		cmocka_unit_test(test_clock_bcd_24h),	  cmocka_unit_test(test_clock_binary_12h),
+		cmocka_unit_test(test_index_and_nmi_bit), cmocka_unit_test(test_memory_sizes),
 		cmocka_unit_test(test_writable_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,8 +4,20 @@
 #include "tests/unit/harness.h"
 #include "vmm/dev/uart.h"
 
-enum { RBR = 0, THR = 0, DLL = 0, IER = 1, DLM = 1, IIR = 2, FCR = 2, LCR = 3, MCR = 4,
-       LSR = 5, MSR = 6, SCR = 7 };
+enum {
+	RBR = 0,
+	THR = 0,
+	DLL = 0,
+	IER = 1,
+	DLM = 1,
+	IIR = 2,
+	FCR = 2,
+	LCR = 3,
+	MCR = 4,
+	LSR = 5,
+	MSR = 6,
+	SCR = 7
+};
 
 /* What the tx callback saw. */
 static u8 sent[64];
@@ -285,7 +297,7 @@ static void test_rx_trigger_level(void **state)
 	assert_int_equal(uart_read(&u, IIR), 0xc4);
 	uart_read(&u, RBR);
 	assert_int_equal(uart_read(&u, IIR), 0xcc);
-	uart_write(&u, FCR, 0xc1); /* trigger at 14 */
+	uart_write(&u, FCR, 0xc1);	 /* trigger at 14 */
 	assert_int_equal(u.rx_count, 3); /* no clear bit: the bytes stay */
 	assert_int_equal(uart_read(&u, IIR), 0xcc);
 }
@@ -298,8 +310,8 @@ static void test_iir_priorities(void **state)
 	struct uart u = fresh();
 	uart_write(&u, MCR, 0x10);
 	uart_write(&u, MCR, 0x12); /* loopback RTS: CTS changes, DCTS set */
-	uart_write(&u, THR, 'a');   /* looped into RX */
-	uart_write(&u, THR, 'b');   /* no FIFO: overrun */
+	uart_write(&u, THR, 'a');  /* looped into RX */
+	uart_write(&u, THR, 'b');  /* no FIFO: overrun */
 	uart_write(&u, IER, 0x0f);
 	assert_int_equal(uart_read(&u, IIR), 0x06);
 	uart_read(&u, LSR);
@@ -362,13 +374,14 @@ static void test_loopback_refuses_input(void **state)
 static void test_loopback_msr_mapping(void **state)
 {
 	(void)state;
-	static const struct { u8 mcr, msr_high; } map[] = {
+	static const struct {
+		u8 mcr, msr_high;
+	} map[] = {
 		{ 0x01, 0x20 }, /* DTR -> DSR */
 		{ 0x02, 0x10 }, /* RTS -> CTS */
 		{ 0x04, 0x40 }, /* OUT1 -> RI */
 		{ 0x08, 0x80 }, /* OUT2 -> DCD */
-		{ 0x0f, 0xf0 },
-		{ 0x00, 0x00 },
+		{ 0x0f, 0xf0 }, { 0x00, 0x00 },
 	};
 	for (unsigned i = 0; i < ARRAY_SIZE(map); i++) {
 		struct uart u = fresh();
@@ -381,17 +394,17 @@ static void test_msr_deltas(void **state)
 {
 	(void)state;
 	struct uart u = fresh();
-	uart_write(&u, MCR, 0x10);            /* 0xb0 -> 0x00: CTS, DSR, DCD fell */
+	uart_write(&u, MCR, 0x10); /* 0xb0 -> 0x00: CTS, DSR, DCD fell */
 	assert_int_equal(uart_read(&u, MSR), 0x0b);
 	assert_int_equal(uart_read(&u, MSR), 0x00); /* the read cleared the deltas */
-	uart_write(&u, MCR, 0x14);            /* RI rises: not a trailing edge */
+	uart_write(&u, MCR, 0x14);		    /* RI rises: not a trailing edge */
 	assert_int_equal(uart_read(&u, MSR), 0x40);
-	uart_write(&u, MCR, 0x10);            /* RI falls: TERI */
+	uart_write(&u, MCR, 0x10); /* RI falls: TERI */
 	assert_int_equal(uart_read(&u, MSR), 0x04);
-	uart_write(&u, MCR, 0x1b);            /* DTR, RTS, OUT2 */
-	uart_write(&u, MCR, 0x1b);            /* no change, deltas stay latched */
+	uart_write(&u, MCR, 0x1b); /* DTR, RTS, OUT2 */
+	uart_write(&u, MCR, 0x1b); /* no change, deltas stay latched */
 	assert_int_equal(uart_read(&u, MSR), 0xbb);
-	uart_write(&u, MCR, 0x00);            /* back to the cable: same inputs, no delta */
+	uart_write(&u, MCR, 0x00); /* back to the cable: same inputs, no delta */
 	assert_int_equal(uart_read(&u, MSR), 0xb0);
 }
 

@@ -35,7 +35,8 @@ void fake_ctx(struct x86_emu_ctx *ctx, enum x86_mode mode)
 	ctx->rflags = 2;
 	for (int s = 0; s < X86_NR_SREGS; s++) {
 		ctx->seg[s].limit = mode == X86_MODE_16 ? 0xffff : 0xffffffff;
-		ctx->seg[s].attr = X86_SEG_P | X86_SEG_S | 0x3 | (mode == X86_MODE_32 ? X86_SEG_DB : 0);
+		ctx->seg[s].attr =
+			X86_SEG_P | X86_SEG_S | 0x3 | (mode == X86_MODE_32 ? X86_SEG_DB : 0);
 	}
 	ctx->seg[X86_CS].attr = X86_SEG_P | X86_SEG_S | 0xb;
 	if (mode == X86_MODE_16)
@@ -82,7 +83,8 @@ static int copy(u64 lin, void *buf, unsigned len, bool write, struct x86_fault *
 	return X86_ACC_OK;
 }
 
-static int f_fetch(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned len, struct x86_fault *f)
+static int f_fetch(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned len,
+		   struct x86_fault *f)
 {
 	(void)ctx;
 	fake.fetches++;
@@ -91,7 +93,8 @@ static int f_fetch(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned l
 	return copy(lin, buf, len, false, f);
 }
 
-static int f_read(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned len, struct x86_fault *f)
+static int f_read(const struct x86_emu_ctx *ctx, u64 lin, void *buf, unsigned len,
+		  struct x86_fault *f)
 {
 	(void)ctx;
 	fake.reads++;
@@ -156,7 +159,11 @@ static int f_fpu(const struct x86_emu_ctx *ctx, const struct x86_fpu_req *req)
 }
 
 const struct x86_emu_ops fake_ops = {
-	.fetch = f_fetch, .read = f_read, .write = f_write, .cmpxchg = f_cmpxchg, .xmm = f_xmm,
+	.fetch = f_fetch,
+	.read = f_read,
+	.write = f_write,
+	.cmpxchg = f_cmpxchg,
+	.xmm = f_xmm,
 	.fpu = f_fpu,
 };
 
@@ -180,7 +187,8 @@ int fake_run_table(const char *group, const void *rows, size_t n, size_t size,
 	for (size_t i = 0; i < n; i++) {
 		void *row = (char *)rows + i * size;
 
-		tests[i] = (struct CMUnitTest){ .name = *(const char **)row, .test_func = fn,
+		tests[i] = (struct CMUnitTest){ .name = *(const char **)row,
+						.test_func = fn,
 						.initial_state = row };
 	}
 	memcpy(tests + n, fixed, nfixed * sizeof(*tests));

@@ -12,18 +12,18 @@
 #include "arch/x86/emulate.h"
 
 #define FAKE_SIZE 0x10000u
-#define FAKE_CODE 0x1000u   /* RIP of every table case */
-#define FAKE_HOLE 0xe000u   /* a page that is not present: #PF */
-#define FAKE_RO   0xb000u   /* a page that faults on writes (protection #PF) */
+#define FAKE_CODE 0x1000u /* RIP of every table case */
+#define FAKE_HOLE 0xe000u /* a page that is not present: #PF */
+#define FAKE_RO 0xb000u	  /* a page that faults on writes (protection #PF) */
 
 struct fake {
 	u8 mem[FAKE_SIZE];
 	unsigned writes, cmpxchgs, reads, fetches, fpus; /* callback calls */
 	u64 last_lin;
 	unsigned last_len;
-	int race;            /* cmpxchg: change memory under the guest this many times */
+	int race;	     /* cmpxchg: change memory under the guest this many times */
 	int unhandled_reads; /* read(): answer X86_ACC_UNHANDLED */
-	u8 xmm[16][16];      /* the XMM registers ops->xmm reaches */
+	u8 xmm[16][16];	     /* the XMM registers ops->xmm reaches */
 	/* fpu(): the state loaded before each request and the one saved after it, when set.
 	 * The host's own code between a test and the callback may use the XMM registers. */
 	const u8 *fpu_in;

@@ -15,18 +15,18 @@ struct dcase {
 	u8 n;
 	int status;
 	u8 len;
-	u8 opsize, addrsize;   /* 0: not checked */
-	u8 mem;                /* 1: memory operand at ea/seg; 2: none; 0: not checked */
+	u8 opsize, addrsize; /* 0: not checked */
+	u8 mem;		     /* 1: memory operand at ea/seg; 2: none; 0: not checked */
 	u64 ea;
 	u8 seg;
-	u64 linear;            /* checked when non-zero */
+	u64 linear; /* checked when non-zero */
 	u8 kind;
 	u8 cr, gpr;
-	u8 vector;             /* X86_DEC_FAULT */
+	u8 vector; /* X86_DEC_FAULT */
 	u8 io_size;
 	u16 port;
-	u8 reg, rm;            /* checked when non-zero */
-	s64 imm;               /* checked when non-zero */
+	u8 reg, rm; /* checked when non-zero */
+	s64 imm;    /* checked when non-zero */
 };
 
 #define M64 X86_MODE_64
@@ -244,8 +244,8 @@ static void check_case(void **state)
 	if (c->mem == 1) {
 		assert_true(in.has_mem);
 		if (in.mem.ea != c->ea)
-			fail_msg("%s: ea %#llx, expected %#llx", c->name, (unsigned long long)in.mem.ea,
-				 (unsigned long long)c->ea);
+			fail_msg("%s: ea %#llx, expected %#llx", c->name,
+				 (unsigned long long)in.mem.ea, (unsigned long long)c->ea);
 		assert_int_equal(in.mem.seg, c->seg);
 	} else if (c->mem == 2) {
 		assert_false(in.has_mem);
@@ -310,8 +310,10 @@ static void check_same(const struct x86_emu_ctx *ctx, const u8 *code, size_t n)
 
 	if (ra != rb || (fields && memcmp(&a, &b, sizeof(a))) ||
 	    (ra == X86_DEC_FAULT && memcmp(&fa, &fb, sizeof(fa))))
-		fail_msg("mode %u %02x %02x %02x %02x (n=%zu): fast path %d differs from general %d",
-			 ctx->efer & EFER_LMA ? 64 : 32, code[0], code[1], code[2], code[3], n, ra, rb);
+		fail_msg(
+			"mode %u %02x %02x %02x %02x (n=%zu): fast path %d differs from general %d",
+			ctx->efer & EFER_LMA ? 64 : 32, code[0], code[1], code[2], code[3], n, ra,
+			rb);
 
 	/* The CR exit's read of a few bytes at RIP (vcpu_decode_cr): what it takes, it takes as
 	 * the decoder would (the fields the CR handlers read); it declines only what the
@@ -321,8 +323,9 @@ static void check_same(const struct x86_emu_ctx *ctx, const u8 *code, size_t n)
 	if (took && (rb != X86_DEC_OK || c.kind != b.kind || c.cr != b.cr || c.gpr != b.gpr ||
 		     c.len != b.len || c.mode != b.mode || c.opsize != b.opsize ||
 		     c.addrsize != b.addrsize))
-		fail_msg("mode %u %02x %02x %02x %02x (n=%zu): the bytes at RIP read as another insn",
-			 ctx->efer & EFER_LMA ? 64 : 32, code[0], code[1], code[2], code[3], n);
+		fail_msg(
+			"mode %u %02x %02x %02x %02x (n=%zu): the bytes at RIP read as another insn",
+			ctx->efer & EFER_LMA ? 64 : 32, code[0], code[1], code[2], code[3], n);
 	bool plain = rb == X86_DEC_OK && b.map == 1 && (b.opcode == 0x20 || b.opcode == 0x22) &&
 		     b.mod == 3 && b.len == (b.rex ? 4 : 3) && b.len <= n;
 	if (plain && !took)
@@ -368,25 +371,31 @@ static void test_mov_cr_fast_path(void **state)
 
 	/* What vcpu_cr_access relies on: register and CR numbers, the length, bad CRs fault. */
 	setup(&ctx, M64);
-	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x0f\x22\xdf", 3, &in, &f), X86_DEC_OK);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x0f\x22\xdf", 3, &in, &f),
+			 X86_DEC_OK);
 	assert_int_equal(in.kind, X86_K_MOV_TO_CR);
 	assert_int_equal(in.cr, 3);
 	assert_int_equal(in.gpr, 7);
 	assert_int_equal(in.len, 3);
-	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x41\x0f\x22\xdf", 4, &in, &f), X86_DEC_OK);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x41\x0f\x22\xdf", 4, &in, &f),
+			 X86_DEC_OK);
 	assert_int_equal(in.gpr, 15);
 	assert_int_equal(in.len, 4);
 	/* REX.R names CR11: #UD, as the CPU gives. */
-	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x44\x0f\x22\xd8", 4, &in, &f), X86_DEC_FAULT);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x44\x0f\x22\xd8", 4, &in, &f),
+			 X86_DEC_FAULT);
 	assert_int_equal(f.vector, VEC_UD);
 	/* CR5 is #UD too; an operand-size prefix goes to the general decoder and changes nothing. */
-	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x0f\x22\xe8", 3, &in, &f), X86_DEC_FAULT);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x0f\x22\xe8", 3, &in, &f),
+			 X86_DEC_FAULT);
 	assert_int_equal(f.vector, VEC_UD);
-	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x66\x0f\x22\xd8", 4, &in, &f), X86_DEC_OK);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x66\x0f\x22\xd8", 4, &in, &f),
+			 X86_DEC_OK);
 	assert_int_equal(in.cr, 3);
 	assert_int_equal(in.len, 4);
 	/* A REX that a legacy prefix follows does not count. */
-	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x41\x66\x0f\x22\xd8", 5, &in, &f), X86_DEC_OK);
+	assert_int_equal(x86_decode_bytes_cr(&ctx, (const u8 *)"\x41\x66\x0f\x22\xd8", 5, &in, &f),
+			 X86_DEC_OK);
 	assert_int_equal(in.gpr, 0);
 
 	/* Through fetch: a MOV CR3 that ends right before a missing page decodes, one that runs
@@ -431,7 +440,8 @@ static void test_mov_cr_from_hardware(void **state)
 
 					if (modes[m] != M64 && rex != 0x40)
 						continue;
-					assert_int_equal(x86_decode_bytes(&ctx, p, n, &a, &f), X86_DEC_OK);
+					assert_int_equal(x86_decode_bytes(&ctx, p, n, &a, &f),
+							 X86_DEC_OK);
 					x86_insn_mov_cr(&ctx, to, crs[c], (u8)g, (u8)n, &b);
 					assert_int_equal(b.kind, a.kind);
 					assert_int_equal(b.cr, a.cr);
@@ -439,7 +449,8 @@ static void test_mov_cr_from_hardware(void **state)
 					assert_int_equal(b.len, a.len);
 					assert_int_equal(b.mode, a.mode);
 					assert_int_equal(b.opsize, a.opsize);
-					assert_int_equal(x86_next_rip(&ctx, &b), x86_next_rip(&ctx, &a));
+					assert_int_equal(x86_next_rip(&ctx, &b),
+							 x86_next_rip(&ctx, &a));
 				}
 			}
 		}
@@ -473,15 +484,17 @@ static void test_hypercall_len(void **state)
 					int rc = x86_decode_bytes(&ctx, at, 5, &in, &f);
 					bool plain = !prefixes[p] && n >= 3 &&
 						     (modrm == 0xc1 || modrm == 0xd9);
-					if (len && (rc != X86_DEC_OK || in.len != len ||
-						    (in.kind != X86_K_VMCALL && in.kind != X86_K_VMMCALL)))
-						fail_msg("mode %u %02x %02x %02x %02x (n=%u): read as a "
-							 "hypercall of %u bytes, decoded %d len %u kind %u",
-							 modes[m], at[0], at[1], at[2], at[3], n, len, rc,
-							 in.len, in.kind);
+					if (len &&
+					    (rc != X86_DEC_OK || in.len != len ||
+					     (in.kind != X86_K_VMCALL && in.kind != X86_K_VMMCALL)))
+						fail_msg(
+							"mode %u %02x %02x %02x %02x (n=%u): read as a "
+							"hypercall of %u bytes, decoded %d len %u kind %u",
+							modes[m], at[0], at[1], at[2], at[3], n,
+							len, rc, in.len, in.kind);
 					if (plain != (len != 0))
-						fail_msg("mode %u %02x %02x %02x (n=%u): %s", modes[m],
-							 at[0], at[1], at[2], n,
+						fail_msg("mode %u %02x %02x %02x (n=%u): %s",
+							 modes[m], at[0], at[1], at[2], n,
 							 plain ? "a plain hypercall declined"
 							       : "taken, though not plain");
 					taken += len != 0;
@@ -581,7 +594,8 @@ static void test_modes(void **state)
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_16);
 	fake_ctx(&ctx, M64);
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_64);
-	ctx.seg[X86_CS].attr = (ctx.seg[X86_CS].attr & ~X86_SEG_L) | X86_SEG_DB; /* compatibility mode */
+	ctx.seg[X86_CS].attr =
+		(ctx.seg[X86_CS].attr & ~X86_SEG_L) | X86_SEG_DB; /* compatibility mode */
 	assert_int_equal(x86_ctx_mode(&ctx), X86_MODE_32);
 	ctx.seg[X86_CS].attr |= X86_SEG_L;
 	ctx.efer &= ~EFER_LMA;
@@ -600,6 +614,6 @@ int main(void)
 		cmocka_unit_test(test_modes),
 	};
 
-	return fake_run_table("emul-decode", cases, ARRAY_SIZE(cases), sizeof(cases[0]), check_case, fixed,
-			      ARRAY_SIZE(fixed));
+	return fake_run_table("emul-decode", cases, ARRAY_SIZE(cases), sizeof(cases[0]), check_case,
+			      fixed, ARRAY_SIZE(fixed));
 }

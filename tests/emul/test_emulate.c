@@ -9,18 +9,21 @@ struct rv {
 	u64 v;
 };
 
-#define R(reg, val) { X86_##reg + 1, (u64)(val) }
+#define R(reg, val) \
+	{ \
+		X86_##reg + 1, (u64)(val) \
+	}
 #define CODE(s) .code = s, .n = sizeof(s) - 1
 #define MEMIN(a, s) .mem_at = (a), .mem = s, .mem_n = sizeof(s) - 1
 #define MEMOUT(a, s) .out_at = (a), .mout = s, .out_n = sizeof(s) - 1
 #define FL(m, v) .fl_mask = (m), .fl_out = (v)
 #define AR RFLAGS_ARITH
-#define D 0x2000 /* data */
+#define D 0x2000				/* data */
 #define MO64 "\x00\x20\x00\x00\x00\x00\x00\x00" /* moffs64 = D */
 
 struct ecase {
 	const char *name;
-	u8 mode;                 /* 0: 64-bit */
+	u8 mode; /* 0: 64-bit */
 	const char *code;
 	u8 n;
 	struct rv in[6];
@@ -29,25 +32,25 @@ struct ecase {
 	const char *mem;
 	u8 mem_n;
 	int status;
-	u8 len;                  /* 0: not checked */
-	struct rv out[6];        /* registers that change; all others must not */
-	u64 fl_mask, fl_out;     /* (rflags & fl_mask) == fl_out; the rest unchanged */
+	u8 len;		     /* 0: not checked */
+	struct rv out[6];    /* registers that change; all others must not */
+	u64 fl_mask, fl_out; /* (rflags & fl_mask) == fl_out; the rest unchanged */
 	u32 out_at;
-	const char *mout;        /* memory that changes; all other memory must not */
+	const char *mout; /* memory that changes; all other memory must not */
 	u8 out_n;
-	u64 linear;              /* first operand: checked when width is non-zero */
+	u64 linear; /* first operand: checked when width is non-zero */
 	u8 width;
 	u64 reps;
 	bool incomplete;
-	u8 vector;               /* X86_EMU_FAULT */
+	u8 vector; /* X86_EMU_FAULT */
 	u32 error;
 	u64 fault_addr;
-	int writes, cmpxchgs;    /* callback counts, checked when non-zero (-1: zero) */
+	int writes, cmpxchgs; /* callback counts, checked when non-zero (-1: zero) */
 	u32 max_reps;
 	int race;
 	u8 cpl;
-	u64 rip;                 /* 0: FAKE_CODE */
-	u32 ds_limit;            /* 32-bit cases: overrides DS (and ES) limit when non-zero */
+	u64 rip;      /* 0: FAKE_CODE */
+	u32 ds_limit; /* 32-bit cases: overrides DS (and ES) limit when non-zero */
 };
 
 /* clang-format off */
@@ -339,12 +342,17 @@ static void setup(const struct ecase *c, struct x86_emu_ctx *ctx)
 }
 
 /* Table checks report every failing case instead of stopping at the first. */
-#define FAIL(...) do { print_error(__VA_ARGS__); print_error("\n"); return false; } while (0)
+#define FAIL(...) \
+	do { \
+		print_error(__VA_ARGS__); \
+		print_error("\n"); \
+		return false; \
+	} while (0)
 #define CHECK(a, b) \
 	do { \
 		if ((u64)(a) != (u64)(b)) \
-			FAIL("%s: %s = %#llx, expected %#llx", c->name, #a, (unsigned long long)(a), \
-			     (unsigned long long)(b)); \
+			FAIL("%s: %s = %#llx, expected %#llx", c->name, #a, \
+			     (unsigned long long)(a), (unsigned long long)(b)); \
 	} while (0)
 
 static bool run_case(const struct ecase *c)
@@ -372,23 +380,24 @@ static bool run_case(const struct ecase *c)
 	for (int i = 0; i < X86_NR_GPRS; i++)
 		if (ctx.gpr[i] != want.gpr[i])
 			FAIL("%s: gpr %d = %#llx, expected %#llx", c->name, i,
-				 (unsigned long long)ctx.gpr[i], (unsigned long long)want.gpr[i]);
+			     (unsigned long long)ctx.gpr[i], (unsigned long long)want.gpr[i]);
 	if (ctx.rip != want.rip)
 		FAIL("%s: rip %#llx, expected %#llx", c->name, (unsigned long long)ctx.rip,
-			 (unsigned long long)want.rip);
+		     (unsigned long long)want.rip);
 	/* Finished string iterations before a fault keep their flags too. */
 	if ((rc == X86_EMU_OK || (rc == X86_EMU_FAULT && c->reps)) && c->fl_mask)
 		want.rflags = (want.rflags & ~c->fl_mask) | c->fl_out;
 	if (ctx.rflags != want.rflags)
 		FAIL("%s: rflags %#llx, expected %#llx", c->name, (unsigned long long)ctx.rflags,
-			 (unsigned long long)want.rflags);
+		     (unsigned long long)want.rflags);
 
 	/* Memory: only the listed bytes change. */
 	if (c->out_n)
 		memcpy(before + c->out_at, c->mout, c->out_n);
 	for (u32 a = 0; a < FAKE_SIZE; a++)
 		if (fake.mem[a] != before[a])
-			FAIL("%s: mem[%#x] = %#x, expected %#x", c->name, a, fake.mem[a], before[a]);
+			FAIL("%s: mem[%#x] = %#x, expected %#x", c->name, a, fake.mem[a],
+			     before[a]);
 
 	if (c->width) {
 		CHECK(res.width, c->width);
@@ -397,7 +406,7 @@ static bool run_case(const struct ecase *c)
 	}
 	if (res.reps != c->reps || res.rep_incomplete != c->incomplete)
 		FAIL("%s: reps %llu%s, expected %llu", c->name, (unsigned long long)res.reps,
-			 res.rep_incomplete ? " (incomplete)" : "", (unsigned long long)c->reps);
+		     res.rep_incomplete ? " (incomplete)" : "", (unsigned long long)c->reps);
 	if (rc == X86_EMU_FAULT) {
 		if (res.fault.vector != c->vector)
 			FAIL("%s: vector %u, expected %u", c->name, res.fault.vector, c->vector);
@@ -500,12 +509,14 @@ static void test_unhandled_access(void **state)
 	ctx.gpr[X86_RDX] = ~0ull;
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
 	assert_int_equal(in.kind, X86_K_SMSW);
-	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, in.opsize, 0x8005003b, &res), X86_EMU_OK);
+	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, in.opsize, 0x8005003b, &res),
+			 X86_EMU_OK);
 	assert_int_equal(ctx.gpr[X86_RDX], 0x8005003b);
 	fake_code("\x66\x0f\x01\xe2", 4);
 	ctx.gpr[X86_RDX] = ~0ull;
 	assert_int_equal(x86_decode(&ctx, &fake_ops, &in, &res.fault), X86_DEC_OK);
-	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, in.opsize, 0x8005003b, &res), X86_EMU_OK);
+	assert_int_equal(x86_write_rm(&ctx, &fake_ops, &in, in.opsize, 0x8005003b, &res),
+			 X86_EMU_OK);
 	assert_int_equal(ctx.gpr[X86_RDX], 0xffffffffffff003bull);
 	/* A write fault leaves the registers alone and reports the #PF. */
 	fake_code("\x0f\x01\x27", 3);
@@ -628,7 +639,8 @@ static void test_mov_to_sreg(void **state)
 		}
 		for (int s = 0; s < X86_NR_SREGS; s++)
 			if (s != cases[i].sreg)
-				assert_memory_equal(&ctx.seg[s], &before.seg[s], sizeof(ctx.seg[s]));
+				assert_memory_equal(&ctx.seg[s], &before.seg[s],
+						    sizeof(ctx.seg[s]));
 	}
 	/* No LDT loaded (a null LDTR): an LDT selector is #GP(sel) whatever LDTR's cached limit. */
 	fake_reset();
@@ -722,7 +734,9 @@ static void test_ss_loads(void **state)
 		bool pop = cases[i].code[0] == 0x07 || cases[i].code[0] == 0x17 ||
 			   cases[i].code[0] == 0x1f || cases[i].code[1] == (char)0xa1 ||
 			   cases[i].code[1] == (char)0xa9;
-		unsigned w = cases[i].mode == X86_MODE_64 ? 8 : cases[i].mode == X86_MODE_32 ? 4 : 2;
+		unsigned w = cases[i].mode == X86_MODE_64   ? 8
+			     : cases[i].mode == X86_MODE_32 ? 4
+							    : 2;
 		fake_reset();
 		fake_ctx(&ctx, cases[i].mode);
 		ctx.cpl = cases[i].cpl;
@@ -737,7 +751,8 @@ static void test_ss_loads(void **state)
 		ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = D;
 		ctx.gpr[X86_RSP] = STACK;
 		u64 ptr = 0x11223344;
-		memcpy(fake.mem + D, cases[i].code[0] == (char)0x8e ? (const void *)&cases[i].sel : &ptr,
+		memcpy(fake.mem + D,
+		       cases[i].code[0] == (char)0x8e ? (const void *)&cases[i].sel : &ptr,
 		       cases[i].code[0] == (char)0x8e ? 2 : w);
 		if (cases[i].code[0] != (char)0x8e)
 			memcpy(fake.mem + D + w, &cases[i].sel, 2);
@@ -768,10 +783,12 @@ static void test_ss_loads(void **state)
 		if (cases[i].mode == X86_MODE_16)
 			assert_int_equal(sg->base, (u64)cases[i].sel << 4);
 		else
-			assert_true((sg->attr & X86_SEG_P) && ((sg->attr >> 5) & 3) == cases[i].cpl);
+			assert_true((sg->attr & X86_SEG_P) &&
+				    ((sg->attr >> 5) & 3) == cases[i].cpl);
 		assert_int_equal(ctx.gpr[X86_RSP], pop ? STACK + w
-						: cases[i].code[0] == (char)0x8e ? STACK
-										 : ptr & x86_mask(w));
+						   : cases[i].code[0] == (char)0x8e
+							   ? STACK
+							   : ptr & x86_mask(w));
 	}
 }
 
@@ -830,7 +847,8 @@ static void test_system_stores(void **state)
 		ctx.gpr[X86_RDI] = ctx.gpr[X86_RBX] = 0x2000;
 		assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
 		assert_memory_equal(fake.mem + 0x2000, rows[i].want, rows[i].want_n);
-		assert_int_equal(fake.mem[0x2000 + rows[i].want_n], fake_pattern(0x2000 + rows[i].want_n));
+		assert_int_equal(fake.mem[0x2000 + rows[i].want_n],
+				 fake_pattern(0x2000 + rows[i].want_n));
 		assert_int_equal(ctx.rip, FAKE_CODE + rows[i].n);
 	}
 	/* Register destinations take the operand size: STR EAX zero-extends, MOV AX, DS keeps. */
@@ -860,31 +878,31 @@ static void test_sse_moves(void **state)
 		u8 n, width, reg;
 		bool store, aligned;
 	} forms[] = {
-		{ "\x0f\x10\x07", 3, 16, 0, false, false },      /* movups xmm0,(rdi) */
-		{ "\x0f\x11\x0f", 3, 16, 1, true, false },       /* movups (rdi),xmm1 */
-		{ "\x66\x0f\x10\x17", 4, 16, 2, false, false },  /* movupd */
+		{ "\x0f\x10\x07", 3, 16, 0, false, false },	/* movups xmm0,(rdi) */
+		{ "\x0f\x11\x0f", 3, 16, 1, true, false },	/* movups (rdi),xmm1 */
+		{ "\x66\x0f\x10\x17", 4, 16, 2, false, false }, /* movupd */
 		{ "\x66\x0f\x11\x17", 4, 16, 2, true, false },
-		{ "\xf3\x0f\x10\x1f", 4, 4, 3, false, false },   /* movss */
+		{ "\xf3\x0f\x10\x1f", 4, 4, 3, false, false }, /* movss */
 		{ "\xf3\x0f\x11\x1f", 4, 4, 3, true, false },
-		{ "\xf2\x0f\x10\x27", 4, 8, 4, false, false },   /* movsd */
+		{ "\xf2\x0f\x10\x27", 4, 8, 4, false, false }, /* movsd */
 		{ "\xf2\x0f\x11\x27", 4, 8, 4, true, false },
-		{ "\x0f\x28\x2f", 3, 16, 5, false, true },       /* movaps */
+		{ "\x0f\x28\x2f", 3, 16, 5, false, true }, /* movaps */
 		{ "\x0f\x29\x2f", 3, 16, 5, true, true },
-		{ "\x66\x0f\x28\x37", 4, 16, 6, false, true },   /* movapd */
+		{ "\x66\x0f\x28\x37", 4, 16, 6, false, true }, /* movapd */
 		{ "\x66\x0f\x29\x37", 4, 16, 6, true, true },
-		{ "\x0f\x2b\x3f", 3, 16, 7, true, true },        /* movntps */
-		{ "\x66\x0f\x2b\x07", 4, 16, 0, true, true },    /* movntpd */
-		{ "\x66\x0f\x6f\x07", 4, 16, 0, false, true },   /* movdqa */
+		{ "\x0f\x2b\x3f", 3, 16, 7, true, true },      /* movntps */
+		{ "\x66\x0f\x2b\x07", 4, 16, 0, true, true },  /* movntpd */
+		{ "\x66\x0f\x6f\x07", 4, 16, 0, false, true }, /* movdqa */
 		{ "\x66\x0f\x7f\x07", 4, 16, 0, true, true },
-		{ "\xf3\x0f\x6f\x07", 4, 16, 0, false, false },  /* movdqu */
+		{ "\xf3\x0f\x6f\x07", 4, 16, 0, false, false },	   /* movdqu */
 		{ "\xf3\x44\x0f\x7f\x07", 5, 16, 8, true, false }, /* movdqu (rdi),xmm8 */
 		{ "\x66\x44\x0f\xe7\x3f", 5, 16, 15, true, true }, /* movntdq (rdi),xmm15 */
-		{ "\x66\x0f\x6e\x07", 4, 4, 0, false, false },   /* movd xmm0,(rdi) */
+		{ "\x66\x0f\x6e\x07", 4, 4, 0, false, false },	   /* movd xmm0,(rdi) */
 		{ "\x66\x48\x0f\x6e\x07", 5, 8, 0, false, false }, /* movq xmm0,(rdi) */
-		{ "\x66\x0f\x7e\x07", 4, 4, 0, true, false },    /* movd (rdi),xmm0 */
+		{ "\x66\x0f\x7e\x07", 4, 4, 0, true, false },	   /* movd (rdi),xmm0 */
 		{ "\x66\x48\x0f\x7e\x07", 5, 8, 0, true, false },
-		{ "\xf3\x0f\x7e\x07", 4, 8, 0, false, false },   /* movq xmm0,(rdi) */
-		{ "\x66\x0f\xd6\x07", 4, 8, 0, true, false },    /* movq (rdi),xmm0 */
+		{ "\xf3\x0f\x7e\x07", 4, 8, 0, false, false }, /* movq xmm0,(rdi) */
+		{ "\x66\x0f\xd6\x07", 4, 8, 0, true, false },  /* movq (rdi),xmm0 */
 	};
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
@@ -919,7 +937,8 @@ static void test_sse_moves(void **state)
 				continue;
 			}
 			for (unsigned b = 0; b < 16; b++)
-				assert_int_equal(fake.xmm[r][b], b < w ? fake_pattern(ctx.gpr[X86_RDI] + b) : 0);
+				assert_int_equal(fake.xmm[r][b],
+						 b < w ? fake_pattern(ctx.gpr[X86_RDI] + b) : 0);
 			memcpy(xmm_before[r], fake.xmm[r], 16);
 			assert_memory_equal(fake.xmm, xmm_before, sizeof(xmm_before));
 		}
@@ -933,8 +952,14 @@ static void test_sse_moves(void **state)
 	assert_int_equal(x86_emulate_at_rip(&ctx, &fake_ops, &in, &res), X86_EMU_OK);
 	assert_memory_equal(fake.mem + 0x2004, fake.xmm[2], 16);
 	/* CR0.TS: #NM; CR0.EM: #UD; a load from a hole: #PF with the register unchanged. */
-	static const struct { u64 cr0; u8 vector; u64 rdi; } bad[] = {
-		{ CR0_TS, VEC_NM, 0x2000 }, { CR0_EM, VEC_UD, 0x2000 }, { 0, VEC_PF, FAKE_HOLE },
+	static const struct {
+		u64 cr0;
+		u8 vector;
+		u64 rdi;
+	} bad[] = {
+		{ CR0_TS, VEC_NM, 0x2000 },
+		{ CR0_EM, VEC_UD, 0x2000 },
+		{ 0, VEC_PF, FAKE_HOLE },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		fake_reset();
@@ -959,8 +984,12 @@ static void test_sse_moves(void **state)
 }
 
 /* What segs_partial leaves out, as the CPU holds it: the callback's answer. */
-static const struct x86_seg held_fs = { .base = 0x300, .limit = 0xffffffff, .sel = 0x33, .attr = 0xc093 };
-static const struct x86_seg held_gs = { .base = 0x600, .limit = 0xffffffff, .sel = 0x3b, .attr = 0xc093 };
+static const struct x86_seg held_fs = {
+	.base = 0x300, .limit = 0xffffffff, .sel = 0x33, .attr = 0xc093
+};
+static const struct x86_seg held_gs = {
+	.base = 0x600, .limit = 0xffffffff, .sel = 0x3b, .attr = 0xc093
+};
 static unsigned segment_calls;
 
 static void held_segments(const struct x86_emu_ctx *ctx)
@@ -993,16 +1022,23 @@ static void partial_64(struct x86_emu_ctx *ctx, const char *code, size_t n, u64 
  */
 static void test_lazy_segments(void **state)
 {
-	static const struct { u8 mode; const char *code; u8 n; unsigned calls; u64 at; u16 want; } rows[] = {
-		{ X86_MODE_64, "\x89\x07", 2, 0, D, 0x5678 },           /* mov [rdi], eax */
-		{ X86_MODE_64, "\x64\x89\x07", 3, 1, D + 0x300, 0x5678 },/* mov fs:[rdi], eax */
-		{ X86_MODE_32, "\x65\x89\x07", 3, 1, D + 0x600, 0x5678 },/* mov gs:[edi], eax */
-		{ X86_MODE_32, "\x8c\x1f", 2, 0, D, 0x2b },             /* mov [edi], ds */
-		{ X86_MODE_32, "\x8c\x27", 2, 1, D, 0x33 },             /* mov [edi], fs */
-		{ X86_MODE_32, "\x0f\x00\x07", 3, 1, D, 0x28 },         /* sldt [edi] */
-		{ X86_MODE_32, "\x0f\x00\x0f", 3, 1, D, 0x30 },         /* str [edi] */
-		{ X86_MODE_32, "\x64\xa4", 2, 1, D, 0 },                /* movsb from fs:[esi] */
-		{ X86_MODE_32, "\x8e\xc3", 2, 1, 0, 0 },                /* mov es, bx: a load */
+	static const struct {
+		u8 mode;
+		const char *code;
+		u8 n;
+		unsigned calls;
+		u64 at;
+		u16 want;
+	} rows[] = {
+		{ X86_MODE_64, "\x89\x07", 2, 0, D, 0x5678 },		  /* mov [rdi], eax */
+		{ X86_MODE_64, "\x64\x89\x07", 3, 1, D + 0x300, 0x5678 }, /* mov fs:[rdi], eax */
+		{ X86_MODE_32, "\x65\x89\x07", 3, 1, D + 0x600, 0x5678 }, /* mov gs:[edi], eax */
+		{ X86_MODE_32, "\x8c\x1f", 2, 0, D, 0x2b },		  /* mov [edi], ds */
+		{ X86_MODE_32, "\x8c\x27", 2, 1, D, 0x33 },		  /* mov [edi], fs */
+		{ X86_MODE_32, "\x0f\x00\x07", 3, 1, D, 0x28 },		  /* sldt [edi] */
+		{ X86_MODE_32, "\x0f\x00\x0f", 3, 1, D, 0x30 },		  /* str [edi] */
+		{ X86_MODE_32, "\x64\xa4", 2, 1, D, 0 },		  /* movsb from fs:[esi] */
+		{ X86_MODE_32, "\x8e\xc3", 2, 1, 0, 0 },		  /* mov es, bx: a load */
 	};
 	struct x86_emu_ops ops = fake_ops;
 	struct x86_emu_ctx ctx;
@@ -1051,17 +1087,13 @@ static void test_lazy_segments(void **state)
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(test_system_stores),
-		cmocka_unit_test(test_sse_moves),
-		cmocka_unit_test(test_rep_resumes),
-		cmocka_unit_test(test_unhandled_access),
-		cmocka_unit_test(test_expand_down_and_tf),
-		cmocka_unit_test(test_registers),
-		cmocka_unit_test(test_mov_to_sreg),
-		cmocka_unit_test(test_ss_loads),
+		cmocka_unit_test(test_system_stores),	   cmocka_unit_test(test_sse_moves),
+		cmocka_unit_test(test_rep_resumes),	   cmocka_unit_test(test_unhandled_access),
+		cmocka_unit_test(test_expand_down_and_tf), cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_mov_to_sreg),	   cmocka_unit_test(test_ss_loads),
 		cmocka_unit_test(test_lazy_segments),
 	};
 
-	return fake_run_table("emul-emulate", cases, ARRAY_SIZE(cases), sizeof(cases[0]), test_case, fixed,
-			      ARRAY_SIZE(fixed));
+	return fake_run_table("emul-emulate", cases, ARRAY_SIZE(cases), sizeof(cases[0]), test_case,
+			      fixed, ARRAY_SIZE(fixed));
 }

@@ -78,7 +78,8 @@ static bool same_env(struct losses *l, const u8 *a, const u8 *b, size_t n, unsig
 		return true;
 	bool zero_a = env_word_zero(a, 3, sz) && env_word_zero(a, 5, sz);
 	bool zero_b = env_word_zero(b, 3, sz) && env_word_zero(b, 5, sz);
-	if (memcmp(a, b, 3 * sz) || memcmp(a + 7 * sz, b + 7 * sz, n - 7 * sz) || (!zero_a && !zero_b))
+	if (memcmp(a, b, 3 * sz) || memcmp(a + 7 * sz, b + 7 * sz, n - 7 * sz) ||
+	    (!zero_a && !zero_b))
 		return false;
 	l->lost++;
 	return true;
@@ -97,7 +98,8 @@ static void test_pointer_losses(void **state)
 				      l->site, l->lost, l->windows);
 		assert_true(l->windows > 0);
 		if (l->lost > allowed)
-			fail_msg("%s: pointers zero in %u of %u windows", l->site, l->lost, l->windows);
+			fail_msg("%s: pointers zero in %u of %u windows", l->site, l->lost,
+				 l->windows);
 	}
 }
 
@@ -171,8 +173,12 @@ static void test_form(void **state)
 		fake_reset();
 		start_state();
 		memcpy(ref, fake.mem + D - 8, sizeof(ref));
-		struct x86_fpu_req req = { .form = (u16)c->form, .reg = 3, .buf = ref + 8,
-					   .fip = FAKE_CODE, .fdp = D, .fop = fop };
+		struct x86_fpu_req req = { .form = (u16)c->form,
+					   .reg = 3,
+					   .buf = ref + 8,
+					   .fip = FAKE_CODE,
+					   .fdp = D,
+					   .fop = fop };
 		fpu_restore(start);
 		assert_int_equal(x86_fpu_run(&req), X86_ACC_OK);
 		fpu_save(ref_img);
@@ -190,7 +196,8 @@ static void test_form(void **state)
 			fail_msg("%s mode %d: FIP %#x FDP %#x FOP %#x", c->name, modes[m], env[3],
 				 env[5], env[4] >> 16);
 		if (rc != X86_EMU_OK)
-			fail_msg("%s mode %d: status %d vector %u", c->name, modes[m], rc, res.fault.vector);
+			fail_msg("%s mode %d: status %d vector %u", c->name, modes[m], rc,
+				 res.fault.vector);
 		assert_int_equal(ctx.rip, FAKE_CODE + n);
 		assert_int_equal(res.linear, D);
 		assert_int_equal(res.width, f->width);
@@ -200,7 +207,8 @@ static void test_form(void **state)
 		if (lost)
 			loss_form.lost++, loss_form.windows++;
 		if (!same_state(&loss_form, img, ref_img, 160))
-			fail_msg("%s mode %d: FPU state differs from the host's", c->name, modes[m]);
+			fail_msg("%s mode %d: FPU state differs from the host's", c->name,
+				 modes[m]);
 		assert_memory_equal(fake.mem + D - 8, ref, sizeof(ref));
 	}
 }
@@ -261,22 +269,25 @@ static void test_faults(void **state)
 	(void)state;
 	fake_reset();
 	start_state();
-	expect_fault(start, "\xd9\x07", 2, D, CR0_TS, VEC_NM);         /* flds */
+	expect_fault(start, "\xd9\x07", 2, D, CR0_TS, VEC_NM); /* flds */
 	expect_fault(start, "\xd9\x07", 2, D, CR0_EM, VEC_NM);
-	expect_fault(start, "\x0f\x6f\x1f", 3, D, CR0_TS, VEC_NM);     /* movq mm3 */
+	expect_fault(start, "\x0f\x6f\x1f", 3, D, CR0_TS, VEC_NM); /* movq mm3 */
 	expect_fault(start, "\x0f\x6f\x1f", 3, D, CR0_EM, VEC_UD);
-	expect_fault(start, "\xdd\x1f", 2, FAKE_HOLE, 0, VEC_PF);      /* fstpl: no pop */
-	expect_fault(start, "\xdb\x2f", 2, FAKE_HOLE, 0, VEC_PF);      /* fldt */
+	expect_fault(start, "\xdd\x1f", 2, FAKE_HOLE, 0, VEC_PF); /* fstpl: no pop */
+	expect_fault(start, "\xdb\x2f", 2, FAKE_HOLE, 0, VEC_PF); /* fldt */
 
 	/* 1/0 with ZE unmasked: pending, ES set, nothing raised until a waiting form. */
 	__asm__ volatile("fninit\n\tfldcw %0\n\tfldz\n\tfld1\n\tfdiv %%st(1), %%st\n\t"
-			 "fxsave64 %1\n\tfninit" : : "m"(cw_ze), "m"(pending) : "memory");
+			 "fxsave64 %1\n\tfninit"
+			 :
+			 : "m"(cw_ze), "m"(pending)
+			 : "memory");
 	assert_true(pending[2] & 0x04);
 	assert_true(pending[2] & FSW_ES);
-	expect_fault(pending, "\xd9\x07", 2, D, 0, VEC_MF);            /* flds */
-	expect_fault(pending, "\xdd\x17", 2, D, 0, VEC_MF);            /* fstl */
-	expect_fault(pending, "\xd9\x2f", 2, D, 0, VEC_MF);            /* fldcw */
-	expect_fault(pending, "\x0f\x7f\x1f", 3, D, 0, VEC_MF);        /* movq (rdi),mm3 */
+	expect_fault(pending, "\xd9\x07", 2, D, 0, VEC_MF);	/* flds */
+	expect_fault(pending, "\xdd\x17", 2, D, 0, VEC_MF);	/* fstl */
+	expect_fault(pending, "\xd9\x2f", 2, D, 0, VEC_MF);	/* fldcw */
+	expect_fault(pending, "\x0f\x7f\x1f", 3, D, 0, VEC_MF); /* movq (rdi),mm3 */
 	/* FNSTSW and FNSTCW do not wait. */
 	assert_int_equal(run_on(pending, "\xdd\x3f", 2, D, 0, img, &res), X86_EMU_OK);
 	memcpy(&sw, fake.mem + D, 2);
@@ -286,13 +297,19 @@ static void test_faults(void **state)
 
 	/* FSTP of an empty register with IE unmasked: no store, and the fault is now pending. */
 	fake_reset();
-	__asm__ volatile("fninit\n\tfldcw %0\n\tfxsave64 %1\n\tfninit" : : "m"(cw_ie), "m"(pending) : "memory");
+	__asm__ volatile("fninit\n\tfldcw %0\n\tfxsave64 %1\n\tfninit"
+			 :
+			 : "m"(cw_ie), "m"(pending)
+			 : "memory");
 	assert_int_equal(run_on(pending, "\xdd\x1f", 2, D, 0, img, &res), X86_EMU_OK);
 	assert_int_equal(fake.writes, 0);
 	assert_int_equal(fake.mem[D], fake_pattern(D));
 	assert_true(img[2] & FSW_ES);
 	/* FST of pi to 32 bits with PE unmasked: stored, then pending. */
-	__asm__ volatile("fninit\n\tfldcw %0\n\tfldpi\n\tfxsave64 %1\n\tfninit" : : "m"(cw_pe), "m"(pending) : "memory");
+	__asm__ volatile("fninit\n\tfldcw %0\n\tfldpi\n\tfxsave64 %1\n\tfninit"
+			 :
+			 : "m"(cw_pe), "m"(pending)
+			 : "memory");
 	assert_int_equal(run_on(pending, "\xd9\x17", 2, D, 0, img, &res), X86_EMU_OK);
 	assert_int_equal(fake.writes, 1);
 	assert_memory_equal(fake.mem + D, "\xdb\x0f\x49\x40", 4);
@@ -357,10 +374,13 @@ static void env_native(unsigned form, bool o16, void *buf)
 {
 	switch (form * 2 + o16) {
 #define NATIVE(name, op, sub, regs, st, wait, insn) \
-	case X86_FPU_##name * 2: __asm__ volatile(insn " (%0)" : : "r"(buf) : "memory"); break; \
+	case X86_FPU_##name * 2: \
+		__asm__ volatile(insn " (%0)" : : "r"(buf) : "memory"); \
+		break; \
 	case X86_FPU_##name * 2 + 1: \
-		__asm__ volatile(".byte 0x66\n\t" insn " (%0)" : : "r"(buf) : "memory"); break;
-	X86_X87_ENV_FORMS(NATIVE)
+		__asm__ volatile(".byte 0x66\n\t" insn " (%0)" : : "r"(buf) : "memory"); \
+		break;
+		X86_X87_ENV_FORMS(NATIVE)
 #undef NATIVE
 	}
 }
@@ -424,7 +444,10 @@ static void test_env_protected(void **state)
 	(void)state;
 	pointer_state(0x12345678, 0x1ab, 0x9abcdef0);
 	/* Another state for the loads: pi and 1 swapped, other pointers, a control word of its own. */
-	__asm__ volatile("fninit\n\tfldpi\n\tfld1\n\tfxsave64 %0\n\tfninit" : : "m"(other) : "memory");
+	__asm__ volatile("fninit\n\tfldpi\n\tfld1\n\tfxsave64 %0\n\tfninit"
+			 :
+			 : "m"(other)
+			 : "memory");
 	other[0] = 0x7e; /* FCW: IM unmasked */
 	for (unsigned form = X86_FPU_ENV_FIRST; form < X86_FPU_ENV_END; form++) {
 		const struct x86_fpu_env_desc *f = &x86_fpu_env_forms[form - X86_FPU_ENV_FIRST];
@@ -446,19 +469,23 @@ static void test_env_protected(void **state)
 				__asm__ volatile("fninit" ::: "memory");
 				int rc = env_emulate(form, modes[m], o16, st, img, &res);
 				if (rc != X86_EMU_OK)
-					fail_msg("form %u mode %d o16 %d: status %d", form, modes[m], o16, rc);
+					fail_msg("form %u mode %d o16 %d: status %d", form,
+						 modes[m], o16, rc);
 				assert_int_equal(res.width, len);
 				assert_int_equal(fake.reads, f->store ? 0 : 1);
 				assert_int_equal(fake.writes, f->store ? 1 : 0);
 				unsigned before = loss_env.lost;
 				if (!same_state(&loss_env, img, ref_img, 160))
-					fail_msg("form %u mode %d o16 %d: FPU state differs from the host's",
-						 form, modes[m], o16);
+					fail_msg(
+						"form %u mode %d o16 %d: FPU state differs from the host's",
+						form, modes[m], o16);
 				/* The image in memory holds the pointers too, in the form's layout. */
 				if (loss_env.lost == before &&
-				    !same_env(&loss_env, fake.mem + D, ref, sizeof(ref), o16 ? 2 : 4))
-					fail_msg("form %u mode %d o16 %d: memory differs from the host's",
-						 form, modes[m], o16);
+				    !same_env(&loss_env, fake.mem + D, ref, sizeof(ref),
+					      o16 ? 2 : 4))
+					fail_msg(
+						"form %u mode %d o16 %d: memory differs from the host's",
+						form, modes[m], o16);
 			}
 		}
 	}
@@ -490,7 +517,8 @@ static void test_env_real(void **state)
 	for (int o16 = 0; o16 < 2; o16++) {
 		unsigned size = o16 ? 2 : 4;
 		fake_reset();
-		assert_int_equal(env_emulate(X86_FPU_FNSTENV, X86_MODE_16, !o16, st, img, &res), X86_EMU_OK);
+		assert_int_equal(env_emulate(X86_FPU_FNSTENV, X86_MODE_16, !o16, st, img, &res),
+				 X86_EMU_OK);
 		assert_int_equal(res.width, o16 ? 14 : 28);
 		assert_int_equal(word(0, size) & 0xffff, st[0] | st[1] << 8); /* FCW */
 		bool gone = word(3, size) == 0 && word(4, size) == 0 && word(5, size) == 0 &&
@@ -530,7 +558,8 @@ static void test_env_real(void **state)
 		/* FNSAVE: 94 or 108 bytes, then an initialized FPU; FRSTOR brings the registers,
 		 * control, status and tag words back. */
 		fake_reset();
-		assert_int_equal(env_emulate(X86_FPU_FNSAVE, X86_MODE_16, !o16, st, img, &res), X86_EMU_OK);
+		assert_int_equal(env_emulate(X86_FPU_FNSAVE, X86_MODE_16, !o16, st, img, &res),
+				 X86_EMU_OK);
 		assert_int_equal(res.width, o16 ? 94 : 108);
 		assert_int_equal(fake.writes, 1);
 		assert_int_equal(img[0] | img[1] << 8, 0x37f);
@@ -562,18 +591,21 @@ static void test_env_faults(void **state)
 	(void)state;
 	fake_reset();
 	start_state();
-	expect_fault(start, "\xd9\x27", 2, D, CR0_TS, VEC_NM);                  /* fldenv */
-	expect_fault(start, "\xd9\x37", 2, D, CR0_TS, VEC_NM);                  /* fnstenv */
-	expect_fault(start, "\xdd\x27", 2, D, CR0_EM, VEC_NM);                  /* frstor */
-	expect_fault(start, "\xdd\x37", 2, D, CR0_TS, VEC_NM);                  /* fnsave */
+	expect_fault(start, "\xd9\x27", 2, D, CR0_TS, VEC_NM); /* fldenv */
+	expect_fault(start, "\xd9\x37", 2, D, CR0_TS, VEC_NM); /* fnstenv */
+	expect_fault(start, "\xdd\x27", 2, D, CR0_EM, VEC_NM); /* frstor */
+	expect_fault(start, "\xdd\x37", 2, D, CR0_TS, VEC_NM); /* fnsave */
 	expect_fault(start, "\xdd\x37", 2, FAKE_HOLE, 0, VEC_PF);
-	expect_fault(start, "\xdd\x37", 2, FAKE_HOLE - 100, 0, VEC_PF);         /* 8 bytes in */
+	expect_fault(start, "\xdd\x37", 2, FAKE_HOLE - 100, 0, VEC_PF); /* 8 bytes in */
 	expect_fault(start, "\xd9\x37", 2, FAKE_HOLE - 20, 0, VEC_PF);
 	expect_fault(start, "\xdd\x27", 2, FAKE_HOLE - 4, 0, VEC_PF);
 	expect_fault(start, "\xd9\x27", 2, FAKE_HOLE, 0, VEC_PF);
 
 	__asm__ volatile("fninit\n\tfldcw %0\n\tfldz\n\tfld1\n\tfdiv %%st(1), %%st\n\t"
-			 "fxsave64 %1\n\tfninit" : : "m"(cw_ze), "m"(pending) : "memory");
+			 "fxsave64 %1\n\tfninit"
+			 :
+			 : "m"(cw_ze), "m"(pending)
+			 : "memory");
 	expect_fault(pending, "\xd9\x27", 2, D, 0, VEC_MF);
 	expect_fault(pending, "\xdd\x27", 2, D, 0, VEC_MF);
 	assert_int_equal(run_on(pending, "\xd9\x37", 2, D, 0, img, &res), X86_EMU_OK);
@@ -589,7 +621,10 @@ static void test_env_faults(void **state)
 static void fx_native_save(const u8 *st, bool w64, u8 *buf)
 {
 	if (w64)
-		__asm__ volatile("fxrstor64 (%0)\n\tfxsave64 (%1)" : : "r"(st), "r"(buf) : "memory");
+		__asm__ volatile("fxrstor64 (%0)\n\tfxsave64 (%1)"
+				 :
+				 : "r"(st), "r"(buf)
+				 : "memory");
 	else
 		__asm__ volatile("fxrstor64 (%0)\n\tfxsave (%1)" : : "r"(st), "r"(buf) : "memory");
 }
@@ -599,10 +634,14 @@ static void fx_native_restore(const u8 *st, bool w64, const u8 *buf, u8 *out)
 {
 	if (w64)
 		__asm__ volatile("fxrstor64 (%0)\n\tfxrstor64 (%1)\n\tfxsave64 (%2)"
-				 : : "r"(st), "r"(buf), "r"(out) : "memory");
+				 :
+				 : "r"(st), "r"(buf), "r"(out)
+				 : "memory");
 	else
 		__asm__ volatile("fxrstor64 (%0)\n\tfxrstor (%1)\n\tfxsave64 (%2)"
-				 : : "r"(st), "r"(buf), "r"(out) : "memory");
+				 :
+				 : "r"(st), "r"(buf), "r"(out)
+				 : "memory");
 }
 
 /*
@@ -616,7 +655,10 @@ static void fx_state(u8 *st, u8 seed)
 	u64 fip = 0x12345678u | (u64)seed << 32, fdp = 0x9abcdef0u | (u64)seed << 36;
 
 	__asm__ volatile("fninit\n\tfldcw %1\n\tfldpi\n\tfldz\n\tfld1\n\tfdiv %%st(1), %%st\n\t"
-			 "fxsave64 (%0)\n\tfninit" : : "r"(st), "m"(cw_ze) : "memory");
+			 "fxsave64 (%0)\n\tfninit"
+			 :
+			 : "r"(st), "m"(cw_ze)
+			 : "memory");
 	memcpy(st + 8, &fip, 8);
 	memcpy(st + 16, &fdp, 8);
 	st[X86_FXSAVE_MXCSR + 1] = 0x5f; /* 0x5f80: round down */
@@ -667,8 +709,12 @@ static int fx_emulate(unsigned sub, bool w64, enum x86_mode mode, u64 cr0, u64 c
  */
 static void test_fxsr(void **state)
 {
-	static const struct { enum x86_mode mode; bool w64, osfxsr; unsigned len; } cases[] = {
-		{ X86_MODE_16, false, true, 288 }, { X86_MODE_32, false, true, 288 },
+	static const struct {
+		enum x86_mode mode;
+		bool w64, osfxsr;
+		unsigned len;
+	} cases[] = {
+		{ X86_MODE_16, false, true, 288 },  { X86_MODE_32, false, true, 288 },
 		{ X86_MODE_32, false, false, 160 }, { X86_MODE_64, false, true, 416 },
 		{ X86_MODE_64, true, true, 416 },
 	};
@@ -691,7 +737,8 @@ static void test_fxsr(void **state)
 		memcpy(ref, fake.mem + D, sizeof(ref));
 		fx_native_save(st, w64, ref);
 		memcpy(ref + len, fake.mem + D + len, sizeof(ref) - len);
-		assert_int_equal(fx_emulate(0, w64, cases[i].mode, 0, cr4, D, st, out, &res), X86_EMU_OK);
+		assert_int_equal(fx_emulate(0, w64, cases[i].mode, 0, cr4, D, st, out, &res),
+				 X86_EMU_OK);
 		assert_int_equal(res.width, len);
 		assert_int_equal(fake.writes, 1);
 		assert_int_equal(fake.reads, 0);
@@ -706,8 +753,10 @@ static void test_fxsr(void **state)
 		fake.mem[D + 12] = 0x23; /* FCS, or FIP bits 39:32 with REX.W: the layouts differ */
 		fx_native_restore(st, w64, fake.mem + D, want);
 		memcpy(want + X86_FXSAVE_XMM + 16 * ((len - X86_FXSAVE_XMM) / 16),
-		       st + X86_FXSAVE_XMM + 16 * ((len - X86_FXSAVE_XMM) / 16), X86_FXSAVE_SIZE - len);
-		assert_int_equal(fx_emulate(1, w64, cases[i].mode, 0, cr4, D, st, out, &res), X86_EMU_OK);
+		       st + X86_FXSAVE_XMM + 16 * ((len - X86_FXSAVE_XMM) / 16),
+		       X86_FXSAVE_SIZE - len);
+		assert_int_equal(fx_emulate(1, w64, cases[i].mode, 0, cr4, D, st, out, &res),
+				 X86_EMU_OK);
 		assert_int_equal(res.width, len);
 		assert_int_equal(fake.reads, 1);
 		assert_int_equal(fake.writes, 0);
@@ -732,11 +781,22 @@ static void test_fxsr_faults(void **state)
 	u8 mem[512];
 	u32 mask, bad;
 	struct x86_emu_result res;
-	static const struct { unsigned sub; u64 cr0, addr; u8 vector; } faults[] = {
-		{ 0, CR0_TS, D, VEC_NM }, { 1, CR0_TS, D, VEC_NM }, { 0, CR0_EM, D, VEC_NM },
-		{ 1, CR0_EM, D, VEC_NM }, { 0, 0, D + 8, VEC_GP }, { 1, 0, D + 1, VEC_GP },
-		{ 0, 0, FAKE_HOLE - 256, VEC_PF }, { 1, 0, FAKE_HOLE - 16, VEC_PF },
-		{ 0, 0, FAKE_HOLE, VEC_PF }, { 4, 0, D, VEC_UD }, { 5, 0, D, VEC_UD },
+	static const struct {
+		unsigned sub;
+		u64 cr0, addr;
+		u8 vector;
+	} faults[] = {
+		{ 0, CR0_TS, D, VEC_NM },
+		{ 1, CR0_TS, D, VEC_NM },
+		{ 0, CR0_EM, D, VEC_NM },
+		{ 1, CR0_EM, D, VEC_NM },
+		{ 0, 0, D + 8, VEC_GP },
+		{ 1, 0, D + 1, VEC_GP },
+		{ 0, 0, FAKE_HOLE - 256, VEC_PF },
+		{ 1, 0, FAKE_HOLE - 16, VEC_PF },
+		{ 0, 0, FAKE_HOLE, VEC_PF },
+		{ 4, 0, D, VEC_UD },
+		{ 5, 0, D, VEC_UD },
 		{ 6, 0, D, VEC_UD },
 	};
 
@@ -814,12 +874,14 @@ static void test_fxsr_faults(void **state)
 	memcpy(fake.mem + D, st, X86_FXSAVE_SIZE);
 	bad = mask & 0xffe0u; /* no exception flags, every control bit */
 	memcpy(fake.mem + D + X86_FXSAVE_MXCSR, &bad, 4);
-	assert_int_equal(fx_emulate(1, true, X86_MODE_64, 0, CR4_OSFXSR, D, st, out, &res), X86_EMU_OK);
+	assert_int_equal(fx_emulate(1, true, X86_MODE_64, 0, CR4_OSFXSR, D, st, out, &res),
+			 X86_EMU_OK);
 	assert_memory_equal(out + X86_FXSAVE_MXCSR, &bad, 4);
 
 	/* With CR4.OSXSAVE set (no guest of Umbra's has it), XSAVE is not emulated. */
-	assert_int_equal(fx_emulate(4, false, X86_MODE_64, 0, CR4_OSFXSR | CR4_OSXSAVE, D, st, out,
-				    &res), X86_EMU_UNHANDLED);
+	assert_int_equal(
+		fx_emulate(4, false, X86_MODE_64, 0, CR4_OSFXSR | CR4_OSXSAVE, D, st, out, &res),
+		X86_EMU_UNHANDLED);
 }
 
 int main(void)
@@ -835,6 +897,6 @@ int main(void)
 		cmocka_unit_test(test_pointer_losses), /* last: the tallies of all the others */
 	};
 
-	return fake_run_table("emul-fpu", forms, ARRAY_SIZE(forms), sizeof(forms[0]), test_form, fixed,
-			      ARRAY_SIZE(fixed));
+	return fake_run_table("emul-fpu", forms, ARRAY_SIZE(forms), sizeof(forms[0]), test_form,
+			      fixed, ARRAY_SIZE(fixed));
 }

@@ -66,8 +66,9 @@ static int s_msr(struct x86_emu_ctx *ctx, u32 msr, bool write, u64 *val)
 	return 0;
 }
 
-static const struct x86_sys_ops sys_ops = { .write_cr = s_write_cr, .io = s_io, .halt = s_halt,
-					    .msr = s_msr };
+static const struct x86_sys_ops sys_ops = {
+	.write_cr = s_write_cr, .io = s_io, .halt = s_halt, .msr = s_msr
+};
 
 /* Real mode: CS = DS = SS = 0, SP 0x8000, the IVT at 0 (its 256 entries), code at FAKE_CODE. */
 static void setup(struct x86_emu_ctx *ctx, const void *code, size_t n)
@@ -117,7 +118,7 @@ static void test_int_through_ivt(void **state)
 	assert_int_equal(ctx.rip, 0x34);
 	assert_int_equal(ctx.gpr[X86_RSP], 0x8000 - 6);
 	assert_int_equal(word_at(0x7ffa), FAKE_CODE + 2); /* IP past the INT */
-	assert_int_equal(word_at(0x7ffc), 0);             /* CS */
+	assert_int_equal(word_at(0x7ffc), 0);		  /* CS */
 	assert_int_equal(word_at(0x7ffe), 2 | RFLAGS_IF | RFLAGS_TF | RFLAGS_CF);
 	assert_int_equal(ctx.rflags, 2 | RFLAGS_CF);
 }
@@ -183,9 +184,9 @@ static void test_flags(void **state)
 /* LGDT/LIDT with a 16-bit operand size take a 24-bit base, with 66 all 32 bits; SGDT back. */
 static void test_descriptor_tables(void **state)
 {
-	static const u8 code[] = { 0x0f, 0x01, 0x16, 0x00, 0x30,          /* lgdt [0x3000] */
-				   0x66, 0x0f, 0x01, 0x1e, 0x00, 0x30,    /* lidtl [0x3000] */
-				   0x0f, 0x01, 0x06, 0x10, 0x30 };        /* sgdt [0x3010] */
+	static const u8 code[] = { 0x0f, 0x01, 0x16, 0x00, 0x30,       /* lgdt [0x3000] */
+				   0x66, 0x0f, 0x01, 0x1e, 0x00, 0x30, /* lidtl [0x3000] */
+				   0x0f, 0x01, 0x06, 0x10, 0x30 };     /* sgdt [0x3010] */
 	static const u8 desc[] = { 0x27, 0x00, 0x44, 0x33, 0x22, 0x11 };
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
@@ -207,11 +208,11 @@ static void test_descriptor_tables(void **state)
  * faulted leaves RIP on the instruction. */
 static void test_control_registers(void **state)
 {
-	static const u8 code[] = { 0x0f, 0x20, 0xc0,   /* mov eax, cr0 */
-				   0x0f, 0x22, 0xc0,   /* mov cr0, eax */
-				   0x0f, 0x01, 0xf3,   /* lmsw bx */
-				   0x0f, 0x01, 0xe1,   /* smsw cx */
-				   0x0f, 0x06 };       /* clts */
+	static const u8 code[] = { 0x0f, 0x20, 0xc0, /* mov eax, cr0 */
+				   0x0f, 0x22, 0xc0, /* mov cr0, eax */
+				   0x0f, 0x01, 0xf3, /* lmsw bx */
+				   0x0f, 0x01, 0xe1, /* smsw cx */
+				   0x0f, 0x06 };     /* clts */
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
 
@@ -379,9 +380,9 @@ static void test_delivery_faults(void **state)
  * mode 4 GiB limit survives: unreal mode); far JMP, CALL, RETF; PUSH/POP sreg. */
 static void test_real_segments(void **state)
 {
-	static const u8 code[] = { 0x8e, 0xd8,                     /* mov ds, ax */
-				   0x9a, 0x10, 0x00, 0x00, 0x02,     /* call 0x200:0x10 */
-				   0x1e, 0x07 };                     /* push ds; pop es */
+	static const u8 code[] = { 0x8e, 0xd8,			 /* mov ds, ax */
+				   0x9a, 0x10, 0x00, 0x00, 0x02, /* call 0x200:0x10 */
+				   0x1e, 0x07 };		 /* push ds; pop es */
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
 
@@ -393,7 +394,8 @@ static void test_real_segments(void **state)
 	assert_true(ctx.seg[X86_DS].sel == 0x1234 && ctx.seg[X86_DS].base == 0x12340 &&
 		    ctx.seg[X86_DS].limit == 0xffffffff);
 	assert_int_equal(run(&ctx, false, &res), X86_EMU_OK);
-	assert_true(ctx.seg[X86_CS].sel == 0x200 && ctx.seg[X86_CS].base == 0x2000 && ctx.rip == 0x10);
+	assert_true(ctx.seg[X86_CS].sel == 0x200 && ctx.seg[X86_CS].base == 0x2000 &&
+		    ctx.rip == 0x10);
 	assert_int_equal(word_at(0x7ffc), FAKE_CODE + 7);
 	assert_int_equal(word_at(0x7ffe), 0);
 	fake.mem[0x2010] = 0xcb; /* retf */
@@ -417,18 +419,24 @@ static void test_protected_segments(void **state)
 	static const u8 code[] = { 0x8e, 0xd8 }; /* mov ds, ax */
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
-	static const struct { u16 sel; u64 desc; int rc; u8 vector; u16 error; } cases[] = {
-		{ 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0 },       /* flat data */
+	static const struct {
+		u16 sel;
+		u64 desc;
+		int rc;
+		u8 vector;
+		u16 error;
+	} cases[] = {
+		{ 0x10, 0x00cf92000000ffff, X86_EMU_OK, 0, 0 },		   /* flat data */
 		{ 0x13, 0x00cf92000000ffff, X86_EMU_FAULT, VEC_GP, 0x10 }, /* RPL above DPL */
-		{ 0x3b, 0x00cff2000000ffff, X86_EMU_OK, 0, 0 },       /* RPL 3, DPL 3 */
-		{ 0x43, 0x00cf9e000000ffff, X86_EMU_OK, 0, 0 },       /* conforming code: any RPL */
+		{ 0x3b, 0x00cff2000000ffff, X86_EMU_OK, 0, 0 },		   /* RPL 3, DPL 3 */
+		{ 0x43, 0x00cf9e000000ffff, X86_EMU_OK, 0, 0 }, /* conforming code: any RPL */
 		{ 0x18, 0x00cf12000000ffff, X86_EMU_FAULT, VEC_NP, 0x18 }, /* not present */
-		{ 0x20, 0x00cf9a000000ffff, X86_EMU_OK, 0, 0 },       /* readable code */
+		{ 0x20, 0x00cf9a000000ffff, X86_EMU_OK, 0, 0 },		   /* readable code */
 		{ 0x28, 0x00cf98000000ffff, X86_EMU_FAULT, VEC_GP, 0x28 }, /* execute-only code */
 		{ 0x30, 0x0000890000000067, X86_EMU_FAULT, VEC_GP, 0x30 }, /* a TSS */
-		{ 0x48, 0, X86_EMU_FAULT, VEC_GP, 0x48 },             /* past the limit */
-		{ 0x0c, 0, X86_EMU_FAULT, VEC_GP, 0x0c },             /* the LDT, none loaded */
-		{ 0x00, 0, X86_EMU_OK, 0, 0 },                        /* null: unusable */
+		{ 0x48, 0, X86_EMU_FAULT, VEC_GP, 0x48 },		   /* past the limit */
+		{ 0x0c, 0, X86_EMU_FAULT, VEC_GP, 0x0c }, /* the LDT, none loaded */
+		{ 0x00, 0, X86_EMU_OK, 0, 0 },		  /* null: unusable */
 	};
 
 	(void)state;
@@ -507,19 +515,19 @@ static void test_protected_segments(void **state)
 static void test_mode_switches(void **state)
 {
 	static const u8 up[] = {
-		0x66, 0x0f, 0x01, 0x16, 0x00, 0x30,             /* lgdtl [0x3000] */
-		0x0f, 0x20, 0xc0,                               /* mov eax, cr0 */
-		0x0c, 0x01,                                     /* or al, 1 */
-		0x0f, 0x22, 0xc0,                               /* mov cr0, eax */
+		0x66, 0x0f, 0x01, 0x16, 0x00, 0x30,		/* lgdtl [0x3000] */
+		0x0f, 0x20, 0xc0,				/* mov eax, cr0 */
+		0x0c, 0x01,					/* or al, 1 */
+		0x0f, 0x22, 0xc0,				/* mov cr0, eax */
 		0x66, 0xea, 0x00, 0x20, 0x00, 0x00, 0x08, 0x00, /* jmp 0x08:0x2000 (32-bit) */
 	};
 	static const u8 at_2000[] = {
-		0x66, 0xb8, 0x10, 0x00,             /* mov ax, 0x10 */
-		0x8e, 0xd8,                         /* mov ds, eax */
-		0x0f, 0x20, 0xc0,                   /* mov eax, cr0 */
-		0x24, 0xfe,                         /* and al, 0xfe */
-		0x0f, 0x22, 0xc0,                   /* mov cr0, eax */
-		0xea, 0x00, 0x05, 0x70, 0x00,       /* jmp 0x0070:0x0500 (16-bit: PE is clear) */
+		0x66, 0xb8, 0x10, 0x00,	      /* mov ax, 0x10 */
+		0x8e, 0xd8,		      /* mov ds, eax */
+		0x0f, 0x20, 0xc0,	      /* mov eax, cr0 */
+		0x24, 0xfe,		      /* and al, 0xfe */
+		0x0f, 0x22, 0xc0,	      /* mov cr0, eax */
+		0xea, 0x00, 0x05, 0x70, 0x00, /* jmp 0x0070:0x0500 (16-bit: PE is clear) */
 	};
 	struct x86_emu_ctx ctx;
 	struct x86_emu_result res;
@@ -563,12 +571,12 @@ struct rm_row {
 	const char *name;
 	const char *code;
 	u8 n;
-	u16 ax, cx, si, di, fl;            /* in; fl: FLAGS bits set on entry (besides bit 1) */
-	const char *mem;                   /* at DS:0x300 */
+	u16 ax, cx, si, di, fl; /* in; fl: FLAGS bits set on entry (besides bit 1) */
+	const char *mem;	/* at DS:0x300 */
 	u8 mem_n;
 	u16 ax_out, cx_out, si_out, di_out, fl_mask, fl_out, sp_out;
-	u16 pushed;                        /* the word at SS:sp_out when sp_out < 0x8000 */
-	u16 out_off;                       /* bytes that must be at DS:out_off afterwards */
+	u16 pushed;  /* the word at SS:sp_out when sp_out < 0x8000 */
+	u16 out_off; /* bytes that must be at DS:out_off afterwards */
 	const char *out;
 	u8 out_n;
 };
@@ -642,8 +650,9 @@ static void rm_check(const struct rm_row *r, bool window)
 	    (u16)ctx.gpr[X86_RSP] != (r->sp_out ? r->sp_out : 0x8000) ||
 	    (r->out_n && memcmp(fake.mem + ds + r->out_off, r->out, r->out_n)))
 		fail_msg("%s (%s): status %d ip %#llx ax %#llx cx %#llx si %#llx di %#llx fl %#llx "
-			 "(want %#llx) sp %#llx", r->name, window ? "after the switch" : "real mode",
-			 rc, (unsigned long long)ctx.rip, (unsigned long long)ctx.gpr[X86_RAX],
+			 "(want %#llx) sp %#llx",
+			 r->name, window ? "after the switch" : "real mode", rc,
+			 (unsigned long long)ctx.rip, (unsigned long long)ctx.gpr[X86_RAX],
 			 (unsigned long long)ctx.gpr[X86_RCX], (unsigned long long)ctx.gpr[X86_RSI],
 			 (unsigned long long)ctx.gpr[X86_RDI], (unsigned long long)ctx.rflags,
 			 (unsigned long long)fl_want, (unsigned long long)ctx.gpr[X86_RSP]);
@@ -689,8 +698,10 @@ static void test_fuzz(void **state)
 			ctx.seg[sg].base = sg == X86_CS ? 0 : fake_rand() & 0xfff0;
 		}
 		ctx.rflags = 2 | (fake_rand() & 0x4cd5);
-		ctx.gdtr = (struct x86_dtr){ .base = fake_rand() & 0xfff8, .limit = (u16)fake_rand() };
-		ctx.idtr = (struct x86_dtr){ .base = fake_rand() & 0xfffc, .limit = (u16)fake_rand() };
+		ctx.gdtr =
+			(struct x86_dtr){ .base = fake_rand() & 0xfff8, .limit = (u16)fake_rand() };
+		ctx.idtr =
+			(struct x86_dtr){ .base = fake_rand() & 0xfffc, .limit = (u16)fake_rand() };
 		if (n & 1)
 			ctx.cr0 |= CR0_PE;
 		sys.fail = (n % 7) == 0;

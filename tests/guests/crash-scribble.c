@@ -12,9 +12,12 @@ static uint64_t garbage(void)
 	/* A quarter fully random (mostly reserved bits), a quarter into guest RAM, the rest
 	 * well-formed (with NXE on) but pointing anywhere below 1 TiB, far outside RAM. */
 	switch (rand32() & 3) {
-	case 0: return v;
-	case 1: return (v & ~PTE_ADDR) | ((v & PTE_ADDR) % ram_bytes);
-	default: return v & (PTE_NX | 0xffffffffffull);
+	case 0:
+		return v;
+	case 1:
+		return (v & ~PTE_ADDR) | ((v & PTE_ADDR) % ram_bytes);
+	default:
+		return v & (PTE_NX | 0xffffffffffull);
 	}
 }
 

@@ -19,13 +19,16 @@ static void round_trip(uint32_t round, struct umbra_stats *scratch)
 	for (int s = 0; s < NSPACES; s++) {
 		write_cr3(spaces[s].root);
 		for (int p = 0; p < NPAGES; p++) {
-			volatile uint32_t *m = (volatile uint32_t *)(TEST_VA + (ulong)p * PAGE_SIZE);
+			volatile uint32_t *m =
+				(volatile uint32_t *)(TEST_VA + (ulong)p * PAGE_SIZE);
 			uint32_t tag = round << 16 | (uint32_t)s << 8 | (uint32_t)p;
-			CHECK(m[0] == marker_of(frames[s][p]), "round %u space %d page %d: marker %x, expected %x",
-			      round, s, p, m[0], marker_of(frames[s][p]));
+			CHECK(m[0] == marker_of(frames[s][p]),
+			      "round %u space %d page %d: marker %x, expected %x", round, s, p,
+			      m[0], marker_of(frames[s][p]));
 			m[2] = tag;
 			CHECK(m[2] == tag && *phys32(frames[s][p] + 8) == tag,
-			      "round %u space %d page %d: write did not reach its frame", round, s, p);
+			      "round %u space %d page %d: write did not reach its frame", round, s,
+			      p);
 			cases++;
 		}
 		scratch->size = 0; /* the stats buffer is written in every space in both rounds */
@@ -40,7 +43,8 @@ void test_main(void)
 		for (int p = 0; p < NPAGES; p++) {
 			frames[s][p] = page_alloc();
 			frame_mark(frames[s][p]);
-			map_page(&spaces[s], TEST_VA + (ulong)p * PAGE_SIZE, frames[s][p], 1, PTE_P | PTE_W);
+			map_page(&spaces[s], TEST_VA + (ulong)p * PAGE_SIZE, frames[s][p], 1,
+				 PTE_P | PTE_W);
 		}
 	}
 	as_activate(&spaces[0]);
@@ -53,7 +57,8 @@ void test_main(void)
 			(unsigned long long)d, (unsigned long long)st[1].mmu.faults_fixed,
 			(unsigned long long)st[1].mmu.root_cache_hits,
 			(unsigned long long)st[1].mmu.root_cache_misses);
-		CHECK(d == 0, "second round of context switches took %llu shadow faults, expected 0",
+		CHECK(d == 0,
+		      "second round of context switches took %llu shadow faults, expected 0",
 		      (unsigned long long)d);
 	} else if (!on_umbra) {
 		skip_note("second-round shadow-fault check");
@@ -61,6 +66,6 @@ void test_main(void)
 		check_failed("statistics hypercall failed");
 	}
 	as_activate(&kernel);
-	kprintf("cases: %s %d spaces x %d pages x 2 rounds = %lu accesses\n", pmode_name[kernel.mode],
-		NSPACES, NPAGES, cases);
+	kprintf("cases: %s %d spaces x %d pages x 2 rounds = %lu accesses\n",
+		pmode_name[kernel.mode], NSPACES, NPAGES, cases);
 }

@@ -21,20 +21,28 @@
 const char guest_name[] = GUEST_NAME;
 
 #define EDU_ID 0x11e81234u
-#define TESTDEV_ID 0x00051b36u  /* QEMU's pci-testdev: an I/O BAR whose reads are a header */
+#define TESTDEV_ID 0x00051b36u /* QEMU's pci-testdev: an I/O BAR whose reads are a header */
 #define CMD_IO 0x1u
 #define EDU_BAR_SIZE 0x100000u
-#define HOLE_BAR 0xc0000000u    /* where Umbra places it */
+#define HOLE_BAR 0xc0000000u /* where Umbra places it */
 #define MOVED_BAR 0xd0000000u
 #define PTE_PWT (1ull << 3)
 #define PTE_PCD (1ull << 4)
 #define CMD_MEM 0x2u
-#define ECAM_PAGE 0xfea00000u   /* the 2 MiB page holding Umbra's ECAM window (0xfeb00000) */
+#define ECAM_PAGE 0xfea00000u /* the 2 MiB page holding Umbra's ECAM window (0xfeb00000) */
 #define CMD_MASTER 0x4u
 
 /* edu's registers (QEMU docs/specs/edu.rst) and its DMA buffer's device address. */
-enum { EDU_REG_ID = 0x00, EDU_REG_ALIVE = 0x04, EDU_REG_FACT = 0x08, EDU_REG_STATUS = 0x20,
-       EDU_DMA_SRC = 0x80, EDU_DMA_DST = 0x88, EDU_DMA_CNT = 0x90, EDU_DMA_CMD = 0x98 };
+enum {
+	EDU_REG_ID = 0x00,
+	EDU_REG_ALIVE = 0x04,
+	EDU_REG_FACT = 0x08,
+	EDU_REG_STATUS = 0x20,
+	EDU_DMA_SRC = 0x80,
+	EDU_DMA_DST = 0x88,
+	EDU_DMA_CNT = 0x90,
+	EDU_DMA_CMD = 0x98
+};
 #define EDU_DMA_BUF 0x40000u
 #define EDU_DMA_RUN 0x1u
 #define EDU_DMA_TO_RAM 0x2u
@@ -43,17 +51,30 @@ enum { EDU_REG_ID = 0x00, EDU_REG_ALIVE = 0x04, EDU_REG_FACT = 0x08, EDU_REG_STA
 #define MSI_64BIT 0x80
 #define MSI_ENABLE 0x1
 #define MSI_VECTOR 0x51
-#define MSI_ADDR_LOGICAL 0x4u   /* address bit 2: destination mode */
-#define MSI_DM_LOWEST 0x100u    /* data bits 8-10: delivery mode 1 */
+#define MSI_ADDR_LOGICAL 0x4u /* address bit 2: destination mode */
+#define MSI_DM_LOWEST 0x100u  /* data bits 8-10: delivery mode 1 */
 #define LAPIC_LDR 0xd0
 #define LAPIC_DFR 0xe0
 #define MSI_RAISES 100
 enum { EDU_IRQ_RAISE = 0x60, EDU_IRQ_ACK = 0x64 };
 #define DMA_LEN 2048u /* QEMU 7.2's edu refuses a transfer ending at its buffer's end */
 
-static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
-static inline uint16_t inw(uint16_t p) { uint16_t v; __asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(p)); return v; }
-static inline void outw(uint16_t p, uint16_t v) { __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(p)); }
+static inline uint32_t inl(uint16_t p)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p));
+	return v;
+}
+static inline uint16_t inw(uint16_t p)
+{
+	uint16_t v;
+	__asm__ volatile("inw %1, %0" : "=a"(v) : "Nd"(p));
+	return v;
+}
+static inline void outw(uint16_t p, uint16_t v)
+{
+	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(p));
+}
 
 static void cfg_addr(unsigned bus, unsigned dev, unsigned fn, unsigned reg)
 {
@@ -74,9 +95,18 @@ static void cfg_wr(unsigned dev, unsigned reg, uint32_t v)
 
 static volatile uint32_t *edu;
 
-static uint32_t reg_rd(unsigned off) { return edu[off / 4]; }
-static void reg_wr(unsigned off, uint32_t v) { edu[off / 4] = v; }
-static void reg_wr64(unsigned off, uint64_t v) { *(volatile uint64_t *)((ulong)edu + off) = v; }
+static uint32_t reg_rd(unsigned off)
+{
+	return edu[off / 4];
+}
+static void reg_wr(unsigned off, uint32_t v)
+{
+	edu[off / 4] = v;
+}
+static void reg_wr64(unsigned off, uint64_t v)
+{
+	*(volatile uint64_t *)((ulong)edu + off) = v;
+}
 
 /* One DMA of DMA_LEN bytes; the device runs it 100 ms (QEMU's virtual clock) after the start. */
 static int dma(uint64_t src, uint64_t dst, uint32_t cmd)
@@ -134,8 +164,8 @@ static unsigned scan_bus(unsigned *edu_dev, unsigned *io_dev)
 		if (id == 0xffffffffu)
 			continue;
 		found++;
-		kprintf("%s: 00:%02x.0 %04x:%04x class %06x\n", guest_name, d, id & 0xffff, id >> 16,
-			cfg_rd(0, d, 0, 8) >> 8);
+		kprintf("%s: 00:%02x.0 %04x:%04x class %06x\n", guest_name, d, id & 0xffff,
+			id >> 16, cfg_rd(0, d, 0, 8) >> 8);
 		if (id == EDU_ID)
 			*edu_dev = d;
 		if (id == TESTDEV_ID)
@@ -148,7 +178,7 @@ static unsigned scan_bus(unsigned *edu_dev, unsigned *io_dev)
 		      "bus %u answers", b);
 	cfg_addr(0, 0, 0, 0);
 	CHECK(inl(0xcf8) == 0x80000000u, "0xCF8 reads %x", inl(0xcf8));
-	outl(0xcf8, 0);                  /* enable bit clear: configuration reads see nothing */
+	outl(0xcf8, 0); /* enable bit clear: configuration reads see nothing */
 	CHECK(inl(0xcfc) == 0xffffffffu, "0xCFC answers with the enable bit clear");
 	return found;
 }
@@ -172,8 +202,8 @@ static void filtered_config(unsigned d)
 	      cfg_rd(0, d, 0, 0x3c) & 0xffff);
 	msi_cap = cfg_rd(0, d, 0, 0x34) & 0xff;
 	uint32_t cap = msi_cap >= 0x40 ? cfg_rd(0, d, 0, msi_cap) : 0;
-	CHECK((cap & 0xffff) == MSI_CAP_ID, "the capability list starts with %x at %x, not MSI alone",
-	      cap & 0xffff, msi_cap);
+	CHECK((cap & 0xffff) == MSI_CAP_ID,
+	      "the capability list starts with %x at %x, not MSI alone", cap & 0xffff, msi_cap);
 	CHECK(cfg_rd(0, d, 0, 4) >> 16 & 0x10, "status shows no capability list");
 	/* 64-bit, one message (Multiple Message Capable 0), off. */
 	CHECK((cap >> 16) == MSI_64BIT, "MSI message control %x", cap >> 16);
@@ -241,8 +271,9 @@ static void no_exits(void)
 	uint64_t emu = b.exits[UMBRA_EXIT_EMULATE] - a.exits[UMBRA_EXIT_EMULATE];
 	kprintf("%s: 2000 register accesses: %lu page-fault, %lu nested-fault exits, %lu exits in all\n",
 		guest_name, (ulong)pf, (ulong)npf, (ulong)(b.exits_total - a.exits_total));
-	CHECK(pf == 0 && npf == 0 && emu == 0, "register accesses exited: pf %lu npf %lu emulate %lu",
-	      (ulong)pf, (ulong)npf, (ulong)emu);
+	CHECK(pf == 0 && npf == 0 && emu == 0,
+	      "register accesses exited: pf %lu npf %lu emulate %lu", (ulong)pf, (ulong)npf,
+	      (ulong)emu);
 }
 
 /* pci-testdev's I/O window: port 0 selects a test, the header then reads back byte by byte
@@ -308,7 +339,7 @@ static void on_msi(struct frame *f)
 {
 	(void)f;
 	msis++;
-	reg_wr(EDU_IRQ_ACK, ~0u);      /* the raise's bit and the DMA's */
+	reg_wr(EDU_IRQ_ACK, ~0u); /* the raise's bit and the DMA's */
 	apic_reg_write(LAPIC_EOI, 0);
 }
 
@@ -328,7 +359,7 @@ static void msi_set(unsigned d, uint32_t addr, uint32_t data, int on)
 	cfg_wr(d, msi_cap + 8, 0);
 	cfg_wr(d, msi_cap + 12, data);
 	cfg_addr(0, d, 0, msi_cap);
-	outw(0xcfe, on ? MSI_ENABLE : 0);    /* message control: a 16-bit write at +2 */
+	outw(0xcfe, on ? MSI_ENABLE : 0); /* message control: a 16-bit write at +2 */
 }
 
 /* One raise of the edu's interrupt, with interrupts on (QEMU sends the MSI during the write):
@@ -362,7 +393,7 @@ static void msi_tests(unsigned d)
 	set_irq_handler(MSI_VECTOR, on_msi);
 	msi_set(d, addr, MSI_VECTOR, 1);
 	CHECK(cfg_rd(0, d, 0, msi_cap + 4) == addr && cfg_rd(0, d, 0, msi_cap + 12) == MSI_VECTOR &&
-	      (cfg_rd(0, d, 0, msi_cap) >> 16) == (MSI_64BIT | MSI_ENABLE),
+		      (cfg_rd(0, d, 0, msi_cap) >> 16) == (MSI_64BIT | MSI_ENABLE),
 	      "MSI reads back %x %x %x", cfg_rd(0, d, 0, msi_cap + 4),
 	      cfg_rd(0, d, 0, msi_cap + 12), cfg_rd(0, d, 0, msi_cap));
 	struct umbra_stats a, b;
@@ -378,7 +409,8 @@ static void msi_tests(unsigned d)
 		(ulong)(b.exits[UMBRA_EXIT_PAGE_FAULT] - a.exits[UMBRA_EXIT_PAGE_FAULT]),
 		(ulong)(b.exits[UMBRA_EXIT_NESTED_FAULT] - a.exits[UMBRA_EXIT_NESTED_FAULT]),
 		(ulong)(b.exits[UMBRA_EXIT_IRQ_WINDOW] - a.exits[UMBRA_EXIT_IRQ_WINDOW]));
-	CHECK(!lost && msis == MSI_RAISES, "%u of %u MSIs lost, %u arrived", lost, MSI_RAISES, msis);
+	CHECK(!lost && msis == MSI_RAISES, "%u of %u MSIs lost, %u arrived", lost, MSI_RAISES,
+	      msis);
 	CHECK(b.exits[UMBRA_EXIT_INTR] - a.exits[UMBRA_EXIT_INTR] >= MSI_RAISES,
 	      "fewer interrupt exits than MSIs");
 	/* Each MSI costs its interrupt exit and the EOI's (a few timer exits besides). */
@@ -431,7 +463,7 @@ static void msi_tests(unsigned d)
 #define INTX_VECTOR 0x54
 #define INTX_RAISES 100
 #define PIC_RAISES 10
-#define PCI_INTX_GSI 11         /* the guest's INTA line (its _PRT and MADT) */
+#define PCI_INTX_GSI 11 /* the guest's INTA line (its _PRT and MADT) */
 #define CMD_INTX_DISABLE 0x400u
 #define STATUS_INTX 0x8u
 
@@ -513,8 +545,8 @@ static void intx_tests(unsigned d)
 	for (unsigned i = 0; i < PIC_RAISES; i++)
 		lost += !raise_irq(&intxs, 1000);
 	pic_set_mask(0xffff);
-	CHECK(!lost && intxs == before + PIC_RAISES, "through the 8259, %u of %u INTx lost, %u arrived",
-	      lost, PIC_RAISES, intxs - before);
+	CHECK(!lost && intxs == before + PIC_RAISES,
+	      "through the 8259, %u of %u INTx lost, %u arrived", lost, PIC_RAISES, intxs - before);
 	kprintf("cases: INTx delivered through the I/O APIC and the 8259, held while disabled\n");
 }
 
@@ -582,8 +614,16 @@ static void dma_tests(void)
 	CHECK(same_n(ctl, want, 16), "the edu's buffer did not hold the pattern");
 }
 
-static uint8_t cmos_read(uint8_t idx) { outb(0x70, idx); return inb(0x71); }
-static void cmos_write(uint8_t idx, uint8_t v) { outb(0x70, idx); outb(0x71, v); }
+static uint8_t cmos_read(uint8_t idx)
+{
+	outb(0x70, idx);
+	return inb(0x71);
+}
+static void cmos_write(uint8_t idx, uint8_t v)
+{
+	outb(0x70, idx);
+	outb(0x71, v);
+}
 
 /* expect=reset: the first boot starts a DMA into its RAM and resets the machine (0xCF9) before
  * the edu runs it (100 ms of QEMU's clock later). Umbra quiesces the function before it clears
@@ -620,13 +660,13 @@ static void reset_case(unsigned d)
 	CHECK(cmd == 0 && bar == HOLE_BAR, "not as at power-on: command %x BAR0 %x", cmd, bar);
 	unsigned msi = cfg_rd(0, d, 0, 0x34) & 0xff;
 	CHECK(msi >= 0x40 && cfg_rd(0, d, 0, msi) == (MSI_CAP_ID | MSI_64BIT << 16) &&
-	      !cfg_rd(0, d, 0, msi + 4) && !cfg_rd(0, d, 0, msi + 12),
+		      !cfg_rd(0, d, 0, msi + 4) && !cfg_rd(0, d, 0, msi + 12),
 	      "MSI not as at power-on: %x %x %x", cfg_rd(0, d, 0, msi), cfg_rd(0, d, 0, msi + 4),
 	      cfg_rd(0, d, 0, msi + 12));
 	/* Nothing is written to the function until the edu has had its 100 ms: a guest's own
 	 * command write would turn bus mastering off too. */
 	delay_ms(500);
-	cfg_wr(d, 4, CMD_MEM);          /* the registers, not bus mastering */
+	cfg_wr(d, 4, CMD_MEM); /* the registers, not bus mastering */
 	uint64_t end = timeout_ms(5000);
 	while ((reg_rd(EDU_DMA_CMD) & EDU_DMA_RUN) && !timed_out(end))
 		asm volatile("pause");
@@ -639,8 +679,13 @@ static void reset_case(unsigned d)
 }
 
 /* ---- ECAM (Umbra's MCFG) ---- */
-struct acpi_sdt { char sig[4]; uint32_t len; uint8_t rev, sum; char oem[6], table[8];
-		  uint32_t oem_rev, creator, creator_rev; } __attribute__((packed));
+struct acpi_sdt {
+	char sig[4];
+	uint32_t len;
+	uint8_t rev, sum;
+	char oem[6], table[8];
+	uint32_t oem_rev, creator, creator_rev;
+} __attribute__((packed));
 
 static int sig_is(const volatile char *p, const char *sig, unsigned n)
 {
@@ -656,7 +701,8 @@ static const struct acpi_sdt *find_mcfg(void)
 	for (ulong p = 0xe0000; p < 0x100000; p += 16) {
 		if (!sig_is((const char *)p, "RSD PTR ", 8))
 			continue;
-		const struct acpi_sdt *rsdt = (const struct acpi_sdt *)(ulong)*(uint32_t *)(p + 16);
+		const struct acpi_sdt *rsdt =
+			(const struct acpi_sdt *)(ulong) * (uint32_t *)(p + 16);
 		const uint32_t *ent = (const uint32_t *)(rsdt + 1);
 		for (unsigned i = 0; i < (rsdt->len - sizeof(*rsdt)) / 4; i++)
 			if (sig_is(((const struct acpi_sdt *)(ulong)ent[i])->sig, "MCFG", 4))
@@ -675,8 +721,9 @@ static volatile void *ecam_at(unsigned dev, unsigned fn, unsigned reg)
 static uint32_t ecam_rd(unsigned dev, unsigned fn, unsigned reg, unsigned len)
 {
 	volatile void *p = ecam_at(dev, fn, reg);
-	return len == 1 ? *(volatile uint8_t *)p : len == 2 ? *(volatile uint16_t *)p :
-	       *(volatile uint32_t *)p;
+	return len == 1	  ? *(volatile uint8_t *)p
+	       : len == 2 ? *(volatile uint16_t *)p
+			  : *(volatile uint32_t *)p;
 }
 static void ecam_wr(unsigned dev, unsigned reg, uint32_t v)
 {
@@ -709,8 +756,8 @@ static void ecam_tests(unsigned d)
 	kprintf("%s: MCFG window 0x%lx segment %u buses %02x-%02x\n", guest_name, (ulong)base, seg,
 		m[10], m[11]);
 	CHECK(mcfg->len == sizeof(*mcfg) + 8 + 16 && seg == 0 && m[10] == 0 && m[11] == 0 &&
-	      (base & ~0x1fffffull) == ECAM_PAGE, "MCFG: length %u, window 0x%lx outside the page mapped",
-	      mcfg->len, (ulong)base);
+		      (base & ~0x1fffffull) == ECAM_PAGE,
+	      "MCFG: length %u, window 0x%lx outside the page mapped", mcfg->len, (ulong)base);
 	ecam = (volatile uint8_t *)(ulong)base;
 	unsigned funcs = 0, reads = 0, bad = 0;
 	for (unsigned dev = 0; dev < 32; dev++)
@@ -726,10 +773,12 @@ static void ecam_tests(unsigned d)
 					if (reg % len)
 						continue;
 					reads++;
-					uint32_t e = ecam_rd(dev, fn, reg, len), c = cf8_rd(dev, fn, reg, len);
+					uint32_t e = ecam_rd(dev, fn, reg, len),
+						 c = cf8_rd(dev, fn, reg, len);
 					if (e != c && bad++ < 4)
-						check_failed("00:%02x.%u 0x%x/%u: ECAM %x, 0xCFC %x",
-							     dev, fn, reg, len, e, c);
+						check_failed(
+							"00:%02x.%u 0x%x/%u: ECAM %x, 0xCFC %x",
+							dev, fn, reg, len, e, c);
 				}
 			for (unsigned reg = 0x100; reg < 0x1000; reg += 4)
 				bad += ecam_rd(dev, fn, reg, 4) != 0;
@@ -742,8 +791,8 @@ static void ecam_tests(unsigned d)
 	uint32_t bar = ecam_rd(d, 0, 0x10, 4);
 	ecam_wr(d, 0x10, 0xffffffffu);
 	CHECK(ecam_rd(d, 0, 0x10, 4) == (uint32_t)-EDU_BAR_SIZE &&
-	      cfg_rd(0, d, 0, 0x10) == (uint32_t)-EDU_BAR_SIZE, "BAR0 sizes through ECAM as %x",
-	      ecam_rd(d, 0, 0x10, 4));
+		      cfg_rd(0, d, 0, 0x10) == (uint32_t)-EDU_BAR_SIZE,
+	      "BAR0 sizes through ECAM as %x", ecam_rd(d, 0, 0x10, 4));
 	ecam_wr(d, 0x10, bar);
 	CHECK(cfg_rd(0, d, 0, 0x10) == HOLE_BAR, "BAR0 back at %x", cfg_rd(0, d, 0, 0x10));
 	for (unsigned r = 0x14; r < 0x28; r += 4) {
@@ -751,7 +800,7 @@ static void ecam_tests(unsigned d)
 		CHECK(ecam_rd(d, 0, r, 4) == 0, "BAR at 0x%x sizes through ECAM as %x", r,
 		      ecam_rd(d, 0, r, 4));
 	}
-	*(volatile uint8_t *)ecam_at(d, 0, 0x3c) = 0x5a;       /* the line: the OS's byte */
+	*(volatile uint8_t *)ecam_at(d, 0, 0x3c) = 0x5a; /* the line: the OS's byte */
 	CHECK((cfg_rd(0, d, 0, 0x3c) & 0xff) == 0x5a, "a byte written through ECAM reads %x",
 	      cfg_rd(0, d, 0, 0x3c) & 0xff);
 	/* What a root complex refuses. */
@@ -760,16 +809,16 @@ static void ecam_tests(unsigned d)
 	uint16_t across16 = *(volatile uint16_t *)ecam_at(d, 0, 3);
 	CHECK(q == ~0ull && across == 0xffffffffu && across16 == 0xffff,
 	      "bad reads: 8 bytes %lx, across a dword %x %x", (ulong)q, across, across16);
-	*(volatile uint64_t *)ecam_at(d, 0, 0x10) = ~0ull;     /* would size BAR0 */
-	*(volatile uint32_t *)ecam_at(d, 0, 0x12) = 0;         /* across BAR0 and BAR1 */
-	*(volatile uint32_t *)ecam_at(d, 0, 0x3e) = 0;         /* across into the next dword */
+	*(volatile uint64_t *)ecam_at(d, 0, 0x10) = ~0ull; /* would size BAR0 */
+	*(volatile uint32_t *)ecam_at(d, 0, 0x12) = 0;	   /* across BAR0 and BAR1 */
+	*(volatile uint32_t *)ecam_at(d, 0, 0x3e) = 0;	   /* across into the next dword */
 	*(volatile uint32_t *)ecam_at(d, 0, 0x100) = 0xffffffffu;
 	*(volatile uint32_t *)ecam_at(d, 1, 0x10) = 0xffffffffu; /* 00:01.1: nobody */
 	*(volatile uint32_t *)ecam_at(31, 0, 4) = CMD_MEM;
-	ecam_wr(0, 0x10, 0xffffffffu);                         /* the host bridge: read-only */
+	ecam_wr(0, 0x10, 0xffffffffu); /* the host bridge: read-only */
 	CHECK(cfg_rd(0, d, 0, 0x10) == HOLE_BAR && cfg_rd(0, d, 0, 0x14) == 0 &&
-	      (cfg_rd(0, d, 0, 0x3c) & 0xff) == 0x5a && ecam_rd(d, 0, 0x100, 4) == 0 &&
-	      ecam_rd(d, 1, 0x10, 4) == 0xffffffffu && ecam_rd(0, 0, 0x10, 4) == 0,
+		      (cfg_rd(0, d, 0, 0x3c) & 0xff) == 0x5a && ecam_rd(d, 0, 0x100, 4) == 0 &&
+		      ecam_rd(d, 1, 0x10, 4) == 0xffffffffu && ecam_rd(0, 0, 0x10, 4) == 0,
 	      "a bad write landed: BAR0 %x BAR1 %x line %x ext %x 01.1 %x host bridge BAR %x",
 	      cfg_rd(0, d, 0, 0x10), cfg_rd(0, d, 0, 0x14), cfg_rd(0, d, 0, 0x3c),
 	      ecam_rd(d, 0, 0x100, 4), ecam_rd(d, 1, 0x10, 4), ecam_rd(0, 0, 0x10, 4));
@@ -780,17 +829,19 @@ static void ecam_tests(unsigned d)
 static void no_ecam(void)
 {
 	uint32_t v = *(volatile uint32_t *)(ulong)(ECAM_PAGE + 0x100000);
-	kprintf("%s: %s; 0xfeb00000 reads %x\n", guest_name, find_mcfg() ? "an MCFG" : "no MCFG", v);
+	kprintf("%s: %s; 0xfeb00000 reads %x\n", guest_name, find_mcfg() ? "an MCFG" : "no MCFG",
+		v);
 	CHECK(!find_mcfg() && v == 0xffffffffu, "a guest without a bus has ECAM");
 }
 
 void test_main(void)
 {
 	unsigned d, io;
-	const char *expect = cmdline_value("expect");    /* "edu", "edu+io", "reset", "hog", "none" */
+	const char *expect = cmdline_value("expect"); /* "edu", "edu+io", "reset", "hog", "none" */
 	if (!expect)
 		fail("no expect= on the line");
-	int assigned = expect[0] == 'e' || expect[0] == 'r' || expect[0] == 'h', with_io = expect[0] == 'e' && expect[3] == '+';
+	int assigned = expect[0] == 'e' || expect[0] == 'r' || expect[0] == 'h',
+	    with_io = expect[0] == 'e' && expect[3] == '+';
 	unsigned found = scan_bus(&d, &io);
 	CHECK(cfg_rd(0, 0, 0, 0) == 0x12378086u, "00:00.0 is %x", cfg_rd(0, 0, 0, 0));
 	CHECK((cfg_rd(0, 0, 0, 8) >> 8) == 0x060000, "00:00.0 class %x", cfg_rd(0, 0, 0, 8) >> 8);
@@ -827,7 +878,7 @@ void test_main(void)
 		return;
 	}
 	CHECK(edu[0] == 0xffffffffu, "the BAR decodes with memory decode off: %x", edu[0]);
-	outw(0xcf8, 0);                        /* only a dword reaches 0xCF8 */
+	outw(0xcf8, 0); /* only a dword reaches 0xCF8 */
 	cfg_addr(0, d, 0, 4);
 	outw(0xcfc, CMD_MEM | CMD_MASTER);
 	CHECK(inw(0xcfc) == (CMD_MEM | CMD_MASTER), "command reads %x", inw(0xcfc));

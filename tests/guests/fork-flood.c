@@ -10,13 +10,22 @@ const char guest_name[] = GUEST_NAME;
 #define NPOOL 16
 
 static struct aspace as;
-static ulong pool;            /* NPOOL frames, 64 KiB aligned: bits 12-15 pick one */
-static unsigned nent;         /* entries in a page table */
+static ulong pool;    /* NPOOL frames, 64 KiB aligned: bits 12-15 pick one */
+static unsigned nent; /* entries in a page table */
 static unsigned long cases;
 
-static ulong frame(unsigned k) { return pool + (ulong)(k % NPOOL) * PAGE_SIZE; }
-static ulong va_of(unsigned i) { return TEST_VA + (ulong)i * PAGE_SIZE; }
-static void *pte_of(unsigned i) { return pt_entry(&as, va_of(i), 1, 0); }
+static ulong frame(unsigned k)
+{
+	return pool + (ulong)(k % NPOOL) * PAGE_SIZE;
+}
+static ulong va_of(unsigned i)
+{
+	return TEST_VA + (ulong)i * PAGE_SIZE;
+}
+static void *pte_of(unsigned i)
+{
+	return pt_entry(&as, va_of(i), 1, 0);
+}
 
 static void flood(void)
 {
@@ -121,7 +130,10 @@ static void misaligned_writes(void)
 }
 
 /* Region index x of the page directory that maps TEST_VA, as a virtual address. */
-static ulong va_pd(unsigned x) { return TEST_VA + (ulong)(x - pt_index(&as, TEST_VA, 2)) * level_size(&as, 2); }
+static ulong va_pd(unsigned x)
+{
+	return TEST_VA + (ulong)(x - pt_index(&as, TEST_VA, 2)) * level_size(&as, 2);
+}
 
 static void recursive(void)
 {
@@ -141,7 +153,8 @@ static void recursive(void)
 	for (unsigned i = 0; i < 4; i++)
 		expect_maps(va_pd(j) + i * PAGE_SIZE, frame(i), "region through its page table");
 	uint32_t v;
-	CHECK(!probe_read(rec_ptj, &v) && v == *phys32(ptj), "page table read through the recursive slot: %x", v);
+	CHECK(!probe_read(rec_ptj, &v) && v == *phys32(ptj),
+	      "page table read through the recursive slot: %x", v);
 	CHECK(!probe_read(rec_pd + k * eb, &v) && v == (uint32_t)(pd | PTE_P | PTE_W | PTE_A),
 	      "directory read through itself: %x", v);
 	/* A PTE written through the page-table view. */
@@ -152,12 +165,14 @@ static void recursive(void)
 	pte_set(&as, (char *)ptj + 2 * eb, frame(9) | PTE_P | PTE_W);
 	invlpg(va_pd(j) + 2 * PAGE_SIZE);
 	expect_maps(va_pd(j) + 2 * PAGE_SIZE, frame(9), "PTE written directly");
-	CHECK(!probe_read(rec_ptj + 2 * eb, &v) && (v & ~(uint32_t)(PTE_A | PTE_D)) == (uint32_t)(frame(9) | PTE_P | PTE_W),
+	CHECK(!probe_read(rec_ptj + 2 * eb, &v) &&
+		      (v & ~(uint32_t)(PTE_A | PTE_D)) == (uint32_t)(frame(9) | PTE_P | PTE_W),
 	      "directly written PTE through the view: %x", v);
 	/* A PDE written through the directory's view of itself: not present -> present. */
 	pte_set(&as, (void *)(rec_pd + j2 * eb), ptj2 | table_flags(&as, 2));
 	for (unsigned i = 0; i < 4; i++)
-		expect_maps(va_pd(j2) + i * PAGE_SIZE, frame(i + 8), "PDE written through the directory view");
+		expect_maps(va_pd(j2) + i * PAGE_SIZE, frame(i + 8),
+			    "PDE written through the directory view");
 	/* The recursive entry made read-only through itself: the view's writes must fault. */
 	pte_set(&as, (void *)(rec_pd + k * eb), pd | PTE_P);
 	invlpg(rec_pd);
@@ -194,7 +209,8 @@ void test_main(void)
 	struct umbra_stats st;
 	if (on_umbra && !umbra_stats(&st))
 		kprintf("umbra: flood zaps %llu, misaligned zaps %llu, writes emulated %llu\n",
-			(unsigned long long)st.mmu.flood_zaps, (unsigned long long)st.mmu.misaligned_zaps,
+			(unsigned long long)st.mmu.flood_zaps,
+			(unsigned long long)st.mmu.misaligned_zaps,
 			(unsigned long long)st.mmu.writes_emulated);
 	kprintf("cases: %s %lu checks\n", pmode_name[as.mode], cases);
 }

@@ -31,8 +31,8 @@ void test_main(void)
 		x = x * A + C;
 		if (i % 1000000 == 0) {
 			kprintf("%s: %lu steps, x=%x\n", guest_name, (ulong)i, x);
-			CHECK(x == lcg_jump(42, i), "LCG step %lu: %x, jump-ahead says %x", (ulong)i, x,
-			      lcg_jump(42, i));
+			CHECK(x == lcg_jump(42, i), "LCG step %lu: %x, jump-ahead says %x",
+			      (ulong)i, x, lcg_jump(42, i));
 		}
 	}
 	unsigned primes = 0;

@@ -34,7 +34,8 @@ void test_main(void)
 	ulong f0 = page_alloc(), f1 = page_alloc();
 	ulong lsz = level_size(&as, 2);
 	int large = large_level_ok(&as, 2);
-	ulong b0 = large ? page_alloc_aligned(lsz, lsz) : 0, b1 = large ? page_alloc_aligned(lsz, lsz) : 0;
+	ulong b0 = large ? page_alloc_aligned(lsz, lsz) : 0,
+	      b1 = large ? page_alloc_aligned(lsz, lsz) : 0;
 	const uint64_t pw = PTE_P | PTE_W;
 	frame_mark(f0);
 	frame_mark(f1);
@@ -71,10 +72,14 @@ void test_main(void)
 		probe_read(gva, &v);
 		/* The architecture permits either answer here. */
 		kprintf("note: global mapping after CR3 reload reads frame %s\n",
-			v == marker_of(f0) ? "old (TLB kept it)" : v == marker_of(f1) ? "new" : "neither!");
-		CHECK(v == marker_of(f0) || v == marker_of(f1), "global page read %x after CR3 reload", v);
+			v == marker_of(f0)   ? "old (TLB kept it)"
+			: v == marker_of(f1) ? "new"
+					     : "neither!");
+		CHECK(v == marker_of(f0) || v == marker_of(f1),
+		      "global page read %x after CR3 reload", v);
 		remap(ge, f1 | pw | PTE_G, BY_INVLPG, gva, gva, f1, "global mapping after INVLPG");
-		remap(ge, f0 | pw | PTE_G, BY_PGE_TOGGLE, 0, gva, f0, "global mapping after toggling CR4.PGE");
+		remap(ge, f0 | pw | PTE_G, BY_PGE_TOGGLE, 0, gva, f0,
+		      "global mapping after toggling CR4.PGE");
 		/* The global bit cleared again: then a CR3 reload must do. */
 		remap(ge, f1 | pw, BY_INVLPG, gva, gva, f1, "mapping made non-global");
 		remap(ge, f0 | pw, BY_CR3, 0, gva, f0, "non-global mapping after CR3 reload");

@@ -17,17 +17,17 @@
 const char guest_name[] = GUEST_NAME;
 
 #define E1000E_ID 0x10d38086u
-#define HOLE 0xc0000000u        /* Umbra's memory BARs: BAR0, BAR1, BAR3 all in its first 2 MiB */
+#define HOLE 0xc0000000u /* Umbra's memory BARs: BAR0, BAR1, BAR3 all in its first 2 MiB */
 #define PTE_PWT (1ull << 3)
 #define PTE_PCD (1ull << 4)
 #define CMD_MEM 0x2u
 #define CMD_MASTER 0x4u
-#define CMD_INTX_OFF 0x400u      /* MSI-X off must not leave the host an INTx line to take */
+#define CMD_INTX_OFF 0x400u /* MSI-X off must not leave the host an INTx line to take */
 #define CAP_MSI 0x05
 #define CAP_MSIX 0x11
 #define MSIX_ENABLE 0x8000u
 #define MSIX_MASKALL 0x4000u
-#define ENTRIES 5               /* QEMU's e1000e: E1000E_MSIX_VEC_NUM */
+#define ENTRIES 5 /* QEMU's e1000e: E1000E_MSIX_VEC_NUM */
 #define VEC0 0x53
 #define VEC1 0x54
 #define RAISES 100
@@ -38,26 +38,60 @@ enum { E_ICR = 0xc0, E_ICS = 0xc8, E_IMS = 0xd0, E_IMC = 0xd8, E_IVAR = 0xe4 };
 #define ICR_TXQ0 0x00400000u
 #define IVAR_VALID 0x8u
 
-static inline uint32_t inl(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
-static inline void outw(uint16_t p, uint16_t v) { __asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(p)); }
+static inline uint32_t inl(uint16_t p)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p));
+	return v;
+}
+static inline void outw(uint16_t p, uint16_t v)
+{
+	__asm__ volatile("outw %0, %1" : : "a"(v), "Nd"(p));
+}
 
-static void cfg_addr(unsigned dev, unsigned reg) { outl(0xcf8, 0x80000000u | dev << 11 | (reg & 0xfc)); }
-static uint32_t cfg_rd(unsigned dev, unsigned reg) { cfg_addr(dev, reg); return inl(0xcfc); }
-static void cfg_wr(unsigned dev, unsigned reg, uint32_t v) { cfg_addr(dev, reg); outl(0xcfc, v); }
+static void cfg_addr(unsigned dev, unsigned reg)
+{
+	outl(0xcf8, 0x80000000u | dev << 11 | (reg & 0xfc));
+}
+static uint32_t cfg_rd(unsigned dev, unsigned reg)
+{
+	cfg_addr(dev, reg);
+	return inl(0xcfc);
+}
+static void cfg_wr(unsigned dev, unsigned reg, uint32_t v)
+{
+	cfg_addr(dev, reg);
+	outl(0xcfc, v);
+}
 
 static volatile uint32_t *regs, *bar3;
 static unsigned msix_cap;
 static volatile unsigned got0, got1;
 
-static void on0(struct frame *f) { (void)f; got0++; regs[E_ICR / 4] = ~0u; apic_reg_write(LAPIC_EOI, 0); }
-static void on1(struct frame *f) { (void)f; got1++; regs[E_ICR / 4] = ~0u; apic_reg_write(LAPIC_EOI, 0); }
+static void on0(struct frame *f)
+{
+	(void)f;
+	got0++;
+	regs[E_ICR / 4] = ~0u;
+	apic_reg_write(LAPIC_EOI, 0);
+}
+static void on1(struct frame *f)
+{
+	(void)f;
+	got1++;
+	regs[E_ICR / 4] = ~0u;
+	apic_reg_write(LAPIC_EOI, 0);
+}
 
-static volatile uint32_t *entry(unsigned v) { return bar3 + v * 4; }
+static volatile uint32_t *entry(unsigned v)
+{
+	return bar3 + v * 4;
+}
 
 static void msix_ctrl(uint16_t ctrl)
 {
 	cfg_addr(1, msix_cap);
-	outw(0xcfe, ctrl);              /* Message Control: a 16-bit write at +2, as Linux does */
+	outw(0xcfe, ctrl); /* Message Control: a 16-bit write at +2, as Linux does */
 }
 
 /* One raise of a cause with interrupts on: whether its interrupt arrived within ms. Then 2 ms
@@ -68,14 +102,14 @@ static int raise(uint32_t cause, volatile unsigned *got, unsigned ms)
 {
 	unsigned before = *got;
 	uint64_t end = timeout_ms(ms);
-	irq_on();                       /* QEMU sends the message during the write */
+	irq_on(); /* QEMU sends the message during the write */
 	regs[E_ICS / 4] = cause;
 	while (*got == before && !timed_out(end))
 		asm volatile("pause");
 	irq_off();
 	int ok = *got != before;
 	POLL_IRQ_UNTIL(0, 2);
-	regs[E_ICR / 4] = ~0u;          /* the device's ICR clear, and its pending-cause latch */
+	regs[E_ICR / 4] = ~0u; /* the device's ICR clear, and its pending-cause latch */
 	return ok;
 }
 
@@ -101,15 +135,18 @@ static void capabilities(void)
 {
 	unsigned p = cfg_rd(1, 0x34) & 0xff, ids[4], n = 0;
 	for (; p && n < 4; p = cfg_rd(1, p) >> 8 & 0xff)
-		ids[n++] = cfg_rd(1, p) & 0xff, msix_cap = (cfg_rd(1, p) & 0xff) == CAP_MSIX ? p : msix_cap;
-	CHECK(n == 2 && ids[0] == CAP_MSIX && ids[1] == CAP_MSI, "capability list: %u entries, %x %x",
-	      n, n ? ids[0] : 0, n > 1 ? ids[1] : 0);
+		ids[n++] = cfg_rd(1, p) & 0xff,
+		msix_cap = (cfg_rd(1, p) & 0xff) == CAP_MSIX ? p : msix_cap;
+	CHECK(n == 2 && ids[0] == CAP_MSIX && ids[1] == CAP_MSI,
+	      "capability list: %u entries, %x %x", n, n ? ids[0] : 0, n > 1 ? ids[1] : 0);
 	if (!msix_cap)
 		fail("no MSI-X capability");
-	uint32_t c = cfg_rd(1, msix_cap), t = cfg_rd(1, msix_cap + 4), pba = cfg_rd(1, msix_cap + 8);
+	uint32_t c = cfg_rd(1, msix_cap), t = cfg_rd(1, msix_cap + 4),
+		 pba = cfg_rd(1, msix_cap + 8);
 	kprintf("%s: MSI-X at 0x%x: control 0x%x table 0x%x PBA 0x%x\n", guest_name, msix_cap,
 		c >> 16, t, pba);
-	CHECK((c >> 16) == ENTRIES - 1 && t == 3 && pba == 0x2003, "MSI-X reads %x %x %x", c, t, pba);
+	CHECK((c >> 16) == ENTRIES - 1 && t == 3 && pba == 0x2003, "MSI-X reads %x %x %x", c, t,
+	      pba);
 	/* Read-only: the table size, the placement dwords. */
 	cfg_wr(1, msix_cap, 0x07ff0000u);
 	cfg_wr(1, msix_cap + 4, 0x1000);
@@ -163,7 +200,8 @@ void test_main(void)
 	cfg_wr(1, 4, CMD_MEM | CMD_MASTER | CMD_INTX_OFF);
 	/* At power-on every entry is masked, its message zero. */
 	for (unsigned v = 0; v < ENTRIES; v++)
-		CHECK(entry(v)[3] == 1 && entry(v)[0] == 0 && entry(v)[2] == 0, "entry %u at reset", v);
+		CHECK(entry(v)[3] == 1 && entry(v)[0] == 0 && entry(v)[2] == 0, "entry %u at reset",
+		      v);
 	exits_where();
 
 	uint32_t me = apic_reg_read(LAPIC_ID) >> 24, addr = LAPIC_BASE | me << 12;
@@ -173,15 +211,15 @@ void test_main(void)
 	set_irq_handler(VEC1, on1);
 	set_entry(0, addr, VEC0, 0);
 	set_entry(1, addr, VEC1, 0);
-	CHECK(entry(0)[0] == addr && entry(0)[2] == VEC0 && entry(0)[3] == 0, "entry 0 reads %x %x %x",
-	      entry(0)[0], entry(0)[2], entry(0)[3]);
+	CHECK(entry(0)[0] == addr && entry(0)[2] == VEC0 && entry(0)[3] == 0,
+	      "entry 0 reads %x %x %x", entry(0)[0], entry(0)[2], entry(0)[3]);
 	msix_ctrl(MSIX_ENABLE);
 	CHECK((cfg_rd(1, msix_cap) >> 16) == (MSIX_ENABLE | (ENTRIES - 1)), "control %x",
 	      cfg_rd(1, msix_cap) >> 16);
 	regs[E_IVAR / 4] = (IVAR_VALID | 0) | (IVAR_VALID | 1) << 8;
 	regs[E_IMS / 4] = ICR_RXQ0 | ICR_TXQ0;
 
-	tsc_per_ms();                   /* measured now (the PIT's port I/O), not in the burst */
+	tsc_per_ms(); /* measured now (the PIT's port I/O), not in the burst */
 	/* The burst: each raise arrives once at its entry's vector. */
 	struct umbra_stats a, b;
 	umbra_stats(&a);

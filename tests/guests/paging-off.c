@@ -5,7 +5,10 @@
 const char guest_name[] = GUEST_NAME;
 
 /* Mixes address and pass so a wrong or aliased address shows as a wrong value. */
-static uint32_t pattern(ulong a, uint32_t pass) { return (uint32_t)(a * 2654435761u) ^ pass; }
+static uint32_t pattern(ulong a, uint32_t pass)
+{
+	return (uint32_t)(a * 2654435761u) ^ pass;
+}
 
 void test_main(void)
 {
@@ -26,7 +29,8 @@ void test_main(void)
 	volatile uint8_t *b = (volatile uint8_t *)(lo + PAGE_SIZE - 3);
 	for (int i = 0; i < 6; i++)
 		b[i] = (uint8_t)(0x10 + i);
-	CHECK(*(volatile uint32_t *)(lo + PAGE_SIZE - 2) == 0x14131211u, "unaligned read across pages");
+	CHECK(*(volatile uint32_t *)(lo + PAGE_SIZE - 2) == 0x14131211u,
+	      "unaligned read across pages");
 	*(volatile uint16_t *)(lo + PAGE_SIZE - 1) = 0xbeef;
 	CHECK(b[2] == 0xef && b[3] == 0xbe, "word store across pages");
 	/* String copies across pages, forwards. */

@@ -8,15 +8,17 @@
 const char guest_name[] = GUEST_NAME;
 
 enum acc { SUP_R, SUP_W, SUP_X, USR_R, USR_W, USR_X, NACC };
-static const char *const acc_name[] = { "sup-read", "sup-write", "sup-fetch",
+static const char *const acc_name[] = { "sup-read",  "sup-write",  "sup-fetch",
 					"user-read", "user-write", "user-fetch" };
 
-struct env { int nxe, wp, smep, smap, ac; };
+struct env {
+	int nxe, wp, smep, smap, ac;
+};
 
 static struct aspace as;
-static ulong frame;     /* the 4K frame the accesses land in */
-static ulong base;      /* the leaf's frame address (frame rounded down to the page size) */
-static void *ents[5];   /* the test mapping's entry at each level */
+static ulong frame;   /* the 4K frame the accesses land in */
+static ulong base;    /* the leaf's frame address (frame rounded down to the page size) */
+static void *ents[5]; /* the test mapping's entry at each level */
 static uint64_t table_addr[5];
 static int leaf, parent; /* levels; parent 0 when the leaf's parent has no rights bits */
 static unsigned long cases, rsvd_without_p;
@@ -76,7 +78,10 @@ static void run_case(const struct env *e, enum acc a, unsigned lb, unsigned pb)
 {
 	uint64_t lv = bits_of(lb), pv = table_addr[parent] | bits_of(pb);
 	ulong va = TEST_VA + (frame - base);
-	ulong addr = va + (a == SUP_W || a == USR_W ? 8 : a == SUP_X ? 0x100 : a == USR_X ? 0x200 : 0);
+	ulong addr = va + (a == SUP_W || a == USR_W ? 8
+			   : a == SUP_X		    ? 0x100
+			   : a == USR_X		    ? 0x200
+						    : 0);
 	uint32_t val = 0, wval = 0x1000000u + (uint32_t)cases, err = 0;
 	int fault;
 
@@ -86,12 +91,24 @@ static void run_case(const struct env *e, enum acc a, unsigned lb, unsigned pb)
 	if (e->ac)
 		set_ac(1);
 	switch (a) {
-	case SUP_R: fault = probe_read(addr, &val); break;
-	case SUP_W: fault = probe_write(addr, wval); break;
-	case SUP_X: fault = probe_fetch(addr); break;
-	case USR_R: fault = user_read(addr, &val); break;
-	case USR_W: fault = user_write(addr, wval); break;
-	default: fault = user_fetch(addr); break;
+	case SUP_R:
+		fault = probe_read(addr, &val);
+		break;
+	case SUP_W:
+		fault = probe_write(addr, wval);
+		break;
+	case SUP_X:
+		fault = probe_fetch(addr);
+		break;
+	case USR_R:
+		fault = user_read(addr, &val);
+		break;
+	case USR_W:
+		fault = user_write(addr, wval);
+		break;
+	default:
+		fault = user_fetch(addr);
+		break;
 	}
 	if (e->ac)
 		set_ac(0);
@@ -103,13 +120,15 @@ static void run_case(const struct env *e, enum acc a, unsigned lb, unsigned pb)
 	/* QEMU 7.2 TCG reports reserved-bit faults without P (the SDM says RSVD implies P): let
 	 * that pass natively (and on nested paging, where the CPU reports the guest's faults);
 	 * Umbra's shadow paging injects its own error codes and must be exact. */
-	if (fault && want && (!on_umbra || umbra_nested) && (err & PF_RSVD) && last_fault.error == (err & ~PF_P)) {
+	if (fault && want && (!on_umbra || umbra_nested) && (err & PF_RSVD) &&
+	    last_fault.error == (err & ~PF_P)) {
 		rsvd_without_p++;
 		last_fault.error |= PF_P;
 	}
 	if (fault != want)
 		what = want ? "no fault, expected one" : "unexpected fault";
-	else if (fault && (last_fault.vector != 14 || last_fault.error != err || last_fault.cr2 != addr))
+	else if (fault &&
+		 (last_fault.vector != 14 || last_fault.error != err || last_fault.cr2 != addr))
 		what = "wrong fault";
 	else if (fault && (leafv & PTE_D))
 		what = "faulting access set D";
@@ -128,16 +147,20 @@ static void run_case(const struct env *e, enum acc a, unsigned lb, unsigned pb)
 			what = l == leaf ? "leaf D wrong" : "D set on a non-leaf entry";
 	}
 	if (what)
-		check_failed("%s %s %s: leaf %s%s%s%s parent %s%s%s%s nxe=%d wp=%d smep=%d smap=%d ac=%d: "
-			     "%s (expected %s err %x; got vector %lu err %lx cr2 %lx, addr %lx, leaf %llx)",
-			     pmode_name[as.mode], level_name(&as, leaf), acc_name[a],
-			     lv & PTE_P ? "P" : "-", lv & PTE_W ? "W" : "-", lv & PTE_U ? "U" : "-",
-			     lv & PTE_NX ? "X" : "-", !parent ? "none" : pv & PTE_P ? "P" : "-",
-			     parent && (pv & PTE_W) ? "W" : "", parent && (pv & PTE_U) ? "U" : "",
-			     parent && (pv & PTE_NX) ? "X" : "", e->nxe, e->wp, e->smep, e->smap, e->ac,
-			     what, want ? "fault" : "no fault", err, fault ? last_fault.vector : 0,
-			     fault ? last_fault.error : 0, fault ? last_fault.cr2 : 0, addr,
-			     (unsigned long long)leafv);
+		check_failed(
+			"%s %s %s: leaf %s%s%s%s parent %s%s%s%s nxe=%d wp=%d smep=%d smap=%d ac=%d: "
+			"%s (expected %s err %x; got vector %lu err %lx cr2 %lx, addr %lx, leaf %llx)",
+			pmode_name[as.mode], level_name(&as, leaf), acc_name[a],
+			lv & PTE_P ? "P" : "-", lv & PTE_W ? "W" : "-", lv & PTE_U ? "U" : "-",
+			lv & PTE_NX ? "X" : "-",
+			!parent	     ? "none"
+			: pv & PTE_P ? "P"
+				     : "-",
+			parent && (pv & PTE_W) ? "W" : "", parent && (pv & PTE_U) ? "U" : "",
+			parent && (pv & PTE_NX) ? "X" : "", e->nxe, e->wp, e->smep, e->smap, e->ac,
+			what, want ? "fault" : "no fault", err, fault ? last_fault.vector : 0,
+			fault ? last_fault.error : 0, fault ? last_fault.cr2 : 0, addr,
+			(unsigned long long)leafv);
 }
 
 /* All cases for leaves at level lvl, the parent variations applied at level plevel above it
@@ -176,15 +199,17 @@ static void run_level(int lvl, int plevel)
 				for (int sm = 0; sm <= (cpu.smap ? 2 : 0); sm++) {
 					e.smap = sm > 0;
 					e.ac = sm == 2;
-					set_cr4_bits((e.smep ? CR4_SMEP : 0) | (e.smap ? CR4_SMAP : 0),
-						     (e.smep ? 0 : CR4_SMEP) | (e.smap ? 0 : CR4_SMAP));
+					set_cr4_bits(
+						(e.smep ? CR4_SMEP : 0) | (e.smap ? CR4_SMAP : 0),
+						(e.smep ? 0 : CR4_SMEP) | (e.smap ? 0 : CR4_SMAP));
 					for (unsigned p = 0; p < np; p++)
 						for (unsigned lb = 0; lb < nleaf; lb++)
 							for (int a = 0; a < NACC; a++) {
 								/* AC means nothing at CPL 3. */
 								if (e.ac && a >= USR_R)
 									continue;
-								run_case(&e, (enum acc)a, lb, pvars[p]);
+								run_case(&e, (enum acc)a, lb,
+									 pvars[p]);
 							}
 				}
 			}
@@ -242,6 +267,7 @@ void test_main(void)
 		run_level(1, 4);
 	if (rsvd_without_p)
 		kprintf("note: %lu reserved-bit faults came without P in the error code (QEMU TCG bug), "
-			"accepted natively\n", rsvd_without_p);
+			"accepted natively\n",
+			rsvd_without_p);
 	kprintf("cases: %s total %lu\n", pmode_name[as.mode], cases);
 }

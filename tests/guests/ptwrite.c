@@ -10,8 +10,8 @@ const char guest_name[] = GUEST_NAME;
  * so single-bit and arithmetic forms move an entry between them. */
 #define F0 0xc00000u
 #define F1 0xc01000u
-#define NENT 4     /* entries a multi-entry form writes */
-#define FIRST 8    /* first test entry: leaves room below for the bit-string form */
+#define NENT 4	/* entries a multi-entry form writes */
+#define FIRST 8 /* first test entry: leaves room below for the bit-string form */
 
 /* Entry transitions: present -> present (bit 12 set, then clear), not present -> present (no
  * INVLPG needed), present -> not present. A is preset so the accesses leave entries alone. */
@@ -19,33 +19,67 @@ const char guest_name[] = GUEST_NAME;
 #define NP (PTE_A | PTE_W)
 static const uint32_t pair_old[4] = { F0 | PW, F1 | PW, F0 | NP, F0 | PW };
 static const uint32_t pair_new[4] = { F1 | PW, F0 | PW, F0 | PW, F0 | NP };
-#define SETS ((1u << 0) | (1u << 2))  /* new has old's bits and one more */
+#define SETS ((1u << 0) | (1u << 2)) /* new has old's bits and one more */
 #define CLEARS ((1u << 1) | (1u << 3))
 #define ALL 0xfu
 
-enum kind { MOV, MOVI, XCHG, CMPXCHG, OR, AND, XOR, ADD, SUB, BTS, BTR, BTC, BTS_STR, BTR_STR,
-	    STOS, STOS_ZERO, MOVS, MOVS_DOWN, CX8, CX16, HALVES_LH, HALVES_HL };
+enum kind {
+	MOV,
+	MOVI,
+	XCHG,
+	CMPXCHG,
+	OR,
+	AND,
+	XOR,
+	ADD,
+	SUB,
+	BTS,
+	BTR,
+	BTC,
+	BTS_STR,
+	BTR_STR,
+	STOS,
+	STOS_ZERO,
+	MOVS,
+	MOVS_DOWN,
+	CX8,
+	CX16,
+	HALVES_LH,
+	HALVES_HL
+};
 struct op {
 	const char *name;
 	enum kind k;
 	int width; /* bytes per store (4 on an 8-byte entry: its low half) */
-	int n;     /* entries written */
+	int n;	   /* entries written */
 	unsigned pairs;
-	int same;  /* every entry gets the same new value */
+	int same; /* every entry gets the same new value */
 };
 
 static struct aspace as;
 static unsigned long cases;
 
-static uint64_t alt(uint64_t v, int i) { return v ^ (i & 1 ? 0x1000u : 0); }
-static unsigned bit_of(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
+static uint64_t alt(uint64_t v, int i)
+{
+	return v ^ (i & 1 ? 0x1000u : 0);
+}
+static unsigned bit_of(uint64_t x)
+{
+	return (unsigned)__builtin_ctzll(x);
+}
 
-#define MOVI_CASES(insn, cons)                                                        \
-	switch (pair) {                                                               \
-	case 0: asm volatile(insn " %1, (%0)" : : "r"(e), cons(F1 | PW) : "memory"); break; \
-	case 1:                                                                       \
-	case 2: asm volatile(insn " %1, (%0)" : : "r"(e), cons(F0 | PW) : "memory"); break; \
-	default: asm volatile(insn " %1, (%0)" : : "r"(e), cons(F0 | NP) : "memory"); break; \
+#define MOVI_CASES(insn, cons) \
+	switch (pair) { \
+	case 0: \
+		asm volatile(insn " %1, (%0)" : : "r"(e), cons(F1 | PW) : "memory"); \
+		break; \
+	case 1: \
+	case 2: \
+		asm volatile(insn " %1, (%0)" : : "r"(e), cons(F0 | PW) : "memory"); \
+		break; \
+	default: \
+		asm volatile(insn " %1, (%0)" : : "r"(e), cons(F0 | NP) : "memory"); \
+		break; \
 	}
 #define CONS_I(v) "i"(v)
 #define CONS_E(v) "e"(v)
@@ -108,14 +142,14 @@ static void apply(const struct op *op, void *e, const uint64_t *old, const uint6
 		int units = op->n * as.bytes / op->width;
 		for (int i = 0; i < op->n; i++) {
 			if (as.bytes == 4)
-				((uint32_t *)src)[i] = (uint32_t)new[i];
+				((uint32_t *)src)[i] = (uint32_t) new[i];
 			else
 				src[i] = new[i];
 		}
 		cnt = (ulong)units;
 		di = (ulong)e;
 		if (op->k == STOS || op->k == STOS_ZERO) {
-			ulong v = op->k == STOS_ZERO ? 0 : (ulong)new[0];
+			ulong v = op->k == STOS_ZERO ? 0 : (ulong) new[0];
 			if (op->width == 4)
 				asm volatile("rep stosl" : "+D"(di), "+c"(cnt) : "a"(v) : "memory");
 #ifdef __x86_64__
@@ -168,11 +202,11 @@ static void apply(const struct op *op, void *e, const uint64_t *old, const uint6
 	case HALVES_HL: {
 		volatile uint32_t *h = e;
 		if (op->k == HALVES_LH) {
-			h[0] = (uint32_t)new[0];
+			h[0] = (uint32_t) new[0];
 			h[1] = (uint32_t)(new[0] >> 32);
 		} else {
 			h[1] = (uint32_t)(new[0] >> 32);
-			h[0] = (uint32_t)new[0];
+			h[0] = (uint32_t) new[0];
 		}
 		return;
 	}
@@ -203,7 +237,8 @@ static void apply(const struct op *op, void *e, const uint64_t *old, const uint6
 static const struct op ops4[] = {
 	RMW_OPS(4, "32"),
 	{ "cmpxchg8b", CX8, 8, 0, ALL, 0 },
-	{ "rep movsd", MOVS, 4, NENT, ALL, 0 },    { "rep movsd DF=1", MOVS_DOWN, 4, NENT, ALL, 0 },
+	{ "rep movsd", MOVS, 4, NENT, ALL, 0 },
+	{ "rep movsd DF=1", MOVS_DOWN, 4, NENT, ALL, 0 },
 };
 /* Only with 4-byte entries: a dword is a whole entry. */
 static const struct op ops_32[] = { { "rep stosd", STOS, 4, NENT, ALL, 1 } };
@@ -217,11 +252,15 @@ static const struct op ops_8[] = {
 static const struct op ops_64[] = {
 	RMW_OPS(8, "64"),
 	{ "rep stosq", STOS, 8, NENT, ALL, 1 },
-	{ "rep movsq", MOVS, 8, NENT, ALL, 0 },    { "rep movsq DF=1", MOVS_DOWN, 8, NENT, ALL, 0 },
+	{ "rep movsq", MOVS, 8, NENT, ALL, 0 },
+	{ "rep movsq DF=1", MOVS_DOWN, 8, NENT, ALL, 0 },
 };
 #endif
 
-static ulong va_of(int i) { return TEST_VA + (ulong)(FIRST + i) * PAGE_SIZE; }
+static ulong va_of(int i)
+{
+	return TEST_VA + (ulong)(FIRST + i) * PAGE_SIZE;
+}
 
 static void run_op(const struct op *op)
 {
@@ -237,24 +276,28 @@ static void run_op(const struct op *op)
 			pte_set(&as, pt_entry(&as, va_of(i), 1, 0), old[i]);
 			invlpg(va_of(i));
 			/* Loads the old translation into the TLB where there is one. */
-			expect_maps(va_of(i), old[i] & PTE_P ? (ulong)(old[i] & PTE_ADDR) : 0, op->name);
+			expect_maps(va_of(i), old[i] & PTE_P ? (ulong)(old[i] & PTE_ADDR) : 0,
+				    op->name);
 		}
 		apply(op, e0, old, new, pair);
 		for (int i = 0; i < n; i++) {
 			void *e = pt_entry(&as, va_of(i), 1, 0);
-			CHECK(pte_get(&as, e) == new[i], "%s pair %d: entry %d holds %llx, expected %llx",
-			      op->name, pair, i, (unsigned long long)pte_get(&as, e),
-			      (unsigned long long)new[i]);
+			CHECK(pte_get(&as, e) == new[i],
+			      "%s pair %d: entry %d holds %llx, expected %llx", op->name, pair, i,
+			      (unsigned long long)pte_get(&as, e), (unsigned long long)new[i]);
 			/* A not-present entry cannot be cached: then no INVLPG is needed. */
 			if (old[i] & PTE_P)
 				invlpg(va_of(i));
-			expect_maps(va_of(i), new[i] & PTE_P ? (ulong)(new[i] & PTE_ADDR) : 0, op->name);
+			expect_maps(va_of(i), new[i] & PTE_P ? (ulong)(new[i] & PTE_ADDR) : 0,
+				    op->name);
 			cases++;
 		}
 	}
 }
 
-#define RUN_ALL(tbl) for (size_t i = 0; i < sizeof(tbl) / sizeof(tbl[0]); i++) run_op(&tbl[i])
+#define RUN_ALL(tbl) \
+	for (size_t i = 0; i < sizeof(tbl) / sizeof(tbl[0]); i++) \
+	run_op(&tbl[i])
 
 void test_main(void)
 {

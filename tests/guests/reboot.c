@@ -52,8 +52,16 @@ static void start_ap(uint32_t arg)
 		fail("vCPU 1 did not report in (online %u, argument %x)", ap_online, ap_arg);
 }
 
-static uint8_t cmos_read(uint8_t idx) { outb(0x70, idx); return inb(0x71); }
-static void cmos_write(uint8_t idx, uint8_t v) { outb(0x70, idx); outb(0x71, v); }
+static uint8_t cmos_read(uint8_t idx)
+{
+	outb(0x70, idx);
+	return inb(0x71);
+}
+static void cmos_write(uint8_t idx, uint8_t v)
+{
+	outb(0x70, idx);
+	outb(0x71, v);
+}
 
 /* A command-line word: the value runs to the next space. */
 static int is(const char *val, const char *word)
@@ -110,7 +118,10 @@ static void reboot(const char *via)
 		kprintf("%s: FADT reset register: port 0x%x value 0x%x\n", guest_name, port, value);
 		outb(port, value);
 	} else if (is(via, "triple")) {
-		static const struct __attribute__((packed)) { uint16_t limit; ulong base; } empty = { 0, 0 };
+		static const struct __attribute__((packed)) {
+			uint16_t limit;
+			ulong base;
+		} empty = { 0, 0 };
 		asm volatile("lidt %0" : : "m"(empty));
 		asm volatile("int3");
 	} else {
@@ -149,7 +160,9 @@ void test_main(void)
 		outb(0x64, 0xdd);
 		cmos_write(CMOS_BOOTS, 1);
 		kprintf("%s: first boot, rebooting through %s%s\n", guest_name, how,
-			!from ? "" : is(from, "ap") ? " from vCPU 1" : " from vCPU 0");
+			!from		 ? ""
+			: is(from, "ap") ? " from vCPU 1"
+					 : " from vCPU 0");
 		if (from && is(from, "ap")) {
 			start_ap(1);
 			sleep_forever();
@@ -162,7 +175,8 @@ void test_main(void)
 		fail("boot count %u in CMOS", boots);
 	for (unsigned i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
 		if (*phys32(probes[i]))
-			fail("memory at 0x%x kept %x across the reset", probes[i], *phys32(probes[i]));
+			fail("memory at 0x%x kept %x across the reset", probes[i],
+			     *phys32(probes[i]));
 	kbc_wait();
 	outb(0x64, 0x20);
 	for (int i = 0; i < 100000 && !(inb(0x64) & 1); i++)

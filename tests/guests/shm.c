@@ -24,17 +24,19 @@ const char guest_name[] = GUEST_NAME;
 #define DOORBELL_IRQ 0x40
 #define RING 128u
 
-struct msg { uint32_t seq, a, b, sum; };
+struct msg {
+	uint32_t seq, a, b, sum;
+};
 struct ring {
 	volatile uint32_t head, tail; /* written by the producer, by the consumer */
 	uint32_t pad[2];
 	struct msg slot[RING];
 };
 struct layout {
-	volatile uint32_t wait[2];    /* peer i halts, and wants a doorbell at any change */
-	volatile uint32_t done;       /* flood: the ringing is over */
+	volatile uint32_t wait[2]; /* peer i halts, and wants a doorbell at any change */
+	volatile uint32_t done;	   /* flood: the ringing is over */
 	uint32_t pad;
-	struct ring ring[2];          /* ring[i]: peer i's messages to the other */
+	struct ring ring[2]; /* ring[i]: peer i's messages to the other */
 };
 
 static struct umbra_shm_info info;
@@ -70,7 +72,12 @@ static void mfence(void)
 	__asm__ volatile("mfence" : : : "memory");
 }
 
-static inline uint32_t inl_(uint16_t p) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p)); return v; }
+static inline uint32_t inl_(uint16_t p)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(p));
+	return v;
+}
 
 static uint32_t cfg_rd(unsigned dev, unsigned reg)
 {
@@ -86,7 +93,7 @@ static void cfg_wr(unsigned dev, unsigned reg, uint32_t v)
 
 #define PTE_PCD (1ull << 4)
 #define IVSHMEM_ID 0x11101af4u
-static unsigned ivdev;          /* its ivshmem function's device number on bus 0 */
+static unsigned ivdev;		/* its ivshmem function's device number on bus 0 */
 static volatile uint32_t *bar1; /* the MSI-X table and pending bits */
 
 /* Maps the region (cached, writable in the guest's tables) at TEST_VA, and uncached the local
@@ -164,7 +171,7 @@ static void pair(ulong n)
 			volatile struct msg *m = &rx->slot[rx->tail % RING];
 			rseed = rseed * 1664525u + 1013904223u;
 			CHECK(m->seq == (uint32_t)recvd && m->a == rseed &&
-			      m->sum == checksum(m->seq, m->a, m->b),
+				      m->sum == checksum(m->seq, m->a, m->b),
 			      "message %lu: seq %u a %x sum %x", recvd, m->seq, m->a, m->sum);
 			sum_in += m->a;
 			__asm__ volatile("" : : : "memory");
@@ -180,7 +187,8 @@ static void pair(ulong n)
 		irq_off();
 		L->wait[me] = 1;
 		mfence();
-		if ((sent < n && tx->head - tx->tail < RING) || (recvd < n && rx->tail != rx->head)) {
+		if ((sent < n && tx->head - tx->tail < RING) ||
+		    (recvd < n && rx->tail != rx->head)) {
 			L->wait[me] = 0;
 			irq_on();
 			continue;
@@ -237,10 +245,11 @@ static void victim(ulong m)
 		work++;
 	}
 	irq_off();
-	kprintf("%s: %lu rounds of work, %lu doorbells taken (x=%x)\n", guest_name, work, doorbells, x);
+	kprintf("%s: %lu rounds of work, %lu doorbells taken (x=%x)\n", guest_name, work, doorbells,
+		x);
 	CHECK(doorbells >= 1, "no doorbell arrived");
-	CHECK(doorbells < m / 2, "%lu doorbells taken of %lu rung: they did not coalesce", doorbells,
-	      m);
+	CHECK(doorbells < m / 2, "%lu doorbells taken of %lu rung: they did not coalesce",
+	      doorbells, m);
 }
 
 static void writer(void)
@@ -266,8 +275,9 @@ static void reader(void)
 		      ((volatile uint32_t *)page)[i]);
 	CHECK(probe_write(page + 8, 0xbad), "a store to the read-only region did not fault");
 	CHECK(last_fault.vector == 14 && (last_fault.error & (PF_P | PF_W)) == (PF_P | PF_W) &&
-	      last_fault.cr2 == page + 8, "the store gave vector %lu error %lx cr2 %lx",
-	      last_fault.vector, last_fault.error, last_fault.cr2);
+		      last_fault.cr2 == page + 8,
+	      "the store gave vector %lu error %lx cr2 %lx", last_fault.vector, last_fault.error,
+	      last_fault.cr2);
 	CHECK(((volatile uint32_t *)page)[2] == 0xc0de0002u, "the store landed");
 	CHECK(hc(UMBRA_HC_SHM_RING, 0, 0, 0) >= 0, "ring the writer");
 	kprintf("%s: read-only view checked, store faulted\n", guest_name);
@@ -298,7 +308,7 @@ static void msix(void)
 	uint32_t cap = cfg_rd(ivdev, 0x34) & 0xff, hdr = cfg_rd(ivdev, cap);
 	CHECK(cfg_rd(ivdev, 4) >> 16 & 0x10, "status says no capability list");
 	CHECK(cap == 0x40 && (hdr & 0xff) == 0x11 && (hdr >> 8 & 0xff) == 0 &&
-	      (hdr >> 16 & 0x7ff) == UMBRA_SHM_VECTORS - 1,
+		      (hdr >> 16 & 0x7ff) == UMBRA_SHM_VECTORS - 1,
 	      "capability at %x: header %x (MSI-X, last, 16 entries expected)", cap, hdr);
 	CHECK(cfg_rd(ivdev, cap + 4) == 1 && cfg_rd(ivdev, cap + 8) == (0x800 | 1),
 	      "table %x, PBA %x", cfg_rd(ivdev, cap + 4), cfg_rd(ivdev, cap + 8));
@@ -348,14 +358,17 @@ static void ringer(void)
 
 /* tests/linux/ivshm.c's layout: full[2], seq[2] in the first page, two slots after it. */
 #define LSLOT (256u << 10)
-struct lhdr { volatile uint32_t full[2], seq[2]; };
+struct lhdr {
+	volatile uint32_t full[2], seq[2];
+};
 
 static void linux_rx(ulong mib)
 {
 	volatile struct lhdr *h = (volatile struct lhdr *)TEST_VA;
 	ulong chunks = mib * (1ul << 20) / LSLOT, bad = 0;
 	if (info.size < PAGE_SIZE + 2 * LSLOT)
-		fail("the region's %lu bytes are fewer than the Linux protocol's", (ulong)info.size);
+		fail("the region's %lu bytes are fewer than the Linux protocol's",
+		     (ulong)info.size);
 	for (ulong c = 0; c < chunks && !bad; c++) {
 		unsigned s = (unsigned)(c & 1);
 		volatile uint32_t *data = (volatile uint32_t *)(TEST_VA + PAGE_SIZE + s * LSLOT);

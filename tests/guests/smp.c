@@ -10,18 +10,18 @@
 
 const char guest_name[] = GUEST_NAME;
 
-#define MAXCPU 16         /* Umbra gives a guest up to 15 (vmm/vm.h) */
+#define MAXCPU 16 /* Umbra gives a guest up to 15 (vmm/vm.h) */
 #define STR_(x) #x
 #define XSTR(x) STR_(x)
 #define STACK 16384
-#define NP 32              /* shared pages, first touched by every vCPU at once */
+#define NP 32			      /* shared pages, first touched by every vCPU at once */
 #define SV (TEST_VA + NP * PAGE_SIZE) /* the page remapped and write-protected */
-#define TRAMP 0x8000ul     /* the real-mode trampoline's page: SIPI vector 8 */
+#define TRAMP 0x8000ul		      /* the real-mode trampoline's page: SIPI vector 8 */
 #define VEC_SHOOT 0xf0
 #define VEC_NOBODY 0xf1
 #define REMAP_ROUNDS_DEFAULT 8
 #define WP_ROUNDS 4
-#define WAIT_MS 30000      /* safety net for every wait on another vCPU */
+#define WAIT_MS 30000 /* safety net for every wait on another vCPU */
 
 static struct aspace as_a, as_b;
 static ulong frames[NP], sv_frame[2];
@@ -38,7 +38,9 @@ static volatile uint32_t ap_fails;
 static volatile uint32_t ap_first_fail[5]; /* cpu, phase, round, value, enum ap_check */
 /* Which of an AP's checks failed (printed as a number with the first failure). */
 enum ap_check { CHK_OTHER, CHK_LOOP_READ, CHK_STALE, CHK_WRITE_PROTECT, CHK_SHOOT_COUNT };
-static struct { volatile uint32_t expect_fault, faulted, error, shoots, round, spins; } pcpu[MAXCPU];
+static struct {
+	volatile uint32_t expect_fault, faulted, error, shoots, round, spins;
+} pcpu[MAXCPU];
 /* rounds=N on the command line: that many remap rounds (a soak), else 8. */
 static uint32_t remap_rounds = REMAP_ROUNDS_DEFAULT;
 
@@ -56,7 +58,7 @@ __asm__(".text\n"
 	"	mov %eax, %cr0\n"
 	"	ljmpl $0x08, $ap_entry_sipi\n"
 	"	.align 4\n"
-	"tramp_gdtd: .word 71\n"  /* the library's GDT: 9 descriptors */
+	"tramp_gdtd: .word 71\n" /* the library's GDT: 9 descriptors */
 	"	.long gdt\n"
 	"tramp_end:\n"
 	".code32\n"
@@ -68,27 +70,28 @@ __asm__(".text\n"
 	"	inc %eax\n"
 	/* An index past ap_stacks (an AP started more often than there are vCPUs) would put its
 	 * stack over the BSS that follows: it stops here, counted, before touching memory. */
-	"	cmp $" XSTR(MAXCPU) " - 1, %eax\n"
-	"	jbe 2f\n"
-	"	lock incl ap_overflow\n"
-	"3:	cli\n hlt\n jmp 3b\n"
-	"2:	lea 1(%eax), %ecx\n" /* the top of ap_stacks[index] */
-	"	shl $14, %ecx\n"
-	"	lea ap_stacks(%ecx), %esp\n"
-	"	push $0\n"
-	"	push %eax\n"
-	"	call ap_main\n"
-	"1:	cli\n hlt\n jmp 1b\n"
-	".globl ap_entry_pv\n"
-	"ap_entry_pv:\n" /* EAX = vCPU index, EBX = argument, ESP given */
-	"	lgdt tramp_gdtd\n"
-	"	ljmp $0x08, $2f\n"
-	"2:	mov $0x10, %cx\n"
-	"	mov %cx, %ds\n mov %cx, %es\n mov %cx, %ss\n mov %cx, %fs\n mov %cx, %gs\n"
-	"	push %ebx\n"
-	"	push %eax\n"
-	"	call ap_main\n"
-	"3:	cli\n hlt\n jmp 3b\n");
+	"	cmp $" XSTR(
+		MAXCPU) " - 1, %eax\n"
+			"	jbe 2f\n"
+			"	lock incl ap_overflow\n"
+			"3:	cli\n hlt\n jmp 3b\n"
+			"2:	lea 1(%eax), %ecx\n" /* the top of ap_stacks[index] */
+			"	shl $14, %ecx\n"
+			"	lea ap_stacks(%ecx), %esp\n"
+			"	push $0\n"
+			"	push %eax\n"
+			"	call ap_main\n"
+			"1:	cli\n hlt\n jmp 1b\n"
+			".globl ap_entry_pv\n"
+			"ap_entry_pv:\n" /* EAX = vCPU index, EBX = argument, ESP given */
+			"	lgdt tramp_gdtd\n"
+			"	ljmp $0x08, $2f\n"
+			"2:	mov $0x10, %cx\n"
+			"	mov %cx, %ds\n mov %cx, %es\n mov %cx, %ss\n mov %cx, %fs\n mov %cx, %gs\n"
+			"	push %ebx\n"
+			"	push %eax\n"
+			"	call ap_main\n"
+			"3:	cli\n hlt\n jmp 3b\n");
 extern char tramp_start[], tramp_end[], ap_entry_pv[];
 void ap_main(uint32_t idx, uint32_t arg);
 
@@ -110,9 +113,15 @@ static void ap_fail_at(uint32_t cpu, uint32_t value, enum ap_check where)
 	}
 }
 
-static void ap_fail(uint32_t cpu, uint32_t value) { ap_fail_at(cpu, value, CHK_OTHER); }
+static void ap_fail(uint32_t cpu, uint32_t value)
+{
+	ap_fail_at(cpu, value, CHK_OTHER);
+}
 
-static void apic_eoi(void) { apic_reg_write(LAPIC_EOI, 0); }
+static void apic_eoi(void)
+{
+	apic_reg_write(LAPIC_EOI, 0);
+}
 
 static void ipi(uint32_t dest, uint32_t lo)
 {
@@ -145,11 +154,12 @@ static void on_nmi(struct frame *f)
 static void nmi_shadows(void)
 {
 	while (!nmi_loop_done)
-		__asm__ volatile("mov $64, %%ecx\n"
-				 "1:\tcli\n\tmov %%ss, %%eax\n\tmov %%eax, %%ss\n"
-				 ".globl nmi_movss_in\nnmi_movss_in:\n\tnop\n\tsti\n"
-				 ".globl nmi_sti_in\nnmi_sti_in:\n\tnop\n\tdec %%ecx\n\tjnz 1b\n\tcli"
-				 ::: "eax", "ecx", "memory", "cc");
+		__asm__ volatile(
+			"mov $64, %%ecx\n"
+			"1:\tcli\n\tmov %%ss, %%eax\n\tmov %%eax, %%ss\n"
+			".globl nmi_movss_in\nnmi_movss_in:\n\tnop\n\tsti\n"
+			".globl nmi_sti_in\nnmi_sti_in:\n\tnop\n\tdec %%ecx\n\tjnz 1b\n\tcli" ::
+				: "eax", "ecx", "memory", "cc");
 }
 
 /* vCPU 1: one NMI to vCPU 0 at a time, the next once it was taken. */
@@ -184,7 +194,6 @@ static int barrier(void)
 	return 1;
 }
 
-
 /* The shootdown's target side: drop the page from this TLB, then say so. */
 static void on_shoot(struct frame *f)
 {
@@ -207,7 +216,10 @@ __attribute__((noinline)) static void try_write(volatile uint32_t *p, uint32_t v
 {
 	__asm__ volatile(".globl tw_insn, tw_resume\n"
 			 "tw_insn: movl %0, (%1)\n"
-			 "tw_resume:\n" : : "r"(v), "r"(p) : "memory");
+			 "tw_resume:\n"
+			 :
+			 : "r"(v), "r"(p)
+			 : "memory");
 }
 extern char tw_insn[], tw_resume[];
 
@@ -222,7 +234,10 @@ static void on_pf(struct frame *f)
 	f->ip = (ulong)tw_resume;
 }
 
-static volatile uint32_t *slot(ulong va, uint32_t c) { return (volatile uint32_t *)(va + 64 + 4 * c); }
+static volatile uint32_t *slot(ulong va, uint32_t c)
+{
+	return (volatile uint32_t *)(va + 64 + 4 * c);
+}
 
 /* Phase 1: every vCPU touches every shared page at once (shadow faults on one guest table). */
 static void touch_all(uint32_t c)
@@ -324,7 +339,10 @@ void ap_main(uint32_t idx, uint32_t arg)
 		__asm__ volatile("cli; hlt");
 }
 
-static ulong stack_top(uint32_t i) { return (ulong)ap_stacks[i] + STACK; }
+static ulong stack_top(uint32_t i)
+{
+	return (ulong)ap_stacks[i] + STACK;
+}
 
 /* VCPU_START: the bad inputs first (each must change nothing), then every AP. */
 static void start_pv(uint32_t n)
@@ -334,14 +352,17 @@ static void start_pv(uint32_t n)
 	      "VCPU_START past the last vCPU");
 	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 0, entry, stack_top(1), 0) == -UMBRA_EINVAL,
 	      "VCPU_START of the caller itself");
-	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 1, (ulong)ram_bytes, stack_top(1), 0) == -UMBRA_EFAULT,
+	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 1, (ulong)ram_bytes, stack_top(1), 0) ==
+		      -UMBRA_EFAULT,
 	      "VCPU_START with the entry outside RAM");
-	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 1, entry, (ulong)ram_bytes + PAGE_SIZE, 0) == -UMBRA_EFAULT,
+	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 1, entry, (ulong)ram_bytes + PAGE_SIZE, 0) ==
+		      -UMBRA_EFAULT,
 	      "VCPU_START with the stack outside RAM");
 	delay_ms(20);
 	CHECK(ap_online == 0, "a refused VCPU_START started a vCPU");
 	for (uint32_t i = 1; i < n; i++)
-		CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, i, entry, stack_top(i), 0x5eed0000u + i) == 0,
+		CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, i, entry, stack_top(i),
+				       0x5eed0000u + i) == 0,
 		      "VCPU_START %u", i);
 	CHECK(umbra_hypercall4(UMBRA_HC_VCPU_START, 1, entry, stack_top(1), 0) == -UMBRA_EBUSY,
 	      "VCPU_START of a running vCPU");
@@ -352,7 +373,7 @@ static void start_sipi(void)
 {
 	for (ulong i = 0; i < (ulong)(tramp_end - tramp_start); i++)
 		((volatile uint8_t *)TRAMP)[i] = (uint8_t)tramp_start[i];
-	ipi(0, 0x000c4500);  /* INIT, level assert, all excluding self */
+	ipi(0, 0x000c4500); /* INIT, level assert, all excluding self */
 	delay_ms(10);
 	ipi(0, 0x000c4600 | (TRAMP >> 12)); /* SIPI */
 	delay_ms(1);
@@ -400,9 +421,9 @@ static void report_ap_fails(const char *when)
 	static uint32_t reported;
 	CHECK(ap_fails == reported,
 	      "%s: %u AP check(s) failed; first: vcpu %u phase %u round %u value 0x%x at %u "
-	      "(frames 0x%lx 0x%lx)", when, ap_fails - reported, ap_first_fail[0],
-	      ap_first_fail[1], ap_first_fail[2], ap_first_fail[3], ap_first_fail[4],
-	      sv_frame[0] >> 12, sv_frame[1] >> 12);
+	      "(frames 0x%lx 0x%lx)",
+	      when, ap_fails - reported, ap_first_fail[0], ap_first_fail[1], ap_first_fail[2],
+	      ap_first_fail[3], ap_first_fail[4], sv_frame[0] >> 12, sv_frame[1] >> 12);
 	reported = ap_fails;
 }
 
@@ -481,12 +502,13 @@ void test_main(void)
 	CHECK(barrier(), "phase 1 barrier");
 	for (int i = 0; i < NP; i++)
 		for (uint32_t c = 0; c < ncpu; c++)
-			CHECK(*slot(TEST_VA + (ulong)i * PAGE_SIZE, c) == (0xc0de0000u | c << 8 | (uint32_t)i),
+			CHECK(*slot(TEST_VA + (ulong)i * PAGE_SIZE, c) ==
+				      (0xc0de0000u | c << 8 | (uint32_t)i),
 			      "page %d: vCPU %u's write is missing", i, c);
 	CHECK(barrier(), "phase 1 check barrier");
 	report_ap_fails("phase 1");
-	CHECK(ap_overflow == 0, "%u AP starts past %u vCPUs (the trampoline ran again)", ap_overflow,
-	      MAXCPU);
+	CHECK(ap_overflow == 0, "%u AP starts past %u vCPUs (the trampoline ran again)",
+	      ap_overflow, MAXCPU);
 	phase = 2;
 	switch_roots(0);
 	CHECK(barrier(), "phase 2 barrier");
@@ -513,8 +535,10 @@ void test_main(void)
 	phase = 5;
 	nmi_shadows();
 	report_ap_fails("phase 5");
-	CHECK(nmis == NMI_ROUNDS && !nmi_in_shadow, "NMIs: %u of %u taken, %u inside a shadow "
-	      "(last at %lx)", nmis, NMI_ROUNDS, nmi_in_shadow, nmi_bad_ip);
+	CHECK(nmis == NMI_ROUNDS && !nmi_in_shadow,
+	      "NMIs: %u of %u taken, %u inside a shadow "
+	      "(last at %lx)",
+	      nmis, NMI_ROUNDS, nmi_in_shadow, nmi_bad_ip);
 	kprintf("%s: %u NMIs from vCPU 1 around STI and MOV SS shadows, %u inside one\n",
 		guest_name, nmis, nmi_in_shadow);
 }

@@ -47,13 +47,15 @@ int main(int argc, char **argv)
 		return fail("KVM_CREATE_VM");
 	if (ioctl_retry(kvm, KVM_CHECK_EXTENSION, (void *)KVM_CAP_USER_MEMORY) <= 0)
 		return fail("KVM_CAP_USER_MEMORY");
-	unsigned char *mem = mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-				  -1, 0);
+	unsigned char *mem =
+		mmap(NULL, 0x1000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return fail("mmap of guest memory");
 	memcpy(mem, code, sizeof(code));
 	struct kvm_userspace_memory_region region = {
-		.slot = 0, .guest_phys_addr = 0, .memory_size = 0x1000,
+		.slot = 0,
+		.guest_phys_addr = 0,
+		.memory_size = 0x1000,
 		.userspace_addr = (unsigned long)mem,
 	};
 	if (ioctl_retry(vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
@@ -64,7 +66,8 @@ int main(int argc, char **argv)
 	int run_size = ioctl_retry(kvm, KVM_GET_VCPU_MMAP_SIZE, NULL);
 	if (run_size < (int)sizeof(struct kvm_run))
 		return fail("KVM_GET_VCPU_MMAP_SIZE");
-	struct kvm_run *run = mmap(NULL, (size_t)run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
+	struct kvm_run *run =
+		mmap(NULL, (size_t)run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
 	if (run == MAP_FAILED)
 		return fail("mmap of kvm_run");
 	struct kvm_sregs sregs;
@@ -83,7 +86,8 @@ int main(int argc, char **argv)
 	if (run->exit_reason != KVM_EXIT_IO || run->io.port != 0x80 ||
 	    run->io.direction != KVM_EXIT_IO_OUT ||
 	    ((unsigned char *)run)[run->io.data_offset] != 0x42) {
-		printf("kvm: the real-mode test guest did not run (exit reason %u)\n", run->exit_reason);
+		printf("kvm: the real-mode test guest did not run (exit reason %u)\n",
+		       run->exit_reason);
 		return 1;
 	}
 	printf("kvm: ok\n");

@@ -49,8 +49,8 @@ static long open_rw(const char *p)
 }
 
 #define SLOT (256u << 10)
-struct hdr {                       /* the region's first page */
-	volatile u32 full[2];      /* slot i holds chunk seq[i] (set by the sender) */
+struct hdr {		      /* the region's first page */
+	volatile u32 full[2]; /* slot i holds chunk seq[i] (set by the sender) */
 	volatile u32 seq[2];
 };
 #define DATA_OFF 4096u
@@ -67,7 +67,7 @@ static void wait_doorbell(void)
 	unsigned short cmd;
 	if (sys6(SYS_READ, uio, (long)&count, 4, 0, 0, 0) != 4)
 		die("read /dev/uio0");
-	(void)regs[INTR_STATUS];   /* reading clears it: the line drops */
+	(void)regs[INTR_STATUS]; /* reading clears it: the line drops */
 	if (sys6(SYS_PREAD64, cfg, (long)&cmd, 2, 4, 0, 0) != 2)
 		die("read config");
 	cmd &= (unsigned short)~0x400;

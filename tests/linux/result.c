@@ -16,7 +16,7 @@ static unsigned long parse(const char *s)
 	for (; *s; s++) {
 		unsigned d = *s >= 'a' ? (unsigned)(*s - 'a' + 10) : (unsigned)(*s - '0');
 		if (d >= base)
-			return UMBRA_RESULT_FAIL;   /* a garbled argument must not read as a pass */
+			return UMBRA_RESULT_FAIL; /* a garbled argument must not read as a pass */
 		v = v * base + d;
 	}
 	return v;

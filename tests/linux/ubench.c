@@ -23,8 +23,10 @@ static void probe(void)
 {
 	unsigned a, b, c, d;
 	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
-	amd = b == 0x68747541;   /* "Auth"enticAMD: VMMCALL, else VMCALL */
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(UMBRA_CPUID_BASE), "c"(0));
+	amd = b == 0x68747541; /* "Auth"enticAMD: VMMCALL, else VMCALL */
+	__asm__ volatile("cpuid"
+			 : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+			 : "a"(UMBRA_CPUID_BASE), "c"(0));
 	on_umbra = b == UMBRA_SIGNATURE_EBX && c == UMBRA_SIGNATURE_ECX && d == UMBRA_SIGNATURE_EDX;
 }
 
@@ -37,9 +39,15 @@ static long stats(struct umbra_stats *s)
 		return -1;
 	*(volatile unsigned *)&s->size = 0;
 	if (amd)
-		__asm__ volatile("vmmcall" : "=a"(r) : "a"(UMBRA_HC_STATS), "b"(s), "c"(sizeof(*s)) : "memory");
+		__asm__ volatile("vmmcall"
+				 : "=a"(r)
+				 : "a"(UMBRA_HC_STATS), "b"(s), "c"(sizeof(*s))
+				 : "memory");
 	else
-		__asm__ volatile("vmcall" : "=a"(r) : "a"(UMBRA_HC_STATS), "b"(s), "c"(sizeof(*s)) : "memory");
+		__asm__ volatile("vmcall"
+				 : "=a"(r)
+				 : "a"(UMBRA_HC_STATS), "b"(s), "c"(sizeof(*s))
+				 : "memory");
 	return r;
 }
 
@@ -57,7 +65,9 @@ static void put_num(ulong v)
 {
 	char b[24];
 	int n = 0;
-	do b[n++] = (char)('0' + v % 10); while ((v /= 10) && n < 23);
+	do
+		b[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < 23);
 	while (n && out_len < sizeof(obuf) - 1)
 		obuf[out_len++] = b[--n];
 }
@@ -124,7 +134,13 @@ static const char *const reason_names[] = { UMBRA_EXIT_REASON_LIST(REASON_NAME) 
 /* One line per metric ("LBENCH W METRIC VALUE"): Umbra's console wraps long lines. */
 static void metric(const char *w, const char *name, const char *suffix, ulong v)
 {
-	put("LBENCH "); put(w); put(" "); put(name); put(suffix); put(" "); put_num(v);
+	put("LBENCH ");
+	put(w);
+	put(" ");
+	put(name);
+	put(suffix);
+	put(" ");
+	put_num(v);
 	flush();
 }
 
@@ -139,8 +155,10 @@ static void report(const char *w, ulong n, ulong ns, const struct umbra_stats *a
 	metric(w, "exits_per_op", "_x1000", (b->exits_total - a->exits_total) * 1000 / n);
 	for (unsigned r = 0; r < UMBRA_EXIT_REASONS; r++)
 		if (b->exits[r] != a->exits[r])
-			metric(w, reason_names[r], "_x1000", (b->exits[r] - a->exits[r]) * 1000 / n);
-	metric(w, "pt_writes", "_x1000", (b->mmu.writes_emulated - a->mmu.writes_emulated) * 1000 / n);
+			metric(w, reason_names[r], "_x1000",
+			       (b->exits[r] - a->exits[r]) * 1000 / n);
+	metric(w, "pt_writes", "_x1000",
+	       (b->mmu.writes_emulated - a->mmu.writes_emulated) * 1000 / n);
 	metric(w, "fills", "_x1000", (b->mmu.faults_fixed - a->mmu.faults_fixed) * 1000 / n);
 }
 
@@ -165,8 +183,10 @@ static void start_c(long *sp)
 	static struct umbra_stats a, b;
 	const char *w = sp[0] > 1 ? (const char *)sp[2] : "";
 	ulong n = sp[0] > 2 ? parse((const char *)sp[3]) : 1;
-	void (*fn)(ulong) = streq(w, "fork") ? fork_exec : streq(w, "pipe") ? pipe_pingpong :
-			    streq(w, "mmap") ? mmap_touch : 0;
+	void (*fn)(ulong) = streq(w, "fork")   ? fork_exec
+			    : streq(w, "pipe") ? pipe_pingpong
+			    : streq(w, "mmap") ? mmap_touch
+					       : 0;
 
 	if (!fn) {
 		put("usage: ubench fork|pipe|mmap N");

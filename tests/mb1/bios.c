@@ -46,10 +46,11 @@ void test_main(void)
 	CHECK(r->irq_ivt != 0, "the IVT's vector 8 is empty");
 	CHECK(r->ticks1 != r->ticks0, "sti; hlt: the tick count stayed at %u", r->ticks0);
 	kprintf("sti; hlt woke on the BIOS's timer, which counted at 0x46c\n");
-	CHECK(r->ticks2 < 0x100 && r->roll == 1, "midnight: ticks %x after 0x1800b5, rollover flag %u",
-	      r->ticks2, r->roll);
+	CHECK(r->ticks2 < 0x100 && r->roll == 1,
+	      "midnight: ticks %x after 0x1800b5, rollover flag %u", r->ticks2, r->roll);
 	kprintf("a tick past a day's worth resets the count and sets the rollover flag\n");
 	uint32_t now;
 	asm volatile("movl 0x46c, %0" : "=r"(now)); /* GCC will not dereference the first page */
-	CHECK(now == r->ticks2, "ticks counted in protected mode with IF=0: %u, %u", now, r->ticks2);
+	CHECK(now == r->ticks2, "ticks counted in protected mode with IF=0: %u, %u", now,
+	      r->ticks2);
 }

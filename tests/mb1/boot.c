@@ -6,7 +6,11 @@ const char guest_name[] = "boot";
 
 extern char _end[];
 
-struct mmap_entry { uint32_t size; uint64_t base, len; uint32_t type; } __attribute__((packed));
+struct mmap_entry {
+	uint32_t size;
+	uint64_t base, len;
+	uint32_t type;
+} __attribute__((packed));
 
 /* Whether the usable (type 1) entries cover [lo, hi) without a gap. */
 static int covered(const struct mb1_info *mbi, uint64_t lo, uint64_t hi)

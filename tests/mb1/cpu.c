@@ -30,7 +30,8 @@ static void cpuid_checks(void)
 			for (int i = 0; i < 4; i++)
 				for (int k = 0; k < 4; k++) {
 					uint8_t c = (uint8_t)(w[i] >> (8 * k));
-					CHECK(!c || (c >= 0x20 && c <= 0x7e), "brand string byte %x", c);
+					CHECK(!c || (c >= 0x20 && c <= 0x7e),
+					      "brand string byte %x", c);
 				}
 		}
 	}
@@ -52,7 +53,8 @@ static void advertised(void)
 	struct cpuid f1 = cpuid(1, 0), e1 = cpuid(0x80000001u, 0), f7 = cpuid(7, 0);
 	uint64_t v;
 	if (f1.d & (1u << 14))
-		CHECK(!rdmsr_safe(0x179, &v) && !rdmsr_safe(0x17a, &v), "MCA announced: MCG_CAP/STATUS");
+		CHECK(!rdmsr_safe(0x179, &v) && !rdmsr_safe(0x17a, &v),
+		      "MCA announced: MCG_CAP/STATUS");
 	if (f1.c & (1u << 24))
 		CHECK(!rdmsr_safe(0x6e0, &v), "TSC deadline announced: IA32_TSC_DEADLINE");
 	if (f1.c & (1u << 15))
@@ -129,9 +131,12 @@ static void syscall_check(void)
 	wrmsr(MSR_EFER, efer | 1);
 	wrmsr(0xc0000081u, 0x18ull << 32); /* kernel CS 0x18 (the library's 64-bit code), SS 0x20 */
 	wrmsr(0xc0000082u, (ulong)sc_entry);
-	wrmsr(0xc0000084u, 0x400);         /* SYSCALL clears DF */
+	wrmsr(0xc0000084u, 0x400); /* SYSCALL clears DF */
 	asm volatile("std\n\tsyscall\n.globl sc_return\nsc_return:\n\tcld\n\t"
-		     "mov $0x10, %%eax\n\tmov %%eax, %%ss" : : : "rax", "rcx", "r11", "memory", "cc");
+		     "mov $0x10, %%eax\n\tmov %%eax, %%ss"
+		     :
+		     :
+		     : "rax", "rcx", "r11", "memory", "cc");
 	CHECK(!(sc_flags_in & 0x400) && (sc_r11 & 0x400), "syscall: flags in %lx, r11 %lx",
 	      sc_flags_in, sc_r11);
 	CHECK(sc_rcx == (ulong)sc_return, "syscall: rcx is not the return address");
@@ -176,8 +181,8 @@ static void msr_checks(void)
 	for (unsigned i = 0; i < (cap & 0xff) && i < 16; i++)
 		bad |= rdmsr_safe(0x200 + 2 * i, &v) | rdmsr_safe(0x201 + 2 * i, &v);
 	if (cap & 0x100) {
-		static const uint32_t fixed[] = { 0x250, 0x258, 0x259, 0x268, 0x269, 0x26a, 0x26b,
-						  0x26c, 0x26d, 0x26e, 0x26f };
+		static const uint32_t fixed[] = { 0x250, 0x258, 0x259, 0x268, 0x269, 0x26a,
+						  0x26b, 0x26c, 0x26d, 0x26e, 0x26f };
 		for (unsigned i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 			bad |= rdmsr_safe(fixed[i], &v);
 	}
@@ -254,19 +259,22 @@ static void msr_checks(void)
 		if (!cpu.amd) {
 			int monitor = (cpuid(1, 0).c >> 3) & 1;
 			CHECK((v & 0x1801) == 0x1801 && ((v >> 18) & 1) == (uint64_t)monitor &&
-			      !(v & (1u << 22)) && !(v & (1ull << 34)), "misc_enable %llx", (unsigned long long)v);
+				      !(v & (1u << 22)) && !(v & (1ull << 34)),
+			      "misc_enable %llx", (unsigned long long)v);
 			/* Reserved bit 1: hardware #GP; TCG keeps it. No line of its own: the
 			 * output must not depend on the vendor. */
 			int rsvd = wrmsr_safe(0x1a0, v | 2);
-			CHECK(rsvd == 13 || tcg_native(), "misc_enable reserved bit 1: vector %d", rsvd);
+			CHECK(rsvd == 13 || tcg_native(), "misc_enable reserved bit 1: vector %d",
+			      rsvd);
 			wrmsr_safe(0x1a0, v);
 			/* Fast strings is writable and reads back as written. */
 			uint64_t off = ~0ull;
 			int w = wrmsr_safe(0x1a0, v & ~1ull);
 			rdmsr_safe(0x1a0, &off);
 			wrmsr_safe(0x1a0, v);
-			CHECK(!w && off == (v & ~1ull), "misc_enable without fast strings: %d, reads %llx",
-			      w, (unsigned long long)off);
+			CHECK(!w && off == (v & ~1ull),
+			      "misc_enable without fast strings: %d, reads %llx", w,
+			      (unsigned long long)off);
 			/* The other writable bits at once, as a kernel writing back a changed value
 			 * does: EIST, the MONITOR FSM, the CPUID limit, xTPR disable, and XD disable
 			 * where NX exists and EFER.NXE is off (with NX in use it would take the NX
@@ -274,7 +282,8 @@ static void msr_checks(void)
 			 * at 2 and XD disable hides NX, as on the CPU. */
 			uint64_t efer = 0;
 			rdmsr_safe(0xc0000080u, &efer);
-			int nx = (cpuid(0x80000001u, 0).d >> 20) & 1, xd = nx && !(efer & (1u << 11));
+			int nx = (cpuid(0x80000001u, 0).d >> 20) & 1,
+			    xd = nx && !(efer & (1u << 11));
 			uint64_t flip = 1ull << 16 | 1ull << 18 | 1ull << 22 | 1ull << 23 |
 					(xd ? 1ull << 34 : 0);
 			uint32_t max0 = cpuid(0, 0).a;
@@ -283,8 +292,9 @@ static void msr_checks(void)
 			uint32_t lim0 = cpuid(0, 0).a;
 			int nx_then = (cpuid(0x80000001u, 0).d >> 20) & 1;
 			int back = wrmsr_safe(0x1a0, v);
-			CHECK(!w && off == (v ^ flip) && !back, "misc_enable writable bits: %d, reads %llx",
-			      w, (unsigned long long)off);
+			CHECK(!w && off == (v ^ flip) && !back,
+			      "misc_enable writable bits: %d, reads %llx", w,
+			      (unsigned long long)off);
 			CHECK(lim0 == (max0 > 2 ? 2 : max0) && cpuid(0, 0).a == max0,
 			      "misc_enable cpuid limit: leaf 0 %x, limited %x", max0, lim0);
 			CHECK(!xd || (!nx_then && ((cpuid(0x80000001u, 0).d >> 20) & 1)),
@@ -330,10 +340,11 @@ static void cr_checks(void)
 	/* QEMU 7.2's TCG never finishes a CR4 write with a reserved bit (the vCPU spins on the
 	 * instruction) and lets PAE go in long mode (then triple-faults): natively these are not
 	 * tried, under Umbra they must raise #GP as on hardware. */
-	expect_fault("cr4 reserved bit 31 -> #GP", tcg_native() ? 13 : cr4_try(cr4 | (1ul << 31)), 13);
-	expect_fault("cr4 bit 40 -> #GP", tcg_native() ? 13 : cr4_try(cr4 | (1ul << 40)), 13);
-	expect_fault("cr4.pae cleared in long mode -> #GP", tcg_native() ? 13 : cr4_try(cr4 & ~CR4_PAE),
+	expect_fault("cr4 reserved bit 31 -> #GP", tcg_native() ? 13 : cr4_try(cr4 | (1ul << 31)),
 		     13);
+	expect_fault("cr4 bit 40 -> #GP", tcg_native() ? 13 : cr4_try(cr4 | (1ul << 40)), 13);
+	expect_fault("cr4.pae cleared in long mode -> #GP",
+		     tcg_native() ? 13 : cr4_try(cr4 & ~CR4_PAE), 13);
 	expect_fault("cr4 pge set and cleared", cr4_try(cr4 | CR4_PGE), 0);
 	CHECK(read_cr4() == cr4, "cr4 not restored");
 }
@@ -352,7 +363,8 @@ static void cr_checks(void)
 	expect_fault("cr0 pg with efer.lme and no pae -> #GP",
 		     tcg_native() ? 13 : cr0_try(cr0 | CR0_PG), 13);
 	set_efer_bits(0, 1u << 8);
-	expect_fault("cr4 reserved bit 31 -> #GP", tcg_native() ? 13 : cr4_try(cr4 | (1ul << 31)), 13);
+	expect_fault("cr4 reserved bit 31 -> #GP", tcg_native() ? 13 : cr4_try(cr4 | (1ul << 31)),
+		     13);
 	expect_fault("cr4 pae, pse, pge set and cleared with paging off",
 		     cr4_try(cr4 | CR4_PAE | CR4_PSE | CR4_PGE), 0);
 	CHECK(read_cr0() == cr0 && read_cr4() == cr4, "cr0/cr4 not restored");

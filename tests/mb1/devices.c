@@ -5,13 +5,33 @@
 const char guest_name[] = "devices";
 
 #define APIC 0xfee00000u
-enum { A_ID = 0x20, A_VER = 0x30, A_TPR = 0x80, A_PPR = 0xa0, A_EOI = 0xb0, A_LDR = 0xd0,
-       A_DFR = 0xe0, A_SVR = 0xf0, A_ICR_LO = 0x300, A_ICR_HI = 0x310, A_LVT_TIMER = 0x320,
-       A_LVT_LINT0 = 0x350, A_LVT_ERROR = 0x370, A_TIMER_INIT = 0x380, A_TIMER_CUR = 0x390,
-       A_TIMER_DIV = 0x3e0 };
+enum {
+	A_ID = 0x20,
+	A_VER = 0x30,
+	A_TPR = 0x80,
+	A_PPR = 0xa0,
+	A_EOI = 0xb0,
+	A_LDR = 0xd0,
+	A_DFR = 0xe0,
+	A_SVR = 0xf0,
+	A_ICR_LO = 0x300,
+	A_ICR_HI = 0x310,
+	A_LVT_TIMER = 0x320,
+	A_LVT_LINT0 = 0x350,
+	A_LVT_ERROR = 0x370,
+	A_TIMER_INIT = 0x380,
+	A_TIMER_CUR = 0x390,
+	A_TIMER_DIV = 0x3e0
+};
 
-static uint32_t apic_rd(uint32_t off) { return *phys32(APIC + off); }
-static void apic_wr(uint32_t off, uint32_t v) { *phys32(APIC + off) = v; }
+static uint32_t apic_rd(uint32_t off)
+{
+	return *phys32(APIC + off);
+}
+static void apic_wr(uint32_t off, uint32_t v)
+{
+	*phys32(APIC + off) = v;
+}
 
 static uint32_t inl(uint16_t port)
 {
@@ -36,8 +56,8 @@ static void pic(void)
 		outb(0x21, masks[i]);
 		outb(0xa1, slave[i]);
 		uint8_t m = inb(0x21), s = inb(0xa1);
-		CHECK(m == masks[i] && s == slave[i], "pic masks %x/%x read %x/%x", masks[i], slave[i],
-		      m, s);
+		CHECK(m == masks[i] && s == slave[i], "pic masks %x/%x read %x/%x", masks[i],
+		      slave[i], m, s);
 	}
 	/* Nothing is in service: OCW3 selects the ISR for the next command-port read. */
 	outb(0x20, 0x0b);
@@ -152,7 +172,8 @@ static void apic(void)
 {
 	uint64_t base = rdmsr(0x1b);
 	CHECK((base & ~0xfffull) == APIC, "apic base msr %llx", (unsigned long long)base);
-	CHECK((base & 0x900) == 0x900, "apic base msr %llx: BSP and enabled", (unsigned long long)base);
+	CHECK((base & 0x900) == 0x900, "apic base msr %llx: BSP and enabled",
+	      (unsigned long long)base);
 	wrmsr(0x1b, base); /* the same value again is always accepted */
 	CHECK(rdmsr(0x1b) == base, "apic base msr rewritten");
 	kprintf("apic base msr: 0xfee00000, bsp, enabled\n");
@@ -196,8 +217,12 @@ static void apic(void)
 	CHECK((apic_rd(A_ICR_LO) & 0xcfff) == 0xf0, "icr low read %x", apic_rd(A_ICR_LO));
 	CHECK(apic_rd(A_ICR_HI) >> 24 == 0x0f, "icr high read %x", apic_rd(A_ICR_HI));
 
-	static const struct { uint32_t off, val; } lvt[] = {
-		{ A_LVT_TIMER, 0x000100ef }, { A_LVT_LINT0, 0x00010700 }, { A_LVT_ERROR, 0x000100fe },
+	static const struct {
+		uint32_t off, val;
+	} lvt[] = {
+		{ A_LVT_TIMER, 0x000100ef },
+		{ A_LVT_LINT0, 0x00010700 },
+		{ A_LVT_ERROR, 0x000100fe },
 	};
 	for (unsigned i = 0; i < 3; i++) {
 		apic_wr(lvt[i].off, lvt[i].val);

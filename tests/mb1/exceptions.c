@@ -13,7 +13,8 @@ const char guest_name[] = "exceptions";
 #define R(x) "e" #x
 #endif
 
-volatile ulong db_count, db_dr6, db_ip, db_first_ip, db_first_dr6, db_stop, df_count, df_error, saved_sp;
+volatile ulong db_count, db_dr6, db_ip, db_first_ip, db_first_dr6, db_stop, df_count, df_error,
+	saved_sp;
 void db_stub(void);
 void df_stub(void);
 void df_resume(void);
@@ -48,7 +49,10 @@ asm(".text\n.globl db_stub\ndb_stub:\n"
 
 static uint8_t *idt_gate(unsigned vec)
 {
-	struct __attribute__((packed)) { uint16_t limit; ulong base; } idtr;
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		ulong base;
+	} idtr;
 	asm volatile("sidt %0" : "=m"(idtr));
 	return (uint8_t *)idtr.base + vec * GATE_BYTES;
 }
@@ -68,9 +72,16 @@ static void set_handler(unsigned vec, void (*fn)(void), unsigned ist)
 }
 
 /* Runs an instruction sequence that faults, with the library's handler resuming at label 1. */
-#define FAULT(insns, ...) ({ ulong n_ = fault_count; \
-	asm volatile(SET_RECOVER insns "\n1:" : : __VA_ARGS__ : "memory", "cc", "ax", "cx", "dx"); \
-	fault_recover = 0; fault_count != n_ ? (int)last_fault.vector : -1; })
+#define FAULT(insns, ...) \
+	({ \
+		ulong n_ = fault_count; \
+		asm volatile(SET_RECOVER insns "\n1:" \
+			     : \
+			     : __VA_ARGS__ \
+			     : "memory", "cc", "ax", "cx", "dx"); \
+		fault_recover = 0; \
+		fault_count != n_ ? (int)last_fault.vector : -1; \
+	})
 
 static void expect_exc(const char *what, int vector, int want, long error, long want_error)
 {
@@ -168,11 +179,14 @@ static void fresh_stack(void)
 	for (int i = 0; i < 3; i++, top -= 2 * PAGE_SIZE) {
 		ulong n = fault_count;
 		asm volatile("mov %%" R(sp) ", saved_sp\n\t"
-			     "mov %0, %%" R(sp) "\n\t" SET_RECOVER "int3\n1:\n\t"
-			     "mov saved_sp, %%" R(sp) : : "r"(top) : "memory");
+					    "mov %0, %%" R(sp) "\n\t" SET_RECOVER "int3\n1:\n\t"
+							       "mov saved_sp, %%" R(sp)
+			     :
+			     : "r"(top)
+			     : "memory");
 		fault_recover = 0;
-		CHECK(fault_count == n + 1 && last_fault.vector == 3, "int3 on a fresh stack: vector %lu",
-		      last_fault.vector);
+		CHECK(fault_count == n + 1 && last_fault.vector == 3,
+		      "int3 on a fresh stack: vector %lu", last_fault.vector);
 	}
 	kprintf("int3 delivered onto fresh stack pages\n");
 }
@@ -182,9 +196,20 @@ static void fresh_stack(void)
 #define DR6_BS (1ul << 14)
 #define DR6_BD (1ul << 13)
 #define DR6_B0_B3 0xful
-static void write_dr6(ulong v) { asm volatile("mov %0, %%dr6" : : "r"(v)); }
-static void write_dr7(ulong v) { asm volatile("mov %0, %%dr7" : : "r"(v)); }
-static ulong read_dr7(void) { ulong v; asm volatile("mov %%dr7, %0" : "=r"(v)); return v; }
+static void write_dr6(ulong v)
+{
+	asm volatile("mov %0, %%dr6" : : "r"(v));
+}
+static void write_dr7(ulong v)
+{
+	asm volatile("mov %0, %%dr7" : : "r"(v));
+}
+static ulong read_dr7(void)
+{
+	ulong v;
+	asm volatile("mov %%dr7, %0" : "=r"(v));
+	return v;
+}
 
 static void db_reset(ulong stop)
 {
@@ -208,8 +233,8 @@ static void db_reset(ulong stop)
 static void step_case(const char *what, ulong at)
 {
 	CHECK(db_count == 1 && db_ip == at && (db_dr6 & DR6_BS),
-	      "single step over %s: %lu traps, at %lx (want %lx), dr6 %lx", what, db_count, db_ip, at,
-	      db_dr6);
+	      "single step over %s: %lu traps, at %lx (want %lx), dr6 %lx", what, db_count, db_ip,
+	      at, db_dr6);
 	kprintf("single step over %s: one #DB after it, DR6.BS\n", what);
 }
 
@@ -234,22 +259,31 @@ static void rep_step(const char *what, int mmio)
 	set_handler(1, (void (*)(void))trap_stub(1), 0);
 	set_irq_handler(1, rep_db);
 	if (mmio)
-		asm volatile("mov %2, %%" R(si) "\n\tmov $3, %%ecx\n\tpushf\n\torl $0x100, (%%" R(sp)
-			     ")\n\tpopf\n1:\n\trep lodsl\n2:\n\tpushf\n\tandl $~0x100, (%%" R(sp)
-			     ")\n\tpopf\n\tlea 1b, %0\n\tlea 2b, %1"
-			     : "=&r"(at), "=&r"(after) : "r"(src) : "memory", "cc", "ax", "cx", "si");
+		asm volatile(
+			"mov %2, %%" R(si) "\n\tmov $3, %%ecx\n\tpushf\n\torl $0x100, (%%" R(
+				sp) ")\n\tpopf\n1:\n\trep lodsl\n2:\n\tpushf\n\tandl $~0x100, (%%" R(sp) ")\n\tpopf\n\tlea 1b, %0\n\tlea 2b, %1"
+			: "=&r"(at), "=&r"(after)
+			: "r"(src)
+			: "memory", "cc", "ax", "cx", "si");
 	else
-		asm volatile("mov %2, %%" R(si) "\n\tmov $3, %%ecx\n\tmov $0x80, %%dx\n\tpushf\n\t"
-			     "orl $0x100, (%%" R(sp) ")\n\tpopf\n1:\n\trep outsb\n2:\n\tpushf\n\t"
-			     "andl $~0x100, (%%" R(sp) ")\n\tpopf\n\tlea 1b, %0\n\tlea 2b, %1"
-			     : "=&r"(at), "=&r"(after) : "r"(src) : "memory", "cc", "cx", "dx", "si");
+		asm volatile(
+			"mov %2, %%" R(
+				si) "\n\tmov $3, %%ecx\n\tmov $0x80, %%dx\n\tpushf\n\t"
+				    "orl $0x100, (%%" R(
+					    sp) ")\n\tpopf\n1:\n\trep outsb\n2:\n\tpushf\n\t"
+						"andl $~0x100, (%%" R(
+							sp) ")\n\tpopf\n\tlea 1b, %0\n\tlea 2b, %1"
+			: "=&r"(at), "=&r"(after)
+			: "r"(src)
+			: "memory", "cc", "cx", "dx", "si");
 	set_irq_handler(1, 0);
 	set_handler(1, db_stub, 0);
 	/* The iterations' traps, then the pushf, and, popf that clear TF: six in all. */
 	CHECK(db_count == 6 && db_ips[0] == at && db_ips[1] == at && db_ips[2] == after,
 	      "%s under TF: %lu traps at %lx %lx %lx (want 6: %lx %lx %lx ...)", what, db_count,
 	      db_ips[0], db_ips[1], db_ips[2], at, at, after);
-	kprintf("single step over %s x3: a trap after each iteration, at it until the last\n", what);
+	kprintf("single step over %s x3: a trap after each iteration, at it until the last\n",
+		what);
 }
 
 static void step_over_exits(void)
@@ -260,8 +294,8 @@ static void step_over_exits(void)
 	step_case("in", STEP_OVER("inb $0x61, %%al", 0, 0, 0, 0));
 	step_case("rdmsr", STEP_OVER("rdmsr", 0, 0x1b, 0, 0));
 	uint64_t apic_base = rdmsr(0x1b);
-	step_case("wrmsr", STEP_OVER("wrmsr", (uint32_t)apic_base, 0x1b, (uint32_t)(apic_base >> 32),
-				     0));
+	step_case("wrmsr",
+		  STEP_OVER("wrmsr", (uint32_t)apic_base, 0x1b, (uint32_t)(apic_base >> 32), 0));
 	step_case("mov to cr0", STEP_OVER("mov %5, %%cr0", 0, 0, 0, read_cr0()));
 	step_case("invlpg", STEP_OVER("invlpg (%5)", 0, 0, 0, (ulong)&db_count));
 #ifdef __x86_64__
@@ -295,9 +329,12 @@ static void step_over_exits(void)
 	db_reset(0);
 	ulong first, stop;
 	asm volatile("lea 2f, %0\n\tlea 3f, %1\n\tmov %1, db_stop\n\t"
-		     "pushf\n\torl $0x100, (%%" R(sp) ")\n\tpopf\n\t"
-		     "mov %%ss, %%eax\n2:\n\tmov %%eax, %%ss\n\tcpuid\n3:"
-		     : "=&r"(first), "=&r"(stop) : "c"(0) : "memory", "cc", "ax", "bx", "dx");
+		     "pushf\n\torl $0x100, (%%" R(
+			     sp) ")\n\tpopf\n\t"
+				 "mov %%ss, %%eax\n2:\n\tmov %%eax, %%ss\n\tcpuid\n3:"
+		     : "=&r"(first), "=&r"(stop)
+		     : "c"(0)
+		     : "memory", "cc", "ax", "bx", "dx");
 	CHECK(db_count == 2 && db_first_ip == first && db_ip == stop && (db_dr6 & DR6_BS),
 	      "mov ss; cpuid: %lu traps, first at %lx (want %lx), last at %lx (want %lx)", db_count,
 	      db_first_ip, first, db_ip, stop);
@@ -317,11 +354,14 @@ static void step_over_exits(void)
 		asm volatile("lea 2f, %0\n\tlea 3f, %1\n\tmov %1, db_stop\n\t"
 			     "pushf\n\torl $0x100, (%%esp)\n\tpopf\n\tnop\n2:\n\t"
 			     "mov (%2), %%ss\n\tnop\n3:"
-			     : "=&r"(first), "=&r"(stop) : "r"(tpr) : "memory", "cc");
+			     : "=&r"(first), "=&r"(stop)
+			     : "r"(tpr)
+			     : "memory", "cc");
 		*tpr = 0;
 		CHECK(db_count == 2 && db_first_ip == first && db_ip == stop && (db_dr6 & DR6_BS),
 		      "mov ss from the tpr; nop: %lu traps, first at %lx (want %lx), last at %lx "
-		      "(want %lx)", db_count, db_first_ip, first, db_ip, stop);
+		      "(want %lx)",
+		      db_count, db_first_ip, first, db_ip, stop);
 	}
 	kprintf("mov ss from a device register then nop: one #DB, after the nop\n");
 #endif
@@ -358,7 +398,8 @@ static void general_detect(void)
  * and under Umbra on QEMU), decided on Bochs. */
 static void general_detect_movss(void)
 {
-	const char *line = "mov ss; mov dr6 with gd and tf: #DB at the mov dr (BD, BS), it runs, #DB after it";
+	const char *line =
+		"mov ss; mov dr6 with gd and tf: #DB at the mov dr (BD, BS), it runs, #DB after it";
 	ulong at, after, dr6;
 	if (on_tcg()) {
 		kprintf("%s\n", line);
@@ -368,17 +409,20 @@ static void general_detect_movss(void)
 	write_dr7(0x2400);
 	asm volatile("lea 3f, %0\n\tlea 4f, %1\n\tmov %1, db_stop\n\tmov %%ss, %%eax\n\t"
 		     "pushf\n\torl $0x100, (%%" R(sp) ")\n\tpopf\n\t"
-		     "mov %%eax, %%ss\n3:\n\tmov %2, %%dr6\n4:\n\t"
-		     : "=&r"(at), "=&r"(after) : "r"(0x1ul) : "memory", "cc", "ax");
+						      "mov %%eax, %%ss\n3:\n\tmov %2, %%dr6\n4:\n\t"
+		     : "=&r"(at), "=&r"(after)
+		     : "r"(0x1ul)
+		     : "memory", "cc", "ax");
 	asm volatile("mov %%dr6, %0" : "=r"(dr6));
 	ulong dr7 = read_dr7();
 	write_dr7(0x400);
 	db_stop = 0;
-	CHECK(db_count == 2 && db_first_ip == at && (db_first_dr6 & ~0xffff0ff0ul) == (DR6_BD | DR6_BS) &&
-	      db_ip == after && (db_dr6 & ~0xffff0ff0ul) == (DR6_BS | 1) && !(dr7 & 0x2000) &&
-	      dr6 == db_dr6,
+	CHECK(db_count == 2 && db_first_ip == at &&
+		      (db_first_dr6 & ~0xffff0ff0ul) == (DR6_BD | DR6_BS) && db_ip == after &&
+		      (db_dr6 & ~0xffff0ff0ul) == (DR6_BS | 1) && !(dr7 & 0x2000) && dr6 == db_dr6,
 	      "mov ss; mov dr6 under gd+tf: %lu #DB, at %lx (want %lx) dr6 %lx, then at %lx (want %lx)"
-	      " dr6 %lx, %lx after", db_count, db_first_ip, at, db_first_dr6, db_ip, after, db_dr6, dr6);
+	      " dr6 %lx, %lx after",
+	      db_count, db_first_ip, at, db_first_dr6, db_ip, after, db_dr6, dr6);
 	kprintf("%s\n", line);
 }
 
@@ -415,8 +459,10 @@ static void breakpoints(void)
 	(void)rdmsr(0x1b);
 	ulong after;
 	asm volatile("movl $1, %1\n1:\n\tlea 1b, %0" : "=r"(after), "=m"(bp_var) : : "memory");
-	CHECK(db_count == 1 && db_ip == after && (db_dr6 & 1), "data breakpoint: %lu traps at %lx "
-	      "(want %lx), dr6 %lx", db_count, db_ip, after, db_dr6);
+	CHECK(db_count == 1 && db_ip == after && (db_dr6 & 1),
+	      "data breakpoint: %lu traps at %lx "
+	      "(want %lx), dr6 %lx",
+	      db_count, db_ip, after, db_dr6);
 	kprintf("data breakpoint on dr0: armed before cpuid, out and rdmsr, fires once (DR6.B0)\n");
 
 	db_reset(0);
@@ -427,8 +473,10 @@ static void breakpoints(void)
 	asm volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
 	asm volatile("call *%0" : : "r"(target) : "memory");
 	write_dr7(0x400);
-	CHECK(db_count == 1 && db_ip == target && (db_dr6 & 2), "instruction breakpoint: %lu faults "
-	      "at %lx (want %lx), dr6 %lx", db_count, db_ip, target, db_dr6);
+	CHECK(db_count == 1 && db_ip == target && (db_dr6 & 2),
+	      "instruction breakpoint: %lu faults "
+	      "at %lx (want %lx), dr6 %lx",
+	      db_count, db_ip, target, db_dr6);
 	kprintf("instruction breakpoint on dr1: fires once at its address (DR6.B1), RF resumes\n");
 }
 
@@ -437,7 +485,10 @@ static void breakpoints(void)
 static void double_fault(void)
 {
 	static char ist_stack[4096] __attribute__((aligned(16)));
-	struct __attribute__((packed)) { uint16_t limit; ulong base; } gdtr;
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		ulong base;
+	} gdtr;
 	uint16_t tr;
 	asm volatile("sgdt %0; str %1" : "=m"(gdtr), "=r"(tr));
 	const uint64_t *d = (const uint64_t *)(gdtr.base + (tr & ~7));
@@ -447,7 +498,8 @@ static void double_fault(void)
 	asm volatile("mov %%rsp, saved_sp(%%rip)\n\t"
 		     "mov $0x80000000, %%rsp\n\tpush %%rax\n\t"
 		     ".globl df_resume\ndf_resume:\n\t"
-		     "mov saved_sp(%%rip), %%rsp" ::: "memory", "rax");
+		     "mov saved_sp(%%rip), %%rsp" ::
+			     : "memory", "rax");
 	CHECK(df_count == 1 && df_error == 0, "double fault: %lu, error %lx", df_count, df_error);
 	kprintf("push to an unmapped stack: double fault on IST1, error code 0\n");
 }

@@ -186,13 +186,18 @@ static void pending_timer(void)
 	irr = arm_timer(V_TIMER);
 	top = fresh_stack(3, &lo);
 	RUN(fresh_idt(), top, "nop");
-	CHECK(irr && hits[V_TIMER] == 1 && norder == 1, "timer alone: %lu interrupts", hits[V_TIMER]);
+	CHECK(irr && hits[V_TIMER] == 1 && norder == 1, "timer alone: %lu interrupts",
+	      hits[V_TIMER]);
 	CHECK(on_stack(V_TIMER, lo, 3), "timer alone: frame at %lx, not on the fresh stack",
 	      frame_at[V_TIMER]);
 	kprintf("timer interrupt through a fresh idt onto fresh stack pages: once, on that stack\n");
 
-	static const struct { const char *insn, *what; unsigned vec; } exc[] = {
-		{ "ud2", "#UD (fault)", 6 }, { "int3", "#BP (int3)", 3 },
+	static const struct {
+		const char *insn, *what;
+		unsigned vec;
+	} exc[] = {
+		{ "ud2", "#UD (fault)", 6 },
+		{ "int3", "#BP (int3)", 3 },
 		{ "int $0x51", "int $0x51", V_SOFT },
 	};
 	for (unsigned i = 0; i < 3; i++) {
@@ -213,8 +218,8 @@ static void pending_timer(void)
 		      exc[i].what, hits[exc[i].vec], hits[V_TIMER]);
 		CHECK(order[0] == (int)exc[i].vec && order[1] == V_TIMER, "%s: order %d %d",
 		      exc[i].what, order[0], order[1]);
-		CHECK(on_stack(exc[i].vec, lo, 3) && on_stack(V_TIMER, lo, 3), "%s: frames off the stack",
-		      exc[i].what);
+		CHECK(on_stack(exc[i].vec, lo, 3) && on_stack(V_TIMER, lo, 3),
+		      "%s: frames off the stack", exc[i].what);
 		kprintf("%s on fresh pages with the timer pending: each once, the event first\n",
 			exc[i].what);
 	}
@@ -229,8 +234,8 @@ static void pending_timer(void)
 	unsigned v[] = { 6, V_TIMER };
 	ulong n[] = { 1, 1 };
 	CHECK(irr && only(v, n, 2) && order[0] == V_TIMER && order[1] == 6,
-	      "#UD through a trap gate: %lu/%lu times, order %d %d", hits[6], hits[V_TIMER], order[0],
-	      order[1]);
+	      "#UD through a trap gate: %lu/%lu times, order %d %d", hits[6], hits[V_TIMER],
+	      order[0], order[1]);
 	kprintf("#UD through a trap gate with the timer pending: the interrupt first, each once\n");
 }
 
@@ -258,11 +263,13 @@ static void interrupt_gate_fault(void)
 	CHECK(irr && only(v, n, 1), "interrupt gate not present: #PF %lu times, others %lu",
 	      hits[14], hits[V_HIGHGATE]);
 	CHECK(err[14] == 0 && cr2_at >= gate && cr2_at < gate + GATE,
-	      "interrupt gate not present: #PF error %lx cr2 %lx (gate at %lx)", err[14], cr2_at, gate);
+	      "interrupt gate not present: #PF error %lx cr2 %lx (gate at %lx)", err[14], cr2_at,
+	      gate);
 	CHECK(ip_at[14] == resume_at[14] && on_stack(14, lo, 3),
 	      "interrupt gate not present: #PF frame ip %lx (interrupted at %lx)", ip_at[14],
 	      resume_at[14]);
-	CHECK(isr && ppr == V_HIGHGATE, "interrupt gate not present: isr %d ppr %x after", isr, ppr);
+	CHECK(isr && ppr == V_HIGHGATE, "interrupt gate not present: isr %d ppr %x after", isr,
+	      ppr);
 	kprintf("interrupt whose gate is not present: #PF on the gate (error 0), interrupt lost\n");
 	kprintf("... its vector stays in service until eoi\n");
 }
@@ -287,8 +294,10 @@ static void combinations(void)
 	RUN(idt, top, "ud2");
 	unsigned v13[] = { 13 };
 	ulong one[] = { 1 };
-	CHECK(only(v13, one, 1) && gp_gate_error(err[13], 6), "#UD through a bad gate: #GP %lu, "
-	      "error %lx, #DF %lu", hits[13], err[13], hits[8]);
+	CHECK(only(v13, one, 1) && gp_gate_error(err[13], 6),
+	      "#UD through a bad gate: #GP %lu, "
+	      "error %lx, #DF %lu",
+	      hits[13], err[13], hits[8]);
 	kprintf("#UD through a gate of an invalid type: #GP on the gate (benign, contributory)\n");
 
 	/* INT3 likewise; a software interrupt's fault has EXT clear everywhere. */
@@ -302,7 +311,10 @@ static void combinations(void)
 	kprintf("int3 through a gate of an invalid type: #GP on the gate\n");
 
 	/* Contributory then contributory: a #GP whose gate is bad, or not present: #DF. */
-	static const struct { uint8_t attr; const char *what; } gp[] = {
+	static const struct {
+		uint8_t attr;
+		const char *what;
+	} gp[] = {
 		{ 0x81, "#GP through a gate of an invalid type: #DF, error 0" },
 		{ 0x0e, "#GP through a gate not present (#NP): #DF, error 0" },
 	};
@@ -365,14 +377,16 @@ static void double_faults(void)
 
 	reset();
 	idt_load(idt, 4095);
-	asm volatile("mov %%rsp, saved_sp(%%rip)\n\tmov %%rsp, resume_sp(%%rip)\n\t"
-		     SET_RESUME "mov %0, %%rsp\n\t"
+	asm volatile("mov %%rsp, saved_sp(%%rip)\n\tmov %%rsp, resume_sp(%%rip)\n\t" SET_RESUME
+		     "mov %0, %%rsp\n\t"
 		     "mov (%1), %%rax\n1:\n\tmov saved_sp(%%rip), %%rsp"
-		     : : "r"(dead), "r"(hole) : "rax", "memory", "cc");
+		     :
+		     : "r"(dead), "r"(hole)
+		     : "rax", "memory", "cc");
 	idt_load(lib_idt, 4095);
 	resume_ip = resume_sp = 0;
-	CHECK(only(v8, one, 1) && err[8] == 0, "#PF on an unmapped stack: #DF %lu error %lx, #PF %lu",
-	      hits[8], err[8], hits[14]);
+	CHECK(only(v8, one, 1) && err[8] == 0,
+	      "#PF on an unmapped stack: #DF %lu error %lx, #PF %lu", hits[8], err[8], hits[14]);
 	CHECK(on_stack(8, ist_lo, 3), "#DF frame at %lx, not on IST1", frame_at[8]);
 	kprintf("#PF delivered onto an unmapped stack: #DF on fresh IST1 pages, error 0\n");
 
@@ -384,10 +398,12 @@ static void double_faults(void)
 	dead = reserve(2) + PAGE_SIZE;
 	int irr = arm_timer(V_TIMER);
 	idt_load(idt, 4095);
-	asm volatile("mov %%rsp, saved_sp(%%rip)\n\tmov %%rsp, resume_sp(%%rip)\n\t"
-		     SET_RESUME "mov %0, %%rsp\n\t"
+	asm volatile("mov %%rsp, saved_sp(%%rip)\n\tmov %%rsp, resume_sp(%%rip)\n\t" SET_RESUME
+		     "mov %0, %%rsp\n\t"
 		     "sti\n\tnop\n1:\n\tcli\n\tmov saved_sp(%%rip), %%rsp"
-		     : : "r"(dead) : "rax", "memory", "cc");
+		     :
+		     : "r"(dead)
+		     : "rax", "memory", "cc");
 	idt_load(lib_idt, 4095);
 	resume_ip = resume_sp = 0;
 	int isr = apic_vec_bit(LAPIC_ISR, V_TIMER);

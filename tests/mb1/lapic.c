@@ -13,8 +13,17 @@ const char guest_name[] = "lapic";
  * the APIC is enabled again (hardware masks the LVT and nothing arrives). QEMU's TCG CPUs do
  * not offer TSC-deadline mode (CPUID.1:ECX[24] clear): that part runs where it is offered. */
 
-enum { V_ONESHOT = 0x40, V_MASKED = 0x41, V_PERIODIC = 0x42, V_SVR = 0x43, V_DEADLINE = 0x44,
-       V_LOW = 0x41, V_MID = 0x51, V_HIGH = 0x62, V_TPR = 0x65 };
+enum {
+	V_ONESHOT = 0x40,
+	V_MASKED = 0x41,
+	V_PERIODIC = 0x42,
+	V_SVR = 0x43,
+	V_DEADLINE = 0x44,
+	V_LOW = 0x41,
+	V_MID = 0x51,
+	V_HIGH = 0x62,
+	V_TPR = 0x65
+};
 #define DIV1 0xb
 #define MS_COUNT 1000000u /* 1 ms at QEMU's and Umbra's 1 GHz APIC clock */
 
@@ -63,8 +72,8 @@ static void plain(struct frame *f)
 static void self_ipi(unsigned vector)
 {
 	apic_reg_write(LAPIC_ICR_LO, 0x40000u | vector); /* shorthand self, fixed, edge */
-	for (uint64_t end = timeout_ms(100); (apic_reg_read(LAPIC_ICR_LO) & (1u << 12)) &&
-	     !timed_out(end);)
+	for (uint64_t end = timeout_ms(100);
+	     (apic_reg_read(LAPIC_ICR_LO) & (1u << 12)) && !timed_out(end);)
 		;
 }
 
@@ -148,8 +157,8 @@ static void oneshot(void)
 	uint32_t cur = apic_reg_read(LAPIC_TIMER_CUR);
 	window(20);
 	CHECK(nseq == 1 && seq[0] == V_ONESHOT, "one-shot: %d interrupts, first %x", nseq, seq[0]);
-	CHECK(cur == 0 && apic_reg_read(LAPIC_TIMER_CUR) == 0, "one-shot: current count %x after it",
-	      cur);
+	CHECK(cur == 0 && apic_reg_read(LAPIC_TIMER_CUR) == 0,
+	      "one-shot: current count %x after it", cur);
 	timer_stop();
 	kprintf("timer one-shot: one interrupt, current count 0 afterwards\n");
 
@@ -261,8 +270,8 @@ static void nesting(void)
 	wait_events(6, 2000);
 	set_irq_handler(V_HIGH, plain);
 	set_irq_handler(V_MID, plain);
-	static const int want[] = { V_MID, V_HIGH, 0x100 | V_HIGH, 0x200 | V_MID, V_LOW,
-				    0x100 | V_MID };
+	static const int want[] = { V_MID,	   V_HIGH, 0x100 | V_HIGH,
+				    0x200 | V_MID, V_LOW,  0x100 | V_MID };
 	int ok = nseq == 6;
 	for (int i = 0; ok && i < 6; i++)
 		ok = seq[i] == want[i];
@@ -289,8 +298,8 @@ static void tpr(void)
 	uint32_t ppr_after = apic_reg_read(LAPIC_PPR);
 	apic_reg_write(LAPIC_TPR, 0);
 	timer_stop();
-	CHECK(irr && !blocked && ppr == 0x60, "tpr 0x60: irr %d, %d delivered, ppr %x", irr, blocked,
-	      ppr);
+	CHECK(irr && !blocked && ppr == 0x60, "tpr 0x60: irr %d, %d delivered, ppr %x", irr,
+	      blocked, ppr);
 	CHECK(nseq == 1 && seq[0] == V_TPR && ppr_in[0] == 0x60, "tpr 0x5f: %d delivered, ppr %x",
 	      nseq, ppr_in[0]);
 	CHECK(ppr_after == 0x5f, "ppr %x after the eoi with tpr 0x5f", ppr_after);
@@ -301,8 +310,16 @@ static void tpr(void)
 /* CR8 is the TPR's class (SDM 10.8.6.1): the same register as the page's TPR, both ways, and it
  * masks interrupts like it. QEMU's TCG does not #GP for CR8's reserved bits natively (its
  * deviation): under Umbra the write exits and Umbra decides. */
-static ulong read_cr8(void) { ulong v; asm volatile("mov %%cr8, %0" : "=r"(v)); return v; }
-static void write_cr8(ulong v) { asm volatile("mov %0, %%cr8" : : "r"(v) : "memory"); }
+static ulong read_cr8(void)
+{
+	ulong v;
+	asm volatile("mov %%cr8, %0" : "=r"(v));
+	return v;
+}
+static void write_cr8(ulong v)
+{
+	asm volatile("mov %0, %%cr8" : : "r"(v) : "memory");
+}
 
 static void cr8(void)
 {
@@ -312,8 +329,8 @@ static void cr8(void)
 	ulong c = read_cr8();
 	write_cr8(0);
 	uint32_t tpr0 = apic_reg_read(LAPIC_TPR);
-	CHECK(tpr == 0x50 && c == 7 && tpr0 == 0, "cr8 5 -> tpr %x; tpr 0x7c -> cr8 %lx; cr8 0 -> tpr %x",
-	      tpr, c, tpr0);
+	CHECK(tpr == 0x50 && c == 7 && tpr0 == 0,
+	      "cr8 5 -> tpr %x; tpr 0x7c -> cr8 %lx; cr8 0 -> tpr %x", tpr, c, tpr0);
 	kprintf("cr8: cr8 5 reads tpr 0x50, tpr 0x7c reads cr8 7, cr8 0 clears it\n");
 
 	ulong n = fault_count;
@@ -351,8 +368,8 @@ static void ipis(void)
 	self_ipi(V_LOW);
 	self_ipi(V_HIGH);
 	wait_events(2, 1000);
-	CHECK(nseq == 2 && seq[0] == V_HIGH && seq[1] == V_LOW, "self-ipis: %d, %x %x", nseq, seq[0],
-	      seq[1]);
+	CHECK(nseq == 2 && seq[0] == V_HIGH && seq[1] == V_LOW, "self-ipis: %d, %x %x", nseq,
+	      seq[0], seq[1]);
 	CHECK(!(apic_reg_read(LAPIC_ICR_LO) & (1u << 12)), "icr delivery status busy");
 	kprintf("ipi: to its own apic id and by the self shorthand, idle afterwards\n");
 }
@@ -432,13 +449,13 @@ static void global_disable(void)
 		wrmsr(MSR_APIC_BASE, base);
 		uint32_t svr_on = apic_reg_read(LAPIC_SVR), tpr_on = apic_reg_read(LAPIC_TPR);
 		int apic_again = !!(cpuid(1, 0).d & CPUID1_EDX_APIC);
-		CHECK(apic_on && !apic_off && apic_again, "cpuid apic bit: %d, %d disabled, %d again",
-		      apic_on, apic_off, apic_again);
+		CHECK(apic_on && !apic_off && apic_again,
+		      "cpuid apic bit: %d, %d disabled, %d again", apic_on, apic_off, apic_again);
 		CHECK(id == 0xffffffffu && svr == 0xffffffffu && tpr == 0xffffffffu,
 		      "disabled apic page reads id %x svr %x tpr %x", id, svr, tpr);
 		CHECK(x2, "x2apic msr with the apic disabled: no #GP");
-		CHECK((svr_on & 0x1ff) == 0xff && tpr_on == 0, "enabled again: svr %x tpr %x", svr_on,
-		      tpr_on);
+		CHECK((svr_on & 0x1ff) == 0xff && tpr_on == 0, "enabled again: svr %x tpr %x",
+		      svr_on, tpr_on);
 		setup_quiet();
 	}
 	kprintf("apic global disable: cpuid bit clear, page reads ones, reset state after (not on TCG)\n");

@@ -40,8 +40,9 @@ ulong mb1_arg_num(const char *key, ulong def)
 			if (s[0] == '0' && s[1] == 'x')
 				base = 16, s += 2;
 			for (;; s++) {
-				unsigned d = *s >= '0' && *s <= '9' ? (unsigned)(*s - '0')
-					   : *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10) : 99;
+				unsigned d = *s >= '0' && *s <= '9'   ? (unsigned)(*s - '0')
+					     : *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10)
+								      : 99;
 				if (d >= base)
 					return v;
 				v = v * base + d;
@@ -54,7 +55,6 @@ ulong mb1_arg_num(const char *key, ulong def)
 	}
 	return def;
 }
-
 
 /* The vector of the fault taken since fault_count was n, or 0. */
 static int fault_since(ulong n)
@@ -76,7 +76,9 @@ int wrmsr_safe(uint32_t msr, uint64_t val)
 {
 	ulong n = fault_count;
 	asm volatile(SET_RECOVER "wrmsr\n1:"
-		     : : "c"(msr), "a"((uint32_t)val), "d"((uint32_t)(val >> 32)) : "memory");
+		     :
+		     : "c"(msr), "a"((uint32_t)val), "d"((uint32_t)(val >> 32))
+		     : "memory");
 	return fault_since(n);
 }
 

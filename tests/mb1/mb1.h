@@ -10,7 +10,9 @@ struct mb1_info {
 	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline, mods_count, mods_addr;
 	uint32_t syms[4], mmap_length, mmap_addr;
 };
-struct mb1_mod { uint32_t start, end, string, reserved; };
+struct mb1_mod {
+	uint32_t start, end, string, reserved;
+};
 /* Where the loader put it; read it before page_alloc(), which may reuse that memory. */
 const struct mb1_info *mb1_info(void);
 
@@ -39,7 +41,10 @@ void expect_fault(const char *what, int vector, int want);
  * TCG, which leaves out many of the #GP checks hardware makes. */
 int on_tcg(void);
 /* Natively on TCG: where a case that would hang or crash TCG is not tried. */
-static inline int tcg_native(void) { return on_tcg() && !on_umbra; }
+static inline int tcg_native(void)
+{
+	return on_tcg() && !on_umbra;
+}
 /* A #GP hardware raises and TCG does not: on TCG either outcome is accepted where TCG decides
  * (natively; under Umbra too if cpu_checks, for MSRs the VMCB/VMCS holds and the guest writes
  * directly), elsewhere only the #GP. */

@@ -28,7 +28,9 @@ static volatile uint32_t *const tpr = (volatile uint32_t *)(ulong)TPR;
 #define DF_OFF ""
 #define STR(df, insn, zf, cf) \
 	asm volatile(df insn "\n\tsetz %[z]\n\tsetc %[c]\n\tcld" \
-		     : "+S"(si), "+D"(di), "+c"(cx), "+a"(ax), [z] "=q"(zf), [c] "=q"(cf) : : "memory", "cc")
+		     : "+S"(si), "+D"(di), "+c"(cx), "+a"(ax), [z] "=q"(zf), [c] "=q"(cf) \
+		     : \
+		     : "memory", "cc")
 
 static uint32_t ram[4];
 
@@ -72,7 +74,9 @@ static int more_form(const char *name)
 		v = 7;
 		w = 9;
 		asm volatile("cmpl $0x30, (%2); cmovel (%2), %0; cmovnel (%2), %1"
-			     : "+r"(v), "+r"(w) : "r"(tpr) : "memory", "cc");
+			     : "+r"(v), "+r"(w)
+			     : "r"(tpr)
+			     : "memory", "cc");
 		CHECK(v == 0x30 && w == 9, "cmove/cmovne from the tpr: %x %x", v, w);
 	} else if (mb1_streq(name, "smsw")) {
 		/* To an unclaimed address: hardware and Umbra complete it; the 16 bits go nowhere. */
@@ -83,12 +87,16 @@ static int more_form(const char *name)
 		v = *un;
 		*un = 0x12345678;
 		w = *un;
-		CHECK(!on_umbra || (v == ~0u && w == ~0u), "unclaimed reads: %x, after a write %x", v, w);
+		CHECK(!on_umbra || (v == ~0u && w == ~0u), "unclaimed reads: %x, after a write %x",
+		      v, w);
 	} else if (mb1_streq(name, "movd")) {
 		fpu_on();
 		v = 0x40;
 		asm volatile("movd %1, %%xmm0; movd %%xmm0, (%2); movl $0, %0; movd (%2), %%xmm1; "
-			     "movd %%xmm1, %0" : "=&r"(w) : "r"(v), "r"(tpr) : "memory");
+			     "movd %%xmm1, %0"
+			     : "=&r"(w)
+			     : "r"(v), "r"(tpr)
+			     : "memory");
 		/* No clobbers to name: the kernel is built without SSE and keeps nothing there. */
 		CHECK(w == 0x40 && *tpr == 0x40, "movd to and from the tpr: %x %x", w, *tpr);
 	} else if (mb1_streq(name, "x87")) {
@@ -96,7 +104,9 @@ static int more_form(const char *name)
 		fpu_on();
 		*tpr = 0x30;
 		asm volatile("fninit; fildl (%1); fiaddl (%1); fistl (%1); fistpl %0"
-			     : "=m"(v) : "r"(tpr) : "memory");
+			     : "=m"(v)
+			     : "r"(tpr)
+			     : "memory");
 		CHECK(v == 0x60 && *tpr == 0x60, "fild/fiadd/fist(p) on the tpr: %x %x", v, *tpr);
 	} else if (mb1_streq(name, "x87mf")) {
 		/* 1/0 with ZE unmasked leaves #MF pending (CR0.NE set): the load from the tpr raises
@@ -119,7 +129,10 @@ static int more_form(const char *name)
 		 * first selector past the GDT's limit: #GP with the selector as the error code.
 		 * Checked on Umbra only: natively QEMU's xAPIC reads 0 for a 16-bit access (the
 		 * CPU's checks are check-emul's test_mov_to_sreg). */
-		struct __attribute__((packed)) { uint16_t limit; ulong base; } gdtr;
+		struct __attribute__((packed)) {
+			uint16_t limit;
+			ulong base;
+		} gdtr;
 		ulong ds, es, n = fault_count;
 		asm volatile("sgdt %0" : "=m"(gdtr));
 		uint32_t bad = (gdtr.limit + 8u) & ~7u;
@@ -134,7 +147,8 @@ static int more_form(const char *name)
 		asm volatile("mov %%es, %0" : "=r"(es));
 		asm volatile("mov %0, %%es" : : "r"(ds));
 		CHECK(!on_umbra || (fault_count == n + 1 && last_fault.vector == 13 &&
-				    last_fault.error == bad && es == ds), "mov es past the gdt from the tpr: faults %lu vector %lu error %lx",
+				    last_fault.error == bad && es == ds),
+		      "mov es past the gdt from the tpr: faults %lu vector %lu error %lx",
 		      fault_count - n, (ulong)last_fault.vector, (ulong)last_fault.error);
 	} else if (mb1_streq(name, "fldenv")) {
 		/* FNSTENV to the tpr (its low byte the control word's), then FLDENV from it: the
@@ -144,13 +158,16 @@ static int more_form(const char *name)
 		uint16_t cw = 0;
 		ulong n = fault_count;
 		fpu_on();
-		asm volatile(SET_RECOVER "fninit\n\tfnstenv (%1)\n\tfldenv (%1)\n\tfnstcw %0\n1:\tfninit"
-			     : "=m"(cw) : "r"(tpr) : "memory");
+		asm volatile(SET_RECOVER
+			     "fninit\n\tfnstenv (%1)\n\tfldenv (%1)\n\tfnstcw %0\n1:\tfninit"
+			     : "=m"(cw)
+			     : "r"(tpr)
+			     : "memory");
 		fault_recover = 0;
 		int vec = fault_count != n ? (int)last_fault.vector : -1;
 		CHECK(vec == -1, "fnstenv/fldenv on the tpr: vector %d", vec);
-		CHECK(!on_umbra || (cw == 0x7f && *tpr == 0x7f), "fnstenv/fldenv on the tpr: cw %x tpr %x",
-		      cw, *tpr);
+		CHECK(!on_umbra || (cw == 0x7f && *tpr == 0x7f),
+		      "fnstenv/fldenv on the tpr: cw %x tpr %x", cw, *tpr);
 		*tpr = 0;
 	} else if (mb1_streq(name, "fnsave")) {
 		/* FNSAVE to an unclaimed address (108 bytes dropped) initializes the FPU; FRSTOR
@@ -160,7 +177,9 @@ static int more_form(const char *name)
 		volatile uint8_t *area = (volatile uint8_t *)(ulong)(UNCLAIMED + 0x100);
 		fpu_on();
 		asm volatile("fninit\n\tfldcw %2\n\tfnsave (%3)\n\tfnstcw %0\n\tfrstor (%3)\n\t"
-			     "fnstcw %1\n\tfninit" : "=m"(after), "=m"(loaded) : "m"(cw), "r"(area)
+			     "fnstcw %1\n\tfninit"
+			     : "=m"(after), "=m"(loaded)
+			     : "m"(cw), "r"(area)
 			     : "memory");
 		CHECK(!on_umbra || (after == 0x37f && (loaded & 0xf3f) == 0xf3f),
 		      "fnsave/frstor on unclaimed mmio: cw %x after fnsave, %x after frstor", after,
@@ -174,7 +193,9 @@ static int more_form(const char *name)
 		ulong n = fault_count;
 		fpu_on();
 		asm volatile("fninit\n\tfldcw %1\n\tfxsave (%2)\n\tfnstcw %0"
-			     : "=m"(after) : "m"(cw), "r"(area) : "memory");
+			     : "=m"(after)
+			     : "m"(cw), "r"(area)
+			     : "memory");
 		asm volatile(SET_RECOVER "fxrstor (%0)\n1:" : : "r"(area) : "memory");
 		fault_recover = 0;
 		asm volatile("fnstcw %0\n\tfninit" : "=m"(loaded) : : "memory");
@@ -187,17 +208,22 @@ static int more_form(const char *name)
 		fpu_on();
 		v = 0x55;
 		asm volatile("movd %1, %%mm0; movd %%mm0, (%2); movl $0, %0; movd (%2), %%mm1; "
-			     "movd %%mm1, %0; emms" : "=&r"(w) : "r"(v), "r"(tpr) : "memory");
+			     "movd %%mm1, %0; emms"
+			     : "=&r"(w)
+			     : "r"(v), "r"(tpr)
+			     : "memory");
 		CHECK(w == 0x55 && *tpr == 0x55, "movd mm to and from the tpr: %x %x", w, *tpr);
 	} else if (mb1_streq(name, "shift")) {
 		uint8_t c1, c2;
 		*tpr = 0x30;
-		asm volatile("shll $2, (%2); setc %0; shrl $7, (%2); setc %1" : "=q"(c1), "=q"(c2)
-			     : "r"(tpr) : "memory", "cc");
+		asm volatile("shll $2, (%2); setc %0; shrl $7, (%2); setc %1"
+			     : "=q"(c1), "=q"(c2)
+			     : "r"(tpr)
+			     : "memory", "cc");
 		v = *tpr;
 		asm volatile("stc; rcll (%0)" : : "r"(tpr) : "memory", "cc");
-		CHECK(!c1 && c2 && v == 1 && *tpr == 3, "shl/shr/rcl on the tpr: %d %d %x %x", c1, c2,
-		      v, *tpr);
+		CHECK(!c1 && c2 && v == 1 && *tpr == 3, "shl/shr/rcl on the tpr: %d %d %x %x", c1,
+		      c2, v, *tpr);
 	} else if (mb1_streq(name, "muldiv")) {
 		uint32_t a = 5, d = 0, q, r, i3, i2 = 2;
 		*tpr = 0x30;
@@ -205,7 +231,9 @@ static int more_form(const char *name)
 		q = a + 1;
 		r = 0;
 		asm volatile("divl (%2)" : "+a"(q), "+d"(r) : "r"(tpr) : "memory", "cc");
-		asm volatile("imull $3, (%2), %0; imull (%2), %1" : "=&r"(i3), "+r"(i2) : "r"(tpr)
+		asm volatile("imull $3, (%2), %0; imull (%2), %1"
+			     : "=&r"(i3), "+r"(i2)
+			     : "r"(tpr)
 			     : "memory", "cc");
 		CHECK(a == 0xf0 && d == 0 && q == 5 && r == 1 && i3 == 0x90 && i2 == 0x60,
 		      "mul/div/imul with the tpr: %x %x %x %x %x %x", a, d, q, r, i3, i2);
@@ -214,7 +242,10 @@ static int more_form(const char *name)
 		ulong n = fault_count;
 		uint32_t a = 1, d = 0;
 		*tpr = 0;
-		asm volatile(SET_RECOVER "divl (%2)\n1:" : "+a"(a), "+d"(d) : "r"(tpr) : "memory", "cc");
+		asm volatile(SET_RECOVER "divl (%2)\n1:"
+			     : "+a"(a), "+d"(d)
+			     : "r"(tpr)
+			     : "memory", "cc");
 		fault_recover = 0;
 		int vec = fault_count != n ? (int)last_fault.vector : -1;
 		CHECK(vec == 0, "div by the tpr (0): vector %d", vec);
@@ -329,7 +360,10 @@ static void form(const char *name)
 	} else if (mb1_streq(name, "cmp")) {
 		asm volatile("cmpl $0x30, (%1); sete %0" : "=q"(flag) : "r"(tpr) : "memory", "cc");
 	} else if (mb1_streq(name, "test")) {
-		asm volatile("testl $0x20, 0x80(%1); setnz %0" : "=q"(flag) : "r"(base) : "memory", "cc");
+		asm volatile("testl $0x20, 0x80(%1); setnz %0"
+			     : "=q"(flag)
+			     : "r"(base)
+			     : "memory", "cc");
 	} else if (mb1_streq(name, "xchg")) {
 		v = 0x50;
 		asm volatile("xchgl %0, (%1)" : "+r"(v) : "r"(tpr) : "memory");
@@ -343,8 +377,8 @@ static void form(const char *name)
 		asm volatile("push %1; pop" SUFFIX " (%0)" : : "r"(tpr), "r"(w) : "memory");
 		flag = *tpr == 0x60;
 	} else if (mb1_streq(name, "movs") || mb1_streq(name, "stos") || mb1_streq(name, "lods") ||
-		   mb1_streq(name, "cmps") || mb1_streq(name, "scas") || mb1_streq(name, "ioapic") ||
-		   mb1_streq(name, "a32")) {
+		   mb1_streq(name, "cmps") || mb1_streq(name, "scas") ||
+		   mb1_streq(name, "ioapic") || mb1_streq(name, "a32")) {
 		strings(name);
 		return;
 #ifdef __x86_64__
@@ -352,9 +386,13 @@ static void form(const char *name)
 		/* FS and GS bases set by WRMSR (SVM keeps them in the CPU while the guest runs, where
 		 * Umbra's decode must fetch them): a load through each, then a store through FS. */
 		uint32_t g = 0;
-		CHECK(wrmsr_safe(0xc0000100, base) == 0 && wrmsr_safe(0xc0000101, base - 0x1000) == 0,
+		CHECK(wrmsr_safe(0xc0000100, base) == 0 &&
+			      wrmsr_safe(0xc0000101, base - 0x1000) == 0,
 		      "FS/GS base refused");
-		asm volatile("movl %%fs:0x80, %0; movl %%gs:0x1080, %1" : "=r"(v), "=r"(g) : : "memory");
+		asm volatile("movl %%fs:0x80, %0; movl %%gs:0x1080, %1"
+			     : "=r"(v), "=r"(g)
+			     :
+			     : "memory");
 		asm volatile("movl $0x44, %%fs:0x80" : : : "memory");
 		flag = v == 0x30 && g == 0x30 && *tpr == 0x44;
 		wrmsr_safe(0xc0000100, 0);

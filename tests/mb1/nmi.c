@@ -76,12 +76,17 @@ static void behind_iret(int more, int want, int irq)
 		asm volatile("pause");
 	busy(50);
 	irq_off();
-	CHECK(count == want && !nested, "%d self NMIs, %d sent in service: %d taken (want %d), "
-	      "%d nested", 1 + more, more, count, want, nested);
-	CHECK(want < 2 || ip[1] == ip[0], "the NMI held behind the first came at %lx, not where "
-	      "the first returned to (%lx)", ip[1], ip[0]);
+	CHECK(count == want && !nested,
+	      "%d self NMIs, %d sent in service: %d taken (want %d), "
+	      "%d nested",
+	      1 + more, more, count, want, nested);
+	CHECK(want < 2 || ip[1] == ip[0],
+	      "the NMI held behind the first came at %lx, not where "
+	      "the first returned to (%lx)",
+	      ip[1], ip[0]);
 	kprintf("%d nmis, %d sent in service, IF=%d: %d taken, none nested, the held one right "
-		"after the iret\n", 1 + more, more, irq, want);
+		"after the iret\n",
+		1 + more, more, irq, want);
 }
 
 void test_main(void)

@@ -12,7 +12,10 @@ static struct aspace as;
 static ulong frames[NFRAMES];
 static unsigned long cases;
 
-static int has_nx(void) { return as.mode != PM_32 && cpu.nx; }
+static int has_nx(void)
+{
+	return as.mode != PM_32 && cpu.nx;
+}
 
 /* Supervisor and user read/write for each W/U/NX on the leaf, with CR0.WP=1. */
 static void matrix(void)
@@ -23,18 +26,18 @@ static void matrix(void)
 		int w = bits & 1, u = bits & 2, nx = bits & 4;
 		if (nx && !has_nx())
 			continue;
-		pte_set(&as, e, frames[0] | PTE_P | (w ? PTE_W : 0) | (u ? PTE_U : 0) |
-					(nx ? PTE_NX : 0));
+		pte_set(&as, e,
+			frames[0] | PTE_P | (w ? PTE_W : 0) | (u ? PTE_U : 0) | (nx ? PTE_NX : 0));
 		invlpg(va);
 		uint32_t v;
 		/* Supervisor: reads always, writes only with W (WP=1); fetch not with NX. */
 		CHECK(!probe_read(va, &v) && v == marker_of(frames[0]), "sup read bits %u", bits);
 		int f = probe_write(va + 8, bits);
-		CHECK(f == !w && (!f || last_fault.error == (PF_P | PF_W)), "sup write bits %u: %d err %lx",
-		      bits, f, last_fault.error);
+		CHECK(f == !w && (!f || last_fault.error == (PF_P | PF_W)),
+		      "sup write bits %u: %d err %lx", bits, f, last_fault.error);
 		f = user_read(va, &v);
-		CHECK(f == !u && (!f || last_fault.error == (PF_P | PF_U)), "user read bits %u: %d err %lx",
-		      bits, f, last_fault.error);
+		CHECK(f == !u && (!f || last_fault.error == (PF_P | PF_U)),
+		      "user read bits %u: %d err %lx", bits, f, last_fault.error);
 		f = user_write(va + 12, bits);
 		CHECK(f == !(u && w) && (!f || last_fault.error == (PF_P | PF_W | PF_U)),
 		      "user write bits %u: %d err %lx", bits, f, last_fault.error);
@@ -54,9 +57,11 @@ static void matrix(void)
 	pte_set(&as, pde, pv & ~PTE_W);
 	invlpg(va);
 	f = probe_write(va + 8, 1);
-	CHECK(f && last_fault.error == (PF_P | PF_W), "supervisor write under a read-only pde: %d", f);
+	CHECK(f && last_fault.error == (PF_P | PF_W), "supervisor write under a read-only pde: %d",
+	      f);
 	f = user_write(va + 8, 1);
-	CHECK(f && last_fault.error == (PF_P | PF_W | PF_U), "user write under a read-only pde: %d", f);
+	CHECK(f && last_fault.error == (PF_P | PF_W | PF_U), "user write under a read-only pde: %d",
+	      f);
 	pte_set(&as, pde, pv);
 	invlpg(va);
 	cases += 4;
@@ -68,7 +73,8 @@ static void matrix(void)
 	set_cr0_bits(CR0_WP, 0);
 	cases++;
 	/* An address bit at MAXPHYADDR is reserved: #PF with RSVD (8-byte entries only). */
-	unsigned maxphy = cpuid(0x80000000u, 0).a >= 0x80000008u ? cpuid(0x80000008u, 0).a & 0xff : 36;
+	unsigned maxphy =
+		cpuid(0x80000000u, 0).a >= 0x80000008u ? cpuid(0x80000008u, 0).a & 0xff : 36;
 	if (as.bytes == 8 && maxphy < 52) {
 		pte_set(&as, e, frames[0] | (1ull << maxphy) | PTE_P | PTE_W);
 		invlpg(va);
@@ -109,7 +115,8 @@ static void ptwrites(void)
 	/* A write-protect, then a flush by CR3 reload instead of invlpg. */
 	pte_set(&as, e, frames[2] | PTE_P);
 	write_cr3(read_cr3());
-	CHECK(probe_write(va, 0) && last_fault.error == (PF_P | PF_W), "write-protected by CR3 reload");
+	CHECK(probe_write(va, 0) && last_fault.error == (PF_P | PF_W),
+	      "write-protected by CR3 reload");
 	pte_set(&as, e, 0);
 	write_cr3(read_cr3());
 	expect_maps(va, 0, "unmapped");
@@ -144,7 +151,8 @@ static void spaces(void)
 		struct aspace *s = &sp[n % 4];
 		as_clone_kernel(s, &as);
 		for (unsigned i = 0; i < NFRAMES; i++)
-			map_page(s, TEST_VA + i * PAGE_SIZE, frames[(i + n) % NFRAMES], 1, PTE_P | PTE_W);
+			map_page(s, TEST_VA + i * PAGE_SIZE, frames[(i + n) % NFRAMES], 1,
+				 PTE_P | PTE_W);
 		as_activate(s);
 		for (unsigned i = 0; i < NFRAMES; i += 3)
 			expect_maps(TEST_VA + i * PAGE_SIZE, frames[(i + n) % NFRAMES], "space");

@@ -114,7 +114,12 @@ static void both_pending(void)
 
 /* ---- initialisation ---- */
 static volatile int hits50;
-static void vec50(struct frame *f) { (void)f; hits50++; pic_send_eoi(0); }
+static void vec50(struct frame *f)
+{
+	(void)f;
+	hits50++;
+	pic_send_eoi(0);
+}
 
 static void init(void)
 {
@@ -145,7 +150,12 @@ static void init(void)
 }
 
 /* ---- both sources, one at a time ---- */
-static void h0_plain(struct frame *f) { (void)f; log_ev(IN0); pic_send_eoi(0); }
+static void h0_plain(struct frame *f)
+{
+	(void)f;
+	log_ev(IN0);
+	pic_send_eoi(0);
+}
 static void h4_plain(struct frame *f)
 {
 	(void)f;
@@ -184,10 +194,10 @@ static void h0_nest(struct frame *f)
 	(void)f;
 	log_ev(IN0);
 	ticks++;
-	isr_a = read_isr();   /* both in service */
-	outb(0x20, 0x64);     /* specific EOI for IRQ4, below IRQ0 in priority */
+	isr_a = read_isr(); /* both in service */
+	outb(0x20, 0x64);   /* specific EOI for IRQ4, below IRQ0 in priority */
 	isr_b = read_isr();
-	outb(0x20, 0x20);     /* non-specific: the highest in service, IRQ0 */
+	outb(0x20, 0x20); /* non-specific: the highest in service, IRQ0 */
 	isr_c = read_isr();
 	log_ev(OUT0);
 }

@@ -55,7 +55,10 @@ static void delay_ticks(uint64_t tsc)
 		asm volatile("pause");
 }
 
-static int elapsed_ms(uint64_t t0, ulong ms) { return read_tsc() - t0 > (uint64_t)ms * tsc_per_ms(); }
+static int elapsed_ms(uint64_t t0, ulong ms)
+{
+	return read_tsc() - t0 > (uint64_t)ms * tsc_per_ms();
+}
 
 /* The classic loop: channel 2 in mode 0 counts 10 ms with the gate high; the TSC runs until
  * OUT2 rises. Its result differs per machine, and a host stall between the count's start and
@@ -115,7 +118,8 @@ static void mode_case(unsigned mode)
 		if (elapsed_ms(t0, 9))
 			continue;
 		/* Hardware: null count from the control word until the count is loaded. */
-		CHECK((st0 & ~ST_OUT) == (want | ST_NULL) || (tcg_native() && (st0 & ~ST_OUT) == want),
+		CHECK((st0 & ~ST_OUT) == (want | ST_NULL) ||
+			      (tcg_native() && (st0 & ~ST_OUT) == want),
 		      "mode %u: status %x before the count", mode, st0);
 		CHECK((st & ~ST_OUT) == want && (st2 & ~ST_OUT) == want,
 		      "mode %u: status %x/%x with the count loaded", mode, st, st2);
@@ -138,8 +142,10 @@ static void mode_case(unsigned mode)
 		}
 		/* Modes 0 and 4 count down without reloading this early; 2 and 3 may reload once. */
 		CHECK(down == 3 || ((mode == 2 || mode == 3) && down >= 2),
-		      "mode %u: counts %x %x %x %x not counting down", mode, n[0], n[1], n[2], n[3]);
-		CHECK(range, "mode %u: counts %x %x %x %x out of range", mode, n[0], n[1], n[2], n[3]);
+		      "mode %u: counts %x %x %x %x not counting down", mode, n[0], n[1], n[2],
+		      n[3]);
+		CHECK(range, "mode %u: counts %x %x %x %x out of range", mode, n[0], n[1], n[2],
+		      n[3]);
 		kprintf("mode %u (%s): status read back, counts down%s\n", mode, names[mode],
 			mode == 3 ? " by two" : "");
 		return;
@@ -164,8 +170,8 @@ static void readback(void)
 		uint16_t first = (uint16_t)(lo | inb(PIT_CH0) << 8), now = latch(0);
 		if (elapsed_ms(t0, 40) && attempt < 5)
 			continue;
-		CHECK(first > now && first - now >= PIT_MS / 4, "latch twice: read %x, then %x", first,
-		      now);
+		CHECK(first > now && first - now >= PIT_MS / 4, "latch twice: read %x, then %x",
+		      first, now);
 		break;
 	}
 	kprintf("counter latch: a second latch before the read is ignored\n");
@@ -210,10 +216,11 @@ static void channel2(void)
 		int still_low = !(inb(PORT61) & 0x20), st_low = !(status(2) & ST_OUT);
 		if (elapsed_ms(t0, 5) && attempt < 5)
 			continue;
-		CHECK(out_low && still_low && st_low, "OUT2 after the count: %d %d %d (want low)", !out_low,
-		      !still_low, !st_low);
+		CHECK(out_low && still_low && st_low, "OUT2 after the count: %d %d %d (want low)",
+		      !out_low, !still_low, !st_low);
 		/* Gate low stops counting in mode 0; QEMU's model counts on. */
-		CHECK(a == b || tcg_native(), "channel 2 with the gate low: count %x then %x", a, b);
+		CHECK(a == b || tcg_native(), "channel 2 with the gate low: count %x then %x", a,
+		      b);
 		break;
 	}
 	kprintf("channel 2, mode 0, gate low: OUT2 low, count held\n");

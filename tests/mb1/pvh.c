@@ -13,11 +13,16 @@ const char guest_name[] = "pvh";
 struct hvm_start_info {
 	uint32_t magic, version, flags, nr_modules;
 	uint64_t modlist_paddr, cmdline_paddr, rsdp_paddr;
-	uint64_t memmap_paddr;    /* version 1 */
+	uint64_t memmap_paddr; /* version 1 */
 	uint32_t memmap_entries, reserved;
 };
-struct hvm_modlist_entry { uint64_t paddr, size, cmdline_paddr, reserved; };
-struct hvm_memmap_entry { uint64_t addr, size; uint32_t type, reserved; };
+struct hvm_modlist_entry {
+	uint64_t paddr, size, cmdline_paddr, reserved;
+};
+struct hvm_memmap_entry {
+	uint64_t addr, size;
+	uint32_t type, reserved;
+};
 _Static_assert(sizeof(struct hvm_start_info) == 56, "start info layout");
 _Static_assert(sizeof(struct hvm_modlist_entry) == 32, "module entry layout");
 _Static_assert(sizeof(struct hvm_memmap_entry) == 24, "memory map entry layout");
@@ -175,8 +180,8 @@ static void check_modules(const struct hvm_start_info *si)
 		      (unsigned long long)pa, (unsigned long long)size);
 		CHECK(!overlap(pa, size, pvh_ebx, sizeof(*si)), "module %u over the start info", i);
 		for (uint32_t j = 0; j < i; j++)
-			CHECK(!overlap(pa, size, m[j].paddr, m[j].size), "modules %u and %u overlap",
-			      j, i);
+			CHECK(!overlap(pa, size, m[j].paddr, m[j].size),
+			      "modules %u and %u overlap", j, i);
 		/* msizeN=BYTES (N < 10): the size module N must have (the order of the files). */
 		char key[] = "msize0";
 		key[5] = (char)('0' + i);
@@ -186,15 +191,15 @@ static void check_modules(const struct hvm_start_info *si)
 		if (pa + size > ram_bytes || pa + size < pa)
 			continue;
 		const uint8_t *p = (const uint8_t *)(ulong)pa;
-		kprintf("module %u: %llu bytes, fnv1a %x, first bytes ", i, (unsigned long long)size,
-			fnv1a(p, size));
+		kprintf("module %u: %llu bytes, fnv1a %x, first bytes ", i,
+			(unsigned long long)size, fnv1a(p, size));
 		for (uint64_t k = 0; k < size && k < 12; k++)
 			kputc(p[k] >= 0x20 && p[k] < 0x7f ? (char)p[k] : '.');
 		kputc('\n');
 	}
 	ulong want = mb1_arg_num("mods", ~0ul);
-	CHECK(want == ~0ul || want == si->nr_modules, "%u modules, mods=%lu wanted",
-	      si->nr_modules, want);
+	CHECK(want == ~0ul || want == si->nr_modules, "%u modules, mods=%lu wanted", si->nr_modules,
+	      want);
 }
 
 static void check_memmap(const struct hvm_start_info *si)
@@ -224,7 +229,8 @@ static void check_memmap(const struct hvm_start_info *si)
 	      (unsigned long long)(total / KIB), (unsigned long long)high,
 	      (unsigned long long)(want / MIB));
 	kprintf("memmap: RAM from 0 past 639 KiB and from 1 MiB, none in the hole, "
-		"total within 2 MiB of %llu MiB\n", (unsigned long long)(want / MIB));
+		"total within 2 MiB of %llu MiB\n",
+		(unsigned long long)(want / MIB));
 }
 
 struct __attribute__((packed)) rsdp {
@@ -265,7 +271,8 @@ static void check_rsdp(const struct hvm_start_info *si)
 	CHECK(sig, "no \"RSD PTR \" at rsdp_paddr");
 	CHECK(!sum_bytes((const uint8_t *)r, 20), "RSDP checksum");
 	if (r->revision >= 2)
-		CHECK(r->length >= 36 && r->length < 4096 && !sum_bytes((const uint8_t *)r, r->length),
+		CHECK(r->length >= 36 && r->length < 4096 &&
+			      !sum_bytes((const uint8_t *)r, r->length),
 		      "RSDP extended checksum");
 	CHECK(table_ok(r->rsdt, "RSDT"), "RSDT at %x", r->rsdt);
 	kprintf("rsdp: \"RSD PTR \" with valid checksums, RSDT valid\n");

@@ -15,8 +15,8 @@ struct rm_results {
 		msw, dflt, far, irq, irq_ip, apic_base;
 };
 
-extern char rm_start[], rm_end[], rm_default[], rm_int40[], rm_bp[], rm_de[], rm_bad[],
-	rm_triple[], rm_irq0[], rm_after_hlt[];
+extern char rm_start[], rm_end[], rm_default[], rm_int40[], rm_bp[], rm_de[], rm_bad[], rm_triple[],
+	rm_irq0[], rm_after_hlt[];
 void rm_call(void);
 
 static uint32_t vector(const char *handler)
@@ -55,7 +55,8 @@ static void round_trip(int n)
 	CHECK(r->irq >= 1 && r->irq_ip == (uint16_t)(rm_after_hlt - rm_start),
 	      "irq0: %u times, at %x", r->irq, r->irq_ip);
 	kprintf("round %d: segments, stack, int 0x40, int3, #DE, default vector, flags, cr0, "
-		"far call checked\n", n);
+		"far call checked\n",
+		n);
 	kprintf("round %d: irq 0 through the IVT woke sti; hlt\n", n);
 	CHECK((r->apic_base & 0x900) == 0x900, "rdmsr apic base: %x", r->apic_base);
 	kprintf("round %d: rdmsr of IA32_APIC_BASE: BSP, enabled\n", n);

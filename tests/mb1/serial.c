@@ -87,7 +87,9 @@ void test_main(void)
 	ulong v = mb1_arg_num("exit", 0x10);
 	if (mb1_arg_num("exitb", 0) && !checks_failed) {
 		/* A byte-wide OUT with other bits in AX: the device sees AL alone. */
-		asm volatile("outb %%al, %%dx" : : "a"(0xa500u | (uint8_t)v), "d"(UMBRA_RESULT_PORT));
+		asm volatile("outb %%al, %%dx"
+			     :
+			     : "a"(0xa500u | (uint8_t)v), "d"(UMBRA_RESULT_PORT));
 		triple_fault();
 	}
 	if (v != 0x10 || checks_failed) {

@@ -18,14 +18,31 @@ const char guest_name[] = "uart";
  * would silence IRQ4 altogether. */
 
 #define COM1 0x3f8
-enum { RBR = 0, THR = 0, DLL = 0, IER = 1, DLM = 1, IIR = 2, FCR = 2, LCR = 3, MCR = 4, LSR = 5,
-       MSR = 6 };
+enum {
+	RBR = 0,
+	THR = 0,
+	DLL = 0,
+	IER = 1,
+	DLM = 1,
+	IIR = 2,
+	FCR = 2,
+	LCR = 3,
+	MCR = 4,
+	LSR = 5,
+	MSR = 6
+};
 enum { LSR_DR = 0x01, LSR_OE = 0x02, LSR_THRE = 0x20, LSR_TEMT = 0x40 };
 enum { MCR_DTR = 1, MCR_RTS = 2, MCR_OUT1 = 4, MCR_OUT2 = 8, MCR_LOOP = 0x10 };
 #define VEC4 0x24
 
-static uint8_t rd(unsigned r) { return inb((uint16_t)(COM1 + r)); }
-static void wr(unsigned r, uint8_t v) { outb((uint16_t)(COM1 + r), v); }
+static uint8_t rd(unsigned r)
+{
+	return inb((uint16_t)(COM1 + r));
+}
+static void wr(unsigned r, uint8_t v)
+{
+	outb((uint16_t)(COM1 + r), v);
+}
 
 static void wait_lsr(uint8_t bits)
 {
@@ -76,37 +93,39 @@ static void identification(void)
 {
 	uint8_t v[12];
 	loop_on(0, MCR_OUT2);
-	v[0] = rd(IIR);                  /* nothing pending: 0x01 */
+	v[0] = rd(IIR); /* nothing pending: 0x01 */
 	wr(IER, 0x02);
-	v[1] = rd(IIR);                  /* THRE: 0x02, and reading it takes it back */
+	v[1] = rd(IIR); /* THRE: 0x02, and reading it takes it back */
 	v[2] = rd(IIR);
 	send('a');
 	wait_lsr(LSR_DR | LSR_TEMT);
 	wr(IER, 0x03);
-	v[3] = rd(IIR);                  /* data and THRE: data first (0x04) */
+	v[3] = rd(IIR); /* data and THRE: data first (0x04) */
 	v[4] = rd(RBR);
-	v[5] = rd(IIR);                  /* then THRE (0x02) */
-	v[6] = rd(IIR);                  /* then nothing */
+	v[5] = rd(IIR); /* then THRE (0x02) */
+	v[6] = rd(IIR); /* then nothing */
 	/* Overrun without FIFOs: a second byte before the first is read. */
 	wr(IER, 0);
 	send('b');
 	wait_lsr(LSR_DR | LSR_TEMT);
 	send('c');
-	delay_ms(2);                     /* not LSR: reading it would clear the overrun */
+	delay_ms(2); /* not LSR: reading it would clear the overrun */
 	wr(IER, 0x07);
-	v[7] = rd(IIR);                  /* line status first (0x06) */
-	v[8] = rd(LSR);                  /* OE and DR; the read clears OE */
-	v[9] = rd(IIR);                  /* data (0x04) */
-	v[10] = rd(RBR);                 /* the second byte overwrote the first */
-	v[11] = rd(IIR);                 /* THRE (0x02) */
+	v[7] = rd(IIR);	 /* line status first (0x06) */
+	v[8] = rd(LSR);	 /* OE and DR; the read clears OE */
+	v[9] = rd(IIR);	 /* data (0x04) */
+	v[10] = rd(RBR); /* the second byte overwrote the first */
+	v[11] = rd(IIR); /* THRE (0x02) */
 	loop_off();
-	report("iir: nothing pending 1, thre 2 until iir is read", v[0] == 0x01 && v[1] == 0x02 &&
-	       v[2] == 0x01, "iir: %x then %x", v[0], (uint32_t)v[1] << 8 | v[2]);
-	report("iir: received data 4 before thre 2, then nothing", v[3] == 0x04 && v[4] == 'a' &&
-	       v[5] == 0x02 && v[6] == 0x01, "iir: %x then %x", v[3],
+	report("iir: nothing pending 1, thre 2 until iir is read",
+	       v[0] == 0x01 && v[1] == 0x02 && v[2] == 0x01, "iir: %x then %x", v[0],
+	       (uint32_t)v[1] << 8 | v[2]);
+	report("iir: received data 4 before thre 2, then nothing",
+	       v[3] == 0x04 && v[4] == 'a' && v[5] == 0x02 && v[6] == 0x01, "iir: %x then %x", v[3],
 	       (uint32_t)v[4] << 16 | (uint32_t)v[5] << 8 | v[6]);
-	report("iir: line status 6 before data 4 before thre 2", v[7] == 0x06 && v[9] == 0x04 &&
-	       v[11] == 0x02, "iir: %x %x", v[7], (uint32_t)v[9] << 8 | v[11]);
+	report("iir: line status 6 before data 4 before thre 2",
+	       v[7] == 0x06 && v[9] == 0x04 && v[11] == 0x02, "iir: %x %x", v[7],
+	       (uint32_t)v[9] << 8 | v[11]);
 	report("lsr: overrun and data ready; the byte read is the later one",
 	       (v[8] & (LSR_OE | LSR_DR)) == (LSR_OE | LSR_DR) && v[10] == 'c', "lsr %x byte %x",
 	       v[8], v[10]);
@@ -180,14 +199,19 @@ static void irq4(struct frame *f)
 		if (nids < 8)
 			ids[nids++] = iir & 0x0f;
 		switch (iir & 0x0e) {
-		case 0x06: last_lsr = rd(LSR); break;
+		case 0x06:
+			last_lsr = rd(LSR);
+			break;
 		case 0x04:
 		case 0x0c:
 			while ((rd(LSR) & LSR_DR) && nbytes < 8)
 				got_bytes[nbytes++] = rd(RBR);
 			break;
-		case 0x02: break; /* reading IIR took it back */
-		default: rd(MSR); break;
+		case 0x02:
+			break; /* reading IIR took it back */
+		default:
+			rd(MSR);
+			break;
 		}
 	}
 	pic_send_eoi(4);
@@ -237,8 +261,8 @@ static void interrupts(void)
 	int n = irqs, nb = nbytes;
 	int same = nb == 3 && got_bytes[0] == 'o' && got_bytes[1] == 'k' && got_bytes[2] == '!';
 	loop_off();
-	report("received data interrupt: one per byte, bytes as sent", n == 3 && same && ids[0] == 4,
-	       "irqs %x bytes %x", (uint32_t)n, (uint32_t)nb);
+	report("received data interrupt: one per byte, bytes as sent",
+	       n == 3 && same && ids[0] == 4, "irqs %x bytes %x", (uint32_t)n, (uint32_t)nb);
 
 	/* FIFOs on: bytes sent with IF=0 all arrive, whatever the number of interrupts. */
 	irq_reset();

@@ -19,10 +19,11 @@ static u64 space(unsigned as)
 	u64 cr3 = g_table(&h, &f) << 12, i;
 
 	for (i = 0; i < (as ? 16 : NPAGES); i++)
-		g_map(&h, &f, G_LONG, cr3, 0x40000000 + i * 0x1000, ((0x100 + i % 0x100) << 12) | GP | GW | GU | GA,
-		      1, GP | GW | GU);
+		g_map(&h, &f, G_LONG, cr3, 0x40000000 + i * 0x1000,
+		      ((0x100 + i % 0x100) << 12) | GP | GW | GU | GA, 1, GP | GW | GU);
 	for (i = 0; i < 0x400; i++)
-		g_map(&h, &f, G_LONG, cr3, PHYSMAP + i * 0x1000, (i << 12) | GP | GW, 1, GP | GW | GU);
+		g_map(&h, &f, G_LONG, cr3, PHYSMAP + i * 0x1000, (i << 12) | GP | GW, 1,
+		      GP | GW | GU);
 	return cr3;
 }
 
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
 
 	h_init(&h, &cfg, 1);
 	h_add_slot(&h, 0, 0x400);
-	h_add_slot(&h, 0x1000, 0x800);	/* page tables of the audit phase */
+	h_add_slot(&h, 0x1000, 0x800); /* page tables of the audit phase */
 	for (as = 0; as < NAS; as++)
 		cr3[as] = space(as);
 	g_enter(&h, 0, &c, cr3[0]);
@@ -108,7 +109,8 @@ int main(int argc, char **argv)
 			mmu_write(&h.vm, gpa, 8, (0x100ull << 12) | GP | GU);
 			CALLGRIND_TOGGLE_COLLECT;
 			if (!zap)
-				fault(0x40000000 + (i % 8) * 0x200000 + ((i / 8) % 64) * 0x1000, PFERR_U, false);
+				fault(0x40000000 + (i % 8) * 0x200000 + ((i / 8) % 64) * 0x1000,
+				      PFERR_U, false);
 		}
 	} else if (!strcmp(phase, "audit") || !strcmp(phase, "auditi")) {
 		/* About the shadow of the perm64 guest: ~570 leaf tables of 64 mapped entries each.
@@ -129,15 +131,18 @@ int main(int argc, char **argv)
 		if (mmu_audit_incremental(&h.vm, NULL, 0))
 			abort();
 		for (i = 0; i < (phase[5] ? 4000 : 10); i++, n++) {
-			u64 gva = base + (i % AUDIT_TABLES) * 0x200000 + (i / AUDIT_TABLES % 64) * 0x1000;
+			u64 gva = base + (i % AUDIT_TABLES) * 0x200000 +
+				  (i / AUDIT_TABLES % 64) * 0x1000;
 
 			if (phase[5]) {
 				mmu_write(&h.vm, g_entry_at(&h, G_LONG, cr3[0], gva, 1), 8,
-					  ((0x100 + i / AUDIT_TABLES % 64) << 12) | GP | GW | GU | GA);
+					  ((0x100 + i / AUDIT_TABLES % 64) << 12) | GP | GW | GU |
+						  GA);
 				fault(gva, PFERR_U, false);
 			}
 			CALLGRIND_TOGGLE_COLLECT;
-			if (phase[5] ? mmu_audit_incremental(&h.vm, NULL, 0) : mmu_audit(&h.vm, NULL, 0))
+			if (phase[5] ? mmu_audit_incremental(&h.vm, NULL, 0)
+				     : mmu_audit(&h.vm, NULL, 0))
 				abort();
 			CALLGRIND_TOGGLE_COLLECT;
 		}
@@ -150,7 +155,8 @@ int main(int argc, char **argv)
 			CALLGRIND_TOGGLE_COLLECT;
 			mmu_new_cr3(&h.vcpu[0], cr3[1 + i % (NAS - 1)]);
 			for (k = 0; k < 16; k++) {
-				struct h_access a = acc_of(0x40000000 + k * 0x1000, ACC_READ, true, 0);
+				struct h_access a =
+					acc_of(0x40000000 + k * 0x1000, ACC_READ, true, 0);
 				struct h_result r;
 
 				h_cpu_access(&h, 0, &a, &r);

@@ -10,12 +10,13 @@
 #define PS BIT(7)
 #define NX BIT(63)
 #define ADDR 0x000ffffffffff000ull
-#define HW_BROKEN 0xffffffffu	/* the shadow points somewhere it must not */
+#define HW_BROKEN 0xffffffffu /* the shadow points somewhere it must not */
 #define HW_OK 0xfffffffeu
 
 /* The rights check of a translation (from a walk or the TLB) under the real control bits the
  * MMU's contract asks for: WP=1, NXE=1, SMEP/SMAP as the guest's while its paging is on. */
-bool h_tlb_allows(const struct harness *h, unsigned v, const struct h_tlbe *e, const struct h_access *a)
+bool h_tlb_allows(const struct harness *h, unsigned v, const struct h_tlbe *e,
+		  const struct h_access *a)
 {
 	const struct h_ctl *c = &h->ctl[v];
 	bool paging = c->cr0 & BIT(31);
@@ -49,7 +50,7 @@ static u32 hw_translate(struct harness *h, unsigned v, const struct h_access *a,
 		if (!(e & P))
 			return ec;
 		if (e & ~(ADDR | P))
-			return HW_BROKEN;	/* PAE PDPTEs: only P and the address */
+			return HW_BROKEN; /* PAE PDPTEs: only P and the address */
 		table = e & ADDR;
 		level = 2;
 	}
@@ -87,7 +88,7 @@ static bool do_access(struct harness *h, const struct h_access *a, const struct 
 	u8 *p = h_hpa_ptr(h, t->hpa | (a->gva & 0xfff), true);
 
 	if (!p)
-		return false;	/* a shadow leaf that is not guest memory */
+		return false; /* a shadow leaf that is not guest memory */
 	r->kind = R_OK;
 	r->at = h_hpa_to_gpa(h, t->hpa | (a->gva & 0xfff));
 	if (a->kind == ACC_WRITE)

@@ -34,13 +34,13 @@ struct fuzz {
 	struct g_frames f;
 	u64 cr3[NAS];
 	unsigned as_of[H_MAX_VCPUS];
-	u64 win_pt[NAS][2];	/* window leaf tables */
-	u64 win_pde[NAS][2];	/* gpa of the entries pointing at them */
-	unsigned nwin;		/* window tables per space (1 for 32-bit, 2 otherwise) */
-	u64 hot;		/* the window page whose entry the guest last wrote */
-	u64 seen;		/* the window page last accessed (its shadow entry is likely present) */
+	u64 win_pt[NAS][2];  /* window leaf tables */
+	u64 win_pde[NAS][2]; /* gpa of the entries pointing at them */
+	unsigned nwin;	     /* window tables per space (1 for 32-bit, 2 otherwise) */
+	u64 hot;	     /* the window page whose entry the guest last wrote */
+	u64 seen; /* the window page last accessed (its shadow entry is likely present) */
 	unsigned seen_as;
-	unsigned check, check_vcpu;	/* the TLB check the last operation calls for */
+	unsigned check, check_vcpu; /* the TLB check the last operation calls for */
 	u64 check_page;
 };
 
@@ -114,8 +114,9 @@ static u64 random_leaf(struct fuzz *z, bool large, unsigned level)
 	if (w64 && chance(z, 20))
 		e |= GNX;
 	if (chance(z, 2))
-		e |= w64 ? BIT(z->h.vm.cfg.maxphyaddr + below(z, 52 - z->h.vm.cfg.maxphyaddr))
-			 : large ? BIT(21) : 0;
+		e |= w64     ? BIT(z->h.vm.cfg.maxphyaddr + below(z, 52 - z->h.vm.cfg.maxphyaddr))
+		     : large ? BIT(21)
+			     : 0;
 	return e;
 }
 
@@ -137,7 +138,8 @@ static void build(struct fuzz *z)
 			u64 va = PHYS + (g << 12);
 
 			if (as == 0) {
-				g_map(h, &z->f, z->mode, z->cr3[as], va, (g << 12) | GP | GW, 1, GP | GW | GU);
+				g_map(h, &z->f, z->mode, z->cr3[as], va, (g << 12) | GP | GW, 1,
+				      GP | GW | GU);
 				continue;
 			}
 			/* Share space 0's physmap tables: copy its directory entries. */
@@ -161,12 +163,13 @@ static void build(struct fuzz *z)
 			if (as == 2 && i == 0) {
 				u64 pde = (z->win_pt[1][0] << 12) | GP | GW | GU;
 
-				z->win_pde[as][i] = g_map(h, &z->f, z->mode, z->cr3[as], va, pde, 2, GP | GW | GU);
+				z->win_pde[as][i] = g_map(h, &z->f, z->mode, z->cr3[as], va, pde, 2,
+							  GP | GW | GU);
 				z->win_pt[as][i] = z->win_pt[1][0];
 				continue;
 			}
-			leaf_gpa = g_map(h, &z->f, z->mode, z->cr3[as], va, random_leaf(z, false, 1), 1,
-					 GP | GW | GU);
+			leaf_gpa = g_map(h, &z->f, z->mode, z->cr3[as], va,
+					 random_leaf(z, false, 1), 1, GP | GW | GU);
 			z->win_pt[as][i] = leaf_gpa >> 12;
 			n = z->mode == G_32 ? 1024 : 512;
 			for (k = 1; k < n; k++)
@@ -187,7 +190,8 @@ static void change_mode(struct fuzz *z)
 	z->pse = z->mode == G_32 && chance(z, 60);
 	build(z);
 	for (v = 0; v < z->h.nvcpus; v++) {
-		struct g_cfg c = { z->mode, z->pse, chance(z, 75), chance(z, 60), chance(z, 40), chance(z, 40) };
+		struct g_cfg c = { z->mode,	  z->pse,	 chance(z, 75),
+				   chance(z, 60), chance(z, 40), chance(z, 40) };
 
 		z->as_of[v] = below(z, NAS);
 		g_enter(&z->h, v, &c, z->mode == G_OFF ? 0 : z->cr3[z->as_of[v]]);
@@ -212,10 +216,12 @@ static struct h_access pt_write(struct fuzz *z)
 			u64 step = z->mode == G_32 ? 0x400000 : 0x200000;
 
 			i = (unsigned)((z->seen - WIN) / step);
-			gpa = (z->win_pt[z->seen_as][i] << 12) + ((z->seen - WIN) % step >> 12) * esize;
+			gpa = (z->win_pt[z->seen_as][i] << 12) +
+			      ((z->seen - WIN) % step >> 12) * esize;
 		}
 		val = random_leaf(z, false, 1);
-		z->hot = WIN + i * (z->mode == G_32 ? 0x400000 : 0x200000) + (gpa & 0xfff) / esize * PAGE_SIZE;
+		z->hot = WIN + i * (z->mode == G_32 ? 0x400000 : 0x200000) +
+			 (gpa & 0xfff) / esize * PAGE_SIZE;
 	} else if (c < 85) {
 		unsigned i = below(z, z->nwin), k = below(z, 5);
 
@@ -224,7 +230,7 @@ static struct h_access pt_write(struct fuzz *z)
 			val = random_leaf(z, true, 2);
 		else if (k == 1)
 			val = 0;
-		else if (k == 2)	/* another space's window table, or any table (role mixing) */
+		else if (k == 2) /* another space's window table, or any table (role mixing) */
 			val = table_gfn(z) << 12 | GP | GW | GU;
 		else
 			val = (z->win_pt[below(z, NAS)][below(z, z->nwin)] << 12) | GP | GW | GU |
@@ -242,7 +248,7 @@ static struct h_access pt_write(struct fuzz *z)
 	a = acc_of(PHYS + gpa, ACC_WRITE, false, val);
 	a.size = esize;
 	w = below(z, 100);
-	if (w < 10) {		/* half an entry */
+	if (w < 10) { /* half an entry */
 		a.size = esize / 2;
 		if (chance(z, 50)) {
 			a.gva += a.size;
@@ -252,7 +258,7 @@ static struct h_access pt_write(struct fuzz *z)
 		a.size = 1;
 		a.gva += below(z, esize);
 	} else if (w < 20 && (gpa & 0xfff) + 8 < PAGE_SIZE) {
-		a.size = 8;	/* crosses entries: misaligned */
+		a.size = 8; /* crosses entries: misaligned */
 		a.gva += esize == 8 ? 4 : 0;
 		a.value = rnd(z) & ~(esize == 8 ? 0 : 0ull);
 	}
@@ -282,8 +288,9 @@ static void pv_batch(struct fuzz *z, struct fuzz_result *r)
 		mmu_batch_table(&h->vm, &b, gfn);
 	for (i = 0; i < count; i++) {
 		u64 idx = k < 2 ? first + i : below(z, n), gpa = (gfn << 12) + idx * esize;
-		u64 val = chance(z, 50) ? random_leaf(z, false, 1)
-					: h_phys_read(h, gpa, esize, false) ^ (chance(z, 50) ? GA : GW);
+		u64 val = chance(z, 50)
+				  ? random_leaf(z, false, 1)
+				  : h_phys_read(h, gpa, esize, false) ^ (chance(z, 50) ? GA : GW);
 
 		if (k < 2)
 			mmu_batch_note_in(&b, (unsigned)(gpa & 0xfff), esize);
@@ -309,7 +316,7 @@ static struct h_access random_access(struct fuzz *z)
 	a.value = rnd(z);
 	if (z->mode == G_OFF)
 		a.gva = below(z, 0x300000);
-	else if (c < 25)	/* what the guest just remapped: old or new, until a flush */
+	else if (c < 25) /* what the guest just remapped: old or new, until a flush */
 		a.gva = z->hot + below(z, PAGE_SIZE);
 	else if (c < 75)
 		a.gva = WIN + below(z, z->nwin * (z->mode == G_32 ? 0x400000 : 0x200000));
@@ -319,7 +326,7 @@ static struct h_access random_access(struct fuzz *z)
 		a.gva = rnd(z) & (z->mode == G_LONG ? 0x7fffffffffffull : 0xffffffffull);
 	a.gva &= ~(u64)(a.size - 1);
 	if (a.kind != ACC_READ && c >= 75 && c < 90 && chance(z, 80))
-		a.kind = ACC_READ;	/* random physmap writes would mostly wreck the tables */
+		a.kind = ACC_READ; /* random physmap writes would mostly wreck the tables */
 	return a;
 }
 
@@ -327,7 +334,8 @@ static struct h_access random_access(struct fuzz *z)
  * get another role, so the vCPUs' roles differ over the same guest tables. */
 static void change_controls(struct fuzz *z, unsigned v)
 {
-	struct g_cfg c = { z->mode, z->pse, chance(z, 75), chance(z, 60), chance(z, 40), chance(z, 40) };
+	struct g_cfg c = { z->mode,	  z->pse,	 chance(z, 75),
+			   chance(z, 60), chance(z, 40), chance(z, 40) };
 
 	g_enter(&z->h, v, &c, z->mode == G_OFF ? 0 : z->cr3[z->as_of[v]]);
 }
@@ -364,15 +372,18 @@ static void shootdown(struct fuzz *z, unsigned from, u64 gva)
 static bool entry_race(struct fuzz *z, unsigned v, struct fuzz_result *r)
 {
 	struct harness *h = &z->h;
-	unsigned u = (v + 1 + (unsigned)below(z, h->nvcpus - 1)) % h->nvcpus, esize = g_esize(z->mode);
+	unsigned u = (v + 1 + (unsigned)below(z, h->nvcpus - 1)) % h->nvcpus,
+		 esize = g_esize(z->mode);
 	u64 step = z->mode == G_32 ? 0x400000 : 0x200000;
 	u64 gva = WIN + below(z, z->nwin * step), gpa, e1, e2;
-	struct h_access a = acc_of(gva, chance(z, 60) ? ACC_WRITE : ACC_READ, chance(z, 40), rnd(z));
+	struct h_access a =
+		acc_of(gva, chance(z, 60) ? ACC_WRITE : ACC_READ, chance(z, 40), rnd(z));
 	a.gva &= ~7ull;
 	/* Mostly two threads of one process: u loads v's address space. Often from a clean
 	 * slate: v's CR3 reload brings every table back in sync, so that the flush at the end has
 	 * only this entry's changes to find. */
-	if (chance(z, 70) && h->ctl[u].cr3 != h->ctl[v].cr3 && h_set_cr3(h, u, h->ctl[v].cr3) == MMU_OK)
+	if (chance(z, 70) && h->ctl[u].cr3 != h->ctl[v].cr3 &&
+	    h_set_cr3(h, u, h->ctl[v].cr3) == MMU_OK)
 		z->as_of[u] = z->as_of[v];
 	if (chance(z, 50))
 		h_set_cr3(h, v, h->ctl[v].cr3);
@@ -396,7 +407,7 @@ static bool entry_race(struct fuzz *z, unsigned v, struct fuzz_result *r)
 		h_invlpg(h, u, PHYS + gpa);
 	a = acc_of(gva & ~7ull, ACC_READ, chance(z, 80), 0);
 	if ((e2 & GU) && !(e1 & GU))
-		a.user = true;		/* the right it gained */
+		a.user = true; /* the right it gained */
 	else if ((e1 & GNX) && !(e2 & GNX))
 		a.kind = ACC_FETCH;
 	if (!h_check_access(h, u, &a, r->msg, sizeof(r->msg)))
@@ -443,7 +454,7 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 		h_invlpg(h, v, page);
 		check = CHECK_VCPU;
 	} else if (c < 66) {
-		h_flush(h, v);	/* the PV flush */
+		h_flush(h, v); /* the PV flush */
 		check = CHECK_VCPU;
 	} else if (c < 68 && z->mode != G_OFF) {
 		pv_batch(z, r);
@@ -474,11 +485,13 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 		page = c < 350 ? z->hot : a.gva;
 	}
 	if (h->ctl_mismatches) {
-		snprintf(r->msg, sizeof(r->msg), "CR3/mode load: MMU and reference disagree on the PDPTEs");
+		snprintf(r->msg, sizeof(r->msg),
+			 "CR3/mode load: MMU and reference disagree on the PDPTEs");
 		return false;
 	}
 	if (op % 1024 == 0 && !h_mem_equal(h, &where)) {
-		snprintf(r->msg, sizeof(r->msg), "memory differs at gpa %llx", (unsigned long long)where);
+		snprintf(r->msg, sizeof(r->msg), "memory differs at gpa %llx",
+			 (unsigned long long)where);
 		return false;
 	}
 	/* The emulator's fetch through the shadow, as an exit would make it: its memo must stay
@@ -492,9 +505,11 @@ static bool step(struct fuzz *z, u64 op, struct fuzz_result *r)
 	bool user = op % 3 == 0;
 	if (mmu_shadow_read_gpa(&h->vcpu[v], page, user, &read_gpa) &&
 	    (!mmu_gva_to_gpa(&h->vcpu[v], page, (user ? PFERR_U : MMU_ACCESS_AC) | MMU_ACCESS_PEEK,
-			     &walk_gpa, &ec) || walk_gpa != read_gpa)) {
-		snprintf(r->msg, sizeof(r->msg), "vcpu %u's shadow read of %llx gives %llx, the walk %llx",
-			 v, (unsigned long long)page, (unsigned long long)read_gpa,
+			     &walk_gpa, &ec) ||
+	     walk_gpa != read_gpa)) {
+		snprintf(r->msg, sizeof(r->msg),
+			 "vcpu %u's shadow read of %llx gives %llx, the walk %llx", v,
+			 (unsigned long long)page, (unsigned long long)read_gpa,
 			 (unsigned long long)walk_gpa);
 		return false;
 	}
@@ -527,8 +542,10 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 	/* Every third seed runs with a 36-bit physical address width (PSE-36 and reserved bits),
 	 * every fourth without 1 GiB pages (PS in a PDPTE reserved). */
 	struct mmu_config cfg = { .pool_max_pages = o->pool_pages ? o->pool_pages : 96,
-				  .nocache = o->nocache, .maxphyaddr = o->seed % 3 ? 40 : 36,
-				  .no_1g = o->seed % 4 == 1, .no_unsync = o->no_unsync };
+				  .nocache = o->nocache,
+				  .maxphyaddr = o->seed % 3 ? 40 : 36,
+				  .no_1g = o->seed % 4 == 1,
+				  .no_unsync = o->no_unsync };
 	struct fuzz *z = calloc(1, sizeof(*z));
 	struct mmu_stats st;
 	char buf[900];
@@ -558,8 +575,8 @@ void fuzz_run(const struct fuzz_opts *o, struct fuzz_result *r)
 			n = 0;
 		else if (!o->incremental)
 			n = mmu_audit(&z->h.vm, buf, sizeof(buf));
-		else if (!(n = mmu_audit_incremental(&z->h.vm, buf, sizeof(buf))) && o->cross_check &&
-			 (n = mmu_audit(&z->h.vm, buf, sizeof(buf))) != 0)
+		else if (!(n = mmu_audit_incremental(&z->h.vm, buf, sizeof(buf))) &&
+			 o->cross_check && (n = mmu_audit(&z->h.vm, buf, sizeof(buf))) != 0)
 			r->incremental_missed = 1;
 		if (n) {
 			r->audit_errors = n;
@@ -617,7 +634,6 @@ void fuzz_report(const struct fuzz_opts *o, const struct fuzz_result *r)
 	printf("mmu-fuzz: ops=%llu mismatches=%llu audit_errors=%llu seed=%llu vcpus=%u%s%s\n",
 	       (unsigned long long)r->ops, (unsigned long long)r->mismatches,
 	       (unsigned long long)r->audit_errors, (unsigned long long)o->seed,
-	       o->vcpus ? o->vcpus : 2,
-	       o->incremental ? " audit=incremental" : "",
+	       o->vcpus ? o->vcpus : 2, o->incremental ? " audit=incremental" : "",
 	       r->incremental_missed ? " INCREMENTAL-MISSED" : "");
 }

@@ -9,13 +9,13 @@
 struct fuzz_opts {
 	u64 ops;
 	u64 seed;
-	u64 pool_pages;		/* 0: default */
-	unsigned vcpus;		/* of the one guest, 1..4; 0: 2 */
+	u64 pool_pages; /* 0: default */
+	unsigned vcpus; /* of the one guest, 1..4; 0: 2 */
 	bool nocache;
-	struct mmu_mutations mut;	/* mutation knobs (scenario 11), given to the MMU */
+	struct mmu_mutations mut; /* mutation knobs (scenario 11), given to the MMU */
 	bool no_unsync;
 	bool quiet;
-	bool no_audit;		/* differential comparison only */
+	bool no_audit; /* differential comparison only */
 	/* mmu_audit_incremental after each op (never a periodic full one) and mmu_audit at the
 	 * end; with cross_check also mmu_audit after each op, and a problem the incremental audit
 	 * missed counts as incremental_missed. */
@@ -23,21 +23,22 @@ struct fuzz_opts {
 };
 
 struct fuzz_result {
-	u64 ops;		/* operations run */
-	u64 mismatches;		/* 0 or 1: the run stops at the first */
+	u64 ops;	/* operations run */
+	u64 mismatches; /* 0 or 1: the run stops at the first */
 	u64 audit_errors;
 	u64 incremental_missed;
-	u64 fail_op;		/* index of the failing operation */
-	u64 shadow_faults, emulated, reclaimed, mode_changes, flood_zaps, misaligned_zaps, root_hits;
-	u64 prefetched;		/* leaves filled ahead of a fault */
-	u64 unsyncs, resyncs;	/* out-of-sync leaf tables (mmu/sync.c) */
-	u64 stale_hits;		/* accesses served from an older entry, as a TLB may */
-	u64 tlb_hits;		/* accesses served by a vCPU's modelled TLB */
-	u64 tlb_checks;		/* sweeps of a vCPU's TLB against the guest's tables */
-	u64 shootdowns;		/* guest IPI + INVLPG / flush on other vCPUs */
-	u64 races;		/* two vCPUs on one entry, then the first flushes */
-	u64 batches;		/* paravirtual update batches (MMU_UPDATE) */
-	u64 audits;		/* audits run (after each operation) */
+	u64 fail_op; /* index of the failing operation */
+	u64 shadow_faults, emulated, reclaimed, mode_changes, flood_zaps, misaligned_zaps,
+		root_hits;
+	u64 prefetched;	      /* leaves filled ahead of a fault */
+	u64 unsyncs, resyncs; /* out-of-sync leaf tables (mmu/sync.c) */
+	u64 stale_hits;	      /* accesses served from an older entry, as a TLB may */
+	u64 tlb_hits;	      /* accesses served by a vCPU's modelled TLB */
+	u64 tlb_checks;	      /* sweeps of a vCPU's TLB against the guest's tables */
+	u64 shootdowns;	      /* guest IPI + INVLPG / flush on other vCPUs */
+	u64 races;	      /* two vCPUs on one entry, then the first flushes */
+	u64 batches;	      /* paravirtual update batches (MMU_UPDATE) */
+	u64 audits;	      /* audits run (after each operation) */
 	char msg[1024];
 };
 

@@ -62,7 +62,8 @@ u64 g_table(struct harness *h, struct g_frames *f)
 
 	ASSERT(gfn < f->end);
 	for (off = 0; off < PAGE_SIZE; off += 8)
-		if (h_phys_read(h, (gfn << 12) + off, 8, false) || h_phys_read(h, (gfn << 12) + off, 8, true))
+		if (h_phys_read(h, (gfn << 12) + off, 8, false) ||
+		    h_phys_read(h, (gfn << 12) + off, 8, true))
 			h_phys_write(h, (gfn << 12) + off, 8, 0);
 	return gfn;
 }
@@ -93,6 +94,8 @@ u64 g_entry_at(struct harness *h, int mode, u64 cr3, u64 gva, unsigned level)
 	unsigned l;
 
 	for (l = g_levels(mode); l > level; l--)
-		table = (g_get(h, mode, g_entry_gpa(mode, table, l, gva)) & 0x000ffffffffff000ull) >> 12;
+		table = (g_get(h, mode, g_entry_gpa(mode, table, l, gva)) &
+			 0x000ffffffffff000ull) >>
+			12;
 	return g_entry_gpa(mode, table, level, gva);
 }

@@ -7,7 +7,7 @@
 #include "lib/printf.h"
 #include "tests/mmu/harness.h"
 
-#define HPA_BASE 0x1000000ull	/* MMU pages: below 4 GiB, never 0 */
+#define HPA_BASE 0x1000000ull /* MMU pages: below 4 GiB, never 0 */
 #define HPAGES_MAX 0x40000u
 
 /* panic, kprintf and log_level come from tests/unit/harness.c, formatting from lib/printf.c. */
@@ -52,7 +52,8 @@ static struct h_slot *slot_of(struct harness *h, u64 gfn)
 	unsigned i;
 
 	for (i = 0; i < h->nslots; i++)
-		if (gfn >= h->slot[i].s.base_gfn && gfn < h->slot[i].s.base_gfn + h->slot[i].s.npages)
+		if (gfn >= h->slot[i].s.base_gfn &&
+		    gfn < h->slot[i].s.base_gfn + h->slot[i].s.npages)
 			return &h->slot[i];
 	return NULL;
 }

@@ -13,23 +13,23 @@
 
 struct h_slot {
 	struct mmu_slot s;
-	u8 *mem;	/* what the MMU and the software CPU see */
-	u8 *ref;	/* the reference machine's copy */
+	u8 *mem; /* what the MMU and the software CPU see */
+	u8 *ref; /* the reference machine's copy */
 	u64 hpa_base;
 };
 
 /* Guest control state, mirrored in the reference machine. */
 struct h_ctl {
 	u64 cr0, cr4, efer, cr3;
-	u64 pdptes[4];	/* the reference machine's PAE PDPTE cache */
+	u64 pdptes[4]; /* the reference machine's PAE PDPTE cache */
 };
 
 /* One translation in a vCPU's modelled hardware TLB: what a walk of the shadow gave, kept until
  * the MMU asks that vCPU to flush (ops->flush_tlb), as with tagged TLBs (ASID/VPID). */
 struct h_tlbe {
-	u64 vpn;		/* gva >> 12, +1 (0: empty) */
-	u64 hpa;		/* host frame */
-	bool w, u, x;		/* rights combined over the shadow walk */
+	u64 vpn;      /* gva >> 12, +1 (0: empty) */
+	u64 hpa;      /* host frame */
+	bool w, u, x; /* rights combined over the shadow walk */
 };
 
 struct harness {
@@ -44,26 +44,29 @@ struct harness {
 	unsigned nhpages, hpages_live;
 	unsigned *hfree;
 	unsigned nhfree;
-	long page_limit;	/* < 0: unlimited */
+	long page_limit; /* < 0: unlimited */
 	u64 flushes;
-	u64 flush_waits;	/* write protections that completed their flushes at once */
+	u64 flush_waits; /* write protections that completed their flushes at once */
 	struct h_tlbe tlb[H_MAX_VCPUS][H_TLB_ENTRIES];
-	u64 tlb_hits;		/* accesses the modelled TLB served */
-	bool from_tlb;		/* the last software-CPU access was a TLB hit */
+	u64 tlb_hits;  /* accesses the modelled TLB served */
+	bool from_tlb; /* the last software-CPU access was a TLB hit */
 	/* Per-access trace used by the differential checks. */
 	u64 touched[16];
 	unsigned ntouched;
 	u64 emulated_writes, shadow_faults;
-	u64 ctl_mismatches;	/* CR3/mode loads where the MMU and the reference disagreed */
+	u64 ctl_mismatches; /* CR3/mode loads where the MMU and the reference disagreed */
 	/* The reference TLB, per vCPU: every value a guest entry held since that vCPU's last flush
 	 * that covers it (what its TLB may still use), and the undo log of one reference access. */
-	struct h_old { u64 gpa, val; unsigned size; } old[H_MAX_VCPUS][H_OLD_MAX];
+	struct h_old {
+		u64 gpa, val;
+		unsigned size;
+	} old[H_MAX_VCPUS][H_OLD_MAX];
 	unsigned nold[H_MAX_VCPUS];
 	struct h_old undo[16];
 	unsigned nundo;
 	bool logging;
-	u64 leaf_gpa;		/* the last reference walk's 4 KiB leaf entry, or ~0 */
-	u64 stale_hits;		/* accesses the MMU served from an older entry, as a TLB may */
+	u64 leaf_gpa;	/* the last reference walk's 4 KiB leaf entry, or ~0 */
+	u64 stale_hits; /* accesses the MMU served from an older entry, as a TLB may */
 };
 
 /* Access kinds. */
@@ -73,19 +76,19 @@ struct h_access {
 	u64 gva;
 	int kind;
 	bool user, ac;
-	unsigned size;		/* 1, 2, 4, 8; never crosses a page */
-	u64 value;		/* to write */
+	unsigned size; /* 1, 2, 4, 8; never crosses a page */
+	u64 value;     /* to write */
 };
 
 enum { R_OK, R_FAULT, R_MMIO, R_ERROR };
 
 struct h_result {
 	int kind;
-	u64 value;	/* read */
+	u64 value; /* read */
 	u32 ec;
 	u64 cr2;
-	u64 gpa;	/* MMIO */
-	u64 at;		/* R_OK: the guest-physical address accessed */
+	u64 gpa; /* MMIO */
+	u64 at;	 /* R_OK: the guest-physical address accessed */
 };
 
 static inline struct h_access acc_of(u64 gva, int kind, bool user, u64 value)
@@ -133,6 +136,7 @@ void ref_tlb_invlpg(struct harness *h, unsigned v, u64 gva);
 u8 *h_hpa_ptr(struct harness *h, u64 hpa, bool want_guest);
 u8 *h_gpa_ptr(struct harness *h, u64 gpa, bool ref);
 u64 h_hpa_to_gpa(struct harness *h, u64 hpa);
-bool h_tlb_allows(const struct harness *h, unsigned v, const struct h_tlbe *e, const struct h_access *a);
+bool h_tlb_allows(const struct harness *h, unsigned v, const struct h_tlbe *e,
+		  const struct h_access *a);
 
 #endif

@@ -20,7 +20,10 @@
 #include "tests/mmu/harness.h"
 
 /* An older value standing in for one entry (ref_access with a stale leaf). */
-static struct { bool on; u64 gpa, val; } ovr;
+static struct {
+	bool on;
+	u64 gpa, val;
+} ovr;
 
 /* Reads a guest entry in reference memory (0 in a hole) and records where it was. */
 static u64 rd(struct harness *h, u64 gpa, unsigned size)
@@ -162,7 +165,7 @@ int h_set_mode(struct harness *h, unsigned v, u64 cr0, u64 cr4, u64 efer, u64 cr
 	c->cr4 = cr4;
 	c->efer = efer & ~BIT(10);
 	if ((efer & BIT(8)) && (cr0 & BIT(31)) && (cr4 & BIT(5)))
-		c->efer |= BIT(10);	/* LMA follows LME once paging is on with PAE */
+		c->efer |= BIT(10); /* LMA follows LME once paging is on with PAE */
 	ref_ok = !(cr0 & BIT(31)) || !(cr4 & BIT(5)) || (c->efer & BIT(10)) ||
 		 ref_load_pdptes(h, v, cr3);
 	rc = mmu_reset_context(&h->vcpu[v], c->cr0, c->cr4, c->efer, cr3);
@@ -185,8 +188,8 @@ struct ref_walk {
 };
 
 /* Translate gva like the SDM says; on success set A (and D for a write) in reference memory. */
-static bool ref_translate(struct harness *h, unsigned v, const struct h_access *a, struct ref_walk *rw,
-			  bool set_ad)
+static bool ref_translate(struct harness *h, unsigned v, const struct h_access *a,
+			  struct ref_walk *rw, bool set_ad)
 {
 	const struct h_ctl *c = &h->ctl[v];
 	bool pae = c->cr4 & BIT(5), lma = c->efer & BIT(10), nxe = (c->efer & BIT(11)) && pae;
@@ -219,7 +222,8 @@ static bool ref_translate(struct harness *h, unsigned v, const struct h_access *
 				rw->ec |= 9;
 				return false;
 			}
-			gpa = (e & 0xffc00000ull) + (((e >> 13) & 0xff) << 32) + (a->gva & 0x3fffff);
+			gpa = (e & 0xffc00000ull) + (((e >> 13) & 0xff) << 32) +
+			      (a->gva & 0x3fffff);
 		} else {
 			rw->ent_gpa[rw->n] = (e & 0xfffff000ull) + ((a->gva >> 12) & 0x3ff) * 4;
 			h->leaf_gpa = rw->ent_gpa[rw->n];
@@ -269,7 +273,8 @@ static bool ref_translate(struct harness *h, unsigned v, const struct h_access *
 			if (leaf) {
 				u64 size = 1ull << (3 + 9 * level);
 
-				gpa = (e & 0x000ffffffffff000ull & ~(size - 1)) + (a->gva & (size - 1));
+				gpa = (e & 0x000ffffffffff000ull & ~(size - 1)) +
+				      (a->gva & (size - 1));
 				break;
 			}
 			table = e & 0x000ffffffffff000ull;
@@ -344,7 +349,8 @@ static bool same_result(const struct h_result *x, const struct h_result *y)
 static bool same_touched(struct harness *h, unsigned *bad)
 {
 	for (unsigned i = 0; i < h->ntouched; i++)
-		if (h_phys_read(h, h->touched[i], 8, false) != h_phys_read(h, h->touched[i], 8, true)) {
+		if (h_phys_read(h, h->touched[i], 8, false) !=
+		    h_phys_read(h, h->touched[i], 8, true)) {
 			*bad = i;
 			return false;
 		}
@@ -435,7 +441,7 @@ bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, cha
 
 	for (i = 0; i < h->nvcpus; i++)
 		if (h->nold[i] > H_OLD_MAX - 32)
-			h_flush(h, i);	/* a reference TLB is full: the guest flushes there */
+			h_flush(h, i); /* a reference TLB is full: the guest flushes there */
 	h_cpu_access(h, v, a, &got);
 	if (got.kind == R_OK && !h->from_tlb)
 		forget_relinked(h, v, a);
@@ -447,23 +453,30 @@ bool h_check_access(struct harness *h, unsigned v, const struct h_access *a, cha
 	if (!ok && stale_hit(h, v, a, &got, nold))
 		ok = true;
 	else if (!ok && h->nundo != 0) {
-		ref_undo(h, nold);	/* back to the walk of the current tables, for the report */
+		ref_undo(h, nold); /* back to the walk of the current tables, for the report */
 		h_ref_access(h, v, a, &want);
 	}
 	h->logging = false;
 	if (ok)
 		return true;
 	if (!same_result(&got, &want)) {
-		snprintf(msg, n, "vcpu%u %s %s%s gva %llx: mmu%s %s val %llx ec %x gpa %llx at %llx, ref %s val %llx ec %x gpa %llx at %llx",
-			 v, a->kind == ACC_WRITE ? "write" : a->kind == ACC_FETCH ? "fetch" : "read",
-			 a->user ? "user" : "sup", a->ac ? "+ac" : "", (unsigned long long)a->gva,
-			 h->from_tlb ? " (TLB)" : "", kinds[got.kind], (unsigned long long)got.value, got.ec, (unsigned long long)got.gpa,
-			 (unsigned long long)got.at, kinds[want.kind], (unsigned long long)want.value, want.ec,
-			 (unsigned long long)want.gpa, (unsigned long long)want.at);
+		snprintf(
+			msg, n,
+			"vcpu%u %s %s%s gva %llx: mmu%s %s val %llx ec %x gpa %llx at %llx, ref %s val %llx ec %x gpa %llx at %llx",
+			v,
+			a->kind == ACC_WRITE   ? "write"
+			: a->kind == ACC_FETCH ? "fetch"
+					       : "read",
+			a->user ? "user" : "sup", a->ac ? "+ac" : "", (unsigned long long)a->gva,
+			h->from_tlb ? " (TLB)" : "", kinds[got.kind], (unsigned long long)got.value,
+			got.ec, (unsigned long long)got.gpa, (unsigned long long)got.at,
+			kinds[want.kind], (unsigned long long)want.value, want.ec,
+			(unsigned long long)want.gpa, (unsigned long long)want.at);
 		return false;
 	}
 	if (!same_touched(h, &i)) {
-		u64 m = h_phys_read(h, h->touched[i], 8, false), r = h_phys_read(h, h->touched[i], 8, true);
+		u64 m = h_phys_read(h, h->touched[i], 8, false),
+		    r = h_phys_read(h, h->touched[i], 8, true);
 
 		snprintf(msg, n, "vcpu%u gva %llx: memory at %llx is %llx, reference %llx", v,
 			 (unsigned long long)a->gva, (unsigned long long)h->touched[i],
@@ -517,13 +530,18 @@ bool h_check_tlb(struct harness *h, unsigned v, u64 gva, char *msg, size_t n)
 		page = h_hpa_to_gpa(h, e->hpa) >> 12;
 		for (unsigned k = 0; k < 6; k++) {
 			/* AC set: the most a supervisor data access may do under SMAP. */
-			struct h_access a = { .gva = (e->vpn - 1) << 12, .kind = (int)(k % 3),
-					      .user = k >= 3, .ac = true, .size = 1 };
+			struct h_access a = { .gva = (e->vpn - 1) << 12,
+					      .kind = (int)(k % 3),
+					      .user = k >= 3,
+					      .ac = true,
+					      .size = 1 };
 
 			if (!h_tlb_allows(h, v, e, &a) || ref_allows(h, v, &a, page))
 				continue;
-			snprintf(msg, n, "vcpu%u TLB: %s %s gva %llx -> gpa %llx, which the guest's "
-				 "tables no longer allow it", v, a.user ? "user" : "sup", kinds[a.kind],
+			snprintf(msg, n,
+				 "vcpu%u TLB: %s %s gva %llx -> gpa %llx, which the guest's "
+				 "tables no longer allow it",
+				 v, a.user ? "user" : "sup", kinds[a.kind],
 				 (unsigned long long)a.gva, (unsigned long long)page << 12);
 			return false;
 		}

@@ -4,7 +4,7 @@
 #include "tests/mmu/common.h"
 #include "tests/mmu/fuzz.h"
 
-static struct fuzz_result last;	/* of the last run_expect */
+static struct fuzz_result last; /* of the last run_expect */
 
 static void run_expect(const struct fuzz_opts *o, bool should_fail)
 {
@@ -37,7 +37,9 @@ static void test_fuzz_nocache(void **st UNUSED)
 /* The incremental audit after every op, checked against the full one after every op. */
 static void test_fuzz_incremental(void **st UNUSED)
 {
-	struct fuzz_opts o = { .ops = 100000, .seed = 14, .incremental = true, .cross_check = true };
+	struct fuzz_opts o = {
+		.ops = 100000, .seed = 14, .incremental = true, .cross_check = true
+	};
 
 	run_expect(&o, false);
 }
@@ -64,7 +66,8 @@ static void test_fuzz_smp(void **st UNUSED)
 		run_expect(&o, false);
 		/* The TLBs served accesses, guests shot entries down on other vCPUs, and stale
 		 * entries were used as the architecture allows. */
-		assert_true(last.tlb_hits > 100 && last.shootdowns > 500 && last.tlb_checks > o.ops);
+		assert_true(last.tlb_hits > 100 && last.shootdowns > 500 &&
+			    last.tlb_checks > o.ops);
 		assert_true(last.unsyncs > 100 && last.stale_hits > 0);
 	}
 }
@@ -183,7 +186,8 @@ static void test_mutation_read_unsync(void **st UNUSED)
 static void test_mutation_skip_pv_flush(void **st UNUSED)
 {
 	mutation_of(&(struct fuzz_opts){ .mut.skip_pv_flush = true, .seed = 2 }, BY_COMPARE);
-	mutation_of(&(struct fuzz_opts){ .mut.skip_pv_flush = true, .seed = 1, .vcpus = 4 }, BY_COMPARE);
+	mutation_of(&(struct fuzz_opts){ .mut.skip_pv_flush = true, .seed = 1, .vcpus = 4 },
+		    BY_COMPARE);
 }
 
 /* With out-of-sync shadows off, every guest page-table store traps, as before them. */

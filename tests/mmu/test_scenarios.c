@@ -37,10 +37,14 @@ static void check_shadow(struct harness *h, u64 gva, bool user, bool fetch, unsi
 static void matrix_one(const struct matrix_cfg *mc)
 {
 	unsigned shadow_fetches = 0, shadow_reads = 0;
-	static const struct { int kind; bool user, ac; } accs[] = {
-		{ ACC_READ, true, false }, { ACC_WRITE, true, false }, { ACC_FETCH, true, false },
-		{ ACC_READ, false, false }, { ACC_WRITE, false, false }, { ACC_FETCH, false, false },
-		{ ACC_READ, false, true }, { ACC_WRITE, false, true },
+	static const struct {
+		int kind;
+		bool user, ac;
+	} accs[] = {
+		{ ACC_READ, true, false },   { ACC_WRITE, true, false },
+		{ ACC_FETCH, true, false },  { ACC_READ, false, false },
+		{ ACC_WRITE, false, false }, { ACC_FETCH, false, false },
+		{ ACC_READ, false, true },   { ACC_WRITE, false, true },
 	};
 	struct harness *h = calloc(1, sizeof(*h));
 	struct g_frames f = { 0x300, 0x3ff };
@@ -58,32 +62,38 @@ static void matrix_one(const struct matrix_cfg *mc)
 	for (l = levels; l >= mc->leaf_level; l--)
 		path[l] = g_entry_at(h, mc->mode, cr3, gva, l);
 	for (bits = 0; bits < 17; bits++) {
-		u64 leaf = leaf_base | (bits & 1 ? GP : 0) | (bits & 2 ? GW : 0) | (bits & 4 ? GU : 0);
+		u64 leaf =
+			leaf_base | (bits & 1 ? GP : 0) | (bits & 2 ? GW : 0) | (bits & 4 ? GU : 0);
 
 		if (bits & 8) {
 			if (!w64)
 				continue;
 			leaf |= GNX;
 		}
-		if (bits == 16) {	/* a reserved bit */
+		if (bits == 16) { /* a reserved bit */
 			if (!w64 && mc->leaf_level == 1)
 				continue;
 			leaf = leaf_base | GP | GW | GU | (w64 ? BIT(45) : BIT(21));
 		}
 		for (up = 0; up < 4; up++)
 			for (ctl = 0; ctl < 16; ctl++) {
-				struct g_cfg c = { mc->mode, mc->pse, ctl & 1, ctl & 2, ctl & 4, ctl & 8 };
+				struct g_cfg c = { mc->mode, mc->pse, ctl & 1,
+						   ctl & 2,  ctl & 4, ctl & 8 };
 
 				assert_int_equal(g_enter(h, 0, &c, cr3), MMU_OK);
 				for (i = 0; i < ARRAY_SIZE(accs); i++) {
-					struct h_access a = acc_of(gva, accs[i].kind, accs[i].user, 0x99);
+					struct h_access a =
+						acc_of(gva, accs[i].kind, accs[i].user, 0x99);
 
 					a.ac = accs[i].ac;
 					/* Fresh entries (A/D clear) for every access. */
 					for (l = levels; l > mc->leaf_level; l--)
 						if (!(mc->mode == G_PAE && l == 3))
-							g_set(h, mc->mode, path[l], (g_get(h, mc->mode, path[l]) & ~0x7full) |
-							      GP | (up & 1 ? GW : 0) | (up & 2 ? GU : 0));
+							g_set(h, mc->mode, path[l],
+							      (g_get(h, mc->mode, path[l]) &
+							       ~0x7full) |
+								      GP | (up & 1 ? GW : 0) |
+								      (up & 2 ? GU : 0));
 					g_set(h, mc->mode, path[mc->leaf_level], leaf);
 					CHECK_ACCESS(h, 0, &a);
 					/* Both privileges after each access: the entry one
@@ -105,13 +115,41 @@ static void matrix_one(const struct matrix_cfg *mc)
 	free(h);
 }
 
-static void test_matrix_32(void **st UNUSED) { struct matrix_cfg c = { G_32, false, 1 }; matrix_one(&c); }
-static void test_matrix_32_pse(void **st UNUSED) { struct matrix_cfg c = { G_32, true, 2 }; matrix_one(&c); }
-static void test_matrix_pae(void **st UNUSED) { struct matrix_cfg c = { G_PAE, false, 1 }; matrix_one(&c); }
-static void test_matrix_pae_2m(void **st UNUSED) { struct matrix_cfg c = { G_PAE, false, 2 }; matrix_one(&c); }
-static void test_matrix_long(void **st UNUSED) { struct matrix_cfg c = { G_LONG, false, 1 }; matrix_one(&c); }
-static void test_matrix_long_2m(void **st UNUSED) { struct matrix_cfg c = { G_LONG, false, 2 }; matrix_one(&c); }
-static void test_matrix_long_1g(void **st UNUSED) { struct matrix_cfg c = { G_LONG, false, 3 }; matrix_one(&c); }
+static void test_matrix_32(void **st UNUSED)
+{
+	struct matrix_cfg c = { G_32, false, 1 };
+	matrix_one(&c);
+}
+static void test_matrix_32_pse(void **st UNUSED)
+{
+	struct matrix_cfg c = { G_32, true, 2 };
+	matrix_one(&c);
+}
+static void test_matrix_pae(void **st UNUSED)
+{
+	struct matrix_cfg c = { G_PAE, false, 1 };
+	matrix_one(&c);
+}
+static void test_matrix_pae_2m(void **st UNUSED)
+{
+	struct matrix_cfg c = { G_PAE, false, 2 };
+	matrix_one(&c);
+}
+static void test_matrix_long(void **st UNUSED)
+{
+	struct matrix_cfg c = { G_LONG, false, 1 };
+	matrix_one(&c);
+}
+static void test_matrix_long_2m(void **st UNUSED)
+{
+	struct matrix_cfg c = { G_LONG, false, 2 };
+	matrix_one(&c);
+}
+static void test_matrix_long_1g(void **st UNUSED)
+{
+	struct matrix_cfg c = { G_LONG, false, 3 };
+	matrix_one(&c);
+}
 
 static void test_matrix_off(void **st UNUSED)
 {
@@ -131,7 +169,6 @@ static void test_matrix_off(void **st UNUSED)
 	h_fini(h);
 	free(h);
 }
-
 
 /* ---- helpers for the scenarios below ---- */
 
@@ -222,8 +259,8 @@ static void switch_spaces(int mode, bool nocache)
 			u64 gfn = 0x100 + as * 16 + i;
 
 			fill_frame(h, gfn, gfn);
-			g_map(h, &f, mode, cr3[as], 0x400000 + i * 0x1000, (gfn << 12) | GP | GW | GU, 1,
-			      GP | GW | GU);
+			g_map(h, &f, mode, cr3[as], 0x400000 + i * 0x1000,
+			      (gfn << 12) | GP | GW | GU, 1, GP | GW | GU);
 		}
 	}
 	enter(h, mode, false, cr3[0]);
@@ -232,7 +269,8 @@ static void switch_spaces(int mode, bool nocache)
 		for (as = 0; as < 8; as++) {
 			assert_int_equal(h_set_cr3(h, 0, cr3[as]), MMU_OK);
 			for (i = 0; i < 16; i++)
-				assert_int_equal(guest_read(h, 0x400000 + i * 0x1000, true), 0x100 + as * 16 + i);
+				assert_int_equal(guest_read(h, 0x400000 + i * 0x1000, true),
+						 0x100 + as * 16 + i);
 		}
 		if (round == 1 && !nocache)
 			assert_int_equal(h->shadow_faults - before, 0);
@@ -245,10 +283,22 @@ static void switch_spaces(int mode, bool nocache)
 	done(h);
 }
 
-static void test_switch_long(void **st UNUSED) { switch_spaces(G_LONG, false); }
-static void test_switch_pae(void **st UNUSED) { switch_spaces(G_PAE, false); }
-static void test_switch_32(void **st UNUSED) { switch_spaces(G_32, false); }
-static void test_switch_nocache(void **st UNUSED) { switch_spaces(G_LONG, true); }
+static void test_switch_long(void **st UNUSED)
+{
+	switch_spaces(G_LONG, false);
+}
+static void test_switch_pae(void **st UNUSED)
+{
+	switch_spaces(G_PAE, false);
+}
+static void test_switch_32(void **st UNUSED)
+{
+	switch_spaces(G_32, false);
+}
+static void test_switch_nocache(void **st UNUSED)
+{
+	switch_spaces(G_LONG, true);
+}
 
 /* ---- 3: guest writes to a shadowed page table ---- */
 
@@ -270,11 +320,11 @@ static void test_pt_writes(void **st UNUSED)
 		pde = g_entry_at(h, mode, cr3, x, 2);
 		enter(h, mode, false, cr3);
 		assert_int_equal(guest_read(h, x, true), 0xa);
-		guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU);	/* remap */
+		guest_set(h, mode, pte, (0x101 << 12) | GP | GW | GU); /* remap */
 		assert_int_equal(guest_read(h, x, true), 0xb);
-		guest_set(h, mode, pte, (0x101 << 12) | GP | GU);	/* read-only */
+		guest_set(h, mode, pte, (0x101 << 12) | GP | GU); /* read-only */
 		CHECK_ACCESS(h, 0, &wr);
-		guest_set(h, mode, pte, 0);				/* not present */
+		guest_set(h, mode, pte, 0); /* not present */
 		CHECK_ACCESS(h, 0, &wr);
 		guest_set(h, mode, pte, (0x100 << 12) | GP | GW | GU);
 		assert_int_equal(guest_read(h, x, true), 0xa);
@@ -311,7 +361,7 @@ static void test_cmpxchg_hook(void **st UNUSED)
 	assert_int_equal(guest_read(h, x, true), 0xa);
 	assert_int_equal(mmu_cmpxchg(&h->vm, pte, 8, &old, want), MMU_OK);
 	assert_int_equal(h_phys_read(h, pte, 8, false), want);
-	memcpy(h_gpa_ptr(h, pte, true), &want, 8); /* the reference's copy */
+	memcpy(h_gpa_ptr(h, pte, true), &want, 8);     /* the reference's copy */
 	assert_int_equal(guest_read(h, x, true), 0xb); /* the old shadow entry is gone */
 
 	h_phys_write(h, data, 8, 0x8877665544332211ull);
@@ -334,8 +384,8 @@ static void test_cmpxchg_hook(void **st UNUSED)
 #define RACE_ROUNDS 200000
 
 struct race {
-	u32 *word;		/* bytes 4..7 of the 8 */
-	unsigned stop, done;	/* set by the test; the thread's increments */
+	u32 *word;	     /* bytes 4..7 of the 8 */
+	unsigned stop, done; /* set by the test; the thread's increments */
 };
 
 static void *race_neighbour(void *arg)
@@ -396,8 +446,8 @@ static void test_aliases(void **st UNUSED)
 	struct mmu_frame *fr = &h->slot[0].s.frames[d];
 
 	for (i = 0; i < n; i++)
-		g_map(h, &f, G_LONG, cr3, 0x40000000 + i * 0x1000, (d << 12) | GP | GW | GU | GA | GD, 1,
-		      GP | GW | GU);
+		g_map(h, &f, G_LONG, cr3, 0x40000000 + i * 0x1000,
+		      (d << 12) | GP | GW | GU | GA | GD, 1, GP | GW | GU);
 	enter(h, G_LONG, false, cr3);
 	for (i = 0; i < n; i++) {
 		struct h_access a = acc_of(0x40000000 + i * 0x1000, ACC_WRITE, true, i);
@@ -501,7 +551,7 @@ static void test_misaligned_flood(void **st UNUSED)
 	faults = h->shadow_faults;
 	guest_set(h, G_LONG, (t << 12) + 0x908, 0);
 	assert_int_equal(h->shadow_faults, faults);
-	assert_int_equal(guest_read(h, x, true), 0);	/* and x still maps right */
+	assert_int_equal(guest_read(h, x, true), 0); /* and x still maps right */
 	done(h);
 }
 
@@ -623,22 +673,24 @@ static void test_quadrants(void **st UNUSED)
 	cr3 = g_table(h, &f) << 12;
 	pd = cr3 >> 12;
 	for (g = 0; g < 0x400; g++)
-		g_map(h, &f, G_32, cr3, 0xe0000000 + (g << 12), (g << 12) | GP | GW, 1, GP | GW | GU);
+		g_map(h, &f, G_32, cr3, 0xe0000000 + (g << 12), (g << 12) | GP | GW, 1,
+		      GP | GW | GU);
 	for (i = 0; i < ARRAY_SIZE(vas); i++) {
 		fill_frame(h, 0x100 + i, 0x100 + i);
-		g_map(h, &f, G_32, cr3, vas[i], ((0x100 + i) << 12) | GP | GW | GU, 1, GP | GW | GU);
+		g_map(h, &f, G_32, cr3, vas[i], ((0x100 + i) << 12) | GP | GW | GU, 1,
+		      GP | GW | GU);
 	}
 	pt = g_get(h, G_32, g_entry_gpa(G_32, pd, 2, vas[0])) >> 12;
 	enter(h, G_32, false, cr3);
 	for (i = 0; i < ARRAY_SIZE(vas); i++)
 		assert_int_equal(guest_read(h, vas[i], true), 0x100 + i);
-	assert_int_equal(shadows_of(h, pd), 4);	/* one per quadrant */
-	assert_int_equal(shadows_of(h, pt), 2);	/* both halves */
+	assert_int_equal(shadows_of(h, pd), 4); /* one per quadrant */
+	assert_int_equal(shadows_of(h, pt), 2); /* both halves */
 	/* The upper half of the PT: only that mapping refaults. */
 	fill_frame(h, 0x120, 0x120);
 	{
-		struct h_access a = acc_of(0xe0000000 + g_entry_gpa(G_32, pt, 1, vas[1]), ACC_WRITE, false,
-					   (0x120 << 12) | GP | GW | GU);
+		struct h_access a = acc_of(0xe0000000 + g_entry_gpa(G_32, pt, 1, vas[1]), ACC_WRITE,
+					   false, (0x120 << 12) | GP | GW | GU);
 
 		a.size = 4;
 		CHECK_ACCESS(h, 0, &a);
@@ -650,8 +702,8 @@ static void test_quadrants(void **st UNUSED)
 	assert_true(h->shadow_faults > faults);
 	/* A directory entry in the third quadrant. */
 	{
-		struct h_access a = acc_of(0xe0000000 + g_entry_gpa(G_32, pd, 2, vas[3]), ACC_WRITE, false,
-					   g_get(h, G_32, g_entry_gpa(G_32, pd, 2, vas[2])));
+		struct h_access a = acc_of(0xe0000000 + g_entry_gpa(G_32, pd, 2, vas[3]), ACC_WRITE,
+					   false, g_get(h, G_32, g_entry_gpa(G_32, pd, 2, vas[2])));
 
 		a.size = 4;
 		CHECK_ACCESS(h, 0, &a);
@@ -659,7 +711,7 @@ static void test_quadrants(void **st UNUSED)
 	faults = h->shadow_faults;
 	assert_int_equal(guest_read(h, vas[2], true), 0x102);
 	assert_int_equal(h->shadow_faults, faults);
-	assert_int_equal(guest_read(h, vas[3], true), 0x102);	/* now through quadrant 1's PT */
+	assert_int_equal(guest_read(h, vas[3], true), 0x102); /* now through quadrant 1's PT */
 	CHECK_AUDIT(h);
 	done(h);
 }
@@ -688,7 +740,7 @@ static void test_two_roles(void **st UNUSED)
 	}
 	assert_int_equal(shadows_of(h, pd), 2);
 	before = h->emulated_writes;
-	guest_set(h, G_LONG, g_entry_gpa(G_LONG, pd, 2, x), 0);	/* hits both roles */
+	guest_set(h, G_LONG, g_entry_gpa(G_LONG, pd, 2, x), 0); /* hits both roles */
 	assert_int_equal(h->emulated_writes, before + 1);
 	for (i = 0; i < 6; i++) {
 		struct h_access a = acc_of(self + i * 0x1000, ACC_READ, true, 0);
@@ -729,7 +781,7 @@ static void test_unshadow(void **st UNUSED)
 		assert_false(sp_of_lru(l)->gfn == pd && !sp_of_lru(l)->role.direct);
 	assert_int_equal(h->vm.stats.unshadowed, n + 1);
 	CHECK_AUDIT(h);
-	mmu_unshadow_gfn(&h->vm, pd);	/* nothing left to zap: not counted */
+	mmu_unshadow_gfn(&h->vm, pd); /* nothing left to zap: not counted */
 	assert_int_equal(h->vm.stats.unshadowed, n + 1);
 
 	/* Two writes through the physmap (the first may refault to map it writable): native. */
@@ -785,7 +837,7 @@ static void large_small(int mode, bool pse, unsigned level)
 		struct h_access a = acc_of(x, ACC_WRITE, true, 3);
 
 		CHECK_ACCESS(h, 0, &a);
-		guest_set(h, mode, ent, GPS | GP | GU);	/* the large page turns read-only */
+		guest_set(h, mode, ent, GPS | GP | GU); /* the large page turns read-only */
 		CHECK_ACCESS(h, 0, &a);
 	}
 	done(h);
@@ -822,10 +874,22 @@ static void test_1g_without_page1gb(void **st UNUSED)
 	}
 }
 
-static void test_large_2m(void **st UNUSED) { large_small(G_LONG, false, 2); }
-static void test_large_1g(void **st UNUSED) { large_small(G_LONG, false, 3); }
-static void test_large_pae(void **st UNUSED) { large_small(G_PAE, false, 2); }
-static void test_large_4m(void **st UNUSED) { large_small(G_32, true, 2); }
+static void test_large_2m(void **st UNUSED)
+{
+	large_small(G_LONG, false, 2);
+}
+static void test_large_1g(void **st UNUSED)
+{
+	large_small(G_LONG, false, 3);
+}
+static void test_large_pae(void **st UNUSED)
+{
+	large_small(G_PAE, false, 2);
+}
+static void test_large_4m(void **st UNUSED)
+{
+	large_small(G_32, true, 2);
+}
 
 /* The monitor's census: one 4 KiB page of a long-mode guest is shadowed by one table per level,
  * linked in a chain under one root; a 2 MiB guest page adds a direct leaf table. */
@@ -853,7 +917,8 @@ static void test_census(void **st UNUSED)
 	mmu_census(&h->vm, &c);
 	assert_int_equal(c.direct[1], 1);
 	assert_int_equal(c.shadowing[1] + c.shadowing[2] + c.shadowing[3] + c.shadowing[4] +
-			 c.direct[1], h->vm.npages);
+				 c.direct[1],
+			 h->vm.npages);
 	CHECK_AUDIT(h);
 	h_fini(h);
 	free(h);
@@ -880,8 +945,8 @@ static void test_small_pool(void **st UNUSED)
 		for (as = 0; as < 4; as++) {
 			assert_int_equal(h_set_cr3(h, 0, cr3[as]), MMU_OK);
 			for (i = 0; i < 32; i++) {
-				struct h_access a = acc_of(((u64)as << 39) + (u64)i * 0x40200000ull, ACC_WRITE,
-							   true, i);
+				struct h_access a = acc_of(((u64)as << 39) + (u64)i * 0x40200000ull,
+							   ACC_WRITE, true, i);
 
 				CHECK_ACCESS(h, 0, &a);
 				assert_true(h->vm.pool_used <= 16);
@@ -928,14 +993,14 @@ static void test_gva_to_gpa(void **st UNUSED)
 	enter(h, G_LONG, false, cr3);
 	assert_true(mmu_gva_to_gpa(&h->vcpu[0], 0x40000abc, PFERR_U | MMU_ACCESS_PEEK, &gpa, &ec));
 	assert_int_equal(gpa, 0x123abc);
-	assert_int_equal(h_phys_read(h, pte, 8, false) & GA, 0);	/* a peek sets nothing */
+	assert_int_equal(h_phys_read(h, pte, 8, false) & GA, 0); /* a peek sets nothing */
 	assert_true(mmu_gva_to_gpa(&h->vcpu[0], 0x40000abc, PFERR_U, &gpa, &ec));
 	assert_int_equal(h_phys_read(h, pte, 8, false) & GA, GA);
 	assert_false(mmu_gva_to_gpa(&h->vcpu[0], 0x40000abc, PFERR_U | PFERR_W, &gpa, &ec));
 	assert_int_equal(ec, PFERR_P | PFERR_W | PFERR_U);
 	assert_false(mmu_gva_to_gpa(&h->vcpu[0], 0x50000000, 0, &gpa, &ec));
 	assert_int_equal(ec, 0);
-	h_phys_write(h, pte, 8, h_phys_read(h, pte, 8, false));	/* keep the reference equal */
+	h_phys_write(h, pte, 8, h_phys_read(h, pte, 8, false)); /* keep the reference equal */
 	done(h);
 }
 
@@ -947,7 +1012,7 @@ static void test_bad_pdpte(void **st UNUSED)
 	struct g_cfg c = { G_PAE, false, true, true, false, false };
 
 	g_map(h, &f, G_PAE, good, 0x1000, (0x100ull << 12) | GP, 1, GP | GW);
-	h_phys_write(h, bad + 8, 8, (0x101ull << 12) | GP | GW);	/* bit 1 is reserved in a PDPTE */
+	h_phys_write(h, bad + 8, 8, (0x101ull << 12) | GP | GW); /* bit 1 is reserved in a PDPTE */
 	assert_int_equal(g_enter(h, 0, &c, bad), MMU_EBADPDPTE);
 	assert_int_equal(g_enter(h, 0, &c, good), MMU_OK);
 	assert_int_equal(h_set_cr3(h, 0, bad), MMU_EBADPDPTE);
@@ -978,7 +1043,7 @@ static void test_pae_root_scrub(void **st UNUSED)
 	for (i = 0; i < 4; i++) {
 		want[i] = vc->pae_root[i];
 		if (want[i] & PTE_P)
-			vc->pae_root[i] |= hw;	/* as the emulator's walker (and worse) left them */
+			vc->pae_root[i] |= hw; /* as the emulator's walker (and worse) left them */
 	}
 	assert_true(want[0] & PTE_P);
 	assert_int_equal(mmu_audit(&h->vm, buf, sizeof(buf)), 0);
@@ -1016,7 +1081,7 @@ static void test_root_zap(void **st UNUSED)
 	assert_int_equal(guest_read(h, 0x40000000, true), 0xa);
 	root_hpa = mmu_root_hpa(&h->vcpu[1]);
 	assert_int_equal(root_hpa, mmu_root_hpa(&h->vcpu[0]));
-	a = acc_of(PHYSMAP + cr3 + 0x7fc, ACC_WRITE, false, 0);	/* crosses PML4 entries 255/256 */
+	a = acc_of(PHYSMAP + cr3 + 0x7fc, ACC_WRITE, false, 0); /* crosses PML4 entries 255/256 */
 	CHECK_ACCESS(h, 0, &a);
 	assert_false(h->vcpu[0].root_valid);
 	assert_false(h->vcpu[1].root_valid);
@@ -1124,8 +1189,9 @@ static void expect_leaf(struct harness *h, u64 gva, u64 gfn, unsigned acc)
 {
 	u64 e = spte_at(h, gva);
 
-	if (!(e & PTE_P) || (e & PTE_ADDR) != hpa_of_gfn(h, gfn) || !!(e & PTE_W) != !!(acc & ACC_W) ||
-	    !!(e & PTE_U) != !!(acc & ACC_U) || !(e & PTE_NX) != !!(acc & ACC_X))
+	if (!(e & PTE_P) || (e & PTE_ADDR) != hpa_of_gfn(h, gfn) ||
+	    !!(e & PTE_W) != !!(acc & ACC_W) || !!(e & PTE_U) != !!(acc & ACC_U) ||
+	    !(e & PTE_NX) != !!(acc & ACC_X))
 		fail_msg("gva %llx: spte %llx, want gfn %llx (hpa %llx) rights %x",
 			 (unsigned long long)gva, (unsigned long long)e, (unsigned long long)gfn,
 			 (unsigned long long)hpa_of_gfn(h, gfn), acc);
@@ -1146,7 +1212,7 @@ static void prefetch_2m(int mode)
 	struct g_frames f = { 0x300, 0x400 };
 	u64 x = mode == G_OFF ? 0 : 0x40000000, cr3 = 0, faults, p0, i;
 
-	tag_frames(h, 0, 0x200);	/* the guest's tables come from 0x300.., outside the page */
+	tag_frames(h, 0, 0x200); /* the guest's tables come from 0x300.., outside the page */
 	if (mode != G_OFF) {
 		cr3 = g_table(h, &f) << 12;
 		g_map(h, &f, mode, cr3, x, GPS | GP | GW | GU | GA | GD, 2, GP | GW | GU);
@@ -1174,15 +1240,27 @@ static void prefetch_2m(int mode)
 	done(h);
 }
 
-static void test_prefetch_2m_long(void **st UNUSED) { prefetch_2m(G_LONG); }
-static void test_prefetch_2m_pae(void **st UNUSED) { prefetch_2m(G_PAE); }
-static void test_prefetch_paging_off(void **st UNUSED) { prefetch_2m(G_OFF); }
+static void test_prefetch_2m_long(void **st UNUSED)
+{
+	prefetch_2m(G_LONG);
+}
+static void test_prefetch_2m_pae(void **st UNUSED)
+{
+	prefetch_2m(G_PAE);
+}
+static void test_prefetch_paging_off(void **st UNUSED)
+{
+	prefetch_2m(G_OFF);
+}
 
 /* 2: the prefetched entries carry the large page's rights: D, U/S, NX, and CR0.WP = 0. */
 static void prefetch_rights(int mode, u64 flags, bool wp, unsigned want)
 {
-	static const struct { int kind; bool user; } accs[] = {
-		{ ACC_READ, true }, { ACC_READ, false }, { ACC_WRITE, true },
+	static const struct {
+		int kind;
+		bool user;
+	} accs[] = {
+		{ ACC_READ, true },   { ACC_READ, false }, { ACC_WRITE, true },
 		{ ACC_WRITE, false }, { ACC_FETCH, true }, { ACC_FETCH, false },
 	};
 	struct harness *h = mk(NULL);
@@ -1223,7 +1301,8 @@ static void prefetch_rights(int mode, u64 flags, bool wp, unsigned want)
 	/* Every kind of access to a sample of pieces agrees with the reference. */
 	for (i = 1; i < 512; i += 37)
 		for (k = 0; k < ARRAY_SIZE(accs); k++) {
-			struct h_access a = acc_of(x + i * 0x1000 + 0x100, accs[k].kind, accs[k].user, i);
+			struct h_access a =
+				acc_of(x + i * 0x1000 + 0x100, accs[k].kind, accs[k].user, i);
 
 			CHECK_ACCESS(h, 0, &a);
 		}
@@ -1261,7 +1340,7 @@ static void test_prefetch_own_tables(void **st UNUSED)
 	struct h_access a;
 
 	tag_frames(h, 0x200, 0x100);
-	cr3 = g_table(h, &f) << 12;	/* 0x300, then the PDPT 0x301 and the PD 0x302 */
+	cr3 = g_table(h, &f) << 12; /* 0x300, then the PDPT 0x301 and the PD 0x302 */
 	g_map(h, &f, G_LONG, cr3, x, 0x200000 | GPS | GP | GW | GU | GA | GD, 2, GP | GW | GU);
 	pd = g_entry_at(h, G_LONG, cr3, x, 2) >> 12;
 	assert_int_equal(pd, 0x302);
@@ -1283,14 +1362,14 @@ static void test_prefetch_own_tables(void **st UNUSED)
 	/* Through the large page, the guest writes its PML4 and its PD: both emulated. */
 	for (i = 0; i < 2; i++) {
 		emul = h->emulated_writes;
-		a = acc_of(x + 0x100000 + 0x800, ACC_WRITE, true, 0);	/* PML4[256]: unused */
+		a = acc_of(x + 0x100000 + 0x800, ACC_WRITE, true, 0); /* PML4[256]: unused */
 		CHECK_ACCESS(h, 0, &a);
 		assert_int_equal(h->emulated_writes, emul + 1);
 		expect_leaf(h, x + 0x100000, 0x300, ACC_U | ACC_X);
 	}
 	emul = h->emulated_writes;
 	a = acc_of(x + 0x102000 + ((y >> 21) & 511) * 8, ACC_WRITE, true,
-		   GPS | GP | GW | GU | GA | GD);			/* PD: y -> gpa 0 */
+		   GPS | GP | GW | GU | GA | GD); /* PD: y -> gpa 0 */
 	CHECK_ACCESS(h, 0, &a);
 	assert_int_equal(h->emulated_writes, emul + 1);
 	tag_frames(h, 0, 0x20);
@@ -1300,13 +1379,14 @@ static void test_prefetch_own_tables(void **st UNUSED)
 
 	/* A prefetched writable frame that becomes a page table later loses its write access. */
 	expect_leaf(h, x + 0xf0000, 0x2f0, all);
-	a = acc_of(x + 0xf0000 + 8, ACC_WRITE, true, (0x210ull << 12) | GP | GW | GU);	/* PTE 1 */
+	a = acc_of(x + 0xf0000 + 8, ACC_WRITE, true, (0x210ull << 12) | GP | GW | GU); /* PTE 1 */
 	emul = h->emulated_writes;
 	faults = h->shadow_faults;
 	CHECK_ACCESS(h, 0, &a);
-	assert_int_equal(h->emulated_writes, emul);	/* native: not a table yet */
+	assert_int_equal(h->emulated_writes, emul); /* native: not a table yet */
 	assert_int_equal(h->shadow_faults, faults);
-	a = acc_of(x + 0x102000 + ((z >> 21) & 511) * 8, ACC_WRITE, true, (0x2f0ull << 12) | GP | GW | GU);
+	a = acc_of(x + 0x102000 + ((z >> 21) & 511) * 8, ACC_WRITE, true,
+		   (0x2f0ull << 12) | GP | GW | GU);
 	CHECK_ACCESS(h, 0, &a);
 	assert_int_equal(guest_read(h, z + 0x1000, true), 0x7a000210);
 	assert_true(shadows_of(h, 0x2f0) > 0);
@@ -1329,7 +1409,7 @@ static void test_prefetch_mmio_gap(void **st UNUSED)
 
 	h_init(h, NULL, 1);
 	h_add_slot(h, 0, 0x100);
-	h_add_slot(h, 0x140, 0x2c0);	/* a hole at gfn 0x100..0x13f, in the middle of the page */
+	h_add_slot(h, 0x140, 0x2c0); /* a hole at gfn 0x100..0x13f, in the middle of the page */
 	tag_frames(h, 0, 0x100);
 	tag_frames(h, 0x140, 0xc0);
 	cr3 = g_table(h, &f) << 12;
@@ -1349,7 +1429,8 @@ static void test_prefetch_mmio_gap(void **st UNUSED)
 	/* The hole still exits to the emulator as MMIO, and stays unmapped. */
 	faults = h->shadow_faults;
 	for (i = 0x100; i < 0x140; i += 0x1f) {
-		struct h_access a = acc_of(x + i * 0x1000 + 8, i & 1 ? ACC_WRITE : ACC_READ, true, 1);
+		struct h_access a =
+			acc_of(x + i * 0x1000 + 8, i & 1 ? ACC_WRITE : ACC_READ, true, 1);
 
 		CHECK_ACCESS(h, 0, &a);
 		h_cpu_access(h, 0, &a, &r);
@@ -1360,7 +1441,7 @@ static void test_prefetch_mmio_gap(void **st UNUSED)
 	assert_int_equal(prefetched(h) - p0, 0x200 - 0x40 - 1);
 	for (i = 0x140; i < 0x200; i += 7)
 		assert_int_equal(guest_read(h, x + i * 0x1000, true), 0x7a000000 + i);
-	assert_int_equal(h->shadow_faults - faults, 2 * 3);	/* only the MMIO accesses exited */
+	assert_int_equal(h->shadow_faults - faults, 2 * 3); /* only the MMIO accesses exited */
 	done(h);
 }
 
@@ -1404,7 +1485,7 @@ static void test_device_slot(void **st UNUSED)
 			continue;
 		}
 		if (i >= 0x80 && i < 0x100)
-			continue;       /* the guest's tables: read-only */
+			continue; /* the guest's tables: read-only */
 		expect_leaf(h, x + i * 0x1000, i, ACC_W | ACC_U | ACC_X);
 		assert_int_equal(e & (PTE_PCD | PTE_PWT), i >= 0x140 ? PTE_PCD | PTE_PWT : 0);
 	}
@@ -1413,7 +1494,7 @@ static void test_device_slot(void **st UNUSED)
 	struct h_access wr = acc_of(x + 0x15f008, ACC_WRITE, false, 0x5a5a);
 	h_cpu_access(h, 0, &wr, &r);
 	assert_int_equal(r.kind, R_OK);
-	assert_int_equal(h->shadow_faults, faults);     /* register accesses take no exit */
+	assert_int_equal(h->shadow_faults, faults); /* register accesses take no exit */
 	assert_int_equal(*(u64 *)(dev->mem + 0x1f008), 0x5a5a);
 	CHECK_AUDIT(h);
 	/* A leaf table in device memory: the walk sees nothing there, whatever the device holds. */
@@ -1467,7 +1548,7 @@ static void test_prefetch_slot_end(void **st UNUSED)
 			assert_int_equal(spte_at(h, x + i * 0x1000), 0);
 	p0 = prefetched(h);
 	assert_int_equal(guest_read(h, g1, true), 0);
-	assert_int_equal(prefetched(h) - p0, 0x3f);	/* the slot at 1 GiB has 0x40 frames */
+	assert_int_equal(prefetched(h) - p0, 0x3f); /* the slot at 1 GiB has 0x40 frames */
 	assert_int_equal(present_in(h, g1), 0x40);
 	for (i = 0; i < 0x40; i++)
 		expect_leaf(h, g1 + i * 0x1000, 0x40000 + i, ACC_W | ACC_U | ACC_X);
@@ -1499,14 +1580,15 @@ static void test_prefetch_4m_32(void **st UNUSED)
 	assert_int_equal(guest_read(h, x + 0x5000, true), 0x7a000005);
 	assert_int_equal(prefetched(h) - p0, 511);
 	assert_int_equal(present_in(h, x), 512);
-	assert_null(shadow_table_of(h, x + 0x200000));	/* the other half: not linked yet */
+	assert_null(shadow_table_of(h, x + 0x200000)); /* the other half: not linked yet */
 	assert_int_equal(guest_read(h, x + 0x205000, true), 0x7a000205);
 	assert_int_equal(prefetched(h) - p0, 2 * 511);
 	assert_int_equal(present_in(h, x + 0x200000), 512);
 	assert_int_equal(h->shadow_faults - faults, 2);
 	assert_true(shadows_of(h, 0x300) > 0);
 	for (i = 0; i < 1024; i++)
-		expect_leaf(h, x + i * 0x1000, i, i == 0x300 ? ACC_U | ACC_X : ACC_W | ACC_U | ACC_X);
+		expect_leaf(h, x + i * 0x1000, i,
+			    i == 0x300 ? ACC_U | ACC_X : ACC_W | ACC_U | ACC_X);
 	CHECK_AUDIT(h);
 	faults = h->shadow_faults;
 	for (i = 0; i < 0x300; i += 5)
@@ -1530,11 +1612,12 @@ static void test_prefetch_rmap_cache(void **st UNUSED)
 	struct harness *h = mk(NULL);
 	struct g_frames f = { 0x300, 0x400 };
 	struct mmu_vcpu *vc = &h->vcpu[0];
-	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, y = 0x40200000, p0, live, descs, faults, i;
+	u64 cr3 = new_space(h, &f, G_LONG), x = 0x40000000, y = 0x40200000, p0, live, descs, faults,
+	    i;
 	struct mmu_outcome out;
 
 	g_map(h, &f, G_LONG, cr3, x, GPS | GP | GW | GA | GD, 2, GP | GW | GU);
-	g_map(h, &f, G_LONG, cr3, y, GPS | GP | GW | GA, 2, GP | GW | GU);	/* not dirty */
+	g_map(h, &f, G_LONG, cr3, y, GPS | GP | GW | GA, 2, GP | GW | GU); /* not dirty */
 	enter(h, G_LONG, false, cr3);
 	for (i = 0; i < 512; i++) {
 		struct h_access a = acc_of(PHYSMAP + (i << 12), ACC_WRITE, false, 0x7a000000 + i);
@@ -1553,13 +1636,13 @@ static void test_prefetch_rmap_cache(void **st UNUSED)
 	descs = rmap_descs_in_use(h);
 	assert_int_equal(mmu_page_fault(vc, x + 0x5000, 0, &out), MMU_OK);
 	assert_int_equal(out.kind, MMU_FIXED);
-	assert_int_equal(h->hpages_live, live);		/* nothing from the host */
-	assert_int_equal(vc->rmap_descs.n, 0);		/* the cache, used up */
+	assert_int_equal(h->hpages_live, live); /* nothing from the host */
+	assert_int_equal(vc->rmap_descs.n, 0);	/* the cache, used up */
 	assert_int_equal(rmap_descs_in_use(h) - descs, MMU_CACHE_OBJS);
-	assert_int_equal(prefetched(h) - p0, MMU_CACHE_OBJS - 1);	/* the leaf took one */
+	assert_int_equal(prefetched(h) - p0, MMU_CACHE_OBJS - 1); /* the leaf took one */
 	assert_int_equal(present_in(h, x), MMU_CACHE_OBJS);
 	for (i = 0; i < 512; i++) {
-		if (i < MMU_CACHE_OBJS)	/* 5 and the first seven others */
+		if (i < MMU_CACHE_OBJS) /* 5 and the first seven others */
 			expect_leaf(h, x + i * 0x1000, i, ACC_W | ACC_X);
 		else
 			assert_int_equal(spte_at(h, x + i * 0x1000), 0);
@@ -1616,17 +1699,17 @@ static void prefetch_group(int mode)
 	tag_frames(h, 0x100, 0x10);
 	cr3 = g_table(h, &f) << 12;
 	g_map(h, &f, mode, cr3, x, 0, 1, GP | GW | GU);
-	pd = g_entry_at(h, mode, cr3, x, 2) & ~0xfffull;	/* a page directory (PAE: not CR3's) */
+	pd = g_entry_at(h, mode, cr3, x, 2) & ~0xfffull; /* a page directory (PAE: not CR3's) */
 	const u64 ents[9] = {
-		(0x100ull << 12) | GP | GW | GU | GA | GD,	/* writable user */
-		(0x101ull << 12) | GP | GW | GU,		/* never accessed: its own fault */
-		(0x102ull << 12) | GP | GW | GU | GA,		/* clean: read-only */
-		(0x103ull << 12) | GP | GW | GU | GA | GD,	/* the fault */
-		(0x104ull << 12) | GP | GA | GD | (w64 ? GNX : 0),	/* supervisor read-only */
-		(0x105ull << 12) | GP | GW | GU | GA | GD | (w64 ? BIT(45) : 0),	/* reserved */
-		(0x500ull << 12) | GP | GW | GU | GA | GD,	/* a hole */
-		pd | GP | GW | GA | GD,				/* the guest's own table */
-		(0x108ull << 12) | GP | GW | GU | GA | GD,	/* the next group */
+		(0x100ull << 12) | GP | GW | GU | GA | GD, /* writable user */
+		(0x101ull << 12) | GP | GW | GU,	   /* never accessed: its own fault */
+		(0x102ull << 12) | GP | GW | GU | GA,	   /* clean: read-only */
+		(0x103ull << 12) | GP | GW | GU | GA | GD, /* the fault */
+		(0x104ull << 12) | GP | GA | GD | (w64 ? GNX : 0), /* supervisor read-only */
+		(0x105ull << 12) | GP | GW | GU | GA | GD | (w64 ? BIT(45) : 0), /* reserved */
+		(0x500ull << 12) | GP | GW | GU | GA | GD,			 /* a hole */
+		pd | GP | GW | GA | GD,			   /* the guest's own table */
+		(0x108ull << 12) | GP | GW | GU | GA | GD, /* the next group */
 	};
 	for (i = 0; i < ARRAY_SIZE(ents); i++)
 		g_map(h, &f, mode, cr3, x + i * 0x1000, ents[i], 1, GP | GW | GU);
@@ -1660,9 +1743,18 @@ static void prefetch_group(int mode)
 	done(h);
 }
 
-static void test_prefetch_group_long(void **st UNUSED) { prefetch_group(G_LONG); }
-static void test_prefetch_group_pae(void **st UNUSED) { prefetch_group(G_PAE); }
-static void test_prefetch_group_32(void **st UNUSED) { prefetch_group(G_32); }
+static void test_prefetch_group_long(void **st UNUSED)
+{
+	prefetch_group(G_LONG);
+}
+static void test_prefetch_group_pae(void **st UNUSED)
+{
+	prefetch_group(G_PAE);
+}
+static void test_prefetch_group_32(void **st UNUSED)
+{
+	prefetch_group(G_32);
+}
 
 /* ---- 14: out-of-sync leaf tables ---- */
 
@@ -1677,7 +1769,8 @@ static void unsync_mode(int mode)
 {
 	struct harness *h = mk(NULL);
 	struct g_frames f = { 0x300, 0x400 };
-	u64 cr3 = new_space(h, &f, mode), x = 0x40000000, y = 0x40400000, pte, pde_y, t, emul, faults;
+	u64 cr3 = new_space(h, &f, mode), x = 0x40000000, y = 0x40400000, pte, pde_y, t, emul,
+	    faults;
 	unsigned es = g_esize(mode);
 	struct h_access wr = acc_of(x, ACC_WRITE, true, 5);
 	struct mmu_frame *ft;
@@ -1764,8 +1857,8 @@ static void unsync_relink(int mode)
 	g_map(h, &f, mode, crb, x + 0x1000, (0x101 << 12) | GP | GW | GU, 1, GP | GW | GU);
 	ft = &h->slot[0].s.frames[pte >> 12];
 	/* Space a has a directory for x's region but no table for x. */
-	g_map(h, &f, mode, cra, x + (mode == G_32 ? 0x400000 : 0x200000), (0x101 << 12) | GP | GU, 1,
-	      GP | GW | GU);
+	g_map(h, &f, mode, cra, x + (mode == G_32 ? 0x400000 : 0x200000), (0x101 << 12) | GP | GU,
+	      1, GP | GW | GU);
 	pde_a = g_entry_at(h, mode, cra, x, 2);
 	enter(h, mode, false, crb);
 	assert_int_equal(guest_read(h, x, true), 0xa);
@@ -1822,7 +1915,7 @@ static void smp_pv_flush_narrowed(bool skip_pv_flush)
 	h_invlpg(h, 0, PHYSMAP + pte);
 	assert_int_equal(h->slot[0].s.frames[pte >> 12].rmap, 0);
 	assert_int_equal(guest_read(h, 0x40000000, true), 7);
-	if (!h_check_tlb(h, 1, ~0ull, msg, sizeof(msg)))	/* stale, not yet flushed */
+	if (!h_check_tlb(h, 1, ~0ull, msg, sizeof(msg))) /* stale, not yet flushed */
 		fail_msg("%s", msg);
 	h_flush(h, 1);
 	if (skip_pv_flush) {
@@ -1832,7 +1925,7 @@ static void smp_pv_flush_narrowed(bool skip_pv_flush)
 		return;
 	}
 	assert_true(h_check_tlb(h, 1, ~0ull, msg, sizeof(msg)));
-	CHECK_ACCESS(h, 1, &sup_wr);	/* faults, as the reference's walk says */
+	CHECK_ACCESS(h, 1, &sup_wr); /* faults, as the reference's walk says */
 	done(h);
 }
 
@@ -1874,11 +1967,26 @@ static void test_smp_remote_flush(void **st UNUSED)
 	done(h);
 }
 
-static void test_unsync_relink_long(void **st UNUSED) { unsync_relink(G_LONG); }
-static void test_unsync_relink_32(void **st UNUSED) { unsync_relink(G_32); }
-static void test_unsync_32(void **st UNUSED) { unsync_mode(G_32); }
-static void test_unsync_pae(void **st UNUSED) { unsync_mode(G_PAE); }
-static void test_unsync_long(void **st UNUSED) { unsync_mode(G_LONG); }
+static void test_unsync_relink_long(void **st UNUSED)
+{
+	unsync_relink(G_LONG);
+}
+static void test_unsync_relink_32(void **st UNUSED)
+{
+	unsync_relink(G_32);
+}
+static void test_unsync_32(void **st UNUSED)
+{
+	unsync_mode(G_32);
+}
+static void test_unsync_pae(void **st UNUSED)
+{
+	unsync_mode(G_PAE);
+}
+static void test_unsync_long(void **st UNUSED)
+{
+	unsync_mode(G_LONG);
+}
 
 int main(void)
 {

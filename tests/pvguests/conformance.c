@@ -20,8 +20,14 @@ static unsigned bytes; /* entry size */
 static ulong frames[NPAGES];
 
 /* The entry without A and D, which the CPU (or Umbra for it) sets on use. */
-static uint64_t entry(void) { return pv_pte_read(pte_pa, bytes) & ~(PTE_A | PTE_D); }
-static uint64_t pte_of(ulong pa) { return pa | PTE_P | PTE_W; }
+static uint64_t entry(void)
+{
+	return pv_pte_read(pte_pa, bytes) & ~(PTE_A | PTE_D);
+}
+static uint64_t pte_of(ulong pa)
+{
+	return pa | PTE_P | PTE_W;
+}
 
 /* ---- native or Umbra: the pv_ops table ---- */
 static void functional_part(void)
@@ -102,9 +108,14 @@ static int filled(const void *p, ulong n, uint8_t v)
 
 static void unknown_numbers(void)
 {
-	static const ulong nrs[] = { 0, UMBRA_HC_COUNT, 0x7fffffff, 0xffffffffu, ~0ul,
+	static const ulong nrs[] = {
+		0,
+		UMBRA_HC_COUNT,
+		0x7fffffff,
+		0xffffffffu,
+		~0ul,
 #ifdef __x86_64__
-				     (1ul << 32) | UMBRA_HC_VERSION, /* all 64 bits count */
+		(1ul << 32) | UMBRA_HC_VERSION, /* all 64 bits count */
 #endif
 	};
 	const unsigned n = sizeof(nrs) / sizeof(nrs[0]);
@@ -112,16 +123,22 @@ static void unknown_numbers(void)
 	for (int insn = PV_VMCALL; insn <= PV_VMMCALL; insn++) {
 		struct umbra_stats s0 = stats_now();
 		for (unsigned i = 0; i < n; i++)
-			EXPECT("unknown number -> ENOSYS", pv_hypercall_insn(insn, nrs[i], 1, 2, 3, 4), E(ENOSYS));
-		EXPECT("version by either insn", pv_hypercall_insn(insn, UMBRA_HC_VERSION, 0, 0, 0, 0),
-		       UMBRA_ABI_VERSION);
-		EXPECT("yield by either insn", pv_hypercall_insn(insn, UMBRA_HC_YIELD, 0, 0, 0, 0), 0);
+			EXPECT("unknown number -> ENOSYS",
+			       pv_hypercall_insn(insn, nrs[i], 1, 2, 3, 4), E(ENOSYS));
+		EXPECT("version by either insn",
+		       pv_hypercall_insn(insn, UMBRA_HC_VERSION, 0, 0, 0, 0), UMBRA_ABI_VERSION);
+		EXPECT("yield by either insn", pv_hypercall_insn(insn, UMBRA_HC_YIELD, 0, 0, 0, 0),
+		       0);
 		EXPECT("console by either insn",
-		       pv_hypercall_insn(insn, UMBRA_HC_CONSOLE_WRITE, (ulong)"pv: insn ok\n", 12, 0, 0), 12);
+		       pv_hypercall_insn(insn, UMBRA_HC_CONSOLE_WRITE, (ulong) "pv: insn ok\n", 12,
+					 0, 0),
+		       12);
 		/* The foreign instruction is a hypercall too, reached through Umbra's #UD intercept. */
 		struct umbra_stats s1 = stats_now();
-		EXPECT("each a hypercall", s1.exits[UMBRA_EXIT_HYPERCALL] - s0.exits[UMBRA_EXIT_HYPERCALL], n + 4);
-		EXPECT(insn == (int)pv_insn ? "native insn: no #UD exits" : "foreign insn: one #UD exit each",
+		EXPECT("each a hypercall",
+		       s1.exits[UMBRA_EXIT_HYPERCALL] - s0.exits[UMBRA_EXIT_HYPERCALL], n + 4);
+		EXPECT(insn == (int)pv_insn ? "native insn: no #UD exits"
+					    : "foreign insn: one #UD exit each",
 		       s1.exits[UMBRA_EXIT_EXCEPTION] - s0.exits[UMBRA_EXIT_EXCEPTION],
 		       insn == (int)pv_insn ? 0 : n + 3);
 	}
@@ -142,7 +159,8 @@ static void console_cases(void)
 	EXPECT("console ~0", HC(CONSOLE_WRITE, cross, ~0ul, 0, 0), E(E2BIG));
 	EXPECT("console NULL, 0", HC(CONSOLE_WRITE, 0, 0, 0, 0), 0);
 	struct umbra_stats s1 = stats_now();
-	EXPECT("exactly those hypercalls", s1.exits[UMBRA_EXIT_HYPERCALL] - s0.exits[UMBRA_EXIT_HYPERCALL], 7);
+	EXPECT("exactly those hypercalls",
+	       s1.exits[UMBRA_EXIT_HYPERCALL] - s0.exits[UMBRA_EXIT_HYPERCALL], 7);
 	EXPECT("no port output meanwhile", s1.exits[UMBRA_EXIT_IO] - s0.exits[UMBRA_EXIT_IO], 0);
 	EXPECT_TRUE("buffer unchanged", cross[0] == 'L' && cross[7] == 'K');
 	fill(cross, 8, '-');
@@ -157,7 +175,8 @@ static void console_cases(void)
 	fill(buf, sizeof(buf), 0x77);
 	long r = HC(CONSOLE_READ, buf, 16, 0, 0);
 	EXPECT_TRUE("console_read good", r >= 0 && r <= 16);
-	EXPECT_TRUE("console_read left the rest", filled(buf + (r > 0 ? r : 0), 16 - (r > 0 ? r : 0), 0x77));
+	EXPECT_TRUE("console_read left the rest",
+		    filled(buf + (r > 0 ? r : 0), 16 - (r > 0 ? r : 0), 0x77));
 	EXPECT("console_read NULL", HC(CONSOLE_READ, 0, 16, 0, 0), E(EFAULT));
 	EXPECT("console_read unmapped", HC(CONSOLE_READ, HOLE, 16, 0, 0), E(EFAULT));
 	EXPECT("console_read into unmapped", HC(CONSOLE_READ, CROSS(8), 16, 0, 0), E(EFAULT));
@@ -174,10 +193,12 @@ static void struct_cases(void)
 	fill(&st, sizeof(st), 0xcc);
 	EXPECT("stats", HC(STATS, &st, sizeof(st), 0, 0), sizeof(st));
 	EXPECT_TRUE("stats filled", st.size == sizeof(st) && st.reasons == UMBRA_EXIT_REASONS &&
-		    st.exits_total >= st.exits[UMBRA_EXIT_HYPERCALL] && st.exits[UMBRA_EXIT_HYPERCALL] > 0);
+					    st.exits_total >= st.exits[UMBRA_EXIT_HYPERCALL] &&
+					    st.exits[UMBRA_EXIT_HYPERCALL] > 0);
 	fill(&st, sizeof(st), 0xcc);
 	EXPECT("stats 8 bytes", HC(STATS, &st, 8, 0, 0), 8);
-	EXPECT_TRUE("stats 8: only 8 written", st.size == 8 && filled((char *)&st + 8, sizeof(st) - 8, 0xcc));
+	EXPECT_TRUE("stats 8: only 8 written",
+		    st.size == 8 && filled((char *)&st + 8, sizeof(st) - 8, 0xcc));
 	EXPECT("stats huge size is clamped", HC(STATS, &st, 0x7fffffff, 0, 0), sizeof(st));
 	fill(&st, sizeof(st), 0xcc);
 	EXPECT("stats 7 bytes", HC(STATS, &st, 7, 0, 0), E(EINVAL));
@@ -185,13 +206,15 @@ static void struct_cases(void)
 	EXPECT("stats unmapped", HC(STATS, HOLE, sizeof(st), 0, 0), E(EFAULT));
 	fill(cross, 16, 0xcc);
 	EXPECT("stats into unmapped", HC(STATS, cross, sizeof(st), 0, 0), E(EFAULT));
-	EXPECT_TRUE("stats buffers unchanged", filled(&st, sizeof(st), 0xcc) && filled(cross, 16, 0xcc));
+	EXPECT_TRUE("stats buffers unchanged",
+		    filled(&st, sizeof(st), 0xcc) && filled(cross, 16, 0xcc));
 
 	struct umbra_time t = { 0, 0 }, t2 = { 0, 0 };
 	EXPECT("time", HC(TIME, &t, 0, 0, 0), 0);
 	EXPECT("time again", HC(TIME, &t2, 0, 0, 0), 0);
-	EXPECT_TRUE("time: hz and monotonic", t.tsc_hz == pv_tsc_hz && t2.monotonic_ns >= t.monotonic_ns &&
-		    t.monotonic_ns > 0);
+	EXPECT_TRUE("time: hz and monotonic", t.tsc_hz == pv_tsc_hz &&
+						      t2.monotonic_ns >= t.monotonic_ns &&
+						      t.monotonic_ns > 0);
 	EXPECT("time NULL", HC(TIME, 0, 0, 0, 0), E(EFAULT));
 	EXPECT("time unmapped", HC(TIME, HOLE, 0, 0, 0), E(EFAULT));
 	EXPECT("time into unmapped", HC(TIME, cross + 8, 0, 0, 0), E(EFAULT));
@@ -200,8 +223,9 @@ static void struct_cases(void)
 	struct umbra_vcpu_info vi;
 	fill(&vi, sizeof(vi), 0);
 	EXPECT("vcpu_info", HC(VCPU_INFO, &vi, 0, 0, 0), 0);
-	EXPECT_TRUE("vcpu_info fields", vi.nr_vcpus == 1 && vi.vcpu_id == 0 && vi.guest_id < vi.nr_guests &&
-		    vi.name[0] && vi.name[31] == 0);
+	EXPECT_TRUE("vcpu_info fields", vi.nr_vcpus == 1 && vi.vcpu_id == 0 &&
+						vi.guest_id < vi.nr_guests && vi.name[0] &&
+						vi.name[31] == 0);
 	EXPECT("vcpu_info NULL", HC(VCPU_INFO, 0, 0, 0, 0), E(EFAULT));
 	EXPECT("vcpu_info into unmapped", HC(VCPU_INFO, cross, 0, 0, 0), E(EFAULT));
 	EXPECT_TRUE("vcpu_info buffer unchanged", filled(cross, 16, 0xcc));
@@ -239,7 +263,8 @@ static void timer_cases(void)
 	t1 = time_now_ns();
 	EXPECT_TRUE("event came before the timeout", t1 - t0 < 500 * ms && t1 - t0 >= 2 * ms);
 	if (t1 - t0 >= 500 * ms || t1 - t0 < 2 * ms)
-		kprintf("block with a 2 ms timer took %llu us\n", (unsigned long long)((t1 - t0) / 1000));
+		kprintf("block with a 2 ms timer took %llu us\n",
+			(unsigned long long)((t1 - t0) / 1000));
 	EXPECT("block with the event pending", HC(BLOCK, 1000 * ms, 0, 0, 0), 1);
 	EXPECT_TRUE("not delivered with IF=0", irq_count_a == 1);
 	irq_on();
@@ -252,8 +277,10 @@ static void timer_cases(void)
 	EXPECT("timer vector 31", HC(TIMER_SET, 31, ms, 0, 0), E(EINVAL));
 	EXPECT("timer vector 256", HC(TIMER_SET, 256, ms, 0, 0), E(EINVAL));
 	uint64_t too_long = UMBRA_TIMER_MAX_NS + 1;
-	EXPECT("timer too long", HC(TIMER_SET, VEC_A, (uint32_t)too_long, (uint32_t)(too_long >> 32), 0), E(EINVAL));
-	EXPECT("block too long", HC(BLOCK, (uint32_t)too_long, (uint32_t)(too_long >> 32), 0, 0), E(EINVAL));
+	EXPECT("timer too long",
+	       HC(TIMER_SET, VEC_A, (uint32_t)too_long, (uint32_t)(too_long >> 32), 0), E(EINVAL));
+	EXPECT("block too long", HC(BLOCK, (uint32_t)too_long, (uint32_t)(too_long >> 32), 0, 0),
+	       E(EINVAL));
 	EXPECT("block: nothing was armed", HC(BLOCK, 5 * ms, 0, 0, 0), 0);
 	/* Cancelled. */
 	EXPECT("timer_set A again", HC(TIMER_SET, VEC_A, 2 * ms, 0, 0), 0);
@@ -323,7 +350,8 @@ static void mmu_cases(void)
 	mmu_bad("mmu_update good then beyond RAM", HC(MMU_UPDATE, u, 2, 0, 0), E(EFAULT), a);
 	/* One table, aligned: the check's OR-and-AND fast path, which must fall back and fail. */
 	u[1] = (struct umbra_mmu_update){ pte_pa, beyond | PTE_P };
-	mmu_bad("mmu_update one table, a frame beyond RAM", HC(MMU_UPDATE, u, 2, 0, 0), E(EFAULT), a);
+	mmu_bad("mmu_update one table, a frame beyond RAM", HC(MMU_UPDATE, u, 2, 0, 0), E(EFAULT),
+		a);
 	/* A not-present value may hold anything. */
 	u[0] = (struct umbra_mmu_update){ pte_pa, (beyond | 0xffe) & ~PTE_P };
 	EXPECT("mmu_update not present, junk frame", HC(MMU_UPDATE, u, 1, 0, 0), 1);
@@ -346,7 +374,12 @@ static void mmu_cases(void)
 	o[2] = (struct umbra_mmu_op){ UMBRA_MMUOP_FLUSH_ALL, 0, 0 };
 	EXPECT("mmu_op cr3 there and back, flush", HC(MMU_OP, o, 3, 0, 0), 3);
 	EXPECT_TRUE("cr3 back", read_cr3() == cr3);
-	static const struct { uint32_t op, rsv; uint64_t arg; const char *what; long err; } bad[] = {
+	static const struct {
+		uint32_t op, rsv;
+		uint64_t arg;
+		const char *what;
+		long err;
+	} bad[] = {
 		{ 0, 0, 0, "mmu_op op 0", E(EINVAL) },
 		{ 4, 0, 0, "mmu_op op 4", E(EINVAL) },
 		{ UMBRA_MMUOP_INVLPG, 1, TEST_VA, "mmu_op reserved", E(EINVAL) },
@@ -385,7 +418,8 @@ static void cross_guest_cases(void)
 		EXPECT_TRUE("stats_of buffer unchanged", filled(&st, sizeof(st), 0xcc));
 	} else {
 		EXPECT("stats_of self", HC(STATS_OF, vi.guest_id, &st, sizeof(st), 0), sizeof(st));
-		EXPECT("stats_of no such guest", HC(STATS_OF, vi.nr_guests + 5, &st, sizeof(st), 0), E(EINVAL));
+		EXPECT("stats_of no such guest", HC(STATS_OF, vi.nr_guests + 5, &st, sizeof(st), 0),
+		       E(EINVAL));
 		EXPECT("stats_of size 7", HC(STATS_OF, vi.guest_id, &st, 7, 0), E(EINVAL));
 		EXPECT("stats_of NULL", HC(STATS_OF, vi.guest_id, 0, sizeof(st), 0), E(EFAULT));
 	}
@@ -423,13 +457,14 @@ void test_main(void)
 	/* The library takes multiboot v1 and Umbra's protocol; GRUB's multiboot2 is ours to tell. */
 	if ((uint32_t)boot_magic == MB2_BOOT_MAGIC)
 		kprintf("pv: booted by GRUB multiboot2\n");
-	kprintf("pv: %s, hypercall insn %s, tsc %llu Hz\n", pv_on_umbra ? "on Umbra: hypercall ops" :
-		"no Umbra: native ops", pv_insn == PV_VMMCALL ? "vmmcall" : "vmcall",
-		(unsigned long long)pv_tsc_hz);
+	kprintf("pv: %s, hypercall insn %s, tsc %llu Hz\n",
+		pv_on_umbra ? "on Umbra: hypercall ops" : "no Umbra: native ops",
+		pv_insn == PV_VMMCALL ? "vmmcall" : "vmcall", (unsigned long long)pv_tsc_hz);
 	irq_install();
 	functional_part();
 	if (!pv_on_umbra) {
-		skip_note("hypercall conformance, ring-3 and timer cases (natively there is no Umbra timer)");
+		skip_note(
+			"hypercall conformance, ring-3 and timer cases (natively there is no Umbra timer)");
 		pvt_finish();
 	}
 	unknown_numbers();

@@ -104,8 +104,9 @@ static void pv_phase(void)
 		lazy_map(&sp[1], BIG_VA + i * PAGE_SIZE, frames[1][i % NMAP]);
 	pv_flush_tlb();
 	end_batch("big batch");
-	EXPECT_TRUE("big batch flushed when full", pv_lazy_stats.flushes_full > s0.flushes_full &&
-		    pv_lazy_stats.update_calls - s0.update_calls == 2);
+	EXPECT_TRUE("big batch flushed when full",
+		    pv_lazy_stats.flushes_full > s0.flushes_full &&
+			    pv_lazy_stats.update_calls - s0.update_calls == 2);
 	static const int probe[] = { 0, 1, 511, 512, 513, BIG - 1 };
 	for (unsigned i = 0; i < sizeof(probe) / sizeof(probe[0]); i++)
 		expect_maps(BIG_VA + probe[i] * PAGE_SIZE, frames[1][probe[i] % NMAP], "big batch");
@@ -136,7 +137,8 @@ void test_main(void)
 	as_init(&kern, GUEST_MODE);
 	as_activate(&kern);
 	pv_init();
-	kprintf("pv-mmu: %s\n", pv_on_umbra ? "on Umbra: MMU_UPDATE/MMU_OP batches" : "native: queue applied directly");
+	kprintf("pv-mmu: %s\n", pv_on_umbra ? "on Umbra: MMU_UPDATE/MMU_OP batches"
+					    : "native: queue applied directly");
 	for (int k = 0; k < NSPACES; k++)
 		for (int i = 0; i < NMAP; i++) {
 			frames[k][i] = page_alloc();
@@ -156,13 +158,18 @@ void test_main(void)
 	s1 = stats_now();
 	kprintf("pv phase: writes_emulated +%llu, hypercalls +%llu, pf exits +%llu, root hits +%llu\n",
 		(unsigned long long)(s1.mmu.writes_emulated - s0.mmu.writes_emulated),
-		(unsigned long long)(s1.exits[UMBRA_EXIT_HYPERCALL] - s0.exits[UMBRA_EXIT_HYPERCALL]),
-		(unsigned long long)(s1.exits[UMBRA_EXIT_PAGE_FAULT] - s0.exits[UMBRA_EXIT_PAGE_FAULT]),
+		(unsigned long long)(s1.exits[UMBRA_EXIT_HYPERCALL] -
+				     s0.exits[UMBRA_EXIT_HYPERCALL]),
+		(unsigned long long)(s1.exits[UMBRA_EXIT_PAGE_FAULT] -
+				     s0.exits[UMBRA_EXIT_PAGE_FAULT]),
 		(unsigned long long)(s1.mmu.root_cache_hits - s0.mmu.root_cache_hits));
-	EXPECT("no page-table write emulated in the PV phase", s1.mmu.writes_emulated - s0.mmu.writes_emulated, 0);
-	EXPECT("no INVLPG exits in the PV phase", s1.exits[UMBRA_EXIT_INVLPG] - s0.exits[UMBRA_EXIT_INVLPG], 0);
-	EXPECT_TRUE("the PV phase used hypercalls", s1.exits[UMBRA_EXIT_HYPERCALL] - s0.exits[UMBRA_EXIT_HYPERCALL] >
-		    (uint64_t)NSPACES * 3);
+	EXPECT("no page-table write emulated in the PV phase",
+	       s1.mmu.writes_emulated - s0.mmu.writes_emulated, 0);
+	EXPECT("no INVLPG exits in the PV phase",
+	       s1.exits[UMBRA_EXIT_INVLPG] - s0.exits[UMBRA_EXIT_INVLPG], 0);
+	EXPECT_TRUE("the PV phase used hypercalls",
+		    s1.exits[UMBRA_EXIT_HYPERCALL] - s0.exits[UMBRA_EXIT_HYPERCALL] >
+			    (uint64_t)NSPACES * 3);
 
 	/* Control: the same kind of write by a plain store to a shadowed leaf table traps: the
 	 * table goes out of sync (mmu/sync.c; emulated when it cannot), and INVLPG makes the new
@@ -174,7 +181,8 @@ void test_main(void)
 	expect_maps(TEST_VA, frames[1][0], "plain store");
 	s2 = stats_now();
 	EXPECT_TRUE("a plain store to a shadowed table traps (out of sync or emulated)",
-		    s2.mmu.unsyncs > s1.mmu.unsyncs || s2.mmu.writes_emulated > s1.mmu.writes_emulated);
+		    s2.mmu.unsyncs > s1.mmu.unsyncs ||
+			    s2.mmu.writes_emulated > s1.mmu.writes_emulated);
 
 	/* MMU_UPDATE may map one of the guest's page tables writable; the mapping it gets is
 	 * write-protected unless the table is out of sync: a store through it takes effect. */
@@ -190,7 +198,8 @@ void test_main(void)
 	pvt_cases++;
 	struct umbra_stats s3 = stats_now();
 	EXPECT_TRUE("the alias write was emulated or went to a table out of sync",
-		    s3.mmu.writes_emulated > s2.mmu.writes_emulated || s3.mmu.unsyncs > s1.mmu.unsyncs);
+		    s3.mmu.writes_emulated > s2.mmu.writes_emulated ||
+			    s3.mmu.unsyncs > s1.mmu.unsyncs);
 	switch_to(&kern);
 	pvt_finish();
 }

@@ -17,7 +17,10 @@ void expect_ret(const char *what, long got, long want)
 	CHECK(got == want, "%s: got %ld, expected %ld", what, got, want);
 }
 
-unsigned pvt_pte_bytes(void) { return pvt_as.bytes; }
+unsigned pvt_pte_bytes(void)
+{
+	return pvt_as.bytes;
+}
 
 void pvt_space_init(enum pmode mode)
 {
@@ -61,7 +64,8 @@ static void __attribute__((noreturn, used)) user_entry(void)
 ulong run_user(ulong (*fn)(void))
 {
 	user_fn = fn;
-	ulong r = user_call((ulong)user_entry, (ulong)user_stack + sizeof(user_stack) - 16, 0, 0, 0);
+	ulong r =
+		user_call((ulong)user_entry, (ulong)user_stack + sizeof(user_stack) - 16, 0, 0, 0);
 	if (last_fault.vector != 0x80)
 		fail("ring-3 code took exception %lu at %lx (cr2 %lx)", last_fault.vector,
 		     last_fault.ip, last_fault.cr2);
@@ -71,7 +75,10 @@ ulong run_user(ulong (*fn)(void))
 /* The library keeps its IDT private: find it with SIDT and add interrupt gates. */
 static void set_gate(int vec, ulong handler)
 {
-	struct __attribute__((packed)) { uint16_t limit; ulong base; } idtr;
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		ulong base;
+	} idtr;
 	asm volatile("sidt %0" : "=m"(idtr));
 #ifdef __x86_64__
 	uint32_t *g = (uint32_t *)(idtr.base + 16 * vec);
@@ -100,8 +107,8 @@ struct umbra_stats stats_now(void)
 	/* Exit reasons come before the MMU counters: a different count moves them. */
 	if (s.size != sizeof(s) || s.reasons != UMBRA_EXIT_REASONS)
 		fail("ABI mismatch: Umbra's struct umbra_stats has %u bytes and %u exit reasons, this "
-		     "guest's %u and %u (built against another pv/abi.h)", s.size, s.reasons,
-		     (unsigned)sizeof(s), (unsigned)UMBRA_EXIT_REASONS);
+		     "guest's %u and %u (built against another pv/abi.h)",
+		     s.size, s.reasons, (unsigned)sizeof(s), (unsigned)UMBRA_EXIT_REASONS);
 	return s;
 }
 

@@ -7,7 +7,8 @@
 #include "pv/guest/pv_ops.h"
 
 #define E(x) (-(long)UMBRA_##x)
-#define HC(nr, a0, a1, a2, a3) pv_hypercall(UMBRA_HC_##nr, (ulong)(a0), (ulong)(a1), (ulong)(a2), (ulong)(a3))
+#define HC(nr, a0, a1, a2, a3) \
+	pv_hypercall(UMBRA_HC_##nr, (ulong)(a0), (ulong)(a1), (ulong)(a2), (ulong)(a3))
 
 /* Counts one case and checks a return value. */
 extern unsigned long pvt_cases;

@@ -2,22 +2,34 @@
 /* Ring-3 cases: pv_mod_ops works from guest user mode, every privileged call is refused. */
 #include "tests/pvguests/pvtest.h"
 
-static struct { ulong nr, a0, a1, a2, a3; } ureq;
+static struct {
+	ulong nr, a0, a1, a2, a3;
+} ureq;
 
-static ulong u_hypercall(void) { return (ulong)pv_hypercall(ureq.nr, ureq.a0, ureq.a1, ureq.a2, ureq.a3); }
+static ulong u_hypercall(void)
+{
+	return (ulong)pv_hypercall(ureq.nr, ureq.a0, ureq.a1, ureq.a2, ureq.a3);
+}
 
 long user_hc(ulong nr, ulong a0, ulong a1, ulong a2, ulong a3)
 {
 	ureq.nr = nr, ureq.a0 = a0, ureq.a1 = a1, ureq.a2 = a2, ureq.a3 = a3;
 	return (long)run_user(u_hypercall);
 }
-#define UHC(nr, a0, a1, a2, a3) user_hc(UMBRA_HC_##nr, (ulong)(a0), (ulong)(a1), (ulong)(a2), (ulong)(a3))
+#define UHC(nr, a0, a1, a2, a3) \
+	user_hc(UMBRA_HC_##nr, (ulong)(a0), (ulong)(a1), (ulong)(a2), (ulong)(a3))
 
 static const char umsg[] = "pv-user: hello from ring 3 via pv_mod_ops\n";
 static uint64_t ut0, ut1;
 
-static ulong u_console(void) { return (ulong)pv_mod_ops.console_write(umsg, sizeof(umsg) - 1); }
-static ulong u_yield(void) { return (ulong)pv_mod_ops.yield(); }
+static ulong u_console(void)
+{
+	return (ulong)pv_mod_ops.console_write(umsg, sizeof(umsg) - 1);
+}
+static ulong u_yield(void)
+{
+	return (ulong)pv_mod_ops.yield();
+}
 static ulong u_time(void)
 {
 	ut0 = pv_mod_ops.time_ns();
@@ -45,7 +57,8 @@ static void restricted_buffers(void)
 	EXPECT("cpl3 console user page", UHC(CONSOLE_WRITE, ubuf, 35, 0, 0), 35);
 	EXPECT("cpl3 console sup page", UHC(CONSOLE_WRITE, SUP_PAGE, 16, 0, 0), E(EFAULT));
 	EXPECT("cpl3 console_read sup page", UHC(CONSOLE_READ, SUP_PAGE, 16, 0, 0), E(EFAULT));
-	EXPECT("cpl3 stats sup page", UHC(STATS, SUP_PAGE, sizeof(struct umbra_stats), 0, 0), E(EFAULT));
+	EXPECT("cpl3 stats sup page", UHC(STATS, SUP_PAGE, sizeof(struct umbra_stats), 0, 0),
+	       E(EFAULT));
 	EXPECT("cpl3 time sup page", UHC(TIME, SUP_PAGE, 0, 0, 0), E(EFAULT));
 	EXPECT("cpl3 vcpu_info sup page", UHC(VCPU_INFO, SUP_PAGE, 0, 0, 0), E(EFAULT));
 	/* This guest has no shared region (tests/shm has the cases of one that does). */
@@ -70,7 +83,8 @@ static void privileged_refused(void)
 	struct umbra_mmu_update u = { (ulong)pte, other | PTE_P | PTE_W | PTE_U };
 	struct aspace as2;
 	as_clone_kernel(&as2, &pvt_as);
-	struct umbra_mmu_op o[2] = { { UMBRA_MMUOP_NEW_CR3, 0, as2.root }, { UMBRA_MMUOP_FLUSH_ALL, 0, 0 } };
+	struct umbra_mmu_op o[2] = { { UMBRA_MMUOP_NEW_CR3, 0, as2.root },
+				     { UMBRA_MMUOP_FLUSH_ALL, 0, 0 } };
 	static struct umbra_stats st;
 	for (unsigned i = 0; i < sizeof(st) / 4; i++)
 		((uint32_t *)&st)[i] = 0xabababab;
@@ -91,7 +105,8 @@ static void privileged_refused(void)
 	expect_maps(USER_PAGE, user_page_pa, "user page after refused MMU_UPDATE");
 	pvt_cases++;
 	EXPECT_TRUE("cr3 unchanged", read_cr3() == cr3);
-	EXPECT_TRUE("stats_of buffer unchanged", st.size == 0xababababu && st.exits_total == 0xababababababababull);
+	EXPECT_TRUE("stats_of buffer unchanged",
+		    st.size == 0xababababu && st.exits_total == 0xababababababababull);
 	EXPECT("timer not armed: block times out", HC(BLOCK, 3000000, 0, 0, 0), 0);
 	EXPECT_TRUE("no interrupt arrived", irq_count_a == ia);
 }

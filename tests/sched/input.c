@@ -28,7 +28,7 @@ void test_main(void)
 #endif
 	outb(COM1 + 1, 0x01); /* received-data interrupt */
 	outb(COM1 + 4, 0x0b); /* DTR, RTS, OUT2 (the PC's IRQ gate) */
-	pic_set_mask((uint16_t)~(1u << 4));
+	pic_set_mask((uint16_t) ~(1u << 4));
 	/* No timeout: the guest sleeps until typed input arrives (Umbra's budget bounds it). */
 	irq_off();
 	while (ngot < WANT) {

@@ -15,10 +15,14 @@
 
 /* The two formats the backends describe: NPT (x86-64 entries, U set; device leaves PCD|PWT)
  * and EPT (RWX, WB; device leaves UC, type 0). */
-static const struct tdp_format npt = { .present = BIT(0), .write = BIT(1), .user = BIT(2),
-				       .large = BIT(7), .leaf_uc = BIT(4) | BIT(3) };
-static const struct tdp_format ept = { .present = BIT(0), .write = BIT(1), .exec = BIT(2),
-				       .large = BIT(7), .leaf_extra = 6ull << 3 };
+static const struct tdp_format npt = { .present = BIT(0),
+				       .write = BIT(1),
+				       .user = BIT(2),
+				       .large = BIT(7),
+				       .leaf_uc = BIT(4) | BIT(3) };
+static const struct tdp_format ept = {
+	.present = BIT(0), .write = BIT(1), .exec = BIT(2), .large = BIT(7), .leaf_extra = 6ull << 3
+};
 
 /* Host pages get fake addresses (index-based) so nothing can use them as pointers. */
 static struct {
@@ -99,7 +103,8 @@ static const struct mmu_platform_ops ops = {
 static void add_slot(u64 gpa, u64 bytes, u64 hpa, bool scrambled)
 {
 	unsigned i = fk.nslots++;
-	fk.slot[i] = (struct mmu_slot){ .base_gfn = gpa >> PAGE_SHIFT, .npages = bytes >> PAGE_SHIFT,
+	fk.slot[i] = (struct mmu_slot){ .base_gfn = gpa >> PAGE_SHIFT,
+					.npages = bytes >> PAGE_SHIFT,
 					.frames = fk.frames };
 	fk.hpa_base[i] = hpa;
 	fk.scrambled[i] = scrambled;
@@ -158,7 +163,7 @@ static void expect_mapped(const struct tdp *t, const struct tdp_format *f, u64 g
 	u64 extra = leaf & ~0x000ffffffffff000ull & ~(f->present | f->write | f->exec | f->user);
 	const struct mmu_slot *s = fk_gfn_to_slot(NULL, gpa >> PAGE_SHIFT);
 	assert_int_equal(extra, (s && s->device ? f->leaf_uc : f->leaf_extra) |
-				(level == 2 ? f->large : 0));
+					(level == 2 ? f->large : 0));
 }
 
 /* A nested fault at gpa fills it, mapping it to want. */
@@ -228,7 +233,7 @@ static void device_slot(const struct tdp_format *f)
 	expect_fill(&t, f, 0x1000, 0x10001000ull, 2);
 	expect_fill(&t, f, 0xc0000008ull, 0xfe000008ull, 1);
 	expect_fill(&t, f, 0xc01ff000ull, 0xfe1ff000ull, 1);
-	expect_unmapped(&t, f, 0xc0001000ull);          /* one page at a time */
+	expect_unmapped(&t, f, 0xc0001000ull); /* one page at a time */
 	assert_int_equal(tdp_unmap(&t, 0xc0000, 512), 2);
 	expect_unmapped(&t, f, 0xc0000008ull);
 	expect_unmapped(&t, f, 0xc01ff000ull);

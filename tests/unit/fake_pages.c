@@ -67,5 +67,6 @@ void *fake_p2v(void *ctx, u64 pa)
 	return pool[(pa - FAKE_PA_BASE) / 4096] + (pa & 0xfff);
 }
 
-const struct iommu_mem fake_mem = { .alloc = fake_alloc, .free = fake_free, .p2v = fake_p2v,
-				    .alloc_contig = fake_alloc_contig };
+const struct iommu_mem fake_mem = {
+	.alloc = fake_alloc, .free = fake_free, .p2v = fake_p2v, .alloc_contig = fake_alloc_contig
+};

@@ -7,8 +7,8 @@
 #include "arch/x86/iommu_pt.h"
 
 /* Pages at FAKE_PA_BASE + 4 KiB * i, at most fake_limit of them live. */
-#define FAKE_PA_BASE  0x10000000ull
-#define FAKE_NPAGES   1024
+#define FAKE_PA_BASE 0x10000000ull
+#define FAKE_NPAGES 1024
 
 extern u32 fake_live, fake_limit;
 extern const struct iommu_mem fake_mem;

@@ -40,8 +40,9 @@ void kprintf(const char *fmt, ...)
 	va_end(ap);
 	if (harness_log_len < sizeof(harness_log) - 1) {
 		va_start(ap, fmt);
-		harness_log_len += (size_t)fmt_vsnprintf(harness_log + harness_log_len,
-						 sizeof(harness_log) - harness_log_len, fmt, ap);
+		harness_log_len +=
+			(size_t)fmt_vsnprintf(harness_log + harness_log_len,
+					      sizeof(harness_log) - harness_log_len, fmt, ap);
 		va_end(ap);
 		if (harness_log_len > sizeof(harness_log) - 1)
 			harness_log_len = sizeof(harness_log) - 1;

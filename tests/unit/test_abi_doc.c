@@ -43,7 +43,9 @@ static int read_table(const char *first, struct row *rows, int max)
 				size_t len = strlen(cell);
 				while (len && cell[len - 1] == ' ')
 					cell[--len] = 0;
-				size_t keep = len < sizeof(r->cells[0]) - 1 ? len : sizeof(r->cells[0]) - 1;
+				size_t keep = len < sizeof(r->cells[0]) - 1
+						      ? len
+						      : sizeof(r->cells[0]) - 1;
 				memcpy(r->cells[r->ncells], cell, keep);
 				r->cells[r->ncells++][keep] = 0;
 				cell = p + 1;
@@ -56,7 +58,10 @@ static int read_table(const char *first, struct row *rows, int max)
 
 static const char *class_letter(enum hc_class c)
 {
-	return c == HC_RESTRICTED ? "R" : c == HC_PRIVILEGED ? "P" : c == HC_CROSS_GUEST ? "C" : "-";
+	return c == HC_RESTRICTED    ? "R"
+	       : c == HC_PRIVILEGED  ? "P"
+	       : c == HC_CROSS_GUEST ? "C"
+				     : "-";
 }
 
 static void test_calls_match(void **state)
@@ -71,16 +76,16 @@ static void test_calls_match(void **state)
 	assert_int_equal(n, expected);
 
 	int i = 0;
-#define CHECK_ROW(nr, name, k, cap)                                                     \
-	do {                                                                              \
-		char num[8];                                                              \
-		snprintf(num, sizeof(num), "%d", nr);                                     \
-		assert_string_equal(rows[i].cells[0], num);                               \
-		assert_string_equal(rows[i].cells[1], #name);                             \
-		/* The class cell is the letter, then (for C) the capability's name. */   \
-		assert_int_equal(rows[i].cells[2][0], #k[0]);                           \
-		assert_string_equal(class_letter(hc_classes[nr].cls), #k);              \
-		i++;                                                                      \
+#define CHECK_ROW(nr, name, k, cap) \
+	do { \
+		char num[8]; \
+		snprintf(num, sizeof(num), "%d", nr); \
+		assert_string_equal(rows[i].cells[0], num); \
+		assert_string_equal(rows[i].cells[1], #name); \
+		/* The class cell is the letter, then (for C) the capability's name. */ \
+		assert_int_equal(rows[i].cells[2][0], #k[0]); \
+		assert_string_equal(class_letter(hc_classes[nr].cls), #k); \
+		i++; \
 	} while (0);
 	UMBRA_HYPERCALLS(CHECK_ROW)
 }
@@ -102,7 +107,10 @@ static void test_errors_match(void **state)
 {
 	(void)state;
 #define ERR_ROW(code, name) { code, #name },
-	static const struct { int code; const char *name; } errs[] = { UMBRA_ERRORS(ERR_ROW) };
+	static const struct {
+		int code;
+		const char *name;
+	} errs[] = { UMBRA_ERRORS(ERR_ROW) };
 #undef ERR_ROW
 	struct row rows[16];
 	int n = read_table("| code | name |", rows, 16);

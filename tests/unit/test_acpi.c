@@ -30,8 +30,14 @@ static u8 *at(u64 pa)
 	return phys + (pa - PBASE);
 }
 
-static void put32(u8 *p, u32 v) { memcpy(p, &v, 4); }
-static void put64(u8 *p, u64 v) { memcpy(p, &v, 8); }
+static void put32(u8 *p, u32 v)
+{
+	memcpy(p, &v, 4);
+}
+static void put64(u8 *p, u64 v)
+{
+	memcpy(p, &v, 8);
+}
 
 static u8 sum(const u8 *p, size_t n)
 {
@@ -47,7 +53,7 @@ static void fix(u64 pa)
 	u8 *t = at(pa);
 	u32 len;
 	memcpy(&len, t + 4, 4);
-	if (len > PBASE + PSIZE - pa)   /* a corrupted length: the parser must refuse it */
+	if (len > PBASE + PSIZE - pa) /* a corrupted length: the parser must refuse it */
 		len = (u32)(PBASE + PSIZE - pa);
 	t[9] = 0;
 	t[9] = (u8)-sum(t, len);
@@ -197,7 +203,7 @@ static void test_v2_xsdt_x2apic_override(void **state)
 	madt_begin(0xfee00000);
 	madt_lapic(0, 1);
 	madt_x2apic(0x100, 1);
-	madt_x2apic(0, 1);        /* the same CPU again: counted once */
+	madt_x2apic(0, 1); /* the same CPU again: counted once */
 	madt_override(0xfed00000ull);
 	root_tables();
 	make_rsdp(2, XSDT_PA);
@@ -241,7 +247,7 @@ static void test_rsdp_errors(void **state)
 	rsdp[32]++;
 	expect_err(36, ACPI_ERR_RSDP, "extended checksum");
 	make_rsdp(2, XSDT_PA);
-	put32(rsdp + 20, 64);     /* claims more than the copy holds */
+	put32(rsdp + 20, 64); /* claims more than the copy holds */
 	rsdp[8] = 0;
 	rsdp[8] = (u8)-sum(rsdp, 20);
 	expect_err(36, ACPI_ERR_RSDP, "RSDP length 64 outside [36, 36]");
@@ -264,7 +270,7 @@ static void test_root_errors(void **state)
 	/* Length in bounds, but the table runs off mappable memory. */
 	put32(at(RSDT_PA) + 4, (u32)(PBASE + PSIZE - RSDT_PA + 4));
 	expect_err(20, ACPI_ERR_MAP, "cannot map RSDT at 0xe1000");
-	make_rsdp(2, 0x1000);     /* XSDT nowhere */
+	make_rsdp(2, 0x1000); /* XSDT nowhere */
 	expect_err(36, ACPI_ERR_MAP, "cannot map XSDT header at 0x1000");
 	make_rsdp(2, XSDT_PA);
 	at(XSDT_PA)[9]++;
@@ -292,7 +298,7 @@ static void test_madt_errors(void **state)
 	at(MADT_PA)[50]++;
 	expect_err(20, ACPI_ERR_MADT, "APIC at 0xe4000: bad checksum");
 
-	sdt(MADT_PA, "APIC", 40);   /* shorter than the MADT's fixed part */
+	sdt(MADT_PA, "APIC", 40); /* shorter than the MADT's fixed part */
 	fix(MADT_PA);
 	expect_err(20, ACPI_ERR_MADT, "MADT at 0xe4000: length 40 < 44");
 
@@ -308,13 +314,14 @@ static void test_madt_errors(void **state)
 	madt_begin(0xfee00000);
 	madt_lapic(0, 1);
 	madt_lapic(1, 1);
-	put32(at(MADT_PA) + 4, madt_len - 3);   /* cuts the last entry */
+	put32(at(MADT_PA) + 4, madt_len - 3); /* cuts the last entry */
 	fix(MADT_PA);
-	expect_err(20, ACPI_ERR_MADT, "entry type 0 at offset 52: length 8 runs past the end (5 left)");
+	expect_err(20, ACPI_ERR_MADT,
+		   "entry type 0 at offset 52: length 8 runs past the end (5 left)");
 
 	madt_begin(0xfee00000);
 	madt_lapic(0, 1);
-	put32(at(MADT_PA) + 4, madt_len + 1);   /* one stray byte */
+	put32(at(MADT_PA) + 4, madt_len + 1); /* one stray byte */
 	fix(MADT_PA);
 	expect_err(20, ACPI_ERR_MADT, "stray byte at offset 52");
 
@@ -380,10 +387,10 @@ static void test_disabled_and_online_capable(void **state)
 	(void)state;
 	madt_begin(0xfee00000);
 	madt_lapic(0, 1);
-	madt_lapic(1, 0);          /* disabled */
-	madt_lapic(2, 2);          /* online-capable */
-	madt_x2apic(3, 0);         /* disabled */
-	u8 ioapic[12] = { 1, 12, 0 };  /* other entry types are skipped */
+	madt_lapic(1, 0);	      /* disabled */
+	madt_lapic(2, 2);	      /* online-capable */
+	madt_x2apic(3, 0);	      /* disabled */
+	u8 ioapic[12] = { 1, 12, 0 }; /* other entry types are skipped */
 	madt_entry(ioapic);
 	madt_lapic(4, 3);
 	assert_int_equal(find(20), 0);
@@ -447,7 +454,8 @@ static void test_find_table(void **state)
 	assert_ptr_equal(h, at(FACP_PA));
 	assert_int_equal(f.pa, FACP_PA);
 	assert_true(f.used_xsdt);
-	assert_int_equal(acpi_find_table(rsdp, 36, map, NULL, "DMAR", -9, &h, &f), ACPI_ERR_NO_TABLE);
+	assert_int_equal(acpi_find_table(rsdp, 36, map, NULL, "DMAR", -9, &h, &f),
+			 ACPI_ERR_NO_TABLE);
 	assert_null(h);
 	assert_error_has(f.error, "no DMAR table among 2 XSDT entries");
 	/* A bad table found by its signature is refused with the caller's code. */

@@ -12,7 +12,11 @@
 
 static u8 mem[ACPI_TABLES_MAX];
 static const struct acpi_board board = {
-	.cpus = 3, .ioapic_id = 3, .ioapic_gpa = 0xfec00000u, .pm_base = ACPI_PM_BASE, .sci_irq = 9,
+	.cpus = 3,
+	.ioapic_id = 3,
+	.ioapic_gpa = 0xfec00000u,
+	.pm_base = ACPI_PM_BASE,
+	.sci_irq = 9,
 	.ecam_gpa = 0xfeb00000u,
 };
 
@@ -24,10 +28,23 @@ static const void *map(u64 pa, size_t len, void *ctx)
 	return mem + (pa - GPA);
 }
 
-static u32 get32(u64 pa) { u32 v; memcpy(&v, map(pa, 4, NULL), 4); return v; }
-static u16 get16(u64 pa) { u16 v; memcpy(&v, map(pa, 2, NULL), 2); return v; }
+static u32 get32(u64 pa)
+{
+	u32 v;
+	memcpy(&v, map(pa, 4, NULL), 4);
+	return v;
+}
+static u16 get16(u64 pa)
+{
+	u16 v;
+	memcpy(&v, map(pa, 2, NULL), 2);
+	return v;
+}
 
-static u16 get16u(const u8 *p) { return (u16)(p[0] | p[1] << 8); }
+static u16 get16u(const u8 *p)
+{
+	return (u16)(p[0] | p[1] << 8);
+}
 
 static u8 sum(const u8 *p, size_t n)
 {
@@ -125,14 +142,14 @@ static void fadt_points_at_the_pm_block(void **state)
 	u64 f = find("FACP");
 	assert_int_equal(get32(f + 4), 244);
 	assert_int_equal(get16(f + 46), 9);
-	assert_int_equal(get32(f + 48), 0);                 /* no SMI command: ACPI mode always */
+	assert_int_equal(get32(f + 48), 0); /* no SMI command: ACPI mode always */
 	assert_int_equal(get32(f + 56), ACPI_PM_BASE + ACPI_PM1_EVT);
 	assert_int_equal(get32(f + 64), ACPI_PM_BASE + ACPI_PM1_CNT);
 	assert_int_equal(get32(f + 76), ACPI_PM_BASE + ACPI_PM_TMR);
 	assert_int_equal(mem[f - GPA + 88], 4);
 	assert_int_equal(mem[f - GPA + 89], 2);
 	assert_int_equal(mem[f - GPA + 91], 4);
-	assert_true(get32(f + 112) & (1u << 8));            /* TMR_VAL_EXT: 32-bit timer */
+	assert_true(get32(f + 112) & (1u << 8)); /* TMR_VAL_EXT: 32-bit timer */
 	/* IAPC_BOOT_ARCH (offset 109): legacy devices, no VGA, and MSI not refused (bit 3). */
 	assert_int_equal(get16(f + 109), 0x5);
 	/* RESET_REG_SUP and the reset register: system I/O, 8 bits, byte access, port 0xCF9,
@@ -190,14 +207,14 @@ static void dsdt_has_pci_root(void **state)
 	u32 len = get32(d + 4) - 36;
 	const u8 *aml = map(d + 36, len, NULL), *end = aml + len, *p = aml + 14;
 	unsigned n;
-	assert_int_equal(p[0], 0x10);                         /* Scope */
+	assert_int_equal(p[0], 0x10); /* Scope */
 	assert_ptr_equal(p + 1 + pkg_length(p + 1, &n), end);
 	p += 1 + n;
 	assert_memory_equal(p, "\\_SB_", 5);
 	p += 5;
-	assert_memory_equal(p, "\x5b\x82", 2);                /* Device */
+	assert_memory_equal(p, "\x5b\x82", 2); /* Device */
 	const u8 *mres = p + 2 + pkg_length(p + 2, &n);
-	end = mres;                                           /* PCI0's end: MRES follows */
+	end = mres; /* PCI0's end: MRES follows */
 	p += 2 + n;
 	assert_memory_equal(p, "PCI0", 4);
 	assert_memory_equal(named(p, end, "_HID"), "\x0c\x41\xd0\x0a\x03", 5);
@@ -218,18 +235,18 @@ static void dsdt_has_pci_root(void **state)
 	assert_int_equal(get16u(r + 14), 1);
 	while (r < rend && r[0] != 0x79) {
 		unsigned size = r[0] & 0x80 ? 3u + (r[1] | r[2] << 8) : 1u + (r[0] & 7);
-		if (r[0] == 0x87) {                          /* DWord memory: the hole */
+		if (r[0] == 0x87) { /* DWord memory: the hole */
 			u32 min, max;
 			memcpy(&min, r + 10, 4);
 			memcpy(&max, r + 14, 4);
 			assert_int_equal(min, 0xc0000000u);
-			assert_int_equal(max, 0xfeafffffu);          /* below the ECAM window */
+			assert_int_equal(max, 0xfeafffffu); /* below the ECAM window */
 			mem_windows++;
 		}
 		r += size;
 	}
 	assert_int_equal(mem_windows, 1);
-	assert_ptr_equal(r + 2, rend);                         /* the end tag, last */
+	assert_ptr_equal(r + 2, rend); /* the end tag, last */
 	/* _PRT: one INTA entry per device, all on GSI 11. */
 	const u8 *prt = named(p, end, "_PRT");
 	assert_non_null(prt);
@@ -248,7 +265,7 @@ static void dsdt_has_pci_root(void **state)
 		memcpy(&addr, x + 2, 4);
 		assert_int_equal(x[1], 0x0c);
 		assert_int_equal(addr, (i + 1) << 16 | 0xffff);
-		assert_memory_equal(x + 6, "\x00\x00\x0a\x0b", 4);  /* INTA, no link, GSI 11 */
+		assert_memory_equal(x + 6, "\x00\x00\x0a\x0b", 4); /* INTA, no link, GSI 11 */
 		e += 1 + elen;
 	}
 	assert_ptr_equal(e, pend);
@@ -265,7 +282,7 @@ static void dsdt_has_pci_root(void **state)
 	r = crs + 1 + n + 2;
 	assert_int_equal(crs[1 + n + 1], 14);
 	assert_ptr_equal(r + 14, crs + 1 + blen);
-	assert_memory_equal(r, "\x86\x09\x00\x01", 4);        /* Memory32Fixed, read-write */
+	assert_memory_equal(r, "\x86\x09\x00\x01", 4); /* Memory32Fixed, read-write */
 	u32 base, size;
 	memcpy(&base, r + 4, 4);
 	memcpy(&size, r + 8, 4);

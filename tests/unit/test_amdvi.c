@@ -22,15 +22,15 @@ static int setup(void **state)
  * tables) and not from the builder: 0 and *hpa, or why the access does not translate.
  */
 enum why {
-	NO_TRANSLATION_INFO = 1,   /* V=1 TV=0: aborted */
-	TRANSLATION_OFF,           /* Mode 0: untranslated, rights from IR/IW */
-	BAD_MODE,                  /* Mode 7 */
-	NO_RIGHTS,                 /* IR/IW clear in the entry or on the way: IO_PAGE_FAULT PE */
-	BEYOND_MODE,               /* an address the levels do not reach */
-	NOT_PRESENT,               /* IO_PAGE_FAULT, PR clear */
-	BAD_NEXT_LEVEL,            /* a next level not below the entry's own */
-	NO_TABLE,                  /* a pointer to no table: what the unit reads is garbage */
-	LARGE_PAGE,                /* the builder never makes them */
+	NO_TRANSLATION_INFO = 1, /* V=1 TV=0: aborted */
+	TRANSLATION_OFF,	 /* Mode 0: untranslated, rights from IR/IW */
+	BAD_MODE,		 /* Mode 7 */
+	NO_RIGHTS,		 /* IR/IW clear in the entry or on the way: IO_PAGE_FAULT PE */
+	BEYOND_MODE,		 /* an address the levels do not reach */
+	NOT_PRESENT,		 /* IO_PAGE_FAULT, PR clear */
+	BAD_NEXT_LEVEL,		 /* a next level not below the entry's own */
+	NO_TABLE,		 /* a pointer to no table: what the unit reads is garbage */
+	LARGE_PAGE,		 /* the builder never makes them */
 };
 
 static int walk(struct amdvi_dte dte, u64 iova, bool write, u64 *hpa)
@@ -38,7 +38,7 @@ static int walk(struct amdvi_dte dte, u64 iova, bool write, u64 *hpa)
 	const u64 right = write ? 1ull << 62 : 1ull << 61, addr = 0x000ffffffffff000ull;
 	u64 q0 = dte.q[0];
 	if (!(q0 & 1)) {
-		*hpa = iova;   /* DTE.V=0: the access goes through untranslated */
+		*hpa = iova; /* DTE.V=0: the access goes through untranslated */
 		return 0;
 	}
 	if (!(q0 & 2))
@@ -56,7 +56,8 @@ static int walk(struct amdvi_dte dte, u64 iova, bool write, u64 *hpa)
 	for (u32 level = mode;;) {
 		if (!fake_page_live(table))
 			return NO_TABLE;
-		u64 e = ((const u64 *)fake_p2v(NULL, table))[(iova >> (12 + 9 * (level - 1))) & 511];
+		u64 e = ((const u64 *)fake_p2v(NULL,
+					       table))[(iova >> (12 + 9 * (level - 1))) & 511];
 		if (!(e & 1))
 			return NOT_PRESENT;
 		if (!(e & right))
@@ -103,7 +104,7 @@ static void test_translates_exactly(void **state)
 		struct amdvi_dte dte = amdvi_dte_domain(&d);
 		assert_int_equal(dte.q[1] & 0xffff, 7);
 		assert_int_equal((dte.q[0] >> 9) & 7, levels);
-		assert_int_equal(dte.q[2], 0);   /* IV clear: interrupts not remapped */
+		assert_int_equal(dte.q[2], 0); /* IV clear: interrupts not remapped */
 		assert_int_equal(mismatches(dte), 0);
 		assert_int_equal(d.table_pages, fake_live);
 		iommu_pt_free(&d, &mem, &amdvi_pt_format);
@@ -118,16 +119,16 @@ static void test_mutations_caught(void **state)
 	build(&d, 4);
 	const struct amdvi_dte good = amdvi_dte_domain(&d);
 	struct amdvi_dte dte = good;
-	dte.q[0] &= ~1ull;                       /* V=0: DMA would pass untranslated */
+	dte.q[0] &= ~1ull; /* V=0: DMA would pass untranslated */
 	assert_true(mismatches(dte) > 0);
 	dte = good;
-	dte.q[0] &= ~2ull;                       /* TV=0 */
+	dte.q[0] &= ~2ull; /* TV=0 */
 	assert_true(mismatches(dte) > 0);
 	dte = good;
-	dte.q[0] = (dte.q[0] & ~(7ull << 9)) | 3ull << 9;   /* 3 levels over a 4-level table */
+	dte.q[0] = (dte.q[0] & ~(7ull << 9)) | 3ull << 9; /* 3 levels over a 4-level table */
 	assert_true(mismatches(dte) > 0);
 	dte = good;
-	dte.q[0] &= ~(1ull << 62);               /* no write right in the entry */
+	dte.q[0] &= ~(1ull << 62); /* no write right in the entry */
 	assert_true(mismatches(dte) > 0);
 	u64 *top = fake_p2v(NULL, d.root);
 	u64 *l3 = fake_p2v(NULL, top[0] & AMDVI_ADDR_MASK);
@@ -153,7 +154,7 @@ static void test_mutations_caught(void **state)
 	const u64 dir = l3[0];
 	l3[0] = (dir & ~(7ull << 9)) | 1ull << 9;
 	assert_true(mismatches(good) > 0);
-	l3[0] = (dir & ~(7ull << 9)) | 3ull << 9;   /* next level not below its own */
+	l3[0] = (dir & ~(7ull << 9)) | 3ull << 9; /* next level not below its own */
 	assert_true(mismatches(good) > 0);
 	l3[0] = dir;
 	assert_int_equal(mismatches(good), 0);
@@ -178,7 +179,7 @@ static void test_blocked_and_rights(void **state)
 			u64 hpa;
 			assert_int_equal(walk(b, probes[p], w, &hpa), NO_RIGHTS);
 		}
-	assert_int_equal(b.q[1] | b.q[2] | b.q[3], 0);   /* domain 0, no SA/SE suppression */
+	assert_int_equal(b.q[1] | b.q[2] | b.q[3], 0); /* domain 0, no SA/SE suppression */
 	/* Even with rights the table is empty. */
 	b.q[0] |= AMDVI_DTE_IR | AMDVI_DTE_IW;
 	u64 hpa;
@@ -189,7 +190,8 @@ static void test_blocked_and_rights(void **state)
 	/* A read-only leaf: reads go through, writes fault at its rights. */
 	struct iommu_pt d;
 	assert_int_equal(iommu_pt_init(&d, &mem, 3, 1), 0);
-	assert_int_equal(iommu_pt_map(&d, &mem, &amdvi_pt_format, 0x2000, 0x9000, 0x1000, AMDVI_PTE_IR), 0);
+	assert_int_equal(
+		iommu_pt_map(&d, &mem, &amdvi_pt_format, 0x2000, 0x9000, 0x1000, AMDVI_PTE_IR), 0);
 	struct amdvi_dte dte = amdvi_dte_domain(&d);
 	assert_int_equal(walk(dte, 0x2010, false, &hpa), 0);
 	assert_int_equal(hpa, 0x9010);
@@ -217,7 +219,7 @@ static void test_commands(void **state)
 	assert_int_equal(c.hi, 0);
 	c = amdvi_cmd_inv_domain(5);
 	assert_int_equal(c.lo, 3ull << 60 | 5ull << 32);
-	assert_int_equal(c.hi, 0x7ffffffffffff000ull | 3);   /* S, PDE, every address */
+	assert_int_equal(c.hi, 0x7ffffffffffff000ull | 3); /* S, PDE, every address */
 	c = amdvi_cmd_inv_all();
 	assert_int_equal(c.lo, 8ull << 60);
 	assert_int_equal(c.hi, 0);
@@ -245,16 +247,17 @@ static void test_commands(void **state)
 /* An event log entry laid out as 2.5 says. */
 static struct amdvi_rec event(u8 code, u16 rid, u16 did, u16 flags, u64 addr)
 {
-	return (struct amdvi_rec){ (u64)code << 60 | (u64)(flags & 0xfff) << 48 | (u64)did << 32 | rid,
-				   addr };
+	return (struct amdvi_rec){
+		(u64)code << 60 | (u64)(flags & 0xfff) << 48 | (u64)did << 32 | rid, addr
+	};
 }
 
 static void test_event_decode(void **state)
 {
 	(void)state;
 	struct amdvi_event e;
-	amdvi_event_decode(event(2, 0x0028, 3, AMDVI_EVF_PR | AMDVI_EVF_RW | AMDVI_EVF_PE,
-				 0x12345678), &e);
+	amdvi_event_decode(
+		event(2, 0x0028, 3, AMDVI_EVF_PR | AMDVI_EVF_RW | AMDVI_EVF_PE, 0x12345678), &e);
 	assert_int_equal(e.code, AMDVI_EVT_IO_PAGE_FAULT);
 	assert_int_equal(e.rid, 0x0028);
 	assert_int_equal(e.did, 3);
@@ -348,18 +351,20 @@ static void test_dead_unit(void **state)
 	/* Registers that never change: the command buffer never runs. */
 	reset_regs(AMDVI_EFR_IA);
 	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU | AMDVI_CAP_EFRSUP, 0xff,
-					 &mem, NULL), -1);
+					 &mem, NULL),
+			 -1);
 	assert_error_has(u.error, "CmdBufRun");
 	assert_false(u.on);
-	assert_int_equal(R64(AMDVI_REG_CONTROL), 0);   /* left off */
-	assert_int_equal(fake_live, 0);                 /* and its tables given back */
+	assert_int_equal(R64(AMDVI_REG_CONTROL), 0); /* left off */
+	assert_int_equal(fake_live, 0);		     /* and its tables given back */
 	assert_int_equal(amdvi_poll_events(&u, NULL, NULL), 0);
 	assert_int_equal(amdvi_attach(&u, 0x28, NULL), -1);
 	/* Runs but never carries out a command: the COMPLETION_WAIT store never comes. */
 	reset_regs(AMDVI_EFR_IA);
 	processes = false;
 	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU | AMDVI_CAP_EFRSUP, 0xff,
-					 &mem, hardware), -1);
+					 &mem, hardware),
+			 -1);
 	assert_error_has(u.error, "COMPLETION_WAIT never stored");
 	assert_int_equal(R64(AMDVI_REG_CONTROL), 0);
 	assert_int_equal(fake_live, 0);
@@ -370,13 +375,16 @@ static void test_dead_unit(void **state)
 	assert_error_has(u.error, "never stopped");
 	/* All ones, a capability that is not an IOMMU's, no memory. */
 	memset(regs, 0xff, sizeof(regs));
-	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU, 0xff, &mem, hardware), -1);
+	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU, 0xff, &mem, hardware),
+			 -1);
 	assert_error_has(u.error, "all ones");
 	reset_regs(0);
-	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, 0x00010009, 0xff, &mem, hardware), -1);
+	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, 0x00010009, 0xff, &mem, hardware),
+			 -1);
 	assert_error_has(u.error, "not an IOMMU");
 	fake_limit = 3;
-	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU, 0xff, &mem, hardware), -1);
+	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU, 0xff, &mem, hardware),
+			 -1);
 	assert_error_has(u.error, "no memory");
 	assert_int_equal(fake_live, 0);
 }
@@ -398,7 +406,8 @@ static void test_unit(void **state)
 	struct amdvi_unit u;
 	reset_regs(AMDVI_EFR_IA);
 	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU | AMDVI_CAP_EFRSUP, 0x1ff,
-					 &mem, hardware), 0);
+					 &mem, hardware),
+			 0);
 	assert_true(u.on);
 	assert_int_equal(u.levels, 4);
 	/* Requester IDs up to 01:ff.7: 4 pages, every entry blocking. */
@@ -408,7 +417,7 @@ static void test_unit(void **state)
 	assert_int_equal(R64(AMDVI_REG_CMDBUF), u.cmd_pa | 8ull << 56);
 	assert_int_equal(R64(AMDVI_REG_EVTLOG), u.evt_pa | 8ull << 56);
 	assert_int_equal(R64(AMDVI_REG_CONTROL), AMDVI_CTL_IOMMU_EN | AMDVI_CTL_COHERENT |
-						 AMDVI_CTL_EVTLOG_EN | AMDVI_CTL_CMDBUF_EN);
+							 AMDVI_CTL_EVTLOG_EN | AMDVI_CTL_CMDBUF_EN);
 	assert_int_equal(R64(AMDVI_REG_EXCL_BASE), 0);
 	const struct amdvi_dte *dt = fake_p2v(NULL, u.devtab_pa);
 	for (u32 rid = 0; rid <= u.last; rid++) {
@@ -434,7 +443,7 @@ static void test_unit(void **state)
 	assert_error_has(u.error, "already has a domain");
 	assert_int_equal(amdvi_attach(&u, 0x0200, &d), -1);
 	assert_error_has(u.error, "beyond its device table");
-	assert_int_equal(waits, 2);   /* refusals issue nothing */
+	assert_int_equal(waits, 2); /* refusals issue nothing */
 	amdvi_detach(&u, 0x0028);
 	u64 hpa;
 	assert_int_equal(walk(dt[0x28], 0x2000, false, &hpa), NO_RIGHTS);
@@ -459,7 +468,7 @@ static void test_unit(void **state)
 	assert_int_equal(R64(AMDVI_REG_EVT_HEAD), 0x20);
 	assert_int_equal(u.events[AMDVI_EVT_IO_PAGE_FAULT], 1);
 	assert_int_equal(u.events[AMDVI_EVT_ILLEGAL_DTE], 1);
-	assert_int_equal(amdvi_poll_events(&u, report, &seen), 0);   /* nothing new */
+	assert_int_equal(amdvi_poll_events(&u, report, &seen), 0); /* nothing new */
 	u.evt_head = 0xff0;
 	log[255] = event(2, 0x0030, 0, AMDVI_EVF_PR, 0x9000);
 	log[0] = event(2, 0x0031, 0, AMDVI_EVF_PR, 0xa000);
@@ -485,7 +494,8 @@ static void test_no_invalidate_all(void **state)
 	/* EFR says IA, but the capability says there is no EFR: it is not read, and each entry
 	 * of the table and domain 0 are invalidated one by one, through the ring's end. */
 	reset_regs(AMDVI_EFR_IA);
-	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU, 0x3ff, &mem, hardware), 0);
+	assert_int_equal(amdvi_unit_init(&u, regs, 0xfed80000, CAP_IOMMU, 0x3ff, &mem, hardware),
+			 0);
 	assert_int_equal(u.efr, 0);
 	assert_int_equal(inv_all, 0);
 	for (u32 rid = 0; rid <= 0x3ff; rid++)

@@ -48,11 +48,11 @@ static void test_truncation_reported(void **state)
 	assert_false(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
 	assert_string_equal(c, "logxyz=1 next");
 
-	c = "log=debug";  /* value too long for v[4] */
+	c = "log=debug"; /* value too long for v[4] */
 	assert_false(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
 	assert_string_equal(c, "log=debug");
 
-	c = "abcd=xyz";   /* exactly fits: 4 + NUL and 3 + NUL */
+	c = "abcd=xyz"; /* exactly fits: 4 + NUL and 3 + NUL */
 	assert_true(cmdline_next(&c, k, sizeof(k), v, sizeof(v)));
 	assert_string_equal(k, "abcd");
 	assert_string_equal(v, "xyz");
@@ -67,7 +67,7 @@ static void test_get(void **state)
 	char v[8];
 	const char *c = "cpus=2 log=info cpus2=9 nosmp cpus=3";
 	assert_true(cmdline_get(c, "cpus", v, sizeof(v)));
-	assert_string_equal(v, "3");   /* last one wins */
+	assert_string_equal(v, "3"); /* last one wins */
 	assert_true(cmdline_get(c, "cpus2", v, sizeof(v)));
 	assert_string_equal(v, "9");
 	assert_true(cmdline_get(c, "nosmp", v, sizeof(v)));
@@ -100,9 +100,19 @@ static void test_parse_u64(void **state)
 	assert_true(parse_u64("007", &x));
 	assert_int_equal(x, 7);
 	x = 77;
-	static const char *bad[] = { "", "0x", "12a", "-1", " 1", "1 ", "+1", "0xg",
-				     "18446744073709551616", "99999999999999999999",
-				     "0x10000000000000000", "1e3", "0b1" };
+	static const char *bad[] = { "",
+				     "0x",
+				     "12a",
+				     "-1",
+				     " 1",
+				     "1 ",
+				     "+1",
+				     "0xg",
+				     "18446744073709551616",
+				     "99999999999999999999",
+				     "0x10000000000000000",
+				     "1e3",
+				     "0b1" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (parse_u64(bad[i], &x))
 			fail_msg("parse_u64 accepted \"%s\"", bad[i]);
@@ -126,8 +136,9 @@ static void test_parse_size(void **state)
 	assert_int_equal(x, 16ull << 10);
 	assert_true(parse_size("17179869183G", &x));
 	assert_int_equal(x, 17179869183ull << 30);
-	static const char *bad[] = { "", "K", "4KB", "4T", "17179869184G", "0xK",
-				     "123456789012345678901234K", "-4K" };
+	static const char *bad[] = {
+		"", "K", "4KB", "4T", "17179869184G", "0xK", "123456789012345678901234K", "-4K"
+	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (parse_size(bad[i], &x))
 			fail_msg("parse_size accepted \"%s\"", bad[i]);
@@ -136,10 +147,19 @@ static void test_parse_size(void **state)
 static void test_parse_mib(void **state)
 {
 	(void)state;
-	static const struct { const char *s; u64 mib; } good[] = {
-		{ "512", 512 }, { "6G", 6144 }, { "6g", 6144 }, { "512M", 512 }, { "1m", 1 },
-		{ "1048576K", 1024 }, { "0x10", 16 }, { "0", 0 }, { "17592186044415", (1ull << 44) - 1 },
-		{ "17179869183G", 17179869183ull << 10 } };
+	static const struct {
+		const char *s;
+		u64 mib;
+	} good[] = { { "512", 512 },
+		     { "6G", 6144 },
+		     { "6g", 6144 },
+		     { "512M", 512 },
+		     { "1m", 1 },
+		     { "1048576K", 1024 },
+		     { "0x10", 16 },
+		     { "0", 0 },
+		     { "17592186044415", (1ull << 44) - 1 },
+		     { "17179869183G", 17179869183ull << 10 } };
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		u64 x = 0;
 		if (!parse_mib(good[i].s, &x))
@@ -147,8 +167,21 @@ static void test_parse_mib(void **state)
 		assert_int_equal(x, good[i].mib);
 	}
 	/* Fractions of a MiB, units it does not know, bytes past 64 bits, no number at all. */
-	static const char *bad[] = { "", "G", "M", "1536K", "1K", "1.5G", "6GB", "6T", "6 G",
-				     "-1", "+1", "17592186044416", "17179869184G", "0xG", "6Gi",
+	static const char *bad[] = { "",
+				     "G",
+				     "M",
+				     "1536K",
+				     "1K",
+				     "1.5G",
+				     "6GB",
+				     "6T",
+				     "6 G",
+				     "-1",
+				     "+1",
+				     "17592186044416",
+				     "17179869184G",
+				     "0xG",
+				     "6Gi",
 				     "99999999999999999999" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		u64 x = 77;

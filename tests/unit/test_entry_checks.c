@@ -22,10 +22,16 @@ static struct svm_check_state svm_long(void)
 {
 	struct svm_check_state s = {
 		.efer = EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE | EFER_SVME,
-		.cr0 = CR0_PE | CR0_ET | CR0_NE | CR0_WP | CR0_PG, .cr3 = 0x1234000,
+		.cr0 = CR0_PE | CR0_ET | CR0_NE | CR0_WP | CR0_PG,
+		.cr3 = 0x1234000,
 		.cr4 = CR4_PAE | CR4_PGE | CR4_OSFXSR | CR4_OSXMMEXCPT | CR4_SMEP,
-		.dr6 = 0xffff0ff0, .dr7 = 0x400, .cs_attr = 0x29b /* L, P, code */,
-		.misc2 = 0x7f, .asid = 1, .iopm_pa = 0x100000, .msrpm_pa = 0x103000,
+		.dr6 = 0xffff0ff0,
+		.dr7 = 0x400,
+		.cs_attr = 0x29b /* L, P, code */,
+		.misc2 = 0x7f,
+		.asid = 1,
+		.iopm_pa = 0x100000,
+		.msrpm_pa = 0x103000,
 	};
 	svm_cpu(&s);
 	return s;
@@ -44,45 +50,111 @@ static struct svm_check_state svm_pae(void)
 }
 
 typedef void (*svm_mutation)(struct svm_check_state *s);
-static void m_svme(struct svm_check_state *s) { s->efer &= ~EFER_SVME; }
-static void m_nw(struct svm_check_state *s) { s->cr0 |= CR0_NW; }
-static void m_cr0_high(struct svm_check_state *s) { s->cr0 |= BIT(32); }
-static void m_cr3(struct svm_check_state *s) { s->cr3 |= BIT(40); }
-static void m_cr4(struct svm_check_state *s) { s->cr4 |= CR4_VMXE; }
-static void m_cr4_feature(struct svm_check_state *s) { s->cr4 |= CR4_LA57; }
-static void m_dr6(struct svm_check_state *s) { s->dr6 |= BIT(32); }
-static void m_dr7(struct svm_check_state *s) { s->dr7 |= BIT(63); }
-static void m_efer(struct svm_check_state *s) { s->efer |= BIT(1); }
-static void m_efer_feature(struct svm_check_state *s) { s->efer |= BIT(15); /* TCE */ }
-static void m_no_pae(struct svm_check_state *s) { s->cr4 &= ~CR4_PAE; }
-static void m_no_pe(struct svm_check_state *s) { s->cr0 &= ~CR0_PE; }
-static void m_cs_ld(struct svm_check_state *s) { s->cs_attr |= BIT(10); }
-static void m_vmrun(struct svm_check_state *s) { s->misc2 &= ~1u; }
-static void m_asid(struct svm_check_state *s) { s->asid = 0; }
-static void m_msrpm(struct svm_check_state *s) { s->msrpm_pa = (1ull << 40) - 4096; }
-static void m_inj_type(struct svm_check_state *s) { s->event_inj = BIT(31) | (5u << 8) | 32; }
-static void m_inj_nmi_exc(struct svm_check_state *s) { s->event_inj = BIT(31) | (3u << 8) | 2; }
-static void m_inj_vec(struct svm_check_state *s) { s->event_inj = BIT(31) | (3u << 8) | 32; }
+static void m_svme(struct svm_check_state *s)
+{
+	s->efer &= ~EFER_SVME;
+}
+static void m_nw(struct svm_check_state *s)
+{
+	s->cr0 |= CR0_NW;
+}
+static void m_cr0_high(struct svm_check_state *s)
+{
+	s->cr0 |= BIT(32);
+}
+static void m_cr3(struct svm_check_state *s)
+{
+	s->cr3 |= BIT(40);
+}
+static void m_cr4(struct svm_check_state *s)
+{
+	s->cr4 |= CR4_VMXE;
+}
+static void m_cr4_feature(struct svm_check_state *s)
+{
+	s->cr4 |= CR4_LA57;
+}
+static void m_dr6(struct svm_check_state *s)
+{
+	s->dr6 |= BIT(32);
+}
+static void m_dr7(struct svm_check_state *s)
+{
+	s->dr7 |= BIT(63);
+}
+static void m_efer(struct svm_check_state *s)
+{
+	s->efer |= BIT(1);
+}
+static void m_efer_feature(struct svm_check_state *s)
+{
+	s->efer |= BIT(15); /* TCE */
+}
+static void m_no_pae(struct svm_check_state *s)
+{
+	s->cr4 &= ~CR4_PAE;
+}
+static void m_no_pe(struct svm_check_state *s)
+{
+	s->cr0 &= ~CR0_PE;
+}
+static void m_cs_ld(struct svm_check_state *s)
+{
+	s->cs_attr |= BIT(10);
+}
+static void m_vmrun(struct svm_check_state *s)
+{
+	s->misc2 &= ~1u;
+}
+static void m_asid(struct svm_check_state *s)
+{
+	s->asid = 0;
+}
+static void m_msrpm(struct svm_check_state *s)
+{
+	s->msrpm_pa = (1ull << 40) - 4096;
+}
+static void m_inj_type(struct svm_check_state *s)
+{
+	s->event_inj = BIT(31) | (5u << 8) | 32;
+}
+static void m_inj_nmi_exc(struct svm_check_state *s)
+{
+	s->event_inj = BIT(31) | (3u << 8) | 2;
+}
+static void m_inj_vec(struct svm_check_state *s)
+{
+	s->event_inj = BIT(31) | (3u << 8) | 32;
+}
 
 static const struct {
 	svm_mutation mutate;
 	enum svm_check_rule rule;
 } svm_long_mutations[] = {
-	{ m_svme, SVM_CHECK_SVME_CLEAR },	{ m_nw, SVM_CHECK_CR0_CD_NW },
-	{ m_cr0_high, SVM_CHECK_CR0_HIGH },	{ m_cr3, SVM_CHECK_CR3_MBZ },
-	{ m_cr4, SVM_CHECK_CR4_MBZ },		{ m_cr4_feature, SVM_CHECK_CR4_MBZ },
-	{ m_dr6, SVM_CHECK_DR6_HIGH },		{ m_dr7, SVM_CHECK_DR7_HIGH },
-	{ m_efer, SVM_CHECK_EFER_MBZ },		{ m_efer_feature, SVM_CHECK_EFER_MBZ },
-	{ m_no_pae, SVM_CHECK_LONG_NO_PAE },	{ m_no_pe, SVM_CHECK_LONG_NO_PE },
-	{ m_cs_ld, SVM_CHECK_LONG_CS_L_D },	{ m_vmrun, SVM_CHECK_VMRUN_INTERCEPT },
-	{ m_asid, SVM_CHECK_ASID_ZERO },	{ m_msrpm, SVM_CHECK_PERM_MAP },
-	{ m_inj_type, SVM_CHECK_EVENT_TYPE },	{ m_inj_nmi_exc, SVM_CHECK_EVENT_VECTOR },
+	{ m_svme, SVM_CHECK_SVME_CLEAR },      { m_nw, SVM_CHECK_CR0_CD_NW },
+	{ m_cr0_high, SVM_CHECK_CR0_HIGH },    { m_cr3, SVM_CHECK_CR3_MBZ },
+	{ m_cr4, SVM_CHECK_CR4_MBZ },	       { m_cr4_feature, SVM_CHECK_CR4_MBZ },
+	{ m_dr6, SVM_CHECK_DR6_HIGH },	       { m_dr7, SVM_CHECK_DR7_HIGH },
+	{ m_efer, SVM_CHECK_EFER_MBZ },	       { m_efer_feature, SVM_CHECK_EFER_MBZ },
+	{ m_no_pae, SVM_CHECK_LONG_NO_PAE },   { m_no_pe, SVM_CHECK_LONG_NO_PE },
+	{ m_cs_ld, SVM_CHECK_LONG_CS_L_D },    { m_vmrun, SVM_CHECK_VMRUN_INTERCEPT },
+	{ m_asid, SVM_CHECK_ASID_ZERO },       { m_msrpm, SVM_CHECK_PERM_MAP },
+	{ m_inj_type, SVM_CHECK_EVENT_TYPE },  { m_inj_nmi_exc, SVM_CHECK_EVENT_VECTOR },
 	{ m_inj_vec, SVM_CHECK_EVENT_VECTOR },
 };
 
-static void m_pdpte_a(struct svm_check_state *s) { s->pdpte[3] |= BIT(5); /* Accessed */ }
-static void m_pdpte_nx(struct svm_check_state *s) { s->pdpte[0] |= BIT(63); }
-static void m_pdpte_pa(struct svm_check_state *s) { s->pdpte[0] |= BIT(45); }
+static void m_pdpte_a(struct svm_check_state *s)
+{
+	s->pdpte[3] |= BIT(5); /* Accessed */
+}
+static void m_pdpte_nx(struct svm_check_state *s)
+{
+	s->pdpte[0] |= BIT(63);
+}
+static void m_pdpte_pa(struct svm_check_state *s)
+{
+	s->pdpte[0] |= BIT(45);
+}
 
 static const struct {
 	svm_mutation mutate;
@@ -112,7 +184,8 @@ static void svm_valid_states_pass(void **state)
 	/* Valid events: an interrupt, NMI (type 2, vector ignored), #PF with its error code, INT n. */
 	static const u64 events[] = { BIT(31) | 0x20, BIT(31) | (2u << 8) | 2,
 				      BIT(31) | BIT(11) | (3u << 8) | 14 | (6ull << 32),
-				      BIT(31) | (4u << 8) | 0x80, (5u << 8) | 0x20 /* not valid */ };
+				      BIT(31) | (4u << 8) | 0x80,
+				      (5u << 8) | 0x20 /* not valid */ };
 	for (unsigned i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		s = svm_long();
 		s.event_inj = events[i];
@@ -227,8 +300,10 @@ static struct vmx_check_state vmx_vm86(void)
 	s.rflags = RFLAGS_VM | RFLAGS_IF | 2;
 	s.rip = 0x7c00;
 	for (int i = 0; i < 6; i++)
-		s.seg[i] = (struct vmx_check_seg){ .sel = (u16)(0x1000 + i), .base = (0x1000 + i) << 4,
-						   .limit = 0xffff, .ar = 0xf3 };
+		s.seg[i] = (struct vmx_check_seg){ .sel = (u16)(0x1000 + i),
+						   .base = (0x1000 + i) << 4,
+						   .limit = 0xffff,
+						   .ar = 0xf3 };
 	return s;
 }
 
@@ -241,8 +316,9 @@ static struct vmx_check_state vmx_ug(void)
 	s.cr0 = CR0_NE | CR0_ET;
 	s.cr4 = CR4_VMXE;
 	for (int i = 0; i < 6; i++)
-		s.seg[i] = (struct vmx_check_seg){ .sel = 0xf000, .base = 0xf0000, .limit = 0xffff,
-						   .ar = 0x93 };
+		s.seg[i] = (struct vmx_check_seg){
+			.sel = 0xf000, .base = 0xf0000, .limit = 0xffff, .ar = 0x93
+		};
 	return s;
 }
 
@@ -269,7 +345,11 @@ static struct vmx_check_state vmx_long_hlt(void)
 
 typedef struct vmx_check_state (*vmx_base)(void);
 typedef void (*vmx_mutation)(struct vmx_check_state *s);
-#define VMUT(name, ...) static void name(struct vmx_check_state *s) { __VA_ARGS__; }
+#define VMUT(name, ...) \
+	static void name(struct vmx_check_state *s) \
+	{ \
+		__VA_ARGS__; \
+	}
 VMUT(v_pin0, s->pin &= ~(u32)BIT(1))
 VMUT(v_pin1, s->pin |= BIT(7))
 VMUT(v_proc, s->proc &= ~(u32)BIT(1))
@@ -427,8 +507,8 @@ static const struct {
 static void vmx_valid_states_pass(void **state)
 {
 	(void)state;
-	static const vmx_base bases[] = { vmx_long, vmx_pae, vmx_vm86, vmx_ug, vmx_long_irq,
-					  vmx_long_nmi, vmx_long_hlt };
+	static const vmx_base bases[] = { vmx_long,	vmx_pae,      vmx_vm86,	   vmx_ug,
+					  vmx_long_irq, vmx_long_nmi, vmx_long_hlt };
 	for (unsigned i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
 		struct vmx_check_state s = bases[i]();
 		const char *got = vmx_check(&s);
@@ -479,8 +559,8 @@ static void vmx_each_rule_caught(void **state)
 		vmx_mutations[i].mutate(&s);
 		const char *got = vmx_check(&s);
 		if (!got || strcmp(got, vmx_check_names[rule]))
-			fail_msg("mutation %u: expected \"%s\", got \"%s\"", i, vmx_check_names[rule],
-				 got ? got : "(passed)");
+			fail_msg("mutation %u: expected \"%s\", got \"%s\"", i,
+				 vmx_check_names[rule], got ? got : "(passed)");
 		covered[rule] = true;
 	}
 	for (int r = 0; r < VMX_CHECK_COUNT; r++)

@@ -10,20 +10,26 @@
 /* The references, from the manuals (SDM vol. 3 appendix C, APM vol. 2 appendix C, 2024), kept
  * here and not taken from the headers, so a row dropped at the end of a list is noticed too. */
 #define SDM_LAST_BASIC_REASON 77
-static const struct { u64 first, last; } apm_blocks[] = {
-	{ 0x00, 0xa6 }, { 0x400, 0x403 }, { 0xfffffffc, 0xffffffff },
+static const struct {
+	u64 first, last;
+} apm_blocks[] = {
+	{ 0x00, 0xa6 },
+	{ 0x400, 0x403 },
+	{ 0xfffffffc, 0xffffffff },
 };
 
 static void check_row(u8 action, u8 reason, const char *name, const char *why, u64 code)
 {
 	if (!name || !why || !*why)
-		fail_msg("code 0x%llx: no row, or a row without a reason why", (unsigned long long)code);
+		fail_msg("code 0x%llx: no row, or a row without a reason why",
+			 (unsigned long long)code);
 	switch (action) {
 	case VEXIT_MAP:
 	case VEXIT_MAP_LEN:
 		/* A mapped exit must reach a handler of vmm/exit.c, never its refusal. */
 		if (reason == EXIT_OTHER || reason >= EXIT_REASONS)
-			fail_msg("code 0x%llx (%s): mapped to no handler", (unsigned long long)code, name);
+			fail_msg("code 0x%llx (%s): mapped to no handler", (unsigned long long)code,
+				 name);
 		break;
 	case VEXIT_UD:
 	case VEXIT_REFUSE:
@@ -81,7 +87,7 @@ static void svm_every_code(void **state)
 	assert_null(svm_exit_row(0x3ff));
 	assert_null(svm_exit_row(0x404));
 	assert_null(svm_exit_row(0xfffffffb));
-	assert_int_equal(svm_exit_row(0x80)->action, VEXIT_UD);       /* VMRUN */
+	assert_int_equal(svm_exit_row(0x80)->action, VEXIT_UD);	      /* VMRUN */
 	assert_int_equal(svm_exit_row(0x81)->reason, EXIT_HYPERCALL); /* VMMCALL */
 	assert_int_equal(svm_exit_row(0xffffffff)->reason, EXIT_INVALID);
 }
@@ -130,43 +136,54 @@ static void svm_dr6_cause(void **state)
 {
 	(void)state;
 	/* The MOV DR after MOV SS faults on GD with the held step: one #DB with BD and BS. */
-	struct svm_db_state s = { .dr6 = 0xffff0ff0, .dr6_at_entry = 0xffff0ff0, .dr7 = 0x2400,
-				  .rflags = RFLAGS_TF | 2, .shadow = true };
+	struct svm_db_state s = { .dr6 = 0xffff0ff0,
+				  .dr6_at_entry = 0xffff0ff0,
+				  .dr7 = 0x2400,
+				  .rflags = RFLAGS_TF | 2,
+				  .shadow = true };
 	assert_int_equal(svm_db_cause(&s), DR6_BD | DR6_BS);
 	/* Then the MOV DR6 (GD now clear) writes B0 and the step after it traps: B0 is the
 	 * guest's (no breakpoint is enabled), so BS is still owed. */
-	s = (struct svm_db_state){ .dr6 = 0xffff0ff1, .dr6_at_entry = 0xffff6ff0, .dr7 = 0x400,
-				   .rflags = RFLAGS_TF | 2 };
+	s = (struct svm_db_state){
+		.dr6 = 0xffff0ff1, .dr6_at_entry = 0xffff6ff0, .dr7 = 0x400, .rflags = RFLAGS_TF | 2
+	};
 	assert_int_equal(svm_db_cause(&s), DR6_BS);
 	/* Out of a shadow GD and TF on the same instruction: the step trap of the one before. */
-	s = (struct svm_db_state){ .dr6 = 0xffff0ff0, .dr6_at_entry = 0xffff0ff0, .dr7 = 0x2400,
+	s = (struct svm_db_state){ .dr6 = 0xffff0ff0,
+				   .dr6_at_entry = 0xffff0ff0,
+				   .dr7 = 0x2400,
 				   .rflags = RFLAGS_TF | 2 };
 	assert_int_equal(svm_db_cause(&s), DR6_BS);
 	s.rflags = 2;
 	assert_int_equal(svm_db_cause(&s), DR6_BD);
 	/* Hardware set BS itself: nothing owed. */
-	s = (struct svm_db_state){ .dr6 = 0xffff4ff0, .dr6_at_entry = 0xffff0ff0, .dr7 = 0x400,
-				   .rflags = RFLAGS_TF | 2 };
+	s = (struct svm_db_state){
+		.dr6 = 0xffff4ff0, .dr6_at_entry = 0xffff0ff0, .dr7 = 0x400, .rflags = RFLAGS_TF | 2
+	};
 	assert_int_equal(svm_db_cause(&s), 0);
 	/* An instruction breakpoint at RIP (DR1, execute); the CPU's B1 is taken as set. */
-	s = (struct svm_db_state){ .dr6 = 0xffff0ff0, .dr6_at_entry = 0xffff0ff0, .dr7 = 0x408,
-				   .rflags = 2, .rip = 0x1000, .dr = { 0, 0x1000 } };
+	s = (struct svm_db_state){ .dr6 = 0xffff0ff0,
+				   .dr6_at_entry = 0xffff0ff0,
+				   .dr7 = 0x408,
+				   .rflags = 2,
+				   .rip = 0x1000,
+				   .dr = { 0, 0x1000 } };
 	assert_int_equal(svm_db_cause(&s), BIT(1));
 	s.dr6 = 0xffff0ff2;
 	assert_int_equal(svm_db_cause(&s), 0);
 	/* A data breakpoint (DR2, write) cannot be told from another enabled one. */
-	s = (struct svm_db_state){ .dr6 = 0xffff0ff0, .dr6_at_entry = 0xffff0ff0,
-				   .dr7 = 0x410 | (1ull << 24), .rflags = 2 };
+	s = (struct svm_db_state){ .dr6 = 0xffff0ff0,
+				   .dr6_at_entry = 0xffff0ff0,
+				   .dr7 = 0x410 | (1ull << 24),
+				   .rflags = 2 };
 	assert_int_equal(svm_db_cause(&s), BIT(2));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(vmx_every_reason),
-		cmocka_unit_test(svm_every_code),
-		cmocka_unit_test(entry_rflags_rf),
-		cmocka_unit_test(svm_dr6_cause),
+		cmocka_unit_test(vmx_every_reason), cmocka_unit_test(svm_every_code),
+		cmocka_unit_test(entry_rflags_rf),  cmocka_unit_test(svm_dr6_cause),
 		cmocka_unit_test(step_and_dr6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,7 +38,7 @@ static void test_bad_checksum(void **state)
 	gdb_rx_reset(&rx);
 	assert_int_equal(FEED("$g#68"), GDB_RX_BAD);
 	assert_int_equal(FEED("$g#zz"), GDB_RX_BAD);
-	assert_int_equal(FEED("$g#6"), GDB_RX_NONE); /* incomplete: nothing yet */
+	assert_int_equal(FEED("$g#6"), GDB_RX_NONE);	/* incomplete: nothing yet */
 	assert_int_equal(FEED("$g#67"), GDB_RX_PACKET); /* '$' resynchronizes */
 }
 
@@ -61,7 +61,10 @@ static void test_escape(void **state)
 	/* "}\x03" is '#' escaped; the checksum covers the bytes as sent. */
 	unsigned sum = '}' + 0x03 + 'a';
 	char p[16];
-	snprintf(p, sizeof(p), "$}\x03" "a#%02x", sum & 0xff);
+	snprintf(p, sizeof(p),
+		 "$}\x03"
+		 "a#%02x",
+		 sum & 0xff);
 	assert_int_equal(feed(p, strlen(p)), GDB_RX_PACKET);
 	assert_string_equal(rx.buf, "#a");
 }
@@ -129,9 +132,12 @@ static void test_frame(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good_packet), cmocka_unit_test(test_bad_checksum),
-		cmocka_unit_test(test_interrupt_and_nack), cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_oversize), cmocka_unit_test(test_hex),
+		cmocka_unit_test(test_good_packet),
+		cmocka_unit_test(test_bad_checksum),
+		cmocka_unit_test(test_interrupt_and_nack),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_oversize),
+		cmocka_unit_test(test_hex),
 		cmocka_unit_test(test_frame),
 	};
 	return cmocka_run_group_tests_name("gdb_packet", tests, NULL, NULL);

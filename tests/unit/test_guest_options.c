@@ -32,11 +32,11 @@ static void test_defaults(void **state)
 	good(NULL, 4, 6);
 	assert_string_equal(cfg.name, "guest6");
 	assert_int_equal(cfg.mem_mib, 16);
-	assert_int_equal(cfg.cpu, 2);           /* round robin: index modulo the CPUs */
+	assert_int_equal(cfg.cpu, 2); /* round robin: index modulo the CPUs */
 	assert_int_equal(cfg.nr_vcpus, 1);
 	assert_int_equal(cfg.n_cpus_list, 0);
 	assert_false(cfg.expect_crash || cfg.expect_stop || cfg.expect_timeout);
-	assert_int_equal(cfg.budget_ns, 0);     /* guest creation puts Umbra's timeout= in */
+	assert_int_equal(cfg.budget_ns, 0); /* guest creation puts Umbra's timeout= in */
 	assert_int_equal(cfg.weight, 0);
 	assert_int_equal(cfg.bios, BIOS_DEFAULT);
 	assert_false(cfg.on_reboot_end);
@@ -115,7 +115,7 @@ static void test_cpu_fallback(void **state)
 	assert_true(guest_options_parse(&cfg, "name=big cpu=5", 2, 0));
 	assert_int_equal(cfg.cpu, 1);
 	assert_string_equal(harness_log, "guest big: warning: cpu 5 beyond this machine's 2 CPUs: "
-			    "on cpu 1 instead\n");
+					 "on cpu 1 instead\n");
 	harness_log_reset();
 	assert_true(guest_options_parse(&cfg, "cpus=0,6", 4, 0));
 	assert_int_equal(cfg.n_cpus_list, 2);
@@ -137,7 +137,8 @@ static const struct {
 	{ "cpu=-1", 1, "guest guest0: unknown or invalid option 'cpu=-1'\n" },
 	{ "vcpus=0", 1, "guest guest0: unknown or invalid option 'vcpus=0'\n" },
 	{ "vcpus=9", 2, "guest guest0: vcpus=9: at most 8 (4 per host CPU, 2 CPUs)\n" },
-	{ "vcpus=16", 8, "guest guest0: vcpus=16: at most 15 (APIC IDs 0-14: the I/O APIC is "
+	{ "vcpus=16", 8,
+	  "guest guest0: vcpus=16: at most 15 (APIC IDs 0-14: the I/O APIC is "
 	  "15)\n" },
 	{ "cpus=", 1, "guest guest0: unknown or invalid option 'cpus'\n" },
 	{ "cpus=0,,1", 2, "guest guest0: unknown or invalid option 'cpus=0,,1'\n" },
@@ -155,11 +156,14 @@ static const struct {
 	{ "caps=stats,fly", 1, "guest guest0: unknown or invalid option 'caps=stats,fly'\n" },
 	{ "caps=,stats", 1, "guest guest0: unknown or invalid option 'caps=,stats'\n" },
 	{ "shm=ok:rw", 1, "guest guest0: shm=ok:rw: expected shm=NAME or shm=NAME:ro\n" },
-	{ "shm=abcdefghijklmnop", 1, "guest guest0: shm=abcdefghijklmnop: Umbra's line declares "
+	{ "shm=abcdefghijklmnop", 1,
+	  "guest guest0: shm=abcdefghijklmnop: Umbra's line declares "
 	  "no region abcdefghijklmnop\n" },
-	{ "shm=a shm=b shm=c:ro shm=d shm=e", 1, "guest guest0: shm=e: more than 4 regions per "
+	{ "shm=a shm=b shm=c:ro shm=d shm=e", 1,
+	  "guest guest0: shm=e: more than 4 regions per "
 	  "guest or 16 guests per region\n" },
-	{ "pci=00:05", 1, "guest guest0: pci=00:05: '00:05' is not BB:DD.F (hex bus, device <= "
+	{ "pci=00:05", 1,
+	  "guest guest0: pci=00:05: '00:05' is not BB:DD.F (hex bus, device <= "
 	  "1f, function <= 7)\n" },
 	{ "pci=00:05.0,00:05.0", 1, "guest guest0: pci=00:05.0,00:05.0: 00:05.0 given twice\n" },
 	{ "name=long caps=stats,stop,stats,stop,stats,stop,stats,stop,stats,stop,stats,stop", 1,
@@ -193,10 +197,8 @@ static void test_attached_to(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_every_option),
-		cmocka_unit_test(test_cpu_fallback),
-		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_defaults),     cmocka_unit_test(test_every_option),
+		cmocka_unit_test(test_cpu_fallback), cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_attached_to),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

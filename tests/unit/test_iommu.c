@@ -10,9 +10,18 @@ static u32 len;
 static struct iommu_list l;
 static struct pci_list pci;
 
-static void put16(u8 *p, u16 v) { memcpy(p, &v, 2); }
-static void put32(u8 *p, u32 v) { memcpy(p, &v, 4); }
-static void put64(u8 *p, u64 v) { memcpy(p, &v, 8); }
+static void put16(u8 *p, u16 v)
+{
+	memcpy(p, &v, 2);
+}
+static void put32(u8 *p, u32 v)
+{
+	memcpy(p, &v, 4);
+}
+static void put64(u8 *p, u64 v)
+{
+	memcpy(p, &v, 8);
+}
 
 static const struct acpi_header *hdr(void)
 {
@@ -24,7 +33,7 @@ static void begin(const char *sig)
 {
 	memset(tbl, 0, sizeof(tbl));
 	memcpy(tbl, sig, 4);
-	tbl[36] = 38;           /* DMAR: host address width 39 bits */
+	tbl[36] = 38; /* DMAR: host address width 39 bits */
 	len = 48;
 }
 
@@ -63,10 +72,14 @@ static void fake_pci(void)
 {
 	memset(&pci, 0, sizeof(pci));
 	struct pci_func *f = pci.f;
-	f[0] = (struct pci_func){ .bdf = PCI_BDF(0, 0x1c, 0), .header_type = 1, .sec_bus = 1,
-				  .sub_bus = 2, .parent = -1 };
-	f[1] = (struct pci_func){ .bdf = PCI_BDF(1, 0, 0), .header_type = 1, .sec_bus = 2,
-				  .sub_bus = 2, .parent = 0 };
+	f[0] = (struct pci_func){ .bdf = PCI_BDF(0, 0x1c, 0),
+				  .header_type = 1,
+				  .sec_bus = 1,
+				  .sub_bus = 2,
+				  .parent = -1 };
+	f[1] = (struct pci_func){
+		.bdf = PCI_BDF(1, 0, 0), .header_type = 1, .sec_bus = 2, .sub_bus = 2, .parent = 0
+	};
 	f[2] = (struct pci_func){ .bdf = PCI_BDF(2, 1, 0), .parent = 1 };
 	f[3] = (struct pci_func){ .bdf = PCI_BDF(0, 5, 0), .parent = -1 };
 	f[4] = (struct pci_func){ .bdf = PCI_BDF(0, 6, 0), .parent = -1 };
@@ -90,9 +103,9 @@ static void good_dmar(void)
 	dscope(1, 0, ep, 1);
 	dscope(1, 0, deep, 3);
 	dscope(2, 0, br, 1);
-	dscope(3, 0, ep, 1);            /* an I/O APIC: not a PCI function */
+	dscope(3, 0, ep, 1); /* an I/O APIC: not a PCI function */
 	drhd_end();
-	u8 rmrr[24] = { 1, 0, 24, 0 };  /* another structure type: skipped */
+	u8 rmrr[24] = { 1, 0, 24, 0 }; /* another structure type: skipped */
 	bytes(rmrr, 24);
 	drhd(1, 0xfed91000);
 	drhd_end();
@@ -114,10 +127,10 @@ static void test_dmar_units_and_scopes(void **state)
 	assert_true(l.u[1].all);
 	const struct iommu_unit *a = &l.u[0], *b = &l.u[1];
 	assert_ptr_equal(iommu_for(&l, PCI_BDF(0, 5, 0)), a);
-	assert_ptr_equal(iommu_for(&l, PCI_BDF(2, 1, 0)), a);   /* the path through two bridges */
+	assert_ptr_equal(iommu_for(&l, PCI_BDF(2, 1, 0)), a); /* the path through two bridges */
 	assert_ptr_equal(iommu_for(&l, PCI_BDF(0, 0x1c, 0)), a);
-	assert_ptr_equal(iommu_for(&l, PCI_BDF(2, 7, 3)), a);   /* under the bridge scope */
-	assert_ptr_equal(iommu_for(&l, PCI_BDF(0, 6, 0)), b);   /* INCLUDE_PCI_ALL catches it */
+	assert_ptr_equal(iommu_for(&l, PCI_BDF(2, 7, 3)), a); /* under the bridge scope */
+	assert_ptr_equal(iommu_for(&l, PCI_BDF(0, 6, 0)), b); /* INCLUDE_PCI_ALL catches it */
 	assert_ptr_equal(iommu_for(&l, PCI_BDF(3, 0, 0)), b);
 	iommu_print(&l, &pci);
 }
@@ -129,13 +142,13 @@ static void test_dmar_unresolved_path_and_no_catch_all(void **state)
 	begin("DMAR");
 	drhd(0, 0xfed90000);
 	const u8 missing[4] = { 0x1d, 0, 0, 0 }, ep[2] = { 6, 0 };
-	dscope(1, 0, missing, 2);       /* through 00:1d.0, which the walk did not find */
+	dscope(1, 0, missing, 2); /* through 00:1d.0, which the walk did not find */
 	dscope(1, 0, ep, 1);
 	drhd_end();
 	assert_int_equal(dmar(), 0);
 	assert_int_equal(l.u[0].unresolved, 1);
 	assert_ptr_equal(iommu_for(&l, PCI_BDF(0, 6, 0)), &l.u[0]);
-	assert_null(iommu_for(&l, PCI_BDF(0, 5, 0)));           /* no unit covers it */
+	assert_null(iommu_for(&l, PCI_BDF(0, 5, 0))); /* no unit covers it */
 }
 
 static void expect_dmar_err(const char *substr)
@@ -152,12 +165,12 @@ static void test_dmar_malformed(void **state)
 	u32 good = len;
 	len = 40;
 	expect_dmar_err("length 40 < 48");
-	len = good - 14;                /* 2 bytes of the last DRHD's 16 */
+	len = good - 14; /* 2 bytes of the last DRHD's 16 */
 	expect_dmar_err("2 stray bytes at offset 124");
 	len = good - 8;
 	expect_dmar_err("length 16 outside [4, 8]");
 	len = good;
-	put16(tbl + drhd_at + 2, 0);    /* a zero length would loop forever */
+	put16(tbl + drhd_at + 2, 0); /* a zero length would loop forever */
 	expect_dmar_err("length 0 outside [4,");
 	put16(tbl + drhd_at + 2, 12);
 	expect_dmar_err("DRHD at offset");
@@ -199,7 +212,7 @@ static void ivhd(u8 type, u16 self, u64 base)
 {
 	u8 h[40] = { type, 0 };
 	put16(h + 4, self);
-	put16(h + 6, 0x40);             /* the capability block's offset */
+	put16(h + 6, 0x40); /* the capability block's offset */
 	put64(h + 8, base);
 	ivhd_at = len;
 	bytes(h, type == 0x10 ? 24 : 40);
@@ -232,12 +245,12 @@ static void good_ivrs(void)
 	ivhd(0x40, PCI_BDF(0, 3, 0), 0xfed80000);
 	dev(2, PCI_BDF(0, 5, 0));
 	dev(3, PCI_BDF(1, 0, 0));
-	dev(0, 0);                      /* padding */
+	dev(0, 0); /* padding */
 	dev(4, PCI_BDF(2, 31, 7));
 	dev(0x42, PCI_BDF(0, 7, 0));
 	dev(0x47, PCI_BDF(4, 0, 0));
 	dev(4, PCI_BDF(4, 0, 7));
-	dev(0x48, 0xa0);                /* I/O APIC */
+	dev(0x48, 0xa0); /* I/O APIC */
 	u8 hid[22 + 3] = { 0xf0 };
 	hid[21] = 3;
 	bytes(hid, sizeof(hid));
@@ -258,7 +271,7 @@ static void test_ivrs_blocks_and_entries(void **state)
 	assert_int_equal(u->base, 0xfed80000);
 	assert_int_equal(u->rid, PCI_BDF(0, 3, 0));
 	assert_int_equal(u->cap, 0x40);
-	assert_false(u->all);           /* the ALL entry was in the type 0x10 block */
+	assert_false(u->all); /* the ALL entry was in the type 0x10 block */
 	assert_int_equal(u->other_scopes, 2);
 	assert_ptr_equal(iommu_for(&l, PCI_BDF(0, 5, 0)), u);
 	assert_ptr_equal(iommu_for(&l, PCI_BDF(1, 4, 0)), u);
@@ -291,7 +304,7 @@ static void test_ivrs_malformed(void **state)
 	len = 47;
 	expect_ivrs_err("length 47 < 48");
 	len = good - 1;
-	expect_ivrs_err("block type 0x21 at offset");   /* the IVMD cut short */
+	expect_ivrs_err("block type 0x21 at offset"); /* the IVMD cut short */
 	len = good;
 	put16(tbl + ivhd_at + 2, 0);
 	expect_ivrs_err("length 0 outside [4,");

@@ -14,8 +14,7 @@ static void collect(struct list_head *h, int *out, int *n)
 {
 	struct item *it;
 	*n = 0;
-	list_for_each_entry(it, h, node)
-		out[(*n)++] = it->v;
+	list_for_each_entry(it, h, node) out[(*n)++] = it->v;
 }
 
 static void test_list_order(void **state)
@@ -36,7 +35,7 @@ static void test_list_order(void **state)
 	assert_int_equal(got[2], 2);
 	list_del(&a.node);
 	assert_true(list_empty(&a.node));
-	list_del(&a.node);  /* second del of a self-linked node is harmless */
+	list_del(&a.node); /* second del of a self-linked node is harmless */
 	collect(&h, got, &n);
 	assert_int_equal(n, 2);
 	assert_int_equal(got[0], 3);
@@ -53,17 +52,14 @@ static void test_list_safe_delete(void **state)
 		items[i].v = i;
 		list_add_tail(&items[i].node, &h);
 	}
-	list_for_each_entry_safe(it, tmp, &h, node)
-		if (it->v % 2 == 0)
-			list_del(&it->node);
+	list_for_each_entry_safe(it, tmp, &h, node) if (it->v % 2 == 0) list_del(&it->node);
 	int got[6], n;
 	collect(&h, got, &n);
 	assert_int_equal(n, 3);
 	assert_int_equal(got[0], 1);
 	assert_int_equal(got[1], 3);
 	assert_int_equal(got[2], 5);
-	list_for_each_entry_safe(it, tmp, &h, node)
-		list_del(&it->node);
+	list_for_each_entry_safe(it, tmp, &h, node) list_del(&it->node);
 	assert_true(list_empty(&h));
 }
 

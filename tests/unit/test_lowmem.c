@@ -26,7 +26,7 @@ static void test_bios_map(void **state)
 		{ 0x100000, 0x7ee0000, MB2_MMAP_AVAILABLE },
 	};
 	map(e, 4);
-	assert_int_equal(lowmem_pick_page(&bi, NULL, 0), 0x1000);  /* never page 0 */
+	assert_int_equal(lowmem_pick_page(&bi, NULL, 0), 0x1000); /* never page 0 */
 	/* Busy ranges (kernel, boot information, modules) are stepped over, even partly. */
 	struct lowmem_range busy[2] = { { 0x1000, 0x1001 }, { 0x1fff, 0x5000 } };
 	assert_int_equal(lowmem_pick_page(&bi, busy, 2), 0x5000);
@@ -41,10 +41,10 @@ static void test_uefi_map(void **state)
 	/* Firmware keeps pages of its own low: reserved, runtime, and RAM that is not page-whole. */
 	static const struct mb2_mmap_entry e[] = {
 		{ 0x0, 0x3000, MB2_MMAP_RESERVED },
-		{ 0x3000, 0x800, MB2_MMAP_AVAILABLE },      /* half a page only */
+		{ 0x3000, 0x800, MB2_MMAP_AVAILABLE }, /* half a page only */
 		{ 0x3800, 0x800, MB2_MMAP_RESERVED },
 		{ 0x4000, 0x3000, MB2_MMAP_AVAILABLE },
-		{ 0x5000, 0x1000, MB2_MMAP_NVS },           /* overlaps RAM: the reserved view wins */
+		{ 0x5000, 0x1000, MB2_MMAP_NVS }, /* overlaps RAM: the reserved view wins */
 		{ 0x7000, 0x1000, MB2_MMAP_AVAILABLE },
 		{ 0x100000, 0x1000000, MB2_MMAP_AVAILABLE },
 	};

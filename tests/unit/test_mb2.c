@@ -103,7 +103,7 @@ static const struct efi_desc ovmf_like[] = {
 	{ EFI_ACPI_RECLAIM_MEMORY, 0, 0x2000000, 0, 2, 0xf },
 	{ EFI_ACPI_MEMORY_NVS, 0, 0x2002000, 0, 1, 0xf },
 	{ 6 /* runtime data */, 0, 0x2003000, 0, 1, 0x800000000000000full },
-	{ EFI_CONVENTIONAL_MEMORY, 0, 0x2004000, 0, 0, 0xf },       /* empty: dropped */
+	{ EFI_CONVENTIONAL_MEMORY, 0, 0x2004000, 0, 0, 0xf }, /* empty: dropped */
 	{ 11 /* MMIO */, 0, 0xffc00000, 0, 0x400, 0x8000000000000001ull },
 	{ EFI_UNUSABLE_MEMORY, 0, 0x3000000, 0, 1, 0 },
 	{ 0x70000000 /* OEM type */, 0, 0x4000000, 0, 1, 0 },
@@ -124,7 +124,7 @@ static void test_full(void **state)
 	tag_string(m, MB2_TAG_LOADER_NAME, "GRUB 2.06");
 	u32 meminfo[2] = { 639, 130048 };
 	tag(m, MB2_TAG_MEMINFO, meminfo, 8);
-	tag(m, 99, "future", 6);   /* unknown tags are skipped */
+	tag(m, 99, "future", 6); /* unknown tags are skipped */
 	struct raw_mmap e[3] = {
 		{ 0, 0x9fc00, MB2_MMAP_AVAILABLE, 0 },
 		{ 0xf0000, 0x10000, MB2_MMAP_RESERVED, 0 },
@@ -203,7 +203,7 @@ static void test_no_end_tag(void **state)
 	(void)state;
 	struct img *m = img_new();
 	tag_string(m, MB2_TAG_CMDLINE, "x");
-	set_u32(m->buf, m->off);   /* total_size ends right after the cmdline tag */
+	set_u32(m->buf, m->off); /* total_size ends right after the cmdline tag */
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_NO_END);
 	assert_error_has(bi.error, "no end tag");
 	/* total_size not a multiple of 8, leaving 4 bytes after a tag: still no end tag. */
@@ -218,10 +218,10 @@ static void test_truncated_tag(void **state)
 	struct img *m = img_new();
 	u8 *t = tag(m, 42, NULL, 24);
 	u32 total = finish(m);
-	set_u32(t + 4, total);      /* runs past total_size */
+	set_u32(t + 4, total); /* runs past total_size */
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_TAG);
 	assert_error_has(bi.error, "tag type 42 at offset 8: size 48 outside [8, 40]");
-	set_u32(t + 4, 4);          /* smaller than a tag header */
+	set_u32(t + 4, 4); /* smaller than a tag header */
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_TAG);
 	assert_error_has(bi.error, "size 4 outside");
 	set_u32(t + 4, 0xfffffff9); /* would wrap the offset arithmetic */
@@ -252,7 +252,7 @@ static void test_mmap_errors(void **state)
 	free(m);
 
 	m = img_new();
-	tag(m, MB2_TAG_MMAP, "\x18\0\0\0", 4);  /* header cut short */
+	tag(m, MB2_TAG_MMAP, "\x18\0\0\0", 4); /* header cut short */
 	finish(m);
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
 	assert_error_has(bi.error, "mmap tag at offset 8: size 12 < 16");
@@ -298,14 +298,14 @@ static void test_module_errors(void **state)
 	free(m);
 
 	m = img_new();
-	tag(m, MB2_TAG_MODULE, "\0\0\x10\0\0\0\x20\0abc", 11);  /* string lacks its NUL */
+	tag(m, MB2_TAG_MODULE, "\0\0\x10\0\0\0\x20\0abc", 11); /* string lacks its NUL */
 	finish(m);
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
 	assert_error_has(bi.error, "not NUL-terminated");
 	free(m);
 
 	m = img_new();
-	tag(m, MB2_TAG_MODULE, "\0\0\x10\0", 4);  /* no room for start/end */
+	tag(m, MB2_TAG_MODULE, "\0\0\x10\0", 4); /* no room for start/end */
 	finish(m);
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
 	free(m);
@@ -347,15 +347,15 @@ static void test_string_errors(void **state)
 {
 	(void)state;
 	struct img *m = img_new();
-	tag(m, MB2_TAG_CMDLINE, "log=debug", 9);  /* no NUL inside the tag */
-	tag(m, 77, "\0\0\0\0\0\0\0", 7);         /* a NUL just after it must not count */
+	tag(m, MB2_TAG_CMDLINE, "log=debug", 9); /* no NUL inside the tag */
+	tag(m, 77, "\0\0\0\0\0\0\0", 7);	 /* a NUL just after it must not count */
 	finish(m);
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
 	assert_error_has(bi.error, "tag type 1 at offset 8: string not NUL-terminated");
 	free(m);
 
 	m = img_new();
-	tag(m, MB2_TAG_LOADER_NAME, NULL, 0);     /* empty payload: no string at all */
+	tag(m, MB2_TAG_LOADER_NAME, NULL, 0); /* empty payload: no string at all */
 	finish(m);
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
 	free(m);
@@ -398,7 +398,7 @@ static void test_acpi_tags(void **state)
 static void check_ovmf_map(void)
 {
 	static const struct mb2_mmap_entry want[] = {
-		{ 0x0, 0x8000, MB2_MMAP_AVAILABLE },        /* BS code + conventional, merged */
+		{ 0x0, 0x8000, MB2_MMAP_AVAILABLE }, /* BS code + conventional, merged */
 		{ 0x8000, 0x1000, MB2_MMAP_RESERVED },
 		{ 0x9000, 0x97000, MB2_MMAP_AVAILABLE },
 		{ 0x100000, 0x1f00000, MB2_MMAP_AVAILABLE }, /* conventional, loader, BS data */
@@ -465,7 +465,7 @@ static void test_efi_mmap_errors(void **state)
 {
 	(void)state;
 	struct img *m = img_new();
-	tag(m, MB2_TAG_EFI_MMAP, "(\0\0\0", 4);  /* header cut short */
+	tag(m, MB2_TAG_EFI_MMAP, "(\0\0\0", 4); /* header cut short */
 	finish(m);
 	assert_int_equal(mb2_parse(m->buf, sizeof(m->buf), &bi), MB2_ERR_CONTENT);
 	assert_error_has(bi.error, "EFI mmap tag at offset 8: size 12 < 16");
@@ -516,8 +516,9 @@ static void test_efi_mmap_errors(void **state)
 	m = img_new();
 	static struct efi_desc many[MB2_MAX_MMAP + 3];
 	for (u32 i = 0; i < MB2_MAX_MMAP + 3; i++)
-		many[i] = (struct efi_desc){ i & 1 ? EFI_CONVENTIONAL_MEMORY : 0, 0, i * 0x1000ull, 0,
-					     1, 0 };
+		many[i] = (struct efi_desc){
+			i & 1 ? EFI_CONVENTIONAL_MEMORY : 0, 0, i * 0x1000ull, 0, 1, 0
+		};
 	u8 p[8 + (MB2_MAX_MMAP + 3) * 40];
 	u32 hdr[2] = { 40, 1 };
 	memcpy(p, hdr, 8);
@@ -593,7 +594,8 @@ static void test_random_corruption(void **state)
 	(void)state;
 	struct img *m = img_new();
 	tag_string(m, MB2_TAG_CMDLINE, "log=info");
-	struct raw_mmap e[3] = { { 0, 0x9fc00, 1, 0 }, { 0x100000, 0x1000000, 1, 0 },
+	struct raw_mmap e[3] = { { 0, 0x9fc00, 1, 0 },
+				 { 0x100000, 0x1000000, 1, 0 },
 				 { 0xfee00000, 0x1000, 2, 0 } };
 	tag_mmap(m, e, 3, 24);
 	tag_module(m, 0x200000, 0x300000, "guest");

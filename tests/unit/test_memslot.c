@@ -60,18 +60,19 @@ static void check_layout(const struct memslots *m, u64 bytes)
 			assert_ptr_equal(memslots_find(m, g), sl);
 			u64 hpa = memslots_gfn_to_hpa(m, sl, g);
 			assert_ptr_equal(memslots_ptr(m, g << PAGE_SHIFT, 8), p2v(hpa));
-			*(u64 *)p2v(hpa) = g;    /* each page its own: read back below */
+			*(u64 *)p2v(hpa) = g; /* each page its own: read back below */
 		}
 	}
 	assert_int_equal(pages, bytes >> PAGE_SHIFT);
 	for (u32 s = 0; s < m->n; s++)
-		for (u64 g = m->slot[s].base_gfn; g < m->slot[s].base_gfn + m->slot[s].npages; g += 97)
+		for (u64 g = m->slot[s].base_gfn; g < m->slot[s].base_gfn + m->slot[s].npages;
+		     g += 97)
 			assert_int_equal(*(u64 *)memslots_ptr(m, g << PAGE_SHIFT, 8), g);
 	/* The hole from the end of low RAM to 4 GiB, and past the end above. */
 	assert_null(memslots_find(m, low >> PAGE_SHIFT));
 	assert_null(memslots_find(m, (MEMSLOT_HIGH_BASE >> PAGE_SHIFT) - 1));
 	assert_null(memslots_find(m, memslots_high_end(m) >> PAGE_SHIFT));
-	assert_null(memslots_ptr(m, low - 4, 8));           /* straddles the end of low RAM */
+	assert_null(memslots_ptr(m, low - 4, 8)); /* straddles the end of low RAM */
 	assert_null(memslots_ptr(m, MEMSLOT_HIGH_BASE - 8, 8));
 }
 
@@ -91,7 +92,7 @@ static void test_high_one_run(void **state)
 	(void)state;
 	struct memslots m = { 0 };
 	assert_int_equal(memslots_init(&m, 40u << 20), 0);
-	assert_int_equal(m.n, 2);               /* 4 MiB below, 36 MiB from 4 GiB in one run */
+	assert_int_equal(m.n, 2); /* 4 MiB below, 36 MiB from 4 GiB in one run */
 	assert_int_equal(m.slot[1].base_gfn, MEMSLOT_HIGH_BASE >> PAGE_SHIFT);
 	check_layout(&m, 40u << 20);
 	memslots_free(&m);

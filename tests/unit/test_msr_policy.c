@@ -11,22 +11,58 @@
 
 /* What vmm/msr.c reaches beyond the policy: TSC offset, EFER, clocks. */
 static u64 tsc_offset_set;
-static void set_tsc_offset(struct vcpu_hw *hw, u64 off) { (void)hw; tsc_offset_set = off; }
+static void set_tsc_offset(struct vcpu_hw *hw, u64 off)
+{
+	(void)hw;
+	tsc_offset_set = off;
+}
 static const struct virt_backend fake_virt = { .set_tsc_offset = set_tsc_offset };
 const struct virt_backend *virt = &fake_virt;
 u64 tsc_hz = 1000000000;
-bool vcpu_set_efer(struct vcpu *v, u64 val) { v->hw.regs.efer = val; return true; }
-u64 monotonic_ns(void) { return 0; }
-u64 tsc_to_monotonic_ns(u64 tsc) { return tsc; }
-u64 tsc_to_ns(u64 ticks) { return (u64)((unsigned __int128)ticks * 1000000000u / tsc_hz); }
-u64 ns_to_tsc(u64 ns) { return (u64)((unsigned __int128)ns * tsc_hz / 1000000000u); }
-void *memslots_ptr(const struct memslots *m, u64 gpa, u64 len) { (void)m; (void)gpa; (void)len; return NULL; }
-int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value) { (void)vm; (void)gpa; (void)len; (void)value; return -1; }
+bool vcpu_set_efer(struct vcpu *v, u64 val)
+{
+	v->hw.regs.efer = val;
+	return true;
+}
+u64 monotonic_ns(void)
+{
+	return 0;
+}
+u64 tsc_to_monotonic_ns(u64 tsc)
+{
+	return tsc;
+}
+u64 tsc_to_ns(u64 ticks)
+{
+	return (u64)((unsigned __int128)ticks * 1000000000u / tsc_hz);
+}
+u64 ns_to_tsc(u64 ns)
+{
+	return (u64)((unsigned __int128)ns * tsc_hz / 1000000000u);
+}
+void *memslots_ptr(const struct memslots *m, u64 gpa, u64 len)
+{
+	(void)m;
+	(void)gpa;
+	(void)len;
+	return NULL;
+}
+int mmu_write(struct mmu_vm *vm, u64 gpa, unsigned len, u64 value)
+{
+	(void)vm;
+	(void)gpa;
+	(void)len;
+	(void)value;
+	return -1;
+}
 
 /* ---- made-up CPUs: the raw leaves cpuid_policy_init sees ---- */
 
 enum { EAX, EBX, ECX, EDX };
-#define F(reg, bit) { reg, bit }
+#define F(reg, bit) \
+	{ \
+		reg, bit \
+	}
 #define EDX1_TSC 4
 #define EDX1_APIC 9
 #define EDX1_MTRR 12
@@ -44,18 +80,25 @@ static struct cpuid_regs fake_cpuid(u32 leaf, u32 sub)
 {
 	(void)sub;
 	switch (leaf) {
-	case 0: return (struct cpuid_regs){ 7, cpu.vendor_ebx, 0, 0 };
-	case 1: return (struct cpuid_regs){ 0x000806c1, 0, cpu.l1_ecx, cpu.l1_edx };
-	case 7: return (struct cpuid_regs){ 0, cpu.l7_ebx, 0, 0 };
-	case 0x80000000: return (struct cpuid_regs){ 0x80000008, 0, 0, 0 };
-	case 0x80000001: return (struct cpuid_regs){ 0, 0, 0, cpu.e1_edx };
-	case 0x80000008: return (struct cpuid_regs){ 39, 0, 0, 0 };
-	default: return (struct cpuid_regs){ 0, 0, 0, 0 };
+	case 0:
+		return (struct cpuid_regs){ 7, cpu.vendor_ebx, 0, 0 };
+	case 1:
+		return (struct cpuid_regs){ 0x000806c1, 0, cpu.l1_ecx, cpu.l1_edx };
+	case 7:
+		return (struct cpuid_regs){ 0, cpu.l7_ebx, 0, 0 };
+	case 0x80000000:
+		return (struct cpuid_regs){ 0x80000008, 0, 0, 0 };
+	case 0x80000001:
+		return (struct cpuid_regs){ 0, 0, 0, cpu.e1_edx };
+	case 0x80000008:
+		return (struct cpuid_regs){ 39, 0, 0, 0 };
+	default:
+		return (struct cpuid_regs){ 0, 0, 0, 0 };
 	}
 }
 
 #define INTEL 0x756e6547u /* "Genu" */
-#define AMD 0x68747541u   /* "Auth" */
+#define AMD 0x68747541u	  /* "Auth" */
 #define HYGON 0x6f677948u /* "Hygo": AMD's MSRs too */
 #define ALL_EDX1 (BIT(EDX1_TSC) | BIT(EDX1_APIC) | BIT(EDX1_MTRR) | BIT(EDX1_MCA) | BIT(EDX1_PAT))
 #define ALL_E1 (BIT(E1_EDX_RDTSCP) | BIT(E1_EDX_LM) | BIT(20))
@@ -91,10 +134,27 @@ static bool announced(struct vcpu *v, u32 leaf, int reg, int bit)
  * audited (EFER has its own tests; AMD's inert counters take anything). */
 typedef bool (*write_rule)(u64 old, u64 val);
 
-static bool any_value(u64 old, u64 val) { (void)old; (void)val; return true; }
-static bool only_zero(u64 old, u64 val) { (void)old; return val == 0; }
-static bool low_half(u64 old, u64 val) { (void)old; return !(val >> 32); }
-static bool debugctl_ok(u64 old, u64 val) { (void)old; return !(val & ~3ull); } /* LBR, BTF */
+static bool any_value(u64 old, u64 val)
+{
+	(void)old;
+	(void)val;
+	return true;
+}
+static bool only_zero(u64 old, u64 val)
+{
+	(void)old;
+	return val == 0;
+}
+static bool low_half(u64 old, u64 val)
+{
+	(void)old;
+	return !(val >> 32);
+}
+static bool debugctl_ok(u64 old, u64 val)
+{
+	(void)old;
+	return !(val & ~3ull);
+} /* LBR, BTF */
 
 /* A memory type an MTRR or the PAT may hold: UC, WC, WT, WP, WB (and UC- in the PAT). */
 static bool mem_type_ok(u64 t, bool pat)
@@ -210,8 +270,11 @@ static bool should_exist(struct vcpu *v, const struct fact *f)
 static void sweep(struct vcpu *v, const char *what)
 {
 	static const u32 ranges[][2] = {
-		{ 0, 0x7ff }, { 0x900, 0x1fff }, { 0x4b564d00, 0x4b564dff },
-		{ 0xc0000000, 0xc0000fff }, { 0xc0010000, 0xc0010fff },
+		{ 0, 0x7ff },
+		{ 0x900, 0x1fff },
+		{ 0x4b564d00, 0x4b564dff },
+		{ 0xc0000000, 0xc0000fff },
+		{ 0xc0010000, 0xc0010fff },
 	};
 
 	for (unsigned r = 0; r < ARRAY_SIZE(ranges); r++)
@@ -221,15 +284,16 @@ static void sweep(struct vcpu *v, const char *what)
 			u64 val = 0;
 
 			if (msr_read(v, msr, &val) != want)
-				fail_msg("%s: rdmsr %#x (%s) %s, expected %s", what, msr, f ? f->name : "unknown",
-					 want ? "#GP" : "succeeded", want ? "success" : "#GP");
+				fail_msg("%s: rdmsr %#x (%s) %s, expected %s", what, msr,
+					 f ? f->name : "unknown", want ? "#GP" : "succeeded",
+					 want ? "success" : "#GP");
 			/* The KVM clock's and PV EOI's writes reach guest memory: their own tests cover
 			 * them. */
 			if (f && f->leaf == KVM_CPUID_FEATURES)
 				continue;
 			if (msr_write(v, msr, val) != (want && !f->ro))
-				fail_msg("%s: wrmsr %#x (%s) with the value read: wrong answer", what, msr,
-					 f ? f->name : "unknown");
+				fail_msg("%s: wrmsr %#x (%s) with the value read: wrong answer",
+					 what, msr, f ? f->name : "unknown");
 		}
 }
 
@@ -255,21 +319,22 @@ static void sweep_writes(struct vcpu *v, const char *what)
 			u64 want = old_value_flipped(v, f, b, &old);
 			bool ok = f->write(old, want);
 			if (msr_write(v, f->first, want) != ok)
-				fail_msg("%s: wrmsr %#x (%s) bit %d flipped from %#llx: %s, expected %s",
-					 what, f->first, f->name, b, (unsigned long long)old,
-					 ok ? "#GP" : "taken", ok ? "taken" : "#GP");
+				fail_msg(
+					"%s: wrmsr %#x (%s) bit %d flipped from %#llx: %s, expected %s",
+					what, f->first, f->name, b, (unsigned long long)old,
+					ok ? "#GP" : "taken", ok ? "taken" : "#GP");
 			assert_true(msr_read(v, f->first, &val));
 			u64 expect = ok ? (want & ~f->ignored) | (old & f->ignored) : old;
 			if (!f->clock && val != expect)
-				fail_msg("%s: %s reads %#llx after writing %#llx, expected %#llx", what,
-					 f->name, (unsigned long long)val, (unsigned long long)want,
-					 (unsigned long long)expect);
+				fail_msg("%s: %s reads %#llx after writing %#llx, expected %#llx",
+					 what, f->name, (unsigned long long)val,
+					 (unsigned long long)want, (unsigned long long)expect);
 			/* The APIC's way back from x2APIC goes through disabled. */
 			if (ok && !f->write(want, old))
 				assert_true(msr_write(v, f->first, old & ~(APIC_EN | APIC_EXTD)));
 			if (ok && !msr_write(v, f->first, old))
-				fail_msg("%s: %s: the value read (%#llx) not taken back", what, f->name,
-					 (unsigned long long)old);
+				fail_msg("%s: %s: the value read (%#llx) not taken back", what,
+					 f->name, (unsigned long long)old);
 		}
 	}
 }
@@ -294,10 +359,13 @@ static void test_amd(void **state)
 static void test_features_missing(void **state)
 {
 	(void)state;
-	sweep(boot(INTEL, BIT(EDX1_TSC) | BIT(EDX1_APIC), BIT(E1_EDX_LM), 0), "intel, no MTRR/MCA/PAT/RDTSCP");
-	sweep_writes(boot(INTEL, BIT(EDX1_TSC) | BIT(EDX1_APIC), BIT(E1_EDX_LM), 0), "intel, no MTRR/MCA/PAT/RDTSCP");
+	sweep(boot(INTEL, BIT(EDX1_TSC) | BIT(EDX1_APIC), BIT(E1_EDX_LM), 0),
+	      "intel, no MTRR/MCA/PAT/RDTSCP");
+	sweep_writes(boot(INTEL, BIT(EDX1_TSC) | BIT(EDX1_APIC), BIT(E1_EDX_LM), 0),
+		     "intel, no MTRR/MCA/PAT/RDTSCP");
 	sweep(boot(AMD, BIT(EDX1_APIC), BIT(E1_EDX_LM), 0), "amd, no TSC/MTRR/MCA/PAT/RDTSCP");
-	sweep_writes(boot(AMD, BIT(EDX1_APIC), BIT(E1_EDX_LM), 0), "amd, no TSC/MTRR/MCA/PAT/RDTSCP");
+	sweep_writes(boot(AMD, BIT(EDX1_APIC), BIT(E1_EDX_LM), 0),
+		     "amd, no TSC/MTRR/MCA/PAT/RDTSCP");
 	sweep(boot(HYGON, ALL_EDX1, ALL_E1, 0), "hygon");
 	sweep(boot(0x746e6543u /* Centaur */, ALL_EDX1, ALL_E1, 0), "centaur");
 }
@@ -355,9 +423,9 @@ static void test_misc_enable(void **state)
 	assert_true(msr_write(v, 0x1a0, val ^ BIT(7) ^ BIT(11))); /* read-only: ignored */
 	assert_true(msr_read(v, 0x1a0, &val));
 	assert_int_equal(val, base);
-	assert_false(msr_write(v, 0x1a0, val | BIT(1)));   /* reserved */
-	assert_false(msr_write(v, 0x1a0, val | BIT(63)));  /* reserved */
-	assert_false(msr_write(v, 0x1a0, val | BIT(2)));   /* reserved: #GP, nothing kept */
+	assert_false(msr_write(v, 0x1a0, val | BIT(1)));  /* reserved */
+	assert_false(msr_write(v, 0x1a0, val | BIT(63))); /* reserved */
+	assert_false(msr_write(v, 0x1a0, val | BIT(2)));  /* reserved: #GP, nothing kept */
 	assert_true(msr_read(v, 0x1a0, &val));
 	assert_int_equal(val, base);
 
@@ -425,17 +493,18 @@ static void test_tsc_deadline(void **state)
 	(void)state;
 	for (unsigned i = 0; i < sizeof(hz) / sizeof(hz[0]); i++) {
 		tsc_hz = hz[i];
-		assert_int_equal(msr_tsc_deadline_ns(1000, 1000, now), now);        /* at */
-		assert_int_equal(msr_tsc_deadline_ns(1, 1000, now), now);           /* below */
-		assert_int_equal(msr_tsc_deadline_ns(wrap, wrap, now), now);        /* at, near wrap */
-		assert_int_equal(msr_tsc_deadline_ns(wrap - 1, wrap, now), now);    /* below, near */
+		assert_int_equal(msr_tsc_deadline_ns(1000, 1000, now), now);	 /* at */
+		assert_int_equal(msr_tsc_deadline_ns(1, 1000, now), now);	 /* below */
+		assert_int_equal(msr_tsc_deadline_ns(wrap, wrap, now), now);	 /* at, near wrap */
+		assert_int_equal(msr_tsc_deadline_ns(wrap - 1, wrap, now), now); /* below, near */
 		/* Across the wrap: the CPU compares numerically, so a deadline past 2^64 (0x10)
 		 * is below a TSC short of it and due now, as on hardware. */
 		assert_int_equal(msr_tsc_deadline_ns(0x10, wrap, now), now);
-		assert_int_equal(msr_tsc_deadline_ns(1, 0x10, now), now);          /* across: past */
-		u64 soon = msr_tsc_deadline_ns(wrap - tsc_hz, wrap - 2 * tsc_hz, now); /* 1 s ahead */
+		assert_int_equal(msr_tsc_deadline_ns(1, 0x10, now), now); /* across: past */
+		u64 soon =
+			msr_tsc_deadline_ns(wrap - tsc_hz, wrap - 2 * tsc_hz, now); /* 1 s ahead */
 		assert_true(soon > now + 999999990ull && soon <= now + 1000000001ull);
-		u64 far = msr_tsc_deadline_ns(~0ull, 0, now);                       /* far above */
+		u64 far = msr_tsc_deadline_ns(~0ull, 0, now); /* far above */
 		assert_true(far > now && far <= now + (1ull << 60) + 1);
 	}
 	tsc_hz = 1000000000ull;
@@ -478,14 +547,10 @@ static void test_policy_per_guest(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_intel),
-		cmocka_unit_test(test_policy_per_guest),
-		cmocka_unit_test(test_amd),
-		cmocka_unit_test(test_features_missing),
-		cmocka_unit_test(test_x2apic),
-		cmocka_unit_test(test_misc_enable),
-		cmocka_unit_test(test_debugctl),
-		cmocka_unit_test(test_apic_bit_follows_enable),
+		cmocka_unit_test(test_intel),	     cmocka_unit_test(test_policy_per_guest),
+		cmocka_unit_test(test_amd),	     cmocka_unit_test(test_features_missing),
+		cmocka_unit_test(test_x2apic),	     cmocka_unit_test(test_misc_enable),
+		cmocka_unit_test(test_debugctl),     cmocka_unit_test(test_apic_bit_follows_enable),
 		cmocka_unit_test(test_tsc_deadline),
 	};
 

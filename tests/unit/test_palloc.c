@@ -8,11 +8,11 @@
 
 #define MEM_SIZE (16ull << 20)
 #define MEM_PAGES (MEM_SIZE / PAGE_SIZE)
-#define BIG_SIZE (256ull << 20)   /* 128 large pages: room for guests to come and go */
+#define BIG_SIZE (256ull << 20) /* 128 large pages: room for guests to come and go */
 #define BLOCK (2ull << 20)
 
 static u8 *mem;
-static u64 mem_base;   /* fake physical address of mem[0] */
+static u64 mem_base; /* fake physical address of mem[0] */
 static u64 mem_len;
 
 static void *p2v(u64 pa)
@@ -131,8 +131,8 @@ static void test_add_rounds_and_merges(void **state)
 	u64 b = mem_base;
 	palloc_add_free(b + 1, b + (8 << 20) + 100);
 	palloc_add_free(b + (4 << 20), b + MEM_SIZE - 1);
-	palloc_add_free(b + 10, b + 20);          /* no whole page: ignored */
-	palloc_add_free(b + (2 << 20), b + (3 << 20));  /* inside: absorbed */
+	palloc_add_free(b + 10, b + 20);	       /* no whole page: ignored */
+	palloc_add_free(b + (2 << 20), b + (3 << 20)); /* inside: absorbed */
 	palloc_finalize();
 	assert_int_equal(palloc_total_pages(), MEM_PAGES - 2 - 1);
 	assert_int_equal(drain(0, b + PAGE_SIZE), MEM_PAGES - 3);
@@ -166,7 +166,7 @@ static void test_contig_alignment(void **state)
 	assert_page_zero(c, 16);
 	u64 d = palloc_alloc_contig(1, 512);
 	assert_int_equal(d % (2 << 20), 0);
-	u64 e = palloc_alloc_contig(2, 0);  /* 0 means no alignment */
+	u64 e = palloc_alloc_contig(2, 0); /* 0 means no alignment */
 	assert_int_not_equal(e, 0);
 	assert_int_equal(palloc_alloc_contig(0, 1), 0);
 	assert_int_equal(palloc_alloc_contig(MEM_PAGES, 1), 0);
@@ -246,11 +246,10 @@ static void test_too_many_ranges(void **state)
 	EXPECT_PANIC(palloc_add_free(mem_base + (1 << 20), mem_base + (2 << 20)), "more than 32");
 	palloc_init(p2v);
 	palloc_add_free(mem_base, mem_base + MEM_SIZE);
-	EXPECT_PANIC(
-		for (int i = 0; i < PALLOC_MAX_RANGES + 1; i++)
-			palloc_reserve(mem_base + (2 * i + 1) * PAGE_SIZE,
-				       mem_base + (2 * i + 2) * PAGE_SIZE),
-		"more than 32");
+	EXPECT_PANIC(for (int i = 0; i < PALLOC_MAX_RANGES + 1; i++)
+			     palloc_reserve(mem_base + (2 * i + 1) * PAGE_SIZE,
+					    mem_base + (2 * i + 2) * PAGE_SIZE),
+		     "more than 32");
 }
 
 static void test_bitmap_does_not_fit(void **state)
@@ -274,7 +273,6 @@ static void test_sparse_ranges(void **state)
 	assert_int_equal(palloc_total_pages(), expect);
 	assert_int_equal(drain(b + (2 << 20), b + (4 << 20)), expect);
 }
-
 
 static void test_large_runs_from_top(void **state)
 {
@@ -319,11 +317,11 @@ static void test_boot_take(void **state)
 	/* The highest place ending at or below the limit, in whichever range has it. */
 	assert_int_equal(palloc_boot_take(2, b + (10 << 20)), b + (10 << 20) - 2 * PAGE_SIZE);
 	assert_int_equal(palloc_boot_take(1, b + (6 << 20)), b + (3 << 20) - PAGE_SIZE);
-	assert_int_equal(palloc_boot_take(1024, b + (6 << 20)), 0);  /* 3 MiB free below */
+	assert_int_equal(palloc_boot_take(1024, b + (6 << 20)), 0); /* 3 MiB free below */
 	assert_int_equal(palloc_boot_take(1, b), 0);
 	assert_int_equal(palloc_boot_take(0, b + MEM_SIZE), 0);
 	palloc_finalize();
-	size_t expect = (3 << 8) - 1 + (8 << 8) - 2 - 1;   /* less the taken pages and bitmap */
+	size_t expect = (3 << 8) - 1 + (8 << 8) - 2 - 1; /* less the taken pages and bitmap */
 	assert_int_equal(palloc_total_pages(), expect);
 	assert_int_equal(drain(b + (3 << 20) - PAGE_SIZE, b + (8 << 20)), expect);
 	EXPECT_PANIC(palloc_free(b + (10 << 20) - PAGE_SIZE), "never allocatable");
@@ -331,7 +329,7 @@ static void test_boot_take(void **state)
 
 /* Owner of each page of the big buffer by the tests below: 0 free, else an allocation's tag. */
 static u32 owner[BIG_SIZE / PAGE_SIZE];
-static bool short_page[BIG_SIZE / PAGE_SIZE];   /* held by an allocation under a large page */
+static bool short_page[BIG_SIZE / PAGE_SIZE]; /* held by an allocation under a large page */
 
 struct held {
 	u64 pa;
@@ -399,7 +397,7 @@ static void test_random_mixed(void **state)
 	(void)state;
 	memset(owner, 0, sizeof(owner));
 	memset(short_page, 0, sizeof(short_page));
-	palloc_add_free(mem_base, mem_base + BIG_SIZE / 4);   /* 64 MiB: exhaustion is reached */
+	palloc_add_free(mem_base, mem_base + BIG_SIZE / 4); /* 64 MiB: exhaustion is reached */
 	palloc_reserve(mem_base + (10 << 20) + 123, mem_base + (11 << 20));
 	palloc_finalize();
 	size_t nheld = 0, pages = 0, failures = 0;

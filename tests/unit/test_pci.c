@@ -11,11 +11,11 @@
 struct fake_fn {
 	u16 bdf;
 	u8 cs[4096];
-	u64 bar_size[PCI_MAX_BARS];     /* 0: unimplemented; the flag bits stay as set */
+	u64 bar_size[PCI_MAX_BARS]; /* 0: unimplemented; the flag bits stay as set */
 };
 static struct fake_fn *fake;
 static int nfake;
-static int sized_while_decoding;        /* all-ones written to a BAR with decode on */
+static int sized_while_decoding; /* all-ones written to a BAR with decode on */
 static int cmd_writes;
 static struct pci_list list;
 
@@ -27,8 +27,16 @@ static struct fake_fn *fn_at(u16 bdf)
 	return NULL;
 }
 
-static u32 get32(const u8 *p) { u32 v; memcpy(&v, p, 4); return v; }
-static void put32(u8 *p, u32 v) { memcpy(p, &v, 4); }
+static u32 get32(const u8 *p)
+{
+	u32 v;
+	memcpy(&v, p, 4);
+	return v;
+}
+static void put32(u8 *p, u32 v)
+{
+	memcpy(p, &v, 4);
+}
 
 static u32 fake_read(void *ctx, u16 bdf, u16 off)
 {
@@ -47,7 +55,7 @@ static void fake_write(void *ctx, u16 bdf, u16 off, u32 v)
 		return;
 	if (off == PCI_COMMAND) {
 		cmd_writes++;
-		assert_int_equal(v >> 16, 0);   /* status bits are RW1C: never written back */
+		assert_int_equal(v >> 16, 0); /* status bits are RW1C: never written back */
 		put32(f->cs + off, (get32(f->cs + off) & 0xffff0000) | (v & 0xffff));
 		return;
 	}
@@ -65,12 +73,12 @@ static void fake_write(void *ctx, u16 bdf, u16 off, u32 v)
 			put32(f->cs + off, v & (u32)(mask >> 32));
 		} else if (f->bar_size[i]) {
 			u32 flags = old & ((old & 1) ? 3 : 0xf);
-			u32 mask = (u32)~(f->bar_size[i] - 1) & ((old & 1) ? 0xffff : 0xffffffff);
+			u32 mask = (u32) ~(f->bar_size[i] - 1) & ((old & 1) ? 0xffff : 0xffffffff);
 			put32(f->cs + off, (v & mask & ~((old & 1) ? 3u : 0xfu)) | flags);
 		}
 		return;
 	}
-	put32(f->cs + off, v);  /* bus numbers and the rest: plain storage */
+	put32(f->cs + off, v); /* bus numbers and the rest: plain storage */
 }
 
 static const struct pci_cfg cfg = { fake_read, fake_write, NULL };
@@ -105,7 +113,7 @@ static void bridge_buses(struct fake_fn *f, u8 pri, u8 sec, u8 sub)
 static void pcie_cap(struct fake_fn *f, u8 type)
 {
 	f->cs[PCI_CAP_PTR] = 0x40;
-	f->cs[0x40] = 0x05;             /* MSI */
+	f->cs[0x40] = 0x05; /* MSI */
 	f->cs[0x41] = 0x60;
 	put32(f->cs + 0x60, (u32)(0x0002 | type << 4) << 16 | PCI_CAP_PCIE);
 }
@@ -139,9 +147,9 @@ static void test_bars_sized_with_decode_off(void **state)
 	(void)state;
 	struct fake_fn *hb = add(0, 0, 0, 0x8086, 0x29c0, 0x060000, 0);
 	struct fake_fn *ep = add(0, 3, 0, 0x1234, 0x11e8, 0x00ff00, 0);
-	bar(ep, 0, 0xfea00000, 0x100000, 0);                   /* mem32 */
-	bar(ep, 1, 0xc040, 0x20, 1);                           /* io */
-	bar(ep, 2, 0x8000000000ull, 0x40000000ull, 0xc);       /* mem64 prefetchable, 1 GiB */
+	bar(ep, 0, 0xfea00000, 0x100000, 0);		 /* mem32 */
+	bar(ep, 1, 0xc040, 0x20, 1);			 /* io */
+	bar(ep, 2, 0x8000000000ull, 0x40000000ull, 0xc); /* mem64 prefetchable, 1 GiB */
 	bar(ep, 5, 0xfeb00000, 0x1000, 0);
 	u32 cmd_before = get32(ep->cs + PCI_COMMAND);
 	u32 hb_cmd = get32(hb->cs + PCI_COMMAND);
@@ -149,9 +157,9 @@ static void test_bars_sized_with_decode_off(void **state)
 
 	assert_int_equal(list.count, 2);
 	assert_int_equal(sized_while_decoding, 0);
-	assert_int_equal(get32(ep->cs + PCI_COMMAND), cmd_before);     /* decode back on */
+	assert_int_equal(get32(ep->cs + PCI_COMMAND), cmd_before); /* decode back on */
 	assert_int_equal(get32(hb->cs + PCI_COMMAND), hb_cmd);
-	assert_int_equal(cmd_writes, 2);        /* off and on again for the endpoint only */
+	assert_int_equal(cmd_writes, 2); /* off and on again for the endpoint only */
 	const struct pci_func *f = found(0, 3, 0);
 	assert_int_equal(f->vendor, 0x1234);
 	assert_int_equal(f->device, 0x11e8);
@@ -167,8 +175,8 @@ static void test_bars_sized_with_decode_off(void **state)
 	assert_true(f->bar[2].prefetch);
 	assert_int_equal(f->bar[2].base, 0x8000000000ull);
 	assert_int_equal(f->bar[2].size, 0x40000000ull);
-	assert_int_equal(f->bar[3].kind, PCI_BAR_NONE);        /* the upper half */
-	assert_int_equal(f->bar[4].kind, PCI_BAR_NONE);        /* unimplemented */
+	assert_int_equal(f->bar[3].kind, PCI_BAR_NONE); /* the upper half */
+	assert_int_equal(f->bar[4].kind, PCI_BAR_NONE); /* unimplemented */
 	assert_int_equal(f->bar[5].size, 0x1000);
 	/* Every BAR holds its address again. */
 	assert_int_equal(get32(ep->cs + PCI_BAR0), 0xfea00000);
@@ -181,8 +189,8 @@ static void test_functions_and_multifunction(void **state)
 {
 	(void)state;
 	add(0, 1, 0, 0x1af4, 0x1000, 0x020000, 0);
-	add(0, 1, 3, 0x1af4, 0x1001, 0x010000, 0);     /* fn 0 not multi-function: not scanned */
-	add(0, 2, 1, 0x1af4, 0x1002, 0x010000, 0x80);  /* no function 0: no device */
+	add(0, 1, 3, 0x1af4, 0x1001, 0x010000, 0);    /* fn 0 not multi-function: not scanned */
+	add(0, 2, 1, 0x1af4, 0x1002, 0x010000, 0x80); /* no function 0: no device */
 	add(0, 4, 0, 0x8086, 0x2918, 0x060100, 0x80);
 	add(0, 4, 7, 0x8086, 0x2930, 0x0c0500, 0);
 	pci_enumerate(&cfg, &list);
@@ -239,15 +247,15 @@ static void test_bad_bridges_do_not_loop(void **state)
 {
 	(void)state;
 	struct fake_fn *up = add(0, 1, 0, 0x8086, 0x1, 0x060400, 1);
-	bridge_buses(up, 0, 0, 0);              /* points at its own bus */
+	bridge_buses(up, 0, 0, 0); /* points at its own bus */
 	struct fake_fn *a = add(0, 2, 0, 0x8086, 0x2, 0x060400, 1);
 	bridge_buses(a, 0, 1, 1);
 	struct fake_fn *b = add(0, 3, 0, 0x8086, 0x3, 0x060400, 1);
-	bridge_buses(b, 0, 1, 1);               /* the same bus as a's */
+	bridge_buses(b, 0, 1, 1); /* the same bus as a's */
 	struct fake_fn *back = add(1, 0, 0, 0x8086, 0x4, 0x060400, 1);
-	bridge_buses(back, 1, 0, 5);            /* back up to bus 0 */
+	bridge_buses(back, 1, 0, 5); /* back up to bus 0 */
 	struct fake_fn *rev = add(0, 4, 0, 0x8086, 0x5, 0x060400, 1);
-	bridge_buses(rev, 0, 6, 5);             /* subordinate below secondary */
+	bridge_buses(rev, 0, 6, 5); /* subordinate below secondary */
 	/* A capability list that points at itself. */
 	struct fake_fn *loop = add(0, 5, 0, 0x8086, 0x6, 0x020000, 0);
 	loop->cs[PCI_CAP_PTR] = 0x40;
@@ -303,7 +311,7 @@ static void test_mcfg(void **state)
 	u8 start[2] = { 0, 0 }, end[2] = { 0xff, 0x3f };
 	assert_int_equal(pci_parse_mcfg(make_mcfg(76, 2, base, seg, start, end), &e), 0);
 	assert_null(e.error);
-	assert_int_equal(e.base, 0xb0000000);       /* segment 0's window, not the first */
+	assert_int_equal(e.base, 0xb0000000); /* segment 0's window, not the first */
 	assert_int_equal(e.end_bus, 0x3f);
 
 	assert_int_equal(pci_parse_mcfg(make_mcfg(70, 2, base, seg, start, end), &e), PCI_ERR_MCFG);
@@ -312,7 +320,8 @@ static void test_mcfg(void **state)
 	assert_int_equal(pci_parse_mcfg(make_mcfg(60, 1, base, seg, start, end), &e), PCI_ERR_MCFG);
 	assert_error_has(e.error, "no window for segment 0");
 	u8 rstart[2] = { 0, 9 }, rend[2] = { 0, 8 };
-	assert_int_equal(pci_parse_mcfg(make_mcfg(76, 2, base, seg, rstart, rend), &e), PCI_ERR_MCFG);
+	assert_int_equal(pci_parse_mcfg(make_mcfg(76, 2, base, seg, rstart, rend), &e),
+			 PCI_ERR_MCFG);
 	assert_error_has(e.error, "buses 9-8 are reversed");
 	u64 odd[2] = { 0, 0xb0080000 };
 	assert_int_equal(pci_parse_mcfg(make_mcfg(76, 2, odd, seg, start, end), &e), PCI_ERR_MCFG);

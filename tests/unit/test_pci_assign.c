@@ -12,8 +12,12 @@ static struct pci_assign_req req, why;
 static struct pci_func *fn(u16 bdf, u32 class, u8 ht, s16 parent, u16 rid)
 {
 	struct pci_func *f = &pci.f[pci.count++];
-	*f = (struct pci_func){ .bdf = bdf, .class = class, .header_type = ht, .parent = parent,
-				.rid = rid, .pcie_type = -1 };
+	*f = (struct pci_func){ .bdf = bdf,
+				.class = class,
+				.header_type = ht,
+				.parent = parent,
+				.rid = rid,
+				.pcie_type = -1 };
 	return f;
 }
 
@@ -66,7 +70,7 @@ static void test_parse(void **state)
 	parse_err("", "'' is not BB:DD.F");
 	parse_err("0:05.0", "is not BB:DD.F");
 	parse_err("00:05", "is not BB:DD.F");
-	parse_err("00:20.0", "is not BB:DD.F");         /* device 0x20 */
+	parse_err("00:20.0", "is not BB:DD.F"); /* device 0x20 */
 	parse_err("00:05.8", "is not BB:DD.F");
 	parse_err("00:05.0,", "'' is not BB:DD.F");
 	parse_err("00:05.0x", "is not BB:DD.F");
@@ -156,7 +160,8 @@ static void test_iommu_off(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse), cmocka_unit_test(test_caveat),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_caveat),
 		cmocka_unit_test_setup(test_refusals, setup),
 		cmocka_unit_test_setup(test_ownership_and_shared_requester_id, setup),
 		cmocka_unit_test_setup(test_iommu_off, setup),

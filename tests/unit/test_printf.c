@@ -82,10 +82,11 @@ static void test_unknown_and_trailing_percent(void **state)
 static void test_matches_libc(void **state)
 {
 	(void)state;
-	static const long long vals[] = { 0, 1, -1, 7, -7, 100, 65536, -65536,
-					  2147483647, -2147483647 - 1, 1ll << 40 };
-	static const char *fmts[] = { "%lld", "%20lld", "%-20lld|", "%020lld", "%llx",
-				      "%016llX", "%llu", "%5lld", "%#llx", "%#020llx" };
+	static const long long vals[] = { 0,	    1,	   -1,	   7,	       -7,
+					  100,	    65536, -65536, 2147483647, -2147483647 - 1,
+					  1ll << 40 };
+	static const char *fmts[] = { "%lld",	 "%20lld", "%-20lld|", "%020lld", "%llx",
+				      "%016llX", "%llu",   "%5lld",    "%#llx",	  "%#020llx" };
 	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
 		for (size_t v = 0; v < sizeof(vals) / sizeof(vals[0]); v++) {
 			char ours[64], theirs[64];

@@ -11,7 +11,7 @@ static void test_memset_memcpy(void **state)
 	assert_ptr_equal(memset(b, 0xab, sizeof(b)), b);
 	for (size_t i = 0; i < sizeof(b); i++)
 		assert_int_equal(b[i], 0xab);
-	memset(b + 3, 0x100 + 7, 5);  /* only the low byte of c counts */
+	memset(b + 3, 0x100 + 7, 5); /* only the low byte of c counts */
 	assert_int_equal(b[2], 0xab);
 	assert_int_equal(b[3], 7);
 	assert_int_equal(b[7], 7);

@@ -36,12 +36,12 @@ static int walk(struct vtd_entry ce, u64 gpa, bool write, u64 *hpa)
 	u64 pa = ce.lo & 0xfffffffffffff000ull;
 	for (u32 level = levels; level >= 1; level--) {
 		if (!fake_page_live(pa))
-			return 7;   /* a table pointer to no table: what the unit reads is garbage */
+			return 7; /* a table pointer to no table: what the unit reads is garbage */
 		u64 e = ((const u64 *)fake_p2v(NULL, pa))[(gpa >> (12 + 9 * (level - 1))) & 511];
 		if (write ? !(e & 2) : !(e & 1))
 			return write ? 5 : 6;
 		if (e & 0x80)
-			return 12;  /* the builder never makes superpages */
+			return 12; /* the builder never makes superpages */
 		pa = e & 0x000ffffffffff000ull;
 	}
 	*hpa = pa | (gpa & 0xfff);
@@ -95,7 +95,7 @@ static void test_mutations_caught(void **state)
 	ce.lo &= ~VTD_PRESENT;
 	assert_true(mismatches(ce, 4) > 0);
 	ce = good;
-	ce.hi = (ce.hi & ~7ull) | 1;   /* 3 levels over a 4-level table */
+	ce.hi = (ce.hi & ~7ull) | 1; /* 3 levels over a 4-level table */
 	assert_true(mismatches(ce, 4) > 0);
 	/* A read-only page, a dropped middle entry, a leaf pointing one page off. */
 	u64 *top = fake_p2v(NULL, d.root);
@@ -108,7 +108,7 @@ static void test_mutations_caught(void **state)
 	l1[5] = keep + 4096;
 	assert_true(mismatches(good, 4) > 0);
 	l1[5] = keep;
-	l1[0] = 0x5000 | VTD_SL_R;     /* the unmapped first page made readable */
+	l1[0] = 0x5000 | VTD_SL_R; /* the unmapped first page made readable */
 	assert_true(mismatches(good, 4) > 0);
 	l1[0] = 0;
 	const u64 mid = l2[3];
@@ -132,22 +132,29 @@ static void test_rights_and_refusals(void **state)
 	assert_int_equal(iommu_pt_init(&d, &mem, 5, 1), -1);
 	assert_int_equal(iommu_pt_init(&d, &mem, 2, 1), -1);
 	assert_int_equal(iommu_pt_init(&d, &mem, 3, 1), 0);
-	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x2000, 0x9000, 0x1000, VTD_SL_R), 0);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x2000, 0x9000, 0x1000, VTD_SL_R),
+			 0);
 	struct vtd_entry ce = vtd_context_entry(&d);
 	u64 hpa;
 	assert_int_equal(walk(ce, 0x2010, false, &hpa), 0);
 	assert_int_equal(hpa, 0x9010);
 	assert_int_equal(walk(ce, 0x2010, true, &hpa), 5);
 	/* Unaligned, or past what 3 levels reach (2^39): refused, nothing mapped. */
-	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x3004, 0xa000, 0x1000, VTD_SL_R), -1);
-	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x3000, 0xa000, 0x800, VTD_SL_R), -1);
-	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x7ffffff000ull, 0xa000, 0x2000, VTD_SL_R), -1);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x3004, 0xa000, 0x1000, VTD_SL_R),
+			 -1);
+	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0x3000, 0xa000, 0x800, VTD_SL_R),
+			 -1);
+	assert_int_equal(
+		iommu_pt_map(&d, &mem, &vtd_sl_format, 0x7ffffff000ull, 0xa000, 0x2000, VTD_SL_R),
+		-1);
 	assert_int_equal(d.mapped, 0x1000);
 	iommu_pt_free(&d, &mem, &vtd_sl_format);
 	/* Out of table pages part way: -1, and freeing takes back what was built. */
 	limit = 3;
 	assert_int_equal(iommu_pt_init(&d, &mem, 4, 1), 0);
-	assert_int_equal(iommu_pt_map(&d, &mem, &vtd_sl_format, 0, 0x100000, 0x400000, VTD_SL_R | VTD_SL_W), -1);
+	assert_int_equal(
+		iommu_pt_map(&d, &mem, &vtd_sl_format, 0, 0x100000, 0x400000, VTD_SL_R | VTD_SL_W),
+		-1);
 	iommu_pt_free(&d, &mem, &vtd_sl_format);
 	assert_int_equal(live, 0);
 	/* SAGAW: 4 levels preferred, 3 taken, neither refused. */
@@ -186,7 +193,7 @@ static void test_fault_decode(void **state)
 }
 
 /* A register block: CAP with 4-level SAGAW, 3 fault records at 0x400, IOTLB registers at 0x200. */
-#define CAP_TEST  (4ull << 8 | 0x40ull << 24 | 2ull << 40)
+#define CAP_TEST (4ull << 8 | 0x40ull << 24 | 2ull << 40)
 #define ECAP_TEST (0x20ull << 8)
 static u64 regs[512] __attribute__((aligned(4096)));
 
@@ -241,7 +248,7 @@ static void test_dead_unit(void **state)
 	assert_int_equal(vtd_unit_init(&u, regs, 0xfed90000, &mem, half_dead), -1);
 	assert_error_has(u.error, "IOTLB invalidation never completed");
 	assert_false(R32(VTD_REG_GSTS) & VTD_GSTS_TES);
-	assert_int_equal(live, 0);   /* a unit left off gives its root table back */
+	assert_int_equal(live, 0); /* a unit left off gives its root table back */
 }
 
 static void report(void *ctx, const struct vtd_fault *f)
@@ -258,7 +265,7 @@ static void test_unit(void **state)
 	struct vtd_unit u;
 	memset(regs, 0, sizeof(regs));
 	R64(VTD_REG_CAP) = CAP_TEST;
-	R64(VTD_REG_ECAP) = ECAP_TEST | 1;   /* coherent: no clflush on the fake memory */
+	R64(VTD_REG_ECAP) = ECAP_TEST | 1; /* coherent: no clflush on the fake memory */
 	invalidations = 0;
 	assert_int_equal(vtd_unit_init(&u, regs, 0xfed90000, &mem, hardware), 0);
 	assert_true(u.on);
@@ -287,12 +294,12 @@ static void test_unit(void **state)
 	struct iommu_pt shallow = d, far = d;
 	shallow.levels = 3;
 	assert_int_equal(vtd_attach(&u, &mem, 0x0509, &shallow), -1);
-	far.did = 16;   /* CAP.ND 0: domain IDs 0-15 */
+	far.did = 16; /* CAP.ND 0: domain IDs 0-15 */
 	assert_int_equal(vtd_attach(&u, &mem, 0x0509, &far), -1);
 	assert_error_has(u.error, "CAP.ND");
 	vtd_detach(&u, &mem, 0x0508);
 	assert_false(ctx[8].lo & VTD_PRESENT);
-	assert_int_equal(invalidations, 4);   /* after the attach and the detach; refusals none */
+	assert_int_equal(invalidations, 4); /* after the attach and the detach; refusals none */
 
 	/* Faults: records 1 and 2 pending from FRI 1, record 0 empty, and an overflow. */
 	R32(VTD_REG_FSTS) = VTD_FSTS_PPF | VTD_FSTS_PFO | 1 << 8;

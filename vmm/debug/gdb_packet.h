@@ -14,18 +14,18 @@ struct gdb_rx {
 	enum gdb_rx_state state;
 	char buf[GDB_PACKET_MAX + 1]; /* the packet's data, NUL-terminated once complete */
 	u32 len;
-	u8 sum;       /* running checksum of the data as sent */
-	u8 sum_hi;    /* the first checksum digit */
+	u8 sum;	   /* running checksum of the data as sent */
+	u8 sum_hi; /* the first checksum digit */
 	bool overflow;
 };
 
 /* What one received byte completed. */
 enum gdb_rx_event {
-	GDB_RX_NONE,      /* nothing yet (or an ack) */
-	GDB_RX_PACKET,    /* a packet with a good checksum is in buf/len: ack it with '+' */
-	GDB_RX_BAD,       /* a packet with a bad checksum or too long: answer '-' */
+	GDB_RX_NONE,	  /* nothing yet (or an ack) */
+	GDB_RX_PACKET,	  /* a packet with a good checksum is in buf/len: ack it with '+' */
+	GDB_RX_BAD,	  /* a packet with a bad checksum or too long: answer '-' */
 	GDB_RX_INTERRUPT, /* Ctrl-C outside a packet */
-	GDB_RX_NACK,      /* '-': gdb wants the last reply again */
+	GDB_RX_NACK,	  /* '-': gdb wants the last reply again */
 };
 
 void gdb_rx_reset(struct gdb_rx *rx);

@@ -21,15 +21,27 @@ enum { SIG_INT = 2, SIG_TRAP = 5 };
 
 /* Where a register's value lives: S_GPR (index into gpr[]), S_SEL (segment), S_ST, S_XMM
  * (FXSAVE slots), S_FX16 / S_FX32 (FXSAVE field at byte idx), S_CR (CRn). */
-enum reg_src { S_GPR, S_RIP, S_FLAGS, S_SEL, S_ST, S_FX16, S_FX32, S_FTAG, S_XMM, S_BASE, S_CR,
-	       S_EFER };
+enum reg_src {
+	S_GPR,
+	S_RIP,
+	S_FLAGS,
+	S_SEL,
+	S_ST,
+	S_FX16,
+	S_FX32,
+	S_FTAG,
+	S_XMM,
+	S_BASE,
+	S_CR,
+	S_EFER
+};
 enum reg_feature { F_CORE, F_SSE, F_SEGMENTS, F_CONTROL, F_COUNT };
 enum { M32 = 1, M64 = 2, MB = 3 }; /* the modes a register exists in */
 
 struct gdb_reg {
 	const char *name;
 	u8 modes, feature, src, idx;
-	u8 bits;          /* 0: the mode's word (32 or 64) */
+	u8 bits;	  /* 0: the mode's word (32 or 64) */
 	const char *type; /* NULL: a plain integer of that width */
 };
 
@@ -88,7 +100,9 @@ static const struct gdb_reg regs[] = {
 #define NREGS (sizeof(regs) / sizeof(regs[0]))
 
 static const char *const feature_names[F_COUNT] = {
-	"org.gnu.gdb.i386.core", "org.gnu.gdb.i386.sse", "org.gnu.gdb.i386.segments",
+	"org.gnu.gdb.i386.core",
+	"org.gnu.gdb.i386.sse",
+	"org.gnu.gdb.i386.segments",
 	"org.umbra.x86.control",
 };
 
@@ -106,20 +120,20 @@ struct swbp {
 };
 
 static struct {
-	struct vm *vm;          /* the target; NULL: no stub */
+	struct vm *vm;			/* the target; NULL: no stub */
 	bool (*rcmd)(const char *line); /* where gdb's "monitor CMD" goes (gdbstub_init) */
 	struct gdb_rx rx;
 	char reply[GDB_PACKET_MAX];
 	u32 reply_len;
 	char out[2 * GDB_PACKET_MAX + 8]; /* the last framed reply, for a '-' */
 	u32 out_len;
-	bool lm;                /* the register layout is x86-64's (else i386's) */
-	bool report_due;        /* a stop gdb has not been told of yet */
+	bool lm;	 /* the register layout is x86-64's (else i386's) */
+	bool report_due; /* a stop gdb has not been told of yet */
 	int signal;
-	const char *why;        /* the stop reason's key ("swbreak:;"), or "" */
-	bool guest_tf;          /* RFLAGS.TF as the guest had it before gdb's step */
-	bool mtf;               /* the step runs on the monitor trap flag, not TF */
-	bool step_told;         /* the log said how gdb steps */
+	const char *why; /* the stop reason's key ("swbreak:;"), or "" */
+	bool guest_tf;	 /* RFLAGS.TF as the guest had it before gdb's step */
+	bool mtf;	 /* the step runs on the monitor trap flag, not TF */
+	bool step_told;	 /* the log said how gdb steps */
 	u64 stop_tsc;
 	struct swbp bp[SWBP_MAX];
 	struct hwbp hw[4];
@@ -205,18 +219,39 @@ static void reg_read(struct vcpu *v, const struct gdb_reg *r, u8 *buf)
 
 	memset(buf, 0, 16);
 	switch (r->src) {
-	case S_GPR: val = c->gpr[r->idx]; break;
-	case S_RIP: val = c->rip; break;
-	case S_FLAGS: val = c->rflags; break;
-	case S_SEL: val = c->seg[r->idx].sel; break;
-	case S_BASE: val = c->seg[r->idx].base; break;
-	case S_CR: val = r->idx == 0 ? c->cr0 : r->idx == 2 ? c->cr2 : r->idx == 3 ? c->cr3 : c->cr4;
+	case S_GPR:
+		val = c->gpr[r->idx];
 		break;
-	case S_EFER: val = c->efer; break;
-	case S_ST: memcpy(buf, v->fpu + 32 + 16 * r->idx, 10); return;
-	case S_XMM: memcpy(buf, v->fpu + 160 + 16 * r->idx, 16); return;
-	case S_FX16: val = fpu_le(v->fpu + r->idx, 2); break;
-	case S_FX32: val = fpu_le(v->fpu + r->idx, 4); break;
+	case S_RIP:
+		val = c->rip;
+		break;
+	case S_FLAGS:
+		val = c->rflags;
+		break;
+	case S_SEL:
+		val = c->seg[r->idx].sel;
+		break;
+	case S_BASE:
+		val = c->seg[r->idx].base;
+		break;
+	case S_CR:
+		val = r->idx == 0 ? c->cr0 : r->idx == 2 ? c->cr2 : r->idx == 3 ? c->cr3 : c->cr4;
+		break;
+	case S_EFER:
+		val = c->efer;
+		break;
+	case S_ST:
+		memcpy(buf, v->fpu + 32 + 16 * r->idx, 10);
+		return;
+	case S_XMM:
+		memcpy(buf, v->fpu + 160 + 16 * r->idx, 16);
+		return;
+	case S_FX16:
+		val = fpu_le(v->fpu + r->idx, 2);
+		break;
+	case S_FX32:
+		val = fpu_le(v->fpu + r->idx, 4);
+		break;
 	case S_FTAG: {
 		/* The full tag word from FXSAVE's abridged one: empty (3) or valid (0). */
 		u8 abridged = v->fpu[r->idx];
@@ -236,14 +271,18 @@ static bool reg_write(struct vcpu *v, const struct gdb_reg *r, const u8 *buf)
 	memcpy(&val, buf, reg_bytes(r) < 8 ? reg_bytes(r) : 8);
 	switch (r->src) {
 	case S_GPR:
-		v->hw.regs.gpr[r->idx] = gdb.lm ? val : (v->hw.regs.gpr[r->idx] & ~0xffffffffull) | (u32)val;
+		v->hw.regs.gpr[r->idx] =
+			gdb.lm ? val : (v->hw.regs.gpr[r->idx] & ~0xffffffffull) | (u32)val;
 		return true;
-	case S_RIP: v->hw.regs.rip = gdb.lm ? val : (u32)val; return true;
+	case S_RIP:
+		v->hw.regs.rip = gdb.lm ? val : (u32)val;
+		return true;
 	case S_FLAGS:
 		/* Bit 1 is always set; the rest the guest's POPF could not set stays as it is. */
 		v->hw.regs.rflags = ((u32)val & 0x3f7fd5) | 2;
 		return true;
-	default: return false;
+	default:
+		return false;
 	}
 }
 
@@ -289,8 +328,10 @@ static void build_xml(void)
 			if (r->bits == 80)
 				bits = 80;
 			xml_add("<reg name=\"%s\" bitsize=\"%u\" regnum=\"%u\" type=\"%s%s\"/>",
-				r->name, bits, regnum++,
-				r->type ? r->type : "int", r->type ? "" : bits == 64 ? "64" : "32");
+				r->name, bits, regnum++, r->type ? r->type : "int",
+				r->type	     ? ""
+				: bits == 64 ? "64"
+					     : "32");
 		}
 		if (open)
 			xml_add("</feature>");
@@ -357,7 +398,11 @@ static void hw_apply(struct vcpu *v)
 		if (!h->used)
 			continue;
 		u64 rw = h->type == 1 ? 0 : h->type == 2 ? 1 : 3;
-		u64 len = h->type == 1 ? 0 : h->len == 1 ? 0 : h->len == 2 ? 1 : h->len == 8 ? 2 : 3;
+		u64 len = h->type == 1	? 0
+			  : h->len == 1 ? 0
+			  : h->len == 2 ? 1
+			  : h->len == 8 ? 2
+					: 3;
 		dr[i] = h->addr;
 		dr7 |= BIT(2 * i) | (rw << (16 + 4 * i)) | (len << (18 + 4 * i));
 		any = true;
@@ -373,8 +418,9 @@ static const char *hw_insert(struct vcpu *v, u64 type, u64 addr, u64 len)
 		return "E16"; /* the CPU watches aligned 1, 2, 4 or 8 bytes */
 	for (int i = 0; i < 4; i++)
 		if (!gdb.hw[i].used) {
-			gdb.hw[i] = (struct hwbp){ .addr = addr, .type = (u8)type, .len = (u8)len,
-						   .used = true };
+			gdb.hw[i] = (struct hwbp){
+				.addr = addr, .type = (u8)type, .len = (u8)len, .used = true
+			};
 			hw_apply(v);
 			return "OK";
 		}
@@ -399,7 +445,8 @@ static void stop(struct vcpu *v, int signal, const char *why)
 	if (v->debug_step && gdb.mtf)
 		virt->single_step(&v->hw, false);
 	else if (v->debug_step)
-		v->hw.regs.rflags = (v->hw.regs.rflags & ~(u64)RFLAGS_TF) | (gdb.guest_tf ? RFLAGS_TF : 0);
+		v->hw.regs.rflags =
+			(v->hw.regs.rflags & ~(u64)RFLAGS_TF) | (gdb.guest_tf ? RFLAGS_TF : 0);
 	v->debug_step = false;
 	v->debug_stop = true;
 	gdb.signal = signal;
@@ -681,7 +728,10 @@ static void cmd_vcont(struct vcpu *v, const char *p)
 	/* One vCPU: the first action applies to it. */
 	char action = *p;
 	switch (action) {
-	case 'c': case 'C': case 's': case 'S':
+	case 'c':
+	case 'C':
+	case 's':
+	case 'S':
 		do_resume(v, action, NULL);
 		return;
 	case 't':
@@ -719,18 +769,36 @@ static void handle_packet(struct vcpu *v, const char *p)
 		/* A gdb that connects to a running guest stops it, as attaching does. */
 		stop_and_reply(v, SIG_TRAP);
 		break;
-	case 'g': cmd_read_regs(v); break;
-	case 'G': cmd_write_regs(v, p + 1); break;
-	case 'p': cmd_read_reg(v, p + 1); break;
-	case 'P': cmd_write_reg(v, p + 1); break;
-	case 'm': cmd_read_mem(v, p + 1); break;
-	case 'M': cmd_write_mem(v, p + 1); break;
-	case 'Z': cmd_breakpoint(v, p + 1, true); break;
-	case 'z': cmd_breakpoint(v, p + 1, false); break;
-	case 'c': case 's':
+	case 'g':
+		cmd_read_regs(v);
+		break;
+	case 'G':
+		cmd_write_regs(v, p + 1);
+		break;
+	case 'p':
+		cmd_read_reg(v, p + 1);
+		break;
+	case 'P':
+		cmd_write_reg(v, p + 1);
+		break;
+	case 'm':
+		cmd_read_mem(v, p + 1);
+		break;
+	case 'M':
+		cmd_write_mem(v, p + 1);
+		break;
+	case 'Z':
+		cmd_breakpoint(v, p + 1, true);
+		break;
+	case 'z':
+		cmd_breakpoint(v, p + 1, false);
+		break;
+	case 'c':
+	case 's':
 		do_resume(v, p[0], p + 1);
 		return;
-	case 'C': case 'S': {
+	case 'C':
+	case 'S': {
 		/* The signal means nothing to a guest: continue or step without it. */
 		const char *semi = strchr(p, ';');
 		do_resume(v, p[0], semi ? semi + 1 : NULL);
@@ -755,12 +823,16 @@ static void handle_packet(struct vcpu *v, const char *p)
 		/* Umbra's guests are not gdb's to kill: kill detaches (README). */
 		detach(v);
 		return;
-	case 'H': case 'T': put("OK"); break;
+	case 'H':
+	case 'T':
+		put("OK");
+		break;
 	case 'q':
 		if (!strncmp(p, "qSupported", 10)) {
 			/* The layout is fixed for the connection: the guest's mode now, unless
 			 * gdbarch= names one (a 64-bit kernel that boots in 32-bit mode). */
-			gdb.lm = options.gdbarch ? options.gdbarch == 2 : v->hw.regs.efer & EFER_LMA;
+			gdb.lm =
+				options.gdbarch ? options.gdbarch == 2 : v->hw.regs.efer & EFER_LMA;
 			build_xml();
 			putf("PacketSize=%x;qXfer:features:read+;swbreak+;hwbreak+;vContSupported+",
 			     GDB_PACKET_MAX);

@@ -25,8 +25,8 @@
 
 /* The line being typed (under the console's input lock) and the one waiting to run. */
 static char queued[MON_LINE];
-static bool queued_ready;       /* atomics: set by the input side, taken by one CPU */
-static spinlock_t run_lock;     /* one command at a time */
+static bool queued_ready;   /* atomics: set by the input side, taken by one CPU */
+static spinlock_t run_lock; /* one command at a time */
 
 static struct vm *find_vm(const char *name)
 {
@@ -49,15 +49,16 @@ static const char *state_name(const struct vm *vm)
 
 static void cmd_guests(void)
 {
-	for_each_vm(vm) {
+	for_each_vm(vm)
+	{
 		struct mmu_stats st;
 		vm_lock(vm);
 		mmu_stats(&vm->mmu, &st);
 		vm_unlock(vm);
 		kprintf("monitor: guest %s state=%s cpu=%u exits=%lu faults_fixed=%lu "
 			"faults_to_guest=%lu shadow_pages=%lu zapped=%lu paging=%s%s%s\n",
-			vm->name, state_name(vm), vm->cpu, vm->vcpus[0].exits_total, st.faults_fixed,
-			st.faults_guest, vm->mmu.npages, st.pages_zapped,
+			vm->name, state_name(vm), vm->cpu, vm->vcpus[0].exits_total,
+			st.faults_fixed, st.faults_guest, vm->mmu.npages, st.pages_zapped,
 			vm->tdp_on ? "nested" : "shadow", gdbstub_attached(vm) ? " gdb" : "",
 			console_has_focus(vm) ? " focus" : "");
 	}
@@ -68,7 +69,8 @@ static void cmd_guests(void)
 static void cmd_mem(void)
 {
 	u64 ram = 0, pools = 0, n = 0;
-	for_each_vm(vm) {
+	for_each_vm(vm)
+	{
 		for (u32 s = 0; s < vm->mem.n; s++)
 			ram += vm->mem.slot[s].npages;
 		pools += __atomic_load_n(&vm->mmu.pool_used, __ATOMIC_RELAXED);
@@ -77,8 +79,8 @@ static void cmd_mem(void)
 	u64 total = palloc_total_pages(), free = palloc_free_pages();
 	u64 used = total - free, umbra = used > ram + pools ? used - ram - pools : 0;
 	kprintf("monitor: memory: %lu MiB free of %lu MiB; guests' RAM %lu MiB (%lu guests), "
-		"shadow pools %lu KiB, Umbra's own %lu KiB\n", free >> 8, total >> 8, ram >> 8, n,
-		pools * 4, umbra * 4);
+		"shadow pools %lu KiB, Umbra's own %lu KiB\n",
+		free >> 8, total >> 8, ram >> 8, n, pools * 4, umbra * 4);
 }
 
 /* The registers as last saved (a running guest's are a snapshot from its last exit: pause it
@@ -87,8 +89,8 @@ static void cmd_mem(void)
 static void cmd_regs(struct vm *vm)
 {
 	const struct x86_emu_ctx *r = &vm->vcpus[0].hw.regs;
-	kprintf("monitor: %s vcpu0 (%s) rip=0x%lx rflags=0x%lx cpl=%d\n", vm->name,
-		state_name(vm), r->rip, r->rflags, r->cpl);
+	kprintf("monitor: %s vcpu0 (%s) rip=0x%lx rflags=0x%lx cpl=%d\n", vm->name, state_name(vm),
+		r->rip, r->rflags, r->cpl);
 	vcpu_print_regs(&vm->vcpus[0], "monitor:");
 }
 
@@ -121,12 +123,14 @@ static bool read_shadow_entry(struct vm *vm, u64 hpa, unsigned bytes, u64 *e)
  * entries of bytes each; PS ends the walk above level 1 where large says it means a page. */
 static void walk_levels(struct vm *vm, const char *which,
 			bool (*read)(struct vm *vm, u64 addr, unsigned bytes, u64 *e), u64 table,
-			int levels, unsigned bits, unsigned bytes, u64 addr_mask, bool large, u64 gva)
+			int levels, unsigned bits, unsigned bytes, u64 addr_mask, bool large,
+			u64 gva)
 {
 	for (int level = levels; level >= 1; level--) {
 		u64 i = (gva >> (12 + bits * (level - 1))) & ((1u << bits) - 1), e = 0;
 		if (!read(vm, table + bytes * i, bytes, &e)) {
-			kprintf("monitor:   %s L%d table at 0x%lx is not RAM\n", which, level, table);
+			kprintf("monitor:   %s L%d table at 0x%lx is not RAM\n", which, level,
+				table);
 			return;
 		}
 		print_entry(which, level, i, table + bytes * i, e);
@@ -215,19 +219,24 @@ static void cmd_shadow(struct vm *vm)
 	vm_lock(vm);
 	mmu_stats(&vm->mmu, &st);
 	kprintf("monitor: shadow %s: mode=%s pages=%lu pool=%lu/%lu pages rmap_descs=%lu "
-		"root=0x%lx%s\n", vm->name, vm->tdp_on ? "nested" : vm->mmu.cfg.nocache ? "nocache" :
-		"shadow", vm->mmu.npages, vm->mmu.pool_used, vm->mmu.cfg.pool_max_pages,
-		st.rmap_desc_in_use, vm->vcpus[0].hw.root_hpa, vm->vcpus[0].hw.root_pae ? " (pae)" : "");
+		"root=0x%lx%s\n",
+		vm->name,
+		vm->tdp_on	      ? "nested"
+		: vm->mmu.cfg.nocache ? "nocache"
+				      : "shadow",
+		vm->mmu.npages, vm->mmu.pool_used, vm->mmu.cfg.pool_max_pages, st.rmap_desc_in_use,
+		vm->vcpus[0].hw.root_hpa, vm->vcpus[0].hw.root_pae ? " (pae)" : "");
 	kprintf("monitor:   shadowed=%lu zapped=%lu reclaimed=%lu root_hits=%lu root_misses=%lu "
-		"writes_emulated=%lu flood_zaps=%lu prefetched=%lu\n", st.pages_shadowed,
-		st.pages_zapped, st.pages_reclaimed, st.root_hits, st.root_misses, st.writes_emulated,
-		st.flood_zaps, st.prefetched);
+		"writes_emulated=%lu flood_zaps=%lu prefetched=%lu\n",
+		st.pages_shadowed, st.pages_zapped, st.pages_reclaimed, st.root_hits,
+		st.root_misses, st.writes_emulated, st.flood_zaps, st.prefetched);
 	struct mmu_census c;
 	mmu_census(&vm->mmu, &c);
 	kprintf("monitor:   by level (shadowing+direct): L5 %lu+%lu L4 %lu+%lu L3 %lu+%lu L2 %lu+%lu "
-		"L1 %lu+%lu; roots=%lu parent_links=%lu\n", c.shadowing[5], c.direct[5],
-		c.shadowing[4], c.direct[4], c.shadowing[3], c.direct[3], c.shadowing[2], c.direct[2],
-		c.shadowing[1], c.direct[1], c.roots, c.parent_links);
+		"L1 %lu+%lu; roots=%lu parent_links=%lu\n",
+		c.shadowing[5], c.direct[5], c.shadowing[4], c.direct[4], c.shadowing[3],
+		c.direct[3], c.shadowing[2], c.direct[2], c.shadowing[1], c.direct[1], c.roots,
+		c.parent_links);
 	vm_unlock(vm);
 }
 
@@ -304,7 +313,8 @@ static void top_frame(void)
 	char line[400];
 
 	kprintf("\x1b[H\x1b[Jmonitor: top: exits per second over %lu ms ('top' again stops)\n", ms);
-	for_each_vm(vm) {
+	for_each_vm(vm)
+	{
 		u64 total = 0;
 		int n = 0;
 		for (u32 r = 0; r < EXIT_REASONS; r++) {
@@ -335,17 +345,64 @@ static void cmd_top(void)
 
 static void cmd_help(struct vm *vm, const char *arg);
 
-static void do_guests(struct vm *vm, const char *arg) { (void)vm; (void)arg; cmd_guests(); }
-static void do_top(struct vm *vm, const char *arg) { (void)vm; (void)arg; cmd_top(); }
-static void do_mem(struct vm *vm, const char *arg) { (void)vm; (void)arg; cmd_mem(); }
-static void do_regs(struct vm *vm, const char *arg) { (void)arg; cmd_regs(vm); }
-static void do_shadow(struct vm *vm, const char *arg) { (void)arg; cmd_shadow(vm); }
-static void do_audit(struct vm *vm, const char *arg) { (void)arg; cmd_audit(vm); }
-static void do_pause(struct vm *vm, const char *arg) { (void)arg; cmd_pause(vm, true); }
-static void do_resume(struct vm *vm, const char *arg) { (void)arg; cmd_pause(vm, false); }
-static void do_log(struct vm *vm, const char *arg) { (void)arg; cmd_log(vm); }
-static void do_nmi(struct vm *vm, const char *arg) { (void)arg; cmd_nmi(vm); }
-static void do_focus(struct vm *vm, const char *arg) { (void)arg; console_focus_set(vm); }
+static void do_guests(struct vm *vm, const char *arg)
+{
+	(void)vm;
+	(void)arg;
+	cmd_guests();
+}
+static void do_top(struct vm *vm, const char *arg)
+{
+	(void)vm;
+	(void)arg;
+	cmd_top();
+}
+static void do_mem(struct vm *vm, const char *arg)
+{
+	(void)vm;
+	(void)arg;
+	cmd_mem();
+}
+static void do_regs(struct vm *vm, const char *arg)
+{
+	(void)arg;
+	cmd_regs(vm);
+}
+static void do_shadow(struct vm *vm, const char *arg)
+{
+	(void)arg;
+	cmd_shadow(vm);
+}
+static void do_audit(struct vm *vm, const char *arg)
+{
+	(void)arg;
+	cmd_audit(vm);
+}
+static void do_pause(struct vm *vm, const char *arg)
+{
+	(void)arg;
+	cmd_pause(vm, true);
+}
+static void do_resume(struct vm *vm, const char *arg)
+{
+	(void)arg;
+	cmd_pause(vm, false);
+}
+static void do_log(struct vm *vm, const char *arg)
+{
+	(void)arg;
+	cmd_log(vm);
+}
+static void do_nmi(struct vm *vm, const char *arg)
+{
+	(void)arg;
+	cmd_nmi(vm);
+}
+static void do_focus(struct vm *vm, const char *arg)
+{
+	(void)arg;
+	console_focus_set(vm);
+}
 
 static void do_trace(struct vm *vm, const char *arg)
 {
@@ -380,7 +437,7 @@ static void do_stop(struct vm *vm, const char *arg)
 static const struct mon_cmd {
 	const char *name;
 	const char *usage;
-	int words;          /* 0: no guest; 1: NAME; 2: NAME and one more */
+	int words; /* 0: no guest; 1: NAME; 2: NAME and one more */
 	void (*fn)(struct vm *vm, const char *arg);
 } cmds[] = {
 	{ "guests", "", 0, do_guests },

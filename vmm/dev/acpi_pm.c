@@ -4,16 +4,16 @@
 
 #define NSEC 1000000000ull
 
-#define STS_TMR 0x0001      /* the timer's bit 31 changed */
+#define STS_TMR 0x0001 /* the timer's bit 31 changed */
 /* The enables a guest may set: timer, global lock, power button, RTC (no status but the
  * timer's is ever set here, and no SCI is raised: the board has no SCI source wired). */
-#define EN_BITS 0x0521      /* TMR_EN, GBL_EN, PWRBTN_EN, RTC_EN (SLPBTN absent: FADT flag) */
+#define EN_BITS 0x0521 /* TMR_EN, GBL_EN, PWRBTN_EN, RTC_EN (SLPBTN absent: FADT flag) */
 
 #define CNT_SCI_EN 0x0001
 #define CNT_BM_RLD 0x0002
 #define CNT_SLP_TYP_SHIFT 10
 #define CNT_SLP_TYP 0x1c00
-#define CNT_SLP_EN 0x2000   /* write-only: enter the sleep state in SLP_TYP */
+#define CNT_SLP_EN 0x2000 /* write-only: enter the sleep state in SLP_TYP */
 #define CNT_KEPT (CNT_BM_RLD | CNT_SLP_TYP)
 
 /* Ticks since start, split at whole seconds so the product cannot overflow. */
@@ -44,9 +44,12 @@ void acpi_pm_reset(struct acpi_pm *pm, u64 now_ns)
 static u32 reg_bytes(struct acpi_pm *pm, unsigned off, u64 now_ns)
 {
 	switch (off & ~3u) {
-	case ACPI_PM1_EVT: return status(pm, now_ns) | (u32)pm->en << 16;
-	case ACPI_PM1_CNT: return pm->cnt;   /* SLP_EN and GBL_RLS read as 0 */
-	default: return acpi_pm_timer(pm, now_ns);
+	case ACPI_PM1_EVT:
+		return status(pm, now_ns) | (u32)pm->en << 16;
+	case ACPI_PM1_CNT:
+		return pm->cnt; /* SLP_EN and GBL_RLS read as 0 */
+	default:
+		return acpi_pm_timer(pm, now_ns);
 	}
 }
 
@@ -89,13 +92,14 @@ void acpi_pm_write(struct acpi_pm *pm, unsigned off, unsigned size, u32 val, u64
 		if (lanes & 0xffff)
 			write_sts(pm, (u16)(v & lanes), now_ns);
 		if (lanes >> 16)
-			pm->en = (u16)(((pm->en & ~(lanes >> 16)) | (v >> 16 & lanes >> 16)) & EN_BITS);
+			pm->en = (u16)(((pm->en & ~(lanes >> 16)) | (v >> 16 & lanes >> 16)) &
+				       EN_BITS);
 		break;
 	case ACPI_PM1_CNT:
 		if (lanes & 0xffff)
 			write_cnt(pm, (u16)((pm->cnt & ~lanes) | (v & lanes)));
 		break;
 	default:
-		break;   /* the timer is read-only */
+		break; /* the timer is read-only */
 	}
 }

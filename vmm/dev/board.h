@@ -37,7 +37,7 @@ struct board {
 	struct kbc kbc;
 	struct rcr rcr;
 	struct pci_bus pci; /* 0xCF8-0xCFF: the host bridge and the assigned functions */
-	u16 irq_levels;     /* the device lines as last driven into the PIC and I/O APIC */
+	u16 irq_levels;	    /* the device lines as last driven into the PIC and I/O APIC */
 };
 
 #endif

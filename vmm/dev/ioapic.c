@@ -162,7 +162,7 @@ static u32 read_reg(const struct ioapic *io)
 		return read_redir(io, (unsigned)pin, io->sel & 1);
 	switch (io->sel) {
 	case IOAPIC_REG_ID:
-	case IOAPIC_REG_ARB:  /* the arbitration ID is loaded from the ID */
+	case IOAPIC_REG_ARB: /* the arbitration ID is loaded from the ID */
 		return (u32)io->id << ID_SHIFT;
 	case IOAPIC_REG_VER:
 		return IOAPIC_VERSION;
@@ -186,18 +186,28 @@ static void write_reg(struct ioapic *io, u32 val)
 u32 ioapic_mmio_read(struct ioapic *io, u32 off)
 {
 	switch (off) {
-	case IOAPIC_REGSEL: return io->sel;
-	case IOAPIC_WIN: return read_reg(io);
-	default: return 0;
+	case IOAPIC_REGSEL:
+		return io->sel;
+	case IOAPIC_WIN:
+		return read_reg(io);
+	default:
+		return 0;
 	}
 }
 
 void ioapic_mmio_write(struct ioapic *io, u32 off, u32 val)
 {
 	switch (off) {
-	case IOAPIC_REGSEL: io->sel = val & 0xff; break;
-	case IOAPIC_WIN: write_reg(io, val); break;
-	case IOAPIC_EOI: ioapic_eoi(io, (u8)val); break;
-	default: break;
+	case IOAPIC_REGSEL:
+		io->sel = val & 0xff;
+		break;
+	case IOAPIC_WIN:
+		write_reg(io, val);
+		break;
+	case IOAPIC_EOI:
+		ioapic_eoi(io, (u8)val);
+		break;
+	default:
+		break;
 	}
 }

@@ -26,7 +26,7 @@
 #define IOAPIC_RTE_VECTOR 0xffu
 #define IOAPIC_RTE_DELMODE_SHIFT 8
 #define IOAPIC_RTE_LOGICAL (1u << 11)
-#define IOAPIC_RTE_DELIVS (1u << 12)     /* read-only: a message waits for ioapic_take */
+#define IOAPIC_RTE_DELIVS (1u << 12) /* read-only: a message waits for ioapic_take */
 #define IOAPIC_RTE_ACTIVE_LOW (1u << 13)
 #define IOAPIC_RTE_REMOTE_IRR (1u << 14) /* read-only: level message taken, awaiting EOI */
 #define IOAPIC_RTE_LEVEL (1u << 15)
@@ -34,17 +34,21 @@
 #define IOAPIC_RTE_DEST_SHIFT 56
 
 enum {
-	IOAPIC_DM_FIXED = 0, IOAPIC_DM_LOWEST = 1, IOAPIC_DM_SMI = 2,
-	IOAPIC_DM_NMI = 4, IOAPIC_DM_INIT = 5, IOAPIC_DM_EXTINT = 7,
+	IOAPIC_DM_FIXED = 0,
+	IOAPIC_DM_LOWEST = 1,
+	IOAPIC_DM_SMI = 2,
+	IOAPIC_DM_NMI = 4,
+	IOAPIC_DM_INIT = 5,
+	IOAPIC_DM_EXTINT = 7,
 };
 
 /* One interrupt message for the local APICs, decoded from a redirection entry. */
 struct ioapic_msg {
 	u8 vector;
-	u8 dest;        /* entry bits 56-63: an APIC ID, or a logical mask if logical */
-	u8 delivery;    /* IOAPIC_DM_*, as programmed */
-	bool logical;   /* destination mode (bit 11) */
-	bool level;     /* trigger mode (bit 15): the local APIC sets TMR and EOIs back */
+	u8 dest;      /* entry bits 56-63: an APIC ID, or a logical mask if logical */
+	u8 delivery;  /* IOAPIC_DM_*, as programmed */
+	bool logical; /* destination mode (bit 11) */
+	bool level;   /* trigger mode (bit 15): the local APIC sets TMR and EOIs back */
 };
 
 /* clang-format off */

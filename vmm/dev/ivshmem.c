@@ -61,7 +61,7 @@ void ivshmem_write(struct ivshmem *d, unsigned bar, u64 off, unsigned len, u32 v
 		if (off < IVSHMEM_PBA && msix_table_write(&d->msix, off, len, val) >= 0)
 			send_pending(d);
 		else if (off >= IVSHMEM_PBA)
-			d->msix.bad++;          /* the pending bits are read-only */
+			d->msix.bad++; /* the pending bits are read-only */
 		return;
 	}
 	if (bar != 0)
@@ -88,9 +88,9 @@ u32 ivshmem_cap_read(const struct ivshmem *d, u16 reg)
 	case 0:
 		return PCI_CAP_MSIX | (u32)(d->msix.ctrl | (IVSHMEM_VECTORS - 1)) << 16;
 	case 4:
-		return 1;                       /* the table at BAR1 + 0 */
+		return 1; /* the table at BAR1 + 0 */
 	case 8:
-		return IVSHMEM_PBA | 1;         /* the pending bits at BAR1 + 0x800 */
+		return IVSHMEM_PBA | 1; /* the pending bits at BAR1 + 0x800 */
 	default:
 		return 0;
 	}

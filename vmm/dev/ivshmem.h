@@ -27,8 +27,12 @@
 #define IVSHMEM_VECTORS 16u
 #define IVSHMEM_PBA 0x800u
 
-enum { IVSHMEM_INTR_MASK = 0x00, IVSHMEM_INTR_STATUS = 0x04, IVSHMEM_IVPOSITION = 0x08,
-       IVSHMEM_DOORBELL = 0x0c };
+enum {
+	IVSHMEM_INTR_MASK = 0x00,
+	IVSHMEM_INTR_STATUS = 0x04,
+	IVSHMEM_IVPOSITION = 0x08,
+	IVSHMEM_DOORBELL = 0x0c
+};
 
 /* The MSI-X capability in its configuration space (at IVSHMEM_MSIX_CAP, alone in the list):
  * Message Control's enable and function mask are the guest's, the rest reads as built. */
@@ -38,7 +42,7 @@ struct ivshmem {
 	u32 mask;
 	u32 status;
 	u32 ivposition;
-	struct msix msix;               /* its table and pending bits (vmm/dev/msix.c) */
+	struct msix msix; /* its table and pending bits (vmm/dev/msix.c) */
 	struct msix_entry table[IVSHMEM_VECTORS];
 	/* The doorbell register was written: ring peer's vector (the host checks both). */
 	void (*ring)(void *ctx, u16 peer, u16 vector);

@@ -2,12 +2,12 @@
 /* The 8042 keyboard controller as far as kernels use it without a keyboard: reset and the A20 gate. */
 #include "vmm/dev/kbc.h"
 
-#define ST_OBF (1u << 0)     /* output buffer full */
-#define ST_SYS (1u << 2)     /* system flag: POST passed (the command byte's bit 2) */
-#define ST_CMD (1u << 3)     /* the last write was a command */
+#define ST_OBF (1u << 0)      /* output buffer full */
+#define ST_SYS (1u << 2)      /* system flag: POST passed (the command byte's bit 2) */
+#define ST_CMD (1u << 3)      /* the last write was a command */
 #define ST_UNLOCKED (1u << 4) /* keyboard not inhibited */
 #define CB_SYS (1u << 2)
-#define OUT_RESET (1u << 0)  /* 0 holds the CPU in reset */
+#define OUT_RESET (1u << 0) /* 0 holds the CPU in reset */
 #define OUT_A20 (1u << 1)
 
 void kbc_reset(struct kbc *k)
@@ -36,17 +36,41 @@ u8 kbc_read(struct kbc *k, u16 port)
 static bool command(struct kbc *k, u8 cmd)
 {
 	switch (cmd) {
-	case 0x20: reply(k, k->cmd_byte); break;
-	case 0x60: case 0xd1: k->pending = cmd; break;
-	case 0xaa: reply(k, 0x55); break;          /* self test passed */
-	case 0xab: case 0xa9: reply(k, 0x00); break; /* interface tests passed */
-	case 0xad: k->cmd_byte |= 1u << 4; break;  /* keyboard disabled */
-	case 0xae: k->cmd_byte &= (u8)~(1u << 4); break;
-	case 0xa7: k->cmd_byte |= 1u << 5; break;  /* aux disabled */
-	case 0xa8: k->cmd_byte &= (u8)~(1u << 5); break;
-	case 0xd0: reply(k, k->out_port); break;
-	case 0xdd: k->out_port &= (u8)~OUT_A20; break;
-	case 0xdf: k->out_port |= OUT_A20; break;
+	case 0x20:
+		reply(k, k->cmd_byte);
+		break;
+	case 0x60:
+	case 0xd1:
+		k->pending = cmd;
+		break;
+	case 0xaa:
+		reply(k, 0x55);
+		break; /* self test passed */
+	case 0xab:
+	case 0xa9:
+		reply(k, 0x00);
+		break; /* interface tests passed */
+	case 0xad:
+		k->cmd_byte |= 1u << 4;
+		break; /* keyboard disabled */
+	case 0xae:
+		k->cmd_byte &= (u8) ~(1u << 4);
+		break;
+	case 0xa7:
+		k->cmd_byte |= 1u << 5;
+		break; /* aux disabled */
+	case 0xa8:
+		k->cmd_byte &= (u8) ~(1u << 5);
+		break;
+	case 0xd0:
+		reply(k, k->out_port);
+		break;
+	case 0xdd:
+		k->out_port &= (u8)~OUT_A20;
+		break;
+	case 0xdf:
+		k->out_port |= OUT_A20;
+		break;
 	default:
 		/* 0xF0-0xFF pulse the output port's low lines whose bits are clear: bit 0 is
 		 * the reset line. Other commands (the keyboard's own) have nobody to answer. */

@@ -9,10 +9,10 @@
 #define KBC_CMD 0x64 /* reads: status */
 
 struct kbc {
-	u8 cmd_byte;   /* the controller's command byte (0x20 reads it, 0x60 writes it) */
-	u8 out_port;   /* bit 0: the CPU's reset line (0 asserts it), bit 1: A20 */
-	u8 pending;    /* a command waiting for its data byte on port 0x60 (0: none) */
-	u8 data;       /* the output buffer */
+	u8 cmd_byte; /* the controller's command byte (0x20 reads it, 0x60 writes it) */
+	u8 out_port; /* bit 0: the CPU's reset line (0 asserts it), bit 1: A20 */
+	u8 pending;  /* a command waiting for its data byte on port 0x60 (0: none) */
+	u8 data;     /* the output buffer */
 	bool data_full;
 	bool last_cmd; /* status bit 3: the last write went to the command port */
 };

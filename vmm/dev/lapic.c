@@ -3,11 +3,29 @@
 #include "vmm/dev/lapic.h"
 
 enum {
-	R_ID = 0x20, R_VERSION = 0x30, R_TPR = 0x80, R_APR = 0x90, R_PPR = 0xa0, R_EOI = 0xb0,
-	R_RRD = 0xc0, R_LDR = 0xd0, R_DFR = 0xe0, R_SVR = 0xf0, R_ISR = 0x100, R_TMR = 0x180,
-	R_IRR = 0x200, R_ESR = 0x280, R_CMCI = 0x2f0, R_ICR_LO = 0x300, R_ICR_HI = 0x310,
-	R_LVT_TIMER = 0x320, R_LVT_ERROR = 0x370, R_TIMER_INIT = 0x380, R_TIMER_CUR = 0x390,
-	R_TIMER_DIV = 0x3e0, R_SELF_IPI = 0x3f0,
+	R_ID = 0x20,
+	R_VERSION = 0x30,
+	R_TPR = 0x80,
+	R_APR = 0x90,
+	R_PPR = 0xa0,
+	R_EOI = 0xb0,
+	R_RRD = 0xc0,
+	R_LDR = 0xd0,
+	R_DFR = 0xe0,
+	R_SVR = 0xf0,
+	R_ISR = 0x100,
+	R_TMR = 0x180,
+	R_IRR = 0x200,
+	R_ESR = 0x280,
+	R_CMCI = 0x2f0,
+	R_ICR_LO = 0x300,
+	R_ICR_HI = 0x310,
+	R_LVT_TIMER = 0x320,
+	R_LVT_ERROR = 0x370,
+	R_TIMER_INIT = 0x380,
+	R_TIMER_CUR = 0x390,
+	R_TIMER_DIV = 0x3e0,
+	R_SELF_IPI = 0x3f0,
 };
 
 /* Version 0x14 with max LVT entry 5: timer, thermal, perf, LINT0, LINT1, error, as QEMU's
@@ -21,7 +39,7 @@ enum {
 #define BASE_ADDR_LOW 0xfffu /* below the page address: the flags and reserved bits */
 
 #define SVR_ENABLE (1u << 8)
-#define SVR_BITS 0x3ffu      /* vector, enable, focus check; no EOI-broadcast suppression */
+#define SVR_BITS 0x3ffu /* vector, enable, focus check; no EOI-broadcast suppression */
 #define LVT_MASKED (1u << 16)
 #define DM_EXTINT 0x700u
 #define DM_NMI 0x400u
@@ -40,9 +58,8 @@ enum { ONESHOT, PERIODIC, DEADLINE };
 /* What each LVT keeps of a write (SDM figure 11-8); delivery status and remote IRR are
  * read-only and read 0 because delivery is instant. */
 static const u32 lvt_bits[NLVT] = {
-	[LVT_CMCI] = 0x107ff, [LVT_TIMER] = 0x700ff, [LVT_THERMAL] = 0x107ff,
-	[LVT_PERF] = 0x107ff, [LVT_LINT0] = 0x1a7ff, [LVT_LINT1] = 0x1a7ff,
-	[LVT_ERROR] = 0x100ff,
+	[LVT_CMCI] = 0x107ff,  [LVT_TIMER] = 0x700ff, [LVT_THERMAL] = 0x107ff, [LVT_PERF] = 0x107ff,
+	[LVT_LINT0] = 0x1a7ff, [LVT_LINT1] = 0x1a7ff, [LVT_ERROR] = 0x100ff,
 };
 
 /* How a register access went: both interfaces share the registers, and each turns the
@@ -51,9 +68,18 @@ enum acc { A_OK, A_RO, A_WO, A_ABSENT, A_RSVD };
 
 /* ---- 256-bit vector registers ---- */
 
-static void vec_set(u32 *r, unsigned v) { r[v >> 5] |= 1u << (v & 31); }
-static void vec_clear(u32 *r, unsigned v) { r[v >> 5] &= ~(1u << (v & 31)); }
-static bool vec_test(const u32 *r, unsigned v) { return r[v >> 5] >> (v & 31) & 1; }
+static void vec_set(u32 *r, unsigned v)
+{
+	r[v >> 5] |= 1u << (v & 31);
+}
+static void vec_clear(u32 *r, unsigned v)
+{
+	r[v >> 5] &= ~(1u << (v & 31));
+}
+static bool vec_test(const u32 *r, unsigned v)
+{
+	return r[v >> 5] >> (v & 31) & 1;
+}
 
 static int vec_highest(const u32 *r)
 {
@@ -88,9 +114,15 @@ static void power_on(struct vlapic *l, u32 id, u64 base_msr, void (*level_eoi)(v
 	void (*ipi)(void *, u32, u32) = l->ipi;
 	void *ipi_ctx = l->ipi_ctx;
 
-	*l = (struct vlapic){ .base_msr = base_msr, .id = id, .hw_id = id, .dfr = 0xffffffffu,
-			      .svr = 0xff, .level_eoi = level_eoi, .eoi_ctx = eoi_ctx,
-			      .ipi = ipi, .ipi_ctx = ipi_ctx };
+	*l = (struct vlapic){ .base_msr = base_msr,
+			      .id = id,
+			      .hw_id = id,
+			      .dfr = 0xffffffffu,
+			      .svr = 0xff,
+			      .level_eoi = level_eoi,
+			      .eoi_ctx = eoi_ctx,
+			      .ipi = ipi,
+			      .ipi_ctx = ipi_ctx };
 	for (int i = 0; i < NLVT; i++)
 		l->lvt[i] = LVT_MASKED;
 }
@@ -195,8 +227,7 @@ int vlapic_lazy_eoi_vector(const struct vlapic *l)
 
 bool vlapic_accepts_extint(const struct vlapic *l)
 {
-	return !vlapic_hw_enabled(l) ||
-	       (l->lvt[LVT_LINT0] & (LVT_MASKED | DM_MASK)) == DM_EXTINT;
+	return !vlapic_hw_enabled(l) || (l->lvt[LVT_LINT0] & (LVT_MASKED | DM_MASK)) == DM_EXTINT;
 }
 
 bool vlapic_lint0(struct vlapic *l, bool level)
@@ -228,8 +259,7 @@ static bool logical_match(const struct vlapic *l, u32 dest)
 
 	if (vlapic_x2apic(l)) {
 		ldr = x2apic_ldr(l);
-		return dest == 0xffffffffu ||
-		       (dest >> 16 == ldr >> 16 && (dest & ldr & 0xffff));
+		return dest == 0xffffffffu || (dest >> 16 == ldr >> 16 && (dest & ldr & 0xffff));
 	}
 	ldr = l->ldr >> 24;
 	if ((l->dfr >> 28) == 0xf) /* flat: one bit per APIC */
@@ -484,7 +514,8 @@ static u32 vec_reg(const struct vlapic *l, u32 off)
 static enum acc reg_read_other(const struct vlapic *l, u32 off, bool x2, u32 *val)
 {
 	switch (off) {
-	case R_APR: case R_RRD: /* no arbitration to report, no remote reads */
+	case R_APR:
+	case R_RRD: /* no arbitration to report, no remote reads */
 		return x2 ? A_ABSENT : A_OK;
 	case R_EOI:
 		return x2 ? A_WO : A_OK;
@@ -586,9 +617,12 @@ static enum acc reg_write(struct vlapic *l, u32 off, u32 val, bool x2, u64 now_n
 	if (is_vec_reg(off))
 		return A_RO;
 	switch (off) {
-	case R_VERSION: case R_PPR: case R_TIMER_CUR:
+	case R_VERSION:
+	case R_PPR:
+	case R_TIMER_CUR:
 		return A_RO;
-	case R_APR: case R_RRD:
+	case R_APR:
+	case R_RRD:
 		return x2 ? A_ABSENT : A_RO;
 	case R_TPR:
 		return store(&l->tpr, val, 0xff, x2);

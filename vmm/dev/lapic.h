@@ -41,8 +41,14 @@ struct vlapic {
 /* clang-format on */
 
 /* ICR delivery modes (bits 8-10). */
-enum { VLAPIC_DM_FIXED = 0, VLAPIC_DM_LOWEST = 1, VLAPIC_DM_SMI = 2, VLAPIC_DM_NMI = 4,
-       VLAPIC_DM_INIT = 5, VLAPIC_DM_SIPI = 6 };
+enum {
+	VLAPIC_DM_FIXED = 0,
+	VLAPIC_DM_LOWEST = 1,
+	VLAPIC_DM_SMI = 2,
+	VLAPIC_DM_NMI = 4,
+	VLAPIC_DM_INIT = 5,
+	VLAPIC_DM_SIPI = 6
+};
 #define VLAPIC_ICR_LEVEL_ASSERT (1u << 14)
 #define VLAPIC_ICR_TRIGGER_LEVEL (1u << 15)
 
@@ -81,8 +87,14 @@ int vlapic_lazy_eoi_vector(const struct vlapic *l);
 /* CR8 in 64-bit mode is the TPR's priority class (SDM 10.8.6.1): a read gives TPR[7:4], a
  * write of bits 3:0 sets TPR[7:4] and clears TPR[3:0]. The same register as the MMIO and
  * x2APIC TPR, so a kernel may mix them. */
-static inline u64 vlapic_cr8(const struct vlapic *l) { return l->tpr >> 4; }
-static inline void vlapic_set_cr8(struct vlapic *l, u64 val) { l->tpr = (u32)(val & 0xf) << 4; }
+static inline u64 vlapic_cr8(const struct vlapic *l)
+{
+	return l->tpr >> 4;
+}
+static inline void vlapic_set_cr8(struct vlapic *l, u64 val)
+{
+	l->tpr = (u32)(val & 0xf) << 4;
+}
 
 /* TSC-deadline mode: the MSR value (guest TSC) and the same instant on the model's clock
  * (the caller converts; tsc 0 disarms). Ignored unless the timer LVT is in TSC-deadline mode.

@@ -47,10 +47,18 @@ u64 msix_table_read(struct msix *x, u64 off, unsigned len)
 static void field_write(struct msix_entry *e, unsigned field, u32 val)
 {
 	switch (field) {
-	case 0: e->addr_lo = val & ~3u; break;
-	case 1: e->addr_hi = val; break;
-	case 2: e->data = val; break;
-	default: e->ctrl = val & MSIX_ENTRY_MASKED; break;
+	case 0:
+		e->addr_lo = val & ~3u;
+		break;
+	case 1:
+		e->addr_hi = val;
+		break;
+	case 2:
+		e->data = val;
+		break;
+	default:
+		e->ctrl = val & MSIX_ENTRY_MASKED;
+		break;
 	}
 }
 

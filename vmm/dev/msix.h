@@ -22,12 +22,12 @@
 #define PCI_CAP_MSIX 0x11u
 #define MSIX_ENABLE BIT(15)
 #define MSIX_MASKALL BIT(14)
-#define MSIX_QSIZE 0x7ffu               /* Table Size, N - 1 */
-#define MSIX_BIR 7u                     /* the BAR indicator of the table and PBA dwords */
+#define MSIX_QSIZE 0x7ffu /* Table Size, N - 1 */
+#define MSIX_BIR 7u	  /* the BAR indicator of the table and PBA dwords */
 #define MSIX_ENTRY_MASKED BIT(0)
 #define MSIX_ENTRY_SIZE 16u
-enum { MSIX_ADDR_LO = 0, MSIX_ADDR_HI = 4, MSIX_DATA = 8, MSIX_VECTOR_CTRL = 12 };  /* in an entry */
-#define MSIX_MAX 64u                    /* entries a model holds: its pending bits are one u64 */
+enum { MSIX_ADDR_LO = 0, MSIX_ADDR_HI = 4, MSIX_DATA = 8, MSIX_VECTOR_CTRL = 12 }; /* in an entry */
+#define MSIX_MAX 64u /* entries a model holds: its pending bits are one u64 */
 
 struct msix_entry {
 	u32 addr_lo, addr_hi, data, ctrl;
@@ -35,10 +35,10 @@ struct msix_entry {
 
 struct msix {
 	struct msix_entry *table;
-	u16 n;                          /* entries */
-	u16 ctrl;                       /* MSIX_ENABLE | MSIX_MASKALL as the guest wrote them */
-	u64 pba;                        /* pending bit per entry, set by msix_fire */
-	u64 bad;                        /* accesses dropped or out of shape (the guest's report) */
+	u16 n;	  /* entries */
+	u16 ctrl; /* MSIX_ENABLE | MSIX_MASKALL as the guest wrote them */
+	u64 pba;  /* pending bit per entry, set by msix_fire */
+	u64 bad;  /* accesses dropped or out of shape (the guest's report) */
 };
 
 /* Power-on: MSI-X off, every entry masked and zero, nothing pending (6.8.2.9). */

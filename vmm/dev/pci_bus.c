@@ -10,8 +10,8 @@
 #define IOAPIC_PAGE 0xfec00000ull
 #define PAGE 0x1000ull
 
-void pci_bus_init(struct pci_bus *b, const struct pci_bus_ops *ops, void *ctx,
-		  const char *name, u64 ram_end, u64 phys_end)
+void pci_bus_init(struct pci_bus *b, const struct pci_bus_ops *ops, void *ctx, const char *name,
+		  u64 ram_end, u64 phys_end)
 {
 	memset(b, 0, sizeof(*b));
 	b->ops = ops;
@@ -45,7 +45,8 @@ static bool io_placed(const struct pci_bus *b, u64 at, u64 size)
 	for (u32 d = 0; d <= b->n && d < PCI_BUS_FUNCS; d++)
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {
 			const struct pci_bus_bar *o = &b->fn[d].bar[i];
-			if (o->kind == PCI_BAR_IO && o->placed && overlaps(at, size, o->placed, o->size))
+			if (o->kind == PCI_BAR_IO && o->placed &&
+			    overlaps(at, size, o->placed, o->size))
 				return true;
 		}
 	return false;
@@ -111,7 +112,7 @@ static int add_fn(struct pci_bus *b, u16 host_bdf, const struct pci_vfn *vfn,
 			kprintf("guest %s: PCI 00:%02x.0 BAR%u (0x%llx bytes): no room left to place it\n",
 				b->name, b->n + 1, i, (unsigned long long)h->size);
 	}
-	if (!vfn) {             /* a function of Umbra's own has its model's capabilities */
+	if (!vfn) { /* a function of Umbra's own has its model's capabilities */
 		pci_msi_find(b, f);
 		pci_msix_find(b, f);
 		pci_fn_cap_walk(b, host_bdf, vndr_take, f);
@@ -150,8 +151,9 @@ static const char *unclaimable(const struct pci_bus *b, const struct pci_bus_bar
 	bool io = r->kind == PCI_BAR_IO;
 	if (io && (at < PCI_BUS_IO_BASE || at + r->size > PCI_BUS_IO_END))
 		return "outside ports 0x1000-0xffff";
-	if (!io && (at < b->ram_end || (b->ram_high_end && overlaps(at, r->size, 1ull << 32,
-									b->ram_high_end - (1ull << 32)))))
+	if (!io &&
+	    (at < b->ram_end || (b->ram_high_end && overlaps(at, r->size, 1ull << 32,
+							     b->ram_high_end - (1ull << 32)))))
 		return "over the guest's RAM";
 	if (!io && at + r->size > b->phys_end)
 		return "beyond the guest's physical address width";
@@ -254,7 +256,7 @@ void pci_bus_quiesce(struct pci_bus *b)
 {
 	for (u32 d = 0; d < b->n; d++) {
 		if (b->fn[d].vfn)
-			continue;       /* Umbra's own: no DMA of a device to stop */
+			continue; /* Umbra's own: no DMA of a device to stop */
 		u16 bdf = b->fn[d].host_bdf;
 		u32 host = b->ops->cfg_read(b->ctx, bdf, PCI_COMMAND) & 0xffff;
 		b->ops->cfg_write(b->ctx, bdf, PCI_COMMAND,
@@ -410,24 +412,27 @@ static u32 fn_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 	case PCI_SUBSYSTEM:
 		return b->ops->cfg_read(b->ctx, f->host_bdf, reg);
 	case PCI_COMMAND: {
-		u32 status = b->ops->cfg_read(b->ctx, f->host_bdf, reg) >> 16 & ~(u32)PCI_STATUS_CAPS;
+		u32 status =
+			b->ops->cfg_read(b->ctx, f->host_bdf, reg) >> 16 & ~(u32)PCI_STATUS_CAPS;
 		return (status | (cap_next(f, 0) ? PCI_STATUS_CAPS : 0)) << 16 | f->cmd;
 	}
 	case PCI_CAP_PTR:
 		return cap_next(f, 0);
 	case PCI_INTERRUPT_LINE:
-		return (f->intx_routed ? 1u << 8 : 0) | f->int_line;  /* INTA, or no pin */
+		return (f->intx_routed ? 1u << 8 : 0) | f->int_line; /* INTA, or no pin */
 	default:
 		if (reg >= PCI_BAR0 && reg < PCI_BAR0 + 4 * PCI_MAX_BARS)
 			return bar_read(f, (reg - PCI_BAR0) / 4);
 		if (pci_msi_claims(&f->msi, reg))
-			return pci_msi_read(b, f, reg) | (reg == f->msi.off ? cap_next(f, (u8)reg) << 8 : 0);
+			return pci_msi_read(b, f, reg) |
+			       (reg == f->msi.off ? cap_next(f, (u8)reg) << 8 : 0);
 		if (pci_msix_claims(&f->msix, reg))
-			return pci_msix_read(f, reg) | (reg == f->msix.off ? cap_next(f, (u8)reg) << 8 : 0);
+			return pci_msix_read(f, reg) |
+			       (reg == f->msix.off ? cap_next(f, (u8)reg) << 8 : 0);
 		const struct pci_bus_vndr *v = vndr_at(f, reg);
 		if (v)
 			return vndr_read(b, f, v, reg);
-		return 0;               /* header type 0, ROM, capabilities, device-specific */
+		return 0; /* header type 0, ROM, capabilities, device-specific */
 	}
 }
 
@@ -437,7 +442,7 @@ static void fn_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned b
 	struct pci_bus_fn *f = &b->fn[d];
 	if (reg == PCI_COMMAND) {
 		if (!(bytes & 3))
-			return;          /* status only: its error bits are the host's */
+			return; /* status only: its error bits are the host's */
 		f->cmd = (u16)(val & PCI_BUS_CMD_PASS);
 		host_command(b, f);
 		decode(b, d);
@@ -543,8 +548,8 @@ bool pci_bus_ecam_access(struct pci_bus *b, u64 addr, unsigned len, u64 *val, bo
 }
 
 /* The decoding BAR holding [addr, addr + len) of that kind, or NULL; *dev its function. */
-static const struct pci_bus_bar *decoding(const struct pci_bus *b, bool io, u64 addr,
-					  unsigned len, u32 *dev)
+static const struct pci_bus_bar *decoding(const struct pci_bus *b, bool io, u64 addr, unsigned len,
+					  u32 *dev)
 {
 	for (u32 d = 0; d < b->n; d++)
 		for (unsigned i = 0; i < PCI_MAX_BARS; i++) {

@@ -50,8 +50,8 @@
 #include "vmm/dev/pci_msi.h"
 #include "vmm/dev/pci_msix.h"
 
-void pci_bus_init(struct pci_bus *b, const struct pci_bus_ops *ops, void *ctx,
-		  const char *name, u64 ram_end, u64 phys_end);
+void pci_bus_init(struct pci_bus *b, const struct pci_bus_ops *ops, void *ctx, const char *name,
+		  u64 ram_end, u64 phys_end);
 /* Adds a host function with its BARs (as the host walk sized them); its virtual device
  * number, or -1 when the bus is full. A host BAR without an address gets none. */
 int pci_bus_add(struct pci_bus *b, u16 host_bdf, const struct pci_bar *bars);

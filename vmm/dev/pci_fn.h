@@ -22,55 +22,55 @@
 /* A guest's MSI as an interrupt: the local APICs its address names and its vector. */
 struct pci_msi_msg {
 	u8 vector;
-	u8 dest;                /* the APIC ID, or the logical destination */
-	bool logical;           /* address bit 2 (DM) */
-	bool lowest;            /* delivery mode 1: one of the APICs named */
+	u8 dest;      /* the APIC ID, or the logical destination */
+	bool logical; /* address bit 2 (DM) */
+	bool lowest;  /* delivery mode 1: one of the APICs named */
 };
 
 struct pci_msi {
-	u8 off;                 /* the host capability's offset; 0: the function has no MSI */
-	bool is64, maskable;    /* the host's 64-bit address and per-vector masking */
-	bool enable, masked;    /* the guest's enable and mask bits */
+	u8 off;		     /* the host capability's offset; 0: the function has no MSI */
+	bool is64, maskable; /* the host's 64-bit address and per-vector masking */
+	bool enable, masked; /* the guest's enable and mask bits */
 	u32 addr_lo, addr_hi, data;
-	bool host_on;           /* the host function's MSI is on (to ops->msi_route's message) */
-	u64 host_addr;          /* the host address last programmed (0: never) */
-	u64 warned;             /* the last refused message, (address << 16 | data) + 1 */
-	u8 host_vector;         /* the host side's (vmm/pci_view.c): 0 for none */
+	bool host_on;	/* the host function's MSI is on (to ops->msi_route's message) */
+	u64 host_addr;	/* the host address last programmed (0: never) */
+	u64 warned;	/* the last refused message, (address << 16 | data) + 1 */
+	u8 host_vector; /* the host side's (vmm/pci_view.c): 0 for none */
 };
 
 /* The MSI-X capability's state (vmm/dev/pci_msix.h says what the guest sees). */
 #define PCI_MSIX_MAX 32u
 
 struct pci_msix {
-	u8 off;                 /* the host capability's offset; 0: the guest sees no MSI-X */
-	u16 host_n;             /* the host table's size */
+	u8 off;	    /* the host capability's offset; 0: the guest sees no MSI-X */
+	u16 host_n; /* the host table's size */
 	u8 table_bar, pba_bar;
 	u32 table_off, pba_off; /* in their BARs */
-	struct msix x;          /* the guest's view: x.n entries */
+	struct msix x;		/* the guest's view: x.n entries */
 	struct msix_entry table[PCI_MSIX_MAX];
-	u8 host_vector[PCI_MSIX_MAX];   /* the host side's (vmm/pci_view.c): 0 for none */
-	u64 host_addr[PCI_MSIX_MAX];    /* the host address last programmed (0: never) */
-	u64 warned[PCI_MSIX_MAX];       /* the last refused message, (address << 16 | data) + 1 */
+	u8 host_vector[PCI_MSIX_MAX]; /* the host side's (vmm/pci_view.c): 0 for none */
+	u64 host_addr[PCI_MSIX_MAX];  /* the host address last programmed (0: never) */
+	u64 warned[PCI_MSIX_MAX];     /* the last refused message, (address << 16 | data) + 1 */
 	bool host_on;
 };
 
-#define PCI_BUS_FUNCS 12               /* pci='s (PCI_ASSIGN_MAX) and Umbra's own (shm=) */
+#define PCI_BUS_FUNCS 12		/* pci='s (PCI_ASSIGN_MAX) and Umbra's own (shm=) */
 #define PCI_BUS_HOLE_BASE 0xc0000000ull /* where Umbra places memory BARs: above any guest RAM */
 #define PCI_BUS_ECAM_BASE 0xfeb00000ull /* bus 0's ECAM window: the MiB below the I/O APIC */
 #define PCI_BUS_ECAM_SIZE 0x100000ull
 #define PCI_BUS_HOLE_END PCI_BUS_ECAM_BASE /* BARs and shared regions below the window */
-#define PCI_BUS_FIXED_BASE 0xe0000000ull /* from here up: BARs at fixed places (shm regions) */
-#define PCI_BUS_IO_BASE 0x1000          /* I/O BARs above the board's legacy ports */
+#define PCI_BUS_FIXED_BASE 0xe0000000ull   /* from here up: BARs at fixed places (shm regions) */
+#define PCI_BUS_IO_BASE 0x1000		   /* I/O BARs above the board's legacy ports */
 #define PCI_BUS_IO_END 0x10000
 
 #define PCI_SUBSYSTEM 0x2c
 #define PCI_INTERRUPT_LINE 0x3c
 #define PCI_CMD_INTX_DISABLE BIT(10)
 #define PCI_BUS_CMD_PASS (PCI_CMD_IO | PCI_CMD_MEM | PCI_CMD_MASTER | PCI_CMD_INTX_DISABLE)
-#define PCI_STATUS_INTX BIT(3)          /* in the status half: INTx asserted by the function */
-#define PCI_CAP_VNDR 0x09                /* vendor-specific capability */
-#define PCI_BUS_VNDR_MAX 8               /* vendor-specific ones passed through (virtio has 5) */
-#define PCI_BUS_INTX_IRQ 11             /* every function's INTA: ISA IRQ 11, level, active low */
+#define PCI_STATUS_INTX BIT(3) /* in the status half: INTx asserted by the function */
+#define PCI_CAP_VNDR 0x09      /* vendor-specific capability */
+#define PCI_BUS_VNDR_MAX 8     /* vendor-specific ones passed through (virtio has 5) */
+#define PCI_BUS_INTX_IRQ 11    /* every function's INTA: ISA IRQ 11, level, active low */
 
 /* The host bridge the guest sees: Intel's 440FX, what a PC guest expects at 00:00.0. */
 #define PCI_BUS_HB_ID 0x12378086u
@@ -101,7 +101,7 @@ struct pci_bus_bar {
  * without is registers, each access going to the model.
  */
 struct pci_vfn_ops {
-	bool (*intx)(void *ctx);        /* INTA asserted (before the command register's disable) */
+	bool (*intx)(void *ctx); /* INTA asserted (before the command register's disable) */
 	u32 (*read)(void *ctx, unsigned bar, u64 off, unsigned len);
 	void (*write)(void *ctx, unsigned bar, u64 off, unsigned len, u32 val);
 	/* Its capabilities, from pci_vfn.cap on (dword-aligned; bytes: which the guest wrote). */
@@ -109,10 +109,10 @@ struct pci_vfn_ops {
 	void (*cap_write)(void *ctx, u16 reg, u32 val, unsigned bytes);
 };
 struct pci_vfn {
-	u32 id;                 /* device << 16 | vendor */
+	u32 id; /* device << 16 | vendor */
 	u32 class_rev;
 	u32 subsystem;
-	u8 cap;                 /* its first capability (from 0x40), 0 for none */
+	u8 cap; /* its first capability (from 0x40), 0 for none */
 	u16 reset_cmd;
 	const struct pci_vfn_ops *ops;
 	void *ctx;
@@ -120,16 +120,16 @@ struct pci_vfn {
 
 struct pci_bus_fn {
 	u16 host_bdf;
-	const struct pci_vfn *vfn;      /* Umbra's own function, or NULL for a host one */
-	u16 cmd;                /* the guest's command register: the PCI_BUS_CMD_PASS bits */
-	u8 int_line;            /* scratch for the OS, as on hardware */
+	const struct pci_vfn *vfn; /* Umbra's own function, or NULL for a host one */
+	u16 cmd;		   /* the guest's command register: the PCI_BUS_CMD_PASS bits */
+	u8 int_line;		   /* scratch for the OS, as on hardware */
 	/* A host function's INTx: routed to the guest (pci_bus_intx_route: its INTA, on the
 	 * bus's line), and masked at the function by Umbra (its command register's INTx
 	 * disable) from the host interrupt that found it asserted until the guest's EOI. */
 	bool intx_routed, intx_masked;
 	struct pci_bus_bar bar[PCI_MAX_BARS];
-	struct pci_msi msi;     /* its MSI capability as the guest sees it (vmm/dev/pci_msi.c) */
-	struct pci_msix msix;   /* its MSI-X capability and table (vmm/dev/pci_msix.c) */
+	struct pci_msi msi;   /* its MSI capability as the guest sees it (vmm/dev/pci_msi.c) */
+	struct pci_msix msix; /* its MSI-X capability and table (vmm/dev/pci_msix.c) */
 	/* Its vendor-specific capabilities (ID 0x09; e.g. virtio's register layout), passed
 	 * through: offset and length of each, 0 past the last. */
 	struct pci_bus_vndr {
@@ -159,16 +159,16 @@ struct pci_bus_ops {
 struct pci_bus {
 	const struct pci_bus_ops *ops;
 	void *ctx;
-	const char *name;       /* the guest's, for its messages */
-	u64 ram_end;            /* guest RAM is [0, ram_end) */
-	u64 ram_high_end;       /* and [4 GiB, ram_high_end) when above 4 GiB (0: none) */
-	u64 phys_end;           /* 1 << the guest's physical address width */
-	u64 mem_next;           /* Umbra's placement cursors */
+	const char *name; /* the guest's, for its messages */
+	u64 ram_end;	  /* guest RAM is [0, ram_end) */
+	u64 ram_high_end; /* and [4 GiB, ram_high_end) when above 4 GiB (0: none) */
+	u64 phys_end;	  /* 1 << the guest's physical address width */
+	u64 mem_next;	  /* Umbra's placement cursors */
 	u64 io_next;
-	u32 addr;               /* 0xCF8 as last written */
+	u32 addr; /* 0xCF8 as last written */
 	u32 n;
-	struct pci_bus_fn fn[PCI_BUS_FUNCS];   /* fn[i] is device i + 1, function 0 */
-	u64 refused;            /* decodes refused (unclaimable ranges), for the report */
+	struct pci_bus_fn fn[PCI_BUS_FUNCS]; /* fn[i] is device i + 1, function 0 */
+	u64 refused; /* decodes refused (unclaimable ranges), for the report */
 };
 
 /* Walks the host function's capability list, calling fn with each one's offset and first

@@ -3,13 +3,22 @@
 #include "vmm/dev/pci_msi.h"
 #include "lib/printf.h"
 
-#define MSI_MME (7u << 4)       /* Multiple Message Enable */
+#define MSI_MME (7u << 4) /* Multiple Message Enable */
 #define MSI_ADDR_BASE 0xfee00000u
 
 /* Offsets in the capability: address, [upper address,] data, [mask, pending]. */
-static u16 data_off(const struct pci_msi *m) { return m->is64 ? 0xc : 0x8; }
-static u16 mask_off(const struct pci_msi *m) { return data_off(m) + 4; }
-static u16 cap_len(const struct pci_msi *m) { return mask_off(m) + (m->maskable ? 8 : 0); }
+static u16 data_off(const struct pci_msi *m)
+{
+	return m->is64 ? 0xc : 0x8;
+}
+static u16 mask_off(const struct pci_msi *m)
+{
+	return data_off(m) + 4;
+}
+static u16 cap_len(const struct pci_msi *m)
+{
+	return mask_off(m) + (m->maskable ? 8 : 0);
+}
 
 void pci_msi_find(struct pci_bus *b, struct pci_bus_fn *f)
 {
@@ -22,7 +31,7 @@ void pci_msi_find(struct pci_bus *b, struct pci_bus_fn *f)
 	m->is64 = cap >> 16 & PCI_MSI_64BIT;
 	m->maskable = cap >> 16 & PCI_MSI_MASKABLE;
 	if (m->off + cap_len(m) > 0x100)
-		m->off = 0;     /* runs past configuration space: not usable */
+		m->off = 0; /* runs past configuration space: not usable */
 }
 
 bool pci_msi_claims(const struct pci_msi *m, u16 reg)
@@ -41,7 +50,7 @@ u32 pci_msi_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 	const struct pci_msi *m = &f->msi;
 	u16 at = reg - m->off;
 	if (at == 0)
-		return PCI_CAP_MSI | ctrl(m) << 16;      /* next: the bus's (pci_bus.c) */
+		return PCI_CAP_MSI | ctrl(m) << 16; /* next: the bus's (pci_bus.c) */
 	if (at == 4)
 		return m->addr_lo;
 	if (m->is64 && at == 8)
@@ -50,7 +59,7 @@ u32 pci_msi_read(struct pci_bus *b, const struct pci_bus_fn *f, u16 reg)
 		return m->data;
 	if (at == mask_off(m))
 		return m->masked;
-	return b->ops->cfg_read(b->ctx, f->host_bdf, reg) & 1;  /* pending: the device's */
+	return b->ops->cfg_read(b->ctx, f->host_bdf, reg) & 1; /* pending: the device's */
 }
 
 static void host_ctrl(struct pci_bus *b, struct pci_bus_fn *f, bool on)
@@ -77,8 +86,10 @@ const char *pci_msi_decode(u64 addr, u32 data, struct pci_msi_msg *out)
 		return "its delivery mode is neither fixed nor lowest priority";
 	if ((data & 0xff) < 16)
 		return "its vector is below 16";
-	*out = (struct pci_msi_msg){ .vector = (u8)data, .dest = (u8)(addr >> 12),
-				     .logical = addr & BIT(2), .lowest = mode == 1 };
+	*out = (struct pci_msi_msg){ .vector = (u8)data,
+				     .dest = (u8)(addr >> 12),
+				     .logical = addr & BIT(2),
+				     .lowest = mode == 1 };
 	return NULL;
 }
 
@@ -131,7 +142,8 @@ static void update(struct pci_bus *b, unsigned d)
 	/* Said when the target CPU changes (a guest moves its MSI rarely: at boot, on affinity). */
 	if (addr != m->host_addr)
 		kinfo("guest %s: PCI 00:%02x.0 MSI vector 0x%x: host vector 0x%x to APIC ID %llu\n",
-		      b->name, d + 1, msg.vector, m->host_vector, (unsigned long long)(addr >> 12 & 0xff));
+		      b->name, d + 1, msg.vector, m->host_vector,
+		      (unsigned long long)(addr >> 12 & 0xff));
 	u16 bdf = f->host_bdf;
 	m->host_addr = addr;
 	b->ops->cfg_write(b->ctx, bdf, m->off + 4, (u32)addr);
@@ -151,7 +163,7 @@ void pci_msi_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned byt
 	u16 at = reg - m->off;
 	if (at == 0) {
 		if (!(bytes & 4))
-			return;         /* the ID and next pointer are read-only */
+			return; /* the ID and next pointer are read-only */
 		m->enable = val >> 16 & PCI_MSI_ENABLE;
 	} else if (at == 4) {
 		m->addr_lo = val & ~3u;
@@ -162,7 +174,7 @@ void pci_msi_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned byt
 	} else if (m->maskable && at == mask_off(m)) {
 		m->masked = val & 1;
 	} else {
-		return;                 /* pending bits are read-only */
+		return; /* pending bits are read-only */
 	}
 	update(b, d);
 }

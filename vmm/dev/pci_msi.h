@@ -20,7 +20,6 @@
 
 #include "vmm/dev/pci_fn.h" /* struct pci_msi, the bus and its functions */
 
-
 /* Finds the host function's MSI capability (a bounded walk of its list). */
 void pci_msi_find(struct pci_bus *b, struct pci_bus_fn *f);
 /* Whether the dword at reg lies in the capability the guest sees. */

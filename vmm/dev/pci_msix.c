@@ -6,8 +6,14 @@
 
 #define PAGE 0x1000ull
 
-static u64 table_len(const struct pci_msix *m) { return (u64)m->host_n * MSIX_ENTRY_SIZE; }
-static u64 pba_len(const struct pci_msix *m) { return (u64)(m->host_n + 63) / 64 * 8; }
+static u64 table_len(const struct pci_msix *m)
+{
+	return (u64)m->host_n * MSIX_ENTRY_SIZE;
+}
+static u64 pba_len(const struct pci_msix *m)
+{
+	return (u64)(m->host_n + 63) / 64 * 8;
+}
 
 /* A region of the BAR: a memory BAR the bus has, the region inside it. */
 static bool region_ok(const struct pci_bus_fn *f, unsigned bar, u64 off, u64 len)
@@ -15,8 +21,8 @@ static bool region_ok(const struct pci_bus_fn *f, unsigned bar, u64 off, u64 len
 	if (bar >= PCI_MAX_BARS)
 		return false;
 	const struct pci_bus_bar *r = &f->bar[bar];
-	return (r->kind == PCI_BAR_MEM32 || r->kind == PCI_BAR_MEM64) && r->host &&
-	       off < r->size && len <= r->size - off;
+	return (r->kind == PCI_BAR_MEM32 || r->kind == PCI_BAR_MEM64) && r->host && off < r->size &&
+	       len <= r->size - off;
 }
 
 void pci_msix_find(struct pci_bus *b, struct pci_bus_fn *f)
@@ -109,7 +115,8 @@ static void program(struct pci_bus *b, unsigned d, unsigned v)
 	}
 	u64 hpa = host_entry(f, v);
 	bool masked = e->ctrl & MSIX_ENTRY_MASKED;
-	if (!b->ops->msi_route || !b->ops->msi_route(b->ctx, m->host_vector[v], &msg, &addr, &data)) {
+	if (!b->ops->msi_route ||
+	    !b->ops->msi_route(b->ctx, m->host_vector[v], &msg, &addr, &data)) {
 		b->ops->bar_write(b->ctx, hpa + MSIX_VECTOR_CTRL, MSIX_ENTRY_MASKED);
 		return;
 	}
@@ -146,13 +153,13 @@ void pci_msix_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned by
 	struct pci_bus_fn *f = &b->fn[d];
 	struct pci_msix *m = &f->msix;
 	if (reg != m->off) {
-		m->x.bad++;             /* the table's and the PBA's place are read-only */
+		m->x.bad++; /* the table's and the PBA's place are read-only */
 		return;
 	}
 	if (!(bytes & 8)) {
 		if (bytes & 3)
-			m->x.bad++;     /* only the ID and next pointer: read-only */
-		return;                 /* the table size too, as on hardware */
+			m->x.bad++; /* only the ID and next pointer: read-only */
+		return;		    /* the table size too, as on hardware */
 	}
 	bool was_on = m->x.ctrl & MSIX_ENABLE;
 	msix_set_ctrl(&m->x, (u16)(val >> 16));
@@ -179,8 +186,8 @@ bool pci_msix_traps(const struct pci_msix *m, unsigned bar, u64 off)
 	return t || p;
 }
 
-bool pci_msix_access(struct pci_bus *b, unsigned d, unsigned bar, u64 off, unsigned len,
-		     u64 *val, bool write)
+bool pci_msix_access(struct pci_bus *b, unsigned d, unsigned bar, u64 off, unsigned len, u64 *val,
+		     bool write)
 {
 	struct pci_bus_fn *f = &b->fn[d];
 	struct pci_msix *m = &f->msix;
@@ -203,13 +210,14 @@ bool pci_msix_access(struct pci_bus *b, unsigned d, unsigned bar, u64 off, unsig
 		return false;
 	u64 at = off - m->pba_off;
 	if (write) {
-		m->x.bad++;             /* the pending bits are read-only */
+		m->x.bad++; /* the pending bits are read-only */
 		return true;
 	}
 	/* The device's own bits: what waits behind a masked host entry. */
 	u64 hpa = f->bar[m->pba_bar].host + m->pba_off;
-	u64 host = at < 8 ? b->ops->bar_read(b->ctx, hpa) |
-			    (u64)b->ops->bar_read(b->ctx, hpa + 4) << 32 : 0;
+	u64 host = at < 8 ? b->ops->bar_read(b->ctx, hpa) | (u64)b->ops->bar_read(b->ctx, hpa + 4)
+								    << 32
+			  : 0;
 	*val = msix_pba_read(&m->x, at, len, host);
 	return true;
 }

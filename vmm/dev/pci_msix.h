@@ -24,7 +24,6 @@
 
 #include "vmm/dev/pci_fn.h" /* struct pci_msix, the bus and its functions */
 
-
 /* Finds the host function's MSI-X capability; kept only when its table and pending bits lie
  * in memory BARs the bus has. Offers up to PCI_MSIX_MAX entries until pci_msix_offer. */
 void pci_msix_find(struct pci_bus *b, struct pci_bus_fn *f);
@@ -38,8 +37,8 @@ void pci_msix_write(struct pci_bus *b, unsigned d, u16 reg, u32 val, unsigned by
 bool pci_msix_traps(const struct pci_msix *m, unsigned bar, u64 off);
 /* An access at off of BAR bar of function d: true when it lies in the table or the pending
  * bits (emulated), false when it is some other register (the caller forwards it). */
-bool pci_msix_access(struct pci_bus *b, unsigned d, unsigned bar, u64 off, unsigned len,
-		     u64 *val, bool write);
+bool pci_msix_access(struct pci_bus *b, unsigned d, unsigned bar, u64 off, unsigned len, u64 *val,
+		     bool write);
 /* Entry v's host vector arrived: its message sent now, or held in its pending bit while
  * masked; false when the guest has MSI-X off (the caller drops and counts it). */
 bool pci_msix_arrived(struct pci_bus *b, unsigned d, unsigned v);

@@ -5,9 +5,9 @@
 
 #define ICW1_IC4 0x01
 #define ICW1_SNGL 0x02
-#define ICW1_INIT 0x10      /* on the command port: ICW1, else an OCW */
+#define ICW1_INIT 0x10 /* on the command port: ICW1, else an OCW */
 #define ICW4_AEOI 0x02
-#define OCW3_SEL 0x08       /* on the command port: OCW3, else OCW2 */
+#define OCW3_SEL 0x08 /* on the command port: OCW3, else OCW2 */
 #define OCW3_RR 0x02
 #define OCW3_RIS 0x01
 #define OCW3_POLL 0x04
@@ -68,7 +68,7 @@ static void sync_cascade(struct pic *p)
 	if (deliverable(&p->chip[1]) >= 0)
 		p->chip[0].irr |= 1u << CASCADE_IRQ;
 	else
-		p->chip[0].irr &= (u8)~(1u << CASCADE_IRQ);
+		p->chip[0].irr &= (u8) ~(1u << CASCADE_IRQ);
 }
 
 static bool cascaded(const struct pic_chip *master)
@@ -79,7 +79,7 @@ static bool cascaded(const struct pic_chip *master)
 /* What an INTA (or a poll read) does to the chip once it has chosen irq. */
 static void accept(struct pic_chip *c, unsigned irq)
 {
-	c->irr &= (u8)~(1u << irq);
+	c->irr &= (u8) ~(1u << irq);
 	if (!(c->icw4 & ICW4_AEOI))
 		c->isr |= (u8)(1u << irq);
 	else if (c->rotate_aeoi)
@@ -144,8 +144,8 @@ static void icw1(struct pic_chip *c, u8 v)
 	c->icw1 = v;
 	c->init_step = 2;
 	c->imr = 0;
-	c->irr = 0;          /* the edge latches reset: a line already high must fall and rise */
-	c->icw4 = 0;         /* without IC4, every ICW4 function is off */
+	c->irr = 0;  /* the edge latches reset: a line already high must fall and rise */
+	c->icw4 = 0; /* without IC4, every ICW4 function is off */
 	c->lowest_prio = 7;
 	c->special_mask = false;
 	c->read_isr = false;
@@ -157,7 +157,7 @@ static void eoi(struct pic_chip *c, int irq, bool rotate)
 {
 	if (irq < 0)
 		return;
-	c->isr &= (u8)~(1u << irq);
+	c->isr &= (u8) ~(1u << irq);
 	if (rotate)
 		c->lowest_prio = (u8)irq;
 }
@@ -169,14 +169,29 @@ static void ocw2(struct pic_chip *c, u8 v)
 	int top = highest(c, blocking_isr(c));
 
 	switch (v >> 5) {
-	case 0: c->rotate_aeoi = false; break;
-	case 1: eoi(c, top, false); break;
-	case 3: eoi(c, level, false); break;
-	case 4: c->rotate_aeoi = true; break;
-	case 5: eoi(c, top, true); break;
-	case 6: c->lowest_prio = (u8)level; break;
-	case 7: eoi(c, level, true); break;
-	default: break; /* 2: no operation */
+	case 0:
+		c->rotate_aeoi = false;
+		break;
+	case 1:
+		eoi(c, top, false);
+		break;
+	case 3:
+		eoi(c, level, false);
+		break;
+	case 4:
+		c->rotate_aeoi = true;
+		break;
+	case 5:
+		eoi(c, top, true);
+		break;
+	case 6:
+		c->lowest_prio = (u8)level;
+		break;
+	case 7:
+		eoi(c, level, true);
+		break;
+	default:
+		break; /* 2: no operation */
 	}
 }
 
@@ -252,26 +267,46 @@ static const u8 elcr_writable[2] = { 0xf8, 0xde };
 u8 pic_read(struct pic *p, u16 port)
 {
 	switch (port) {
-	case 0x20: return read_cmd(p, &p->chip[0]);
-	case 0xa0: return read_cmd(p, &p->chip[1]);
-	case 0x21: return p->chip[0].imr;
-	case 0xa1: return p->chip[1].imr;
-	case 0x4d0: return p->chip[0].elcr;
-	case 0x4d1: return p->chip[1].elcr;
-	default: return 0xff;
+	case 0x20:
+		return read_cmd(p, &p->chip[0]);
+	case 0xa0:
+		return read_cmd(p, &p->chip[1]);
+	case 0x21:
+		return p->chip[0].imr;
+	case 0xa1:
+		return p->chip[1].imr;
+	case 0x4d0:
+		return p->chip[0].elcr;
+	case 0x4d1:
+		return p->chip[1].elcr;
+	default:
+		return 0xff;
 	}
 }
 
 void pic_write(struct pic *p, u16 port, u8 val)
 {
 	switch (port) {
-	case 0x20: write_cmd(&p->chip[0], val); break;
-	case 0xa0: write_cmd(&p->chip[1], val); break;
-	case 0x21: write_data(&p->chip[0], val); break;
-	case 0xa1: write_data(&p->chip[1], val); break;
-	case 0x4d0: p->chip[0].elcr = val & elcr_writable[0]; break;
-	case 0x4d1: p->chip[1].elcr = val & elcr_writable[1]; break;
-	default: return;
+	case 0x20:
+		write_cmd(&p->chip[0], val);
+		break;
+	case 0xa0:
+		write_cmd(&p->chip[1], val);
+		break;
+	case 0x21:
+		write_data(&p->chip[0], val);
+		break;
+	case 0xa1:
+		write_data(&p->chip[1], val);
+		break;
+	case 0x4d0:
+		p->chip[0].elcr = val & elcr_writable[0];
+		break;
+	case 0x4d1:
+		p->chip[1].elcr = val & elcr_writable[1];
+		break;
+	default:
+		return;
 	}
 	sync_cascade(p);
 }

@@ -7,16 +7,16 @@
 
 struct pic_chip {
 	u8 irr, isr, imr;
-	u8 last_level;       /* input lines as last seen: edge detection */
-	u8 vector_base;      /* ICW2 & 0xf8 */
-	u8 lowest_prio;      /* rotation: the IRQ with the lowest priority (7 after reset) */
+	u8 last_level;		  /* input lines as last seen: edge detection */
+	u8 vector_base;		  /* ICW2 & 0xf8 */
+	u8 lowest_prio;		  /* rotation: the IRQ with the lowest priority (7 after reset) */
 	u8 icw1, icw4, init_step; /* initialisation sequence: 0 = done, else the ICW expected */
-	u8 cascade;          /* ICW3 */
-	bool read_isr;       /* OCW3 RR/RIS: the command port reads ISR (else IRR) */
-	bool poll;           /* OCW3 P: the next command-port read is a poll */
-	bool special_mask;   /* OCW3 SMM */
-	bool rotate_aeoi;    /* OCW2 rotate in automatic EOI mode */
-	u8 elcr;             /* edge/level control register (0x4d0/0x4d1), kept but edge only */
+	u8 cascade;		  /* ICW3 */
+	bool read_isr;		  /* OCW3 RR/RIS: the command port reads ISR (else IRR) */
+	bool poll;		  /* OCW3 P: the next command-port read is a poll */
+	bool special_mask;	  /* OCW3 SMM */
+	bool rotate_aeoi;	  /* OCW2 rotate in automatic EOI mode */
+	u8 elcr; /* edge/level control register (0x4d0/0x4d1), kept but edge only */
 };
 
 struct pic {

@@ -5,7 +5,7 @@
 
 #define NSEC 1000000000ull
 #define NEVER (~0ull)
-#define REFRESH_NS 15085     /* port 0x61 bit 4 flips at the DRAM refresh rate (15.085 us) */
+#define REFRESH_NS 15085 /* port 0x61 bit 4 flips at the DRAM refresh rate (15.085 us) */
 #define CTRL_BCD 0x01
 #define RB_NO_COUNT 0x20
 #define RB_NO_STATUS 0x10
@@ -100,9 +100,12 @@ static u32 seg_ce(const struct pit_channel *ch, const struct pit_seg *s, s64 c)
 	s64 n = s->n, m = modulus(ch);
 
 	switch (ch->mode) {
-	case 2: return (u32)((n - c % n) % m);
-	case 3: return (u32)(mode3_ce(n, c % n) % m);
-	default: return (u32)(((n - c % m) % m + m) % m); /* one-shots wrap and keep counting */
+	case 2:
+		return (u32)((n - c % n) % m);
+	case 3:
+		return (u32)(mode3_ce(n, c % n) % m);
+	default:
+		return (u32)(((n - c % m) % m + m) % m); /* one-shots wrap and keep counting */
 	}
 }
 
@@ -113,10 +116,15 @@ static bool seg_out(const struct pit_channel *ch, const struct pit_seg *s, s64 c
 	if (c < 0)
 		return s->pre_out;
 	switch (ch->mode) {
-	case 0: case 1: return s->fired || c >= n;
-	case 2: return c % n != n - 1;
-	case 3: return c % n < (n + 1) / 2;
-	default: return s->fired || c != n; /* 4, 5: low for the one tick at terminal count */
+	case 0:
+	case 1:
+		return s->fired || c >= n;
+	case 2:
+		return c % n != n - 1;
+	case 3:
+		return c % n < (n + 1) / 2;
+	default:
+		return s->fired || c != n; /* 4, 5: low for the one tick at terminal count */
 	}
 }
 
@@ -126,9 +134,14 @@ static bool seg_fired(const struct pit_channel *ch, const struct pit_seg *s, s64
 	s64 n = s->n;
 
 	switch (ch->mode) {
-	case 0: case 1: return s->fired || c >= n;
-	case 4: case 5: return s->fired || c > n;
-	default: return false;
+	case 0:
+	case 1:
+		return s->fired || c >= n;
+	case 4:
+	case 5:
+		return s->fired || c > n;
+	default:
+		return false;
 	}
 }
 
@@ -138,7 +151,7 @@ static s64 seg_next_rise(const struct pit_channel *ch, const struct pit_seg *s, 
 	s64 n = s->n, r;
 
 	if (after < 0 && !s->pre_out && seg_out(ch, s, 0))
-		return 0;   /* mode 5 retriggered during its strobe */
+		return 0; /* mode 5 retriggered during its strobe */
 	if (ch->mode == 2 || ch->mode == 3)
 		return after < 0 ? n : (after / n + 1) * n;
 	if (s->fired)
@@ -252,7 +265,10 @@ static void resume(struct pit_channel *ch, u64 now)
 	ch->has_next = false;
 	ch->start_ns = now;
 	ch->seg = (struct pit_seg){
-		.base = 0, .n = ch->hold, .fired = ch->hold_fired, .pre_out = ch->hold_out,
+		.base = 0,
+		.n = ch->hold,
+		.fired = ch->hold_fired,
+		.pre_out = ch->hold_out,
 	};
 }
 
@@ -279,7 +295,7 @@ static void schedule_next(struct pit_channel *ch, s64 t)
 static void new_period(struct pit_channel *ch, u64 now)
 {
 	if (!ch->gate) {
-		ch->load_ns = NEVER;  /* the gate's rising edge loads it */
+		ch->load_ns = NEVER; /* the gate's rising edge loads it */
 		return;
 	}
 	if (!ch->running) {
@@ -288,7 +304,7 @@ static void new_period(struct pit_channel *ch, u64 now)
 	}
 	s64 t = tick_of(ch, now);
 	if (t < ch->seg.base)
-		ch->seg.n = count_of(ch);  /* the first load has not happened: it takes this one */
+		ch->seg.n = count_of(ch); /* the first load has not happened: it takes this one */
 	else
 		schedule_next(ch, t);
 }
@@ -297,18 +313,20 @@ static void load_count(struct pit_channel *ch, u64 now)
 {
 	ch->have_count = true;
 	switch (ch->mode) {
-	case 0: case 4:
+	case 0:
+	case 4:
 		if (ch->gate) {
 			start(ch, now, ch->mode == 4);
 			break;
 		}
-		ch->hold = count_of(ch);  /* loaded, but the gate holds it */
+		ch->hold = count_of(ch); /* loaded, but the gate holds it */
 		ch->hold_out = ch->mode == 4;
 		ch->hold_fired = false;
 		ch->load_ns = now + ticks_to_ns(1);
 		break;
-	case 1: case 5:
-		ch->load_ns = NEVER;  /* the next trigger loads it; a running one-shot goes on */
+	case 1:
+	case 5:
+		ch->load_ns = NEVER; /* the next trigger loads it; a running one-shot goes on */
 		break;
 	default:
 		new_period(ch, now);
@@ -321,11 +339,13 @@ static void gate_rose(struct pit_channel *ch, u64 now)
 	if (!ch->have_count)
 		return;
 	switch (ch->mode) {
-	case 0: case 4:
+	case 0:
+	case 4:
 		if (!ch->running && !(ch->mode == 0 && ch->write_step))
 			resume(ch, now);
 		break;
-	case 1: case 5:
+	case 1:
+	case 5:
 		start(ch, now, out_now(ch, now));
 		break;
 	default:
@@ -404,7 +424,7 @@ static void prepare(struct pit *p, unsigned n, u64 now)
 static void latch_count(struct pit_channel *ch, u64 now)
 {
 	if (ch->latched)
-		return;   /* a second latch before the first is read is ignored */
+		return; /* a second latch before the first is read is ignored */
 	ch->latch = shown(ch, ce_now(ch, now));
 	ch->latched = true;
 }
@@ -413,7 +433,8 @@ static void latch_status(struct pit_channel *ch, u64 now)
 {
 	if (ch->status_latched)
 		return;
-	ch->status = (u8)((out_now(ch, now) ? 0x80 : 0) | (now < ch->load_ns ? 0x40 : 0) | ch->ctrl);
+	ch->status =
+		(u8)((out_now(ch, now) ? 0x80 : 0) | (now < ch->load_ns ? 0x40 : 0) | ch->ctrl);
 	ch->status_latched = true;
 }
 
@@ -438,7 +459,7 @@ static void control(struct pit_channel *ch, u8 v, u64 now)
 	ch->rw = (v >> 4) & 3;
 	ch->mode = mode > 5 ? mode - 4 : mode;
 	ch->bcd = v & CTRL_BCD;
-	ch->hold_out = ch->mode != 0;  /* OUT's initial state: low in mode 0 only */
+	ch->hold_out = ch->mode != 0; /* OUT's initial state: low in mode 0 only */
 	ch->hold_fired = false;
 	ch->have_count = false;
 	ch->load_ns = NEVER;
@@ -471,7 +492,7 @@ static void write_counter(struct pit *p, unsigned n, u8 v, u64 now)
 		ch->write_lsb = v;
 		ch->write_step = 1;
 		ch->load_ns = NEVER;
-		if (ch->mode == 0) {  /* the first byte stops mode 0, OUT low, until the second */
+		if (ch->mode == 0) { /* the first byte stops mode 0, OUT low, until the second */
 			stop(ch, now);
 			ch->hold_out = false;
 		}
@@ -537,7 +558,7 @@ u8 pit_read(struct pit *p, u16 port, u64 now_ns)
 		return read_counter(&p->ch[port - 0x40], now_ns);
 	if (port == 0x61)
 		return read_port61(p, now_ns);
-	return 0xff;   /* 0x43 is write-only */
+	return 0xff; /* 0x43 is write-only */
 }
 
 void pit_write(struct pit *p, u16 port, u8 val, u64 now_ns)

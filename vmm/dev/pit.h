@@ -10,42 +10,42 @@
 /* One stretch of counting that begins with a load of the counting element (CE). Ticks are
  * counted from the channel's start_ns: tick t begins at start_ns + ceil(t * 1e9 / PIT_HZ). */
 struct pit_seg {
-	s64 base;           /* the tick at which the CE holds n (c = tick - base clocks later) */
-	u32 n;              /* the count loaded, 1..65536 (10000 in BCD); modes 2, 3: the period */
-	bool fired;         /* modes 0, 1, 4, 5: terminal count was reached before base */
-	bool pre_out;       /* OUT before base (from the write or trigger until the load) */
+	s64 base;     /* the tick at which the CE holds n (c = tick - base clocks later) */
+	u32 n;	      /* the count loaded, 1..65536 (10000 in BCD); modes 2, 3: the period */
+	bool fired;   /* modes 0, 1, 4, 5: terminal count was reached before base */
+	bool pre_out; /* OUT before base (from the write or trigger until the load) */
 };
 
 struct pit_channel {
-	u8 mode;            /* 0-5 (6 and 7 run as 2 and 3) */
-	u8 ctrl;            /* control word bits 5-0 as written: the status byte's low bits */
-	u8 rw;              /* access: 1 LSB, 2 MSB, 3 LSB then MSB */
+	u8 mode; /* 0-5 (6 and 7 run as 2 and 3) */
+	u8 ctrl; /* control word bits 5-0 as written: the status byte's low bits */
+	u8 rw;	 /* access: 1 LSB, 2 MSB, 3 LSB then MSB */
 	bool bcd;
 	bool gate;
-	u16 reload;         /* the count written (0 means 0x10000, or 10000 in BCD) */
-	bool have_count;    /* a count was written since the control word */
-	bool running;       /* the CE follows seg (and next); else it holds hold and hold_out */
-	u64 start_ns;       /* tick 0: the count write, trigger, gate edge or resume */
+	u16 reload;	 /* the count written (0 means 0x10000, or 10000 in BCD) */
+	bool have_count; /* a count was written since the control word */
+	bool running;	 /* the CE follows seg (and next); else it holds hold and hold_out */
+	u64 start_ns;	 /* tick 0: the count write, trigger, gate edge or resume */
 	struct pit_seg seg;
 	struct pit_seg next; /* modes 2 and 3: a count written while counting takes over at the */
-	s64 next_from;      /* end of the current period (half-period in mode 3), tick next_from */
+	s64 next_from;	     /* end of the current period (half-period in mode 3), tick next_from */
 	bool has_next;
-	u32 hold;           /* the CE while stopped, and until a new count's first clock */
+	u32 hold; /* the CE while stopped, and until a new count's first clock */
 	bool hold_out, hold_fired;
-	u64 load_ns;        /* null count until then (~0: until a trigger or gate edge loads it) */
-	u16 latch;          /* counter latch */
-	bool latched;       /* latch holds a value not yet fully read */
-	u8 status;          /* read-back status latch */
+	u64 load_ns;  /* null count until then (~0: until a trigger or gate edge loads it) */
+	u16 latch;    /* counter latch */
+	bool latched; /* latch holds a value not yet fully read */
+	u8 status;    /* read-back status latch */
 	bool status_latched;
 	u8 read_step, write_step; /* LSB/MSB flip-flops for access mode 3 */
-	u8 write_lsb;       /* the LSB written while waiting for the MSB */
+	u8 write_lsb;		  /* the LSB written while waiting for the MSB */
 };
 
 struct pit {
 	struct pit_channel ch[3];
-	u8 port61;          /* bits 0 (gate 2) and 1 (speaker data) as written */
-	u64 irq_done_ns;    /* channel 0 rising edges up to here have been reported */
-	bool irq0_edge;     /* an edge seen before a reprogramming of channel 0, not reported yet */
+	u8 port61;	 /* bits 0 (gate 2) and 1 (speaker data) as written */
+	u64 irq_done_ns; /* channel 0 rising edges up to here have been reported */
+	bool irq0_edge;	 /* an edge seen before a reprogramming of channel 0, not reported yet */
 };
 
 /* Power-on (undefined on the chip; chosen): every channel in mode 0, LSB-then-MSB access,

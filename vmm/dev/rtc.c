@@ -3,7 +3,7 @@
 #include "vmm/dev/rtc.h"
 #include "lib/string.h"
 
-#define RTC_B_DM 0x04   /* binary, not BCD */
+#define RTC_B_DM 0x04 /* binary, not BCD */
 #define RTC_B_24H 0x02
 
 void rtc_reset(struct rtc *r, u64 mem_bytes, u64 high_bytes)
@@ -37,26 +37,48 @@ static u8 reg(const struct rtc *r, u64 now_ns)
 	if (ext_kb > 0xfc00)
 		ext_kb = 0xfc00; /* the 16-bit field saturates at 63 MiB, as on a PC */
 	switch (r->index) {
-	case 0x00: return field(r, secs % 60);
-	case 0x02: return field(r, (secs / 60) % 60);
-	case 0x04: return hour(r, (secs / 3600) % 24);
-	case 0x06: return 5;            /* day of week */
-	case 0x07: return field(r, 1);  /* 2027-01-01 */
-	case 0x08: return field(r, 1);
-	case 0x09: return field(r, 27);
-	case 0x32: return field(r, 20);
-	case 0x0c: return 0;            /* no interrupt flags */
-	case 0x0d: return 0x80;         /* battery good */
-	case 0x15: return 640 & 0xff;   /* base memory, KiB */
-	case 0x16: return 640 >> 8;
-	case 0x17: case 0x30: return ext_kb & 0xff;
-	case 0x18: case 0x31: return (ext_kb >> 8) & 0xff;
-	case 0x34: return above16 & 0xff;
-	case 0x35: return (above16 >> 8) & 0xff;
-	case 0x5b: return (r->high_bytes >> 16) & 0xff;
-	case 0x5c: return (r->high_bytes >> 24) & 0xff;
-	case 0x5d: return (r->high_bytes >> 32) & 0xff;
-	default: return r->ram[r->index]; /* A, B and the RAM bytes */
+	case 0x00:
+		return field(r, secs % 60);
+	case 0x02:
+		return field(r, (secs / 60) % 60);
+	case 0x04:
+		return hour(r, (secs / 3600) % 24);
+	case 0x06:
+		return 5; /* day of week */
+	case 0x07:
+		return field(r, 1); /* 2027-01-01 */
+	case 0x08:
+		return field(r, 1);
+	case 0x09:
+		return field(r, 27);
+	case 0x32:
+		return field(r, 20);
+	case 0x0c:
+		return 0; /* no interrupt flags */
+	case 0x0d:
+		return 0x80; /* battery good */
+	case 0x15:
+		return 640 & 0xff; /* base memory, KiB */
+	case 0x16:
+		return 640 >> 8;
+	case 0x17:
+	case 0x30:
+		return ext_kb & 0xff;
+	case 0x18:
+	case 0x31:
+		return (ext_kb >> 8) & 0xff;
+	case 0x34:
+		return above16 & 0xff;
+	case 0x35:
+		return (above16 >> 8) & 0xff;
+	case 0x5b:
+		return (r->high_bytes >> 16) & 0xff;
+	case 0x5c:
+		return (r->high_bytes >> 24) & 0xff;
+	case 0x5d:
+		return (r->high_bytes >> 32) & 0xff;
+	default:
+		return r->ram[r->index]; /* A, B and the RAM bytes */
 	}
 }
 

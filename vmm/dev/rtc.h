@@ -9,9 +9,9 @@
 #define RTC_EPOCH_UNIX 1798761600ull
 
 struct rtc {
-	u8 index;       /* selected register (port 0x70, without the NMI-mask bit) */
-	u8 ram[128];    /* registers A, B and the RAM bytes a guest may write */
-	u64 mem_bytes;  /* guest RAM below 4 GiB, for the memory-size bytes firmware would have set */
+	u8 index;      /* selected register (port 0x70, without the NMI-mask bit) */
+	u8 ram[128];   /* registers A, B and the RAM bytes a guest may write */
+	u64 mem_bytes; /* guest RAM below 4 GiB, for the memory-size bytes firmware would have set */
 	u64 high_bytes; /* and above 4 GiB (bytes 0x5b-0x5d, in 64 KiB units, as SeaBIOS reads) */
 };
 

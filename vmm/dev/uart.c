@@ -257,14 +257,22 @@ u8 uart_read(struct uart *u, unsigned reg)
 		val = rx_pop(u);
 		in_feed(u);
 		return val;
-	case IER: return dlab ? u->dlm : u->ier;
-	case IIR_FCR: return iir_read(u);
-	case LCR: return u->lcr;
-	case MCR: return u->mcr;
-	case LSR: return lsr_read(u);
-	case MSR: return msr_read(u);
-	case SCR: return u->scr;
-	default: return 0xff;
+	case IER:
+		return dlab ? u->dlm : u->ier;
+	case IIR_FCR:
+		return iir_read(u);
+	case LCR:
+		return u->lcr;
+	case MCR:
+		return u->mcr;
+	case LSR:
+		return lsr_read(u);
+	case MSR:
+		return msr_read(u);
+	case SCR:
+		return u->scr;
+	default:
+		return 0xff;
 	}
 }
 
@@ -285,11 +293,20 @@ void uart_write(struct uart *u, unsigned reg, u8 val)
 		else
 			ier_write(u, val);
 		break;
-	case IIR_FCR: fcr_write(u, val); break;
-	case LCR: u->lcr = val; break;
-	case MCR: mcr_write(u, val); break;
-	case SCR: u->scr = val; break;
-	default: break; /* LSR and MSR writes are the chip's factory test: not modelled */
+	case IIR_FCR:
+		fcr_write(u, val);
+		break;
+	case LCR:
+		u->lcr = val;
+		break;
+	case MCR:
+		mcr_write(u, val);
+		break;
+	case SCR:
+		u->scr = val;
+		break;
+	default:
+		break; /* LSR and MSR writes are the chip's factory test: not modelled */
 	}
 }
 

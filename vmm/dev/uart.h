@@ -14,12 +14,12 @@
 
 struct uart {
 	u8 ier, lcr, mcr, scr, dll, dlm;
-	u8 lsr;                 /* THRE, TEMT and the latched errors (OE); DR comes from rx_count */
-	u8 msr;                 /* modem inputs (bits 4-7) and their latched deltas (bits 0-3) */
-	u8 fcr;                 /* FIFO control as last written (FIFOs on: bit 0) */
-	u8 rx[UART_FIFO];       /* received bytes, oldest at rx_head (1 byte deep without FIFOs) */
+	u8 lsr;		  /* THRE, TEMT and the latched errors (OE); DR comes from rx_count */
+	u8 msr;		  /* modem inputs (bits 4-7) and their latched deltas (bits 0-3) */
+	u8 fcr;		  /* FIFO control as last written (FIFOs on: bit 0) */
+	u8 rx[UART_FIFO]; /* received bytes, oldest at rx_head (1 byte deep without FIFOs) */
 	u8 rx_head, rx_count;
-	bool thr_irq;           /* THR-empty interrupt pending (cleared by an IIR read or THR write) */
+	bool thr_irq; /* THR-empty interrupt pending (cleared by an IIR read or THR write) */
 	u8 in[UART_INPUT_QUEUE]; /* typed bytes not yet in the receiver, oldest at in_head */
 	u16 in_head, in_count;
 	/* Where transmitted bytes go (not called in loopback): the console line of the guest. */

@@ -18,10 +18,10 @@ struct sdt_header {
 } PACKED;
 
 struct rsdp {
-	char sig[8];             /* "RSD PTR " */
-	u8 checksum;             /* over the first 20 bytes (the ACPI 1.0 structure) */
+	char sig[8]; /* "RSD PTR " */
+	u8 checksum; /* over the first 20 bytes (the ACPI 1.0 structure) */
 	char oem_id[6];
-	u8 revision;             /* 2: XSDT and the extended fields below are valid */
+	u8 revision; /* 2: XSDT and the extended fields below are valid */
 	u32 rsdt;
 	u32 length;
 	u64 xsdt;
@@ -48,7 +48,7 @@ struct fadt {
 	u8 reset_reg[12];
 	u8 reset_value, reserved2[3];
 	u64 x_facs, x_dsdt;
-	u8 x_blocks[8][12];      /* PM1a/b event, PM1a/b control, PM2, timer, GPE0, GPE1 */
+	u8 x_blocks[8][12]; /* PM1a/b event, PM1a/b control, PM2, timer, GPE0, GPE1 */
 } PACKED;
 
 struct facs {
@@ -60,12 +60,31 @@ struct facs {
 } PACKED;
 
 /* An MCFG allocation (PCI Firmware 3.2, 4.1.2): one segment's buses and their ECAM base. */
-struct mcfg_alloc { u64 base; u16 segment; u8 bus_start, bus_end; u32 reserved; } PACKED;
+struct mcfg_alloc {
+	u64 base;
+	u16 segment;
+	u8 bus_start, bus_end;
+	u32 reserved;
+} PACKED;
 
-struct madt_lapic { u8 type, len, acpi_id, apic_id; u32 flags; } PACKED;
-struct madt_ioapic { u8 type, len, id, reserved; u32 addr, gsi_base; } PACKED;
-struct madt_override { u8 type, len, bus, source; u32 gsi; u16 flags; } PACKED;
-struct madt_lapic_nmi { u8 type, len, acpi_id; u16 flags; u8 lint; } PACKED;
+struct madt_lapic {
+	u8 type, len, acpi_id, apic_id;
+	u32 flags;
+} PACKED;
+struct madt_ioapic {
+	u8 type, len, id, reserved;
+	u32 addr, gsi_base;
+} PACKED;
+struct madt_override {
+	u8 type, len, bus, source;
+	u32 gsi;
+	u16 flags;
+} PACKED;
+struct madt_lapic_nmi {
+	u8 type, len, acpi_id;
+	u16 flags;
+	u8 lint;
+} PACKED;
 
 BUILD_BUG_ON(sizeof(struct sdt_header) != 36);
 BUILD_BUG_ON(sizeof(struct rsdp) != 36);
@@ -76,25 +95,25 @@ BUILD_BUG_ON(sizeof(struct madt_lapic_nmi) != 6);
 BUILD_BUG_ON(sizeof(struct mcfg_alloc) != 16);
 
 enum { MADT_LAPIC = 0, MADT_IOAPIC = 1, MADT_OVERRIDE = 2, MADT_LAPIC_NMI = 4 };
-#define MADT_PCAT_COMPAT 1          /* a dual 8259 is present too */
+#define MADT_PCAT_COMPAT 1 /* a dual 8259 is present too */
 #define MADT_ENABLED 1
-#define MPS_HIGH_LEVEL 0x000d       /* override flags: active high, level triggered */
+#define MPS_HIGH_LEVEL 0x000d /* override flags: active high, level triggered */
 
 #define FADT_WBINVD (1u << 0)
 #define FADT_PROC_C1 (1u << 2)
-#define FADT_PWR_BUTTON (1u << 4)   /* no fixed-feature power button */
-#define FADT_SLP_BUTTON (1u << 5)   /* no fixed-feature sleep button */
-#define FADT_TMR_VAL_EXT (1u << 8)  /* the PM timer counts 32 bits */
+#define FADT_PWR_BUTTON (1u << 4)     /* no fixed-feature power button */
+#define FADT_SLP_BUTTON (1u << 5)     /* no fixed-feature sleep button */
+#define FADT_TMR_VAL_EXT (1u << 8)    /* the PM timer counts 32 bits */
 #define FADT_RESET_REG_SUP (1u << 10) /* the reset register below resets the machine */
-#define BOOT_ARCH_LEGACY (1u << 0)  /* ISA devices (the UART, the RTC) that no AML lists */
+#define BOOT_ARCH_LEGACY (1u << 0)    /* ISA devices (the UART, the RTC) that no AML lists */
 #define BOOT_ARCH_NO_VGA (1u << 2)
 #define CMOS_CENTURY 0x32
 
 /* Name (_S5, Package (4) { 5, 5, 0, 0 }), the SLP_TYP values for soft-off that the PM model
  * recognises. */
 static const u8 aml_s5[] = {
-	0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04,
-	0x0a, ACPI_SLP_TYP_S5, 0x0a, ACPI_SLP_TYP_S5, 0x00, 0x00,
+	0x08, '_',  'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, ACPI_SLP_TYP_S5, 0x0a, ACPI_SLP_TYP_S5,
+	0x00, 0x00,
 };
 
 /*
@@ -108,19 +127,63 @@ static const u8 aml_s5[] = {
 #define LE16(v) (u8)(v), (u8)((v) >> 8)
 #define LE32(v) LE16(v), LE16((v) >> 16)
 static const u8 pci_crs[] = {
-	0x88, 0x0d, 0x00, 2, 0x0c, 0, LE16(0), LE16(0), LE16(0), LE16(0), LE16(1),
-	0x47, 0x01, LE16(0xcf8), LE16(0xcf8), 1, 8,
-	0x88, 0x0d, 0x00, 1, 0x0c, 3, LE16(0), LE16(0), LE16(0xcf7), LE16(0), LE16(0xcf8),
-	0x88, 0x0d, 0x00, 1, 0x0c, 3, LE16(0), LE16(0xd00), LE16(0xffff), LE16(0), LE16(0xf300),
-	0x87, 0x17, 0x00, 0, 0x0c, 1, LE32(0), LE32(PCI_BUS_HOLE_BASE), LE32(PCI_BUS_HOLE_END - 1),
-	LE32(0), LE32(PCI_BUS_HOLE_END - PCI_BUS_HOLE_BASE),
-	0x79, 0x00,
+	0x88,
+	0x0d,
+	0x00,
+	2,
+	0x0c,
+	0,
+	LE16(0),
+	LE16(0),
+	LE16(0),
+	LE16(0),
+	LE16(1),
+	0x47,
+	0x01,
+	LE16(0xcf8),
+	LE16(0xcf8),
+	1,
+	8,
+	0x88,
+	0x0d,
+	0x00,
+	1,
+	0x0c,
+	3,
+	LE16(0),
+	LE16(0),
+	LE16(0xcf7),
+	LE16(0),
+	LE16(0xcf8),
+	0x88,
+	0x0d,
+	0x00,
+	1,
+	0x0c,
+	3,
+	LE16(0),
+	LE16(0xd00),
+	LE16(0xffff),
+	LE16(0),
+	LE16(0xf300),
+	0x87,
+	0x17,
+	0x00,
+	0,
+	0x0c,
+	1,
+	LE32(0),
+	LE32(PCI_BUS_HOLE_BASE),
+	LE32(PCI_BUS_HOLE_END - 1),
+	LE32(0),
+	LE32(PCI_BUS_HOLE_END - PCI_BUS_HOLE_BASE),
+	0x79,
+	0x00,
 };
 
 /* The ECAM window as a motherboard resource: Memory32Fixed, read-write, base patched in. */
 static const u8 ecam_crs[] = {
-	0x86, 0x09, 0x00, 1, LE32(0), LE32(PCI_BUS_ECAM_SIZE),
-	0x79, 0x00,
+	0x86, 0x09, 0x00, 1, LE32(0), LE32(PCI_BUS_ECAM_SIZE), 0x79, 0x00,
 };
 
 /* AML out of a fixed buffer; every PkgLength takes two bytes (up to 4095), patched on close. */
@@ -136,7 +199,10 @@ static void aml(struct aml *a, const void *p, size_t n)
 	a->n += n;
 }
 
-static void aml_byte(struct aml *a, u8 v) { aml(a, &v, 1); }
+static void aml_byte(struct aml *a, u8 v)
+{
+	aml(a, &v, 1);
+}
 
 static size_t aml_open(struct aml *a, const void *op, size_t oplen)
 {
@@ -189,7 +255,7 @@ static size_t aml_device(struct aml *a, const char *name, u32 eisa_id)
  */
 static void aml_pci_root(struct aml *a)
 {
-	size_t dev = aml_device(a, "PCI0", 0x030ad041u);        /* EisaId ("PNP0A03") */
+	size_t dev = aml_device(a, "PCI0", 0x030ad041u); /* EisaId ("PNP0A03") */
 	aml(a, "\x08_BBN\x00", 6);
 	aml_crs(a, pci_crs, sizeof(pci_crs));
 	aml(a, "\x08_PRT", 5);
@@ -199,7 +265,7 @@ static void aml_pci_root(struct aml *a)
 		size_t e = aml_open(a, "\x12", 1);
 		aml_byte(a, 4);
 		aml_dword(a, d << 16 | 0xffff); /* the device, any function */
-		aml(a, "\x00\x00\x0a", 3);      /* INTA, no link device, GSI: */
+		aml(a, "\x00\x00\x0a", 3);	/* INTA, no link device, GSI: */
 		aml_byte(a, PCI_BUS_INTX_IRQ);
 		aml_close(a, e);
 	}
@@ -218,7 +284,7 @@ static void aml_motherboard(struct aml *a, u32 ecam)
 	u8 crs[sizeof(ecam_crs)];
 	memcpy(crs, ecam_crs, sizeof(crs));
 	memcpy(crs + 4, &ecam, 4);
-	size_t dev = aml_device(a, "MRES", 0x020cd041u);        /* EisaId ("PNP0C02") */
+	size_t dev = aml_device(a, "MRES", 0x020cd041u); /* EisaId ("PNP0C02") */
 	aml_crs(a, crs, sizeof(crs));
 	aml_close(a, dev);
 }
@@ -347,22 +413,31 @@ static u32 build_madt(struct out *o, const struct acpi_board *b)
 	memcpy(p + 4, &(u32){ MADT_PCAT_COMPAT }, 4);
 	p += 8;
 	for (unsigned i = 0; i < b->cpus; i++, p += sizeof(struct madt_lapic))
-		memcpy(p, &(struct madt_lapic){ MADT_LAPIC, sizeof(struct madt_lapic), (u8)i,
-						(u8)i, MADT_ENABLED }, sizeof(struct madt_lapic));
-	memcpy(p, &(struct madt_ioapic){ MADT_IOAPIC, sizeof(struct madt_ioapic), b->ioapic_id,
-					 0, b->ioapic_gpa, 0 }, sizeof(struct madt_ioapic));
+		memcpy(p,
+		       &(struct madt_lapic){ MADT_LAPIC, sizeof(struct madt_lapic), (u8)i, (u8)i,
+					     MADT_ENABLED },
+		       sizeof(struct madt_lapic));
+	memcpy(p,
+	       &(struct madt_ioapic){ MADT_IOAPIC, sizeof(struct madt_ioapic), b->ioapic_id, 0,
+				      b->ioapic_gpa, 0 },
+	       sizeof(struct madt_ioapic));
 	p += sizeof(struct madt_ioapic);
 	/* The one ISA IRQ not on its own pin: the PIT's. */
-	memcpy(p, &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0, 0,
-					   isa_gsi(0), 0 }, sizeof(struct madt_override));
-	p += sizeof(struct madt_override);
-	/* The SCI is level triggered, active high (the ACPI default would be active low). */
-	memcpy(p, &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0,
-					   b->sci_irq, b->sci_irq, MPS_HIGH_LEVEL },
+	memcpy(p,
+	       &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0, 0,
+					isa_gsi(0), 0 },
 	       sizeof(struct madt_override));
 	p += sizeof(struct madt_override);
-	memcpy(p, &(struct madt_lapic_nmi){ MADT_LAPIC_NMI, sizeof(struct madt_lapic_nmi), 0xff,
-					    0, 1 }, sizeof(struct madt_lapic_nmi));
+	/* The SCI is level triggered, active high (the ACPI default would be active low). */
+	memcpy(p,
+	       &(struct madt_override){ MADT_OVERRIDE, sizeof(struct madt_override), 0, b->sci_irq,
+					b->sci_irq, MPS_HIGH_LEVEL },
+	       sizeof(struct madt_override));
+	p += sizeof(struct madt_override);
+	memcpy(p,
+	       &(struct madt_lapic_nmi){ MADT_LAPIC_NMI, sizeof(struct madt_lapic_nmi), 0xff, 0,
+					 1 },
+	       sizeof(struct madt_lapic_nmi));
 	seal(h);
 	return gpa;
 }

@@ -11,12 +11,12 @@
 #define ACPI_TABLES_MAX 0x1000u
 
 struct acpi_board {
-	unsigned cpus;        /* local APIC IDs 0 .. cpus-1, ACPI processor IDs alike */
+	unsigned cpus; /* local APIC IDs 0 .. cpus-1, ACPI processor IDs alike */
 	u8 ioapic_id;
 	u32 ioapic_gpa;
-	u16 pm_base;          /* the PM1 event, PM1 control and PM timer block (vmm/dev/acpi_pm.h) */
+	u16 pm_base; /* the PM1 event, PM1 control and PM timer block (vmm/dev/acpi_pm.h) */
 	u8 sci_irq;
-	u32 ecam_gpa;         /* the PCI bus's ECAM window for bus 0 (1 MiB); 0: the guest has no bus */
+	u32 ecam_gpa; /* the PCI bus's ECAM window for bus 0 (1 MiB); 0: the guest has no bus */
 };
 
 /* Builds the tables into buf (at least ACPI_TABLES_MAX bytes), which the guest sees at gpa

@@ -6,7 +6,7 @@
 
 #define IVT_VECTORS 256
 #define MASTER_BASE 0x08 /* IRQ0-7 */
-#define SLAVE_BASE 0x70  /* IRQ8-15 */
+#define SLAVE_BASE 0x70	 /* IRQ8-15 */
 #define BDA_GPA 0x400ull
 
 /*
@@ -16,26 +16,26 @@
  */
 static const u8 stub_iret[] = { 0xcf };
 static const u8 stub_timer[] = {
-	0x1e,                               /* push ds */
-	0x50,                               /* push ax */
-	0x31, 0xc0,                         /* xor ax, ax */
-	0x8e, 0xd8,                         /* mov ds, ax */
-	0x83, 0x06, 0x6c, 0x04, 0x01,       /* add word [0x46c], 1 */
-	0x83, 0x16, 0x6e, 0x04, 0x00,       /* adc word [0x46e], 0 */
-	0x83, 0x3e, 0x6e, 0x04, 0x18,       /* cmp word [0x46e], 0x18 */
-	0x72, 0x15,                         /* jb .hook */
-	0x77, 0x08,                         /* ja .midnight */
+	0x1e,				    /* push ds */
+	0x50,				    /* push ax */
+	0x31, 0xc0,			    /* xor ax, ax */
+	0x8e, 0xd8,			    /* mov ds, ax */
+	0x83, 0x06, 0x6c, 0x04, 0x01,	    /* add word [0x46c], 1 */
+	0x83, 0x16, 0x6e, 0x04, 0x00,	    /* adc word [0x46e], 0 */
+	0x83, 0x3e, 0x6e, 0x04, 0x18,	    /* cmp word [0x46e], 0x18 */
+	0x72, 0x15,			    /* jb .hook */
+	0x77, 0x08,			    /* ja .midnight */
 	0x81, 0x3e, 0x6c, 0x04, 0xb0, 0x00, /* cmp word [0x46c], 0xb0 */
-	0x72, 0x0b,                         /* jb .hook */
-	0xa3, 0x6c, 0x04,                   /* .midnight: mov [0x46c], ax (0) */
-	0xa3, 0x6e, 0x04,                   /* mov [0x46e], ax */
-	0xc6, 0x06, 0x70, 0x04, 0x01,       /* mov byte [0x470], 1 */
-	0xcd, 0x1c,                         /* .hook: int 0x1c */
-	0xb0, 0x20,                         /* mov al, 0x20 (non-specific EOI) */
-	0xe6, 0x20,                         /* out 0x20, al */
-	0x58,                               /* pop ax */
-	0x1f,                               /* pop ds */
-	0xcf,                               /* iret */
+	0x72, 0x0b,			    /* jb .hook */
+	0xa3, 0x6c, 0x04,		    /* .midnight: mov [0x46c], ax (0) */
+	0xa3, 0x6e, 0x04,		    /* mov [0x46e], ax */
+	0xc6, 0x06, 0x70, 0x04, 0x01,	    /* mov byte [0x470], 1 */
+	0xcd, 0x1c,			    /* .hook: int 0x1c */
+	0xb0, 0x20,			    /* mov al, 0x20 (non-specific EOI) */
+	0xe6, 0x20,			    /* out 0x20, al */
+	0x58,				    /* pop ax */
+	0x1f,				    /* pop ds */
+	0xcf,				    /* iret */
 };
 static const u8 stub_master[] = { 0x50, 0xb0, 0x20, 0xe6, 0x20, 0x58, 0xcf };
 static const u8 stub_slave[] = { 0x50, 0xb0, 0x20, 0xe6, 0xa0, 0xe6, 0x20, 0x58, 0xcf };
@@ -84,17 +84,20 @@ void bios_write_memory(struct vm *vm)
 		put16(ivt + 4 * v + 2, seg);
 	}
 	memset(bda, 0, 0x100);
-	put16(bda + 0x00, 0x3f8);                             /* COM1 */
-	put16(bda + 0x13, 639);                               /* KiB below the EBDA */
-	put16(bda + 0x0e, 0x9fc0);                            /* the EBDA's segment */
-	put16(bda + 0x10, 1u << 9);                           /* equipment: one serial port */
+	put16(bda + 0x00, 0x3f8);   /* COM1 */
+	put16(bda + 0x13, 639);	    /* KiB below the EBDA */
+	put16(bda + 0x0e, 0x9fc0);  /* the EBDA's segment */
+	put16(bda + 0x10, 1u << 9); /* equipment: one serial port */
 }
 
 void bios_start_devices(struct vm *vm, u64 now_ns)
 {
-	static const struct { u16 port; u8 val; } pic_init[] = {
+	static const struct {
+		u16 port;
+		u8 val;
+	} pic_init[] = {
 		{ 0x20, 0x11 }, { 0x21, MASTER_BASE }, { 0x21, 0x04 }, { 0x21, 0x01 },
-		{ 0xa0, 0x11 }, { 0xa1, SLAVE_BASE }, { 0xa1, 0x02 }, { 0xa1, 0x01 },
+		{ 0xa0, 0x11 }, { 0xa1, SLAVE_BASE },  { 0xa1, 0x02 }, { 0xa1, 0x01 },
 		{ 0x21, 0xfa }, { 0xa1, 0xff }, /* IRQ0 and the cascade open */
 	};
 	struct board *b = &vm->board;

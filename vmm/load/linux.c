@@ -37,13 +37,28 @@
 #define KERNEL_GPA 0x100000ull
 #define CMDLINE_ROOM 0x10000ull
 
-static u16 rd16(const u8 *p) { return (u16)(p[0] | p[1] << 8); }
-static u32 rd32(const u8 *p) { return rd16(p) | (u32)rd16(p + 2) << 16; }
-static u64 rd64(const u8 *p) { return rd32(p) | (u64)rd32(p + 4) << 32; }
-static void wr32(u8 *p, u32 v) { memcpy(p, &v, 4); }
+static u16 rd16(const u8 *p)
+{
+	return (u16)(p[0] | p[1] << 8);
+}
+static u32 rd32(const u8 *p)
+{
+	return rd16(p) | (u32)rd16(p + 2) << 16;
+}
+static u64 rd64(const u8 *p)
+{
+	return rd32(p) | (u64)rd32(p + 4) << 32;
+}
+static void wr32(u8 *p, u32 v)
+{
+	memcpy(p, &v, 4);
+}
 
 /* The setup header runs from setup_sects to the end of the jump's target. */
-static u64 header_end(const u8 *img) { return HDR_JUMP + 2 + img[HDR_JUMP + 1]; }
+static u64 header_end(const u8 *img)
+{
+	return HDR_JUMP + 2 + img[HDR_JUMP + 1];
+}
 
 static bool linux_is_bzimage(const u8 *img, u64 size)
 {
@@ -94,7 +109,7 @@ static const char *check_header(const u8 *img, u64 size, u64 ram, u64 *pm_off, u
 }
 
 static int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
-	       unsigned nfiles, const char **why)
+		      unsigned nfiles, const char **why)
 {
 	u64 ram = vm->mem.low_bytes, pm_off, kernel_end;
 
@@ -129,7 +144,8 @@ static int linux_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_f
 	size_t n = strlen(vm->config.guest_args), max = rd32(img + HDR_CMDLINE_SIZE);
 	if (n > max || n >= CMDLINE_ROOM) {
 		kprintf("guest %s: command line of %zu bytes, but this kernel takes at most %zu "
-			"(its cmdline_size)\n", vm->name, n, max < CMDLINE_ROOM ? max : (size_t)CMDLINE_ROOM - 1);
+			"(its cmdline_size)\n",
+			vm->name, n, max < CMDLINE_ROOM ? max : (size_t)CMDLINE_ROOM - 1);
 		*why = "bzImage: command line longer than the kernel's cmdline_size";
 		return -1;
 	}

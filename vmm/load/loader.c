@@ -18,14 +18,18 @@
  * loaded, vmm/pci_view.c) has functions, and so an ECAM window, when pci= or shm= gave any. */
 static void firmware_tables_write(struct vm *vm)
 {
-	const struct acpi_board b = { .cpus = vm->nr_vcpus, .ioapic_id = BOARD_IOAPIC_ID,
-				      .ioapic_gpa = (u32)IOAPIC_BASE, .pm_base = ACPI_PM_BASE,
+	const struct acpi_board b = { .cpus = vm->nr_vcpus,
+				      .ioapic_id = BOARD_IOAPIC_ID,
+				      .ioapic_gpa = (u32)IOAPIC_BASE,
+				      .pm_base = ACPI_PM_BASE,
 				      .sci_irq = IRQ_SCI,
-				      .ecam_gpa = vm->config.pci.n || vm->n_shm ? (u32)PCI_BUS_ECAM_BASE : 0 };
+				      .ecam_gpa = vm->config.pci.n || vm->n_shm
+							  ? (u32)PCI_BUS_ECAM_BASE
+							  : 0 };
 	u8 *acpi = memslots_ptr(&vm->mem, ACPI_TABLES_GPA, ACPI_TABLES_MAX);
 
 	mptable_write(vm);
-	if (acpi)  /* a guest too small for a BIOS area gets none */
+	if (acpi) /* a guest too small for a BIOS area gets none */
 		acpi_tables_build(acpi, ACPI_TABLES_GPA, &b);
 }
 
@@ -69,11 +73,14 @@ int loader_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *f
 		n = room;
 	memcpy(cl, vm->config.cmdline, n);
 	cl[n] = 0;
-	*bi = (struct umbra_boot_info){ .magic = UMBRA_BOOT_MAGIC, .size = sizeof(*bi),
-					.mem_bytes = ram, .cmdline_gpa = boot_page + sizeof(*bi),
-					.cmdline_len = (u32)n, .vcpu_id = 0 };
-	memcpy(bi->name, vm->name, sizeof(vm->name) < sizeof(bi->name) ? sizeof(vm->name)
-								       : sizeof(bi->name) - 1);
+	*bi = (struct umbra_boot_info){ .magic = UMBRA_BOOT_MAGIC,
+					.size = sizeof(*bi),
+					.mem_bytes = ram,
+					.cmdline_gpa = boot_page + sizeof(*bi),
+					.cmdline_len = (u32)n,
+					.vcpu_id = 0 };
+	memcpy(bi->name, vm->name,
+	       sizeof(vm->name) < sizeof(bi->name) ? sizeof(vm->name) : sizeof(bi->name) - 1);
 	loader_entry_state(vm, entry, UMBRA_BOOT_MAGIC, (u32)boot_page);
 	return 0;
 }

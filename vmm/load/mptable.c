@@ -8,15 +8,15 @@
 #include "vmm/vm.h"
 
 struct mp_floating {
-	char sig[4];           /* "_MP_" */
+	char sig[4]; /* "_MP_" */
 	u32 config_gpa;
-	u8 length;             /* in 16-byte units */
+	u8 length; /* in 16-byte units */
 	u8 revision, checksum;
-	u8 feature[5];         /* feature[1] bit 7 clear: virtual-wire mode, no IMCR */
+	u8 feature[5]; /* feature[1] bit 7 clear: virtual-wire mode, no IMCR */
 } PACKED;
 
 struct mp_config {
-	char sig[4];           /* "PCMP" */
+	char sig[4]; /* "PCMP" */
 	u16 length;
 	u8 revision, checksum;
 	char oem[8], product[12];
@@ -52,7 +52,7 @@ struct mp_local_irq {
 
 enum { MP_CPU = 0, MP_BUS = 1, MP_IOAPIC = 2, MP_IO_IRQ = 3, MP_LOCAL_IRQ = 4 };
 enum { MP_IRQ_INT = 0, MP_IRQ_NMI = 1, MP_IRQ_EXTINT = 3 };
-#define MP_HIGH_LEVEL 0x000d   /* polarity active high, trigger level */
+#define MP_HIGH_LEVEL 0x000d /* polarity active high, trigger level */
 #define MP_ISA_IRQS 16
 #define MP_CPU_ENABLED 1
 #define MP_CPU_BSP 2
@@ -61,12 +61,12 @@ BUILD_BUG_ON(sizeof(struct mp_floating) != 16);
 BUILD_BUG_ON(sizeof(struct mp_config) != 44);
 BUILD_BUG_ON(sizeof(struct mp_cpu) != 20);
 
-
 void mptable_write(struct vm *vm)
 {
 	struct {
 		struct mp_config hdr;
-		struct mp_cpu cpu[VCPUS_PER_GUEST_MAX]; /* the first nr_vcpus, then the rest moves up */
+		struct mp_cpu
+			cpu[VCPUS_PER_GUEST_MAX]; /* the first nr_vcpus, then the rest moves up */
 		struct mp_bus bus;
 		struct mp_ioapic ioapic;
 		struct mp_local_irq io[MP_ISA_IRQS - 1];
@@ -88,31 +88,39 @@ void mptable_write(struct vm *vm)
 	t.hdr.entries = (u16)(vm->nr_vcpus + 3 + MP_ISA_IRQS - 1 + 1);
 	t.hdr.lapic_addr = (u32)VLAPIC_BASE;
 	for (u32 i = 0; i < vm->nr_vcpus; i++)
-		t.cpu[i] = (struct mp_cpu){ .type = MP_CPU, .apic_id = (u8)vm->vcpus[i].id,
+		t.cpu[i] = (struct mp_cpu){ .type = MP_CPU,
+					    .apic_id = (u8)vm->vcpus[i].id,
 					    .apic_version = 0x14,
 					    .flags = MP_CPU_ENABLED | (i ? 0 : MP_CPU_BSP),
-					    .signature = id.eax, .features = id.edx };
+					    .signature = id.eax,
+					    .features = id.edx };
 	t.bus = (struct mp_bus){ .type = MP_BUS, .id = 0 };
 	memcpy(t.bus.name, "ISA   ", 6);
-	t.ioapic = (struct mp_ioapic){ .type = MP_IOAPIC, .id = BOARD_IOAPIC_ID,
-				       .version = (u8)IOAPIC_VERSION, .flags = 1,
+	t.ioapic = (struct mp_ioapic){ .type = MP_IOAPIC,
+				       .id = BOARD_IOAPIC_ID,
+				       .version = (u8)IOAPIC_VERSION,
+				       .flags = 1,
 				       .addr = (u32)IOAPIC_BASE };
 	/* Every ISA IRQ but 2 (the cascade) on its pin; the SCI is level triggered, active high,
 	 * as the MADT says. */
 	for (unsigned irq = 0, i = 0; irq < MP_ISA_IRQS; irq++) {
 		if (irq == 2)
 			continue;
-		t.io[i++] = (struct mp_local_irq){ .type = MP_IO_IRQ, .irq_type = MP_IRQ_INT,
+		t.io[i++] = (struct mp_local_irq){ .type = MP_IO_IRQ,
+						   .irq_type = MP_IRQ_INT,
 						   .flags = irq == IRQ_SCI ? MP_HIGH_LEVEL : 0,
-						   .bus = 0, .bus_irq = (u8)irq,
+						   .bus = 0,
+						   .bus_irq = (u8)irq,
 						   .apic_id = BOARD_IOAPIC_ID,
 						   .lint = (u8)isa_gsi(irq) };
 	}
 	/* The 8259's INTR on every CPU's LINT0 (ExtINT), NMI on LINT1: virtual-wire mode. */
-	t.lint[0] = (struct mp_local_irq){ .type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_EXTINT,
-					   .apic_id = 0xff, .lint = 0 };
-	t.lint[1] = (struct mp_local_irq){ .type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_NMI,
-					   .apic_id = 0xff, .lint = 1 };
+	t.lint[0] = (struct mp_local_irq){
+		.type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_EXTINT, .apic_id = 0xff, .lint = 0
+	};
+	t.lint[1] = (struct mp_local_irq){
+		.type = MP_LOCAL_IRQ, .irq_type = MP_IRQ_NMI, .apic_id = 0xff, .lint = 1
+	};
 	/* The processor entries come first, as the spec orders them: close the gap after them. */
 	size_t gap = (VCPUS_PER_GUEST_MAX - vm->nr_vcpus) * sizeof(struct mp_cpu);
 	size_t len = sizeof(t) - gap;

@@ -130,7 +130,8 @@ static int mb1_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_fil
 			*why = "guest memory too small for its modules";
 			return -1;
 		}
-		memcpy(memslots_ptr(&vm->mem, mods_gpa[i], files[i].size), files[i].data, files[i].size);
+		memcpy(memslots_ptr(&vm->mem, mods_gpa[i], files[i].size), files[i].data,
+		       files[i].size);
 	}
 	u64 info = place_take(&p, sizeof(struct mbi), PAGE_SIZE);
 	u64 mods = place_take(&p, sizeof(struct mb1_module) * (nfiles ? nfiles : 1), 8);
@@ -138,7 +139,8 @@ static int mb1_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_fil
 	unsigned nmap = loader_memory_map(vm, map);
 	u64 mmap = place_take(&p, sizeof(struct mb1_mmap) * nmap, 8);
 	/* As QEMU does, the image name comes first: here the guest's name. */
-	u64 cmdline = place_string(&p, vm->name, vm->config.guest_args[0] ? vm->config.guest_args : NULL);
+	u64 cmdline =
+		place_string(&p, vm->name, vm->config.guest_args[0] ? vm->config.guest_args : NULL);
 	u64 loader = place_string(&p, "Umbra", NULL);
 	if (!info || !mods || !mmap || !cmdline || !loader || info >= (1ull << 32)) {
 		*why = "guest memory too small for the multiboot information";
@@ -166,9 +168,14 @@ static int mb1_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_fil
 	struct mbi *mbi = memslots_ptr(&vm->mem, info, sizeof(*mbi));
 	*mbi = (struct mbi){
 		.flags = MBI_MEMORY | MBI_BOOTDEV | MBI_CMDLINE | MBI_MODS | MBI_MMAP | MBI_LOADER,
-		.mem_lower = (u32)(map[0].len >> 10), .mem_upper = (u32)((vm->mem.low_bytes >> 10) - 1024),
-		.boot_device = 0x8000ffffu, .cmdline = (u32)cmdline, .mods_count = nfiles,
-		.mods_addr = (u32)mods, .mmap_length = (u32)(sizeof(*e) * nmap), .mmap_addr = (u32)mmap,
+		.mem_lower = (u32)(map[0].len >> 10),
+		.mem_upper = (u32)((vm->mem.low_bytes >> 10) - 1024),
+		.boot_device = 0x8000ffffu,
+		.cmdline = (u32)cmdline,
+		.mods_count = nfiles,
+		.mods_addr = (u32)mods,
+		.mmap_length = (u32)(sizeof(*e) * nmap),
+		.mmap_addr = (u32)mmap,
 		.boot_loader_name = (u32)loader,
 	};
 	loader_entry_state(vm, entry, MB1_BOOT_MAGIC, (u32)info);

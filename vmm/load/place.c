@@ -15,7 +15,9 @@
 #define PT_NOTE 4
 #define MAX_SEGMENTS 16
 
-struct elf_seg { u64 off, filesz, paddr, memsz; };
+struct elf_seg {
+	u64 off, filesz, paddr, memsz;
+};
 
 struct elf_image {
 	u64 entry;
@@ -23,14 +25,26 @@ struct elf_image {
 	struct elf_seg seg[MAX_SEGMENTS];
 };
 
-static u16 rd16(const u8 *p) { return (u16)(p[0] | p[1] << 8); }
-static u32 rd32(const u8 *p) { return rd16(p) | (u32)rd16(p + 2) << 16; }
-static u64 rd64(const u8 *p) { return rd32(p) | (u64)rd32(p + 4) << 32; }
+static u16 rd16(const u8 *p)
+{
+	return (u16)(p[0] | p[1] << 8);
+}
+static u32 rd32(const u8 *p)
+{
+	return rd16(p) | (u32)rd16(p + 2) << 16;
+}
+static u64 rd64(const u8 *p)
+{
+	return rd32(p) | (u64)rd32(p + 4) << 32;
+}
 
 /* Reads the ELF header and program headers of either class into one description. */
 static const char *parse_elf(const u8 *img, u64 size, struct elf_image *out)
 {
-	if (size < 52 || memcmp(img, "\x7f" "ELF", 4))
+	if (size < 52 || memcmp(img,
+				"\x7f"
+				"ELF",
+				4))
 		return "not an ELF image";
 	bool is64 = img[EI_CLASS] == ELFCLASS64;
 	if (!is64 && img[EI_CLASS] != ELFCLASS32)
@@ -63,9 +77,11 @@ static const char *parse_elf(const u8 *img, u64 size, struct elf_image *out)
 			return "too many loadable segments";
 		struct elf_seg *s = &out->seg[out->nseg++];
 		if (is64)
-			*s = (struct elf_seg){ rd64(ph + 8), rd64(ph + 32), rd64(ph + 24), rd64(ph + 40) };
+			*s = (struct elf_seg){ rd64(ph + 8), rd64(ph + 32), rd64(ph + 24),
+					       rd64(ph + 40) };
 		else
-			*s = (struct elf_seg){ rd32(ph + 4), rd32(ph + 16), rd32(ph + 12), rd32(ph + 20) };
+			*s = (struct elf_seg){ rd32(ph + 4), rd32(ph + 16), rd32(ph + 12),
+					       rd32(ph + 20) };
 		if (s->filesz > s->memsz)
 			return "segment file size exceeds its memory size";
 		if (s->off > size || s->filesz > size - s->off)
@@ -103,7 +119,8 @@ int elf_find_note(const u8 *img, u64 size, const char *name, u32 type, const u8 
 			u64 nroom = (nsz + 3) & ~3ull, droom = (dsz + 3) & ~3ull;
 			if (nroom + droom > len - at - 12)
 				return -1;
-			if (rd32(n + 8) == type && nsz == name_len && !memcmp(n + 12, name, name_len)) {
+			if (rd32(n + 8) == type && nsz == name_len &&
+			    !memcmp(n + 12, name, name_len)) {
 				*desc = n + 12 + nroom;
 				*desc_len = (u32)dsz;
 				return 1;
@@ -149,7 +166,8 @@ int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep_gpa, u64 keep_len,
 
 	*why = parse_elf(img, size, &e);
 	if (!*why)
-		*why = check_layout(&e, vm->mem.low_bytes, keep_gpa, keep_len, *entry ? *entry : e.entry);
+		*why = check_layout(&e, vm->mem.low_bytes, keep_gpa, keep_len,
+				    *entry ? *entry : e.entry);
 	if (*why)
 		return -1;
 	*end = 0;

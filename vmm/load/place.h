@@ -11,8 +11,8 @@ struct vm;
  * *entry: 0 for the ELF header's entry point, or another one to check instead (inside a
  * segment, below 4 GiB); returns the entry point and the end of the highest segment. */
 extern const char elf_bad_entry[]; /* the reason elf_load gives for a bad entry point */
-int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep, u64 keep_len, u64 *entry,
-	     u64 *end, const char **why);
+int elf_load(struct vm *vm, const u8 *img, u64 size, u64 keep, u64 keep_len, u64 *entry, u64 *end,
+	     const char **why);
 /* The descriptor of the ELF note NAME/TYPE in img's PT_NOTE segments: 1 found, 0 none (or not
  * an ELF), -1 a note segment that runs past the image or a note past its segment. */
 int elf_find_note(const u8 *img, u64 size, const char *name, u32 type, const u8 **desc,

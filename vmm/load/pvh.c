@@ -15,8 +15,13 @@ struct start_info {
 	u64 modlist_paddr, cmdline_paddr, rsdp_paddr, memmap_paddr;
 	u32 memmap_entries, reserved;
 };
-struct start_module { u64 paddr, size, cmdline_paddr, reserved; };
-struct start_memmap { u64 addr, size; u32 type, reserved; };
+struct start_module {
+	u64 paddr, size, cmdline_paddr, reserved;
+};
+struct start_memmap {
+	u64 addr, size;
+	u32 type, reserved;
+};
 
 /* The boot area, two pages in low memory that the image may not load over: the start info,
  * the module list, the memory map, then the command lines. */
@@ -79,8 +84,10 @@ static int pvh_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_fil
 	struct start_memmap *map = (struct start_memmap *)(area + MEMMAP_OFF);
 	u64 used = CMDLINE_OFF;
 
-	*si = (struct start_info){ .magic = START_MAGIC, .version = START_VERSION,
-				   .nr_modules = nfiles, .rsdp_paddr = ACPI_TABLES_GPA,
+	*si = (struct start_info){ .magic = START_MAGIC,
+				   .version = START_VERSION,
+				   .nr_modules = nfiles,
+				   .rsdp_paddr = ACPI_TABLES_GPA,
 				   .modlist_paddr = AREA_GPA + MODLIST_OFF,
 				   .memmap_paddr = AREA_GPA + MEMMAP_OFF };
 	si->cmdline_paddr = put_string(area, &used, vm->config.guest_args);
@@ -91,7 +98,8 @@ static int pvh_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_fil
 
 	/* Modules from the top of RAM down, in order, above the kernel and above 1 MiB (not over
 	 * the BIOS area and its ACPI tables). */
-	u64 top = ram < 0x100000000ull ? ram : 0x100000000ull, floor = end > 0x100000 ? end : 0x100000;
+	u64 top = ram < 0x100000000ull ? ram : 0x100000000ull,
+	    floor = end > 0x100000 ? end : 0x100000;
 	for (unsigned i = 0; i < nfiles; i++) {
 		u64 len = (files[i].size + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
 		if (len > top || top - len < floor) {
@@ -111,7 +119,9 @@ static int pvh_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_fil
 	struct loader_region r[LOADER_MAX_REGIONS];
 	si->memmap_entries = loader_memory_map(vm, r);
 	for (unsigned i = 0; i < si->memmap_entries; i++)
-		map[i] = (struct start_memmap){ .addr = r[i].base, .size = r[i].len, .type = r[i].type };
+		map[i] = (struct start_memmap){ .addr = r[i].base,
+						.size = r[i].len,
+						.type = r[i].type };
 
 	loader_entry_state(vm, entry, 0, (u32)AREA_GPA);
 	return 0;

@@ -85,22 +85,38 @@ static void kvprintf(const char *fmt, va_list ap)
 		}
 		switch (*fmt) {
 		case 'd': {
-			long long s = longs >= 2 ? (long long)v : longs ? (long long)(long)v : (long long)(int)v;
-			put_num(s < 0 ? -(unsigned long long)s : (unsigned long long)s, 10, width, pad, s < 0);
+			long long s = longs >= 2 ? (long long)v
+				      : longs	 ? (long long)(long)v
+						 : (long long)(int)v;
+			put_num(s < 0 ? -(unsigned long long)s : (unsigned long long)s, 10, width,
+				pad, s < 0);
 			break;
 		}
-		case 'u': put_num(v, 10, width, pad, 0); break;
-		case 'x': put_num(v, 16, width, pad, 0); break;
-		case 'p': put_num((ulong)va_arg(ap, void *), 16, width, pad, 0); break;
-		case 'c': kputc((char)va_arg(ap, int)); break;
+		case 'u':
+			put_num(v, 10, width, pad, 0);
+			break;
+		case 'x':
+			put_num(v, 16, width, pad, 0);
+			break;
+		case 'p':
+			put_num((ulong)va_arg(ap, void *), 16, width, pad, 0);
+			break;
+		case 'c':
+			kputc((char)va_arg(ap, int));
+			break;
 		case 's': {
 			const char *s = va_arg(ap, const char *);
 			for (; s && *s; s++)
 				kputc(*s);
 			break;
 		}
-		case '%': kputc('%'); break;
-		default: kputc('%'); kputc(*fmt); break;
+		case '%':
+			kputc('%');
+			break;
+		default:
+			kputc('%');
+			kputc(*fmt);
+			break;
 		}
 	}
 }
@@ -163,7 +179,10 @@ __attribute__((noreturn)) void fail(const char *fmt, ...)
 
 __attribute__((noreturn)) void triple_fault(void)
 {
-	static const struct __attribute__((packed)) { uint16_t limit; ulong base; } empty = { 0, 0 };
+	static const struct __attribute__((packed)) {
+		uint16_t limit;
+		ulong base;
+	} empty = { 0, 0 };
 	asm volatile("lidt %0" : : "m"(empty));
 	asm volatile("ud2");
 	for (;;)
@@ -182,14 +201,23 @@ struct __attribute__((packed)) tss {
 	uint64_t rsp0, rsp1, rsp2, rsv1, ist[7], rsv2;
 	uint16_t rsv3, iomap;
 };
-struct gate { uint16_t off0, sel; uint8_t ist, type; uint16_t off1; uint32_t off2, rsv; };
+struct gate {
+	uint16_t off0, sel;
+	uint8_t ist, type;
+	uint16_t off1;
+	uint32_t off2, rsv;
+};
 #else
 struct __attribute__((packed)) tss {
 	uint32_t link, esp0, ss0, esp1, ss1, esp2, ss2, cr3, eip, eflags;
 	uint32_t eax, ecx, edx, ebx, esp, ebp, esi, edi, es, cs, ss, ds, fs, gs, ldt;
 	uint16_t trap, iomap;
 };
-struct gate { uint16_t off0, sel; uint8_t zero, type; uint16_t off1; };
+struct gate {
+	uint16_t off0, sel;
+	uint8_t zero, type;
+	uint16_t off1;
+};
 #endif
 
 static struct gate idt[256];
@@ -368,7 +396,9 @@ int probe_fetch(ulong va)
 	ulong n = fault_count;
 	/* A faulting fetch leaves the call's return address on the stack: drop it. */
 	asm volatile(SET_RECOVER "call *%0\n\tjmp 2f\n1:\tadd $" WORD ", %%" SP "\n2:"
-		     : : "r"(va) : "memory", "cc");
+		     :
+		     : "r"(va)
+		     : "memory", "cc");
 	fault_recover = 0;
 	return fault_count != n;
 }
@@ -393,9 +423,18 @@ static int user_run(ulong ip, ulong bx, ulong cx, uint32_t *val)
 	return 0;
 }
 
-int user_read(ulong va, uint32_t *val) { return user_run(user_code + (ustub_read - ustub_start), va, 0, val); }
-int user_write(ulong va, uint32_t v) { return user_run(user_code + (ustub_write - ustub_start), va, v, 0); }
-int user_fetch(ulong va) { return user_run(va, 0, 0, 0); }
+int user_read(ulong va, uint32_t *val)
+{
+	return user_run(user_code + (ustub_read - ustub_start), va, 0, val);
+}
+int user_write(ulong va, uint32_t v)
+{
+	return user_run(user_code + (ustub_write - ustub_start), va, v, 0);
+}
+int user_fetch(ulong va)
+{
+	return user_run(va, 0, 0, 0);
+}
 
 /* ---- CPU ---- */
 struct cpuid cpuid(uint32_t leaf, uint32_t sub)
@@ -426,8 +465,8 @@ static void features_init(void)
 		struct cpuid h = cpuid(UMBRA_CPUID_BASE, 0);
 		on_umbra = h.b == UMBRA_SIGNATURE_EBX && h.c == UMBRA_SIGNATURE_ECX &&
 			   h.d == UMBRA_SIGNATURE_EDX;
-		umbra_nested = on_umbra &&
-			       (cpuid(UMBRA_CPUID_FEATURES, 0).b & UMBRA_FEAT_NESTED_PAGING);
+		umbra_nested =
+			on_umbra && (cpuid(UMBRA_CPUID_FEATURES, 0).b & UMBRA_FEAT_NESTED_PAGING);
 	}
 }
 
@@ -464,9 +503,18 @@ void set_ac(int on)
 	asm volatile("push %0; popf" : : "r"(fl) : "cc", "memory");
 }
 
-void set_cr0_bits(ulong set, ulong clear) { write_cr0((read_cr0() & ~clear) | set); }
-void set_cr4_bits(ulong set, ulong clear) { write_cr4((read_cr4() & ~clear) | set); }
-void set_efer_bits(uint64_t set, uint64_t clear) { wrmsr(MSR_EFER, (rdmsr(MSR_EFER) & ~clear) | set); }
+void set_cr0_bits(ulong set, ulong clear)
+{
+	write_cr0((read_cr0() & ~clear) | set);
+}
+void set_cr4_bits(ulong set, ulong clear)
+{
+	write_cr4((read_cr4() & ~clear) | set);
+}
+void set_efer_bits(uint64_t set, uint64_t clear)
+{
+	wrmsr(MSR_EFER, (rdmsr(MSR_EFER) & ~clear) | set);
+}
 
 /* ---- time and interrupt controllers ---- */
 static ulong tsc_ms;
@@ -511,7 +559,7 @@ static void tsc_measure(void)
 				break;
 		}
 		if (c1 == c0)
-			break;    /* not counting: no PIT */
+			break; /* not counting: no PIT */
 		/* OUT2 high: the count went through 0 during a stall, the difference is short. */
 		if (c1 > c0 || c0 - c1 < window || (inb(0x61) & 0x20))
 			continue;
@@ -606,25 +654,35 @@ const char *cmdline_value(const char *key)
 	return NULL;
 }
 
-ulong page_alloc(void) { return page_alloc_aligned(PAGE_SIZE, PAGE_SIZE); }
-ulong page_alloc_top(void) { return alloc_next; }
+ulong page_alloc(void)
+{
+	return page_alloc_aligned(PAGE_SIZE, PAGE_SIZE);
+}
+ulong page_alloc_top(void)
+{
+	return alloc_next;
+}
 
-void frame_mark(ulong pa) { *phys32(pa) = marker_of(pa); }
+void frame_mark(ulong pa)
+{
+	*phys32(pa) = marker_of(pa);
+}
 
 void expect_maps(ulong va, ulong pa, const char *what)
 {
 	uint32_t v;
 	int f = probe_read(va, &v);
 	if (!pa)
-		CHECK(f && last_fault.vector == 14 && !(last_fault.error & PF_P) && last_fault.cr2 == va,
-		      "%s: va %lx should be not present (fault=%d vec=%lu err=%lx cr2=%lx)", what, va,
-		      f, last_fault.vector, last_fault.error, last_fault.cr2);
+		CHECK(f && last_fault.vector == 14 && !(last_fault.error & PF_P) &&
+			      last_fault.cr2 == va,
+		      "%s: va %lx should be not present (fault=%d vec=%lu err=%lx cr2=%lx)", what,
+		      va, f, last_fault.vector, last_fault.error, last_fault.cr2);
 	else if (f)
 		check_failed("%s: va %lx faulted (vec %lu err %lx), expected frame %lx", what, va,
 			     last_fault.vector, last_fault.error, pa);
 	else
-		CHECK(v == marker_of(pa), "%s: va %lx read %x, expected frame %lx's marker %x", what,
-		      va, v, pa, marker_of(pa));
+		CHECK(v == marker_of(pa), "%s: va %lx read %x, expected frame %lx's marker %x",
+		      what, va, v, pa, marker_of(pa));
 }
 
 uint32_t rand32(void)

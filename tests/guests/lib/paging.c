@@ -90,7 +90,8 @@ int large_level_ok(const struct aspace *as, int level)
 
 const char *level_name(const struct aspace *as, int level)
 {
-	static const char *const n32[] = { "", "4K", "4M" }, *const n64[] = { "", "4K", "2M", "1G" };
+	static const char *const n32[] = { "", "4K", "4M" }, *const n64[] = { "", "4K", "2M",
+									      "1G" };
 	return as->mode == PM_32 ? n32[level] : n64[level];
 }
 
