@@ -377,6 +377,18 @@ static int raise_irq(volatile unsigned *count, unsigned ms)
 	return *count != before;
 }
 
+/* n raises, each given a second: how many never arrived; Umbra's statistics around them. */
+static unsigned raises(volatile unsigned *count, unsigned n, struct umbra_stats *a,
+		       struct umbra_stats *b)
+{
+	unsigned lost = 0;
+	umbra_stats(a);
+	for (unsigned i = 0; i < n; i++)
+		lost += !raise_irq(count, 1000);
+	umbra_stats(b);
+	return lost;
+}
+
 /* Enabled to this vCPU's APIC ID at MSI_VECTOR: each raise arrives once, at that vector (any
  * other vector ends the guest: no handler); off, or with a message that is no interrupt, or
  * aimed at an APIC ID no vCPU has, nothing arrives and Umbra goes on; right again, it works. */
@@ -397,11 +409,7 @@ static void msi_tests(unsigned d)
 	      "MSI reads back %x %x %x", cfg_rd(0, d, 0, msi_cap + 4),
 	      cfg_rd(0, d, 0, msi_cap + 12), cfg_rd(0, d, 0, msi_cap));
 	struct umbra_stats a, b;
-	umbra_stats(&a);
-	unsigned lost = 0;
-	for (unsigned i = 0; i < MSI_RAISES; i++)
-		lost += !raise_irq(&msis, 1000);
-	umbra_stats(&b);
+	unsigned lost = raises(&msis, MSI_RAISES, &a, &b);
 	uint64_t exits = b.exits_total - a.exits_total;
 	kprintf("%s: %u MSIs at vector 0x%x: %u arrived, %lu exits (%lu intr, %lu pf, %lu npf, %lu irq-window)\n",
 		guest_name, MSI_RAISES, MSI_VECTOR, msis, (ulong)exits,
@@ -509,11 +517,7 @@ static void intx_tests(unsigned d)
 	ioapic_wr(0x11 + 2 * PCI_INTX_GSI, me << 24);
 	ioapic_wr(0x10 + 2 * PCI_INTX_GSI, INTX_VECTOR | 1u << 13 | 1u << 15);
 	struct umbra_stats a, b;
-	umbra_stats(&a);
-	unsigned lost = 0;
-	for (unsigned i = 0; i < INTX_RAISES; i++)
-		lost += !raise_irq(&intxs, 1000);
-	umbra_stats(&b);
+	unsigned lost = raises(&intxs, INTX_RAISES, &a, &b);
 	kprintf("%s: %u INTx at vector 0x%x: %u arrived, %lu exits (%lu intr)\n", guest_name,
 		INTX_RAISES, INTX_VECTOR, intxs, (ulong)(b.exits_total - a.exits_total),
 		(ulong)(b.exits[UMBRA_EXIT_INTR] - a.exits[UMBRA_EXIT_INTR]));
@@ -541,9 +545,7 @@ static void intx_tests(unsigned d)
 	set_irq_handler(0x28 + PCI_INTX_GSI - 8, on_intx_pic);
 	pic_set_mask(0xffff & ~(1u << 2 | 1u << PCI_INTX_GSI));
 	before = intxs;
-	lost = 0;
-	for (unsigned i = 0; i < PIC_RAISES; i++)
-		lost += !raise_irq(&intxs, 1000);
+	lost = raises(&intxs, PIC_RAISES, &a, &b);
 	pic_set_mask(0xffff);
 	CHECK(!lost && intxs == before + PIC_RAISES,
 	      "through the 8259, %u of %u INTx lost, %u arrived", lost, PIC_RAISES, intxs - before);
