@@ -63,13 +63,14 @@ machine_accel() {
 }
 
 # QEMU options for the accelerator: -cpu host passes the host's SVM or VMX through under KVM.
-# cpu_model is what TCG emulates (max, qemu64...).
+# cpu_model is what TCG emulates (max, qemu64...). TCG_THREAD=single runs every emulated CPU in
+# one thread (QEMU's default with -smp 2 is a thread per CPU).
 machine_accel_args() {
   local cpu_model=$1
   if [ "$UMBRA_ACCEL" = kvm ]; then
     ACCEL_ARGS=(-accel kvm -cpu host)
   else
-    ACCEL_ARGS=(-accel tcg -cpu "$cpu_model")
+    ACCEL_ARGS=(-accel "tcg${TCG_THREAD:+,thread=$TCG_THREAD}" -cpu "$cpu_model")
   fi
 }
 
