@@ -111,9 +111,13 @@ static u64 place_string(struct place *p, const char *a, const char *b)
 static int mb1_load(struct vm *vm, const u8 *img, u64 size, const struct mb1_file *files,
 		    unsigned nfiles, const char **why)
 {
-	const u32 *hdr = mb1_find_header(img, size); /* found: the probe said so */
+	const u32 *hdr = mb1_find_header(img, size);
 	u64 entry = 0, end;
 
+	if (!hdr) { /* the probe found it: only a caller that skipped the probe gets here */
+		*why = "no multiboot header";
+		return -1;
+	}
 	if (hdr[1] & MB1_FLAG_AOUT_KLUDGE) {
 		*why = load_kludge(vm, img, size, hdr, &entry, &end);
 		if (*why)
