@@ -57,12 +57,14 @@ static const char *host_line(u8 line, u32 *gsi, bool *low, char *buf, size_t len
 /* The line for gsi, routed at its first function's vCPU 0's CPU; NULL (why set) when full. */
 static struct intx_line *line_for(u32 gsi, bool low, struct vm *vm, const char **why)
 {
-	for (u32 i = 0; i < n_lines; i++)
-		if (lines[i].gsi == gsi) {
-			if (lines[i].n == INTX_LINE_FNS)
-				*why = "its host line has as many functions as Umbra takes";
-			return lines[i].n == INTX_LINE_FNS ? NULL : &lines[i];
-		}
+	for (u32 i = 0; i < n_lines; i++) {
+		if (lines[i].gsi != gsi)
+			continue;
+		if (lines[i].n < INTX_LINE_FNS)
+			return &lines[i];
+		*why = "its host line has as many functions as Umbra takes";
+		return NULL;
+	}
 	if (n_lines == INTX_LINES) {
 		*why = "Umbra takes no more host lines";
 		return NULL;
